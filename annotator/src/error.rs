@@ -1,0 +1,40 @@
+//! Typed errors of the library; the CLI maps them to messages and exit codes.
+
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Bad input or usage: exit code 2.
+    #[error("{0}")]
+    Input(String),
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The job ran but found problems (e.g. some files not annotatable): exit code 1.
+    #[error("{0}")]
+    Problems(String),
+}
+
+impl Error {
+    pub fn input(msg: impl Into<String>) -> Self {
+        Error::Input(msg.into())
+    }
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+    /// The process exit code this error stands for.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::Problems(_) => 1,
+            _ => 2,
+        }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

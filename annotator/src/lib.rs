@@ -1,0 +1,11 @@
+//! Revy: a granularity profiler for Java and C++ built as a source-to-source instrumenter.
+//!
+//! The pipeline, one module per stage (see ARCHITECTURE.md):
+//! manifest → frontend (java, cpp) → project (parse all files) → saf (model + sizes) →
+//! select → annotate (edits) → store (backup, atomic writes, restore) → run →
+//! trace (reading) → analysis → report / export.
+
+pub mod error;
+pub mod frontend;
+pub mod manifest;
+pub mod model;

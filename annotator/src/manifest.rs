@@ -1,0 +1,469 @@
+//! The project manifest (`revy.toml`): loading, validation and source discovery.
+//!
+//! Every error names the manifest file and the line:col of the offending key, so a user can
+//! fix it without guessing.
+
+use std::path::{Path, PathBuf};
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::error::{Error, Result};
+use crate::model::Lang;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    Better,
+    Faster,
+}
+
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Mode::Better => "better",
+            Mode::Faster => "faster",
+        })
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawManifest {
+    project: RawProject,
+    #[serde(default)]
+    annotate: RawAnnotate,
+    #[serde(default)]
+    sizes: Sizes,
+    #[serde(default)]
+    trace: RawTrace,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawProject {
+    name: Spanned<String>,
+    sources: Spanned<Vec<Spanned<String>>>,
+    #[serde(default)]
+    exclude: Vec<Spanned<String>>,
+    #[serde(default)]
+    build: Option<String>,
+    #[serde(default)]
+    run: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAnnotate {
+    #[serde(default = "default_mode")]
+    mode: Mode,
+    #[serde(default = "default_include")]
+    include: Vec<Spanned<String>>,
+    #[serde(default)]
+    exclude: Vec<Spanned<String>>,
+}
+
+impl Default for RawAnnotate {
+    fn default() -> Self {
+        RawAnnotate {
+            mode: default_mode(),
+            include: default_include(),
+            exclude: Vec::new(),
+        }
+    }
+}
+
+fn default_mode() -> Mode {
+    Mode::Better
+}
+fn default_include() -> Vec<Spanned<String>> {
+    vec![Spanned::new(0..0, "*".to_string())]
+}
+
+/// Byte sizes used where the real size cannot be known statically.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sizes {
+    /// A library object when nothing better is known.
+    #[serde(default = "d_system")]
+    pub system: u64,
+    #[serde(default = "d_pointer")]
+    pub pointer: u64,
+    /// Array/collection length assumed when it cannot be known (C++ raw arrays).
+    #[serde(default = "d_sample")]
+    pub collection_sample: u64,
+}
+fn d_system() -> u64 {
+    32
+}
+fn d_pointer() -> u64 {
+    8
+}
+fn d_sample() -> u64 {
+    8
+}
+impl Default for Sizes {
+    fn default() -> Self {
+        Sizes {
+            system: 32,
+            pointer: 8,
+            collection_sample: 8,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTrace {
+    #[serde(default = "d_trace_path")]
+    path: String,
+    #[serde(default)]
+    max_size: Option<Spanned<toml::Value>>,
+}
+fn d_trace_path() -> String {
+    ".revy/traces".into()
+}
+impl Default for RawTrace {
+    fn default() -> Self {
+        RawTrace {
+            path: d_trace_path(),
+            max_size: None,
+        }
+    }
+}
+
+/// A selection pattern with where it was written (for messages).
+#[derive(Debug, Clone)]
+pub struct Pattern {
+    pub text: String,
+    /// `line:col` in the manifest, or empty for defaults.
+    pub at: String,
+}
+
+/// A validated manifest.
+#[derive(Debug, Clone)]
+pub struct Manifest {
+    /// The manifest file itself.
+    pub path: PathBuf,
+    /// The folder holding it: sources, commands and `.revy/` are relative to this.
+    pub root: PathBuf,
+    pub name: String,
+    pub sources: Vec<String>,
+    pub exclude: Vec<String>,
+    pub build: Option<String>,
+    pub run: Option<String>,
+    pub mode: Mode,
+    pub include_patterns: Vec<Pattern>,
+    pub exclude_patterns: Vec<Pattern>,
+    pub sizes: Sizes,
+    /// Trace folder, relative to `root` unless absolute.
+    pub trace_path: String,
+    pub trace_max_size: u64,
+    source_set: GlobSet,
+    exclude_set: GlobSet,
+}
+
+/// 1-based line and column of a byte offset in `text`.
+pub fn line_col_of(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
+}
+
+impl Manifest {
+    /// Loads and validates `path`.
+    pub fn load(path: &Path) -> Result<Manifest> {
+        let text = std::fs::read_to_string(path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => Error::input(format!(
+                "{}: no manifest here; run `revy init` to write one or pass -m PATH",
+                path.display()
+            )),
+            _ => Error::io(path, e),
+        })?;
+        Self::from_str(path, &text)
+    }
+
+    /// Validates manifest `text` as if read from `path`.
+    pub fn from_str(path: &Path, text: &str) -> Result<Manifest> {
+        let at = |span: std::ops::Range<usize>| {
+            let (l, c) = line_col_of(text, span.start);
+            format!("{}:{l}:{c}", path.display())
+        };
+        let raw: RawManifest = toml::from_str(text).map_err(|e| {
+            let where_ = e
+                .span()
+                .map(&at)
+                .unwrap_or_else(|| path.display().to_string());
+            let msg = e.message().trim().replace('\n', " ");
+            Error::input(format!(
+                "{where_}: {msg} (see SPEC §3 for the manifest keys)"
+            ))
+        })?;
+        let root = path
+            .parent()
+            .map(|p| {
+                if p.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    p
+                }
+            })
+            .unwrap_or(Path::new("."))
+            .to_path_buf();
+        let name = raw.project.name.get_ref().trim().to_string();
+        if name.is_empty() {
+            return Err(Error::input(format!(
+                "{}: project.name is empty; give the project a name",
+                at(raw.project.name.span())
+            )));
+        }
+        if raw.project.sources.get_ref().is_empty() {
+            return Err(Error::input(format!(
+                "{}: project.sources is empty; list globs such as \"src/**/*.java\"",
+                at(raw.project.sources.span())
+            )));
+        }
+        let globs = |key: &str, pats: &[Spanned<String>]| -> Result<GlobSet> {
+            let mut b = GlobSetBuilder::new();
+            for p in pats {
+                let g = Glob::new(p.get_ref()).map_err(|e| {
+                    Error::input(format!("{}: bad glob in {key}: {e}", at(p.span())))
+                })?;
+                b.add(g);
+            }
+            b.build()
+                .map_err(|e| Error::input(format!("{}: {key}: {e}", path.display())))
+        };
+        let source_set = globs("project.sources", raw.project.sources.get_ref())?;
+        let exclude_set = globs("project.exclude", &raw.project.exclude)?;
+        let pattern = |key: &str, p: &Spanned<String>| -> Result<Pattern> {
+            let t = p.get_ref().trim();
+            if t.is_empty() {
+                return Err(Error::input(format!(
+                    "{}: empty pattern in {key}",
+                    at(p.span())
+                )));
+            }
+            Glob::new(t).map_err(|e| {
+                Error::input(format!("{}: bad pattern in {key}: {e}", at(p.span())))
+            })?;
+            Ok(Pattern {
+                text: t.to_string(),
+                at: if p.span().is_empty() {
+                    String::new()
+                } else {
+                    at(p.span())
+                },
+            })
+        };
+        let include_patterns = raw
+            .annotate
+            .include
+            .iter()
+            .map(|p| pattern("annotate.include", p))
+            .collect::<Result<Vec<_>>>()?;
+        let exclude_patterns = raw
+            .annotate
+            .exclude
+            .iter()
+            .map(|p| pattern("annotate.exclude", p))
+            .collect::<Result<Vec<_>>>()?;
+        for (k, v) in [("system", raw.sizes.system), ("pointer", raw.sizes.pointer)] {
+            if v == 0 {
+                return Err(Error::input(format!(
+                    "{}: sizes.{k} must be a positive number of bytes",
+                    path.display()
+                )));
+            }
+        }
+        let trace_max_size = match &raw.trace.max_size {
+            None => 1 << 30,
+            Some(v) => parse_size(v.get_ref()).ok_or_else(|| {
+                Error::input(format!(
+                    "{}: trace.max_size must be bytes or a size like \"512MiB\" / \"1GiB\"",
+                    at(v.span())
+                ))
+            })?,
+        };
+        Ok(Manifest {
+            path: path.to_path_buf(),
+            root,
+            name,
+            sources: raw
+                .project
+                .sources
+                .get_ref()
+                .iter()
+                .map(|s| s.get_ref().clone())
+                .collect(),
+            exclude: raw
+                .project
+                .exclude
+                .iter()
+                .map(|s| s.get_ref().clone())
+                .collect(),
+            build: raw.project.build,
+            run: raw.project.run,
+            mode: raw.annotate.mode,
+            include_patterns,
+            exclude_patterns,
+            sizes: raw.sizes,
+            trace_path: raw.trace.path,
+            trace_max_size,
+            source_set,
+            exclude_set,
+        })
+    }
+
+    /// The state folder `.revy/` beside the manifest.
+    pub fn state_dir(&self) -> PathBuf {
+        self.root.join(".revy")
+    }
+
+    /// Where the SAF goes.
+    pub fn saf_path(&self) -> PathBuf {
+        self.state_dir().join("saf.toml")
+    }
+
+    /// The trace folder, absolute or relative to the manifest folder.
+    pub fn trace_dir(&self) -> PathBuf {
+        let p = Path::new(&self.trace_path);
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            self.root.join(p)
+        }
+    }
+
+    /// Source files matched by `sources` minus `exclude`, as sorted `/`-separated paths
+    /// relative to the manifest folder. Errors when nothing matches.
+    pub fn discover(&self) -> Result<Vec<String>> {
+        let mut out = Vec::new();
+        let walker = walkdir::WalkDir::new(&self.root)
+            .follow_links(true)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_entry(|e| {
+                // Revy's own state and VCS folders are never sources.
+                let n = e.file_name().to_string_lossy();
+                e.depth() == 0 || !(n == ".revy" || n == ".git")
+            });
+        for entry in walker {
+            let entry = entry.map_err(|e| {
+                let p = e
+                    .path()
+                    .map(Path::to_path_buf)
+                    .unwrap_or_else(|| self.root.clone());
+                Error::input(format!(
+                    "{}: cannot read while finding sources: {e}",
+                    p.display()
+                ))
+            })?;
+            if !entry.file_type().is_file() {
+                continue;
+            }
+            let rel = match entry.path().strip_prefix(&self.root) {
+                Ok(r) => r,
+                Err(_) => continue,
+            };
+            let rel = rel.to_string_lossy().replace('\\', "/");
+            if Lang::of_path(&rel).is_none() {
+                continue;
+            }
+            if self.source_set.is_match(&rel) && !self.exclude_set.is_match(&rel) {
+                out.push(rel);
+            }
+        }
+        if out.is_empty() {
+            return Err(Error::input(format!(
+                "{}: project.sources ({}) matches no .java/.cpp/.h file under {}; fix the globs",
+                self.path.display(),
+                self.sources.join(", "),
+                self.root.display()
+            )));
+        }
+        out.sort();
+        Ok(out)
+    }
+}
+
+/// Parses `1024`, `"64KiB"`, `"512MB"`, `"1GiB"`.
+fn parse_size(v: &toml::Value) -> Option<u64> {
+    match v {
+        toml::Value::Integer(i) if *i > 0 => Some(*i as u64),
+        toml::Value::String(s) => {
+            let s = s.trim();
+            let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+            let (num, unit) = s.split_at(split);
+            let n: u64 = num.parse().ok()?;
+            let mul: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+                "" | "b" => 1,
+                "k" | "kb" => 1000,
+                "kib" => 1 << 10,
+                "m" | "mb" => 1_000_000,
+                "mib" => 1 << 20,
+                "g" | "gb" => 1_000_000_000,
+                "gib" => 1 << 30,
+                _ => return None,
+            };
+            n.checked_mul(mul).filter(|&b| b > 0)
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(text: &str) -> Result<Manifest> {
+        Manifest::from_str(Path::new("revy.toml"), text)
+    }
+
+    #[test]
+    fn minimal_manifest_gets_defaults() {
+        let m = load("[project]\nname = \"a\"\nsources = [\"src/**/*.java\"]\n").unwrap();
+        assert_eq!(m.mode, Mode::Better);
+        assert_eq!(m.sizes, Sizes::default());
+        assert_eq!(m.trace_max_size, 1 << 30);
+        assert_eq!(m.include_patterns[0].text, "*");
+    }
+
+    #[test]
+    fn unknown_key_names_its_line() {
+        let e = load("[project]\nname = \"a\"\nsources = [\"x\"]\nbuidl = \"make\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("revy.toml:4:1"), "{e}");
+        assert!(e.contains("buidl"), "{e}");
+    }
+
+    #[test]
+    fn bad_glob_and_empty_sources_are_errors_with_lines() {
+        let e = load("[project]\nname = \"a\"\nsources = [\"src/[*.java\"]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("revy.toml:3:12") && e.contains("bad glob"),
+            "{e}"
+        );
+        let e = load("[project]\nname = \"a\"\nsources = []\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("revy.toml:3:11") && e.contains("empty"), "{e}");
+    }
+
+    #[test]
+    fn sizes_parse() {
+        let m =
+            load("[project]\nname=\"a\"\nsources=[\"*\"]\n[trace]\nmax_size=\"64KiB\"\n").unwrap();
+        assert_eq!(m.trace_max_size, 65536);
+        let e = load("[project]\nname=\"a\"\nsources=[\"*\"]\n[trace]\nmax_size=\"lots\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(":5:10"), "{e}");
+    }
+}

@@ -1,0 +1,206 @@
+//! The language-neutral model of a parsed source file: what the front ends produce and
+//! what the SAF, selection and annotators consume.
+//!
+//! Invariant: every offset is a UTF-8 byte offset into the original file text; lines and
+//! columns are 1-based (columns count bytes) and exist only for messages.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Lang {
+    Java,
+    Cpp,
+}
+
+impl Lang {
+    /// The language a file belongs to, by extension; `None` for anything else.
+    pub fn of_path(path: &str) -> Option<Lang> {
+        let ext = path.rsplit_once('.').map(|(_, e)| e)?;
+        match ext {
+            "java" => Some(Lang::Java),
+            "cpp" | "cc" | "cxx" | "c++" | "h" | "hpp" | "hh" | "hxx" | "h++" | "ipp" | "tpp" => {
+                Some(Lang::Cpp)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// A byte range of the original text plus the 1-based lines it covers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+    pub line: u32,
+    pub end_line: u32,
+}
+
+/// A syntax problem or a reason something could not be modelled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub path: String,
+    pub line: u32,
+    pub col: u32,
+    pub message: String,
+}
+
+impl std::fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.path, self.line, self.col, self.message
+        )
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ClassKind {
+    Class,
+    Interface,
+    Enum,
+    Record,
+    Annotation,
+    Struct,
+    Union,
+}
+
+/// A type as used in a declaration.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TypeRef {
+    /// Base name without generic arguments, array brackets, pointers, references or
+    /// cv-qualifiers, qualified as written: `int`, `String`, `java.util.Vector`,
+    /// `std::string`, `Account`.
+    pub name: String,
+    /// Array dimensions (`int[][]` and `int a[][]` are 2; Java varargs add one).
+    pub dims: u32,
+    /// C++ pointer depth (`Account**` is 2); always 0 in Java.
+    pub pointers: u32,
+    /// C++ `&` or `&&`.
+    pub reference: bool,
+    /// The declaration text as written (for messages and C++ size code).
+    pub text: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldDecl {
+    pub name: String,
+    pub ty: TypeRef,
+    pub is_static: bool,
+    pub is_final: bool,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Param {
+    pub name: String,
+    pub ty: TypeRef,
+    pub varargs: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MethodKind {
+    Method,
+    Constructor,
+    Destructor,
+    Operator,
+    Conversion,
+}
+
+/// Flags that decide what may be instrumented; false unless the source says so.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MethodFlags {
+    pub is_static: bool,
+    pub is_abstract: bool,
+    pub is_final: bool,
+    pub is_synchronized: bool,
+    pub is_native: bool,
+    /// Java interface `default` method.
+    pub is_default: bool,
+    pub is_virtual: bool,
+    pub is_override: bool,
+    pub is_const: bool,
+    pub is_noexcept: bool,
+    pub is_constexpr: bool,
+    pub is_consteval: bool,
+    /// C++ `= default`.
+    pub is_defaulted: bool,
+    /// C++ `= delete`.
+    pub is_deleted: bool,
+    /// C++ function template (or member of a template).
+    pub is_template: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MethodDecl {
+    pub name: String,
+    pub kind: MethodKind,
+    /// `None` for constructors and destructors.
+    pub ret: Option<TypeRef>,
+    pub params: Vec<Param>,
+    pub flags: MethodFlags,
+    /// File (relative to the manifest folder) holding the definition, or the declaration
+    /// when there is no body. For C++ out-of-class definitions this differs from the class's.
+    pub file: String,
+    /// The whole declaration/definition.
+    pub span: Span,
+    /// The body's braces, `{` to `}` inclusive; `None` for a declaration without body.
+    pub body: Option<Span>,
+    /// Why this method cannot be instrumented (parse error inside, constexpr, macro body…).
+    pub not_annotatable: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClassDecl {
+    /// Simple name: `Inner`, `Account`.
+    pub name: String,
+    /// Qualified name: Java `pkg.Outer.Inner`, C++ `ns::Outer::Inner`.
+    pub qname: String,
+    pub kind: ClassKind,
+    pub is_abstract: bool,
+    /// Java: static nested (or top level); C++: unused.
+    pub is_static: bool,
+    /// Declared inside a method body (Java local class).
+    pub is_local: bool,
+    /// Qualified name of the enclosing class, if nested.
+    pub outer: Option<String>,
+    /// Java `extends` (classes) / C++ base classes, as written (generic args stripped).
+    pub supers: Vec<String>,
+    /// Java `implements` (for interfaces: `extends`). Empty in C++.
+    pub interfaces: Vec<String>,
+    /// Type parameters with bounds as written: `T extends Comparable<T>`, `typename T`.
+    pub type_params: Vec<String>,
+    /// C++: `template<>` full specialisation arguments, e.g. `<bool>`.
+    pub specialization: Option<String>,
+    pub fields: Vec<FieldDecl>,
+    pub methods: Vec<MethodDecl>,
+    pub file: String,
+    pub span: Span,
+    /// The body's braces `{` to `}` inclusive.
+    pub body: Span,
+    pub not_annotatable: Option<String>,
+}
+
+/// Everything a front end learns from one file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileModel {
+    pub path: String,
+    pub package: Option<String>,
+    pub classes: Vec<ClassDecl>,
+    /// C++ member functions defined outside their class (`double Account::balance() const {…}`),
+    /// with the owner's qualified name as written/resolved against enclosing namespaces. The
+    /// project stage links them to their classes.
+    pub out_of_class: Vec<(String, MethodDecl)>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// One language's parser. Parsing never fails: it returns the model plus diagnostics.
+pub trait Frontend: Sync {
+    fn lang(&self) -> Lang;
+    /// `path` is the file's path relative to the manifest folder (used in the model and
+    /// diagnostics); `src` is its full text.
+    fn parse(&self, path: &str, src: &str) -> FileModel;
+}

@@ -9,3 +9,5 @@ pub mod error;
 pub mod frontend;
 pub mod manifest;
 pub mod model;
+pub mod analysis;
+pub mod trace;

@@ -5,9 +5,10 @@
 //! select → annotate (edits) → store (backup, atomic writes, restore) → run →
 //! trace (reading) → analysis → report / export.
 
+pub mod analysis;
 pub mod error;
+pub mod export;
 pub mod frontend;
 pub mod manifest;
 pub mod model;
-pub mod analysis;
 pub mod trace;

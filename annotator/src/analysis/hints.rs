@@ -74,8 +74,17 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
         h.instance = Some(i.id);
         out.push(h);
     }
-    let mut meth: Vec<_> = a.methods.iter().filter(|m| above(m.net_time.total, m.level)).collect();
-    meth.sort_by(|x, y| y.net_time.total.cmp(&x.net_time.total).then(x.id.cmp(&y.id)));
+    let mut meth: Vec<_> = a
+        .methods
+        .iter()
+        .filter(|m| above(m.net_time.total, m.level))
+        .collect();
+    meth.sort_by(|x, y| {
+        y.net_time
+            .total
+            .cmp(&x.net_time.total)
+            .then(x.id.cmp(&y.id))
+    });
     for m in meth.into_iter().take(cap) {
         let mut h = hint(
             "candidate-method",
@@ -93,7 +102,11 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
         out.push(h);
     }
     let mut msgs: Vec<_> = a.messages.list.iter().collect();
-    msgs.sort_by(|x, y| y.aggregate_time.cmp(&x.aggregate_time).then(x.order.cmp(&y.order)));
+    msgs.sort_by(|x, y| {
+        y.aggregate_time
+            .cmp(&x.aggregate_time)
+            .then(x.order.cmp(&y.order))
+    });
     let mut n = 0;
     for m in &msgs {
         if n == cap {
@@ -119,8 +132,14 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
         if n == cap {
             break;
         }
-        let agg_level = if total == 0 { 0.0 } else { m.aggregate_time as f64 / total as f64 };
-        if !above(m.aggregate_time, agg_level) || (m.net_time as f64) >= CHAIN_NET_SHARE * m.aggregate_time as f64 {
+        let agg_level = if total == 0 {
+            0.0
+        } else {
+            m.aggregate_time as f64 / total as f64
+        };
+        if !above(m.aggregate_time, agg_level)
+            || (m.net_time as f64) >= CHAIN_NET_SHARE * m.aggregate_time as f64
+        {
             continue;
         }
         let Some(c) = m.heaviest_callee else { continue };
@@ -148,7 +167,12 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
     let mut selfish: Vec<_> = a
         .instances
         .iter()
-        .filter(|i| i.kind != InstKind::Root && i.cyclic >= 2 && 2 * i.cyclic >= i.received && i.neighbours <= 2)
+        .filter(|i| {
+            i.kind != InstKind::Root
+                && i.cyclic >= 2
+                && 2 * i.cyclic >= i.received
+                && i.neighbours <= 2
+        })
         .collect();
     selfish.sort_by(|x, y| y.cyclic.cmp(&x.cyclic).then(x.id.cmp(&y.id)));
     for i in selfish.into_iter().take(cap) {
@@ -199,7 +223,12 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
             .max_by_key(|i| i.active_time);
         let Some(top) = outlier else { continue };
         let ratio = top.active_time as f64 / c.mean_active_time.max(f64::MIN_POSITIVE);
-        let nums = [("instances", c.instances as f64), ("mean_active_time", c.mean_active_time), ("max_active_time", top.active_time as f64), ("ratio", ratio)];
+        let nums = [
+            ("instances", c.instances as f64),
+            ("mean_active_time", c.mean_active_time),
+            ("max_active_time", top.active_time as f64),
+            ("ratio", ratio),
+        ];
         let mut h = if ratio >= OUTLIER_FACTOR {
             hint("class-outlier", c.class.clone(), format!("{} is active {} {unit}, {ratio:.1}× the mean of the {} instances of its class ({:.1} {unit}): parallelise that instance, not the whole class", top.label, top.active_time, c.instances, c.mean_active_time), &nums)
         } else {
@@ -215,7 +244,13 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
         }
         n += 1;
         let ratio = m.net_time.max as f64 / m.net_time.mean.max(f64::MIN_POSITIVE);
-        let nums = [("calls", m.calls as f64), ("mean", m.net_time.mean), ("max", m.net_time.max as f64), ("std_dev", m.net_time.std_dev), ("ratio", ratio)];
+        let nums = [
+            ("calls", m.calls as f64),
+            ("mean", m.net_time.mean),
+            ("max", m.net_time.max as f64),
+            ("std_dev", m.net_time.std_dev),
+            ("ratio", ratio),
+        ];
         let name = format!("{}.{}", m.class, m.method);
         let mut h = if ratio >= OUTLIER_FACTOR {
             hint("method-outlier", name, format!("its slowest call takes {} {unit}, {ratio:.1}× the mean of {:.1} {unit}: parallelise that message rather than every call", m.net_time.max, m.net_time.mean), &nums)

@@ -273,7 +273,7 @@ impl Builder {
 
 impl Sink for Builder {
     #[inline]
-    fn closed(&mut self, c: &Closed, _instances: &[Instance]) {
+    fn closed(&mut self, c: &Closed, _instances: &[Instance], _names: &crate::trace::Names) {
         let f = &c.frame;
         let (s, r) = (f.sender as usize, f.receiver as usize);
         let need = s.max(r) + 1;

@@ -66,7 +66,7 @@ pub trait Sink {
     fn started(&mut self, _parent_ctx: Option<u32>, _thread: usize, _frame: &Frame) -> u32 {
         0
     }
-    fn closed(&mut self, _c: &Closed, _instances: &[Instance]) {}
+    fn closed(&mut self, _c: &Closed, _instances: &[Instance], _names: &Names) {}
 }
 
 pub struct ThreadState {
@@ -255,7 +255,14 @@ impl Walker {
                     Some(pos) => {
                         let extra = stack.len() - 1 - pos;
                         self.balance.closed_by_outer_end += extra as u64;
-                        self.example(names, "end of an outer message while inner ones were open", tid, method, oid, t);
+                        self.example(
+                            names,
+                            "end of an outer message while inner ones were open",
+                            tid,
+                            method,
+                            oid,
+                            t,
+                        );
                         for _ in 0..=extra {
                             self.close(th, t, sink, names);
                         }
@@ -281,7 +288,7 @@ impl Walker {
     }
 
     #[inline]
-    fn close(&mut self, th: usize, end: u64, sink: &mut impl Sink, _names: &Names) {
+    fn close(&mut self, th: usize, end: u64, sink: &mut impl Sink, names: &Names) {
         let state = &mut self.threads[th];
         let Some(frame) = state.stack.pop() else {
             return;
@@ -305,7 +312,7 @@ impl Walker {
             net,
             outer: &state.stack,
         };
-        sink.closed(&closed, &self.instances);
+        sink.closed(&closed, &self.instances, names);
     }
 
     /// Close what is still open (a run that died) at each thread's last time.
@@ -316,7 +323,14 @@ impl Walker {
                 self.balance.open_at_end += open as u64;
                 let (tid, t) = (self.threads[th].tid, self.threads[th].last_t);
                 let f = *self.threads[th].stack.last().unwrap();
-                self.example(names, "still open at the end of the trace", tid, f.method, f.oid, t);
+                self.example(
+                    names,
+                    "still open at the end of the trace",
+                    tid,
+                    f.method,
+                    f.oid,
+                    t,
+                );
                 for _ in 0..open {
                     self.close(th, t, sink, names);
                 }

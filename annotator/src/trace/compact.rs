@@ -606,6 +606,10 @@ mod tests {
         let (got, r) = read(cut);
         assert!(r.status.cut_short);
         assert!(got.len() < ev.len() && !got.is_empty());
-        assert!(r.status.warnings[0].contains("at byte"), "{:?}", r.status.warnings);
+        assert!(
+            r.status.warnings[0].contains("at byte"),
+            "{:?}",
+            r.status.warnings
+        );
     }
 }

@@ -130,7 +130,8 @@ impl Names {
             return id;
         }
         let id = self.classes.len() as u32;
-        self.classes.push(String::from_utf8_lossy(name).into_owned());
+        self.classes
+            .push(String::from_utf8_lossy(name).into_owned());
         self.class_ids.insert(name.into(), id);
         id
     }
@@ -328,7 +329,12 @@ pub fn print_as_text(path: &Path, out: &mut impl std::io::Write) -> Result<Statu
     while let Some(ev) = r.next_event()? {
         // Thread names may arrive at any time; print each once it is known.
         if r.names().threads.len() != printed.len() {
-            let mut fresh: Vec<_> = r.names().threads.iter().filter(|(t, _)| !printed.contains(*t)).collect();
+            let mut fresh: Vec<_> = r
+                .names()
+                .threads
+                .iter()
+                .filter(|(t, _)| !printed.contains(*t))
+                .collect();
             fresh.sort();
             for (tid, name) in fresh {
                 w.thread(*tid, name).map_err(io)?;

@@ -78,12 +78,22 @@ impl<R: Read> TextReader<R> {
             self.line += 1;
             let (parsed, len, bad);
             if self.carry.is_empty() {
-                parsed = parse_line(&buf[..i], &mut self.names, &mut self.header, &mut self.status);
+                parsed = parse_line(
+                    &buf[..i],
+                    &mut self.names,
+                    &mut self.header,
+                    &mut self.status,
+                );
                 len = i;
                 bad = matches!(parsed, Line::Bad(_)).then(|| buf[..i].to_vec());
             } else {
                 self.carry.extend_from_slice(&buf[..i]);
-                parsed = parse_line(&self.carry, &mut self.names, &mut self.header, &mut self.status);
+                parsed = parse_line(
+                    &self.carry,
+                    &mut self.names,
+                    &mut self.header,
+                    &mut self.status,
+                );
                 len = self.carry.len();
                 bad = matches!(parsed, Line::Bad(_)).then(|| self.carry.clone());
                 self.carry.clear();
@@ -303,7 +313,8 @@ fn comment(body: &[u8], names: &mut Names, header: &mut Header, status: &mut Sta
             }
         }
         "truncated" => {
-            status.truncated_at_size = Some(value("max_size").and_then(|v| v.parse().ok()).unwrap_or(0));
+            status.truncated_at_size =
+                Some(value("max_size").and_then(|v| v.parse().ok()).unwrap_or(0));
         }
         "end" => {
             status.clean_end = Some(value("events").and_then(|v| v.parse().ok()).unwrap_or(0));
@@ -335,7 +346,11 @@ impl<W: Write> TextWriter<W> {
         writeln!(self.w)
     }
     pub fn thread(&mut self, tid: u64, name: &str) -> std::io::Result<()> {
-        writeln!(self.w, "##### thread tid={tid} name={}", name.replace(' ', "_"))
+        writeln!(
+            self.w,
+            "##### thread tid={tid} name={}",
+            name.replace(' ', "_")
+        )
     }
     pub fn truncated(&mut self, max: u64) -> std::io::Result<()> {
         writeln!(self.w, "##### truncated max_size={max}")
@@ -393,7 +408,10 @@ impl<W: Write> TextWriter<W> {
                 t,
             } => {
                 let (c, m, s) = method_names(names, method);
-                writeln!(w, "</Msg cls={c} oid={oid} mth={m} sgn={s} tid={tid} t={t}>")
+                writeln!(
+                    w,
+                    "</Msg cls={c} oid={oid} mth={m} sgn={s} tid={tid} t={t}>"
+                )
             }
         }
     }
@@ -427,7 +445,14 @@ mod tests {
         );
         assert_eq!(ev.len(), 4);
         assert_eq!(r.header.unit, super::super::Unit::Ms);
-        assert!(matches!(ev[1], Event::Create { size: Some(16), t: None, .. }));
+        assert!(matches!(
+            ev[1],
+            Event::Create {
+                size: Some(16),
+                t: None,
+                ..
+            }
+        ));
         assert!(matches!(ev[3], Event::End { t: 9, .. }));
     }
 
@@ -439,7 +464,11 @@ mod tests {
         assert_eq!(ev.len(), 1);
         assert_eq!(r.header.unit, super::super::Unit::Ns);
         assert!(r.status.cut_short);
-        assert!(r.status.warnings[0].contains("t.dtf:3"), "{:?}", r.status.warnings);
+        assert!(
+            r.status.warnings[0].contains("t.dtf:3"),
+            "{:?}",
+            r.status.warnings
+        );
     }
 
     #[test]

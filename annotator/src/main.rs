@@ -190,7 +190,13 @@ fn trace_or_newest(manifest: &Path, trace: Option<PathBuf>) -> Result<PathBuf> {
 fn trace_print(file: &Path) -> Result<u8> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    let status = revy::trace::print_as_text(file, &mut out)?;
+    let status = match revy::trace::print_as_text(file, &mut out) {
+        // A closed pipe (`| head`) is the reader's choice, not an error.
+        Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::BrokenPipe => {
+            return Ok(0)
+        }
+        r => r?,
+    };
     drop(out);
     for w in &status.warnings {
         eprintln!("revy: warning: {w}");

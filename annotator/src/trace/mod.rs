@@ -3,6 +3,7 @@
 //! analysis never touches strings per event.
 
 pub mod compact;
+pub mod synth;
 pub mod text;
 
 use std::fs::File;

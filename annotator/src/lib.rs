@@ -5,7 +5,10 @@
 //! select → annotate (edits) → store (backup, atomic writes, restore) → run →
 //! trace (reading) → analysis → report / export.
 
+pub mod annotate;
+pub mod edits;
 pub mod error;
 pub mod frontend;
 pub mod manifest;
 pub mod model;
+pub mod saf;

@@ -535,6 +535,9 @@ impl<'a> Builder<'a> {
             "formal_parameter" => {
                 let ty = p.child_by_field_id(ids.f_type)?;
                 let name = p.child_by_field_id(ids.f_name)?;
+                if self.text(name) == "this" {
+                    return None; // receiver parameter
+                }
                 let extra = p.child_by_field_id(ids.f_dimensions).map_or(0, count_dims);
                 Some(Param {
                     name: self.text(name).to_string(),

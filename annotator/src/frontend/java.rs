@@ -14,7 +14,7 @@ use tree_sitter::{Language, Node, Parser, Tree};
 use super::{line_col, span_of};
 use crate::model::{
     ClassDecl, ClassKind, Diagnostic, FieldDecl, FileModel, Frontend, Lang, MethodDecl,
-    MethodFlags, MethodKind, Param, Span, TypeRef,
+    MethodFlags, MethodKind, Param, TypeRef,
 };
 
 pub struct JavaFrontend;
@@ -144,6 +144,7 @@ pub fn parse_java(path: &str, src: &str) -> FileModel {
         parents: Vec::new(),
         locals: Vec::new(),
         record_params: Vec::new(),
+        last_top_class: None,
     };
     b.top_level(root);
     b.fix_local_names();
@@ -179,6 +180,8 @@ struct Builder<'a> {
     locals: Vec<usize>,
     /// Record components of the record being visited (for compact constructors).
     record_params: Vec<(usize, Vec<Param>)>,
+    /// The last top-level class, which receives members stranded by error recovery.
+    last_top_class: Option<usize>,
 }
 
 impl<'a> Builder<'a> {
@@ -190,16 +193,24 @@ impl<'a> Builder<'a> {
         let mut cur = node.walk();
         for child in node.children(&mut cur) {
             if let Some(kind) = self.ids.class_kind(child.kind_id()) {
+                let idx = self.classes.len();
                 self.visit_class(child, kind, None, false);
+                if idx < self.classes.len() {
+                    self.last_top_class = Some(idx);
+                }
                 continue;
             }
             match child.kind() {
-                "package_declaration" => {
-                    if self.package.is_none() {
-                        self.package = self.package_name(child);
-                    }
+                "package_declaration" if self.package.is_none() => {
+                    self.package = self.package_name(child);
                 }
                 "ERROR" => self.top_level(child),
+                // Java has no top-level members: error recovery closed a class too early.
+                "method_declaration" | "constructor_declaration" | "field_declaration" => {
+                    if let Some(idx) = self.last_top_class {
+                        self.member(child, idx);
+                    }
+                }
                 _ => {}
             }
         }
@@ -442,6 +453,9 @@ impl<'a> Builder<'a> {
             let Some(name) = d.child_by_field_id(ids.f_name) else {
                 continue;
             };
+            if name.is_missing() || name.start_byte() == name.end_byte() {
+                continue;
+            }
             let extra = d.child_by_field_id(ids.f_dimensions).map_or(0, count_dims);
             let mut t = base.clone();
             t.dims += extra;
@@ -470,6 +484,9 @@ impl<'a> Builder<'a> {
             let Some(name) = node.child_by_field_id(ids.f_name) else {
                 return;
             };
+            if name.is_missing() || name.start_byte() == name.end_byte() {
+                return;
+            }
             let ret = node.child_by_field_id(ids.f_type).map(|t| {
                 let extra = node
                     .child_by_field_id(ids.f_dimensions)
@@ -730,62 +747,87 @@ fn may_declare_class(text: &str) -> bool {
         || text.contains("record")
 }
 
-/// One syntax problem found in the tree.
-struct SyntaxError {
-    offset: usize,
-    missing: bool,
-    line: u32,
-    col: u32,
+/// A declaration of the model that an error can be charged to.
+#[derive(Clone, Copy)]
+enum Target {
+    Class(usize),
+    Method(usize, usize),
 }
 
+/// Reports every ERROR and MISSING node and marks the innermost listed declaration (method
+/// or class) enclosing it in the tree not annotatable; errors outside any listed
+/// declaration only give diagnostics.
 fn report_errors(root: Node, src: &str, path: &str, model: &mut FileModel) {
-    let mut errors = Vec::new();
+    // Model declarations by byte range (a tree node is matched by kind and range).
+    let mut index: HashMap<(usize, usize), Target> = HashMap::new();
+    for (ci, c) in model.classes.iter().enumerate() {
+        index.insert((c.span.start, c.span.end), Target::Class(ci));
+        for (mi, m) in c.methods.iter().enumerate() {
+            index.insert((m.span.start, m.span.end), Target::Method(ci, mi));
+        }
+    }
+    let ids = ids();
     let mut cur = root.walk();
     loop {
         let n = cur.node();
         let mut descend = false;
-        if n.is_error() {
-            let (line, col) = line_col(n.start_position());
+        let message = if n.is_error() {
             let text = src.get(n.start_byte()..n.end_byte()).unwrap_or("");
             let snippet = snippet(text);
-            let message = if snippet.is_empty() {
+            Some(if snippet.is_empty() {
                 "syntax error".to_string()
             } else {
                 format!("syntax error: unexpected '{snippet}'")
-            };
-            model.diagnostics.push(Diagnostic {
-                path: path.to_string(),
-                line,
-                col,
-                message,
-            });
-            errors.push(SyntaxError {
-                offset: n.start_byte(),
-                missing: false,
-                line,
-                col,
-            });
+            })
         } else if n.is_missing() {
-            let (line, col) = line_col(n.start_position());
-            let message = if n.is_named() {
+            Some(if n.is_named() {
                 format!("missing {}", n.kind())
             } else {
                 format!("missing '{}'", n.kind())
-            };
+            })
+        } else {
+            descend = n.has_error();
+            None
+        };
+        if let Some(message) = message {
+            let (line, col) = line_col(n.start_position());
             model.diagnostics.push(Diagnostic {
                 path: path.to_string(),
                 line,
                 col,
                 message,
             });
-            errors.push(SyntaxError {
-                offset: n.start_byte(),
-                missing: true,
-                line,
-                col,
-            });
-        } else {
-            descend = n.has_error();
+            let mut up = cur.clone();
+            let mut target = None;
+            while up.goto_parent() {
+                let p = up.node();
+                let decl = ids.class_kind(p.kind_id()).is_some()
+                    || matches!(
+                        p.kind(),
+                        "method_declaration"
+                            | "constructor_declaration"
+                            | "compact_constructor_declaration"
+                    );
+                if decl {
+                    if let Some(t) = index.get(&(p.start_byte(), p.end_byte())) {
+                        target = Some(*t);
+                        break;
+                    }
+                }
+            }
+            let why = || format!("syntax error at {line}:{col}");
+            let slot = match target {
+                Some(Target::Method(ci, mi)) => {
+                    Some(&mut model.classes[ci].methods[mi].not_annotatable)
+                }
+                Some(Target::Class(ci)) => Some(&mut model.classes[ci].not_annotatable),
+                None => None,
+            };
+            if let Some(slot) = slot {
+                if slot.is_none() {
+                    *slot = Some(why());
+                }
+            }
         }
         if descend && cur.goto_first_child() {
             continue;
@@ -795,7 +837,6 @@ fn report_errors(root: Node, src: &str, path: &str, model: &mut FileModel) {
                 break;
             }
             if !cur.goto_parent() {
-                attribute(&errors, model);
                 return;
             }
         }
@@ -814,50 +855,6 @@ fn snippet(text: &str) -> String {
         out.push(ch);
     }
     out
-}
-
-/// Marks the smallest declaration (method or class) holding each error not annotatable.
-fn attribute(errors: &[SyntaxError], model: &mut FileModel) {
-    let contains = |s: &Span, e: &SyntaxError| {
-        s.start <= e.offset && (e.offset < s.end || (e.missing && e.offset == s.end))
-    };
-    for e in errors {
-        // (length, class index, method index)
-        let mut best: Option<(usize, usize, Option<usize>)> = None;
-        for (ci, c) in model.classes.iter().enumerate() {
-            if !contains(&c.span, e) {
-                continue;
-            }
-            let len = c.span.end - c.span.start;
-            if best.is_none_or(|b| len < b.0) {
-                best = Some((len, ci, None));
-            }
-            for (mi, m) in c.methods.iter().enumerate() {
-                if contains(&m.span, e) {
-                    let len = m.span.end - m.span.start;
-                    if best.is_none_or(|b| len <= b.0) {
-                        best = Some((len, ci, Some(mi)));
-                    }
-                }
-            }
-        }
-        let why = format!("syntax error at {}:{}", e.line, e.col);
-        match best {
-            Some((_, ci, Some(mi))) => {
-                let m = &mut model.classes[ci].methods[mi];
-                if m.not_annotatable.is_none() {
-                    m.not_annotatable = Some(why);
-                }
-            }
-            Some((_, ci, None)) => {
-                let c = &mut model.classes[ci];
-                if c.not_annotatable.is_none() {
-                    c.not_annotatable = Some(why);
-                }
-            }
-            None => {}
-        }
-    }
 }
 
 #[cfg(test)]

@@ -1,4 +1,5 @@
 use super::*;
+use crate::model::Span;
 use pretty_assertions::assert_eq;
 
 fn parse(src: &str) -> FileModel {
@@ -6,10 +7,13 @@ fn parse(src: &str) -> FileModel {
 }
 
 fn cls<'m>(m: &'m FileModel, qname: &str) -> &'m ClassDecl {
-    m.classes.iter().find(|c| c.qname == qname).unwrap_or_else(|| {
-        let names: Vec<_> = m.classes.iter().map(|c| &c.qname).collect();
-        panic!("no class {qname} in {names:?}")
-    })
+    m.classes
+        .iter()
+        .find(|c| c.qname == qname)
+        .unwrap_or_else(|| {
+            let names: Vec<_> = m.classes.iter().map(|c| &c.qname).collect();
+            panic!("no class {qname} in {names:?}")
+        })
 }
 
 fn meth<'c>(c: &'c ClassDecl, name: &str) -> &'c MethodDecl {
@@ -267,7 +271,20 @@ fn fields_declarators_dims_and_types() {
     let c = cls(&m, "F");
     assert_eq!(
         field_names(c),
-        ["a", "b", "c", "d", "e", "list", "nested", "entry", "S", "t", "annotated", "self"]
+        [
+            "a",
+            "b",
+            "c",
+            "d",
+            "e",
+            "list",
+            "nested",
+            "entry",
+            "S",
+            "t",
+            "annotated",
+            "self"
+        ]
     );
     let dims: Vec<_> = c
         .fields
@@ -324,16 +341,27 @@ fn methods_params_flags_and_spans() {
     assert!(m.diagnostics.is_empty(), "{:?}", m.diagnostics);
     let c = cls(&m, "M");
     assert!(c.is_abstract);
-    assert_eq!(method_names(c), ["f", "g", "n", "h", "old", "gen", "M", "M"]);
+    assert_eq!(
+        method_names(c),
+        ["f", "g", "n", "h", "old", "gen", "M", "M"]
+    );
 
     let f = meth(c, "f");
     assert_eq!(f.kind, MethodKind::Method);
     assert_eq!(f.file, "src/T.java");
     let ret = f.ret.as_ref().unwrap();
-    assert_eq!((ret.name.as_str(), ret.dims, ret.text.as_str()), ("int", 1, "int[]"));
+    assert_eq!(
+        (ret.name.as_str(), ret.dims, ret.text.as_str()),
+        ("int", 1, "int[]")
+    );
     assert_eq!(
         ty(f),
-        [("int", 0, false), ("String", 1, false), ("int", 1, false), ("long", 2, false)]
+        [
+            ("int", 0, false),
+            ("String", 1, false),
+            ("int", 1, false),
+            ("long", 2, false)
+        ]
     );
     let names: Vec<_> = f.params.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["x", "ys", "z", "w"]);
@@ -433,7 +461,11 @@ public enum Op implements java.util.function.IntBinaryOperator {
 }"#;
     let m = parse(src);
     assert!(m.diagnostics.is_empty(), "{:?}", m.diagnostics);
-    assert_eq!(qnames(&m), ["p.Op", "p.Op.Inner"], "constant bodies are not classes");
+    assert_eq!(
+        qnames(&m),
+        ["p.Op", "p.Op.Inner"],
+        "constant bodies are not classes"
+    );
     let op = cls(&m, "p.Op");
     assert_eq!(op.kind, ClassKind::Enum);
     assert_eq!(field_names(op), ["PLUS", "MINUS", "NOP", "sym", "count"]);
@@ -602,7 +634,7 @@ fn missing_semicolon_diagnostic() {
 
 #[test]
 fn error_in_class_body_outside_members() {
-    let src = "class A {\n    void f() {}\n    +++ ;\n    void g() {}\n}\nclass B { void h() {} }\n";
+    let src = "class A {\n    void f() {}\n    ) \n    void g() {}\n}\nclass B { void h() {} }\n";
     let m = parse(src);
     let a = cls(&m, "A");
     assert_eq!(a.not_annotatable.as_deref(), Some("syntax error at 3:5"));
@@ -610,13 +642,49 @@ fn error_in_class_body_outside_members() {
     assert!(a.methods.iter().all(|m| m.not_annotatable.is_none()));
     let b = cls(&m, "B");
     assert_eq!(b.not_annotatable, None);
-    assert_eq!(m.diagnostics[0].line, 3);
-    assert_eq!(m.diagnostics[0].col, 5);
-    assert!(
-        m.diagnostics[0].message.contains("+++"),
-        "{}",
-        m.diagnostics[0].message
+    assert_eq!(m.diagnostics.len(), 1, "{:?}", m.diagnostics);
+    let d = &m.diagnostics[0];
+    assert_eq!(
+        (d.line, d.col, d.message.as_str()),
+        (3, 5, "syntax error: unexpected ')'")
     );
+
+    // A field without a name: the class, not its methods.
+    let src = "class A {\n    void f() {}\n    int = 5;\n    void g() {}\n}\n";
+    let m = parse(src);
+    let a = cls(&m, "A");
+    assert_eq!(a.not_annotatable.as_deref(), Some("syntax error at 3:8"));
+    assert!(a.methods.iter().all(|m| m.not_annotatable.is_none()));
+    assert_eq!(m.diagnostics[0].message, "missing identifier");
+    assert!(a.fields.is_empty(), "a field without a name is not listed");
+}
+
+#[test]
+fn members_stranded_by_recovery_are_kept() {
+    // tree-sitter closes A after f(); g() ends up at top level but belongs to A.
+    let src =
+        "class A {\n    void f() {}\n    +++ ;\n    void g() {}\n}\nclass B { void h() {} }\n";
+    let m = parse(src);
+    let a = cls(&m, "A");
+    assert_eq!(method_names(a), ["f", "g"]);
+    assert!(a.not_annotatable.is_some());
+    assert_eq!(at(src, meth(a, "g").span), "void g() {}");
+    assert!(a.methods.iter().all(|m| m.not_annotatable.is_none()));
+    assert_eq!(method_names(cls(&m, "B")), ["h"]);
+    assert_eq!(cls(&m, "B").not_annotatable, None);
+    assert!(m.diagnostics.iter().any(|d| d.line == 3));
+}
+
+#[test]
+fn errors_in_anonymous_class_charge_the_enclosing_method() {
+    let src = "class A {\n    void f() {\n        new Object() { void g() { x = ; } };\n    }\n    void h() {}\n}\n";
+    let m = parse(src);
+    let a = cls(&m, "A");
+    assert_eq!(method_names(a), ["f", "h"]);
+    assert!(meth(a, "f").not_annotatable.is_some());
+    assert_eq!(meth(a, "h").not_annotatable, None);
+    assert_eq!(a.not_annotatable, None);
+    assert_eq!(m.diagnostics[0].line, 3);
 }
 
 #[test]
@@ -862,4 +930,18 @@ fn modern_java() {
         .iter()
         .flat_map(|c| &c.methods)
         .all(|m| m.not_annotatable.is_none()));
+}
+
+/// Debugging aid: `cargo test -p revy java::tests::dump -- --ignored --nocapture`
+/// prints the tree and the model of `$REVY_JAVA_DUMP`.
+#[test]
+#[ignore]
+fn dump() {
+    let Ok(path) = std::env::var("REVY_JAVA_DUMP") else {
+        return;
+    };
+    let src = std::fs::read_to_string(path).unwrap();
+    let tree = new_parser().unwrap().parse(&src, None).unwrap();
+    println!("{}", tree.root_node().to_sexp());
+    println!("{:#?}", parse(&src));
 }

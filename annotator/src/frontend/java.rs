@@ -145,9 +145,19 @@ pub fn parse_java(path: &str, src: &str) -> FileModel {
         locals: Vec::new(),
         record_params: Vec::new(),
         last_top_class: None,
+        depth: 0,
+        too_deep: false,
     };
     b.top_level(root);
     b.fix_local_names();
+    if b.too_deep {
+        model.diagnostics.push(Diagnostic {
+            path: path.to_string(),
+            line: 1,
+            col: 1,
+            message: format!("declarations nested more than {MAX_NESTING} deep are not listed"),
+        });
+    }
     model.package = b.package;
     model.classes = b.classes;
     if root.has_error() {
@@ -182,7 +192,15 @@ struct Builder<'a> {
     record_params: Vec<(usize, Vec<Param>)>,
     /// The last top-level class, which receives members stranded by error recovery.
     last_top_class: Option<usize>,
+    /// Current nesting of declarations being visited.
+    depth: u32,
+    /// Some declarations were nested too deeply to be visited.
+    too_deep: bool,
 }
+
+/// Deepest nesting of declarations visited (beyond it, inner declarations are skipped and a
+/// diagnostic says so).
+const MAX_NESTING: u32 = 200;
 
 impl<'a> Builder<'a> {
     fn text(&self, n: Node) -> &'a str {
@@ -204,7 +222,12 @@ impl<'a> Builder<'a> {
                 "package_declaration" if self.package.is_none() => {
                     self.package = self.package_name(child);
                 }
-                "ERROR" => self.top_level(child),
+                "ERROR" => {
+                    if self.enter() {
+                        self.top_level(child);
+                        self.depth -= 1;
+                    }
+                }
                 // Java has no top-level members: error recovery closed a class too early.
                 "method_declaration" | "constructor_declaration" | "field_declaration" => {
                     if let Some(idx) = self.last_top_class {
@@ -251,7 +274,31 @@ impl<'a> Builder<'a> {
         m
     }
 
+    /// Guards the recursion over nested declarations (and error nodes) against stack
+    /// exhaustion on pathological input.
+    fn enter(&mut self) -> bool {
+        if self.depth >= MAX_NESTING {
+            self.too_deep = true;
+            return false;
+        }
+        self.depth += 1;
+        true
+    }
+
     fn visit_class(&mut self, node: Node, kind: ClassKind, parent: Option<usize>, is_local: bool) {
+        if self.enter() {
+            self.visit_class_inner(node, kind, parent, is_local);
+            self.depth -= 1;
+        }
+    }
+
+    fn visit_class_inner(
+        &mut self,
+        node: Node,
+        kind: ClassKind,
+        parent: Option<usize>,
+        is_local: bool,
+    ) {
         let ids = self.ids;
         let name = match node.child_by_field_id(ids.f_name) {
             Some(n) if !n.is_missing() && !self.text(n).is_empty() => self.text(n),
@@ -424,9 +471,12 @@ impl<'a> Builder<'a> {
             "block" | "static_initializer" => self.walk_for_classes(node, idx),
             // Error recovery may wrap well-formed members: keep them.
             "ERROR" => {
-                let mut cur = node.walk();
-                for c in node.children(&mut cur) {
-                    self.member(c, idx);
+                if self.enter() {
+                    let mut cur = node.walk();
+                    for c in node.children(&mut cur) {
+                        self.member(c, idx);
+                    }
+                    self.depth -= 1;
                 }
             }
             _ => {}
@@ -594,7 +644,7 @@ impl<'a> Builder<'a> {
 
     fn type_ref(&self, ty: Node, extra_dims: u32) -> TypeRef {
         let mut name = String::new();
-        let dims = self.base_name(ty, &mut name);
+        let dims = self.base_name(ty, &mut name, 0);
         TypeRef {
             name,
             dims: dims + extra_dims,
@@ -606,13 +656,17 @@ impl<'a> Builder<'a> {
 
     fn base_name_of(&self, ty: Node) -> String {
         let mut name = String::new();
-        self.base_name(ty, &mut name);
+        self.base_name(ty, &mut name, 0);
         name
     }
 
     /// Appends the base name of a type (no generic arguments, annotations or brackets) and
     /// returns its array dimensions.
-    fn base_name(&self, ty: Node, out: &mut String) -> u32 {
+    fn base_name(&self, ty: Node, out: &mut String, depth: u32) -> u32 {
+        if depth > MAX_NESTING {
+            return 0;
+        }
+        let depth = depth + 1;
         match ty.kind() {
             "array_type" => {
                 let dims = ty
@@ -622,14 +676,14 @@ impl<'a> Builder<'a> {
                 let elem = ty
                     .named_children(&mut cur)
                     .find(|c| c.kind() != "dimensions" && !is_annotation(*c));
-                dims + elem.map_or(0, |e| self.base_name(e, out))
+                dims + elem.map_or(0, |e| self.base_name(e, out, depth))
             }
             "generic_type" | "annotated_type" => {
                 let mut cur = ty.walk();
                 let inner = ty
                     .named_children(&mut cur)
                     .find(|c| c.kind() != "type_arguments" && !is_annotation(*c));
-                inner.map_or(0, |i| self.base_name(i, out))
+                inner.map_or(0, |i| self.base_name(i, out, depth))
             }
             "scoped_type_identifier" => {
                 let mut cur = ty.walk();
@@ -642,7 +696,7 @@ impl<'a> Builder<'a> {
                         out.push('.');
                     }
                     first = false;
-                    self.base_name(c, out);
+                    self.base_name(c, out, depth);
                 }
                 0
             }

@@ -743,6 +743,27 @@ fn never_panics_on_prefixes_and_garbage() {
 }
 
 #[test]
+fn deep_nesting_does_not_exhaust_the_stack() {
+    let n = 3000;
+    let mut src = String::new();
+    for i in 0..n {
+        src.push_str(&format!("class C{i} {{ "));
+    }
+    src.push_str(&"} ".repeat(n));
+    let m = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || parse(&src))
+        .unwrap()
+        .join()
+        .unwrap();
+    assert_eq!(m.classes.len(), MAX_NESTING as usize);
+    assert!(m.diagnostics[0].message.contains("nested"));
+    let long_type = format!("class A {{ {} x; }}", vec!["a"; 2000].join("."));
+    let m = parse(&long_type);
+    assert_eq!(m.classes[0].fields.len(), 1);
+}
+
+#[test]
 fn parallel_threads_share_nothing() {
     let handles: Vec<_> = (0..4)
         .map(|_| std::thread::spawn(|| parse(MODERN)))

@@ -222,11 +222,10 @@ impl<'a> Builder<'a> {
                 "package_declaration" if self.package.is_none() => {
                     self.package = self.package_name(child);
                 }
-                "ERROR" => {
-                    if self.enter() {
-                        self.top_level(child);
-                        self.depth -= 1;
-                    }
+                // `enter` bounds the recursion (and counts the level on success).
+                "ERROR" if self.enter() => {
+                    self.top_level(child);
+                    self.depth -= 1;
                 }
                 // Java has no top-level members: error recovery closed a class too early.
                 "method_declaration" | "constructor_declaration" | "field_declaration" => {
@@ -470,14 +469,13 @@ impl<'a> Builder<'a> {
             }
             "block" | "static_initializer" => self.walk_for_classes(node, idx),
             // Error recovery may wrap well-formed members: keep them.
-            "ERROR" => {
-                if self.enter() {
-                    let mut cur = node.walk();
-                    for c in node.children(&mut cur) {
-                        self.member(c, idx);
-                    }
-                    self.depth -= 1;
+            // `enter` bounds the recursion (and counts the level on success).
+            "ERROR" if self.enter() => {
+                let mut cur = node.walk();
+                for c in node.children(&mut cur) {
+                    self.member(c, idx);
                 }
+                self.depth -= 1;
             }
             _ => {}
         }

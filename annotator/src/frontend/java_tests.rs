@@ -966,3 +966,33 @@ fn dump() {
     println!("{}", tree.root_node().to_sexp());
     println!("{:#?}", parse(&src));
 }
+
+#[test]
+fn sealed_generic_constructors_throws_and_abstract_enum_methods() {
+    let src = r#"sealed class X permits A, B {}
+non-sealed class A extends X {}
+final class B extends X { <T> B(T t) {} }
+enum E { K { void f() {} }; abstract void f(); }
+class Q {
+    @SuppressWarnings({"a", "b"}) void m(@A(x = 1) int y) throws java.io.IOException {}
+    strictfp double d() { return 0; }
+}
+"#;
+    let m = parse(src);
+    assert!(m.diagnostics.is_empty(), "{:?}", m.diagnostics);
+    assert_eq!(qnames(&m), ["X", "A", "B", "E", "Q"]);
+    assert_eq!(cls(&m, "A").supers, ["X"]);
+    let b = cls(&m, "B");
+    assert_eq!(b.methods[0].kind, MethodKind::Constructor);
+    assert_eq!(ty(&b.methods[0]), [("T", 0, false)]);
+    let e = cls(&m, "E");
+    assert_eq!(field_names(e), ["K"]);
+    assert_eq!(method_names(e), ["f"]);
+    assert!(meth(e, "f").flags.is_abstract && meth(e, "f").body.is_none());
+    let q = cls(&m, "Q");
+    let mm = meth(q, "m");
+    assert_eq!(ty(mm), [("int", 0, false)]);
+    assert!(at(src, mm.span).starts_with("@SuppressWarnings({\"a\", \"b\"}) void m("));
+    assert_eq!(at(src, mm.body.unwrap()), "{}");
+    assert_eq!(meth(q, "d").ret.as_ref().unwrap().name, "double");
+}

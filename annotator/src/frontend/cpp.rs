@@ -115,7 +115,7 @@ fn parse_file(path: &str, src: &str) -> FileModel {
                     path: path.to_string(),
                     line,
                     col,
-                    message: format!("macro invocation `{name}` without ';' ignored"),
+                    message: format!("macro invocation `{name}` ignored (not modelled)"),
                 });
             }
             errors = e2;
@@ -555,14 +555,12 @@ fn standalone_macro(b: &[u8], ls: usize, i: usize, j: usize) -> Option<(usize, u
         }
         let word = &b[n..t];
         const CONT: &[&[u8]] = &[
-            b"const",
             b"noexcept",
             b"override",
             b"final",
             b"try",
             b"throw",
             b"requires",
-            b"volatile",
         ];
         if CONT.contains(&word) {
             return None;
@@ -675,9 +673,7 @@ fn unwrap_decl<'t>(src: &str, mut n: Option<Node<'t>>, d: &mut Decor) -> Option<
             "pointer_declarator" | "abstract_pointer_declarator" => {
                 d.pointers += 1;
                 n = field(node, "declarator");
-                if n.is_none() {
-                    return None;
-                }
+                n?;
             }
             "reference_declarator" | "abstract_reference_declarator" => {
                 let mut refk = "&";
@@ -698,9 +694,7 @@ fn unwrap_decl<'t>(src: &str, mut n: Option<Node<'t>>, d: &mut Decor) -> Option<
                 let size = field(node, "size").map(|s| txt(src, s)).unwrap_or("");
                 d.dims.insert(0, format!("[{size}]"));
                 n = field(node, "declarator");
-                if n.is_none() {
-                    return None;
-                }
+                n?;
             }
             "init_declarator" => {
                 d.value = field(node, "value").map(|v| norm(txt(src, v)));
@@ -732,7 +726,9 @@ fn name_of(src: &str, n: Node) -> String {
             .unwrap_or_default(),
         "parenthesized_declarator" => {
             let mut d = Decor::default();
-            unwrap_decl(src, n.named_child(0), &mut d)
+            let mut cur = n.walk();
+            let inner = n.named_children(&mut cur).filter(|c| !c.is_error()).last();
+            unwrap_decl(src, inner, &mut d)
                 .map(|x| name_of(src, x))
                 .unwrap_or_default()
         }
@@ -975,7 +971,16 @@ impl<'a> Walker<'a> {
                 let mut d = Decor::default();
                 let af = unwrap_decl(self.src, cd, &mut d);
                 let fd = af.filter(|a| a.kind() == "abstract_function_declarator");
-                let tyname = ty.map(|t| norm(self.t(t))).unwrap_or_default();
+                let mut tyname = String::new();
+                for q in children(name_node) {
+                    if q.kind() == "type_qualifier"
+                        && q.end_byte() <= ty.map_or(0, |t| t.start_byte())
+                    {
+                        tyname.push_str(self.t(q));
+                        tyname.push(' ');
+                    }
+                }
+                tyname.push_str(&ty.map(|t| norm(self.t(t))).unwrap_or_default());
                 let suffix = format!(
                     "{}{}",
                     "*".repeat(d.pointers as usize),

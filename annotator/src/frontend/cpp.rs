@@ -30,7 +30,7 @@ const MAX_ERROR_DIAGS: usize = 100;
 /// Rounds of macro blanking + reparse.
 const MAX_BLANK_ROUNDS: usize = 3;
 
-fn parse_tree(src: &str) -> Option<Tree> {
+fn parse_tree(src: &str, old: Option<&Tree>) -> Option<Tree> {
     PARSER.with(|cell| {
         let mut slot = cell.borrow_mut();
         if slot.is_none() {
@@ -38,7 +38,7 @@ fn parse_tree(src: &str) -> Option<Tree> {
             p.set_language(&tree_sitter_cpp::LANGUAGE.into()).ok()?;
             *slot = Some(p);
         }
-        slot.as_mut()?.parse(src, None)
+        slot.as_mut()?.parse(src, old)
     })
 }
 
@@ -69,7 +69,7 @@ fn parse_file(path: &str, src: &str) -> FileModel {
         path: path.to_string(),
         ..Default::default()
     };
-    let Some(mut tree) = parse_tree(src) else {
+    let Some(mut tree) = parse_tree(src, None) else {
         model.diagnostics.push(Diagnostic {
             path: path.to_string(),
             line: 1,
@@ -98,7 +98,22 @@ fn parse_file(path: &str, src: &str) -> FileModel {
             let Ok(blanked) = String::from_utf8(bytes) else {
                 break;
             };
-            let Some(t2) = parse_tree(&blanked) else {
+            // Same length, same newlines: an in-place edit, so reparse incrementally.
+            let mut edited = tree.clone();
+            let nls: Vec<usize> = memchr_all(text.as_bytes());
+            for &(s, e) in &regions {
+                let start = point_of(&nls, s);
+                let end = point_of(&nls, e);
+                edited.edit(&tree_sitter::InputEdit {
+                    start_byte: s,
+                    old_end_byte: e,
+                    new_end_byte: e,
+                    start_position: start,
+                    old_end_position: end,
+                    new_end_position: end,
+                });
+            }
+            let Some(t2) = parse_tree(&blanked, Some(&edited)) else {
                 break;
             };
             let e2 = count_errors(t2.root_node());
@@ -137,6 +152,25 @@ fn parse_file(path: &str, src: &str) -> FileModel {
     model.diagnostics.extend(macro_diags);
     attribute_errors(&mut model, tree.root_node(), path);
     model
+}
+
+fn memchr_all(b: &[u8]) -> Vec<usize> {
+    b.iter()
+        .enumerate()
+        .filter(|(_, &c)| c == b'\n')
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// Row/column of byte `pos` given the sorted newline offsets.
+fn point_of(nls: &[usize], pos: usize) -> tree_sitter::Point {
+    let row = nls.partition_point(|&nl| nl < pos);
+    let column = if row == 0 {
+        pos
+    } else {
+        pos - nls[row - 1] - 1
+    };
+    tree_sitter::Point { row, column }
 }
 
 fn line_col_of(src: &str, pos: usize) -> (u32, u32) {

@@ -573,3 +573,35 @@ fn parser_reused_across_threads() {
     let got: Vec<String> = h.into_iter().map(|t| t.join().unwrap()).collect();
     assert_eq!(got, ["C0", "C1", "C2", "C3"]);
 }
+
+#[test]
+#[ignore]
+fn scan_dir() {
+    let dir = std::env::var("SCAN").unwrap();
+    let (mut files, mut classes, mut methods, mut diags) = (0, 0, 0, 0);
+    for e in walkdir::WalkDir::new(dir).into_iter().flatten() {
+        let p = e.path().to_string_lossy().to_string();
+        if !e.file_type().is_file() {
+            continue;
+        }
+        let Ok(src) = std::fs::read_to_string(&p) else {
+            continue;
+        };
+        let m = CppFrontend.parse(&p, &src);
+        files += 1;
+        classes += m.classes.len();
+        methods += m.classes.iter().map(|c| c.methods.len()).sum::<usize>() + m.out_of_class.len();
+        diags += m.diagnostics.len();
+        for c in &m.classes {
+            for x in &c.methods {
+                if let Some(b) = x.body {
+                    assert!(
+                        src[b.start..b.end].starts_with('{') && src[b.start..b.end].ends_with('}'),
+                        "{p}"
+                    );
+                }
+            }
+        }
+    }
+    println!("files={files} classes={classes} methods={methods} diags={diags}");
+}

@@ -226,8 +226,6 @@ fn count_errors(root: Node) -> usize {
 
 fn attribute_errors(model: &mut FileModel, root: Node, path: &str) {
     let mut sites = Vec::new();
-    let src_len = root.end_byte();
-    let _ = src_len;
     for_each_error(root, |n| {
         let (line, col) = line_col(n.start_position());
         let message = if n.is_missing() {

@@ -191,12 +191,12 @@ fn cmd_parse(manifest: &std::path::Path) -> Result<u8> {
         started.elapsed().as_secs_f64()
     );
     println!("wrote {}", out.display());
-    if project.diagnostics.is_empty() {
+    let problems = project.diagnostics.iter().filter(|d| !d.is_note()).count();
+    if problems == 0 {
         Ok(0)
     } else {
         eprintln!(
-            "revy: {} problem(s) found; the declarations they spoil are marked not annotatable",
-            project.diagnostics.len()
+            "revy: {problems} problem(s) found; the declarations they spoil are marked not annotatable"
         );
         Ok(1)
     }

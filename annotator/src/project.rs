@@ -105,16 +105,9 @@ pub fn link(files: Vec<SourceFile>) -> Project {
         for (owner, def) in &f.model.out_of_class {
             match find_owner(&classes, &by_qname, owner) {
                 Some(ci) => merge_definition(&mut classes[ci], def.clone()),
-                None => diagnostics.push(Diagnostic {
-                    path: f.path.clone(),
-                    line: def.span.line,
-                    col: 1,
-                    message: format!(
-                        "`{owner}::{}` is defined here but no class `{owner}` is among the sources; \
-                         add its header to project.sources to profile it",
-                        def.name
-                    ),
-                }),
+                // A namespace-qualified free function (`void ns::f() {}`) or a member of a
+                // class outside the sources: nothing to link, and nothing wrong.
+                None => {}
             }
         }
     }

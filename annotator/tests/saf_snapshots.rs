@@ -30,7 +30,11 @@ fn parse(dir: &Path) -> (i32, String, String) {
         .output()
         .unwrap();
     let saf = std::fs::read_to_string(dir.join(".revy/saf.toml")).unwrap_or_default();
-    (out.status.code().unwrap_or(-1), saf, String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.code().unwrap_or(-1),
+        saf,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 #[test]
@@ -57,7 +61,9 @@ fn saf_snapshots_match() {
             .map(|s| s.trim().parse().unwrap())
             .unwrap_or(0);
         if code != want_exit {
-            failures.push(format!("{name}: exit {code}, want {want_exit}; stderr:\n{stderr}"));
+            failures.push(format!(
+                "{name}: exit {code}, want {want_exit}; stderr:\n{stderr}"
+            ));
         }
         let want = std::fs::read_to_string(fixture.join("expected.saf.toml")).unwrap_or_default();
         if saf != want {
@@ -89,6 +95,10 @@ fn saf_snapshots_match() {
             failures.push(format!("{name}: two parses gave different SAF bytes"));
         }
     }
-    assert!(count >= 2, "no fixtures found under {}", fixtures().display());
+    assert!(
+        count >= 2,
+        "no fixtures found under {}",
+        fixtures().display()
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }

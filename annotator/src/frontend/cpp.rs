@@ -130,7 +130,7 @@ fn parse_file(path: &str, src: &str) -> FileModel {
                     path: path.to_string(),
                     line,
                     col,
-                    message: format!("macro invocation `{name}` ignored (not modelled)"),
+                    message: format!("note: macro invocation `{name}` ignored (not modelled)"),
                 });
             }
             errors = e2;

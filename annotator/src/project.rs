@@ -103,11 +103,10 @@ pub fn link(files: Vec<SourceFile>) -> Project {
     }
     for f in &files {
         for (owner, def) in &f.model.out_of_class {
-            match find_owner(&classes, &by_qname, owner) {
-                Some(ci) => merge_definition(&mut classes[ci], def.clone()),
-                // A namespace-qualified free function (`void ns::f() {}`) or a member of a
-                // class outside the sources: nothing to link, and nothing wrong.
-                None => {}
+            // An owner that is no class of the sources is a namespace-qualified free
+            // function (`void ns::f() {}`) or a member of an outside class: nothing to link.
+            if let Some(ci) = find_owner(&classes, &by_qname, owner) {
+                merge_definition(&mut classes[ci], def.clone());
             }
         }
     }

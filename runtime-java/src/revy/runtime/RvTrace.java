@@ -119,7 +119,12 @@ final class RvTrace {
             written = magic.length;
             t0 = System.nanoTime();
             String header = "unit=ns lang=java pid=" + pid + " start=" + iso.format(new Date());
-            record('H', -1, header, null);
+            byte[] hb = header.getBytes(UTF8);
+            byte[] hh = new byte[8];
+            hh[0] = 'H';
+            int hp = RvBuf.v(hh, 1, hb.length);
+            write(hh, 0, hp);
+            write(hb, 0, hb.length);
             try {
                 Runtime.getRuntime().addShutdownHook(new Thread(new Runnable() {
                     @Override
@@ -171,7 +176,7 @@ final class RvTrace {
                 return;
             }
             if (state == 1) {
-                record('C', id, RvClasses.name(id), null);
+                record('C', id, RvClasses.name(id));
             }
             cdef[id] = true;
         }
@@ -204,8 +209,8 @@ final class RvTrace {
         }
     }
 
-    /** H or C record: tag, [v id], s text. Caller holds LOCK. */
-    private static void record(char tag, long id, String text, Object unused) {
+    /** C record: tag, [v id], s text. Caller holds LOCK. */
+    private static void record(char tag, long id, String text) {
         byte[] h = new byte[32];
         int p = 0;
         h[p++] = (byte) tag;

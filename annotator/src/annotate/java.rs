@@ -277,7 +277,7 @@ impl JavaAnnotator {
         for m in &c.methods {
             let Some(sm) = cx.selected_method(&c.qname, &file.path, m) else {
                 if let Some(sm) = cx.method(&c.qname, &file.path, m) {
-                    if sm.selected && !sm.annotatable {
+                    if sm.selected && !sm.annotatable && sm.has_body {
                         if let Some(r) = &sm.reason {
                             out.skipped.push(format!(
                                 "{}:{}: {}.{} — {r}",

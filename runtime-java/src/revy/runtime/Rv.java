@@ -48,6 +48,10 @@ public final class Rv {
         if (o == null) {
             return 0L;
         }
+        long own = RvClasses.fieldOid(o);
+        if (own > 0L) {
+            return own;
+        }
         long[] isNew = new long[1];
         long oid = RvIds.get(o, isNew);
         if (isNew[0] != 0L && RvTrace.live) {

@@ -24,6 +24,8 @@ final class RvClasses {
         /** Reflection refused: sized as a library object. */
         volatile boolean opaque;
         volatile Field oidField;
+        /** The object-ID field this class has (own or inherited), or NO_FIELD. */
+        volatile Object ownOid;
         volatile int oidFieldCid;
 
         Info(int id, long size, boolean user) {
@@ -154,6 +156,43 @@ final class RvClasses {
             SIZES.add(Long.valueOf(size));
             OID_FIELDS.add(null);
             return new Info(id, size, user);
+        }
+    }
+
+    private static final Object NO_FIELD = new Object();
+
+    /** The object ID held in o's Revy field (own or inherited), or -1 when it has none. */
+    static long fieldOid(Object o) {
+        Info in = INFO.get(o.getClass());
+        Object f = in.ownOid;
+        if (f == null) {
+            f = NO_FIELD;
+            try {
+                for (Class<?> k = o.getClass(); k != null && k != Object.class; k = k.getSuperclass()) {
+                    int id = INFO.get(k).id;
+                    String fname;
+                    synchronized (LOCK) {
+                        fname = id < OID_FIELDS.size() ? OID_FIELDS.get(id) : null;
+                    }
+                    if (fname != null) {
+                        Field fld = k.getDeclaredField(fname);
+                        fld.setAccessible(true);
+                        f = fld;
+                        break;
+                    }
+                }
+            } catch (Throwable t) {
+                f = NO_FIELD;
+            }
+            in.ownOid = f;
+        }
+        if (f == NO_FIELD) {
+            return -1L;
+        }
+        try {
+            return ((Field) f).getLong(o);
+        } catch (Throwable t) {
+            return -1L;
         }
     }
 

@@ -232,7 +232,11 @@ fn decode(bytes: &[u8]) -> Trace {
 
 /// Common trace checks; returns creations per class name.
 fn check_trace(t: &Trace, allow_open: &[&str]) -> BTreeMap<String, usize> {
-    assert!(t.header.contains("unit=ns") && t.header.contains("lang=java"));
+    assert!(
+        t.header.starts_with("unit=ns lang=java pid="),
+        "{}",
+        t.header
+    );
     assert!(t.end.is_some(), "no E record");
     assert!(!t.truncated);
     assert_eq!(t.end.unwrap() as usize, t.events.len());

@@ -103,18 +103,10 @@ pub fn link(files: Vec<SourceFile>) -> Project {
     }
     for f in &files {
         for (owner, def) in &f.model.out_of_class {
-            match find_owner(&classes, &by_qname, owner) {
-                Some(ci) => merge_definition(&mut classes[ci], def.clone()),
-                None => diagnostics.push(Diagnostic {
-                    path: f.path.clone(),
-                    line: def.span.line,
-                    col: 1,
-                    message: format!(
-                        "`{owner}::{}` is defined here but no class `{owner}` is among the sources; \
-                         add its header to project.sources to profile it",
-                        def.name
-                    ),
-                }),
+            // An owner that is no class of the sources is a namespace-qualified free
+            // function (`void ns::f() {}`) or a member of an outside class: nothing to link.
+            if let Some(ci) = find_owner(&classes, &by_qname, owner) {
+                merge_definition(&mut classes[ci], def.clone());
             }
         }
     }

@@ -196,7 +196,11 @@ pub fn plan(m: &Manifest, mode: Mode) -> Result<(Plan, Summary)> {
         })
         .collect::<Result<Vec<_>>>()?;
     let mut summary = Summary {
-        parse_problems: saf.problems.len(),
+        parse_problems: saf
+            .problems
+            .iter()
+            .filter(|p| !p.contains(": note: "))
+            .count(),
         ..Default::default()
     };
     let mut files = Vec::new();

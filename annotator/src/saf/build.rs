@@ -224,7 +224,13 @@ pub fn build(manifest: &Manifest, project: &Project) -> Saf {
         if ty.name.is_empty() {
             return;
         }
-        let key = (lang, ty.name.clone());
+        // User types are listed once, under their qualified name, however they are written.
+        let user = primitive_size(lang, &ty.name)
+            .is_none()
+            .then(|| sizer.resolver.resolve(&ty.name, from))
+            .flatten();
+        let name = user.map_or_else(|| ty.name.clone(), |ci| sizer.classes[ci].qname.clone());
+        let key = (lang, name.clone());
         if types.contains_key(&key) {
             return;
         }
@@ -235,9 +241,9 @@ pub fn build(manifest: &Manifest, project: &Project) -> Saf {
                 kind: TypeKind::Primitive,
                 size: s,
             }
-        } else if let Some(ci) = sizer.resolver.resolve(&ty.name, from) {
+        } else if let Some(ci) = user {
             SafType {
-                name: ty.name.clone(),
+                name,
                 lang,
                 kind: TypeKind::User,
                 size: sizer.size(ci).0,

@@ -6,9 +6,17 @@
 //! trace (reading) → analysis → report / export.
 
 pub mod analysis;
+pub mod annotate;
+pub mod edits;
 pub mod error;
 pub mod export;
 pub mod frontend;
+pub mod init;
 pub mod manifest;
 pub mod model;
+pub mod project;
+pub mod run;
+pub mod saf;
+pub mod select;
+pub mod store;
 pub mod trace;

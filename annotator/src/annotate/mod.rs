@@ -1,0 +1,236 @@
+//! Annotation: turns the selection recorded in the SAF into insertions per file (one
+//! language annotator each) plus the runtime files to add; the store stage writes them.
+
+pub mod cpp;
+pub mod java;
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use rayon::prelude::*;
+
+use crate::edits::Insertion;
+use crate::error::{Error, Result};
+use crate::manifest::{Manifest, Mode};
+use crate::model::{FileModel, Lang, MethodDecl};
+use crate::project::{parse_file, read_source, sha256_hex};
+use crate::saf::{Saf, SafClass, SafMethod};
+use crate::store::{self, Plan};
+
+/// Where and how the runtimes record (resolved when annotating).
+#[derive(Debug, Clone)]
+pub struct TraceSettings {
+    /// Absolute trace folder.
+    pub dir: PathBuf,
+    pub max_size: u64,
+    pub project: String,
+}
+
+/// Everything a language annotator needs besides the file itself.
+pub struct Context<'a> {
+    pub mode: Mode,
+    pub saf: &'a Saf,
+    pub trace: TraceSettings,
+    /// The manifest folder (absolute); file paths are relative to it.
+    pub root: PathBuf,
+}
+
+impl<'a> Context<'a> {
+    /// The SAF entry of a class, if it is selected and annotatable.
+    pub fn selected_class(&self, qname: &str) -> Option<&'a SafClass> {
+        self.saf
+            .class(qname)
+            .filter(|c| c.selected && c.annotatable)
+    }
+
+    /// Any SAF class by qualified name.
+    pub fn class(&self, qname: &str) -> Option<&'a SafClass> {
+        self.saf.class(qname)
+    }
+
+    /// The SAF entry of a method of class `qname` declared in `file`, if it is selected
+    /// and annotatable. Matches by name, file and first line (overloads differ by line).
+    pub fn selected_method(
+        &self,
+        qname: &str,
+        file: &str,
+        m: &MethodDecl,
+    ) -> Option<&'a SafMethod> {
+        self.method(qname, file, m)
+            .filter(|sm| sm.selected && sm.annotatable && sm.has_body)
+    }
+
+    /// The class and SAF entry of the method whose definition starts at `file:line` with
+    /// this name (for C++ definitions whose owner is written less qualified).
+    pub fn method_at(
+        &self,
+        file: &str,
+        line: u32,
+        name: &str,
+    ) -> Option<(&'a SafClass, &'a SafMethod)> {
+        self.saf.classes.iter().find_map(|c| {
+            c.methods
+                .iter()
+                .find(|m| m.file == file && m.lines[0] == line && m.name == name)
+                .map(|m| (c, m))
+        })
+    }
+
+    /// The SAF entry of a method, selected or not.
+    pub fn method(&self, qname: &str, file: &str, m: &MethodDecl) -> Option<&'a SafMethod> {
+        let c = self.saf.class(qname)?;
+        c.methods
+            .iter()
+            .find(|sm| sm.name == m.name && sm.file == file && sm.lines[0] == m.span.line)
+    }
+}
+
+/// What annotating one file produced.
+#[derive(Debug, Default, Clone)]
+pub struct FileEdits {
+    pub insertions: Vec<Insertion>,
+    /// Selected things left alone, each `path:line: what — why` (reported; exit 1).
+    pub skipped: Vec<String>,
+    /// Informational lines for the summary (e.g. non-intrusive object IDs used).
+    pub notes: Vec<String>,
+    /// Counts for the summary.
+    pub classes: usize,
+    pub methods: usize,
+}
+
+/// One language's annotator.
+pub trait LangAnnotator: Sync {
+    fn lang(&self) -> Lang;
+    /// Insertions for one file, given its model (re-parsed from the same bytes the SAF
+    /// was made from) and text.
+    fn annotate_file(&self, cx: &Context, file: &FileModel, src: &str) -> FileEdits;
+    /// Files to add to the tree so the unchanged build finds the runtime, as paths
+    /// relative to the manifest folder with their contents. `annotated` lists the source
+    /// files that received insertions.
+    fn runtime_files(&self, cx: &Context, annotated: &[String]) -> Result<Vec<(String, String)>>;
+}
+
+pub fn for_lang(lang: Lang) -> &'static dyn LangAnnotator {
+    match lang {
+        Lang::Java => &java::JavaAnnotator,
+        Lang::Cpp => &cpp::CppAnnotator,
+    }
+}
+
+/// What `revy annotate` did, for its summary.
+#[derive(Debug, Default)]
+pub struct Summary {
+    pub files: usize,
+    pub classes: usize,
+    pub methods: usize,
+    pub runtime_files: usize,
+    pub skipped: Vec<String>,
+    pub notes: Vec<String>,
+    /// Syntax problems recorded by `revy parse` (their declarations were left alone).
+    pub parse_problems: usize,
+}
+
+/// Refuses a SAF that no longer describes the sources.
+pub fn check_fresh(m: &Manifest, saf: &Saf) -> Result<()> {
+    let stale = |why: String| {
+        Err(Error::input(format!(
+            "{}: the SAF is stale ({why}); re-run `revy parse`, then annotate",
+            m.saf_path().display()
+        )))
+    };
+    if saf.project != m.name {
+        return stale(format!("it is for project `{}`", saf.project));
+    }
+    let now: BTreeSet<String> = m.discover()?.into_iter().collect();
+    let then: BTreeSet<String> = saf.files.iter().map(|f| f.path.clone()).collect();
+    if let Some(new) = now.difference(&then).next() {
+        return stale(format!("{new} is new"));
+    }
+    if let Some(gone) = then.difference(&now).next() {
+        return stale(format!("{gone} is gone"));
+    }
+    for f in &saf.files {
+        let bytes =
+            std::fs::read(m.root.join(&f.path)).map_err(|e| Error::io(m.root.join(&f.path), e))?;
+        if sha256_hex(&bytes) != f.sha256 {
+            return stale(format!("{} changed since it was parsed", f.path));
+        }
+    }
+    Ok(())
+}
+
+/// Computes the annotation of the SAF's selection: insertions per file and runtime files.
+pub fn plan(m: &Manifest, mode: Mode) -> Result<(Plan, Summary)> {
+    store::ensure_not_annotated(m)?;
+    let saf = Saf::load(&m.saf_path())?;
+    check_fresh(m, &saf)?;
+    let trace_dir = m.trace_dir();
+    std::fs::create_dir_all(&trace_dir).map_err(|e| Error::io(&trace_dir, e))?;
+    let root = std::fs::canonicalize(&m.root).map_err(|e| Error::io(&m.root, e))?;
+    let cx = Context {
+        mode,
+        saf: &saf,
+        trace: TraceSettings {
+            dir: std::fs::canonicalize(&trace_dir).map_err(|e| Error::io(&trace_dir, e))?,
+            max_size: m.trace_max_size,
+            project: m.name.clone(),
+        },
+        root,
+    };
+    // Files holding anything selected: class declarations or method definitions.
+    let mut wanted: BTreeSet<&str> = BTreeSet::new();
+    for c in saf.classes.iter().filter(|c| c.selected && c.annotatable) {
+        wanted.insert(&c.file);
+        for mm in c.methods.iter().filter(|x| x.selected && x.annotatable) {
+            wanted.insert(&mm.file);
+        }
+    }
+    let results: Vec<(String, String, FileEdits)> = wanted
+        .par_iter()
+        .map(|rel| {
+            let text = read_source(m, rel)?;
+            let model = parse_file(rel, &text);
+            let lang = Lang::of_path(rel).unwrap_or(Lang::Java);
+            let fe = for_lang(lang).annotate_file(&cx, &model, &text);
+            Ok((rel.to_string(), text, fe))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let mut summary = Summary {
+        parse_problems: saf
+            .problems
+            .iter()
+            .filter(|p| !p.contains(": note: "))
+            .count(),
+        ..Default::default()
+    };
+    let mut files = Vec::new();
+    let mut by_lang: std::collections::BTreeMap<Lang, Vec<String>> = Default::default();
+    for (rel, text, fe) in results {
+        summary.skipped.extend(fe.skipped);
+        summary.notes.extend(fe.notes);
+        summary.classes += fe.classes;
+        summary.methods += fe.methods;
+        if fe.insertions.is_empty() {
+            continue;
+        }
+        by_lang
+            .entry(Lang::of_path(&rel).unwrap_or(Lang::Java))
+            .or_default()
+            .push(rel.clone());
+        files.push((rel, text, fe.insertions));
+    }
+    summary.files = files.len();
+    let mut runtime = Vec::new();
+    for (lang, annotated) in &by_lang {
+        runtime.extend(for_lang(*lang).runtime_files(&cx, annotated)?);
+    }
+    summary.runtime_files = runtime.len();
+    Ok((
+        Plan {
+            mode,
+            files,
+            runtime,
+        },
+        summary,
+    ))
+}

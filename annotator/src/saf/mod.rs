@@ -1,0 +1,211 @@
+//! The static artifacts file (SAF): the project's types, classes, fields and methods with
+//! signatures, static sizes and the selection, as versioned, deterministic TOML.
+//!
+//! Invariant: `Saf::to_toml` of the same sources and manifest gives identical bytes
+//! (everything is sorted; no timestamps or absolute paths).
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::manifest::Sizes;
+use crate::model::{ClassKind, Lang, MethodKind};
+
+pub const SAF_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Saf {
+    /// Format version; readers refuse other versions.
+    pub version: u32,
+    pub project: String,
+    pub sizes: Sizes,
+    pub files: Vec<SafFile>,
+    pub types: Vec<SafType>,
+    pub classes: Vec<SafClass>,
+    /// Syntax problems found while parsing, `path:line:col: message`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SafFile {
+    /// Relative to the manifest folder, `/`-separated.
+    pub path: String,
+    pub lang: Lang,
+    /// SHA-256 of the file's bytes, hex; used to refuse a stale SAF.
+    pub sha256: String,
+    pub lines: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TypeKind {
+    Primitive,
+    System,
+    User,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SafType {
+    pub name: String,
+    pub lang: Lang,
+    pub kind: TypeKind,
+    /// Bytes: the primitive's size, `[sizes].system`, or the user type's static size.
+    pub size: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SafClass {
+    /// Dense id, 1-based, in SAF order; the runtimes' class tables use it.
+    pub id: u32,
+    pub qname: String,
+    pub name: String,
+    pub lang: Lang,
+    pub kind: ClassKind,
+    #[serde(rename = "abstract")]
+    pub is_abstract: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outer: Option<String>,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub local: bool,
+    #[serde(default, skip_serializing_if = "is_false", rename = "inner")]
+    pub is_inner: bool,
+    pub supers: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub interfaces: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub type_params: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub specialization: Option<String>,
+    pub file: String,
+    /// First and last line of the declaration.
+    pub lines: [u32; 2],
+    pub static_size: u64,
+    pub selected: bool,
+    pub annotatable: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(default)]
+    pub fields: Vec<SafField>,
+    #[serde(default)]
+    pub methods: Vec<SafMethod>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SafField {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub ty: String,
+    pub dim: u32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub pointers: u32,
+    #[serde(rename = "static")]
+    pub is_static: bool,
+    #[serde(rename = "final")]
+    pub is_final: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SafParam {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub ty: String,
+    pub dim: u32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub pointers: u32,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub reference: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SafMethod {
+    /// Dense id, 1-based over the whole SAF; the runtimes' method tables use it.
+    pub id: u32,
+    pub name: String,
+    pub kind: MethodKind,
+    /// `!type^dim!type^dim!`, library types named individually.
+    pub sgn: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ret: Option<String>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub ret_dim: u32,
+    #[serde(default)]
+    pub params: Vec<SafParam>,
+    #[serde(rename = "static")]
+    pub is_static: bool,
+    #[serde(rename = "abstract")]
+    pub is_abstract: bool,
+    /// Other modifiers that matter to annotation: `final`, `synchronized`, `native`,
+    /// `default`, `virtual`, `override`, `const`, `noexcept`, `constexpr`, `consteval`,
+    /// `defaulted`, `deleted`, `template`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub modifiers: Vec<String>,
+    pub file: String,
+    pub lines: [u32; 2],
+    pub has_body: bool,
+    pub selected: bool,
+    pub annotatable: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+impl SafMethod {
+    pub fn has_modifier(&self, m: &str) -> bool {
+        self.modifiers.iter().any(|x| x == m)
+    }
+}
+
+impl Saf {
+    pub fn to_toml(&self) -> String {
+        emit::to_toml(self)
+    }
+
+    pub fn from_toml(path: &std::path::Path, text: &str) -> Result<Saf> {
+        let saf: Saf = toml::from_str(text).map_err(|e| {
+            let (l, c) = e
+                .span()
+                .map(|s| crate::manifest::line_col_of(text, s.start))
+                .unwrap_or((1, 1));
+            Error::input(format!(
+                "{}:{l}:{c}: not a valid SAF ({}); re-run `revy parse`",
+                path.display(),
+                e.message().trim().replace('\n', " ")
+            ))
+        })?;
+        if saf.version != SAF_VERSION {
+            return Err(Error::input(format!(
+                "{}: SAF version {} is not {SAF_VERSION}; re-run `revy parse`",
+                path.display(),
+                saf.version
+            )));
+        }
+        Ok(saf)
+    }
+
+    pub fn load(path: &std::path::Path) -> Result<Saf> {
+        let text = std::fs::read_to_string(path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => Error::input(format!(
+                "{}: no static artifacts file; run `revy parse` first",
+                path.display()
+            )),
+            _ => Error::io(path, e),
+        })?;
+        Self::from_toml(path, &text)
+    }
+
+    pub fn class(&self, qname: &str) -> Option<&SafClass> {
+        self.classes.iter().find(|c| c.qname == qname)
+    }
+}
+
+mod build;
+mod emit;
+mod types;
+pub use build::build;
+pub use types::{primitive_size, sig_type_name, signature};

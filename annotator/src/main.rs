@@ -111,9 +111,14 @@ enum OutputFormat {
 
 #[derive(Args)]
 struct ReportArgs {
+    /// The trace (default: the newest trace of the manifest's project).
     trace: Option<PathBuf>,
+    /// The HTML file to write.
     #[arg(short, long)]
     output: PathBuf,
+    /// Activity level (share of the total, 0..1) from which hints name candidates.
+    #[arg(long, default_value_t = 0.10)]
+    threshold: f64,
 }
 
 #[derive(Args)]
@@ -138,12 +143,6 @@ fn main() -> ExitCode {
     }
 }
 
-fn not_yet(what: &str) -> Result<u8> {
-    Err(Error::input(format!(
-        "`revy {what}` is not available in this build yet"
-    )))
-}
-
 fn dispatch(cli: Cli) -> Result<u8> {
     match cli.command {
         Command::Init { dir, force } => cmd_init(&dir, force),
@@ -152,12 +151,12 @@ fn dispatch(cli: Cli) -> Result<u8> {
         Command::Restore => cmd_restore(&cli.manifest),
         Command::Status => cmd_status(&cli.manifest),
         Command::Run => cmd_run(&cli.manifest),
-        Command::Profile(_) => not_yet("profile"),
+        Command::Profile(args) => profile(&cli.manifest, args),
         Command::Trace {
             command: TraceCommand::Print { file },
         } => trace_print(&file),
         Command::Analyze(args) => analyze(&cli.manifest, args),
-        Command::Report(_) => not_yet("report"),
+        Command::Report(args) => report(&cli.manifest, args),
         Command::Export(args) => export(&cli.manifest, args),
     }
 }
@@ -229,6 +228,43 @@ fn analyze(manifest: &Path, args: AnalyzeArgs) -> Result<u8> {
         }
     }
     Ok(0)
+}
+
+fn report(manifest: &Path, args: ReportArgs) -> Result<u8> {
+    let path = trace_or_newest(manifest, args.trace)?;
+    if !(0.0..=1.0).contains(&args.threshold) {
+        return Err(Error::input(
+            "--threshold is a share of the total between 0 and 1 (e.g. 0.1)",
+        ));
+    }
+    let opts = revy::analysis::Options {
+        threshold_level: args.threshold,
+        ..Default::default()
+    };
+    let w = revy::report::write(&path, &args.output, &opts)?;
+    for warning in &w.warnings {
+        eprintln!("revy: warning: {warning}");
+    }
+    println!(
+        "wrote {} ({} instances, {} messages; {:.1} KiB in {:.2}s)",
+        args.output.display(),
+        w.instances,
+        w.messages,
+        w.bytes as f64 / 1024.0,
+        w.seconds
+    );
+    Ok(0)
+}
+
+fn profile(manifest: &Path, args: ProfileArgs) -> Result<u8> {
+    let mode = if args.better {
+        Some(revy::manifest::Mode::Better)
+    } else if args.faster {
+        Some(revy::manifest::Mode::Faster)
+    } else {
+        None
+    };
+    revy::profile::profile(manifest, mode, args.output.as_deref())
 }
 
 fn export(manifest: &Path, args: ExportArgs) -> Result<u8> {

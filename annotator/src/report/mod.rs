@@ -1,0 +1,328 @@
+//! `revy report`: one self-contained HTML file (SPEC §9). The page's HTML, CSS and JS are
+//! static assets embedded at compile time; the analysis goes in as one JSON blob. Nothing is
+//! fetched from the network: no CDN, fonts or images.
+//!
+//! Large traces stay usable: the analysis is streaming, and the page gets the most active
+//! instances, the heaviest edges and messages up to fixed caps (the page says what it left out).
+
+use std::path::Path;
+use std::time::Instant;
+
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+
+use crate::analysis::stats::MessageRecord;
+use crate::analysis::walk::{Closed, Frame, InstKind, Instance, Sink};
+use crate::analysis::{
+    self, Analysis, Builder, ClassStats, EdgeStats, Hint, InstanceStats, MethodStats, Options,
+    ThreadStats, Totals, TraceInfo,
+};
+use crate::error::{Error, Result};
+use crate::trace::Names;
+
+const TEMPLATE: &str = include_str!("template.html");
+const CSS: &str = include_str!("report.css");
+const JS: &str = include_str!("report.js");
+
+/// How much of a big trace goes into the page.
+#[derive(Debug, Clone, Serialize)]
+pub struct Caps {
+    /// Instances in the page (the most active; thread roots always).
+    pub instances: usize,
+    /// Sender→receiver edges among them (the most called).
+    pub edges: usize,
+    /// Sender→receiver→method links (the most called).
+    pub links: usize,
+    /// Messages with full detail (the analysis keeps the longest by aggregate time).
+    pub messages: usize,
+}
+
+impl Default for Caps {
+    fn default() -> Self {
+        Caps {
+            instances: 1000,
+            edges: 3000,
+            links: 8000,
+            messages: 2000,
+        }
+    }
+}
+
+/// A sender→receiver→method aggregate: `[sender, receiver, method, calls, net, aggregate, bytes]`.
+pub type Link = [u64; 7];
+
+/// The JSON blob the page reads.
+#[derive(Serialize)]
+pub struct Data<'a> {
+    pub schema: &'static str,
+    pub version: &'static str,
+    pub trace: &'a TraceInfo,
+    pub options: &'a Options,
+    pub totals: &'a Totals,
+    pub threads: &'a [ThreadStats],
+    /// The root drawn at the centre (the root of the busiest thread).
+    pub main_root: Option<u32>,
+    pub caps: &'a Caps,
+    pub instances: Vec<&'a InstanceStats>,
+    pub classes: &'a [ClassStats],
+    pub methods: &'a [MethodStats],
+    pub edges: Vec<&'a EdgeStats>,
+    pub links: Vec<Link>,
+    pub links_total: usize,
+    pub messages: Vec<&'a MessageRecord>,
+    /// All messages of the trace.
+    pub messages_total: u64,
+    pub hints: &'a [Hint],
+}
+
+/// The analysis sink plus per-(sender, receiver, method) totals for the page's filters.
+struct Tee {
+    b: Builder,
+    links: FxHashMap<(u32, u32, u32), [u64; 4]>,
+}
+
+impl Sink for Tee {
+    fn started(&mut self, parent: Option<u32>, thread: usize, frame: &Frame) -> u32 {
+        self.b.started(parent, thread, frame)
+    }
+    #[inline]
+    fn closed(&mut self, c: &Closed, instances: &[Instance], names: &Names) {
+        self.b.closed(c, instances, names);
+        let f = &c.frame;
+        let l = self
+            .links
+            .entry((f.sender, f.receiver, f.method))
+            .or_default();
+        l[0] += 1;
+        l[1] += c.net;
+        l[2] += c.aggregate;
+        l[3] += f.size;
+    }
+}
+
+/// The analysis and the links of one trace.
+pub struct Input {
+    pub analysis: Analysis,
+    pub links: Vec<Link>,
+}
+
+/// Analyse `trace` for the report (messages capped at `caps.messages`).
+pub fn analyze(trace: &Path, opts: &Options, caps: &Caps) -> Result<Input> {
+    let mut opts = opts.clone();
+    opts.detail_cap = opts.detail_cap.min(caps.messages);
+    let mut tee = Tee {
+        b: Builder::new(&opts),
+        links: FxHashMap::default(),
+    };
+    let (reader, walker) = analysis::walk_trace(trace, &mut tee)?;
+    let analysis = analysis::finish(trace, &opts, tee.b, &reader, &walker);
+    let links = tee
+        .links
+        .into_iter()
+        .map(|((s, r, m), v)| [s as u64, r as u64, m as u64, v[0], v[1], v[2], v[3]])
+        .collect();
+    Ok(Input { analysis, links })
+}
+
+/// Choose what goes into the page.
+pub fn data<'a>(a: &'a Analysis, links: &[Link], caps: &'a Caps) -> Data<'a> {
+    let main_root = a
+        .threads
+        .iter()
+        .max_by_key(|t| (t.total_time, t.messages, std::cmp::Reverse(t.tid)))
+        .map(|t| t.root);
+    // Instances: roots, then the most active (ties: most messages, lowest id).
+    let mut order: Vec<&InstanceStats> = a.instances.iter().collect();
+    order.sort_by(|x, y| {
+        (y.kind == InstKind::Root)
+            .cmp(&(x.kind == InstKind::Root))
+            .then(y.active_time.cmp(&x.active_time))
+            .then((y.received + y.sent).cmp(&(x.received + x.sent)))
+            .then(x.id.cmp(&y.id))
+    });
+    order.truncate(caps.instances);
+    order.sort_by_key(|i| i.id);
+    let mut kept = vec![false; a.instances.len()];
+    for i in &order {
+        kept[i.id as usize] = true;
+    }
+    let keep = |id: u32| kept.get(id as usize).copied().unwrap_or(false);
+    let mut edges: Vec<&EdgeStats> = a
+        .edges
+        .iter()
+        .filter(|e| keep(e.sender) && keep(e.receiver))
+        .collect();
+    if edges.len() > caps.edges {
+        edges.sort_by(|x, y| {
+            y.calls
+                .cmp(&x.calls)
+                .then(y.net_time.cmp(&x.net_time))
+                .then((x.sender, x.receiver).cmp(&(y.sender, y.receiver)))
+        });
+        edges.truncate(caps.edges);
+        edges.sort_by_key(|e| (e.sender, e.receiver));
+    }
+    let edge_set: rustc_hash::FxHashSet<(u32, u32)> =
+        edges.iter().map(|e| (e.sender, e.receiver)).collect();
+    let mut ls: Vec<Link> = links
+        .iter()
+        .filter(|l| edge_set.contains(&(l[0] as u32, l[1] as u32)))
+        .copied()
+        .collect();
+    let links_total = links.len();
+    if ls.len() > caps.links {
+        ls.sort_by(|x, y| y[3].cmp(&x[3]).then(x.cmp(y)));
+        ls.truncate(caps.links);
+    }
+    ls.sort();
+    let messages = a
+        .messages
+        .list
+        .iter()
+        .filter(|m| keep(m.sender) && keep(m.receiver))
+        .collect();
+    Data {
+        schema: "revy-report/1",
+        version: env!("CARGO_PKG_VERSION"),
+        trace: &a.trace,
+        options: &a.options,
+        totals: &a.totals,
+        threads: &a.threads,
+        main_root,
+        caps,
+        instances: order,
+        classes: &a.classes,
+        methods: &a.methods,
+        edges,
+        links: ls,
+        links_total,
+        messages,
+        messages_total: a.messages.total,
+        hints: &a.hints,
+    }
+}
+
+/// JSON made safe inside `<script>`: `<` only occurs in strings, where `\u003c` means the same.
+pub fn script_json(value: &impl Serialize) -> String {
+    let json = serde_json::to_string(value).expect("report data serialises");
+    json.replace('<', "\\u003c")
+        .replace('\u{2028}', "\\u2028")
+        .replace('\u{2029}', "\\u2029")
+}
+
+fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The whole page.
+pub fn render(d: &Data) -> String {
+    let title = format!(
+        "Revy report: {}",
+        Path::new(&d.trace.path)
+            .file_name()
+            .map_or_else(|| d.trace.path.clone(), |f| f.to_string_lossy().into())
+    );
+    let json = script_json(d);
+    // Replace the data last so nothing in it is taken for a placeholder.
+    let (head, tail) = TEMPLATE
+        .split_once("__REVY_DATA__")
+        .expect("template has a data slot");
+    let fill = |s: &str| {
+        s.replace("__REVY_TITLE__", &html_escape(&title))
+            .replace("/*__REVY_CSS__*/", CSS)
+            .replace("/*__REVY_JS__*/", JS)
+    };
+    let mut out = String::with_capacity(TEMPLATE.len() + CSS.len() + JS.len() + json.len());
+    out.push_str(&fill(head));
+    out.push_str(&json);
+    out.push_str(&fill(tail));
+    out
+}
+
+/// What `write` did.
+#[derive(Debug)]
+pub struct Written {
+    pub instances: usize,
+    pub messages: u64,
+    pub bytes: usize,
+    pub seconds: f64,
+    pub warnings: Vec<String>,
+    pub top_hint: Option<String>,
+}
+
+/// Analyse `trace` and write the report to `out`.
+pub fn write(trace: &Path, out: &Path, opts: &Options) -> Result<Written> {
+    let t0 = Instant::now();
+    let caps = Caps::default();
+    let input = analyze(trace, opts, &caps)?;
+    let a = &input.analysis;
+    let d = data(a, &input.links, &caps);
+    let html = render(&d);
+    if let Some(dir) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    }
+    std::fs::write(out, html.as_bytes()).map_err(|e| Error::io(out, e))?;
+    Ok(Written {
+        instances: a.totals.instances,
+        messages: a.totals.messages,
+        bytes: html.len(),
+        seconds: t0.elapsed().as_secs_f64(),
+        warnings: a.trace.warnings.clone(),
+        top_hint: a
+            .hints
+            .first()
+            .map(|h| format!("{}: {}", h.subject, h.reason)),
+    })
+}
+
+/// The JSON blob embedded in a report page (for tests and tools).
+pub fn embedded_data(html: &str) -> Option<serde_json::Value> {
+    let start = html.find("<script id=\"revy-data\" type=\"application/json\">")?;
+    let rest = &html[start..];
+    let open = rest.find('>')? + 1;
+    let close = rest.find("</script>")?;
+    serde_json::from_str(&rest[open..close]).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn script_json_cannot_close_the_script() {
+        let v = serde_json::json!({"s": "</script><!-- \u{2028}"});
+        let j = script_json(&v);
+        assert!(!j.contains('<'));
+        let back: serde_json::Value = serde_json::from_str(&j).unwrap();
+        assert_eq!(back, v);
+    }
+
+    #[test]
+    fn appendix_f_report_embeds_the_levels() {
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/traces/appendix-f.dtf");
+        let caps = Caps::default();
+        let input = analyze(&path, &Options::default(), &caps).unwrap();
+        let html = render(&data(&input.analysis, &input.links, &caps));
+        assert!(!html.contains("http://") && !html.contains("https://"));
+        let d = embedded_data(&html).expect("data blob");
+        let accounts: Vec<_> = d["instances"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|i| i["class"] == "Account")
+            .collect();
+        assert_eq!(accounts.len(), 3);
+        for i in &accounts {
+            let a = &input.analysis.instances[i["id"].as_u64().unwrap() as usize];
+            assert_eq!(i["level"].as_f64().unwrap(), a.level);
+            assert_eq!(i["active_time"].as_u64().unwrap(), a.active_time);
+        }
+        // transfer and deposit per pair: root→4, root→6, 4→4, 4→2, 6→6, 6→2.
+        assert_eq!(d["edges"].as_array().unwrap().len(), 6);
+        assert_eq!(d["links"].as_array().unwrap().len(), 6);
+    }
+}

@@ -307,7 +307,10 @@ mod tests {
         let caps = Caps::default();
         let input = analyze(&path, &Options::default(), &caps).unwrap();
         let html = render(&data(&input.analysis, &input.links, &caps));
-        assert!(!html.contains("http://") && !html.contains("https://"));
+        // No fetches: the only URL-like text is the SVG namespace name.
+        let bare = html.replace("'http://www.w3.org/2000/svg'", "");
+        assert!(!bare.contains("http://") && !bare.contains("https://"));
+        assert!(!bare.contains("src=") && !bare.contains("@import") && !bare.contains("url(h"));
         let d = embedded_data(&html).expect("data blob");
         let accounts: Vec<_> = d["instances"]
             .as_array()
@@ -316,6 +319,13 @@ mod tests {
             .filter(|i| i["class"] == "Account")
             .collect();
         assert_eq!(accounts.len(), 3);
+        // transfer (aggregate 5, net 3) + withdraw 1 on #4 and #6; two deposits of 1 on #2.
+        let level = |oid: u64| {
+            accounts.iter().find(|i| i["oid"] == oid).unwrap()["level"]
+                .as_f64()
+                .unwrap()
+        };
+        assert_eq!((level(2), level(4), level(6)), (0.2, 0.4, 0.4));
         for i in &accounts {
             let a = &input.analysis.instances[i["id"].as_u64().unwrap() as usize];
             assert_eq!(i["level"].as_f64().unwrap(), a.level);

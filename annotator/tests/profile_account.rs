@@ -1,0 +1,201 @@
+//! `revy profile` on a copy of projects/account: the whole loop, and the sources come back
+//! byte for byte whether the run works, the build fails, the program fails or Ctrl-C hits.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+fn revy() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_revy"))
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let name = e.file_name();
+        if name == ".revy" || name == "build" {
+            continue;
+        }
+        let p = e.path();
+        if p.is_dir() {
+            copy_dir(&p, &to.join(&name));
+        } else {
+            std::fs::copy(&p, to.join(&name)).unwrap();
+        }
+    }
+}
+
+/// Every file of the tree but Revy's state and the build output, with its bytes.
+fn snapshot(root: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    for e in walkdir::WalkDir::new(root)
+        .into_iter()
+        .filter_entry(|e| e.file_name() != ".revy" && e.file_name() != "build")
+    {
+        let e = e.unwrap();
+        if e.file_type().is_file() {
+            let rel = e.path().strip_prefix(root).unwrap();
+            out.insert(
+                rel.to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            );
+        }
+    }
+    out
+}
+
+/// A copy of projects/account with its manifest's build/run commands replaced.
+fn project(build: Option<&str>, run: Option<&str>) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("account");
+    copy_dir(&repo().join("projects/account"), &dir);
+    let manifest = dir.join("revy.toml");
+    let mut text = std::fs::read_to_string(&manifest).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    for l in &mut lines {
+        if let (Some(b), true) = (build, l.starts_with("build =")) {
+            *l = format!("build = {b:?}");
+        }
+        if let (Some(r), true) = (run, l.starts_with("run =")) {
+            *l = format!("run = {r:?}");
+        }
+    }
+    text = lines.join("\n") + "\n";
+    std::fs::write(&manifest, text).unwrap();
+    (tmp, dir)
+}
+
+/// Runs `revy -m DIR/revy.toml profile` from another folder (paths are the manifest's).
+fn profile(dir: &Path, extra: &[&str]) -> Output {
+    revy()
+        .current_dir(dir.parent().unwrap())
+        .arg("-m")
+        .arg(dir.join("revy.toml"))
+        .arg("profile")
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+#[test]
+fn profile_runs_the_loop_and_restores() {
+    let (_tmp, dir) = project(None, None);
+    let before = snapshot(&dir);
+    let o = profile(&dir, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(snapshot(&dir), before, "tree byte-identical after profile");
+    assert!(!dir.join(".revy/state.toml").exists(), "no journal left");
+    let report = dir.join(".revy/report.html");
+    let html = std::fs::read_to_string(&report).unwrap();
+    let d = revy::report::embedded_data(&html).expect("report data");
+    let accounts = d["instances"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["class"] == "bank.Account")
+        .count();
+    assert_eq!(accounts, 3);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("instances,"), "{out}");
+    assert!(out.contains("top hint:"), "{out}");
+    let last = out.lines().last().unwrap();
+    assert!(
+        last.starts_with("report: ") && last.ends_with("report.html"),
+        "{out}"
+    );
+    // The program's own output went through unchanged.
+    assert!(out.contains("Sorry, not enough money") || !out.is_empty());
+
+    // -o writes elsewhere, relative to the current folder.
+    let o = profile(&dir, &["--faster", "-o", "elsewhere.html"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(dir.parent().unwrap().join("elsewhere.html").exists());
+    assert_eq!(snapshot(&dir), before);
+}
+
+#[test]
+fn profile_restores_when_the_build_fails() {
+    let (_tmp, dir) = project(Some("echo broken build >&2; exit 2"), None);
+    let before = snapshot(&dir);
+    let o = profile(&dir, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("build command failed"), "{}", text(&o));
+    assert!(text(&o).contains("restored"), "{}", text(&o));
+    assert_eq!(
+        snapshot(&dir),
+        before,
+        "tree byte-identical after a failed build"
+    );
+    assert!(!dir.join(".revy/state.toml").exists());
+    assert!(!dir.join(".revy/report.html").exists());
+}
+
+#[test]
+fn profile_restores_when_the_program_fails() {
+    let (_tmp, dir) = project(None, Some("java -cp build bank.Main && exit 3"));
+    let before = snapshot(&dir);
+    let o = profile(&dir, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("exited with code 3"), "{}", text(&o));
+    assert_eq!(snapshot(&dir), before);
+    // The trace it wrote is still reported.
+    assert!(dir.join(".revy/report.html").exists());
+}
+
+#[test]
+fn profile_restores_on_ctrl_c() {
+    use std::os::unix::process::CommandExt;
+    let (_tmp, dir) = project(
+        Some("true"),
+        Some("touch .revy/running; sleep 60; touch .revy/not-interrupted"),
+    );
+    let before = snapshot(&dir);
+    // Its own process group, as a terminal's foreground job: Ctrl-C reaches revy and the child.
+    let mut child = revy()
+        .arg("-m")
+        .arg(dir.join("revy.toml"))
+        .arg("profile")
+        .process_group(0)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while !dir.join(".revy/running").exists() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "the run never started"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // While the program runs the sources are annotated.
+    assert_ne!(snapshot(&dir), before);
+    let st = Command::new("kill")
+        .args(["-INT", &format!("-{}", child.id())])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130), "{}", text(&o));
+    assert!(
+        t0.elapsed() < Duration::from_secs(50),
+        "did not wait for the child's sleep"
+    );
+    assert!(!dir.join(".revy/not-interrupted").exists());
+    assert_eq!(snapshot(&dir), before, "tree byte-identical after Ctrl-C");
+    assert!(!dir.join(".revy/state.toml").exists());
+}

@@ -165,7 +165,7 @@ fn profile_restores_on_ctrl_c() {
     );
     let before = snapshot(&dir);
     // Its own process group, as a terminal's foreground job: Ctrl-C reaches revy and the child.
-    let mut child = revy()
+    let child = revy()
         .arg("-m")
         .arg(dir.join("revy.toml"))
         .arg("profile")
@@ -185,7 +185,7 @@ fn profile_restores_on_ctrl_c() {
     // While the program runs the sources are annotated.
     assert_ne!(snapshot(&dir), before);
     let st = Command::new("kill")
-        .args(["-INT", &format!("-{}", child.id())])
+        .args(["-INT", "--", &format!("-{}", child.id())])
         .status()
         .unwrap();
     assert!(st.success());

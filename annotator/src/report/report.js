@@ -667,6 +667,11 @@
   ], msgs.slice(), msgs.length < D.messages_total ? 'the ' + msgs.length + ' longest of ' + D.messages_total.toLocaleString('en') : '');
 
   // ---------- start ----------
+  if (edges.length > 300) {
+    // Dense graphs: lighter edges, counts on demand (hover shows them anyway).
+    svg.classList.add('dense', 'no-counts');
+    $('show-counts').checked = false;
+  }
   layout();
   drawAll();
   fillTargets();

@@ -13,7 +13,9 @@ mkdir -p "$DIR"
 cargo build --release --quiet --bin revy --example gen_trace
 REVY=target/release/revy
 GEN=target/release/examples/gen_trace
-printf '%-8s %12s %10s %12s %10s %10s %12s\n' form events MB seconds Mev/s MB/s peakRSS_MB
+# Rates are given per wall-clock second and per CPU second (user+sys): on a shared machine
+# the CPU figure is the single-core throughput.
+printf '%-8s %11s %9s %8s %8s %9s %9s %9s %9s %10s\n' form events MB wall_s cpu_s Mev/s_wall MB/s_wall Mev/s_cpu MB/s_cpu peakRSS_MB
 for form in $FORMS; do
   for n in "${SIZES[@]}"; do
     ext=rvt; [ "$form" = text ] && ext=dtf
@@ -25,9 +27,10 @@ for form in $FORMS; do
     log="$DIR/time-$form-$n.log"
     /usr/bin/time -v "$REVY" analyze "$f" >/dev/null 2>"$log"
     secs=$(awk -F': ' '/Elapsed \(wall clock\)/{n=split($2,p,":"); s=0; for(i=1;i<=n;i++) s=s*60+p[i]; print s}' "$log")
+    cpu=$(awk -F': ' '/User time|System time/{s+=$2} END{print s}' "$log")
     rss=$(awk -F': ' '/Maximum resident set size/{print $2}' "$log")
-    awk -v f="$form" -v n="$n" -v b="$bytes" -v s="$secs" -v r="$rss" 'BEGIN{
-      printf "%-8s %12d %10.1f %12.2f %10.2f %10.1f %12.1f\n", f, n, b/1e6, s, n/s/1e6, b/s/1e6, r/1024 }'
+    awk -v f="$form" -v n="$n" -v b="$bytes" -v s="$secs" -v c="$cpu" -v r="$rss" 'BEGIN{
+      printf "%-8s %11d %9.1f %8.2f %8.2f %9.2f %9.1f %9.2f %9.1f %10.1f\n", f, n, b/1e6, s, c, n/s/1e6, b/s/1e6, n/c/1e6, b/c/1e6, r/1024 }'
     [ -n "${KEEP:-}" ] || rm -f "$f"
   done
 done

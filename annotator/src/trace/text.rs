@@ -20,6 +20,8 @@ pub struct TextReader<R: Read> {
     /// Something trace-like (an entry or a header) was seen: later damage is a warning.
     good: bool,
     done: bool,
+    /// The first event, read ahead so the header is known once the reader exists.
+    peeked: Option<Event>,
 }
 
 enum Line {
@@ -43,8 +45,9 @@ impl<R: Read> TextReader<R> {
             offset: 0,
             good: false,
             done: false,
+            peeked: None,
         };
-        me.header.raw = None;
+        me.peeked = me.read_event()?;
         Ok(me)
     }
 
@@ -52,7 +55,15 @@ impl<R: Read> TextReader<R> {
         self.offset
     }
 
+    #[inline]
     pub fn next_event(&mut self) -> Result<Option<Event>> {
+        match self.peeked.take() {
+            Some(e) => Ok(Some(e)),
+            None => self.read_event(),
+        }
+    }
+
+    fn read_event(&mut self) -> Result<Option<Event>> {
         while !self.done {
             let buf = self.r.fill_buf().map_err(|e| Error::io(&self.path, e))?;
             if buf.is_empty() {
@@ -430,6 +441,7 @@ mod tests {
 
     fn read_all(text: &str) -> (Vec<Event>, TextReader<&[u8]>) {
         let mut r = TextReader::new("t.dtf".into(), text.as_bytes()).unwrap();
+        assert!(r.header.unit == super::super::Unit::Ms || text.contains("unit="));
         let mut v = Vec::new();
         while let Some(e) = r.next_event().unwrap() {
             v.push(e);
@@ -473,8 +485,10 @@ mod tests {
 
     #[test]
     fn garbage_is_an_error_with_line() {
-        let mut r = TextReader::new("g.bin".into(), &b"\x7fELF garbage\n"[..]).unwrap();
-        let e = r.next_event().unwrap_err().to_string();
+        let e = TextReader::new("g.bin".into(), &b"\x7fELF garbage\n"[..])
+            .err()
+            .unwrap()
+            .to_string();
         assert!(e.starts_with("g.bin:1 (byte 0): not a Revy trace"), "{e}");
     }
 }

@@ -134,16 +134,174 @@ fn not_yet(what: &str) -> Result<u8> {
 
 fn dispatch(cli: Cli) -> Result<u8> {
     match cli.command {
-        Command::Init { .. } => not_yet("init"),
-        Command::Parse => not_yet("parse"),
-        Command::Annotate(_) => not_yet("annotate"),
-        Command::Restore => not_yet("restore"),
-        Command::Status => not_yet("status"),
-        Command::Run => not_yet("run"),
+        Command::Init { dir, force } => cmd_init(&dir, force),
+        Command::Parse => cmd_parse(&cli.manifest),
+        Command::Annotate(a) => cmd_annotate(&cli.manifest, a),
+        Command::Restore => cmd_restore(&cli.manifest),
+        Command::Status => cmd_status(&cli.manifest),
+        Command::Run => cmd_run(&cli.manifest),
         Command::Profile(_) => not_yet("profile"),
         Command::Trace { .. } => not_yet("trace"),
         Command::Analyze(_) => not_yet("analyze"),
         Command::Report(_) => not_yet("report"),
         Command::Export(_) => not_yet("export"),
+    }
+}
+
+fn cmd_init(dir: &std::path::Path, force: bool) -> Result<u8> {
+    let s = revy::init::init(dir, force)?;
+    println!(
+        "wrote {} ({} Java and {} C++ files); check build/run, then `revy parse`",
+        s.manifest.display(),
+        s.java_files,
+        s.cpp_files
+    );
+    Ok(0)
+}
+
+fn cmd_parse(manifest: &std::path::Path) -> Result<u8> {
+    let m = revy::manifest::Manifest::load(manifest)?;
+    let started = std::time::Instant::now();
+    let project = revy::project::load(&m)?;
+    let saf = revy::saf::build(&m, &project);
+    let out = m.saf_path();
+    revy::store::write_state_file(&out, saf.to_toml().as_bytes())?;
+    for d in &project.diagnostics {
+        eprintln!("{d}");
+    }
+    let methods: usize = saf.classes.iter().map(|c| c.methods.len()).sum();
+    let selected: usize = saf
+        .classes
+        .iter()
+        .flat_map(|c| &c.methods)
+        .filter(|m| m.selected && m.annotatable)
+        .count();
+    let selected_classes = saf
+        .classes
+        .iter()
+        .filter(|c| c.selected && c.annotatable)
+        .count();
+    println!(
+        "parsed {} files: {} classes ({} selected), {} methods ({} selected and instrumentable) in {:.2}s",
+        saf.files.len(),
+        saf.classes.len(),
+        selected_classes,
+        methods,
+        selected,
+        started.elapsed().as_secs_f64()
+    );
+    println!("wrote {}", out.display());
+    let problems = project.diagnostics.iter().filter(|d| !d.is_note()).count();
+    if problems == 0 {
+        Ok(0)
+    } else {
+        eprintln!(
+            "revy: {problems} problem(s) found; the declarations they spoil are marked not annotatable"
+        );
+        Ok(1)
+    }
+}
+
+fn cmd_annotate(manifest: &std::path::Path, a: AnnotateArgs) -> Result<u8> {
+    let m = revy::manifest::Manifest::load(manifest)?;
+    let mode = if a.better {
+        revy::manifest::Mode::Better
+    } else if a.faster {
+        revy::manifest::Mode::Faster
+    } else {
+        m.mode
+    };
+    let (plan, summary) = revy::annotate::plan(&m, mode)?;
+    if plan.files.is_empty() {
+        return Err(Error::Problems(format!(
+            "{}: nothing selected can be instrumented; check [annotate] include/exclude and `revy parse` output",
+            m.path.display()
+        )));
+    }
+    revy::store::commit(&m, &plan)?;
+    for n in &summary.notes {
+        println!("note: {n}");
+    }
+    for s in &summary.skipped {
+        eprintln!("skipped: {s}");
+    }
+    println!(
+        "annotated {} files ({mode} mode): {} classes, {} methods; added {} runtime files",
+        summary.files, summary.classes, summary.methods, summary.runtime_files
+    );
+    println!("build and run as usual (or `revy run`); `revy restore` puts the originals back");
+    if summary.skipped.is_empty() && summary.parse_problems == 0 {
+        Ok(0)
+    } else {
+        eprintln!(
+            "revy: {} selected declarations left alone, {} parse problems (see `revy parse`)",
+            summary.skipped.len(),
+            summary.parse_problems
+        );
+        Ok(1)
+    }
+}
+
+fn cmd_restore(manifest: &std::path::Path) -> Result<u8> {
+    let m = revy::manifest::Manifest::load(manifest)?;
+    let s = revy::store::restore(&m)?;
+    for k in &s.kept_edits {
+        println!("kept your edits in {k} (removed only Revy's insertions)");
+    }
+    println!(
+        "restored {} files, removed {} runtime files",
+        s.restored, s.runtime_removed
+    );
+    Ok(0)
+}
+
+fn cmd_status(manifest: &std::path::Path) -> Result<u8> {
+    use revy::store::{FileState, Phase};
+    let m = revy::manifest::Manifest::load(manifest)?;
+    let Some((state, rows)) = revy::store::status(&m)? else {
+        println!("not annotated");
+        return Ok(0);
+    };
+    let phase = match state.phase {
+        Phase::Complete => "",
+        Phase::Writing => " (interrupted: run `revy restore`)",
+    };
+    println!("annotated, {} mode{phase}", state.mode);
+    let mut edited = 0;
+    for (path, st) in rows {
+        let what = match st {
+            FileState::Annotated => "annotated",
+            FileState::Original => "original",
+            FileState::EditedSince => {
+                edited += 1;
+                "annotated, edited since"
+            }
+            FileState::Missing => "missing",
+        };
+        println!("  {what:<24} {path}");
+    }
+    for r in &state.runtime {
+        println!("  {:<24} {}", "runtime", r.path);
+    }
+    if edited > 0 {
+        println!("{edited} file(s) edited since annotation: `revy restore` keeps those edits");
+    }
+    Ok(0)
+}
+
+fn cmd_run(manifest: &std::path::Path) -> Result<u8> {
+    let m = revy::manifest::Manifest::load(manifest)?;
+    let out = revy::run::run(&m)?;
+    match out.traces.last() {
+        Some(t) => println!("trace: {}", t.display()),
+        None => eprintln!(
+            "revy: the run wrote no trace in {}; is the project annotated (`revy status`)?",
+            m.trace_dir().display()
+        ),
+    }
+    match out.exit_code {
+        Some(0) => Ok(if out.traces.is_empty() { 1 } else { 0 }),
+        Some(c) => Err(Error::Problems(format!("the program exited with code {c}"))),
+        None => Err(Error::Problems("the program was killed by a signal".into())),
     }
 }

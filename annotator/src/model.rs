@@ -45,6 +45,14 @@ pub struct Diagnostic {
     pub message: String,
 }
 
+impl Diagnostic {
+    /// Notes (messages starting `note: `) inform; they are not problems and don't change
+    /// exit codes.
+    pub fn is_note(&self) -> bool {
+        self.message.starts_with("note: ")
+    }
+}
+
 impl std::fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(

@@ -4,13 +4,18 @@
 pub mod cpp;
 pub mod java;
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 
+use rayon::prelude::*;
+
 use crate::edits::Insertion;
-use crate::error::Result;
-use crate::manifest::Mode;
+use crate::error::{Error, Result};
+use crate::manifest::{Manifest, Mode};
 use crate::model::{FileModel, Lang, MethodDecl};
+use crate::project::{parse_file, read_source, sha256_hex};
 use crate::saf::{Saf, SafClass, SafMethod};
+use crate::store::{self, Plan};
 
 /// Where and how the runtimes record (resolved when annotating).
 #[derive(Debug, Clone)]
@@ -55,6 +60,22 @@ impl<'a> Context<'a> {
             .filter(|sm| sm.selected && sm.annotatable && sm.has_body)
     }
 
+    /// The class and SAF entry of the method whose definition starts at `file:line` with
+    /// this name (for C++ definitions whose owner is written less qualified).
+    pub fn method_at(
+        &self,
+        file: &str,
+        line: u32,
+        name: &str,
+    ) -> Option<(&'a SafClass, &'a SafMethod)> {
+        self.saf.classes.iter().find_map(|c| {
+            c.methods
+                .iter()
+                .find(|m| m.file == file && m.lines[0] == line && m.name == name)
+                .map(|m| (c, m))
+        })
+    }
+
     /// The SAF entry of a method, selected or not.
     pub fn method(&self, qname: &str, file: &str, m: &MethodDecl) -> Option<&'a SafMethod> {
         let c = self.saf.class(qname)?;
@@ -94,4 +115,122 @@ pub fn for_lang(lang: Lang) -> &'static dyn LangAnnotator {
         Lang::Java => &java::JavaAnnotator,
         Lang::Cpp => &cpp::CppAnnotator,
     }
+}
+
+/// What `revy annotate` did, for its summary.
+#[derive(Debug, Default)]
+pub struct Summary {
+    pub files: usize,
+    pub classes: usize,
+    pub methods: usize,
+    pub runtime_files: usize,
+    pub skipped: Vec<String>,
+    pub notes: Vec<String>,
+    /// Syntax problems recorded by `revy parse` (their declarations were left alone).
+    pub parse_problems: usize,
+}
+
+/// Refuses a SAF that no longer describes the sources.
+pub fn check_fresh(m: &Manifest, saf: &Saf) -> Result<()> {
+    let stale = |why: String| {
+        Err(Error::input(format!(
+            "{}: the SAF is stale ({why}); re-run `revy parse`, then annotate",
+            m.saf_path().display()
+        )))
+    };
+    if saf.project != m.name {
+        return stale(format!("it is for project `{}`", saf.project));
+    }
+    let now: BTreeSet<String> = m.discover()?.into_iter().collect();
+    let then: BTreeSet<String> = saf.files.iter().map(|f| f.path.clone()).collect();
+    if let Some(new) = now.difference(&then).next() {
+        return stale(format!("{new} is new"));
+    }
+    if let Some(gone) = then.difference(&now).next() {
+        return stale(format!("{gone} is gone"));
+    }
+    for f in &saf.files {
+        let bytes =
+            std::fs::read(m.root.join(&f.path)).map_err(|e| Error::io(m.root.join(&f.path), e))?;
+        if sha256_hex(&bytes) != f.sha256 {
+            return stale(format!("{} changed since it was parsed", f.path));
+        }
+    }
+    Ok(())
+}
+
+/// Computes the annotation of the SAF's selection: insertions per file and runtime files.
+pub fn plan(m: &Manifest, mode: Mode) -> Result<(Plan, Summary)> {
+    store::ensure_not_annotated(m)?;
+    let saf = Saf::load(&m.saf_path())?;
+    check_fresh(m, &saf)?;
+    let trace_dir = m.trace_dir();
+    std::fs::create_dir_all(&trace_dir).map_err(|e| Error::io(&trace_dir, e))?;
+    let root = std::fs::canonicalize(&m.root).map_err(|e| Error::io(&m.root, e))?;
+    let cx = Context {
+        mode,
+        saf: &saf,
+        trace: TraceSettings {
+            dir: std::fs::canonicalize(&trace_dir).map_err(|e| Error::io(&trace_dir, e))?,
+            max_size: m.trace_max_size,
+            project: m.name.clone(),
+        },
+        root,
+    };
+    // Files holding anything selected: class declarations or method definitions.
+    let mut wanted: BTreeSet<&str> = BTreeSet::new();
+    for c in saf.classes.iter().filter(|c| c.selected && c.annotatable) {
+        wanted.insert(&c.file);
+        for mm in c.methods.iter().filter(|x| x.selected && x.annotatable) {
+            wanted.insert(&mm.file);
+        }
+    }
+    let results: Vec<(String, String, FileEdits)> = wanted
+        .par_iter()
+        .map(|rel| {
+            let text = read_source(m, rel)?;
+            let model = parse_file(rel, &text);
+            let lang = Lang::of_path(rel).unwrap_or(Lang::Java);
+            let fe = for_lang(lang).annotate_file(&cx, &model, &text);
+            Ok((rel.to_string(), text, fe))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let mut summary = Summary {
+        parse_problems: saf
+            .problems
+            .iter()
+            .filter(|p| !p.contains(": note: "))
+            .count(),
+        ..Default::default()
+    };
+    let mut files = Vec::new();
+    let mut by_lang: std::collections::BTreeMap<Lang, Vec<String>> = Default::default();
+    for (rel, text, fe) in results {
+        summary.skipped.extend(fe.skipped);
+        summary.notes.extend(fe.notes);
+        summary.classes += fe.classes;
+        summary.methods += fe.methods;
+        if fe.insertions.is_empty() {
+            continue;
+        }
+        by_lang
+            .entry(Lang::of_path(&rel).unwrap_or(Lang::Java))
+            .or_default()
+            .push(rel.clone());
+        files.push((rel, text, fe.insertions));
+    }
+    summary.files = files.len();
+    let mut runtime = Vec::new();
+    for (lang, annotated) in &by_lang {
+        runtime.extend(for_lang(*lang).runtime_files(&cx, annotated)?);
+    }
+    summary.runtime_files = runtime.len();
+    Ok((
+        Plan {
+            mode,
+            files,
+            runtime,
+        },
+        summary,
+    ))
 }

@@ -1,6 +1,21 @@
 //! The Java front end (tree-sitter-java).
+//!
+//! One pass over the declarations of the syntax tree builds the [`FileModel`]; method bodies
+//! are only walked (with a cursor, no allocation) when their text may hold a local class.
+//! A second pass descends only into subtrees that contain errors and turns ERROR/MISSING
+//! nodes into diagnostics, marking the smallest enclosing method or class not annotatable.
 
-use crate::model::{FileModel, Frontend, Lang};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use tree_sitter::{Language, Node, Parser, Tree};
+
+use super::{line_col, span_of};
+use crate::model::{
+    ClassDecl, ClassKind, Diagnostic, FieldDecl, FileModel, Frontend, Lang, MethodDecl,
+    MethodFlags, MethodKind, Param, TypeRef,
+};
 
 pub struct JavaFrontend;
 
@@ -8,10 +23,892 @@ impl Frontend for JavaFrontend {
     fn lang(&self) -> Lang {
         Lang::Java
     }
-    fn parse(&self, path: &str, _src: &str) -> FileModel {
-        FileModel {
-            path: path.to_string(),
-            ..Default::default()
+    fn parse(&self, path: &str, src: &str) -> FileModel {
+        parse_java(path, src)
+    }
+}
+
+fn language() -> Language {
+    tree_sitter_java::LANGUAGE.into()
+}
+
+/// Node kind and field ids, looked up once.
+struct Ids {
+    class_decl: u16,
+    interface_decl: u16,
+    enum_decl: u16,
+    record_decl: u16,
+    annotation_decl: u16,
+    f_name: u16,
+    f_type: u16,
+    f_body: u16,
+    f_dimensions: u16,
+    f_parameters: u16,
+    f_value: u16,
+    f_superclass: u16,
+    f_interfaces: u16,
+    f_type_parameters: u16,
+    f_declarator: Option<std::num::NonZeroU16>,
+}
+
+fn ids() -> &'static Ids {
+    static IDS: OnceLock<Ids> = OnceLock::new();
+    IDS.get_or_init(|| {
+        let l = language();
+        let k = |s: &str| l.id_for_node_kind(s, true);
+        let f = |s: &str| l.field_id_for_name(s).map_or(0, |id| id.get());
+        Ids {
+            class_decl: k("class_declaration"),
+            interface_decl: k("interface_declaration"),
+            enum_decl: k("enum_declaration"),
+            record_decl: k("record_declaration"),
+            annotation_decl: k("annotation_type_declaration"),
+            f_name: f("name"),
+            f_type: f("type"),
+            f_body: f("body"),
+            f_dimensions: f("dimensions"),
+            f_parameters: f("parameters"),
+            f_value: f("value"),
+            f_superclass: f("superclass"),
+            f_interfaces: f("interfaces"),
+            f_type_parameters: f("type_parameters"),
+            f_declarator: l.field_id_for_name("declarator"),
+        }
+    })
+}
+
+impl Ids {
+    fn class_kind(&self, kind_id: u16) -> Option<ClassKind> {
+        if kind_id == self.class_decl {
+            Some(ClassKind::Class)
+        } else if kind_id == self.interface_decl {
+            Some(ClassKind::Interface)
+        } else if kind_id == self.enum_decl {
+            Some(ClassKind::Enum)
+        } else if kind_id == self.record_decl {
+            Some(ClassKind::Record)
+        } else if kind_id == self.annotation_decl {
+            Some(ClassKind::Annotation)
+        } else {
+            None
         }
     }
 }
+
+thread_local! {
+    static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
+}
+
+fn new_parser() -> Option<Parser> {
+    let mut p = Parser::new();
+    p.set_language(&language()).ok()?;
+    Some(p)
+}
+
+/// Parses with this thread's parser (created on first use).
+fn parse_tree(src: &str) -> Option<Tree> {
+    PARSER.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut slot) => {
+            if slot.is_none() {
+                *slot = new_parser();
+            }
+            slot.as_mut()?.parse(src, None)
+        }
+        // Re-entrant use (cannot happen today): use a throwaway parser.
+        Err(_) => new_parser()?.parse(src, None),
+    })
+}
+
+/// Parses one Java file into the language-neutral model. Never panics on any input.
+pub fn parse_java(path: &str, src: &str) -> FileModel {
+    let mut model = FileModel {
+        path: path.to_string(),
+        ..Default::default()
+    };
+    let Some(tree) = parse_tree(src) else {
+        model.diagnostics.push(Diagnostic {
+            path: path.to_string(),
+            line: 1,
+            col: 1,
+            message: "internal error: the Java parser could not run".to_string(),
+        });
+        return model;
+    };
+    let root = tree.root_node();
+    let mut b = Builder {
+        src,
+        path,
+        ids: ids(),
+        package: None,
+        classes: Vec::new(),
+        parents: Vec::new(),
+        locals: Vec::new(),
+        record_params: Vec::new(),
+        last_top_class: None,
+        depth: 0,
+        too_deep: false,
+    };
+    b.top_level(root);
+    b.fix_local_names();
+    if b.too_deep {
+        model.diagnostics.push(Diagnostic {
+            path: path.to_string(),
+            line: 1,
+            col: 1,
+            message: format!("declarations nested more than {MAX_NESTING} deep are not listed"),
+        });
+    }
+    model.package = b.package;
+    model.classes = b.classes;
+    if root.has_error() {
+        report_errors(root, src, path, &mut model);
+    }
+    model
+}
+
+/// Modifier keywords that matter to the model.
+#[derive(Default, Clone, Copy)]
+struct Mods {
+    is_static: bool,
+    is_abstract: bool,
+    is_final: bool,
+    is_synchronized: bool,
+    is_native: bool,
+    is_default: bool,
+    is_private: bool,
+}
+
+struct Builder<'a> {
+    src: &'a str,
+    path: &'a str,
+    ids: &'static Ids,
+    package: Option<String>,
+    classes: Vec<ClassDecl>,
+    /// Index of each class's enclosing class (parallel to `classes`).
+    parents: Vec<Option<usize>>,
+    /// Indices of local classes, in source order.
+    locals: Vec<usize>,
+    /// Record components of the record being visited (for compact constructors).
+    record_params: Vec<(usize, Vec<Param>)>,
+    /// The last top-level class, which receives members stranded by error recovery.
+    last_top_class: Option<usize>,
+    /// Current nesting of declarations being visited.
+    depth: u32,
+    /// Some declarations were nested too deeply to be visited.
+    too_deep: bool,
+}
+
+/// Deepest nesting of declarations visited (beyond it, inner declarations are skipped and a
+/// diagnostic says so).
+const MAX_NESTING: u32 = 200;
+
+impl<'a> Builder<'a> {
+    fn text(&self, n: Node) -> &'a str {
+        self.src.get(n.start_byte()..n.end_byte()).unwrap_or("")
+    }
+
+    fn top_level(&mut self, node: Node) {
+        let mut cur = node.walk();
+        for child in node.children(&mut cur) {
+            if let Some(kind) = self.ids.class_kind(child.kind_id()) {
+                let idx = self.classes.len();
+                self.visit_class(child, kind, None, false);
+                if idx < self.classes.len() {
+                    self.last_top_class = Some(idx);
+                }
+                continue;
+            }
+            match child.kind() {
+                "package_declaration" if self.package.is_none() => {
+                    self.package = self.package_name(child);
+                }
+                // `enter` bounds the recursion (and counts the level on success).
+                "ERROR" if self.enter() => {
+                    self.top_level(child);
+                    self.depth -= 1;
+                }
+                // Java has no top-level members: error recovery closed a class too early.
+                "method_declaration" | "constructor_declaration" | "field_declaration" => {
+                    if let Some(idx) = self.last_top_class {
+                        self.member(child, idx);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn package_name(&self, node: Node) -> Option<String> {
+        let mut cur = node.walk();
+        let name = node
+            .named_children(&mut cur)
+            .find(|c| matches!(c.kind(), "identifier" | "scoped_identifier"))?;
+        let s: String = self
+            .text(name)
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        (!s.is_empty()).then_some(s)
+    }
+
+    fn mods(&self, node: Node) -> Mods {
+        let mut m = Mods::default();
+        let mut cur = node.walk();
+        let Some(modifiers) = node.children(&mut cur).find(|c| c.kind() == "modifiers") else {
+            return m;
+        };
+        let mut cur = modifiers.walk();
+        for c in modifiers.children(&mut cur) {
+            match c.kind() {
+                "static" => m.is_static = true,
+                "abstract" => m.is_abstract = true,
+                "final" => m.is_final = true,
+                "synchronized" => m.is_synchronized = true,
+                "native" => m.is_native = true,
+                "default" => m.is_default = true,
+                "private" => m.is_private = true,
+                _ => {}
+            }
+        }
+        m
+    }
+
+    /// Guards the recursion over nested declarations (and error nodes) against stack
+    /// exhaustion on pathological input.
+    fn enter(&mut self) -> bool {
+        if self.depth >= MAX_NESTING {
+            self.too_deep = true;
+            return false;
+        }
+        self.depth += 1;
+        true
+    }
+
+    fn visit_class(&mut self, node: Node, kind: ClassKind, parent: Option<usize>, is_local: bool) {
+        if self.enter() {
+            self.visit_class_inner(node, kind, parent, is_local);
+            self.depth -= 1;
+        }
+    }
+
+    fn visit_class_inner(
+        &mut self,
+        node: Node,
+        kind: ClassKind,
+        parent: Option<usize>,
+        is_local: bool,
+    ) {
+        let ids = self.ids;
+        let name = match node.child_by_field_id(ids.f_name) {
+            Some(n) if !n.is_missing() && !self.text(n).is_empty() => self.text(n),
+            _ => {
+                // Unnamed (broken) declaration: still look for classes inside.
+                if let Some(p) = parent {
+                    self.walk_for_classes(node, p);
+                }
+                return;
+            }
+        };
+        let mods = self.mods(node);
+        let outer = parent.map(|p| self.classes[p].qname.clone());
+        let qname = match (&outer, &self.package) {
+            (Some(o), _) => format!("{o}.{name}"),
+            (None, Some(pkg)) => format!("{pkg}.{name}"),
+            (None, None) => name.to_string(),
+        };
+        let parent_kind = parent.map(|p| self.classes[p].kind);
+        let is_static = parent.is_none()
+            || mods.is_static
+            || !matches!(kind, ClassKind::Class)
+            || (!is_local
+                && matches!(
+                    parent_kind,
+                    Some(ClassKind::Interface | ClassKind::Annotation)
+                ));
+        let is_abstract =
+            mods.is_abstract || matches!(kind, ClassKind::Interface | ClassKind::Annotation);
+
+        let mut supers = Vec::new();
+        let mut interfaces = Vec::new();
+        if let Some(sc) = node.child_by_field_id(ids.f_superclass) {
+            let mut cur = sc.walk();
+            for t in sc.named_children(&mut cur) {
+                if !is_annotation(t) {
+                    supers.push(self.base_name_of(t));
+                }
+            }
+        }
+        let list_holder = if kind == ClassKind::Interface {
+            let mut cur = node.walk();
+            let found = node
+                .children(&mut cur)
+                .find(|c| c.kind() == "extends_interfaces");
+            found
+        } else {
+            node.child_by_field_id(ids.f_interfaces)
+        };
+        if let Some(h) = list_holder {
+            let mut cur = h.walk();
+            for list in h.named_children(&mut cur) {
+                if list.kind() == "type_list" {
+                    let mut cur2 = list.walk();
+                    for t in list.named_children(&mut cur2) {
+                        interfaces.push(self.base_name_of(t));
+                    }
+                }
+            }
+        }
+        let mut type_params = Vec::new();
+        if let Some(tps) = node.child_by_field_id(ids.f_type_parameters) {
+            let mut cur = tps.walk();
+            for tp in tps.named_children(&mut cur) {
+                if tp.kind() == "type_parameter" {
+                    type_params.push(collapse_ws(self.text(tp)));
+                }
+            }
+        }
+        let body = node.child_by_field_id(ids.f_body);
+        let idx = self.classes.len();
+        self.classes.push(ClassDecl {
+            name: name.to_string(),
+            qname,
+            kind,
+            is_abstract,
+            is_static,
+            is_local,
+            outer,
+            supers,
+            interfaces,
+            type_params,
+            specialization: None,
+            fields: Vec::new(),
+            methods: Vec::new(),
+            file: self.path.to_string(),
+            span: span_of(node),
+            body: body.map(span_of).unwrap_or_default(),
+            not_annotatable: None,
+        });
+        self.parents.push(parent);
+        if is_local {
+            self.locals.push(idx);
+        }
+
+        if kind == ClassKind::Record {
+            let mut comps = Vec::new();
+            if let Some(ps) = node.child_by_field_id(ids.f_parameters) {
+                let mut cur = ps.walk();
+                for p in ps.named_children(&mut cur) {
+                    if let Some(param) = self.param(p) {
+                        self.classes[idx].fields.push(FieldDecl {
+                            name: param.name.clone(),
+                            ty: param.ty.clone(),
+                            is_static: false,
+                            is_final: true,
+                            span: span_of(p),
+                        });
+                        comps.push(param);
+                    }
+                }
+            }
+            self.record_params.push((idx, comps));
+        }
+
+        if let Some(body) = body {
+            let mut cur = body.walk();
+            for child in body.children(&mut cur) {
+                match child.kind() {
+                    "enum_constant" => self.enum_constant(child, idx),
+                    "enum_body_declarations" => {
+                        let mut cur2 = child.walk();
+                        for m in child.children(&mut cur2) {
+                            self.member(m, idx);
+                        }
+                    }
+                    _ => self.member(child, idx),
+                }
+            }
+        }
+
+        if kind == ClassKind::Record {
+            self.record_params.pop();
+        }
+    }
+
+    fn enum_constant(&mut self, node: Node, idx: usize) {
+        let Some(name) = node.child_by_field_id(self.ids.f_name) else {
+            return;
+        };
+        let name = self.text(name).to_string();
+        let enum_name = self.classes[idx].name.clone();
+        self.classes[idx].fields.push(FieldDecl {
+            name,
+            ty: TypeRef {
+                name: enum_name.clone(),
+                text: enum_name,
+                ..Default::default()
+            },
+            is_static: true,
+            is_final: true,
+            span: span_of(node),
+        });
+        // Constant bodies are anonymous classes: not listed, but may hold local classes.
+        self.walk_for_classes(node, idx);
+    }
+
+    /// One child of a class body.
+    fn member(&mut self, node: Node, idx: usize) {
+        if let Some(kind) = self.ids.class_kind(node.kind_id()) {
+            self.visit_class(node, kind, Some(idx), false);
+            return;
+        }
+        match node.kind() {
+            "field_declaration" | "constant_declaration" => self.field_decl(node, idx),
+            "method_declaration" => self.method(node, idx, MethodKind::Method),
+            "constructor_declaration" | "compact_constructor_declaration" => {
+                self.method(node, idx, MethodKind::Constructor)
+            }
+            "block" | "static_initializer" => self.walk_for_classes(node, idx),
+            // Error recovery may wrap well-formed members: keep them.
+            // `enter` bounds the recursion (and counts the level on success).
+            "ERROR" if self.enter() => {
+                let mut cur = node.walk();
+                for c in node.children(&mut cur) {
+                    self.member(c, idx);
+                }
+                self.depth -= 1;
+            }
+            _ => {}
+        }
+    }
+
+    fn field_decl(&mut self, node: Node, idx: usize) {
+        let ids = self.ids;
+        let Some(ty) = node.child_by_field_id(ids.f_type) else {
+            return;
+        };
+        let mods = self.mods(node);
+        let implicit = node.kind() == "constant_declaration"
+            || matches!(
+                self.classes[idx].kind,
+                ClassKind::Interface | ClassKind::Annotation
+            );
+        let base = self.type_ref(ty, 0);
+        let Some(f_declarator) = ids.f_declarator else {
+            return;
+        };
+        let mut cur = node.walk();
+        for d in node.children_by_field_id(f_declarator, &mut cur) {
+            let Some(name) = d.child_by_field_id(ids.f_name) else {
+                continue;
+            };
+            if name.is_missing() || name.start_byte() == name.end_byte() {
+                continue;
+            }
+            let extra = d.child_by_field_id(ids.f_dimensions).map_or(0, count_dims);
+            let mut t = base.clone();
+            t.dims += extra;
+            let name = self.text(name).to_string();
+            self.classes[idx].fields.push(FieldDecl {
+                name,
+                ty: t,
+                is_static: mods.is_static || implicit,
+                is_final: mods.is_final || implicit,
+                span: span_of(node),
+            });
+            if let Some(v) = d.child_by_field_id(ids.f_value) {
+                self.walk_for_classes(v, idx);
+            }
+        }
+    }
+
+    fn method(&mut self, node: Node, idx: usize, kind: MethodKind) {
+        let ids = self.ids;
+        let mods = self.mods(node);
+        let class_kind = self.classes[idx].kind;
+        let body = node.child_by_field_id(ids.f_body);
+        let (name, ret) = if kind == MethodKind::Constructor {
+            (self.classes[idx].name.clone(), None)
+        } else {
+            let Some(name) = node.child_by_field_id(ids.f_name) else {
+                return;
+            };
+            if name.is_missing() || name.start_byte() == name.end_byte() {
+                return;
+            }
+            let ret = node.child_by_field_id(ids.f_type).map(|t| {
+                let extra = node
+                    .child_by_field_id(ids.f_dimensions)
+                    .map_or(0, count_dims);
+                self.type_ref(t, extra)
+            });
+            (self.text(name).to_string(), ret)
+        };
+        let params = if node.kind() == "compact_constructor_declaration" {
+            self.record_params
+                .iter()
+                .rev()
+                .find(|(i, _)| *i == idx)
+                .map(|(_, p)| p.clone())
+                .unwrap_or_default()
+        } else {
+            let mut out = Vec::new();
+            if let Some(ps) = node.child_by_field_id(ids.f_parameters) {
+                let mut cur = ps.walk();
+                for p in ps.named_children(&mut cur) {
+                    if let Some(param) = self.param(p) {
+                        out.push(param);
+                    }
+                }
+            }
+            out
+        };
+        let in_interface = matches!(class_kind, ClassKind::Interface | ClassKind::Annotation);
+        let flags = MethodFlags {
+            is_static: mods.is_static,
+            is_abstract: mods.is_abstract
+                || (in_interface
+                    && body.is_none()
+                    && !mods.is_static
+                    && !mods.is_default
+                    && !mods.is_private),
+            is_final: mods.is_final,
+            is_synchronized: mods.is_synchronized,
+            is_native: mods.is_native,
+            is_default: mods.is_default,
+            ..Default::default()
+        };
+        self.classes[idx].methods.push(MethodDecl {
+            name,
+            kind,
+            ret,
+            params,
+            flags,
+            file: self.path.to_string(),
+            span: span_of(node),
+            body: body.map(span_of),
+            not_annotatable: None,
+        });
+        if let Some(b) = body {
+            self.walk_for_classes(b, idx);
+        }
+    }
+
+    /// A formal, spread (varargs) parameter; `None` for receiver parameters and junk.
+    fn param(&self, p: Node) -> Option<Param> {
+        let ids = self.ids;
+        match p.kind() {
+            "formal_parameter" => {
+                let ty = p.child_by_field_id(ids.f_type)?;
+                let name = p.child_by_field_id(ids.f_name)?;
+                if self.text(name) == "this" {
+                    return None; // receiver parameter
+                }
+                let extra = p.child_by_field_id(ids.f_dimensions).map_or(0, count_dims);
+                Some(Param {
+                    name: self.text(name).to_string(),
+                    ty: self.type_ref(ty, extra),
+                    varargs: false,
+                })
+            }
+            "spread_parameter" => {
+                let mut cur = p.walk();
+                let mut ty = None;
+                let mut decl = None;
+                for c in p.named_children(&mut cur) {
+                    match c.kind() {
+                        "modifiers" | "annotation" | "marker_annotation" => {}
+                        "variable_declarator" => decl = Some(c),
+                        _ => {
+                            if ty.is_none() {
+                                ty = Some(c);
+                            }
+                        }
+                    }
+                }
+                let (ty, decl) = (ty?, decl?);
+                let name = decl.child_by_field_id(ids.f_name)?;
+                let extra = decl
+                    .child_by_field_id(ids.f_dimensions)
+                    .map_or(0, count_dims);
+                Some(Param {
+                    name: self.text(name).to_string(),
+                    ty: self.type_ref(ty, extra + 1),
+                    varargs: true,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    fn type_ref(&self, ty: Node, extra_dims: u32) -> TypeRef {
+        let mut name = String::new();
+        let dims = self.base_name(ty, &mut name, 0);
+        TypeRef {
+            name,
+            dims: dims + extra_dims,
+            pointers: 0,
+            reference: false,
+            text: self.text(ty).to_string(),
+        }
+    }
+
+    fn base_name_of(&self, ty: Node) -> String {
+        let mut name = String::new();
+        self.base_name(ty, &mut name, 0);
+        name
+    }
+
+    /// Appends the base name of a type (no generic arguments, annotations or brackets) and
+    /// returns its array dimensions.
+    fn base_name(&self, ty: Node, out: &mut String, depth: u32) -> u32 {
+        if depth > MAX_NESTING {
+            return 0;
+        }
+        let depth = depth + 1;
+        match ty.kind() {
+            "array_type" => {
+                let dims = ty
+                    .child_by_field_id(self.ids.f_dimensions)
+                    .map_or(0, count_dims);
+                let mut cur = ty.walk();
+                let elem = ty
+                    .named_children(&mut cur)
+                    .find(|c| c.kind() != "dimensions" && !is_annotation(*c));
+                dims + elem.map_or(0, |e| self.base_name(e, out, depth))
+            }
+            "generic_type" | "annotated_type" => {
+                let mut cur = ty.walk();
+                let inner = ty
+                    .named_children(&mut cur)
+                    .find(|c| c.kind() != "type_arguments" && !is_annotation(*c));
+                inner.map_or(0, |i| self.base_name(i, out, depth))
+            }
+            "scoped_type_identifier" => {
+                let mut cur = ty.walk();
+                let mut first = true;
+                for c in ty.named_children(&mut cur) {
+                    if is_annotation(c) {
+                        continue;
+                    }
+                    if !first {
+                        out.push('.');
+                    }
+                    first = false;
+                    self.base_name(c, out, depth);
+                }
+                0
+            }
+            _ => {
+                out.push_str(self.text(ty));
+                0
+            }
+        }
+    }
+
+    /// Finds (local) class declarations anywhere below `node`, which belongs to class `idx`.
+    fn walk_for_classes(&mut self, node: Node, idx: usize) {
+        if !may_declare_class(self.text(node)) {
+            return;
+        }
+        let ids = self.ids;
+        let mut cur = node.walk();
+        if !cur.goto_first_child() {
+            return;
+        }
+        loop {
+            let n = cur.node();
+            let descend = match ids.class_kind(n.kind_id()) {
+                Some(kind) => {
+                    self.visit_class(n, kind, Some(idx), true);
+                    false
+                }
+                None => true,
+            };
+            if descend && cur.goto_first_child() {
+                continue;
+            }
+            loop {
+                if cur.goto_next_sibling() {
+                    break;
+                }
+                if !cur.goto_parent() {
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Local classes whose qualified names collide get `$1`, `$2`… in source order.
+    fn fix_local_names(&mut self) {
+        if self.locals.is_empty() {
+            return;
+        }
+        let mut groups: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, c) in self.classes.iter().enumerate() {
+            groups.entry(c.qname.as_str()).or_default().push(i);
+        }
+        let mut suffix: HashMap<usize, usize> = HashMap::new();
+        for members in groups.values() {
+            if members.len() < 2 {
+                continue;
+            }
+            let locals = members.iter().filter(|i| self.classes[**i].is_local);
+            for (n, i) in locals.enumerate() {
+                suffix.insert(*i, n + 1);
+            }
+        }
+        if suffix.is_empty() {
+            return;
+        }
+        // Parents precede children, so one pass in index order rebuilds every name.
+        for i in 0..self.classes.len() {
+            let seg = match suffix.get(&i) {
+                Some(n) => format!("{}${n}", self.classes[i].name),
+                None => self.classes[i].name.clone(),
+            };
+            let outer = self.parents[i].map(|p| self.classes[p].qname.clone());
+            self.classes[i].qname = match (&outer, &self.package) {
+                (Some(o), _) => format!("{o}.{seg}"),
+                (None, Some(pkg)) => format!("{pkg}.{seg}"),
+                (None, None) => seg,
+            };
+            self.classes[i].outer = outer;
+        }
+    }
+}
+
+fn is_annotation(n: Node) -> bool {
+    matches!(n.kind(), "annotation" | "marker_annotation")
+}
+
+/// Number of `[]` pairs in a `dimensions` node.
+fn count_dims(d: Node) -> u32 {
+    let mut cur = d.walk();
+    d.children(&mut cur).filter(|c| c.kind() == "[").count() as u32
+}
+
+fn collapse_ws(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Cheap pre-check before walking a body: a class declaration needs one of these words.
+fn may_declare_class(text: &str) -> bool {
+    text.contains("class")
+        || text.contains("interface")
+        || text.contains("enum")
+        || text.contains("record")
+}
+
+/// A declaration of the model that an error can be charged to.
+#[derive(Clone, Copy)]
+enum Target {
+    Class(usize),
+    Method(usize, usize),
+}
+
+/// Reports every ERROR and MISSING node and marks the innermost listed declaration (method
+/// or class) enclosing it in the tree not annotatable; errors outside any listed
+/// declaration only give diagnostics.
+fn report_errors(root: Node, src: &str, path: &str, model: &mut FileModel) {
+    // Model declarations by byte range (a tree node is matched by kind and range).
+    let mut index: HashMap<(usize, usize), Target> = HashMap::new();
+    for (ci, c) in model.classes.iter().enumerate() {
+        index.insert((c.span.start, c.span.end), Target::Class(ci));
+        for (mi, m) in c.methods.iter().enumerate() {
+            index.insert((m.span.start, m.span.end), Target::Method(ci, mi));
+        }
+    }
+    let ids = ids();
+    let mut cur = root.walk();
+    loop {
+        let n = cur.node();
+        let mut descend = false;
+        let message = if n.is_error() {
+            let text = src.get(n.start_byte()..n.end_byte()).unwrap_or("");
+            let snippet = snippet(text);
+            Some(if snippet.is_empty() {
+                "syntax error".to_string()
+            } else {
+                format!("syntax error: unexpected '{snippet}'")
+            })
+        } else if n.is_missing() {
+            Some(if n.is_named() {
+                format!("missing {}", n.kind())
+            } else {
+                format!("missing '{}'", n.kind())
+            })
+        } else {
+            descend = n.has_error();
+            None
+        };
+        if let Some(message) = message {
+            let (line, col) = line_col(n.start_position());
+            model.diagnostics.push(Diagnostic {
+                path: path.to_string(),
+                line,
+                col,
+                message,
+            });
+            let mut up = cur.clone();
+            let mut target = None;
+            while up.goto_parent() {
+                let p = up.node();
+                let decl = ids.class_kind(p.kind_id()).is_some()
+                    || matches!(
+                        p.kind(),
+                        "method_declaration"
+                            | "constructor_declaration"
+                            | "compact_constructor_declaration"
+                    );
+                if decl {
+                    if let Some(t) = index.get(&(p.start_byte(), p.end_byte())) {
+                        target = Some(*t);
+                        break;
+                    }
+                }
+            }
+            let why = || format!("syntax error at {line}:{col}");
+            let slot = match target {
+                Some(Target::Method(ci, mi)) => {
+                    Some(&mut model.classes[ci].methods[mi].not_annotatable)
+                }
+                Some(Target::Class(ci)) => Some(&mut model.classes[ci].not_annotatable),
+                None => None,
+            };
+            if let Some(slot) = slot {
+                if slot.is_none() {
+                    *slot = Some(why());
+                }
+            }
+        }
+        if descend && cur.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cur.goto_next_sibling() {
+                break;
+            }
+            if !cur.goto_parent() {
+                return;
+            }
+        }
+    }
+}
+
+/// The first line of an erroneous text, trimmed and shortened.
+fn snippet(text: &str) -> String {
+    let line = text.trim_start().lines().next().unwrap_or("").trim_end();
+    let mut out = String::new();
+    for (i, ch) in line.chars().enumerate() {
+        if i == 40 {
+            out.push('…');
+            break;
+        }
+        out.push(ch);
+    }
+    out
+}
+
+#[cfg(test)]
+#[path = "java_tests.rs"]
+mod tests;

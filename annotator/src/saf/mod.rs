@@ -207,3 +207,8 @@ impl Saf {
         self.classes.iter().find(|c| c.qname == qname)
     }
 }
+
+mod build;
+mod types;
+pub use build::build;
+pub use types::{primitive_size, sig_type_name, signature};

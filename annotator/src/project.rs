@@ -1,0 +1,185 @@
+//! Reading and parsing every source of a manifest (in parallel), then linking C++ member
+//! functions defined out of class back to their classes.
+
+use rayon::prelude::*;
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, Result};
+use crate::frontend;
+use crate::manifest::Manifest;
+use crate::model::{ClassDecl, Diagnostic, FileModel, Lang, MethodDecl};
+
+/// One source file with its text and model.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    /// Relative to the manifest folder, `/`-separated.
+    pub path: String,
+    pub lang: Lang,
+    pub text: String,
+    pub sha256: String,
+    pub model: FileModel,
+}
+
+/// All parsed sources of a project, with classes linked across files.
+#[derive(Debug)]
+pub struct Project {
+    pub files: Vec<SourceFile>,
+    /// Classes of all files after linking (out-of-class definitions merged in), in file order.
+    pub classes: Vec<ClassDecl>,
+    /// Syntax problems and link problems, sorted by path and position.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    let mut s = String::with_capacity(64);
+    for b in digest {
+        s.push_str(&format!("{b:02x}"));
+    }
+    s
+}
+
+/// Reads a source file as UTF-8, with an error naming the first bad byte's line:col.
+pub fn read_source(manifest: &Manifest, rel: &str) -> Result<String> {
+    let full = manifest.root.join(rel);
+    let bytes = std::fs::read(&full).map_err(|e| {
+        Error::input(format!(
+            "{}: cannot read ({e}); fix the file or exclude it in {}",
+            full.display(),
+            manifest.path.display()
+        ))
+    })?;
+    String::from_utf8(bytes).map_err(|e| {
+        let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
+        let col = good.len() - good.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1) + 1;
+        Error::input(format!(
+            "{}:{line}:{col}: not UTF-8; convert the file to UTF-8 (e.g. with iconv) or exclude it",
+            full.display()
+        ))
+    })
+}
+
+/// Parses one file with its language's front end.
+pub fn parse_file(path: &str, text: &str) -> FileModel {
+    let lang = Lang::of_path(path).unwrap_or(Lang::Java);
+    frontend::for_lang(lang).parse(path, text)
+}
+
+/// Discovers, reads and parses all sources of `manifest`, using all cores.
+pub fn load(manifest: &Manifest) -> Result<Project> {
+    let paths = manifest.discover()?;
+    let files: Vec<SourceFile> = paths
+        .par_iter()
+        .map(|rel| {
+            let text = read_source(manifest, rel)?;
+            let model = parse_file(rel, &text);
+            Ok(SourceFile {
+                path: rel.clone(),
+                lang: Lang::of_path(rel).expect("discovered files have a language"),
+                sha256: sha256_hex(text.as_bytes()),
+                text,
+                model,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(link(files))
+}
+
+/// Merges C++ out-of-class definitions into their classes: a definition replaces the
+/// in-class declaration with the same name and parameter types, else it is appended.
+pub fn link(files: Vec<SourceFile>) -> Project {
+    let mut classes: Vec<ClassDecl> = files
+        .iter()
+        .flat_map(|f| f.model.classes.iter().cloned())
+        .collect();
+    let mut diagnostics: Vec<Diagnostic> = files
+        .iter()
+        .flat_map(|f| f.model.diagnostics.iter().cloned())
+        .collect();
+    let mut by_qname: std::collections::HashMap<String, Vec<usize>> = Default::default();
+    for (i, c) in classes.iter().enumerate() {
+        by_qname.entry(c.qname.clone()).or_default().push(i);
+    }
+    for f in &files {
+        for (owner, def) in &f.model.out_of_class {
+            // An owner that is no class of the sources is a namespace-qualified free
+            // function (`void ns::f() {}`) or a member of an outside class: nothing to link.
+            if let Some(ci) = find_owner(&classes, &by_qname, owner) {
+                merge_definition(&mut classes[ci], def.clone());
+            }
+        }
+    }
+    diagnostics.sort_by(|a, b| (&a.path, a.line, a.col).cmp(&(&b.path, b.line, b.col)));
+    Project {
+        files,
+        classes,
+        diagnostics,
+    }
+}
+
+/// The class an out-of-class definition belongs to: exact qualified name first, then a
+/// class whose qualified name ends with `::owner` (the definition may be qualified less).
+/// Primary templates win over specialisations.
+fn find_owner(
+    classes: &[ClassDecl],
+    by_qname: &std::collections::HashMap<String, Vec<usize>>,
+    owner: &str,
+) -> Option<usize> {
+    let pick = |ids: &[usize]| {
+        ids.iter()
+            .copied()
+            .find(|&i| classes[i].specialization.is_none())
+            .or_else(|| ids.first().copied())
+    };
+    if let Some(ids) = by_qname.get(owner) {
+        return pick(ids);
+    }
+    let suffix = format!("::{owner}");
+    let ids: Vec<usize> = classes
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.qname.ends_with(&suffix))
+        .map(|(i, _)| i)
+        .collect();
+    pick(&ids)
+}
+
+fn same_params(a: &MethodDecl, b: &MethodDecl) -> bool {
+    a.params.len() == b.params.len()
+        && a.params.iter().zip(&b.params).all(|(x, y)| {
+            x.ty.name == y.ty.name
+                && x.ty.dims == y.ty.dims
+                && x.ty.pointers == y.ty.pointers
+                && x.ty.reference == y.ty.reference
+        })
+}
+
+fn merge_definition(class: &mut ClassDecl, mut def: MethodDecl) {
+    let slot = class.methods.iter().position(|m| {
+        m.name == def.name
+            && m.body.is_none()
+            && same_params(m, &def)
+            && m.flags.is_const == def.flags.is_const
+    });
+    match slot {
+        Some(i) => {
+            // The declaration knows `static`/`virtual`/`override`; the definition knows the body.
+            let decl = &class.methods[i];
+            def.flags.is_static |= decl.flags.is_static;
+            def.flags.is_virtual |= decl.flags.is_virtual;
+            def.flags.is_override |= decl.flags.is_override;
+            def.flags.is_noexcept |= decl.flags.is_noexcept;
+            def.flags.is_template |= decl.flags.is_template;
+            if def.ret.is_none() {
+                def.ret = decl.ret.clone();
+            }
+            def.kind = decl.kind;
+            class.methods[i] = def;
+        }
+        None => {
+            def.flags.is_template |= !class.type_params.is_empty();
+            class.methods.push(def);
+        }
+    }
+}

@@ -1,0 +1,77 @@
+//! `revy run`: the manifest's build command, then its run command, in the manifest folder,
+//! with tracing on; finds the trace files the run wrote.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::process::Command;
+
+use crate::error::{Error, Result};
+use crate::manifest::Manifest;
+
+/// Outcome of one build + run.
+#[derive(Debug)]
+pub struct RunOutcome {
+    /// Exit code of the run command (None: killed by a signal).
+    pub exit_code: Option<i32>,
+    /// Trace files that appeared during the run, oldest first.
+    pub traces: Vec<PathBuf>,
+}
+
+fn traces_in(dir: &std::path::Path) -> BTreeSet<PathBuf> {
+    std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("rvt" | "dtf")))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn shell(m: &Manifest, what: &str, cmd: &str) -> Result<std::process::ExitStatus> {
+    Command::new("sh")
+        .arg("-c")
+        .arg(cmd)
+        .current_dir(&m.root)
+        .status()
+        .map_err(|e| {
+            Error::input(format!(
+                "{}: cannot start the {what} command `{cmd}`: {e}",
+                m.path.display()
+            ))
+        })
+}
+
+/// Runs the build (if any), then the run command. A failing build is an error (exit 2);
+/// the program's own exit code is reported in the outcome.
+pub fn run(m: &Manifest) -> Result<RunOutcome> {
+    let run_cmd = m.run.as_deref().ok_or_else(|| {
+        Error::input(format!(
+            "{}: project.run is not set; add the command that runs your program",
+            m.path.display()
+        ))
+    })?;
+    if let Some(build) = m.build.as_deref() {
+        let st = shell(m, "build", build)?;
+        if !st.success() {
+            return Err(Error::Problems(format!(
+                "{}: the build command failed ({st}): `{build}`",
+                m.path.display()
+            )));
+        }
+    }
+    let dir = m.trace_dir();
+    let before = traces_in(&dir);
+    let st = shell(m, "run", run_cmd)?;
+    let mut traces: Vec<PathBuf> = traces_in(&dir).difference(&before).cloned().collect();
+    if let Ok(p) = std::env::var("REVY_TRACE") {
+        if p != "off" && std::path::Path::new(&p).exists() {
+            traces.push(PathBuf::from(p));
+        }
+    }
+    traces.sort_by_key(|p| std::fs::metadata(p).and_then(|md| md.modified()).ok());
+    Ok(RunOutcome {
+        exit_code: st.code(),
+        traces,
+    })
+}

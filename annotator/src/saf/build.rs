@@ -1,0 +1,425 @@
+//! Builds the SAF from a parsed project: type resolution, the type table, static sizes
+//! (thesis fig. 5.6), signatures, annotatability and the selection.
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::types::{primitive_size, sig_type_name, signature};
+use super::*;
+use crate::manifest::Manifest;
+use crate::model::{ClassDecl, MethodDecl, TypeRef};
+use crate::project::Project;
+use crate::select;
+
+/// Name lookups over all classes of the project.
+pub(crate) struct Resolver<'a> {
+    classes: &'a [ClassDecl],
+    by_qname: HashMap<&'a str, usize>,
+    by_simple: HashMap<&'a str, Vec<usize>>,
+}
+
+impl<'a> Resolver<'a> {
+    pub(crate) fn new(classes: &'a [ClassDecl]) -> Self {
+        let mut by_qname = HashMap::new();
+        let mut by_simple: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, c) in classes.iter().enumerate() {
+            // Primary templates win over specialisations of the same name.
+            if c.specialization.is_none() || !by_qname.contains_key(c.qname.as_str()) {
+                by_qname.insert(c.qname.as_str(), i);
+            }
+            by_simple.entry(c.name.as_str()).or_default().push(i);
+        }
+        Resolver {
+            classes,
+            by_qname,
+            by_simple,
+        }
+    }
+
+    /// The class a type name written inside class `from` refers to, if it is a user class.
+    pub(crate) fn resolve(&self, name: &str, from: &ClassDecl) -> Option<usize> {
+        let lang = Lang::of_path(&from.file);
+        let name = name.trim_start_matches("::");
+        if let Some(&i) = self.by_qname.get(name) {
+            return Some(i);
+        }
+        let sep = if lang == Some(Lang::Cpp) { "::" } else { "." };
+        // Enclosing scopes, innermost first: `a.b.C` tries `a.b.C.name`, `a.b.name`, `a.name`.
+        let mut scope = from.qname.as_str();
+        loop {
+            let cand = format!("{scope}{sep}{name}");
+            if let Some(&i) = self.by_qname.get(cand.as_str()) {
+                return Some(i);
+            }
+            match scope.rfind(sep) {
+                Some(p) => scope = &scope[..p],
+                None => break,
+            }
+        }
+        let simple = name.rsplit(sep).next().unwrap_or(name);
+        let ids = self.by_simple.get(simple)?;
+        // Only trust a bare simple-name match when the written name was unqualified.
+        if simple != name {
+            return ids
+                .iter()
+                .copied()
+                .find(|&i| self.classes[i].qname.ends_with(name));
+        }
+        ids.iter()
+            .copied()
+            .find(|&i| Lang::of_path(&self.classes[i].file) == lang)
+    }
+}
+
+struct Sizer<'a> {
+    classes: &'a [ClassDecl],
+    resolver: &'a Resolver<'a>,
+    sizes: Sizes,
+    memo: HashMap<usize, u64>,
+    stack: Vec<usize>,
+}
+
+impl Sizer<'_> {
+    /// Static size of class `ci`; returns the size and the lowest stack depth a cycle
+    /// reached (usize::MAX if none), so results independent of the path are memoised.
+    fn size(&mut self, ci: usize) -> (u64, usize) {
+        if let Some(&s) = self.memo.get(&ci) {
+            return (s, usize::MAX);
+        }
+        if let Some(depth) = self.stack.iter().position(|&c| c == ci) {
+            return (self.sizes.pointer, depth);
+        }
+        let my_depth = self.stack.len();
+        self.stack.push(ci);
+        let mut total = 0u64;
+        let mut low = usize::MAX;
+        for (owner, f) in self.all_fields(ci) {
+            if f.is_static && f.is_final {
+                continue; // constants are not carried by instances (thesis §5.4.3)
+            }
+            let (s, l) = self.field_size(owner, &f.ty);
+            total = total.saturating_add(s);
+            low = low.min(l);
+        }
+        self.stack.pop();
+        if low >= my_depth {
+            self.memo.insert(ci, total);
+            low = usize::MAX;
+        }
+        (total, low)
+    }
+
+    fn field_size(&mut self, owner: usize, ty: &TypeRef) -> (u64, usize) {
+        let lang = Lang::of_path(&self.classes[owner].file).unwrap_or(Lang::Java);
+        let (mut s, low) = if let Some(p) = primitive_size(lang, &ty.name) {
+            if ty.pointers > 0 {
+                (self.sizes.pointer, usize::MAX)
+            } else {
+                (p, usize::MAX)
+            }
+        } else if let Some(ci) = self.resolver.resolve(&ty.name, &self.classes[owner]) {
+            self.size(ci)
+        } else {
+            (self.sizes.system, usize::MAX)
+        };
+        for _ in 0..ty.dims {
+            s = s.saturating_mul(self.sizes.collection_sample);
+        }
+        (s, low)
+    }
+
+    /// Own fields, then inherited ones not shadowed by name, supers depth-first.
+    fn all_fields(&self, ci: usize) -> Vec<(usize, crate::model::FieldDecl)> {
+        let mut out: Vec<(usize, crate::model::FieldDecl)> = Vec::new();
+        let mut seen_classes = vec![ci];
+        let mut todo = vec![ci];
+        while let Some(c) = todo.pop() {
+            for f in &self.classes[c].fields {
+                if !out.iter().any(|(_, g)| g.name == f.name) {
+                    out.push((c, f.clone()));
+                }
+            }
+            for s in self.classes[c].supers.iter().rev() {
+                if let Some(sc) = self.resolver.resolve(s, &self.classes[c]) {
+                    if !seen_classes.contains(&sc) {
+                        seen_classes.push(sc);
+                        todo.push(sc);
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+fn modifiers(m: &MethodDecl) -> Vec<String> {
+    let f = &m.flags;
+    [
+        (f.is_final, "final"),
+        (f.is_synchronized, "synchronized"),
+        (f.is_native, "native"),
+        (f.is_default, "default"),
+        (f.is_virtual, "virtual"),
+        (f.is_override, "override"),
+        (f.is_const, "const"),
+        (f.is_noexcept, "noexcept"),
+        (f.is_constexpr, "constexpr"),
+        (f.is_consteval, "consteval"),
+        (f.is_defaulted, "defaulted"),
+        (f.is_deleted, "deleted"),
+        (f.is_template, "template"),
+    ]
+    .iter()
+    .filter(|(on, _)| *on)
+    .map(|(_, s)| s.to_string())
+    .collect()
+}
+
+/// Why a method cannot be instrumented, if it cannot.
+fn method_blocker(m: &MethodDecl) -> Option<String> {
+    let f = &m.flags;
+    if let Some(r) = &m.not_annotatable {
+        return Some(r.clone());
+    }
+    let why = if m.body.is_none() {
+        if f.is_defaulted {
+            "= default"
+        } else if f.is_deleted {
+            "= delete"
+        } else if f.is_native {
+            "native"
+        } else if f.is_abstract {
+            "abstract"
+        } else {
+            "no body in the sources"
+        }
+    } else if f.is_constexpr {
+        "constexpr"
+    } else if f.is_consteval {
+        "consteval"
+    } else {
+        return None;
+    };
+    Some(why.to_string())
+}
+
+/// Builds the SAF for `project` under `manifest`'s sizes and selection.
+pub fn build(manifest: &Manifest, project: &Project) -> Saf {
+    let classes = &project.classes;
+    let resolver = Resolver::new(classes);
+    let mut sizer = Sizer {
+        classes,
+        resolver: &resolver,
+        sizes: manifest.sizes,
+        memo: HashMap::new(),
+        stack: Vec::new(),
+    };
+    // Deterministic order: by qualified name, then file and line (specialisations, locals).
+    let mut order: Vec<usize> = (0..classes.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (x, y) = (&classes[a], &classes[b]);
+        (&x.qname, &x.file, x.span.line).cmp(&(&y.qname, &y.file, y.span.line))
+    });
+    let mut types: BTreeMap<(Lang, String), SafType> = BTreeMap::new();
+    let mut note_type = |lang: Lang, ty: &TypeRef, from: &ClassDecl, sizer: &mut Sizer| {
+        if ty.name.is_empty() {
+            return;
+        }
+        // User types are listed once, under their qualified name, however they are written.
+        let user = primitive_size(lang, &ty.name)
+            .is_none()
+            .then(|| sizer.resolver.resolve(&ty.name, from))
+            .flatten();
+        let name = user.map_or_else(|| ty.name.clone(), |ci| sizer.classes[ci].qname.clone());
+        let key = (lang, name.clone());
+        if types.contains_key(&key) {
+            return;
+        }
+        let t = if let Some(s) = primitive_size(lang, &ty.name) {
+            SafType {
+                name: ty.name.clone(),
+                lang,
+                kind: TypeKind::Primitive,
+                size: s,
+            }
+        } else if let Some(ci) = user {
+            SafType {
+                name,
+                lang,
+                kind: TypeKind::User,
+                size: sizer.size(ci).0,
+            }
+        } else {
+            SafType {
+                name: ty.name.clone(),
+                lang,
+                kind: TypeKind::System,
+                size: manifest.sizes.system,
+            }
+        };
+        types.insert(key, t);
+    };
+    let mut out_classes = Vec::with_capacity(classes.len());
+    let mut next_method = 1u32;
+    for (id, &ci) in order.iter().enumerate() {
+        let c = &classes[ci];
+        let lang = Lang::of_path(&c.file).unwrap_or(Lang::Java);
+        let static_size = sizer.size(ci).0;
+        note_type(
+            lang,
+            &TypeRef {
+                name: c.qname.clone(),
+                ..Default::default()
+            },
+            c,
+            &mut sizer,
+        );
+        let fields = c
+            .fields
+            .iter()
+            .map(|f| {
+                note_type(lang, &f.ty, c, &mut sizer);
+                SafField {
+                    name: f.name.clone(),
+                    ty: f.ty.name.clone(),
+                    dim: f.ty.dims,
+                    pointers: f.ty.pointers,
+                    is_static: f.is_static,
+                    is_final: f.is_final,
+                }
+            })
+            .collect();
+        let class_blocker = c
+            .not_annotatable
+            .clone()
+            .or_else(|| (c.kind == ClassKind::Annotation).then(|| "annotation type".to_string()));
+        let mut methods: Vec<SafMethod> = c
+            .methods
+            .iter()
+            .map(|m| {
+                for p in &m.params {
+                    note_type(lang, &p.ty, c, &mut sizer);
+                }
+                if let Some(r) = &m.ret {
+                    note_type(lang, r, c, &mut sizer);
+                }
+                let reason = class_blocker
+                    .as_ref()
+                    .map(|r| format!("class: {r}"))
+                    .or_else(|| method_blocker(m));
+                SafMethod {
+                    id: 0,
+                    name: m.name.clone(),
+                    kind: m.kind,
+                    sgn: signature(&m.params),
+                    ret: m.ret.as_ref().map(sig_type_name),
+                    ret_dim: m.ret.as_ref().map_or(0, |r| r.dims),
+                    params: m
+                        .params
+                        .iter()
+                        .map(|p| SafParam {
+                            name: p.name.clone(),
+                            ty: p.ty.name.clone(),
+                            dim: p.ty.dims,
+                            pointers: p.ty.pointers,
+                            reference: p.ty.reference,
+                        })
+                        .collect(),
+                    is_static: m.flags.is_static,
+                    is_abstract: m.flags.is_abstract,
+                    modifiers: modifiers(m),
+                    file: m.file.clone(),
+                    lines: [m.span.line, m.span.end_line],
+                    has_body: m.body.is_some(),
+                    selected: false,
+                    annotatable: reason.is_none(),
+                    reason,
+                }
+            })
+            .collect();
+        methods.sort_by(|a, b| (&a.file, a.lines[0], &a.name).cmp(&(&b.file, b.lines[0], &b.name)));
+        for m in &mut methods {
+            m.id = next_method;
+            next_method += 1;
+        }
+        out_classes.push(SafClass {
+            id: id as u32 + 1,
+            qname: c.qname.clone(),
+            name: c.name.clone(),
+            lang,
+            kind: c.kind,
+            is_abstract: c.is_abstract,
+            outer: c.outer.clone(),
+            local: c.is_local,
+            is_inner: lang == Lang::Java && c.outer.is_some() && !c.is_static,
+            supers: c.supers.clone(),
+            interfaces: c.interfaces.clone(),
+            type_params: c.type_params.clone(),
+            specialization: c.specialization.clone(),
+            file: c.file.clone(),
+            lines: [c.span.line, c.span.end_line],
+            static_size,
+            selected: false,
+            annotatable: class_blocker.is_none(),
+            reason: class_blocker,
+            fields,
+            methods,
+        });
+    }
+    for lang in [Lang::Java, Lang::Cpp] {
+        if !out_classes.iter().any(|c| c.lang == lang) {
+            continue;
+        }
+        let basics: &[&str] = match lang {
+            Lang::Java => &[
+                "boolean", "byte", "char", "short", "int", "float", "long", "double", "void",
+            ],
+            Lang::Cpp => &[
+                "bool",
+                "char",
+                "short",
+                "int",
+                "long",
+                "long long",
+                "float",
+                "double",
+                "long double",
+                "void",
+            ],
+        };
+        for b in basics {
+            types
+                .entry((lang, b.to_string()))
+                .or_insert_with(|| SafType {
+                    name: b.to_string(),
+                    lang,
+                    kind: TypeKind::Primitive,
+                    size: primitive_size(lang, b).unwrap_or(0),
+                });
+        }
+    }
+    select::apply(
+        &mut out_classes,
+        &manifest.include_patterns,
+        &manifest.exclude_patterns,
+    );
+    let mut files: Vec<SafFile> = project
+        .files
+        .iter()
+        .map(|f| SafFile {
+            path: f.path.clone(),
+            lang: f.lang,
+            sha256: f.sha256.clone(),
+            lines: f.text.lines().count() as u32,
+        })
+        .collect();
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    Saf {
+        version: SAF_VERSION,
+        project: manifest.name.clone(),
+        sizes: manifest.sizes,
+        files,
+        types: types.into_values().collect(),
+        classes: out_classes,
+        problems: project.diagnostics.iter().map(|d| d.to_string()).collect(),
+    }
+}

@@ -1,0 +1,116 @@
+//! The type table's fixed part: primitive sizes per language, and method signatures.
+
+use crate::model::{Lang, Param, TypeRef};
+
+/// Size in bytes of a primitive type, or `None` if `name` is not primitive in `lang`.
+/// C++ sizes are the usual LP64 ones (x86-64 / AArch64 Linux).
+pub fn primitive_size(lang: Lang, name: &str) -> Option<u64> {
+    match lang {
+        Lang::Java => Some(match name {
+            "boolean" | "byte" => 1,
+            "char" | "short" => 2,
+            "int" | "float" => 4,
+            "long" | "double" => 8,
+            "void" => 0,
+            _ => return None,
+        }),
+        Lang::Cpp => Some(match name {
+            "void" => 0,
+            "bool" | "char" | "signed char" | "unsigned char" | "char8_t" | "int8_t"
+            | "uint8_t" | "std::int8_t" | "std::uint8_t" | "std::byte" => 1,
+            "short" | "short int" | "signed short" | "unsigned short" | "unsigned short int"
+            | "char16_t" | "int16_t" | "uint16_t" | "std::int16_t" | "std::uint16_t" => 2,
+            "int" | "signed" | "signed int" | "unsigned" | "unsigned int" | "float" | "wchar_t"
+            | "char32_t" | "int32_t" | "uint32_t" | "std::int32_t" | "std::uint32_t" => 4,
+            "long"
+            | "long int"
+            | "signed long"
+            | "unsigned long"
+            | "unsigned long int"
+            | "long long"
+            | "long long int"
+            | "unsigned long long"
+            | "unsigned long long int"
+            | "double"
+            | "size_t"
+            | "std::size_t"
+            | "ssize_t"
+            | "ptrdiff_t"
+            | "std::ptrdiff_t"
+            | "intptr_t"
+            | "uintptr_t"
+            | "std::intptr_t"
+            | "std::uintptr_t"
+            | "int64_t"
+            | "uint64_t"
+            | "std::int64_t"
+            | "std::uint64_t"
+            | "std::nullptr_t" => 8,
+            "long double" | "__int128" | "unsigned __int128" => 16,
+            _ => return None,
+        }),
+    }
+}
+
+/// The name a type has in signatures: the base name as written (generic arguments
+/// stripped), C++ pointers as trailing `*`; references and cv-qualifiers dropped.
+pub fn sig_type_name(ty: &TypeRef) -> String {
+    let mut s = ty.name.replace(' ', "_");
+    for _ in 0..ty.pointers {
+        s.push('*');
+    }
+    s
+}
+
+/// The thesis's signature form `!type^dim!type^dim!`; `!!` for no parameters.
+pub fn signature(params: &[Param]) -> String {
+    let mut s = String::from("!");
+    if params.is_empty() {
+        s.push('!');
+    }
+    for p in params {
+        s.push_str(&sig_type_name(&p.ty));
+        s.push('^');
+        s.push_str(&p.ty.dims.to_string());
+        s.push('!');
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(name: &str, dims: u32) -> Param {
+        Param {
+            name: "x".into(),
+            ty: TypeRef {
+                name: name.into(),
+                dims,
+                ..Default::default()
+            },
+            varargs: false,
+        }
+    }
+
+    #[test]
+    fn thesis_overloads_get_distinct_signatures() {
+        let a = signature(&[p("int", 1), p("Student", 0), p("Vector", 0)]);
+        let b = signature(&[p("int", 1), p("Student", 0), p("Hashtable", 0)]);
+        assert_eq!(a, "!int^1!Student^0!Vector^0!");
+        assert_ne!(a, b);
+        assert_eq!(
+            signature(&[p("double", 0), p("Account", 0)]),
+            "!double^0!Account^0!"
+        );
+        assert_eq!(signature(&[]), "!!");
+    }
+
+    #[test]
+    fn primitive_sizes() {
+        assert_eq!(primitive_size(Lang::Java, "char"), Some(2));
+        assert_eq!(primitive_size(Lang::Java, "String"), None);
+        assert_eq!(primitive_size(Lang::Cpp, "unsigned long long"), Some(8));
+        assert_eq!(primitive_size(Lang::Cpp, "char"), Some(1));
+    }
+}

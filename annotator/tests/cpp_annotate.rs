@@ -496,3 +496,139 @@ fn check_expectations(name: &str, o: &Outcome, expect: &str) {
         }
     }
 }
+
+// ---- the runtime on its own ------------------------------------------------------------------
+
+const TEST_CONFIG: &str = r#"#ifndef REVY_CONFIG_HPP_INCLUDED
+#define REVY_CONFIG_HPP_INCLUDED
+#include <cstdint>
+namespace revy { namespace config {
+inline constexpr const char* project = "rt";
+inline constexpr const char* trace_dir = "TRACE_DIR";
+inline constexpr std::uint64_t max_size = MAX_SIZEull;
+inline constexpr const char* mode = "better";
+inline constexpr bool better = true;
+inline constexpr std::uint64_t collection_sample = 8;
+inline constexpr std::uint32_t class_count = 1;
+inline constexpr const char* class_names[] = {"", "ns::Obj"};
+struct Method { std::uint32_t cls; const char* name; const char* sgn; };
+inline constexpr std::uint32_t method_count = 2;
+inline constexpr Method methods[] = {{0, "", ""}, {1, "work", "!int^0!"}, {1, "inner", "!!"}};
+}}
+#endif
+"#;
+
+const TEST_PROGRAM: &str = r#"#include "revy_runtime.hpp"
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+namespace ns {
+struct Obj {
+    int inner() { ::revy::Scope _rv_s(2, this->_rv_tag.oid, 0); return 1; }
+    int work(int k) {
+        ::revy::Scope _rv_s(1, this->_rv_tag.oid, ::revy::size_of(k));
+        return inner() + k;
+    }
+    ::revy::Tag<1, 4> _rv_tag;
+};
+}
+ns::Obj global_obj;  // created before main, destroyed after it
+int main(int argc, char** argv) {
+    int per = argc > 1 ? std::atoi(argv[1]) : 1000;
+    std::vector<std::thread> ts;
+    for (int t = 0; t < 4; ++t)
+        ts.emplace_back([per] { ns::Obj o; for (int i = 0; i < per; ++i) o.work(i); });
+    for (auto& t : ts) t.join();
+    std::vector<std::string> v{"ab", "cde"};
+    std::printf("%d %llu\n", global_obj.work(1), (unsigned long long)::revy::pack_size(1, 2.0, v));
+    if (argc > 2) { ns::Obj o; o.work(5); std::abort(); }
+    return 0;
+}
+"#;
+
+fn build_runtime_program(dir: &Path, max_size: u64) -> PathBuf {
+    let traces = dir.join("traces");
+    std::fs::write(
+        dir.join("revy_config.hpp"),
+        TEST_CONFIG
+            .replace("TRACE_DIR", traces.to_str().unwrap())
+            .replace("MAX_SIZE", &max_size.to_string()),
+    )
+    .unwrap();
+    std::fs::copy(
+        repo().join("runtime-cpp/revy_runtime.hpp"),
+        dir.join("revy_runtime.hpp"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("t.cpp"), TEST_PROGRAM).unwrap();
+    let b = sh(
+        dir,
+        "g++ -std=c++17 -Wall -Wextra -Werror -fno-exceptions -fno-rtti -O1 -pthread -o t t.cpp",
+        &[],
+    );
+    assert_eq!(b.code, 0, "runtime does not compile cleanly:\n{}", b.stderr);
+    dir.join("t")
+}
+
+#[test]
+fn runtime_threads_limits_crashes_and_file_names() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    build_runtime_program(dir, 1 << 30);
+
+    // Many threads, several buffer flushes each.
+    let r = sh(dir, "./t 20000", &[("REVY_TRACE", "a.rvt")]);
+    assert_eq!((r.code, r.stdout.as_str()), (0, "2 17\n"), "{}", r.stderr);
+    let t = decode(&std::fs::read(dir.join("a.rvt")).unwrap());
+    check_trace(&t, "threads");
+    let starts = |t: &Trace| {
+        t.events
+            .iter()
+            .filter(|(_, _, e)| matches!(e, Ev::Start { .. }))
+            .count()
+    };
+    assert_eq!(starts(&t), 4 * 20000 * 2 + 2);
+    let tids: std::collections::BTreeSet<u64> = t.events.iter().map(|e| e.0).collect();
+    assert_eq!(tids.into_iter().collect::<Vec<_>>(), vec![1, 2, 3, 4, 5]);
+    assert_eq!(t.threads[&1], "main");
+    // The global object's creation (before main) and destruction (after it) are recorded.
+    let crt = t
+        .events
+        .iter()
+        .filter(|(_, _, e)| matches!(e, Ev::Crt { .. }))
+        .count();
+    assert_eq!(crt, 5);
+
+    // Default location: a new file per run under the baked-in folder.
+    for _ in 0..2 {
+        assert_eq!(sh(dir, "./t 10", &[]).code, 0);
+    }
+    let names: Vec<String> = std::fs::read_dir(dir.join("traces"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(names
+        .iter()
+        .all(|n| n.starts_with("rt-") && n.ends_with(".rvt")));
+
+    // A crash: the events so far are flushed, there is no end mark, the signal is kept.
+    let r = sh(dir, "./t 10 crash", &[("REVY_TRACE", "c.rvt")]);
+    assert_ne!(r.code, 0);
+    let c = decode(&std::fs::read(dir.join("c.rvt")).unwrap());
+    assert_eq!(c.end, None);
+    assert!(starts(&c) >= 4 * 10 * 2 + 2, "{}", starts(&c));
+
+    // Size limit: stops recording, says so, still ends cleanly.
+    let tmp2 = tempfile::tempdir().unwrap();
+    build_runtime_program(tmp2.path(), 100_000);
+    let r = sh(tmp2.path(), "./t 20000", &[("REVY_TRACE", "l.rvt")]);
+    assert_eq!(r.code, 0);
+    let bytes = std::fs::read(tmp2.path().join("l.rvt")).unwrap();
+    assert!(bytes.len() <= 100_000 + 16, "{}", bytes.len());
+    let l = decode(&bytes);
+    assert!(l.truncated);
+    assert_eq!(l.end, Some(l.events.len() as u64));
+}

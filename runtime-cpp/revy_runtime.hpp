@@ -680,6 +680,11 @@ public:
 
 namespace detail {
 template <typename T, typename = void>
+struct is_complete : std::false_type {};
+template <typename T>
+struct is_complete<T, std::void_t<decltype(sizeof(T))>> : std::true_type {};
+
+template <typename T, typename = void>
 struct is_sized_range : std::false_type {};
 template <typename T>
 struct is_sized_range<T, std::void_t<decltype(std::declval<const T&>().size()),
@@ -700,7 +705,10 @@ std::uint64_t size_of(T* const&) noexcept {
 template <typename T>
 std::uint64_t size_of(const T& x) noexcept {
     using U = std::remove_cv_t<T>;
-    if constexpr (std::is_function_v<U>) {
+    if constexpr (!detail::is_complete<U>::value) {
+        (void)x;
+        return config::system_size;  // an opaque library type
+    } else if constexpr (std::is_function_v<U>) {
         return sizeof(void*);
     } else if constexpr (std::is_array_v<U>) {
         return sizeof(U);

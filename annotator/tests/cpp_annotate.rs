@@ -509,6 +509,7 @@ inline constexpr std::uint64_t max_size = MAX_SIZEull;
 inline constexpr const char* mode = "better";
 inline constexpr bool better = true;
 inline constexpr std::uint64_t collection_sample = 8;
+inline constexpr std::uint64_t system_size = 32;
 inline constexpr std::uint32_t class_count = 1;
 inline constexpr const char* class_names[] = {"", "ns::Obj"};
 struct Method { std::uint32_t cls; const char* name; const char* sgn; };

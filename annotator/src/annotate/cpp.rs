@@ -484,6 +484,9 @@ fn non_intrusive_reason(sc: &SafClass, project: &ProjectText) -> Option<String> 
     if sc.kind == ClassKind::Union {
         return Some("union".into());
     }
+    if !matches!(sc.kind, ClassKind::Class | ClassKind::Struct) {
+        return Some(format!("{:?}", sc.kind).to_lowercase());
+    }
     let ctors: Vec<&SafMethod> = sc
         .methods
         .iter()
@@ -519,6 +522,8 @@ fn non_intrusive_reason(sc: &SafClass, project: &ProjectText) -> Option<String> 
                 let mentions = |pre: &str| {
                     line.match_indices(pre).any(|(i, _)| {
                         let rest = line[i + pre.len()..].trim_start();
+                        let rest = rest.strip_prefix("const ").unwrap_or(rest).trim_start();
+                        let rest = rest.strip_prefix("::").unwrap_or(rest);
                         rest.starts_with(n)
                             && !rest[n.len()..]
                                 .chars()
@@ -548,6 +553,7 @@ fn non_intrusive_reason(sc: &SafClass, project: &ProjectText) -> Option<String> 
                     "bit_cast<",
                     "is_aggregate<",
                     "is_aggregate_v<",
+                    "reinterpret_cast<",
                 ] {
                     if mentions(t) {
                         return Some(format!("{path}: `{t}` on it"));
@@ -703,8 +709,9 @@ pub fn config_header(cx: &Context) -> String {
         cx.mode
     ));
     s.push_str(&format!(
-        "inline constexpr std::uint64_t collection_sample = {}ull;\n",
-        saf.sizes.collection_sample
+        "inline constexpr std::uint64_t collection_sample = {}ull;\n\
+         inline constexpr std::uint64_t system_size = {}ull;\n",
+        saf.sizes.collection_sample, saf.sizes.system
     ));
     s.push_str(&format!(
         "inline constexpr std::uint32_t class_count = {class_count};\n\

@@ -274,6 +274,17 @@ fn has_word(text: &str, w: &str) -> bool {
     })
 }
 
+/// Whether `text` has an access label `word:` (not `word::`).
+fn has_label(text: &str, word: &str) -> bool {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(word).any(|(i, _)| {
+        let rest = text[i + word.len()..].trim_start();
+        !text[..i].chars().next_back().is_some_and(ident)
+            && rest.starts_with(':')
+            && !rest.starts_with("::")
+    })
+}
+
 /// `base`, or `base1`, `base2`… whichever does not occur as an identifier in `text`.
 fn unique_name(base: &str, text: &str) -> String {
     let mut n = 0;
@@ -456,6 +467,38 @@ impl ProjectText {
             .clone()
     }
 
+    /// The class's declaration text (its lines in its file), if known.
+    fn class_text(&self, sc: &SafClass) -> Option<String> {
+        let (_, text) = self.files.iter().find(|(p, _)| *p == sc.file)?;
+        let [a, b] = sc.lines;
+        let lines: Vec<&str> = text
+            .lines()
+            .skip(a.saturating_sub(1) as usize)
+            .take((b + 1).saturating_sub(a) as usize)
+            .collect();
+        Some(lines.join("\n"))
+    }
+
+    /// Whether a class without user constructors may be brace-initialised as an aggregate:
+    /// no virtual functions and no private/protected section (a `class` needs a `public:`).
+    fn looks_aggregate(&self, sc: &SafClass) -> bool {
+        if sc
+            .methods
+            .iter()
+            .any(|m| m.has_modifier("virtual") || m.is_abstract)
+        {
+            return false;
+        }
+        let Some(text) = self.class_text(sc) else {
+            return sc.kind == ClassKind::Struct;
+        };
+        let restricted = has_label(&text, "private") || has_label(&text, "protected");
+        match sc.kind {
+            ClassKind::Struct => !restricted,
+            _ => has_label(&text, "public") && !restricted,
+        }
+    }
+
     /// Builds one from texts directly (tests).
     pub fn from_files(files: Vec<(String, String)>) -> Self {
         ProjectText { files }
@@ -492,7 +535,7 @@ fn non_intrusive_reason(sc: &SafClass, project: &ProjectText) -> Option<String> 
         .iter()
         .filter(|m| m.kind == MethodKind::Constructor)
         .collect();
-    if ctors.is_empty() && sc.kind == ClassKind::Struct {
+    if ctors.is_empty() && project.looks_aggregate(sc) {
         return Some("aggregate without constructors".into());
     }
     if ctors
@@ -769,6 +812,9 @@ mod tests {
         assert_eq!(unique_name("_rv_s", "{ int _rv_sx = 1; }"), "_rv_s");
         assert!(has_word("x co_return 1;", "co_return"));
         assert!(!has_word("my_co_return", "co_return"));
+        assert!(has_label("class A {\n public :\n int x;", "public"));
+        assert!(!has_label("class A : public B {", "public"));
+        assert!(!has_label("x = public::y;", "public"));
     }
 
     #[test]

@@ -90,6 +90,23 @@ struct Packet {
 };
 static_assert(sizeof(Packet) == 8, "wire format");
 
+// A class-keyword aggregate: all public, no constructors, brace-initialised.
+class Point3 {
+public:
+    int x, y, z;
+    int sum() const { return x + y + z; }
+};
+
+// No constructors but private state: an ordinary class (gets a member ID).
+class Tally {
+public:
+    void add(int v) { total_ += v; }
+    int total() const { return total_; }
+
+private:
+    int total_ = 0;
+};
+
 union Word {
     unsigned int u;
     float f;
@@ -116,5 +133,9 @@ int main() {
     Word w;
     w.u = 0x3f800000u;
     std::cout << p.sum() << " " << copy.total() << " " << w.bits() << " " << w.f << "\n";
+    Point3 q{1, 2, 3};
+    Tally t;
+    t.add(q.sum());
+    std::cout << t.total() << "\n";
     return 0;
 }

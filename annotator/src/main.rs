@@ -162,10 +162,24 @@ fn cmd_init(dir: &std::path::Path, force: bool) -> Result<u8> {
 fn cmd_parse(manifest: &std::path::Path) -> Result<u8> {
     let m = revy::manifest::Manifest::load(manifest)?;
     let started = std::time::Instant::now();
+    let timings = std::env::var_os("REVY_TIMINGS").is_some();
     let project = revy::project::load(&m)?;
+    let t_parse = started.elapsed();
     let saf = revy::saf::build(&m, &project);
+    let t_build = started.elapsed();
     let out = m.saf_path();
-    revy::store::write_state_file(&out, saf.to_toml().as_bytes())?;
+    let text = saf.to_toml();
+    let t_toml = started.elapsed();
+    revy::store::write_state_file(&out, text.as_bytes())?;
+    if timings {
+        eprintln!(
+            "timings: read+parse {:?}, saf {:?}, toml {:?}, write {:?}",
+            t_parse,
+            t_build - t_parse,
+            t_toml - t_build,
+            started.elapsed() - t_toml
+        );
+    }
     for d in &project.diagnostics {
         eprintln!("{d}");
     }

@@ -318,6 +318,16 @@ impl Manifest {
         })
     }
 
+    /// How to name a source file in messages: relative to the current folder when the
+    /// manifest is there, else joined to the manifest folder.
+    pub fn display_path(&self, rel: &str) -> PathBuf {
+        if self.root == Path::new(".") {
+            PathBuf::from(rel)
+        } else {
+            self.root.join(rel)
+        }
+    }
+
     /// The state folder `.revy/` beside the manifest.
     pub fn state_dir(&self) -> PathBuf {
         self.root.join(".revy")

@@ -41,7 +41,7 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 
 /// Reads a source file as UTF-8, with an error naming the first bad byte's line:col.
 pub fn read_source(manifest: &Manifest, rel: &str) -> Result<String> {
-    let full = manifest.root.join(rel);
+    let full = manifest.display_path(rel);
     let bytes = std::fs::read(&full).map_err(|e| {
         Error::input(format!(
             "{}: cannot read ({e}); fix the file or exclude it in {}",

@@ -214,7 +214,15 @@ pub fn commit(m: &Manifest, plan: &Plan) -> Result<State> {
     }
     state.created_dirs.sort_by_key(|d| d.len());
     save_state(m, &state)?;
+    // Test hook: widens the window between file writes so kill tests can land inside it.
+    let delay = std::env::var("REVY_TEST_WRITE_DELAY_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map(std::time::Duration::from_millis);
     for ((rel, _, _), text) in plan.files.iter().zip(&annotated) {
+        if let Some(d) = delay {
+            std::thread::sleep(d);
+        }
         atomic_write(&m.root.join(rel), text.as_bytes())?;
     }
     for (rel, contents) in &plan.runtime {

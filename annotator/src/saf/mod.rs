@@ -163,11 +163,7 @@ impl SafMethod {
 
 impl Saf {
     pub fn to_toml(&self) -> String {
-        let body = toml::to_string(self).expect("the SAF always serialises");
-        format!(
-            "# Revy static artifacts file (SAF). Written by `revy parse`; you may flip\n\
-             # `selected` flags by hand before `revy annotate`.\n{body}"
-        )
+        emit::to_toml(self)
     }
 
     pub fn from_toml(path: &std::path::Path, text: &str) -> Result<Saf> {
@@ -209,6 +205,7 @@ impl Saf {
 }
 
 mod build;
+mod emit;
 mod types;
 pub use build::build;
 pub use types::{primitive_size, sig_type_name, signature};

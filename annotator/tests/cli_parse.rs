@@ -1,0 +1,192 @@
+//! CLI behaviour of `revy init` and `revy parse`: the happy path, bad input and exit codes
+//! (0 ok, 1 problems found, 2 bad input), one-line errors naming file and position.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn revy(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_revy"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+fn write(dir: &Path, rel: &str, text: &[u8]) {
+    let p = dir.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn one_error_line(o: &Output) -> String {
+    let e = stderr(o);
+    let lines: Vec<&str> = e.lines().collect();
+    assert_eq!(lines.len(), 1, "want one error line, got:\n{e}");
+    assert!(!e.contains("panicked"), "{e}");
+    lines[0].to_string()
+}
+
+#[test]
+fn init_writes_a_manifest_that_parse_accepts() {
+    let t = tempfile::tempdir().unwrap();
+    write(t.path(), "src/app/Main.java", b"package app;\npublic class Main { public static void main(String[] a) { new Main().go(1); } void go(int x) {} }\n");
+    write(
+        t.path(),
+        "src/app/Util.java",
+        b"package app;\nclass Util { static int twice(int x) { return 2 * x; } }\n",
+    );
+    let o = revy(t.path(), &["init"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let manifest = std::fs::read_to_string(t.path().join("revy.toml")).unwrap();
+    assert!(manifest.contains("src/**/*.java"), "{manifest}");
+    assert!(manifest.contains("java -cp build app.Main"), "{manifest}");
+    // A second init refuses to overwrite.
+    let o = revy(t.path(), &["init"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(one_error_line(&o).contains("already exists"));
+
+    let o = revy(t.path(), &["parse"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("parsed 2 files: 2 classes"), "{out}");
+    assert!(out.contains("3 methods (3 selected"), "{out}");
+    let saf = std::fs::read_to_string(t.path().join(".revy/saf.toml")).unwrap();
+    assert!(saf.contains("qname = \"app.Util\""));
+    assert!(saf.contains("sgn = \"!int^0!\""));
+}
+
+#[test]
+fn init_runs_on_cpp_and_refuses_empty_folders() {
+    let t = tempfile::tempdir().unwrap();
+    let o = revy(t.path(), &["init"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(one_error_line(&o).contains("no .java/.cpp"));
+    write(
+        t.path(),
+        "lib/a.h",
+        b"struct A { int f() const { return 1; } };\n",
+    );
+    write(
+        t.path(),
+        "lib/a.cpp",
+        b"#include \"a.h\"\nint main() { return A().f() - 1; }\n",
+    );
+    assert_eq!(revy(t.path(), &["init"]).status.code(), Some(0));
+    let o = revy(t.path(), &["parse"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+#[test]
+fn missing_and_broken_manifests_are_exit_2_with_position() {
+    let t = tempfile::tempdir().unwrap();
+    let o = revy(t.path(), &["parse"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = one_error_line(&o);
+    assert!(e.contains("revy.toml") && e.contains("revy init"), "{e}");
+
+    write(
+        t.path(),
+        "revy.toml",
+        b"[project]\nname = \"x\"\nsources = [\"**/*.java\"]\n\n[annotate]\nmood = \"better\"\n",
+    );
+    let e = one_error_line(&revy(t.path(), &["parse"]));
+    assert!(e.contains("revy.toml:6:1") && e.contains("mood"), "{e}");
+
+    write(
+        t.path(),
+        "revy.toml",
+        b"[project]\nname = \"x\"\nsources = [\"src/{a\"]\n",
+    );
+    let e = one_error_line(&revy(t.path(), &["parse"]));
+    assert!(e.contains("revy.toml:3:12") && e.contains("glob"), "{e}");
+
+    write(
+        t.path(),
+        "revy.toml",
+        b"[project]\nname = \"x\"\nsources = [\"src/**/*.java\"]\n",
+    );
+    let o = revy(t.path(), &["parse"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(one_error_line(&o).contains("matches no"), "empty project");
+}
+
+#[test]
+fn non_utf8_source_is_exit_2_naming_line_and_column() {
+    let t = tempfile::tempdir().unwrap();
+    write(
+        t.path(),
+        "revy.toml",
+        b"[project]\nname = \"x\"\nsources = [\"*.java\"]\n",
+    );
+    write(
+        t.path(),
+        "A.java",
+        b"class A {\n  String s = \"caf\xe9\";\n}\n",
+    );
+    let o = revy(t.path(), &["parse"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = one_error_line(&o);
+    assert!(e.contains("A.java:2:18") && e.contains("UTF-8"), "{e}");
+    assert!(!t.path().join(".revy/saf.toml").exists(), "no partial SAF");
+}
+
+#[test]
+fn syntax_errors_are_reported_and_exit_1_with_the_rest_parsed() {
+    let t = tempfile::tempdir().unwrap();
+    write(
+        t.path(),
+        "revy.toml",
+        b"[project]\nname = \"x\"\nsources = [\"*.java\", \"*.h\"]\n",
+    );
+    write(
+        t.path(),
+        "A.java",
+        b"class A {\n  void ok() {}\n  void bad() { int x = ; }\n  void alsoOk() {}\n}\n",
+    );
+    write(t.path(), "B.h", b"class B {\n  DISALLOW_COPY(B)\n public:\n  int get() const { return 1; }\n  void set(int v) { v_ = v; }\n  int v_;\n};\n");
+    let o = revy(t.path(), &["parse"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("A.java:3:"), "{e}");
+    let saf = std::fs::read_to_string(t.path().join(".revy/saf.toml")).unwrap();
+    let saf = revy::saf::Saf::from_toml(Path::new("saf"), &saf).unwrap();
+    let a = saf.class("A").unwrap();
+    let ann = |n: &str| a.methods.iter().find(|m| m.name == n).unwrap().annotatable;
+    assert!(ann("ok") && ann("alsoOk") && !ann("bad"));
+    let b = saf.class("B").unwrap();
+    assert!(b.annotatable);
+    assert!(
+        b.methods.iter().filter(|m| m.annotatable).count() == 2,
+        "{b:?}"
+    );
+}
+
+#[test]
+fn parse_is_deterministic() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../projects/account");
+    let t = tempfile::tempdir().unwrap();
+    for f in [
+        "revy.toml",
+        "src/bank/Main.java",
+        "src/bank/Person.java",
+        "src/bank/Account.java",
+    ] {
+        write(t.path(), f, &std::fs::read(dir.join(f)).unwrap());
+    }
+    assert_eq!(revy(t.path(), &["parse"]).status.code(), Some(0));
+    let a = std::fs::read(t.path().join(".revy/saf.toml")).unwrap();
+    assert_eq!(revy(t.path(), &["parse"]).status.code(), Some(0));
+    let b = std::fs::read(t.path().join(".revy/saf.toml")).unwrap();
+    assert_eq!(a, b);
+    let text = String::from_utf8(a).unwrap();
+    // The thesis's static sizes: Account 16 (int, int, double), Person 56 (+String 32, Account 16).
+    assert!(text.contains("qname = \"bank.Account\"\nname = \"Account\""));
+    let saf = revy::saf::Saf::from_toml(Path::new("saf"), &text).unwrap();
+    assert_eq!(saf.class("bank.Account").unwrap().static_size, 16);
+    assert_eq!(saf.class("bank.Person").unwrap().static_size, 56);
+    assert!(!saf.class("bank.Main").unwrap().selected);
+}

@@ -1,0 +1,381 @@
+//! End-to-end tests of the Java annotator and runtime: annotate a copy of a project in both
+//! modes, compile with javac, run, and compare stdout/stderr/exit code with the original;
+//! then decode the compact trace and check creations and start/end balance.
+//! Skipped (with a message) when no `javac` is on the PATH.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use revy::annotate::{java::JavaAnnotator, Context, LangAnnotator, TraceSettings};
+use revy::edits;
+use revy::manifest::{Manifest, Mode};
+use revy::model::Lang;
+
+fn have_javac() -> bool {
+    Command::new("javac").arg("-version").output().is_ok()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    for e in walkdir::WalkDir::new(from) {
+        let e = e.unwrap();
+        let rel = e.path().strip_prefix(from).unwrap();
+        if rel.starts_with(".revy") || rel.starts_with("build") {
+            continue;
+        }
+        let dst = to.join(rel);
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(&dst).unwrap();
+        } else {
+            std::fs::copy(e.path(), &dst).unwrap();
+        }
+    }
+}
+
+fn java_files(dir: &Path) -> Vec<String> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().extension().is_some_and(|x| x == "java"))
+        .map(|e| e.path().to_string_lossy().into_owned())
+        .collect()
+}
+
+struct Outcome {
+    stdout: String,
+    stderr: String,
+    code: Option<i32>,
+}
+
+fn build_and_run(dir: &Path, main: &str, trace: Option<&Path>) -> Outcome {
+    let out = dir.join("build");
+    let _ = std::fs::remove_dir_all(&out);
+    let st = Command::new("javac")
+        .args(["-encoding", "UTF-8", "-nowarn", "-d"])
+        .arg(&out)
+        .args(java_files(&dir.join("src")))
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "javac failed in {}:\n{}",
+        dir.display(),
+        String::from_utf8_lossy(&st.stderr)
+    );
+    let mut cmd = Command::new("java");
+    cmd.args(["-Xshare:auto", "-XX:TieredStopAtLevel=1", "-cp"])
+        .arg(&out)
+        .arg(main);
+    match trace {
+        Some(t) => cmd.env("REVY_TRACE", t),
+        None => cmd.env("REVY_TRACE", "off"),
+    };
+    let r = cmd.output().unwrap();
+    Outcome {
+        stdout: String::from_utf8_lossy(&r.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&r.stderr).into_owned(),
+        code: r.status.code(),
+    }
+}
+
+/// Annotates every Java file of the project copy in `dir`; returns skipped lines.
+fn annotate(dir: &Path, mode: Mode) -> Vec<String> {
+    let m = Manifest::load(&dir.join("revy.toml")).unwrap();
+    let project = revy::project::load(&m).unwrap();
+    let mut saf = revy::saf::build(&m, &project);
+    // Select everything that can be instrumented.
+    for c in &mut saf.classes {
+        c.selected = true;
+        for mm in &mut c.methods {
+            mm.selected = true;
+        }
+    }
+    let cx = Context {
+        mode,
+        saf: &saf,
+        trace: TraceSettings {
+            dir: dir.join(".revy/traces"),
+            max_size: 1 << 30,
+            project: m.name.clone(),
+        },
+        root: dir.to_path_buf(),
+    };
+    let mut annotated = Vec::new();
+    let mut skipped = Vec::new();
+    let mut writes = Vec::new();
+    for f in project.files.iter().filter(|f| f.lang == Lang::Java) {
+        let fe = JavaAnnotator.annotate_file(&cx, &f.model, &f.text);
+        skipped.extend(fe.skipped);
+        if fe.insertions.is_empty() {
+            continue;
+        }
+        let out = edits::apply(&f.text, &fe.insertions);
+        assert_eq!(edits::unapply(&out, &fe.insertions).unwrap(), f.text);
+        // Line numbers (stack traces) never move.
+        assert_eq!(out.lines().count(), f.text.lines().count(), "{}", f.path);
+        writes.push((f.path.clone(), out));
+        annotated.push(f.path.clone());
+    }
+    let rt = JavaAnnotator.runtime_files(&cx, &annotated).unwrap();
+    for (p, text) in writes.into_iter().chain(rt) {
+        let full = dir.join(p);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, text).unwrap();
+    }
+    // Annotating twice is refused per file.
+    let again = project.files[0].path.clone();
+    let text = std::fs::read_to_string(dir.join(&again)).unwrap();
+    if text.contains("revy.runtime.Rv.") {
+        let model = revy::project::parse_file(&again, &text);
+        let fe = JavaAnnotator.annotate_file(&cx, &model, &text);
+        assert!(fe.insertions.is_empty() && !fe.skipped.is_empty());
+    }
+    skipped
+}
+
+#[derive(Debug, Default)]
+struct Trace {
+    header: String,
+    classes: HashMap<u64, String>,
+    methods: HashMap<u64, (u64, String, String)>,
+    threads: HashMap<u64, String>,
+    /// (tid, kind, id, oid, size, time)
+    events: Vec<(u64, u8, u64, u64, u64, i64)>,
+    end: Option<u64>,
+    truncated: bool,
+}
+
+fn decode(bytes: &[u8]) -> Trace {
+    assert_eq!(&bytes[..8], b"RVYTRC\x00\x01");
+    let mut p = 8;
+    let v = |p: &mut usize| -> u64 {
+        let (mut x, mut s) = (0u64, 0);
+        loop {
+            let b = bytes[*p];
+            *p += 1;
+            x |= ((b & 0x7f) as u64) << s;
+            s += 7;
+            if b < 0x80 {
+                return x;
+            }
+        }
+    };
+    let st = |p: &mut usize| -> String {
+        let n = v(p) as usize;
+        let s = String::from_utf8(bytes[*p..*p + n].to_vec()).unwrap();
+        *p += n;
+        s
+    };
+    let mut t = Trace::default();
+    let mut first = true;
+    while p < bytes.len() {
+        let tag = bytes[p];
+        p += 1;
+        assert!(first == (tag == b'H'), "H must be the first record");
+        first = false;
+        match tag {
+            b'H' => t.header = st(&mut p),
+            b'C' => {
+                let id = v(&mut p);
+                let name = st(&mut p);
+                t.classes.insert(id, name);
+            }
+            b'M' => {
+                let id = v(&mut p);
+                let cid = v(&mut p);
+                let name = st(&mut p);
+                let sgn = st(&mut p);
+                assert!(t.classes.contains_key(&cid), "M before its C");
+                t.methods.insert(id, (cid, name, sgn));
+            }
+            b'N' => {
+                let tid = v(&mut p);
+                let name = st(&mut p);
+                t.threads.insert(tid, name);
+            }
+            b'T' => {
+                v(&mut p);
+                t.truncated = true;
+            }
+            b'E' => t.end = Some(v(&mut p)),
+            b'B' => {
+                let tid = v(&mut p);
+                let mut time = v(&mut p) as i64;
+                let count = v(&mut p);
+                let len = v(&mut p) as usize;
+                let end = p + len;
+                let mut n = 0;
+                while p < end {
+                    let kind = bytes[p];
+                    p += 1;
+                    let id = v(&mut p);
+                    let oid = v(&mut p);
+                    let size = if kind == 1 || kind == 3 { v(&mut p) } else { 0 };
+                    let z = v(&mut p);
+                    time += ((z >> 1) as i64) ^ -((z & 1) as i64);
+                    match kind {
+                        1 | 2 => assert!(t.classes.contains_key(&id), "class {id} undefined"),
+                        3 | 4 => assert!(t.methods.contains_key(&id), "method {id} undefined"),
+                        _ => panic!("bad event kind {kind}"),
+                    }
+                    t.events.push((tid, kind, id, oid, size, time));
+                    n += 1;
+                }
+                assert_eq!(p, end);
+                assert_eq!(n, count);
+            }
+            _ => panic!("bad tag {tag} at {p}"),
+        }
+    }
+    t
+}
+
+/// Common trace checks; returns creations per class name.
+fn check_trace(t: &Trace, allow_open: &[&str]) -> BTreeMap<String, usize> {
+    assert!(
+        t.header.starts_with("unit=ns lang=java pid="),
+        "{}",
+        t.header
+    );
+    assert!(t.end.is_some(), "no E record");
+    assert!(!t.truncated);
+    assert_eq!(t.end.unwrap() as usize, t.events.len());
+    // Blocks of different threads interleave in file order, so an object may be used by
+    // one thread in a block written before the creator's block: check against all Crt.
+    let all_created: HashSet<u64> = t.events.iter().filter(|e| e.1 == 1).map(|e| e.3).collect();
+    let mut created = HashSet::new();
+    let mut per_class: BTreeMap<String, usize> = BTreeMap::new();
+    let mut stacks: HashMap<u64, Vec<(u64, u64)>> = HashMap::new();
+    let mut last_time: HashMap<u64, i64> = HashMap::new();
+    for &(tid, kind, id, oid, _size, time) in &t.events {
+        let lt = last_time.entry(tid).or_insert(i64::MIN);
+        assert!(time >= *lt, "time goes back in thread {tid}");
+        *lt = time;
+        match kind {
+            1 => {
+                assert!(created.insert(oid), "object {oid} created twice");
+                *per_class.entry(t.classes[&id].clone()).or_default() += 1;
+            }
+            3 => {
+                assert!(
+                    oid == 0 || all_created.contains(&oid),
+                    "oid {oid} used by {:?} before creation",
+                    t.methods[&id]
+                );
+                stacks.entry(tid).or_default().push((id, oid));
+            }
+            4 => {
+                let top = stacks.entry(tid).or_default().pop();
+                assert_eq!(top, Some((id, oid)), "unbalanced end in thread {tid}");
+            }
+            _ => {}
+        }
+    }
+    for (tid, st) in stacks {
+        for (mid, _) in st {
+            let name = &t.methods[&mid].1;
+            assert!(
+                allow_open.contains(&name.as_str()),
+                "method {name} never ended in thread {tid}"
+            );
+        }
+    }
+    per_class
+}
+
+fn run_project(src: &Path, main: &str, mode: Mode) -> (Outcome, Outcome, Trace) {
+    let tmp = tempfile::tempdir().unwrap();
+    let orig = tmp.path().join("orig");
+    let ann = tmp.path().join("ann");
+    copy_dir(src, &orig);
+    copy_dir(src, &ann);
+    let before = build_and_run(&orig, main, None);
+    let skipped = annotate(&ann, mode);
+    assert!(skipped.is_empty(), "skipped: {skipped:?}");
+    let trace_path = tmp.path().join("t.rvt");
+    let after = build_and_run(&ann, main, Some(&trace_path));
+    let bytes = std::fs::read(&trace_path).unwrap();
+    (before, after, decode(&bytes))
+}
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+#[test]
+fn account_both_modes() {
+    if !have_javac() {
+        eprintln!("no javac: skipped");
+        return;
+    }
+    for mode in [Mode::Better, Mode::Faster] {
+        let (before, after, t) = run_project(&repo().join("projects/account"), "bank.Main", mode);
+        assert_eq!(before.stdout, after.stdout);
+        assert_eq!(before.stderr, after.stderr);
+        assert_eq!(before.code, after.code);
+        let per = check_trace(&t, &[]);
+        assert_eq!(per.get("bank.Person"), Some(&3));
+        assert_eq!(per.get("bank.Account"), Some(&3));
+        // transfer(double, Account): 8 + Account's size (16: two fields + one static).
+        let transfer = t
+            .methods
+            .iter()
+            .find(|(_, m)| m.1 == "transfer")
+            .map(|(id, _)| *id)
+            .unwrap();
+        let sizes: HashSet<u64> = t
+            .events
+            .iter()
+            .filter(|e| e.1 == 3 && e.2 == transfer)
+            .map(|e| e.4)
+            .collect();
+        assert_eq!(sizes, HashSet::from([24]), "{mode}");
+    }
+}
+
+#[test]
+fn corpus_features_both_modes() {
+    if !have_javac() {
+        eprintln!("no javac: skipped");
+        return;
+    }
+    for mode in [Mode::Better, Mode::Faster] {
+        let (before, after, t) = run_project(
+            &repo().join("tests/java-corpus/features"),
+            "corpus.Main",
+            mode,
+        );
+        assert_eq!(before.stdout, after.stdout, "{mode}");
+        assert_eq!(before.stderr, after.stderr, "{mode}");
+        assert_eq!(before.code, Some(3));
+        assert_eq!(before.code, after.code);
+        // main ends in System.exit: its frame stays open.
+        let per = check_trace(&t, &["main"]);
+        assert_eq!(per.get("corpus.Chain"), Some(&2), "{per:?}");
+        assert_eq!(per.get("corpus.Sub"), Some(&1), "{per:?}");
+        assert_eq!(per.get("corpus.Sub2"), Some(&1), "{per:?}");
+        assert_eq!(per.get("corpus.Planet"), Some(&3), "{per:?}");
+        assert_eq!(per.get("corpus.Op"), Some(&2), "{per:?}");
+        assert_eq!(per.get("corpus.Threads"), Some(&1), "{per:?}");
+        assert_eq!(per.get("corpus.Rect"), Some(&2), "{per:?}");
+        // Records get non-intrusive IDs, logged on first sight.
+        assert_eq!(per.get("corpus.Point"), Some(&5), "{per:?}");
+        // The synchronized counter ran in 4 worker threads, each balanced.
+        let inc = t
+            .methods
+            .iter()
+            .find(|(_, m)| m.1 == "inc")
+            .map(|(id, _)| *id)
+            .unwrap();
+        let tids: HashSet<u64> = t
+            .events
+            .iter()
+            .filter(|e| e.1 == 3 && e.2 == inc)
+            .map(|e| e.0)
+            .collect();
+        assert_eq!(tids.len(), 4);
+        assert!(t.threads.values().any(|n| n == "worker-0"));
+        let incs = t.events.iter().filter(|e| e.1 == 4 && e.2 == inc).count();
+        assert_eq!(incs, 8000);
+    }
+}

@@ -1,0 +1,240 @@
+//! Data safety of annotate/restore through the CLI: kills during annotate, edits after
+//! annotate, stale SAFs, annotating twice, unwritable files and files with syntax errors.
+//! Nothing may ever be lost: after `revy restore` the tree equals the original byte for byte
+//! (or the user's edits are kept).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn revy(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_revy"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+fn err(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Every file under `dir` except Revy's state, by relative path.
+fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_entry(|e| e.file_name() != ".revy")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            (
+                e.path().strip_prefix(dir).unwrap().to_path_buf(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn project_copy(name: &str) -> tempfile::TempDir {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(name);
+    let t = tempfile::tempdir().unwrap();
+    for e in walkdir::WalkDir::new(&from)
+        .into_iter()
+        .filter_entry(|e| e.file_name() != ".revy" && e.file_name() != "build")
+    {
+        let e = e.unwrap();
+        let dst = t.path().join(e.path().strip_prefix(&from).unwrap());
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(&dst).unwrap();
+        } else {
+            std::fs::copy(e.path(), &dst).unwrap();
+        }
+    }
+    t
+}
+
+#[test]
+fn sigkill_during_annotate_never_loses_anything() {
+    let t = project_copy("tests/java-corpus/features");
+    let dir = t.path();
+    assert_eq!(revy(dir, &["parse"]).status.code(), Some(0));
+    let original = snapshot(dir);
+    let mut saw = [0usize; 3]; // killed before journal / mid-write / after finishing
+    for delay_ms in [0u64, 5, 15, 30, 60, 90, 120, 200, 400, 2000] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_revy"))
+            .args(["annotate", "--better"])
+            .current_dir(dir)
+            .env("REVY_TEST_WRITE_DELAY_MS", "20")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let _ = child.kill(); // SIGKILL
+        let _ = child.wait();
+        let now = snapshot(dir);
+        // Each file is either original or fully annotated (never half written).
+        let status = revy(dir, &["status"]);
+        let text = String::from_utf8_lossy(&status.stdout).into_owned();
+        if text.contains("not annotated") {
+            saw[0] += 1;
+            assert_eq!(
+                now, original,
+                "killed before the journal: tree must be untouched"
+            );
+        } else {
+            if text.contains("interrupted") {
+                saw[1] += 1;
+            } else {
+                saw[2] += 1;
+            }
+            assert!(!text.contains("edited since"), "{text}");
+            let r = revy(dir, &["restore"]);
+            assert_eq!(
+                r.status.code(),
+                Some(0),
+                "restore after kill at {delay_ms}ms: {}",
+                err(&r)
+            );
+            assert_eq!(
+                snapshot(dir),
+                original,
+                "restore after kill at {delay_ms}ms"
+            );
+        }
+        assert!(!dir.join(".revy/state.toml").exists());
+    }
+    // The kill must have landed inside the write window at least once.
+    assert!(saw[1] > 0, "no kill landed mid-annotate: {saw:?}");
+}
+
+#[test]
+fn edits_after_annotate_are_kept_or_restore_refuses() {
+    let t = project_copy("projects/account");
+    let dir = t.path();
+    assert_eq!(revy(dir, &["parse"]).status.code(), Some(0));
+    let original = snapshot(dir);
+    assert_eq!(revy(dir, &["annotate", "--faster"]).status.code(), Some(0));
+    let acct = dir.join("src/bank/Account.java");
+    let annotated = std::fs::read_to_string(&acct).unwrap();
+    // An edit away from Revy's insertions is kept.
+    std::fs::write(
+        &acct,
+        annotated.replace("balance += amount;", "balance += amount; // audited"),
+    )
+    .unwrap();
+    let st = String::from_utf8_lossy(&revy(dir, &["status"]).stdout).into_owned();
+    assert!(st.contains("edited since"), "{st}");
+    let r = revy(dir, &["restore"]);
+    assert_eq!(r.status.code(), Some(0), "{}", err(&r));
+    assert!(String::from_utf8_lossy(&r.stdout).contains("kept your edits in src/bank/Account.java"));
+    let mut want = original.clone();
+    let key = PathBuf::from("src/bank/Account.java");
+    let fixed = String::from_utf8(want[&key].clone())
+        .unwrap()
+        .replace("balance += amount;", "balance += amount; // audited");
+    want.insert(key, fixed.into_bytes());
+    assert_eq!(snapshot(dir), want);
+
+    // An edit that damages an insertion makes restore refuse and change nothing.
+    std::fs::write(&acct, &original[&PathBuf::from("src/bank/Account.java")]).unwrap();
+    assert_eq!(revy(dir, &["parse"]).status.code(), Some(0));
+    assert_eq!(revy(dir, &["annotate", "--better"]).status.code(), Some(0));
+    let annotated = std::fs::read_to_string(&acct).unwrap();
+    let damaged = annotated.replacen("revy.runtime.Rv.end(", "revy.runtime.Rv.END(", 1);
+    std::fs::write(&acct, &damaged).unwrap();
+    let before = snapshot(dir);
+    let r = revy(dir, &["restore"]);
+    assert_eq!(r.status.code(), Some(2));
+    let e = err(&r);
+    assert!(
+        e.contains("refused") && e.contains("src/bank/Account.java"),
+        "{e}"
+    );
+    assert_eq!(snapshot(dir), before, "a refused restore changes nothing");
+    // Undo the damage and restore works.
+    std::fs::write(&acct, annotated).unwrap();
+    assert_eq!(revy(dir, &["restore"]).status.code(), Some(0));
+    assert_eq!(snapshot(dir), original);
+}
+
+#[test]
+fn stale_saf_twice_and_unwritable_are_refused_cleanly() {
+    let t = project_copy("projects/account");
+    let dir = t.path();
+    let o = revy(dir, &["annotate"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err(&o).contains("revy parse"), "{}", err(&o));
+
+    assert_eq!(revy(dir, &["parse"]).status.code(), Some(0));
+    let person = dir.join("src/bank/Person.java");
+    let text = std::fs::read_to_string(&person).unwrap();
+    std::fs::write(&person, text.replace("nextSin++", "nextSin += 1")).unwrap();
+    let o = revy(dir, &["annotate"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = err(&o);
+    assert!(
+        e.contains("stale") && e.contains("src/bank/Person.java") && e.contains("revy parse"),
+        "{e}"
+    );
+    assert!(!dir.join(".revy/state.toml").exists());
+
+    assert_eq!(revy(dir, &["parse"]).status.code(), Some(0));
+    let original = snapshot(dir);
+    let mut perms = std::fs::metadata(&person).unwrap().permissions();
+    perms.set_readonly(true);
+    std::fs::set_permissions(&person, perms.clone()).unwrap();
+    let o = revy(dir, &["annotate"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        err(&o).contains("Person.java") && err(&o).contains("writable"),
+        "{}",
+        err(&o)
+    );
+    assert_eq!(snapshot(dir), original, "nothing written");
+    #[allow(clippy::permissions_set_readonly_false)]
+    perms.set_readonly(false);
+    std::fs::set_permissions(&person, perms).unwrap();
+
+    assert_eq!(revy(dir, &["annotate"]).status.code(), Some(0));
+    let o = revy(dir, &["annotate"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        err(&o).contains("already annotated") && err(&o).contains("revy restore"),
+        "{}",
+        err(&o)
+    );
+    assert_eq!(revy(dir, &["restore"]).status.code(), Some(0));
+    assert_eq!(snapshot(dir), original);
+    let o = revy(dir, &["restore"]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "restoring twice says there is nothing to do"
+    );
+}
+
+#[test]
+fn syntax_errors_skip_only_the_spoiled_method() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path();
+    std::fs::write(
+        dir.join("revy.toml"),
+        "[project]\nname = \"x\"\nsources = [\"*.java\"]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("A.java"),
+        "class A {\n  int ok() { return 1; }\n  int bad() { int x = ; return x; }\n  void alsoOk() { ok(); }\n}\n",
+    )
+    .unwrap();
+    assert_eq!(revy(dir, &["parse"]).status.code(), Some(1));
+    let o = revy(dir, &["annotate"]);
+    assert_eq!(o.status.code(), Some(1), "{}", err(&o));
+    let a = std::fs::read_to_string(dir.join("A.java")).unwrap();
+    let line = |n: &str| a.lines().find(|l| l.contains(n)).unwrap().to_string();
+    assert!(line("int ok()").contains("Rv.start("), "{a}");
+    assert!(line("void alsoOk()").contains("Rv.start("), "{a}");
+    assert!(!line("int bad()").contains("Rv."), "{a}");
+    assert_eq!(revy(dir, &["restore"]).status.code(), Some(0));
+}

@@ -1,0 +1,108 @@
+package revy.runtime;
+
+/**
+ * The entry points that Revy's generated code calls. Everything here is safe to call from
+ * any thread, never throws and never prints to stdout. The hot path ({@link #start},
+ * {@link #end}) writes a few varints into the calling thread's buffer: no allocation, no
+ * locks, no formatting.
+ */
+public final class Rv {
+    private Rv() {
+    }
+
+    /**
+     * Logs the creation of {@code o} (called from the instance field initialiser of the
+     * topmost selected class of its hierarchy) and returns its new object ID. The class
+     * logged is the runtime class of {@code o}.
+     */
+    public static long created(Object o, int cid) {
+        long oid = RvTrace.newOid();
+        if (RvTrace.live) {
+            try {
+                int id = RvClasses.idOf(o.getClass(), cid);
+                RvBuf b = RvBuf.TL.get();
+                if (b != null) {
+                    RvTrace.defineClass(id);
+                    b.ev(1, id, oid, RvClasses.staticSize(id), true);
+                }
+            } catch (Throwable t) {
+                RvTrace.problem("cannot log a creation", t);
+            }
+        }
+        return oid;
+    }
+
+    /**
+     * The object ID of {@code o} as assigned by the initialiser of its selected superclass
+     * {@code superCid} (read back through its private field); creation is not logged again.
+     */
+    public static long inherited(Object o, int superCid) {
+        return RvClasses.inheritedOid(o, superCid);
+    }
+
+    /**
+     * A non-intrusive object ID for objects that cannot take a field (records, interface
+     * default methods, unselected classes): assigned, and the creation logged, on first sight.
+     */
+    public static long oidOf(Object o) {
+        if (o == null) {
+            return 0L;
+        }
+        long own = RvClasses.fieldOid(o);
+        if (own > 0L) {
+            return own;
+        }
+        long[] isNew = new long[1];
+        long oid = RvIds.get(o, isNew);
+        if (isNew[0] != 0L && RvTrace.live) {
+            try {
+                int id = RvClasses.idOf(o.getClass(), 0);
+                RvBuf b = RvBuf.TL.get();
+                if (b != null) {
+                    RvTrace.defineClass(id);
+                    b.ev(1, id, oid, RvClasses.staticSize(id), true);
+                }
+            } catch (Throwable t) {
+                RvTrace.problem("cannot log a creation", t);
+            }
+        }
+        return oid;
+    }
+
+    /** Method start: method id, receiver object ID (0 for static), message size in bytes. */
+    public static void start(int mid, long oid, long size) {
+        RvBuf b = RvBuf.TL.get();
+        if (b == null || !RvTrace.live) {
+            return;
+        }
+        boolean[] d = RvTrace.mdef;
+        if (!d[mid]) {
+            RvTrace.defineMethod(mid);
+        }
+        b.ev(3, mid, oid, size, true);
+    }
+
+    /** Method end (every exit, exceptions included). */
+    public static void end(int mid, long oid) {
+        RvBuf b = RvBuf.TL.get();
+        if (b == null || !RvTrace.live) {
+            return;
+        }
+        b.ev(4, mid, oid, 0L, false);
+    }
+
+    /** Message-size helper, better mode: walks the object graph of {@code o}. */
+    public static long size(Object o) {
+        return RvSize.better(o);
+    }
+
+    /** Message-size helper, faster mode: static sizes, arrays and collections sampled. */
+    public static long sizeFast(Object o) {
+        return RvSize.faster(o);
+    }
+
+    /** Flushes every thread's buffer to the trace now (also done at exit). */
+    public static void flush() {
+        RvTrace.flushAll(false);
+    }
+}

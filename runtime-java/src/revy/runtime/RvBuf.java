@@ -1,0 +1,107 @@
+package revy.runtime;
+
+import java.lang.ref.WeakReference;
+
+/**
+ * One thread's event buffer. Only the owning thread appends; a flush (by the owner when the
+ * buffer is full, or by the exit hook for every thread) holds this object's monitor.
+ */
+final class RvBuf {
+    static final int CAP = 64 * 1024;
+    /** Largest event: kind + 5 + 10 + 10 + 10 bytes. */
+    private static final int LIMIT = CAP - 40;
+
+    static final ThreadLocal<RvBuf> TL = new ThreadLocal<RvBuf>() {
+        @Override
+        protected RvBuf initialValue() {
+            return RvTrace.newBuffer(Thread.currentThread());
+        }
+    };
+
+    final byte[] b = new byte[CAP];
+    /** Bytes used; written by the owner after an event's bytes are complete. */
+    int n;
+    int count;
+    long base;
+    long last;
+    final long tid;
+    final WeakReference<Thread> thread;
+
+    RvBuf(Thread t) {
+        this.tid = t.getId();
+        this.thread = new WeakReference<Thread>(t);
+    }
+
+    /** Appends one event (kinds 1..4 of the compact trace form). */
+    void ev(int kind, int id, long oid, long size, boolean hasSize) {
+        int p = n;
+        if (p > LIMIT) {
+            full();
+            p = n;
+            if (p > LIMIT) {
+                return;
+            }
+        }
+        long t = System.nanoTime() - RvTrace.t0;
+        byte[] a = b;
+        if (p == 0) {
+            base = t;
+            last = t;
+        }
+        a[p++] = (byte) kind;
+        p = v(a, p, id & 0xffffffffL);
+        p = v(a, p, oid);
+        if (hasSize) {
+            p = v(a, p, size);
+        }
+        long d = t - last;
+        last = t;
+        p = v(a, p, (d << 1) ^ (d >> 63));
+        count++;
+        n = p;
+    }
+
+    private void full() {
+        synchronized (this) {
+            RvTrace.flushBuffer(this, false);
+        }
+    }
+
+    static int v(byte[] a, int p, long x) {
+        while ((x & ~0x7FL) != 0L) {
+            a[p++] = (byte) ((x & 0x7F) | 0x80);
+            x >>>= 7;
+        }
+        a[p++] = (byte) x;
+        return p;
+    }
+
+    /**
+     * Counts the complete events in a[0..len) (used when another thread flushes): returns
+     * {@code count << 32 | bytes} of the complete prefix.
+     */
+    static long countEvents(byte[] a, int len) {
+        int p = 0;
+        int c = 0;
+        int ok = 0;
+        while (p < len) {
+            int kind = a[p++];
+            if (kind < 1 || kind > 4) {
+                break;
+            }
+            int fields = (kind == 1 || kind == 3) ? 4 : 3;
+            for (int i = 0; i < fields; i++) {
+                while (p < len && (a[p] & 0x80) != 0) {
+                    p++;
+                }
+                p++;
+            }
+            if (p > len) {
+                break;
+            }
+            c++;
+            ok = p;
+        }
+        return ((long) c << 32) | ok;
+    }
+}

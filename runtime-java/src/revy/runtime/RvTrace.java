@@ -1,0 +1,346 @@
+package revy.runtime;
+
+import java.io.BufferedOutputStream;
+import java.io.File;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.Charset;
+import java.text.SimpleDateFormat;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.Iterator;
+import java.util.TimeZone;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** The trace file: opened lazily, written under one lock, closed by a shutdown hook. */
+final class RvTrace {
+    private RvTrace() {
+    }
+
+    private static final Charset UTF8 = Charset.forName("UTF-8");
+    private static final AtomicLong OIDS = new AtomicLong(1L);
+    private static final Object LOCK = new Object();
+
+    /** True while events are recorded. */
+    static volatile boolean live = true;
+    static long t0 = System.nanoTime();
+    /** Method ids whose M record is written (indexed by method id). */
+    static final boolean[] mdef = new boolean[RvClasses.methodCount()];
+    private static boolean[] cdef = new boolean[64];
+
+    /** 0 = not opened, 1 = open, 2 = disabled or closed. */
+    private static int state;
+    private static OutputStream out;
+    private static long written;
+    private static long events;
+    private static long maxSize = RvTable.MAX_SIZE;
+    private static boolean truncated;
+    private static boolean warned;
+    private static final ArrayList<RvBuf> BUFS = new ArrayList<RvBuf>();
+    private static final byte[] SCRATCH = new byte[64];
+
+    static long newOid() {
+        return OIDS.getAndIncrement();
+    }
+
+    /** Creates (and registers) the calling thread's buffer; null when not recording. */
+    static RvBuf newBuffer(Thread t) {
+        ArrayList<RvBuf> dead = new ArrayList<RvBuf>();
+        try {
+            return newBuffer(t, dead);
+        } finally {
+            // flushed outside LOCK: the lock order is always buffer, then LOCK
+            for (RvBuf d : dead) {
+                synchronized (d) {
+                    flushBuffer(d, true);
+                }
+            }
+        }
+    }
+
+    private static RvBuf newBuffer(Thread t, ArrayList<RvBuf> dead) {
+        synchronized (LOCK) {
+            if (!ensureOpen()) {
+                return null;
+            }
+            reapDead(dead);
+            RvBuf b = new RvBuf(t);
+            BUFS.add(b);
+            byte[] name = utf8(t.getName());
+            int p = 0;
+            byte[] h = new byte[32];
+            h[p++] = 'N';
+            p = RvBuf.v(h, p, b.tid);
+            p = RvBuf.v(h, p, name.length);
+            write(h, 0, p);
+            write(name, 0, name.length);
+            return b;
+        }
+    }
+
+    private static boolean ensureOpen() {
+        if (state == 1) {
+            return true;
+        }
+        if (state == 2) {
+            return false;
+        }
+        state = 2;
+        try {
+            String env = System.getenv("REVY_TRACE");
+            if (env != null && env.trim().equalsIgnoreCase("off")) {
+                live = false;
+                return false;
+            }
+            String pid = pid();
+            File f;
+            if (env != null && env.length() > 0) {
+                f = new File(env);
+                File dir = f.getAbsoluteFile().getParentFile();
+                if (dir != null) {
+                    dir.mkdirs();
+                }
+            } else {
+                File dir = new File(RvTable.DIR);
+                dir.mkdirs();
+                SimpleDateFormat fmt = new SimpleDateFormat("yyyyMMdd-HHmmss");
+                String stem = RvTable.PROJECT + "-" + fmt.format(new Date()) + "-" + pid;
+                f = new File(dir, stem + ".rvt");
+                for (int i = 1; !f.createNewFile(); i++) {
+                    f = new File(dir, stem + "-" + i + ".rvt");
+                }
+            }
+            out = new BufferedOutputStream(new FileOutputStream(f), 1 << 16);
+            SimpleDateFormat iso = new SimpleDateFormat("yyyy-MM-dd'T'HH:mm:ss'Z'");
+            iso.setTimeZone(TimeZone.getTimeZone("UTC"));
+            byte[] magic = {'R', 'V', 'Y', 'T', 'R', 'C', 0, 1};
+            out.write(magic);
+            written = magic.length;
+            t0 = System.nanoTime();
+            String header = "unit=ns lang=java pid=" + pid + " start=" + iso.format(new Date());
+            byte[] hb = header.getBytes(UTF8);
+            byte[] hh = new byte[8];
+            hh[0] = 'H';
+            int hp = RvBuf.v(hh, 1, hb.length);
+            write(hh, 0, hp);
+            write(hb, 0, hb.length);
+            try {
+                Runtime.getRuntime().addShutdownHook(new Thread(new Runnable() {
+                    @Override
+                    public void run() {
+                        flushAll(true);
+                    }
+                }, "revy-trace-exit"));
+            } catch (IllegalStateException alreadyExiting) {
+                // first event during shutdown: what is recorded is flushed by later calls
+            }
+            state = 1;
+            return true;
+        } catch (Throwable t) {
+            live = false;
+            problem("cannot open the trace file", t);
+            return false;
+        }
+    }
+
+    private static String pid() {
+        try {
+            Class<?> ph = Class.forName("java.lang.ProcessHandle");
+            Object cur = ph.getMethod("current").invoke(null);
+            return String.valueOf(ph.getMethod("pid").invoke(cur));
+        } catch (Throwable notJava9) {
+            try {
+                String n = java.lang.management.ManagementFactory.getRuntimeMXBean().getName();
+                int at = n.indexOf('@');
+                return at > 0 ? n.substring(0, at) : "0";
+            } catch (Throwable t) {
+                return "0";
+            }
+        }
+    }
+
+    /** Writes a C record for class id (once); callers hold no lock. */
+    static void defineClass(int id) {
+        boolean[] d = cdef;
+        if (id < d.length && d[id]) {
+            return;
+        }
+        synchronized (LOCK) {
+            if (id >= cdef.length) {
+                boolean[] g = new boolean[Math.max(id + 1, cdef.length * 2)];
+                System.arraycopy(cdef, 0, g, 0, cdef.length);
+                cdef = g;
+            }
+            if (cdef[id]) {
+                return;
+            }
+            if (state == 1) {
+                record('C', id, RvClasses.name(id));
+            }
+            cdef[id] = true;
+        }
+    }
+
+    /** Writes the M record (and its class's C record) for a method id (once). */
+    static void defineMethod(int mid) {
+        int cid = RvClasses.methodClass(mid);
+        defineClass(cid);
+        synchronized (LOCK) {
+            if (mdef[mid]) {
+                return;
+            }
+            if (state == 1) {
+                byte[] h = new byte[32];
+                int p = 0;
+                h[p++] = 'M';
+                p = RvBuf.v(h, p, mid);
+                p = RvBuf.v(h, p, cid);
+                byte[] name = utf8(RvClasses.methodName(mid));
+                byte[] sgn = utf8(RvClasses.methodSgn(mid));
+                p = RvBuf.v(h, p, name.length);
+                write(h, 0, p);
+                write(name, 0, name.length);
+                p = RvBuf.v(h, 0, sgn.length);
+                write(h, 0, p);
+                write(sgn, 0, sgn.length);
+            }
+            mdef[mid] = true;
+        }
+    }
+
+    /** C record: tag, [v id], s text. Caller holds LOCK. */
+    private static void record(char tag, long id, String text) {
+        byte[] h = new byte[32];
+        int p = 0;
+        h[p++] = (byte) tag;
+        if (id >= 0) {
+            p = RvBuf.v(h, p, id);
+        }
+        byte[] s = utf8(text);
+        p = RvBuf.v(h, p, s.length);
+        write(h, 0, p);
+        write(s, 0, s.length);
+    }
+
+    /** Writes buffer {@code b} as one block; the caller holds b's monitor. */
+    static void flushBuffer(RvBuf b, boolean foreign) {
+        int len = b.n;
+        int count = b.count;
+        if (foreign) {
+            long ce = RvBuf.countEvents(b.b, len);
+            count = (int) (ce >>> 32);
+            len = (int) ce;
+        }
+        synchronized (LOCK) {
+            if (len > 0 && count > 0 && state == 1 && !truncated) {
+                int p = 0;
+                byte[] h = SCRATCH;
+                h[p++] = 'B';
+                p = RvBuf.v(h, p, b.tid);
+                p = RvBuf.v(h, p, b.base);
+                p = RvBuf.v(h, p, count);
+                p = RvBuf.v(h, p, len);
+                if (written + p + len + 16 > maxSize) {
+                    truncate();
+                } else {
+                    write(h, 0, p);
+                    write(b.b, 0, len);
+                    events += count;
+                }
+            }
+        }
+        b.n = 0;
+        b.count = 0;
+    }
+
+    private static void truncate() {
+        truncated = true;
+        live = false;
+        int p = 0;
+        byte[] h = SCRATCH;
+        h[p++] = 'T';
+        p = RvBuf.v(h, p, maxSize);
+        write(h, 0, p);
+    }
+
+    /** Moves dead threads' buffers from the registry to {@code dead}. Caller holds LOCK. */
+    private static void reapDead(ArrayList<RvBuf> dead) {
+        for (Iterator<RvBuf> it = BUFS.iterator(); it.hasNext();) {
+            RvBuf b = it.next();
+            Thread t = b.thread.get();
+            if (t == null || !t.isAlive()) {
+                dead.add(b);
+                it.remove();
+            }
+        }
+    }
+
+    /** Flushes every registered buffer; at exit also writes E and closes the file. */
+    static void flushAll(boolean exiting) {
+        RvBuf[] all;
+        synchronized (LOCK) {
+            all = BUFS.toArray(new RvBuf[0]);
+        }
+        for (RvBuf b : all) {
+            synchronized (b) {
+                flushBuffer(b, b.thread.get() != Thread.currentThread());
+            }
+        }
+        synchronized (LOCK) {
+            if (state != 1) {
+                return;
+            }
+            try {
+                if (exiting) {
+                    live = false;
+                    int p = 0;
+                    byte[] h = SCRATCH;
+                    h[p++] = 'E';
+                    p = RvBuf.v(h, p, events);
+                    write(h, 0, p);
+                    state = 2;
+                    out.close();
+                } else {
+                    out.flush();
+                }
+            } catch (IOException e) {
+                problem("cannot write the trace", e);
+            }
+        }
+    }
+
+    /** Caller holds LOCK. */
+    private static void write(byte[] a, int off, int len) {
+        if (out == null) {
+            return;
+        }
+        try {
+            out.write(a, off, len);
+            written += len;
+        } catch (IOException e) {
+            live = false;
+            state = 2;
+            problem("cannot write the trace", e);
+        }
+    }
+
+    static byte[] utf8(String s) {
+        return (s == null ? "?" : s.replace(' ', '_')).getBytes(UTF8);
+    }
+
+    /** Reports a problem on stderr, once per run. */
+    static void problem(String what, Throwable t) {
+        synchronized (LOCK) {
+            if (warned) {
+                return;
+            }
+            warned = true;
+        }
+        try {
+            System.err.println("revy: " + what + ": " + t);
+        } catch (Throwable ignored) {
+            // nothing more can be done
+        }
+    }
+}

@@ -297,6 +297,22 @@ fn round_trip(project: &Path, mode: &str) -> Outcome {
 
     let p = revy(dir, &["parse"]);
     assert!(p.code <= 1, "{what}: parse: {}{}", p.stdout, p.stderr);
+    // The plan's insertions undo exactly (what restore relies on when files were edited).
+    let mf = revy::manifest::Manifest::load(&dir.join("revy.toml")).unwrap();
+    let md = if mode == "better" {
+        revy::manifest::Mode::Better
+    } else {
+        revy::manifest::Mode::Faster
+    };
+    let (plan, _) = revy::annotate::plan(&mf, md).unwrap();
+    for (rel, text, ins) in &plan.files {
+        let annotated = revy::edits::apply(text, ins);
+        assert_eq!(
+            revy::edits::unapply(&annotated, ins).as_deref(),
+            Some(text.as_str()),
+            "{what}: {rel}: unapply does not give the original"
+        );
+    }
     let a = revy(dir, &["annotate", &format!("--{mode}")]);
     assert!(a.code <= 1, "{what}: annotate: {}{}", a.stdout, a.stderr);
     let annotate_out = format!("{}{}", a.stdout, a.stderr);

@@ -37,6 +37,13 @@ private:
     double r_;
 };
 
+// Uses Shape's delegating default constructor.
+class Blob : public Shape {
+public:
+    Blob() {}
+    double area() const override { return 0.5; }
+};
+
 class Printable {
 public:
     virtual ~Printable() = default;
@@ -118,6 +125,7 @@ int main() {
     std::vector<std::unique_ptr<Shape>> shapes;
     shapes.push_back(std::make_unique<Square>(2));
     shapes.push_back(std::make_unique<Circle>(1));
+    shapes.push_back(std::make_unique<Blob>());
     for (const auto& s : shapes) std::cout << s->describe() << " " << s->name() << "\n";
     Label l("lbl", 3);
     const Printable& p = l;

@@ -11,6 +11,10 @@
 #ifndef REVY_RUNTIME_HPP_INCLUDED
 #define REVY_RUNTIME_HPP_INCLUDED
 
+#if !defined(_MSVC_LANG) && __cplusplus < 201703L
+#error "Revy's C++ runtime needs C++17 or later: build with -std=c++17 (or gnu++17, c++20)"
+#endif
+
 #include "revy_config.hpp"
 
 #include <atomic>

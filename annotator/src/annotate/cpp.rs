@@ -181,9 +181,21 @@ fn annotate_method(
         return skip(fe, "class not found in the SAF");
     };
 
-    let span_text = src
+    // Generated locals must not hide the method's own names nor the class's members.
+    let mut span_text = src
         .get(m.span.start..m.span.end.max(body.end))
-        .unwrap_or("");
+        .unwrap_or("")
+        .to_string();
+    for n in sc
+        .fields
+        .iter()
+        .map(|f| &f.name)
+        .chain(sc.methods.iter().map(|m| &m.name))
+    {
+        span_text.push(' ');
+        span_text.push_str(n);
+    }
+    let span_text = span_text.as_str();
     let scope_name = unique_name("_rv_s", span_text);
     let size = message_size(cx, owner, &m.params);
     let is_static = m.flags.is_static || sm.is_static;

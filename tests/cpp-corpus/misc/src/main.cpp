@@ -32,6 +32,17 @@ private:
     long total_ = 0;
 };
 
+// Names that collide with Revy's generated ones.
+class Clash {
+public:
+    Clash() : _rv_tag(1) {}
+    int _rv_s(int _rv_d) const { int _rv_s1 = _rv_d + _rv_tag; return _rv_s1; }
+    int ignore(int, const std::string&, double = 0) const { return 5; }
+
+private:
+    int _rv_tag;
+};
+
 class Pool {
 public:
     long run_all(int threads, int work) {
@@ -89,6 +100,8 @@ int main() {
     int xs[] = {1, 2, 3};
     std::printf("%ld %zu %d %d %d %d %d\n", total, ev.size(), ev.back(), p.guarded(1), p.tried(4),
                 Pool::sum(xs, 3), Pool::sum_arr(xs, 3));
+    Clash cl;
+    std::printf("%d %d\n", cl._rv_s(2), cl.ignore(1, "x"));
     Worker w(9);
     std::printf("%d %d\n", w.id(), w.speed());
     return 7;

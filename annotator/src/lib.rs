@@ -12,6 +12,7 @@ pub mod frontend;
 pub mod init;
 pub mod manifest;
 pub mod model;
+pub mod progress;
 pub mod project;
 pub mod run;
 pub mod saf;

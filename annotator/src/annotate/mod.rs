@@ -185,9 +185,11 @@ pub fn plan(m: &Manifest, mode: Mode) -> Result<(Plan, Summary)> {
             wanted.insert(&mm.file);
         }
     }
+    let bar = crate::progress::bar(wanted.len(), "annotating");
     let results: Vec<(String, String, FileEdits)> = wanted
         .par_iter()
         .map(|rel| {
+            bar.inc(1);
             let text = read_source(m, rel)?;
             let model = parse_file(rel, &text);
             let lang = Lang::of_path(rel).unwrap_or(Lang::Java);
@@ -195,6 +197,7 @@ pub fn plan(m: &Manifest, mode: Mode) -> Result<(Plan, Summary)> {
             Ok((rel.to_string(), text, fe))
         })
         .collect::<Result<Vec<_>>>()?;
+    bar.finish_and_clear();
     let mut summary = Summary {
         parse_problems: saf
             .problems

@@ -78,9 +78,12 @@ impl<'a> Context<'a> {
 
     /// The SAF entry of a method, selected or not.
     pub fn method(&self, qname: &str, file: &str, m: &MethodDecl) -> Option<&'a SafMethod> {
-        let c = self.saf.class(qname)?;
-        c.methods
+        // Template specialisations share their primary's qualified name: look in all.
+        self.saf
+            .classes
             .iter()
+            .filter(|c| c.qname == qname)
+            .flat_map(|c| &c.methods)
             .find(|sm| sm.name == m.name && sm.file == file && sm.lines[0] == m.span.line)
     }
 }

@@ -5,9 +5,11 @@
 //! select → annotate (edits) → store (backup, atomic writes, restore) → run →
 //! trace (reading) → analysis → report / export.
 
+pub mod analysis;
 pub mod annotate;
 pub mod edits;
 pub mod error;
+pub mod export;
 pub mod frontend;
 pub mod init;
 pub mod manifest;
@@ -18,3 +20,4 @@ pub mod run;
 pub mod saf;
 pub mod select;
 pub mod store;
+pub mod trace;

@@ -1,7 +1,7 @@
 //! The `revy` command line: parses arguments, calls the library stages, and turns their
 //! typed errors into one-line messages and exit codes (0 ok, 1 problems found, 2 bad input).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
@@ -89,6 +89,18 @@ struct AnalyzeArgs {
     trace: Option<PathBuf>,
     #[arg(long, value_enum, default_value = "text")]
     format: OutputFormat,
+    /// Activity level (share of the total, 0..1) from which hints name candidates.
+    #[arg(long, default_value_t = 0.10)]
+    threshold: f64,
+    /// Or an absolute active time, in the trace's unit, from which they do.
+    #[arg(long)]
+    min_time: Option<u64>,
+    /// How many messages keep full detail (the most active by aggregate time).
+    #[arg(long, default_value_t = 100_000)]
+    detail_cap: usize,
+    /// Rows per table in the text summary.
+    #[arg(long, default_value_t = 15)]
+    top: usize,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -141,11 +153,104 @@ fn dispatch(cli: Cli) -> Result<u8> {
         Command::Status => cmd_status(&cli.manifest),
         Command::Run => cmd_run(&cli.manifest),
         Command::Profile(_) => not_yet("profile"),
-        Command::Trace { .. } => not_yet("trace"),
-        Command::Analyze(_) => not_yet("analyze"),
+        Command::Trace {
+            command: TraceCommand::Print { file },
+        } => trace_print(&file),
+        Command::Analyze(args) => analyze(&cli.manifest, args),
         Command::Report(_) => not_yet("report"),
-        Command::Export(_) => not_yet("export"),
+        Command::Export(args) => export(&cli.manifest, args),
     }
+}
+
+/// The trace named on the command line, else the newest file in the manifest's trace folder.
+fn trace_or_newest(manifest: &Path, trace: Option<PathBuf>) -> Result<PathBuf> {
+    if let Some(t) = trace {
+        return Ok(t);
+    }
+    let m = revy::manifest::Manifest::load(manifest)?;
+    let dir = m.trace_dir();
+    let newest = std::fs::read_dir(&dir)
+        .ok()
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let md = e.metadata().ok()?;
+            md.is_file().then(|| (md.modified().ok(), e.path()))
+        })
+        .max();
+    newest.map(|(_, p)| p).ok_or_else(|| {
+        Error::input(format!(
+            "no trace in {}; run `revy run` first (or name a trace file)",
+            dir.display()
+        ))
+    })
+}
+
+fn trace_print(file: &Path) -> Result<u8> {
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let status = match revy::trace::print_as_text(file, &mut out) {
+        // A closed pipe (`| head`) is the reader's choice, not an error.
+        Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::BrokenPipe => {
+            return Ok(0)
+        }
+        r => r?,
+    };
+    drop(out);
+    for w in &status.warnings {
+        eprintln!("revy: warning: {w}");
+    }
+    Ok(0)
+}
+
+fn analyze(manifest: &Path, args: AnalyzeArgs) -> Result<u8> {
+    let path = trace_or_newest(manifest, args.trace)?;
+    if !(0.0..=1.0).contains(&args.threshold) {
+        return Err(Error::input(
+            "--threshold is a share of the total between 0 and 1 (e.g. 0.1)",
+        ));
+    }
+    let opts = revy::analysis::Options {
+        detail_cap: args.detail_cap,
+        threshold_level: args.threshold,
+        threshold_time: args.min_time,
+        ..Default::default()
+    };
+    let a = revy::analysis::analyze_path(&path, &opts)?;
+    match args.format {
+        OutputFormat::Text => print!("{}", revy::analysis::render::text(&a, args.top)),
+        OutputFormat::Json => {
+            let json = serde_json::to_string_pretty(&a).map_err(|e| Error::input(e.to_string()))?;
+            println!("{json}");
+            for w in &a.trace.warnings {
+                eprintln!("revy: warning: {w}");
+            }
+        }
+    }
+    Ok(0)
+}
+
+fn export(manifest: &Path, args: ExportArgs) -> Result<u8> {
+    if args.chrome.is_none() && args.dot.is_none() && args.folded.is_none() {
+        return Err(Error::input(
+            "say what to export: --chrome F.json, --dot F.dot and/or --folded F.txt",
+        ));
+    }
+    let path = trace_or_newest(manifest, args.trace)?;
+    let targets = revy::export::Targets {
+        chrome: args.chrome,
+        dot: args.dot,
+        folded: args.folded,
+    };
+    let done = revy::export::export(&path, &targets)?;
+    for w in &done.warnings {
+        eprintln!("revy: warning: {w}");
+    }
+    for (what, file) in &done.written {
+        eprintln!("revy: wrote {what} to {}", file.display());
+    }
+    Ok(0)
 }
 
 fn cmd_init(dir: &std::path::Path, force: bool) -> Result<u8> {

@@ -1,0 +1,264 @@
+//! Parallelisation hints after the thesis's guidelines (§7.6): only what is active enough is
+//! worth a thread; start at the top; compare class/method averages with individuals; look at
+//! chains where a message's own (net) time is small next to its aggregate; keep objects that
+//! mostly talk to themselves or to one neighbour together.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::walk::InstKind;
+use super::{Analysis, Options};
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Hint {
+    /// `candidate-instance`, `candidate-method`, `candidate-message`, `chain`,
+    /// `self-contained`, `single-neighbour`, `class-outlier`, `class-uniform`,
+    /// `method-outlier`, `method-uniform`.
+    pub kind: &'static str,
+    /// What the hint is about, readable (`Account#4`, `Account.transfer`, `message 3`).
+    pub subject: String,
+    pub instance: Option<u32>,
+    pub method: Option<u32>,
+    /// Message order, for hints about one message.
+    pub message: Option<u64>,
+    pub reason: String,
+    pub numbers: BTreeMap<&'static str, f64>,
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1}%", x * 100.0)
+}
+
+/// A net share below this of the aggregate makes a message a pass-through in a chain.
+const CHAIN_NET_SHARE: f64 = 0.25;
+/// An individual this many times the class/method mean is an outlier.
+const OUTLIER_FACTOR: f64 = 3.0;
+
+pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
+    let total = a.totals.total_time;
+    let unit = a.trace.unit.as_str();
+    let above = |time: u64, level: f64| {
+        time > 0 && (level >= o.threshold_level || o.threshold_time.is_some_and(|t| time >= t))
+    };
+    let cap = o.max_hints_per_kind;
+    let mut out = Vec::new();
+    let hint = |kind, subject: String, reason: String, nums: &[(&'static str, f64)]| Hint {
+        kind,
+        subject,
+        instance: None,
+        method: None,
+        message: None,
+        reason,
+        numbers: nums.iter().copied().collect(),
+    };
+
+    // Guidelines 1 and 2: candidates above the threshold, most active first.
+    let mut inst: Vec<_> = a
+        .instances
+        .iter()
+        .filter(|i| i.kind != InstKind::Root && above(i.active_time, i.level))
+        .collect();
+    inst.sort_by(|x, y| y.active_time.cmp(&x.active_time).then(x.id.cmp(&y.id)));
+    for i in inst.into_iter().take(cap) {
+        let mut h = hint(
+            "candidate-instance",
+            i.label.clone(),
+            format!(
+                "active {} {unit} = {} of the total, above the threshold: a candidate to run in its own thread or process (work down from the top)",
+                i.active_time,
+                pct(i.level)
+            ),
+            &[("active_time", i.active_time as f64), ("level", i.level), ("neighbours", i.neighbours as f64)],
+        );
+        h.instance = Some(i.id);
+        out.push(h);
+    }
+    let mut meth: Vec<_> = a
+        .methods
+        .iter()
+        .filter(|m| above(m.net_time.total, m.level))
+        .collect();
+    meth.sort_by(|x, y| {
+        y.net_time
+            .total
+            .cmp(&x.net_time.total)
+            .then(x.id.cmp(&y.id))
+    });
+    for m in meth.into_iter().take(cap) {
+        let mut h = hint(
+            "candidate-method",
+            format!("{}.{}", m.class, m.method),
+            format!(
+                "its {} call(s) are active {} {unit} in total = {} of the total (mean {:.1} {unit} per call)",
+                m.calls,
+                m.net_time.total,
+                pct(m.level),
+                m.net_time.mean
+            ),
+            &[("calls", m.calls as f64), ("net_time", m.net_time.total as f64), ("level", m.level), ("mean", m.net_time.mean)],
+        );
+        h.method = Some(m.id);
+        out.push(h);
+    }
+    let mut msgs: Vec<_> = a.messages.list.iter().collect();
+    msgs.sort_by(|x, y| {
+        y.aggregate_time
+            .cmp(&x.aggregate_time)
+            .then(x.order.cmp(&y.order))
+    });
+    let mut n = 0;
+    for m in &msgs {
+        if n == cap {
+            break;
+        }
+        if above(m.net_time, m.level) {
+            n += 1;
+            let mut h = hint(
+                "candidate-message",
+                format!("message {} ({} → {}.{})", m.order, a.label(m.sender), a.label(m.receiver), a.methods.get(m.method as usize).map_or("?", |x| x.method.as_str())),
+                format!("net {} {unit} = {} of the total, above the threshold: could be spawned as its own task", m.net_time, pct(m.level)),
+                &[("net_time", m.net_time as f64), ("aggregate_time", m.aggregate_time as f64), ("level", m.level)],
+            );
+            h.message = Some(m.order);
+            h.method = Some(m.method);
+            out.push(h);
+        }
+    }
+
+    // Guideline 4: chains — a big message whose own work is small; the callee does it.
+    let mut n = 0;
+    for m in &msgs {
+        if n == cap {
+            break;
+        }
+        let agg_level = if total == 0 {
+            0.0
+        } else {
+            m.aggregate_time as f64 / total as f64
+        };
+        if !above(m.aggregate_time, agg_level)
+            || (m.net_time as f64) >= CHAIN_NET_SHARE * m.aggregate_time as f64
+        {
+            continue;
+        }
+        let Some(c) = m.heaviest_callee else { continue };
+        n += 1;
+        let mut h = hint(
+            "chain",
+            format!("message {} ({}.{})", m.order, a.label(m.receiver), a.methods.get(m.method as usize).map_or("?", |x| x.method.as_str())),
+            format!(
+                "aggregate {} {unit} but only {} {unit} net ({:.0}%): the real work is in its callee {} on {} ({} {unit}); split the chain at the callee, or spawn one thread running both",
+                m.aggregate_time,
+                m.net_time,
+                100.0 * m.net_time as f64 / m.aggregate_time.max(1) as f64,
+                a.method_name(c.method),
+                a.label(c.receiver),
+                c.aggregate_time
+            ),
+            &[("aggregate_time", m.aggregate_time as f64), ("net_time", m.net_time as f64), ("callee_aggregate_time", c.aggregate_time as f64)],
+        );
+        h.message = Some(m.order);
+        h.method = Some(m.method);
+        out.push(h);
+    }
+
+    // Objects that mostly message themselves with few neighbours, or have one neighbour.
+    let mut selfish: Vec<_> = a
+        .instances
+        .iter()
+        .filter(|i| {
+            i.kind != InstKind::Root
+                && i.cyclic >= 2
+                && 2 * i.cyclic >= i.received
+                && i.neighbours <= 2
+        })
+        .collect();
+    selfish.sort_by(|x, y| y.cyclic.cmp(&x.cyclic).then(x.id.cmp(&y.id)));
+    for i in selfish.into_iter().take(cap) {
+        let mut h = hint(
+            "self-contained",
+            i.label.clone(),
+            format!(
+                "{} of its {} received messages are sent by itself and it has {} neighbour(s): a self-contained unit to place or thread as a whole, not to split",
+                i.cyclic, i.received, i.neighbours
+            ),
+            &[("cyclic", i.cyclic as f64), ("received", i.received as f64), ("neighbours", i.neighbours as f64), ("level", i.level)],
+        );
+        h.instance = Some(i.id);
+        out.push(h);
+    }
+    let mut lonely: Vec<_> = a
+        .instances
+        .iter()
+        .filter(|i| i.kind != InstKind::Root && i.neighbours == 1 && i.received > 0)
+        .collect();
+    lonely.sort_by(|x, y| y.active_time.cmp(&x.active_time).then(x.id.cmp(&y.id)));
+    for i in lonely.into_iter().take(cap) {
+        let mut h = hint(
+            "single-neighbour",
+            i.label.clone(),
+            format!("talks to one other instance only: keep it on the same machine as that neighbour to avoid communication (active {} {unit}, {})", i.active_time, pct(i.level)),
+            &[("neighbours", 1.0), ("active_time", i.active_time as f64), ("level", i.level)],
+        );
+        h.instance = Some(i.id);
+        out.push(h);
+    }
+
+    // Guideline 3: averages vs individuals, per class and per method.
+    let mut n = 0;
+    for c in &a.classes {
+        if n == cap || c.instances < 2 {
+            continue;
+        }
+        let class_level = c.mean_level * c.instances as f64;
+        if !above(c.active_time, class_level) {
+            continue;
+        }
+        n += 1;
+        let outlier = a
+            .instances
+            .iter()
+            .filter(|i| i.class.as_deref() == Some(c.class.as_str()))
+            .max_by_key(|i| i.active_time);
+        let Some(top) = outlier else { continue };
+        let ratio = top.active_time as f64 / c.mean_active_time.max(f64::MIN_POSITIVE);
+        let nums = [
+            ("instances", c.instances as f64),
+            ("mean_active_time", c.mean_active_time),
+            ("max_active_time", top.active_time as f64),
+            ("ratio", ratio),
+        ];
+        let mut h = if ratio >= OUTLIER_FACTOR {
+            hint("class-outlier", c.class.clone(), format!("{} is active {} {unit}, {ratio:.1}× the mean of the {} instances of its class ({:.1} {unit}): parallelise that instance, not the whole class", top.label, top.active_time, c.instances, c.mean_active_time), &nums)
+        } else {
+            hint("class-uniform", c.class.clone(), format!("its {} instances are alike (the most active is {ratio:.1}× the mean of {:.1} {unit}) and together {} of the total: parallelise all instances of the class", c.instances, c.mean_active_time, pct(class_level)), &nums)
+        };
+        h.instance = Some(top.id);
+        out.push(h);
+    }
+    let mut n = 0;
+    for m in &a.methods {
+        if n == cap || m.calls < 2 || !above(m.net_time.total, m.level) {
+            continue;
+        }
+        n += 1;
+        let ratio = m.net_time.max as f64 / m.net_time.mean.max(f64::MIN_POSITIVE);
+        let nums = [
+            ("calls", m.calls as f64),
+            ("mean", m.net_time.mean),
+            ("max", m.net_time.max as f64),
+            ("std_dev", m.net_time.std_dev),
+            ("ratio", ratio),
+        ];
+        let name = format!("{}.{}", m.class, m.method);
+        let mut h = if ratio >= OUTLIER_FACTOR {
+            hint("method-outlier", name, format!("its slowest call takes {} {unit}, {ratio:.1}× the mean of {:.1} {unit}: parallelise that message rather than every call", m.net_time.max, m.net_time.mean), &nums)
+        } else {
+            hint("method-uniform", name, format!("its {} calls are alike (mean {:.1} {unit}, std-dev {:.1}): parallelise all its invocations, e.g. as a task per call", m.calls, m.net_time.mean, m.net_time.std_dev), &nums)
+        };
+        h.method = Some(m.id);
+        out.push(h);
+    }
+    out
+}

@@ -1,0 +1,602 @@
+//! The object call graph and its statistics (SPEC §8), built in one streaming pass.
+//! Memory grows with instances, methods, threads' stack depth and distinct edges; per-message
+//! detail is capped (top-N by aggregate time).
+
+pub mod hints;
+pub mod render;
+pub mod stats;
+pub mod walk;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde::Serialize;
+
+use crate::error::Result;
+use crate::trace::{Form, TraceReader, Unit};
+pub use hints::Hint;
+use stats::{Acc, Callee, MessageRecord, Summary, TopMessages};
+use walk::{Closed, InstKind, Instance, Sink, Walker};
+
+pub const SCHEMA: &str = "revy-analysis/1";
+
+/// Tunables of the analysis.
+#[derive(Debug, Clone, Serialize)]
+pub struct Options {
+    /// How many messages keep full detail (top by aggregate time).
+    pub detail_cap: usize,
+    /// Activity level (0..1) from which instances and messages become candidates.
+    pub threshold_level: f64,
+    /// Or an absolute active time (trace units) from which they do.
+    pub threshold_time: Option<u64>,
+    /// At most this many hints of each kind.
+    pub max_hints_per_kind: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            detail_cap: 100_000,
+            threshold_level: 0.10,
+            threshold_time: None,
+            max_hints_per_kind: 20,
+        }
+    }
+}
+
+/// Activity bands of the thesis (§4.4.5): colours red/blue/green/black.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Band {
+    /// Over 60 %.
+    Over60,
+    /// Over 30 %.
+    Over30,
+    /// Over 10 %.
+    Over10,
+    Rest,
+}
+
+impl Band {
+    pub fn of(level: f64) -> Band {
+        if level > 0.6 {
+            Band::Over60
+        } else if level > 0.3 {
+            Band::Over30
+        } else if level > 0.1 {
+            Band::Over10
+        } else {
+            Band::Rest
+        }
+    }
+    /// The thesis's colour for the band.
+    pub fn colour(self) -> &'static str {
+        match self {
+            Band::Over60 => "red",
+            Band::Over30 => "blue",
+            Band::Over10 => "green",
+            Band::Rest => "black",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TraceInfo {
+    pub path: String,
+    pub form: Form,
+    pub unit: Unit,
+    pub header: BTreeMap<String, String>,
+    pub events: u64,
+    pub bytes: u64,
+    /// The runtime wrote its end marker.
+    pub clean_end: bool,
+    /// The runtime stopped recording at its size limit.
+    pub truncated: bool,
+    /// The file ended early or held a corrupt entry; analysed up to the last good one.
+    pub cut_short: bool,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Totals {
+    /// Sum of all net times (= sum of the root messages' aggregates).
+    pub total_time: u64,
+    pub instances: usize,
+    pub messages: u64,
+    pub threads: usize,
+    pub classes: usize,
+    pub methods: usize,
+    pub edges: usize,
+    pub cyclic_messages: u64,
+    pub max_depth: usize,
+    pub balance: walk::Balance,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ThreadStats {
+    pub tid: u64,
+    pub name: Option<String>,
+    /// Instance id of the thread's root.
+    pub root: u32,
+    pub messages: u64,
+    pub total_time: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct InstanceStats {
+    /// Dense id used by edges and messages.
+    pub id: u32,
+    pub kind: InstKind,
+    /// `Class#oid`, `Class (static)` or `root@tid`.
+    pub label: String,
+    pub class: Option<String>,
+    pub oid: u64,
+    pub tid: Option<u64>,
+    pub size: Option<u64>,
+    pub created: Option<u64>,
+    pub destroyed: Option<u64>,
+    /// Sum of the net times of the messages it received.
+    pub active_time: u64,
+    pub level: f64,
+    pub band: Band,
+    pub received: u64,
+    pub sent: u64,
+    /// Received messages whose sender is the instance itself.
+    pub cyclic: u64,
+    /// Distinct instances it sent to or received from (itself excluded).
+    pub neighbours: u32,
+    /// Sum of the sizes of the messages it received.
+    pub received_bytes: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ClassStats {
+    pub class: String,
+    pub instances: u64,
+    pub messages: u64,
+    pub active_time: u64,
+    pub mean_active_time: f64,
+    /// Average activity level of its instances.
+    pub mean_level: f64,
+    pub max_level: f64,
+    /// Total size of its instances (creation entries).
+    pub total_size: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct MethodStats {
+    pub id: u32,
+    pub class: String,
+    pub method: String,
+    pub signature: String,
+    pub calls: u64,
+    pub net_time: Summary,
+    pub aggregate_time: Summary,
+    pub size: Summary,
+    pub cyclic: u64,
+    /// Share of the total net time spent in this method.
+    pub level: f64,
+    pub band: Band,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct EdgeStats {
+    pub sender: u32,
+    pub receiver: u32,
+    pub calls: u64,
+    pub aggregate_time: u64,
+    pub net_time: u64,
+    pub bytes: u64,
+    pub cyclic: bool,
+    pub level: f64,
+    pub band: Band,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Messages {
+    pub cap: usize,
+    /// All messages of the trace.
+    pub total: u64,
+    /// `list` holds every message (else the top `cap` by aggregate time).
+    pub complete: bool,
+    /// In message order.
+    pub list: Vec<MessageRecord>,
+}
+
+/// Everything `revy analyze` knows about a trace; serialises to the JSON of
+/// docs/analysis-schema.json.
+#[derive(Debug, Clone, Serialize)]
+pub struct Analysis {
+    pub schema: &'static str,
+    pub trace: TraceInfo,
+    pub options: Options,
+    pub totals: Totals,
+    pub threads: Vec<ThreadStats>,
+    /// Indexed by instance id.
+    pub instances: Vec<InstanceStats>,
+    pub classes: Vec<ClassStats>,
+    /// Indexed by method id.
+    pub methods: Vec<MethodStats>,
+    pub edges: Vec<EdgeStats>,
+    pub messages: Messages,
+    pub hints: Vec<Hint>,
+}
+
+#[derive(Default, Clone, Copy)]
+struct InstAcc {
+    active: u64,
+    received: u64,
+    sent: u64,
+    cyclic: u64,
+    bytes: u64,
+}
+
+#[derive(Default, Clone, Copy)]
+struct EdgeAcc {
+    calls: u64,
+    agg: u64,
+    net: u64,
+    bytes: u64,
+}
+
+#[derive(Default, Clone, Copy)]
+struct MethodAcc {
+    net: Acc,
+    agg: Acc,
+    size: Acc,
+    cyclic: u64,
+}
+
+/// The analysis sink: accumulates per instance, edge and method.
+pub struct Builder {
+    inst: Vec<InstAcc>,
+    edges: FxHashMap<(u32, u32), EdgeAcc>,
+    methods: Vec<MethodAcc>,
+    top: TopMessages,
+    total: u64,
+    cyclic: u64,
+}
+
+impl Builder {
+    pub fn new(opts: &Options) -> Self {
+        Builder {
+            inst: Vec::new(),
+            edges: FxHashMap::default(),
+            methods: Vec::new(),
+            top: TopMessages::new(opts.detail_cap),
+            total: 0,
+            cyclic: 0,
+        }
+    }
+}
+
+impl Sink for Builder {
+    #[inline]
+    fn closed(&mut self, c: &Closed, _instances: &[Instance], _names: &crate::trace::Names) {
+        let f = &c.frame;
+        let (s, r) = (f.sender as usize, f.receiver as usize);
+        let need = s.max(r) + 1;
+        if self.inst.len() < need {
+            self.inst.resize(need, InstAcc::default());
+        }
+        let cyclic = s == r;
+        {
+            let ri = &mut self.inst[r];
+            ri.active += c.net;
+            ri.received += 1;
+            ri.bytes += f.size;
+            ri.cyclic += cyclic as u64;
+        }
+        self.inst[s].sent += 1;
+        let e = self.edges.entry((f.sender, f.receiver)).or_default();
+        e.calls += 1;
+        e.agg += c.aggregate;
+        e.net += c.net;
+        e.bytes += f.size;
+        let m = f.method as usize;
+        if self.methods.len() <= m {
+            self.methods.resize(m + 1, MethodAcc::default());
+        }
+        let ma = &mut self.methods[m];
+        ma.net.add(c.net);
+        ma.agg.add(c.aggregate);
+        ma.size.add(f.size);
+        ma.cyclic += cyclic as u64;
+        self.total += c.net;
+        self.cyclic += cyclic as u64;
+        self.top.seen += 1;
+        if self.top.wants(c.aggregate) {
+            self.top.push(MessageRecord {
+                order: f.order,
+                tid: c.tid,
+                method: f.method,
+                sender: f.sender,
+                receiver: f.receiver,
+                start: f.start,
+                end: c.end,
+                aggregate_time: c.aggregate,
+                net_time: c.net,
+                size: f.size,
+                depth: c.outer.len() as u32,
+                parent_order: c.outer.last().map(|p| p.order),
+                cyclic,
+                heaviest_callee: f.heaviest.map(|(method, receiver, aggregate_time)| Callee {
+                    method,
+                    receiver,
+                    aggregate_time,
+                }),
+                level: 0.0,
+                band: Band::Rest,
+            });
+        }
+    }
+}
+
+/// Run a whole trace through the walker with `sink`; returns the reader (for names,
+/// header and status) and the walker (instances, threads, balance).
+pub fn walk_trace(path: &Path, sink: &mut impl Sink) -> Result<(TraceReader, Walker)> {
+    let mut reader = TraceReader::open(path)?;
+    let mut walker = Walker::new();
+    while let Some(ev) = reader.next_event()? {
+        walker.event(&ev, reader.names(), sink);
+    }
+    walker.finish(reader.names(), sink);
+    Ok((reader, walker))
+}
+
+/// Analyse the trace at `path` (either form).
+pub fn analyze_path(path: &Path, opts: &Options) -> Result<Analysis> {
+    let mut b = Builder::new(opts);
+    let (reader, walker) = walk_trace(path, &mut b)?;
+    Ok(finish(path, opts, b, &reader, &walker))
+}
+
+fn level(x: u64, total: u64) -> f64 {
+    if total == 0 {
+        0.0
+    } else {
+        x as f64 / total as f64
+    }
+}
+
+/// Turn the accumulators into the result (levels, bands, adjacency, classes, hints).
+pub fn finish(
+    path: &Path,
+    opts: &Options,
+    b: Builder,
+    reader: &TraceReader,
+    walker: &Walker,
+) -> Analysis {
+    let names = reader.names();
+    let status = reader.status();
+    let total = b.total;
+    let mut warnings = status.warnings.clone();
+    if status.truncated_at_size.is_some() {
+        warnings.push(format!(
+            "{}: the runtime stopped recording at its size limit (max_size={}); later activity is missing",
+            path.display(),
+            status.truncated_at_size.unwrap_or(0)
+        ));
+    }
+    if status.clean_end.is_none() && !status.cut_short {
+        warnings.push(format!(
+            "{}: no end marker: the run may have died; analysed up to the last complete entry",
+            path.display()
+        ));
+    }
+    let bal = &walker.balance;
+    if bal.unmatched_ends + bal.closed_by_outer_end + bal.open_at_end > 0 {
+        warnings.push(format!(
+            "unbalanced messages: {} end(s) without start, {} closed by an outer end, {} open at the end{}",
+            bal.unmatched_ends,
+            bal.closed_by_outer_end,
+            bal.open_at_end,
+            bal.examples.first().map(|e| format!(" (e.g. {e})")).unwrap_or_default()
+        ));
+    }
+
+    // Adjacency: distinct neighbours over undirected sender/receiver pairs.
+    let n = walker.instances.len();
+    let mut neighbours = vec![0u32; n];
+    let mut pairs = FxHashSet::default();
+    for &(s, r) in b.edges.keys() {
+        if s != r && pairs.insert((s.min(r), s.max(r))) {
+            neighbours[s as usize] += 1;
+            neighbours[r as usize] += 1;
+        }
+    }
+
+    let label = |i: &Instance| instance_label(i, names);
+    let instances: Vec<InstanceStats> = walker
+        .instances
+        .iter()
+        .enumerate()
+        .map(|(id, inst)| {
+            let a = b.inst.get(id).copied().unwrap_or_default();
+            let lv = level(a.active, total);
+            InstanceStats {
+                id: id as u32,
+                kind: inst.kind,
+                label: label(inst),
+                class: (inst.kind != InstKind::Root).then(|| names.class(inst.class).to_string()),
+                oid: inst.oid,
+                tid: (inst.kind == InstKind::Root).then_some(inst.tid),
+                size: inst.size,
+                created: inst.created,
+                destroyed: inst.destroyed,
+                active_time: a.active,
+                level: lv,
+                band: Band::of(lv),
+                received: a.received,
+                sent: a.sent,
+                cyclic: a.cyclic,
+                neighbours: neighbours[id],
+                received_bytes: a.bytes,
+            }
+        })
+        .collect();
+
+    // Per class: average over its instances (roots have no class).
+    let mut classes: BTreeMap<&str, ClassStats> = BTreeMap::new();
+    for i in instances.iter().filter(|i| i.kind != InstKind::Root) {
+        let c = i.class.as_deref().unwrap_or("?");
+        let e = classes.entry(c).or_insert_with(|| ClassStats {
+            class: c.to_string(),
+            instances: 0,
+            messages: 0,
+            active_time: 0,
+            mean_active_time: 0.0,
+            mean_level: 0.0,
+            max_level: 0.0,
+            total_size: 0,
+        });
+        e.instances += 1;
+        e.messages += i.received;
+        e.active_time += i.active_time;
+        e.max_level = e.max_level.max(i.level);
+        e.total_size += i.size.unwrap_or(0);
+    }
+    let classes: Vec<ClassStats> = classes
+        .into_values()
+        .map(|mut c| {
+            c.mean_active_time = c.active_time as f64 / c.instances as f64;
+            c.mean_level = level(c.active_time, total) / c.instances as f64;
+            c
+        })
+        .collect();
+
+    let methods: Vec<MethodStats> = names
+        .methods
+        .iter()
+        .enumerate()
+        .map(|(id, def)| {
+            let a = b.methods.get(id).copied().unwrap_or_default();
+            let lv = level(a.net.sum, total);
+            MethodStats {
+                id: id as u32,
+                class: names.class(def.class).to_string(),
+                method: def.name.clone(),
+                signature: def.signature.clone(),
+                calls: a.net.n,
+                net_time: a.net.summary(),
+                aggregate_time: a.agg.summary(),
+                size: a.size.summary(),
+                cyclic: a.cyclic,
+                level: lv,
+                band: Band::of(lv),
+            }
+        })
+        .collect();
+
+    let mut edges: Vec<EdgeStats> = b
+        .edges
+        .iter()
+        .map(|(&(s, r), e)| {
+            let lv = level(e.net, total);
+            EdgeStats {
+                sender: s,
+                receiver: r,
+                calls: e.calls,
+                aggregate_time: e.agg,
+                net_time: e.net,
+                bytes: e.bytes,
+                cyclic: s == r,
+                level: lv,
+                band: Band::of(lv),
+            }
+        })
+        .collect();
+    edges.sort_by_key(|e| (e.sender, e.receiver));
+
+    let seen = b.top.seen;
+    let mut list = b.top.into_sorted();
+    for m in &mut list {
+        m.level = level(m.net_time, total);
+        m.band = Band::of(m.level);
+    }
+    let messages = Messages {
+        cap: opts.detail_cap,
+        total: seen,
+        complete: list.len() as u64 == seen,
+        list,
+    };
+
+    let threads = walker
+        .threads
+        .iter()
+        .map(|t| ThreadStats {
+            tid: t.tid,
+            name: names.thread_name(t.tid).map(str::to_string),
+            root: t.root,
+            messages: t.messages,
+            total_time: t.total,
+        })
+        .collect();
+
+    let header = reader.header();
+    let mut hmap: BTreeMap<String, String> = header.fields.iter().cloned().collect();
+    if let Some(raw) = &header.raw {
+        hmap.insert("comment".into(), raw.clone());
+    }
+    let mut a = Analysis {
+        schema: SCHEMA,
+        trace: TraceInfo {
+            path: path.display().to_string(),
+            form: reader.form(),
+            unit: header.unit,
+            header: hmap,
+            events: walker.events,
+            bytes: reader.bytes_read(),
+            clean_end: status.clean_end.is_some(),
+            truncated: status.truncated_at_size.is_some(),
+            cut_short: status.cut_short,
+            warnings,
+        },
+        options: opts.clone(),
+        totals: Totals {
+            total_time: total,
+            instances: instances.len(),
+            messages: walker.messages,
+            threads: walker.threads.len(),
+            classes: classes.len(),
+            methods: methods.len(),
+            edges: edges.len(),
+            cyclic_messages: b.cyclic,
+            max_depth: walker.max_depth,
+            balance: walker.balance.clone(),
+        },
+        threads,
+        instances,
+        classes,
+        methods,
+        edges,
+        messages,
+        hints: Vec::new(),
+    };
+    a.hints = hints::hints(&a, opts);
+    a
+}
+
+/// `Class#oid`, `Class (static)` or `root@tid`.
+pub fn instance_label(i: &Instance, names: &crate::trace::Names) -> String {
+    match i.kind {
+        InstKind::Object => format!("{}#{}", names.class(i.class), i.oid),
+        InstKind::Class => format!("{} (static)", names.class(i.class)),
+        InstKind::Root => format!("root@{}", i.tid),
+    }
+}
+
+impl Analysis {
+    /// `Class.method` of a method id.
+    pub fn method_name(&self, id: u32) -> String {
+        self.methods
+            .get(id as usize)
+            .map_or_else(|| "?".into(), |m| format!("{}.{}", m.class, m.method))
+    }
+    pub fn label(&self, instance: u32) -> &str {
+        self.instances
+            .get(instance as usize)
+            .map_or("?", |i| i.label.as_str())
+    }
+}

@@ -1,0 +1,156 @@
+//! The readable text summary of `revy analyze`.
+
+use std::fmt::Write;
+
+use super::walk::InstKind;
+use super::Analysis;
+
+fn pct(x: f64) -> String {
+    format!("{:5.1}%", x * 100.0)
+}
+
+/// Render the summary; `top` rows per table.
+pub fn text(a: &Analysis, top: usize) -> String {
+    let mut s = String::new();
+    let u = a.trace.unit.as_str();
+    let t = &a.totals;
+    let _ = writeln!(
+        s,
+        "Trace {} ({:?} form, unit {u}): {} events, {} messages, {} instances, {} threads",
+        a.trace.path, a.trace.form, a.trace.events, t.messages, t.instances, t.threads
+    );
+    let _ = writeln!(
+        s,
+        "Total active time {} {u}; {} cyclic messages; max stack depth {}",
+        t.total_time, t.cyclic_messages, t.max_depth
+    );
+    for w in &a.trace.warnings {
+        let _ = writeln!(s, "warning: {w}");
+    }
+
+    let _ = writeln!(s, "\nTop instances by active time");
+    let _ = writeln!(
+        s,
+        "  {:<32} {:>12} {:>7} {:>8} {:>6} {:>6} {:>10}",
+        "instance", "active", "level", "received", "cyclic", "neigh", "size"
+    );
+    let mut inst: Vec<_> = a
+        .instances
+        .iter()
+        .filter(|i| i.kind != InstKind::Root)
+        .collect();
+    inst.sort_by(|x, y| y.active_time.cmp(&x.active_time).then(x.id.cmp(&y.id)));
+    for i in inst.iter().take(top) {
+        let size = i.size.map_or("-".into(), |s| s.to_string());
+        let _ = writeln!(
+            s,
+            "  {:<32} {:>12} {} {:>8} {:>6} {:>6} {:>10}",
+            i.label,
+            i.active_time,
+            pct(i.level),
+            i.received,
+            i.cyclic,
+            i.neighbours,
+            size
+        );
+    }
+
+    let _ = writeln!(s, "\nTop messages by aggregate time");
+    let _ = writeln!(
+        s,
+        "  {:>8} {:<24} {:<36} {:>10} {:>10} {:>7} {:>8}",
+        "order", "sender", "receiver.method", "aggregate", "net", "level", "size"
+    );
+    let mut msgs: Vec<_> = a.messages.list.iter().collect();
+    msgs.sort_by(|x, y| {
+        y.aggregate_time
+            .cmp(&x.aggregate_time)
+            .then(x.order.cmp(&y.order))
+    });
+    for m in msgs.iter().take(top) {
+        let name = format!(
+            "{}.{}",
+            a.label(m.receiver),
+            a.methods
+                .get(m.method as usize)
+                .map_or("?", |x| x.method.as_str())
+        );
+        let _ = writeln!(
+            s,
+            "  {:>8} {:<24} {:<36} {:>10} {:>10} {} {:>8}",
+            m.order,
+            a.label(m.sender),
+            name,
+            m.aggregate_time,
+            m.net_time,
+            pct(m.level),
+            m.size
+        );
+    }
+    if !a.messages.complete {
+        let _ = writeln!(
+            s,
+            "  (detail kept for the top {} of {} messages)",
+            a.messages.list.len(),
+            a.messages.total
+        );
+    }
+
+    let _ = writeln!(
+        s,
+        "\nMethods by net time (calls, net total/min/max/mean/std-dev, aggregate total)"
+    );
+    let mut meth: Vec<_> = a.methods.iter().filter(|m| m.calls > 0).collect();
+    meth.sort_by(|x, y| {
+        y.net_time
+            .total
+            .cmp(&x.net_time.total)
+            .then(x.id.cmp(&y.id))
+    });
+    for m in meth.iter().take(top) {
+        let n = &m.net_time;
+        let _ = writeln!(
+            s,
+            "  {:<40} {:>8} {:>10} {:>8} {:>8} {:>10.1} {:>10.1} {:>10} {}",
+            format!("{}.{}{}", m.class, m.method, m.signature),
+            m.calls,
+            n.total,
+            n.min,
+            n.max,
+            n.mean,
+            n.std_dev,
+            m.aggregate_time.total,
+            pct(m.level)
+        );
+    }
+
+    let _ = writeln!(s, "\nClasses by average activity");
+    let mut cls: Vec<_> = a.classes.iter().collect();
+    cls.sort_by(|x, y| y.mean_level.total_cmp(&x.mean_level));
+    for c in cls.iter().take(top) {
+        let _ = writeln!(
+            s,
+            "  {:<40} {:>6} instances  mean {} max {}",
+            c.class,
+            c.instances,
+            pct(c.mean_level),
+            pct(c.max_level)
+        );
+    }
+
+    let _ = writeln!(
+        s,
+        "\nHints (threshold {} of the total{})",
+        pct(a.options.threshold_level).trim(),
+        a.options
+            .threshold_time
+            .map_or(String::new(), |t| format!(" or {t} {u}"))
+    );
+    if a.hints.is_empty() {
+        let _ = writeln!(s, "  none");
+    }
+    for h in &a.hints {
+        let _ = writeln!(s, "  [{}] {}: {}", h.kind, h.subject, h.reason);
+    }
+    s
+}

@@ -1,0 +1,340 @@
+//! The message-stack machine shared by the analysis and the exports: one stack per thread,
+//! sender = receiver of the message on top (the thread's root instance when empty),
+//! aggregate = end − start, net = aggregate − aggregates of the messages it sent.
+
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+
+use crate::trace::{Event, Names};
+
+/// What an instance of the object graph stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum InstKind {
+    /// An object with an ID.
+    Object,
+    /// A class as receiver of static methods (`oid=0`).
+    Class,
+    /// A thread's root: the sender of the thread's outermost messages.
+    Root,
+}
+
+#[derive(Debug, Clone)]
+pub struct Instance {
+    pub kind: InstKind,
+    pub class: u32,
+    pub oid: u64,
+    /// Thread of a root instance.
+    pub tid: u64,
+    pub size: Option<u64>,
+    pub created: Option<u64>,
+    pub destroyed: Option<u64>,
+}
+
+/// An open message on a thread's stack.
+#[derive(Debug, Clone, Copy)]
+pub struct Frame {
+    pub order: u64,
+    pub method: u32,
+    pub oid: u64,
+    pub receiver: u32,
+    pub sender: u32,
+    pub start: u64,
+    pub size: u64,
+    /// Sum of the aggregates of the messages this one sent.
+    pub child_agg: u64,
+    /// The callee with the largest aggregate: (method, receiver, aggregate).
+    pub heaviest: Option<(u32, u32, u64)>,
+    /// A sink's own per-frame slot (e.g. a calling-context node).
+    pub ctx: u32,
+}
+
+/// A message that just finished.
+pub struct Closed<'a> {
+    pub frame: Frame,
+    pub tid: u64,
+    pub end: u64,
+    pub aggregate: u64,
+    pub net: u64,
+    /// The messages still open below it on its thread (outermost first).
+    pub outer: &'a [Frame],
+}
+
+/// Receives the walker's results; all methods have no-op defaults.
+pub trait Sink {
+    /// A message starts; returns the value kept in `Frame::ctx`.
+    fn started(&mut self, _parent_ctx: Option<u32>, _thread: usize, _frame: &Frame) -> u32 {
+        0
+    }
+    fn closed(&mut self, _c: &Closed, _instances: &[Instance], _names: &Names) {}
+}
+
+pub struct ThreadState {
+    pub tid: u64,
+    pub root: u32,
+    pub stack: Vec<Frame>,
+    pub last_t: u64,
+    pub messages: u64,
+    /// Sum of the aggregates of the thread's outermost messages.
+    pub total: u64,
+}
+
+/// Counts of structural problems; reported, never fatal.
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct Balance {
+    /// Ends with no matching open message (ignored).
+    pub unmatched_ends: u64,
+    /// Open messages closed early because an end for an outer message arrived.
+    pub closed_by_outer_end: u64,
+    /// Messages still open when the trace ended (closed at their thread's last time).
+    pub open_at_end: u64,
+    pub examples: Vec<String>,
+}
+
+#[derive(Default)]
+pub struct Walker {
+    pub instances: Vec<Instance>,
+    pub threads: Vec<ThreadState>,
+    by_oid: FxHashMap<u64, u32>,
+    by_class: FxHashMap<u32, u32>,
+    by_tid: FxHashMap<u64, usize>,
+    last_tid: Option<(u64, usize)>,
+    pub messages: u64,
+    pub events: u64,
+    pub balance: Balance,
+    pub max_depth: usize,
+}
+
+impl Walker {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    #[inline]
+    fn thread(&mut self, tid: u64) -> usize {
+        if let Some((t, i)) = self.last_tid {
+            if t == tid {
+                return i;
+            }
+        }
+        let i = match self.by_tid.get(&tid) {
+            Some(&i) => i,
+            None => {
+                let root = self.instances.len() as u32;
+                self.instances.push(Instance {
+                    kind: InstKind::Root,
+                    class: u32::MAX,
+                    oid: 0,
+                    tid,
+                    size: None,
+                    created: None,
+                    destroyed: None,
+                });
+                self.threads.push(ThreadState {
+                    tid,
+                    root,
+                    stack: Vec::new(),
+                    last_t: 0,
+                    messages: 0,
+                    total: 0,
+                });
+                self.by_tid.insert(tid, self.threads.len() - 1);
+                self.threads.len() - 1
+            }
+        };
+        self.last_tid = Some((tid, i));
+        i
+    }
+
+    #[inline]
+    fn instance(&mut self, class: u32, oid: u64) -> u32 {
+        let next = self.instances.len() as u32;
+        let (id, new) = if oid == 0 {
+            let e = self.by_class.entry(class).or_insert(next);
+            (*e, *e == next)
+        } else {
+            let e = self.by_oid.entry(oid).or_insert(next);
+            (*e, *e == next)
+        };
+        if new {
+            self.instances.push(Instance {
+                kind: if oid == 0 {
+                    InstKind::Class
+                } else {
+                    InstKind::Object
+                },
+                class,
+                oid,
+                tid: 0,
+                size: None,
+                created: None,
+                destroyed: None,
+            });
+        }
+        id
+    }
+
+    #[inline]
+    pub fn event(&mut self, ev: &Event, names: &Names, sink: &mut impl Sink) {
+        self.events += 1;
+        match *ev {
+            Event::Create {
+                class,
+                oid,
+                size,
+                t,
+                tid,
+            } => {
+                let th = self.thread(tid);
+                if let Some(t) = t {
+                    self.threads[th].last_t = t;
+                }
+                let i = self.instance(class, oid) as usize;
+                let inst = &mut self.instances[i];
+                inst.class = class; // the creation entry names the runtime class
+                inst.size = size.or(inst.size);
+                inst.created = t.or(inst.created);
+            }
+            Event::Destroy { class, oid, t, tid } => {
+                let th = self.thread(tid);
+                if let Some(t) = t {
+                    self.threads[th].last_t = t;
+                }
+                let i = self.instance(class, oid) as usize;
+                self.instances[i].destroyed = t.or(Some(0));
+            }
+            Event::Start {
+                tid,
+                method,
+                oid,
+                size,
+                t,
+            } => {
+                let th = self.thread(tid);
+                let class = names.method(method).map_or(u32::MAX, |m| m.class);
+                let receiver = self.instance(class, oid);
+                let state = &mut self.threads[th];
+                state.last_t = t;
+                let (sender, parent_ctx) = match state.stack.last() {
+                    Some(top) => (top.receiver, Some(top.ctx)),
+                    None => (state.root, None),
+                };
+                let mut frame = Frame {
+                    order: self.messages,
+                    method,
+                    oid,
+                    receiver,
+                    sender,
+                    start: t,
+                    size,
+                    child_agg: 0,
+                    heaviest: None,
+                    ctx: 0,
+                };
+                self.messages += 1;
+                state.messages += 1;
+                frame.ctx = sink.started(parent_ctx, th, &frame);
+                state.stack.push(frame);
+                self.max_depth = self.max_depth.max(state.stack.len());
+            }
+            Event::End {
+                tid,
+                method,
+                oid,
+                t,
+            } => {
+                let th = self.thread(tid);
+                self.threads[th].last_t = t;
+                let stack = &self.threads[th].stack;
+                let matches = |f: &Frame| f.method == method && f.oid == oid;
+                if stack.last().is_some_and(matches) {
+                    self.close(th, t, sink, names);
+                    return;
+                }
+                match stack.iter().rposition(matches) {
+                    Some(pos) => {
+                        let extra = stack.len() - 1 - pos;
+                        self.balance.closed_by_outer_end += extra as u64;
+                        self.example(
+                            names,
+                            "end of an outer message while inner ones were open",
+                            tid,
+                            method,
+                            oid,
+                            t,
+                        );
+                        for _ in 0..=extra {
+                            self.close(th, t, sink, names);
+                        }
+                    }
+                    None => {
+                        self.balance.unmatched_ends += 1;
+                        self.example(names, "end without a matching start", tid, method, oid, t);
+                    }
+                }
+            }
+        }
+    }
+
+    fn example(&mut self, names: &Names, what: &str, tid: u64, method: u32, oid: u64, t: u64) {
+        if self.balance.examples.len() < 5 {
+            let m = names.method(method);
+            self.balance.examples.push(format!(
+                "{what}: {}#{oid}.{} on thread {tid} at t={t}",
+                m.map_or("?", |m| names.class(m.class)),
+                m.map_or("?", |m| m.name.as_str()),
+            ));
+        }
+    }
+
+    #[inline]
+    fn close(&mut self, th: usize, end: u64, sink: &mut impl Sink, names: &Names) {
+        let state = &mut self.threads[th];
+        let Some(frame) = state.stack.pop() else {
+            return;
+        };
+        let aggregate = end.saturating_sub(frame.start);
+        let net = aggregate.saturating_sub(frame.child_agg);
+        match state.stack.last_mut() {
+            Some(parent) => {
+                parent.child_agg += aggregate;
+                if parent.heaviest.is_none_or(|h| aggregate > h.2) {
+                    parent.heaviest = Some((frame.method, frame.receiver, aggregate));
+                }
+            }
+            None => state.total += aggregate,
+        }
+        let closed = Closed {
+            frame,
+            tid: state.tid,
+            end,
+            aggregate,
+            net,
+            outer: &state.stack,
+        };
+        sink.closed(&closed, &self.instances, names);
+    }
+
+    /// Close what is still open (a run that died) at each thread's last time.
+    pub fn finish(&mut self, names: &Names, sink: &mut impl Sink) {
+        for th in 0..self.threads.len() {
+            let open = self.threads[th].stack.len();
+            if open > 0 {
+                self.balance.open_at_end += open as u64;
+                let (tid, t) = (self.threads[th].tid, self.threads[th].last_t);
+                let f = *self.threads[th].stack.last().unwrap();
+                self.example(
+                    names,
+                    "still open at the end of the trace",
+                    tid,
+                    f.method,
+                    f.oid,
+                    t,
+                );
+                for _ in 0..open {
+                    self.close(th, t, sink, names);
+                }
+            }
+        }
+    }
+}

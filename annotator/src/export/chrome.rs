@@ -1,0 +1,137 @@
+//! Chrome Trace Event JSON (opens in Perfetto UI): one complete `X` slice per message,
+//! written as messages finish, so slices of a thread nest exactly as its message stack did.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use crate::analysis::instance_label;
+use crate::analysis::walk::{Closed, Instance, Sink, Walker};
+use crate::error::{Error, Result};
+use crate::trace::{Names, Unit};
+
+pub struct ChromeSink<W: Write> {
+    w: W,
+    path: PathBuf,
+    first: bool,
+    err: Option<std::io::Error>,
+    /// JSON-escaped `Class.method` per method id.
+    names: Vec<Option<String>>,
+    nanos_per_unit: u128,
+    started: bool,
+}
+
+fn json(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"?\"".into())
+}
+
+impl<W: Write> ChromeSink<W> {
+    pub fn new(w: W, path: PathBuf) -> Self {
+        ChromeSink {
+            w,
+            path,
+            first: true,
+            err: None,
+            names: Vec::new(),
+            nanos_per_unit: 1,
+            started: false,
+        }
+    }
+
+    /// `displayTimeUnit` is the first key (Perfetto and chrome://tracing read it first).
+    fn open(&mut self) -> std::io::Result<()> {
+        let unit = if self.nanos_per_unit == 1 { "ns" } else { "ms" };
+        writeln!(self.w, "{{\"displayTimeUnit\":\"{unit}\",\"traceEvents\":[")?;
+        self.started = true;
+        Ok(())
+    }
+
+    /// Microseconds with exact nanosecond decimals (Chrome's `ts` unit is µs).
+    fn us(&self, t: u64) -> String {
+        let n = t as u128 * self.nanos_per_unit;
+        format!("{}.{:03}", n / 1000, n % 1000)
+    }
+
+    fn write_event(
+        &mut self,
+        c: &Closed,
+        instances: &[Instance],
+        names: &Names,
+    ) -> std::io::Result<()> {
+        if !self.started {
+            // The unit is only known once the header was read: the first event comes after it.
+            self.open()?;
+        }
+        let f = &c.frame;
+        let m = f.method as usize;
+        if self.names.len() <= m {
+            self.names.resize(m + 1, None);
+        }
+        if self.names[m].is_none() {
+            let n = names.method(f.method).map_or("?".to_string(), |d| {
+                format!("{}.{}", names.class(d.class), d.name)
+            });
+            self.names[m] = Some(json(&n));
+        }
+        let recv = &instances[f.receiver as usize];
+        let sep = if self.first { "" } else { ",\n" };
+        self.first = false;
+        let size = recv.size.map_or("null".to_string(), |s| s.to_string());
+        let (ts, dur) = (self.us(f.start), self.us(c.aggregate));
+        write!(
+            self.w,
+            "{sep}{{\"name\":{},\"cat\":\"message\",\"ph\":\"X\",\"ts\":{ts},\"dur\":{dur},\"pid\":1,\"tid\":{},\"args\":{{\"receiver\":{},\"class\":{},\"oid\":{},\"sender\":{},\"message_size\":{},\"object_size\":{size},\"net\":{},\"order\":{}}}}}",
+            self.names[m].as_deref().unwrap_or("\"?\""),
+            c.tid,
+            json(&instance_label(recv, names)),
+            json(names.class(recv.class)),
+            recv.oid,
+            json(&instance_label(&instances[f.sender as usize], names)),
+            f.size,
+            c.net,
+            f.order,
+        )
+    }
+
+    /// Thread names, close the JSON and flush.
+    pub fn finish(mut self, walker: &Walker, names: &Names, _unit: Unit) -> Result<()> {
+        let r = (|| -> std::io::Result<()> {
+            if !self.started {
+                self.open()?;
+            }
+            let mut sep = if self.first { "" } else { ",\n" };
+            write!(self.w, "{sep}{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":0,\"args\":{{\"name\":\"revy trace\"}}}}")?;
+            sep = ",\n";
+            for t in &walker.threads {
+                let name = names
+                    .thread_name(t.tid)
+                    .map_or_else(|| format!("thread {}", t.tid), str::to_string);
+                write!(self.w, "{sep}{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":{},\"args\":{{\"name\":{}}}}}", t.tid, json(&name))?;
+            }
+            self.w.write_all(b"\n]}\n")?;
+            self.w.flush()
+        })();
+        if let Some(e) = self.err.take() {
+            return Err(Error::io(&self.path, e));
+        }
+        r.map_err(|e| Error::io(&self.path, e))
+    }
+
+    pub fn set_unit(&mut self, unit: Unit) {
+        self.nanos_per_unit = match unit {
+            Unit::Ns => 1,
+            Unit::Us => 1_000,
+            Unit::Ms => 1_000_000,
+            Unit::S => 1_000_000_000,
+        };
+    }
+}
+
+impl<W: Write> Sink for ChromeSink<W> {
+    fn closed(&mut self, c: &Closed, instances: &[Instance], names: &Names) {
+        if self.err.is_none() {
+            if let Err(e) = self.write_event(c, instances, names) {
+                self.err = Some(e);
+            }
+        }
+    }
+}

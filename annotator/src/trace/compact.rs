@@ -1,0 +1,615 @@
+//! The compact (binary) form: reader and writer. Blocks are read whole and decoded from
+//! a slice, so the per-event cost is a few varint decodes.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
+
+use rustc_hash::FxHashMap;
+
+use super::{Event, Header, MethodDef, Names, Status, BUF_SIZE};
+use crate::error::{Error, Result};
+
+pub const MAGIC: [u8; 8] = *b"RVYTRC\x00\x01";
+/// A runtime flushes a thread's buffer as one block at about this size.
+pub const BLOCK_BYTES: usize = 64 * 1024;
+/// Larger blocks than this are taken as corruption rather than allocated.
+const MAX_BLOCK: u64 = 1 << 30;
+
+enum Fail {
+    /// The file ends inside a record.
+    Eof,
+    Bad(&'static str),
+    Io(std::io::Error),
+}
+
+pub struct CompactReader<R: Read> {
+    r: BufReader<R>,
+    path: PathBuf,
+    pub names: Names,
+    pub header: Header,
+    pub status: Status,
+    offset: u64,
+    block: Vec<u8>,
+    pos: usize,
+    left: u64,
+    tid: u64,
+    t: u64,
+    /// Where the current block's record started (for warnings).
+    block_at: u64,
+    records: u64,
+    done: bool,
+}
+
+impl<R: Read> CompactReader<R> {
+    pub fn new(path: PathBuf, r: R) -> Result<Self> {
+        let mut me = CompactReader {
+            r: BufReader::with_capacity(BUF_SIZE, r),
+            path,
+            names: Names::default(),
+            header: Header::default(),
+            status: Status::default(),
+            offset: 0,
+            block: Vec::new(),
+            pos: 0,
+            left: 0,
+            tid: 0,
+            t: 0,
+            block_at: 0,
+            records: 0,
+            done: false,
+        };
+        let mut magic = [0u8; 8];
+        if me.r.read_exact(&mut magic).is_err() || magic != MAGIC {
+            return Err(Error::input(format!(
+                "{}: not a Revy compact trace (bad magic)",
+                me.path.display()
+            )));
+        }
+        me.offset = 8;
+        // Read the header record now so the unit is known before the first event.
+        me.fill()?;
+        Ok(me)
+    }
+
+    pub fn bytes_read(&self) -> u64 {
+        self.offset
+    }
+
+    #[inline]
+    pub fn next_event(&mut self) -> Result<Option<Event>> {
+        loop {
+            if self.left > 0 {
+                match self.decode() {
+                    Some(ev) => {
+                        self.left -= 1;
+                        return Ok(Some(ev));
+                    }
+                    None => {
+                        self.left = 0;
+                        let at = self.block_at;
+                        self.stop(format!("corrupt event in the block at byte {at}"));
+                        return Ok(None);
+                    }
+                }
+            }
+            if self.done {
+                return Ok(None);
+            }
+            self.fill()?;
+        }
+    }
+
+    fn stop(&mut self, why: String) {
+        self.status.cut_short = true;
+        self.status.warnings.push(format!(
+            "{}: {why}; analysed up to the previous complete block",
+            self.path.display()
+        ));
+        self.done = true;
+    }
+
+    /// Read records until a block is loaded or the file ends.
+    fn fill(&mut self) -> Result<()> {
+        while !self.done && self.left == 0 {
+            let at = self.offset;
+            match self.record() {
+                Ok(true) => self.records += 1,
+                Ok(false) => self.done = true,
+                Err(Fail::Io(e)) => return Err(Error::io(&self.path, e)),
+                Err(_) if self.records == 0 => {
+                    return Err(Error::input(format!(
+                        "{}: byte {at}: not a Revy trace (corrupt first record)",
+                        self.path.display()
+                    )))
+                }
+                Err(Fail::Eof) => self.stop(format!("file ends inside the record at byte {at}")),
+                Err(Fail::Bad(why)) => self.stop(format!("{why} at byte {at}")),
+            }
+        }
+        Ok(())
+    }
+
+    /// One top-level record; `Ok(false)` at a clean end of file.
+    fn record(&mut self) -> std::result::Result<bool, Fail> {
+        let tag = match self.byte_opt()? {
+            None => return Ok(false),
+            Some(t) => t,
+        };
+        match tag {
+            b'H' => {
+                let text = self.string()?;
+                self.header = Header::from_pairs(&text);
+            }
+            b'C' => {
+                let id = self.var()?;
+                let name = self.string()?;
+                self.names.define_class(small(id)?, name);
+            }
+            b'M' => {
+                let id = small(self.var()?)?;
+                let class = small(self.var()?)?;
+                let name = self.string()?;
+                let signature = self.string()?;
+                self.names.define_method(
+                    id,
+                    MethodDef {
+                        class,
+                        name,
+                        signature,
+                    },
+                );
+            }
+            b'N' => {
+                let tid = self.var()?;
+                let name = self.string()?;
+                self.names.threads.insert(tid, name);
+            }
+            b'B' => {
+                self.block_at = self.offset - 1;
+                self.tid = self.var()?;
+                self.t = self.var()?;
+                let count = self.var()?;
+                let len = self.var()?;
+                if len > MAX_BLOCK {
+                    return Err(Fail::Bad("implausible block length"));
+                }
+                self.block.resize(len as usize, 0);
+                self.read_exact_block()?;
+                self.pos = 0;
+                self.left = count;
+            }
+            b'T' => self.status.truncated_at_size = Some(self.var()?),
+            b'E' => self.status.clean_end = Some(self.var()?),
+            _ => return Err(Fail::Bad("unknown record tag")),
+        }
+        Ok(true)
+    }
+
+    fn read_exact_block(&mut self) -> std::result::Result<(), Fail> {
+        let mut got = 0;
+        while got < self.block.len() {
+            let buf = self.r.fill_buf().map_err(Fail::Io)?;
+            if buf.is_empty() {
+                return Err(Fail::Eof);
+            }
+            let n = buf.len().min(self.block.len() - got);
+            self.block[got..got + n].copy_from_slice(&buf[..n]);
+            self.r.consume(n);
+            got += n;
+        }
+        self.offset += got as u64;
+        Ok(())
+    }
+
+    fn byte_opt(&mut self) -> std::result::Result<Option<u8>, Fail> {
+        let buf = self.r.fill_buf().map_err(Fail::Io)?;
+        let Some(&b) = buf.first() else {
+            return Ok(None);
+        };
+        self.r.consume(1);
+        self.offset += 1;
+        Ok(Some(b))
+    }
+
+    fn var(&mut self) -> std::result::Result<u64, Fail> {
+        let mut n = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.byte_opt()?.ok_or(Fail::Eof)?;
+            n |= ((b & 0x7f) as u64) << shift;
+            if b & 0x80 == 0 {
+                return Ok(n);
+            }
+        }
+        Err(Fail::Bad("overlong varint"))
+    }
+
+    fn string(&mut self) -> std::result::Result<String, Fail> {
+        let len = self.var()?;
+        if len > 1 << 20 {
+            return Err(Fail::Bad("implausible string length"));
+        }
+        let mut s = Vec::with_capacity(len as usize);
+        for _ in 0..len {
+            s.push(self.byte_opt()?.ok_or(Fail::Eof)?);
+        }
+        Ok(String::from_utf8_lossy(&s).into_owned())
+    }
+
+    /// Decode one event from the loaded block; `None` when it is malformed.
+    #[inline]
+    fn decode(&mut self) -> Option<Event> {
+        let b = &self.block;
+        let mut p = self.pos;
+        let kind = *b.get(p)?;
+        p += 1;
+        let a = slice_var(b, &mut p)?;
+        let oid = slice_var(b, &mut p)?;
+        let size = if kind == 1 || kind == 3 {
+            slice_var(b, &mut p)?
+        } else {
+            0
+        };
+        let z = slice_var(b, &mut p)?;
+        let dt = ((z >> 1) as i64) ^ -((z & 1) as i64);
+        self.t = self.t.wrapping_add(dt as u64);
+        self.pos = p;
+        let (tid, t) = (self.tid, self.t);
+        let id = u32::try_from(a).ok()?;
+        Some(match kind {
+            1 => Event::Create {
+                tid,
+                class: id,
+                oid,
+                size: Some(size),
+                t: Some(t),
+            },
+            2 => Event::Destroy {
+                tid,
+                class: id,
+                oid,
+                t: Some(t),
+            },
+            3 => Event::Start {
+                tid,
+                method: id,
+                oid,
+                size,
+                t,
+            },
+            4 => Event::End {
+                tid,
+                method: id,
+                oid,
+                t,
+            },
+            _ => return None,
+        })
+    }
+}
+
+fn small(n: u64) -> std::result::Result<u32, Fail> {
+    u32::try_from(n).map_err(|_| Fail::Bad("id out of range"))
+}
+
+#[inline(always)]
+fn slice_var(b: &[u8], p: &mut usize) -> Option<u64> {
+    let first = *b.get(*p)?;
+    *p += 1;
+    if first < 0x80 {
+        return Some(first as u64);
+    }
+    let mut n = (first & 0x7f) as u64;
+    let mut shift = 7;
+    loop {
+        let x = *b.get(*p)?;
+        *p += 1;
+        n |= ((x & 0x7f) as u64) << shift;
+        if x < 0x80 {
+            return Some(n);
+        }
+        shift += 7;
+        if shift >= 64 {
+            return None;
+        }
+    }
+}
+
+pub fn put_var(out: &mut Vec<u8>, mut n: u64) {
+    while n >= 0x80 {
+        out.push((n as u8) | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+}
+
+fn put_str(out: &mut Vec<u8>, s: &str) {
+    put_var(out, s.len() as u64);
+    out.extend_from_slice(s.as_bytes());
+}
+
+#[derive(Default)]
+struct ThreadBuf {
+    bytes: Vec<u8>,
+    count: u64,
+    base: u64,
+    last: u64,
+}
+
+/// Writes the compact form; buffers per thread and flushes ~64 KiB blocks like a runtime.
+/// Callers define classes and methods (by id) before events that use them.
+pub struct CompactWriter<W: Write> {
+    w: W,
+    threads: FxHashMap<u64, ThreadBuf>,
+    events: u64,
+    rec: Vec<u8>,
+}
+
+impl<W: Write> CompactWriter<W> {
+    pub fn new(mut w: W, header: &Header) -> std::io::Result<Self> {
+        w.write_all(&MAGIC)?;
+        let mut text = format!("unit={}", header.unit.as_str());
+        for (k, v) in &header.fields {
+            text.push_str(&format!(" {k}={}", v.replace(' ', "_")));
+        }
+        let mut me = CompactWriter {
+            w,
+            threads: FxHashMap::default(),
+            events: 0,
+            rec: Vec::new(),
+        };
+        me.rec.push(b'H');
+        put_str(&mut me.rec, &text);
+        me.emit()?;
+        Ok(me)
+    }
+
+    fn emit(&mut self) -> std::io::Result<()> {
+        self.w.write_all(&self.rec)?;
+        self.rec.clear();
+        Ok(())
+    }
+
+    pub fn class(&mut self, id: u32, name: &str) -> std::io::Result<()> {
+        self.rec.push(b'C');
+        put_var(&mut self.rec, id as u64);
+        put_str(&mut self.rec, name);
+        self.emit()
+    }
+
+    pub fn method(&mut self, id: u32, def: &MethodDef) -> std::io::Result<()> {
+        self.rec.push(b'M');
+        put_var(&mut self.rec, id as u64);
+        put_var(&mut self.rec, def.class as u64);
+        put_str(&mut self.rec, &def.name);
+        put_str(&mut self.rec, &def.signature);
+        self.emit()
+    }
+
+    pub fn thread(&mut self, tid: u64, name: &str) -> std::io::Result<()> {
+        self.rec.push(b'N');
+        put_var(&mut self.rec, tid);
+        put_str(&mut self.rec, name);
+        self.emit()
+    }
+
+    /// Define every name of `names` (classes, methods, threads).
+    pub fn names(&mut self, names: &Names) -> std::io::Result<()> {
+        for (i, c) in names.classes.iter().enumerate() {
+            self.class(i as u32, c)?;
+        }
+        for (i, m) in names.methods.iter().enumerate() {
+            self.method(i as u32, m)?;
+        }
+        let mut tids: Vec<_> = names.threads.iter().collect();
+        tids.sort();
+        for (tid, name) in tids {
+            self.thread(*tid, name)?;
+        }
+        Ok(())
+    }
+
+    pub fn event(&mut self, ev: &Event) -> std::io::Result<()> {
+        let (tid, kind, id, oid, size, t) = match *ev {
+            Event::Create {
+                tid,
+                class,
+                oid,
+                size,
+                t,
+            } => (tid, 1u8, class, oid, Some(size.unwrap_or(0)), t),
+            Event::Destroy { tid, class, oid, t } => (tid, 2, class, oid, None, t),
+            Event::Start {
+                tid,
+                method,
+                oid,
+                size,
+                t,
+            } => (tid, 3, method, oid, Some(size), Some(t)),
+            Event::End {
+                tid,
+                method,
+                oid,
+                t,
+            } => (tid, 4, method, oid, None, Some(t)),
+        };
+        let b = self.threads.entry(tid).or_default();
+        if b.count == 0 {
+            b.base = t.unwrap_or(b.last);
+            b.last = b.base;
+        }
+        let t = t.unwrap_or(b.last);
+        b.bytes.push(kind);
+        put_var(&mut b.bytes, id as u64);
+        put_var(&mut b.bytes, oid);
+        if let Some(s) = size {
+            put_var(&mut b.bytes, s);
+        }
+        let dt = t.wrapping_sub(b.last) as i64;
+        put_var(&mut b.bytes, ((dt << 1) ^ (dt >> 63)) as u64);
+        b.last = t;
+        b.count += 1;
+        self.events += 1;
+        if b.bytes.len() >= BLOCK_BYTES {
+            self.flush_thread(tid)?;
+        }
+        Ok(())
+    }
+
+    fn flush_thread(&mut self, tid: u64) -> std::io::Result<()> {
+        let Some(b) = self.threads.get_mut(&tid) else {
+            return Ok(());
+        };
+        if b.count == 0 {
+            return Ok(());
+        }
+        self.rec.push(b'B');
+        put_var(&mut self.rec, tid);
+        put_var(&mut self.rec, b.base);
+        put_var(&mut self.rec, b.count);
+        put_var(&mut self.rec, b.bytes.len() as u64);
+        self.w.write_all(&self.rec)?;
+        self.rec.clear();
+        self.w.write_all(&b.bytes)?;
+        b.bytes.clear();
+        b.count = 0;
+        Ok(())
+    }
+
+    fn flush_all(&mut self) -> std::io::Result<()> {
+        let mut tids: Vec<u64> = self.threads.keys().copied().collect();
+        tids.sort_unstable();
+        for tid in tids {
+            self.flush_thread(tid)?;
+        }
+        Ok(())
+    }
+
+    /// Mark the trace as stopped at the size limit (like a runtime past max_size).
+    pub fn truncated(&mut self, max_size: u64) -> std::io::Result<()> {
+        self.flush_all()?;
+        self.rec.push(b'T');
+        put_var(&mut self.rec, max_size);
+        self.emit()
+    }
+
+    /// Flush every thread and write the end record; returns the writer.
+    pub fn finish(mut self) -> std::io::Result<W> {
+        self.flush_all()?;
+        self.rec.push(b'E');
+        put_var(&mut self.rec, self.events);
+        self.emit()?;
+        self.w.flush()?;
+        Ok(self.w)
+    }
+
+    /// Flush every thread without an end record (a run that died).
+    pub fn abandon(mut self) -> std::io::Result<W> {
+        self.flush_all()?;
+        self.w.flush()?;
+        Ok(self.w)
+    }
+}
+
+/// Write a whole event list as a compact trace (tests, conversions).
+pub fn write_all(
+    w: impl Write,
+    header: &Header,
+    names: &Names,
+    events: &[Event],
+) -> std::io::Result<()> {
+    let mut cw = CompactWriter::new(w, header)?;
+    cw.names(names)?;
+    for e in events {
+        cw.event(e)?;
+    }
+    cw.finish()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::Unit;
+
+    fn sample() -> (Names, Vec<Event>) {
+        let mut n = Names::default();
+        let a = n.intern_class(b"A");
+        let f = n.intern_method(b"A", b"f", b"!int^0!");
+        n.threads.insert(1, "main".into());
+        let mut ev = vec![Event::Create {
+            tid: 1,
+            class: a,
+            oid: 7,
+            size: Some(24),
+            t: Some(100),
+        }];
+        for i in 0..20_000u64 {
+            let tid = 1 + i % 2;
+            ev.push(Event::Start {
+                tid,
+                method: f,
+                oid: 7,
+                size: 4,
+                t: 1000 + i * 10,
+            });
+            ev.push(Event::End {
+                tid,
+                method: f,
+                oid: 7,
+                t: 1005 + i * 10,
+            });
+        }
+        (n, ev)
+    }
+
+    fn read(bytes: &[u8]) -> (Vec<Event>, CompactReader<&[u8]>) {
+        let mut r = CompactReader::new("x.rvt".into(), bytes).unwrap();
+        let mut v = Vec::new();
+        while let Some(e) = r.next_event().unwrap() {
+            v.push(e);
+        }
+        (v, r)
+    }
+
+    #[test]
+    fn round_trip() {
+        let (names, ev) = sample();
+        let h = Header {
+            unit: Unit::Ns,
+            ..Header::default()
+        };
+        let mut out = Vec::new();
+        write_all(&mut out, &h, &names, &ev).unwrap();
+        let (got, r) = read(&out);
+        assert_eq!(r.header.unit, Unit::Ns);
+        assert_eq!(r.status.clean_end, Some(ev.len() as u64));
+        assert!(!r.status.cut_short);
+        // Blocks regroup events per thread; compare per thread.
+        for tid in [1, 2] {
+            let of = |v: &[Event]| -> Vec<Event> {
+                v.iter()
+                    .filter(|e| matches!(e, Event::Start { tid: t, .. } | Event::End { tid: t, .. } | Event::Create { tid: t, .. } if *t == tid))
+                    .copied()
+                    .collect()
+            };
+            assert_eq!(of(&got), of(&ev));
+        }
+        assert_eq!(r.names.method(0).unwrap().signature, "!int^0!");
+    }
+
+    #[test]
+    fn cut_mid_block_warns_with_offset() {
+        let (names, ev) = sample();
+        let mut out = Vec::new();
+        write_all(&mut out, &Header::default(), &names, &ev).unwrap();
+        let cut = &out[..out.len() - 5000];
+        let (got, r) = read(cut);
+        assert!(r.status.cut_short);
+        assert!(got.len() < ev.len() && !got.is_empty());
+        assert!(
+            r.status.warnings[0].contains("at byte"),
+            "{:?}",
+            r.status.warnings
+        );
+    }
+}

@@ -1,0 +1,357 @@
+//! Reading and writing traces (docs/trace-format.md). Both forms decode into the same
+//! [`Event`] stream with class and method names interned to small dense ids, so the
+//! analysis never touches strings per event.
+
+pub mod compact;
+pub mod synth;
+pub mod text;
+
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+
+/// Size of the read buffer: large so the per-read syscall cost vanishes next to parsing.
+pub(crate) const BUF_SIZE: usize = 1 << 20;
+
+/// Time unit of a trace's timestamps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Unit {
+    Ns,
+    Us,
+    Ms,
+    S,
+}
+
+impl Unit {
+    pub fn parse(s: &str) -> Option<Unit> {
+        Some(match s {
+            "ns" => Unit::Ns,
+            "us" => Unit::Us,
+            "ms" => Unit::Ms,
+            "s" => Unit::S,
+            _ => return None,
+        })
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Unit::Ns => "ns",
+            Unit::Us => "us",
+            Unit::Ms => "ms",
+            Unit::S => "s",
+        }
+    }
+    /// Microseconds per unit (Chrome trace timestamps are in µs).
+    pub fn micros(self) -> f64 {
+        match self {
+            Unit::Ns => 1e-3,
+            Unit::Us => 1.0,
+            Unit::Ms => 1e3,
+            Unit::S => 1e6,
+        }
+    }
+}
+
+/// Which on-disk form a trace is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Form {
+    Text,
+    Compact,
+}
+
+/// One trace entry; names are ids into [`Names`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    Create {
+        tid: u64,
+        class: u32,
+        oid: u64,
+        size: Option<u64>,
+        t: Option<u64>,
+    },
+    Destroy {
+        tid: u64,
+        class: u32,
+        oid: u64,
+        t: Option<u64>,
+    },
+    Start {
+        tid: u64,
+        method: u32,
+        oid: u64,
+        size: u64,
+        t: u64,
+    },
+    End {
+        tid: u64,
+        method: u32,
+        oid: u64,
+        t: u64,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MethodDef {
+    pub class: u32,
+    pub name: String,
+    pub signature: String,
+}
+
+/// Interned names of one trace, grown while reading.
+#[derive(Debug, Default, Clone)]
+pub struct Names {
+    pub classes: Vec<String>,
+    pub methods: Vec<MethodDef>,
+    pub threads: FxHashMap<u64, String>,
+    class_ids: FxHashMap<Box<[u8]>, u32>,
+    method_ids: FxHashMap<Box<[u8]>, u32>,
+    scratch: Vec<u8>,
+}
+
+impl Names {
+    pub fn class(&self, id: u32) -> &str {
+        self.classes.get(id as usize).map_or("?", |s| s.as_str())
+    }
+    pub fn method(&self, id: u32) -> Option<&MethodDef> {
+        self.methods.get(id as usize)
+    }
+    pub fn thread_name(&self, tid: u64) -> Option<&str> {
+        self.threads.get(&tid).map(|s| s.as_str())
+    }
+
+    /// Id of a class name, defining it when new.
+    pub fn intern_class(&mut self, name: &[u8]) -> u32 {
+        if let Some(&id) = self.class_ids.get(name) {
+            return id;
+        }
+        let id = self.classes.len() as u32;
+        self.classes
+            .push(String::from_utf8_lossy(name).into_owned());
+        self.class_ids.insert(name.into(), id);
+        id
+    }
+
+    /// Id of a (class, method, signature) triple, defining it when new.
+    pub fn intern_method(&mut self, class: &[u8], name: &[u8], sgn: &[u8]) -> u32 {
+        // One flat byte key so the lookup needs no allocation.
+        self.scratch.clear();
+        self.scratch.extend_from_slice(class);
+        self.scratch.push(0);
+        self.scratch.extend_from_slice(name);
+        self.scratch.push(0);
+        self.scratch.extend_from_slice(sgn);
+        if let Some(&id) = self.method_ids.get(&self.scratch[..]) {
+            return id;
+        }
+        let class = self.intern_class(class);
+        let id = self.methods.len() as u32;
+        self.methods.push(MethodDef {
+            class,
+            name: String::from_utf8_lossy(name).into_owned(),
+            signature: String::from_utf8_lossy(sgn).into_owned(),
+        });
+        self.method_ids
+            .insert(self.scratch.clone().into_boxed_slice(), id);
+        id
+    }
+
+    /// Define class `id` as the compact form does (ids are given by the file).
+    pub fn define_class(&mut self, id: u32, name: String) {
+        let i = id as usize;
+        if self.classes.len() <= i {
+            self.classes.resize(i + 1, String::new());
+        }
+        self.class_ids.insert(name.as_bytes().into(), id);
+        self.classes[i] = name;
+    }
+
+    pub fn define_method(&mut self, id: u32, def: MethodDef) {
+        let i = id as usize;
+        if self.methods.len() <= i {
+            self.methods.resize(
+                i + 1,
+                MethodDef {
+                    class: 0,
+                    name: String::new(),
+                    signature: String::new(),
+                },
+            );
+        }
+        self.methods[i] = def;
+    }
+}
+
+/// Header facts common to both forms.
+#[derive(Debug, Clone, Serialize)]
+pub struct Header {
+    pub unit: Unit,
+    /// The header's `key=value` pairs other than `unit` (lang, pid, start, ...).
+    pub fields: Vec<(String, String)>,
+    /// The raw first header line of a text trace without `revy-trace` (e.g. the thesis's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub raw: Option<String>,
+}
+
+impl Default for Header {
+    fn default() -> Self {
+        Header {
+            unit: Unit::Ms,
+            fields: Vec::new(),
+            raw: None,
+        }
+    }
+}
+
+impl Header {
+    /// Parse `key=value` pairs separated by spaces (unit defaults to ms when absent).
+    pub fn from_pairs(text: &str) -> Header {
+        let mut h = Header::default();
+        for pair in text.split_ascii_whitespace() {
+            if let Some((k, v)) = pair.split_once('=') {
+                if k == "unit" {
+                    if let Some(u) = Unit::parse(v) {
+                        h.unit = u;
+                    }
+                } else {
+                    h.fields.push((k.to_string(), v.to_string()));
+                }
+            }
+        }
+        h
+    }
+}
+
+/// Trailer facts: whether the runtime finished cleanly or stopped at its size limit.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Status {
+    /// `end` footer seen, with its event count.
+    pub clean_end: Option<u64>,
+    /// `truncated max_size=` seen.
+    pub truncated_at_size: Option<u64>,
+    /// The file itself ended early or held a corrupt entry: reading stopped there.
+    pub cut_short: bool,
+    pub warnings: Vec<String>,
+}
+
+/// A reader that hands out events from either form.
+pub enum TraceReader {
+    Text(text::TextReader<Box<dyn Read>>),
+    Compact(compact::CompactReader<Box<dyn Read>>),
+}
+
+impl TraceReader {
+    /// Open a file, telling the forms apart by the compact magic.
+    pub fn open(path: &Path) -> Result<TraceReader> {
+        let file = File::open(path).map_err(|e| Error::io(path, e))?;
+        let mut r = BufReader::with_capacity(BUF_SIZE, file);
+        let mut head = [0u8; 8];
+        let n = read_up_to(&mut r, &mut head).map_err(|e| Error::io(path, e))?;
+        let rest: Box<dyn Read> = Box::new(std::io::Cursor::new(head[..n].to_vec()).chain(r));
+        Self::from_reader(path.to_path_buf(), rest, n >= 8 && head == compact::MAGIC)
+    }
+
+    fn from_reader(path: PathBuf, r: Box<dyn Read>, compact: bool) -> Result<TraceReader> {
+        Ok(if compact {
+            TraceReader::Compact(compact::CompactReader::new(path, r)?)
+        } else {
+            TraceReader::Text(text::TextReader::new(path, r)?)
+        })
+    }
+
+    pub fn form(&self) -> Form {
+        match self {
+            TraceReader::Text(_) => Form::Text,
+            TraceReader::Compact(_) => Form::Compact,
+        }
+    }
+
+    /// The next event; `Ok(None)` at the end (or where a cut/corrupt tail starts, with a
+    /// warning in [`status`](Self::status)); `Err` only when the input is not a trace at all.
+    #[inline]
+    pub fn next_event(&mut self) -> Result<Option<Event>> {
+        match self {
+            TraceReader::Text(r) => r.next_event(),
+            TraceReader::Compact(r) => r.next_event(),
+        }
+    }
+
+    pub fn names(&self) -> &Names {
+        match self {
+            TraceReader::Text(r) => &r.names,
+            TraceReader::Compact(r) => &r.names,
+        }
+    }
+    pub fn header(&self) -> &Header {
+        match self {
+            TraceReader::Text(r) => &r.header,
+            TraceReader::Compact(r) => &r.header,
+        }
+    }
+    pub fn status(&self) -> &Status {
+        match self {
+            TraceReader::Text(r) => &r.status,
+            TraceReader::Compact(r) => &r.status,
+        }
+    }
+    /// Bytes consumed so far.
+    pub fn bytes_read(&self) -> u64 {
+        match self {
+            TraceReader::Text(r) => r.bytes_read(),
+            TraceReader::Compact(r) => r.bytes_read(),
+        }
+    }
+}
+
+fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..])? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    Ok(n)
+}
+
+/// Print any trace as text DTF to `out` (`revy trace print`).
+pub fn print_as_text(path: &Path, out: &mut impl std::io::Write) -> Result<Status> {
+    let mut r = TraceReader::open(path)?;
+    let io = |e| Error::io("<stdout>", e);
+    let mut w = text::TextWriter::new(out);
+    w.header(r.header()).map_err(io)?;
+    let mut events = 0u64;
+    let mut printed = rustc_hash::FxHashSet::default();
+    while let Some(ev) = r.next_event()? {
+        // Thread names may arrive at any time; print each once it is known.
+        if r.names().threads.len() != printed.len() {
+            let mut fresh: Vec<_> = r
+                .names()
+                .threads
+                .iter()
+                .filter(|(t, _)| !printed.contains(*t))
+                .collect();
+            fresh.sort();
+            for (tid, name) in fresh {
+                w.thread(*tid, name).map_err(io)?;
+                printed.insert(*tid);
+            }
+        }
+        w.event(&ev, r.names()).map_err(io)?;
+        events += 1;
+    }
+    let status = r.status().clone();
+    if let Some(max) = status.truncated_at_size {
+        w.truncated(max).map_err(io)?;
+    }
+    if status.clean_end.is_some() && !status.cut_short {
+        w.end(events).map_err(io)?;
+    }
+    w.flush().map_err(io)?;
+    Ok(status)
+}

@@ -1,0 +1,494 @@
+//! The text form (DTF): a byte scanner over a large buffer (no per-line allocation, no
+//! regex) and the writer used by `revy trace print` and the generator.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
+
+use super::{Event, Header, Names, Status, BUF_SIZE};
+use crate::error::{Error, Result};
+
+pub struct TextReader<R: Read> {
+    r: BufReader<R>,
+    path: PathBuf,
+    pub names: Names,
+    pub header: Header,
+    pub status: Status,
+    /// Bytes of a line that straddles two buffer fills.
+    carry: Vec<u8>,
+    line: u64,
+    offset: u64,
+    /// Something trace-like (an entry or a header) was seen: later damage is a warning.
+    good: bool,
+    done: bool,
+    /// The first event, read ahead so the header is known once the reader exists.
+    peeked: Option<Event>,
+}
+
+enum Line {
+    Event(Event),
+    /// A `#####` header/footer line.
+    Meta,
+    Skip,
+    Bad(&'static str),
+}
+
+impl<R: Read> TextReader<R> {
+    pub fn new(path: PathBuf, r: R) -> Result<Self> {
+        let mut me = TextReader {
+            r: BufReader::with_capacity(BUF_SIZE, r),
+            path,
+            names: Names::default(),
+            header: Header::default(),
+            status: Status::default(),
+            carry: Vec::new(),
+            line: 0,
+            offset: 0,
+            good: false,
+            done: false,
+            peeked: None,
+        };
+        me.peeked = me.read_event()?;
+        Ok(me)
+    }
+
+    pub fn bytes_read(&self) -> u64 {
+        self.offset
+    }
+
+    #[inline]
+    pub fn next_event(&mut self) -> Result<Option<Event>> {
+        match self.peeked.take() {
+            Some(e) => Ok(Some(e)),
+            None => self.read_event(),
+        }
+    }
+
+    fn read_event(&mut self) -> Result<Option<Event>> {
+        while !self.done {
+            let buf = self.r.fill_buf().map_err(|e| Error::io(&self.path, e))?;
+            if buf.is_empty() {
+                self.done = true;
+                if self.carry.is_empty() {
+                    break;
+                }
+                // A last line without newline: fine if complete, else the run was cut.
+                let line = std::mem::take(&mut self.carry);
+                self.line += 1;
+                let parsed = parse_line(&line, &mut self.names, &mut self.header, &mut self.status);
+                let r = self.handle(parsed, &line, true);
+                self.offset += line.len() as u64;
+                return r;
+            }
+            let Some(i) = memchr::memchr(b'\n', buf) else {
+                // The line straddles buffer fills: keep its start.
+                self.carry.extend_from_slice(buf);
+                let n = buf.len();
+                self.r.consume(n);
+                continue;
+            };
+            self.line += 1;
+            let (parsed, len, bad);
+            if self.carry.is_empty() {
+                parsed = parse_line(
+                    &buf[..i],
+                    &mut self.names,
+                    &mut self.header,
+                    &mut self.status,
+                );
+                len = i;
+                bad = matches!(parsed, Line::Bad(_)).then(|| buf[..i].to_vec());
+            } else {
+                self.carry.extend_from_slice(&buf[..i]);
+                parsed = parse_line(
+                    &self.carry,
+                    &mut self.names,
+                    &mut self.header,
+                    &mut self.status,
+                );
+                len = self.carry.len();
+                bad = matches!(parsed, Line::Bad(_)).then(|| self.carry.clone());
+                self.carry.clear();
+            }
+            self.r.consume(i + 1);
+            match parsed {
+                Line::Skip => self.offset += len as u64 + 1,
+                Line::Meta => {
+                    self.offset += len as u64 + 1;
+                    self.good = true;
+                }
+                Line::Event(ev) => {
+                    self.offset += len as u64 + 1;
+                    self.good = true;
+                    return Ok(Some(ev));
+                }
+                bad_line => return self.handle(bad_line, &bad.unwrap_or_default(), false),
+            }
+        }
+        Ok(None)
+    }
+
+    fn handle(&mut self, parsed: Line, line: &[u8], last: bool) -> Result<Option<Event>> {
+        match parsed {
+            Line::Event(ev) => {
+                self.good = true;
+                Ok(Some(ev))
+            }
+            Line::Skip | Line::Meta => Ok(None),
+            Line::Bad(why) => {
+                let shown: String = String::from_utf8_lossy(&line[..line.len().min(60)])
+                    .chars()
+                    .filter(|c| !c.is_control())
+                    .collect();
+                if !self.good {
+                    return Err(Error::input(format!(
+                        "{}:{} (byte {}): not a Revy trace ({why}): `{shown}`",
+                        self.path.display(),
+                        self.line,
+                        self.offset
+                    )));
+                }
+                let what = if last { "trace ends mid-entry" } else { why };
+                self.status.cut_short = true;
+                self.status.warnings.push(format!(
+                    "{}:{} (byte {}): {what}; analysed up to the previous line",
+                    self.path.display(),
+                    self.line,
+                    self.offset
+                ));
+                self.done = true;
+                Ok(None)
+            }
+        }
+    }
+}
+
+fn parse_u64(v: &[u8]) -> Option<u64> {
+    if v.is_empty() || v.len() > 20 {
+        return None;
+    }
+    let mut n: u64 = 0;
+    for &b in v {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        n = n.checked_mul(10)?.checked_add(d as u64)?;
+    }
+    Some(n)
+}
+
+fn parse_line(line: &[u8], names: &mut Names, header: &mut Header, status: &mut Status) -> Line {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    if line.starts_with(b"#####") {
+        comment(&line[5..], names, header, status);
+        return Line::Meta;
+    }
+    let line = trim_start(line);
+    if line.is_empty() {
+        return Line::Skip;
+    }
+    let (kind, rest) = if let Some(r) = line.strip_prefix(b"</Msg") {
+        (3u8, r)
+    } else if let Some(r) = line.strip_prefix(b"<Msg") {
+        (2, r)
+    } else if let Some(r) = line.strip_prefix(b"<Crt") {
+        (0, r)
+    } else if let Some(r) = line.strip_prefix(b"<Dst") {
+        (1, r)
+    } else {
+        return Line::Bad("unknown entry");
+    };
+    let Some(close) = memchr::memchr(b'>', rest) else {
+        return Line::Bad("entry without closing `>`");
+    };
+    let mut attrs = &rest[..close];
+    let (mut cls, mut mth, mut sgn): (&[u8], &[u8], &[u8]) = (b"", b"", b"");
+    let (mut has_cls, mut has_mth) = (false, false);
+    let (mut oid, mut size, mut tid, mut t) = (None, None, None, None);
+    loop {
+        attrs = trim_start(attrs);
+        if attrs.is_empty() {
+            break;
+        }
+        let end = memchr::memchr(b' ', attrs).unwrap_or(attrs.len());
+        let pair = &attrs[..end];
+        attrs = &attrs[end..];
+        let Some(eq) = memchr::memchr(b'=', pair) else {
+            return Line::Bad("attribute without `=`");
+        };
+        let (k, v) = (&pair[..eq], &pair[eq + 1..]);
+        let num = || parse_u64(v).ok_or("bad number");
+        let r = match k {
+            b"cls" => {
+                cls = v;
+                has_cls = true;
+                Ok(())
+            }
+            b"mth" => {
+                mth = v;
+                has_mth = true;
+                Ok(())
+            }
+            b"sgn" => {
+                sgn = v;
+                Ok(())
+            }
+            b"oid" => num().map(|n| oid = Some(n)),
+            b"size" => num().map(|n| size = Some(n)),
+            b"tid" => num().map(|n| tid = Some(n)),
+            b"t" => num().map(|n| t = Some(n)),
+            _ => Ok(()), // unknown attributes are ignored
+        };
+        if let Err(why) = r {
+            return Line::Bad(why);
+        }
+    }
+    if !has_cls {
+        return Line::Bad("entry without cls=");
+    }
+    let Some(oid) = oid else {
+        return Line::Bad("entry without oid=");
+    };
+    let tid = tid.unwrap_or(0);
+    Line::Event(match kind {
+        0 => Event::Create {
+            tid,
+            class: names.intern_class(cls),
+            oid,
+            size,
+            t,
+        },
+        1 => Event::Destroy {
+            tid,
+            class: names.intern_class(cls),
+            oid,
+            t,
+        },
+        _ => {
+            if !has_mth {
+                return Line::Bad("message without mth=");
+            }
+            let Some(t) = t else {
+                return Line::Bad("message without t=");
+            };
+            let method = names.intern_method(cls, mth, sgn);
+            if kind == 2 {
+                Event::Start {
+                    tid,
+                    method,
+                    oid,
+                    size: size.unwrap_or(0),
+                    t,
+                }
+            } else {
+                Event::End {
+                    tid,
+                    method,
+                    oid,
+                    t,
+                }
+            }
+        }
+    })
+}
+
+fn trim_start(mut s: &[u8]) -> &[u8] {
+    while let [b' ' | b'\t', rest @ ..] = s {
+        s = rest;
+    }
+    s
+}
+
+/// Header and footer lines; anything unrecognised is a comment.
+fn comment(body: &[u8], names: &mut Names, header: &mut Header, status: &mut Status) {
+    let text = String::from_utf8_lossy(body);
+    let text = text.trim();
+    let mut words = text.split_ascii_whitespace();
+    let first = words.next().unwrap_or("");
+    let value = |key: &str| {
+        text.split_ascii_whitespace()
+            .find_map(|w| w.strip_prefix(key).and_then(|v| v.strip_prefix('=')))
+            .map(str::to_string)
+    };
+    match first {
+        "revy-trace" => {
+            let rest = text.split_once(' ').map_or("", |x| x.1);
+            let rest = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+            *header = Header::from_pairs(rest);
+        }
+        "thread" => {
+            if let (Some(tid), Some(name)) = (value("tid"), value("name")) {
+                if let Ok(tid) = tid.parse() {
+                    names.threads.insert(tid, name);
+                }
+            }
+        }
+        "truncated" => {
+            status.truncated_at_size =
+                Some(value("max_size").and_then(|v| v.parse().ok()).unwrap_or(0));
+        }
+        "end" => {
+            status.clean_end = Some(value("events").and_then(|v| v.parse().ok()).unwrap_or(0));
+        }
+        // The thesis's logger writes `starts @ …` and `done @ …`.
+        "Revy-Logger:" if text.contains(" done") => status.clean_end = Some(0),
+        _ => {
+            if header.raw.is_none() && header.fields.is_empty() {
+                header.raw = Some(text.to_string());
+            }
+        }
+    }
+}
+
+/// Writes text DTF with the fixed attribute order of docs/trace-format.md.
+pub struct TextWriter<W: Write> {
+    w: W,
+}
+
+impl<W: Write> TextWriter<W> {
+    pub fn new(w: W) -> Self {
+        TextWriter { w }
+    }
+    pub fn header(&mut self, h: &Header) -> std::io::Result<()> {
+        write!(self.w, "##### revy-trace 1 unit={}", h.unit.as_str())?;
+        for (k, v) in &h.fields {
+            write!(self.w, " {k}={}", v.replace(' ', "_"))?;
+        }
+        writeln!(self.w)
+    }
+    pub fn thread(&mut self, tid: u64, name: &str) -> std::io::Result<()> {
+        writeln!(
+            self.w,
+            "##### thread tid={tid} name={}",
+            name.replace(' ', "_")
+        )
+    }
+    pub fn truncated(&mut self, max: u64) -> std::io::Result<()> {
+        writeln!(self.w, "##### truncated max_size={max}")
+    }
+    pub fn end(&mut self, events: u64) -> std::io::Result<()> {
+        writeln!(self.w, "##### end events={events}")
+    }
+    pub fn flush(&mut self) -> std::io::Result<()> {
+        self.w.flush()
+    }
+    pub fn event(&mut self, ev: &Event, names: &Names) -> std::io::Result<()> {
+        let w = &mut self.w;
+        match *ev {
+            Event::Create {
+                tid,
+                class,
+                oid,
+                size,
+                t,
+            } => {
+                write!(w, "<Crt cls={} oid={oid}", names.class(class))?;
+                if let Some(s) = size {
+                    write!(w, " size={s}")?;
+                }
+                write!(w, " tid={tid}")?;
+                if let Some(t) = t {
+                    write!(w, " t={t}")?;
+                }
+                writeln!(w, ">")
+            }
+            Event::Destroy { tid, class, oid, t } => {
+                write!(w, "<Dst cls={} oid={oid} tid={tid}", names.class(class))?;
+                if let Some(t) = t {
+                    write!(w, " t={t}")?;
+                }
+                writeln!(w, ">")
+            }
+            Event::Start {
+                tid,
+                method,
+                oid,
+                size,
+                t,
+            } => {
+                let (c, m, s) = method_names(names, method);
+                writeln!(
+                    w,
+                    "<Msg cls={c} oid={oid} mth={m} sgn={s} size={size} tid={tid} t={t}>"
+                )
+            }
+            Event::End {
+                tid,
+                method,
+                oid,
+                t,
+            } => {
+                let (c, m, s) = method_names(names, method);
+                writeln!(
+                    w,
+                    "</Msg cls={c} oid={oid} mth={m} sgn={s} tid={tid} t={t}>"
+                )
+            }
+        }
+    }
+}
+
+fn method_names(names: &Names, id: u32) -> (&str, &str, &str) {
+    match names.method(id) {
+        Some(d) => (names.class(d.class), &d.name, &d.signature),
+        None => ("?", "?", "!!"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_all(text: &str) -> (Vec<Event>, TextReader<&[u8]>) {
+        let mut r = TextReader::new("t.dtf".into(), text.as_bytes()).unwrap();
+        assert!(r.header.unit == super::super::Unit::Ms || text.contains("unit="));
+        let mut v = Vec::new();
+        while let Some(e) = r.next_event().unwrap() {
+            v.push(e);
+        }
+        (v, r)
+    }
+
+    #[test]
+    fn reads_thesis_variations_and_unit() {
+        let (ev, r) = read_all(
+            "##### Revy-Logger: starts @ x\n<Crt cls=A oid=1 tid=0 t=5>\n<Crt cls=A oid=2 size=16 tid=0>\n\
+             <Msg cls=A oid=1 mth=f sgn=!! size=0 tid=0 t=7>\n</Msg cls=A oid=1 mth=f sgn=!! tid=0 t=9>\n",
+        );
+        assert_eq!(ev.len(), 4);
+        assert_eq!(r.header.unit, super::super::Unit::Ms);
+        assert!(matches!(
+            ev[1],
+            Event::Create {
+                size: Some(16),
+                t: None,
+                ..
+            }
+        ));
+        assert!(matches!(ev[3], Event::End { t: 9, .. }));
+    }
+
+    #[test]
+    fn header_unit_and_cut_line() {
+        let (ev, r) = read_all(
+            "##### revy-trace 1 unit=ns lang=java\n<Msg cls=A oid=1 mth=f sgn=!! size=0 tid=3 t=7>\n</Msg cls=A oid=1 mth",
+        );
+        assert_eq!(ev.len(), 1);
+        assert_eq!(r.header.unit, super::super::Unit::Ns);
+        assert!(r.status.cut_short);
+        assert!(
+            r.status.warnings[0].contains("t.dtf:3"),
+            "{:?}",
+            r.status.warnings
+        );
+    }
+
+    #[test]
+    fn garbage_is_an_error_with_line() {
+        let e = TextReader::new("g.bin".into(), &b"\x7fELF garbage\n"[..])
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.starts_with("g.bin:1 (byte 0): not a Revy trace"), "{e}");
+    }
+}

@@ -1,0 +1,345 @@
+//! `revy analyze`, `export` and `trace print` on generated and damaged traces.
+
+use std::path::{Path, PathBuf};
+
+use revy::analysis::{analyze_path, Options};
+use revy::trace::synth::{generate, Spec};
+use revy::trace::Form;
+
+mod common;
+use common::revy;
+
+fn gen(dir: &Path, name: &str, form: Form, spec: &Spec) -> PathBuf {
+    let p = dir.join(name);
+    generate(spec, form, std::fs::File::create(&p).unwrap()).unwrap();
+    p
+}
+
+/// Form-independent view: ids depend on first-appearance order, so key by names.
+fn normal(a: &revy::analysis::Analysis) -> (Vec<String>, Vec<String>, Vec<String>) {
+    let mut i: Vec<String> = a
+        .instances
+        .iter()
+        .map(|x| {
+            format!(
+                "{} {} {} {} {} {}",
+                x.label, x.active_time, x.received, x.sent, x.cyclic, x.neighbours
+            )
+        })
+        .collect();
+    let mut m: Vec<String> = a
+        .methods
+        .iter()
+        .map(|x| {
+            format!(
+                "{}.{}{} {} {:?} {:?} {}",
+                x.class, x.method, x.signature, x.calls, x.net_time, x.aggregate_time, x.size.total
+            )
+        })
+        .collect();
+    let mut e: Vec<String> = a
+        .edges
+        .iter()
+        .map(|x| {
+            format!(
+                "{}>{} {} {} {}",
+                a.label(x.sender),
+                a.label(x.receiver),
+                x.calls,
+                x.aggregate_time,
+                x.net_time
+            )
+        })
+        .collect();
+    i.sort();
+    m.sort();
+    e.sort();
+    (i, m, e)
+}
+
+fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+const INTERLEAVED: &str = "##### revy-trace 1 unit=us
+##### thread tid=1 name=main
+##### thread tid=2 name=worker
+<Crt cls=A oid=1 size=16 tid=1 t=0>
+<Crt cls=B oid=2 size=24 tid=1 t=1>
+<Crt cls=C oid=3 size=32 tid=2 t=2>
+<Crt cls=D oid=4 size=40 tid=2 t=3>
+<Msg cls=A oid=1 mth=run sgn=!! size=0 tid=1 t=10>
+<Msg cls=C oid=3 mth=run sgn=!! size=0 tid=2 t=11>
+<Msg cls=B oid=2 mth=f sgn=!int^0! size=4 tid=1 t=12>
+<Msg cls=D oid=4 mth=g sgn=!! size=0 tid=2 t=13>
+<Msg cls=B oid=2 mth=f sgn=!int^0! size=4 tid=1 t=14>
+</Msg cls=D oid=4 mth=g sgn=!! tid=2 t=20>
+</Msg cls=B oid=2 mth=f sgn=!int^0! tid=1 t=21>
+</Msg cls=B oid=2 mth=f sgn=!int^0! tid=1 t=22>
+</Msg cls=C oid=3 mth=run sgn=!! tid=2 t=30>
+</Msg cls=A oid=1 mth=run sgn=!! tid=1 t=40>
+##### end events=16
+";
+
+#[test]
+fn interleaved_threads_have_their_own_senders() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("mt.dtf");
+    std::fs::write(&p, INTERLEAVED).unwrap();
+    let a = analyze_path(&p, &Options::default()).unwrap();
+    assert!(a.trace.warnings.is_empty(), "{:?}", a.trace.warnings);
+    let pairs: Vec<(String, String, u64)> = a
+        .edges
+        .iter()
+        .map(|e| {
+            (
+                a.label(e.sender).into(),
+                a.label(e.receiver).into(),
+                e.calls,
+            )
+        })
+        .collect();
+    let want = [
+        ("root@1", "A#1", 1),
+        ("A#1", "B#2", 1),
+        ("B#2", "B#2", 1),
+        ("root@2", "C#3", 1),
+        ("C#3", "D#4", 1),
+    ];
+    for w in want {
+        assert!(
+            pairs.contains(&(w.0.into(), w.1.into(), w.2)),
+            "missing {w:?} in {pairs:?}"
+        );
+    }
+    assert_eq!(pairs.len(), want.len(), "{pairs:?}");
+    // Thread 1: run 30 aggregate, f 10 (net 9), inner f 8; thread 2: run 19, g 7.
+    assert_eq!(a.totals.total_time, 30 + 19);
+    assert_eq!(
+        a.threads.iter().map(|t| t.total_time).collect::<Vec<_>>(),
+        [30, 19]
+    );
+    let b = a.instances.iter().find(|i| i.label == "B#2").unwrap();
+    assert_eq!((b.active_time, b.cyclic, b.size), (10, 1, Some(24)));
+    assert_eq!(a.threads[1].name.as_deref(), Some("worker"));
+}
+
+#[test]
+fn truncated_text_is_analysed_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let cut = &INTERLEAVED[..INTERLEAVED
+        .find("</Msg cls=B oid=2 mth=f sgn=!int^0! tid=1 t=22>")
+        .unwrap()
+        + 12];
+    let p = dir.path().join("cut.dtf");
+    std::fs::write(&p, cut).unwrap();
+    let o = revy(&["analyze", p.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("cut.dtf:15 (byte"), "{out}");
+    assert!(out.contains("open at the end"), "{out}");
+    let a = analyze_path(&p, &Options::default()).unwrap();
+    assert!(a.trace.cut_short);
+    assert_eq!(a.totals.messages, 5);
+    assert_eq!(a.totals.balance.open_at_end, 3);
+}
+
+#[test]
+fn unbalanced_ends_are_reported_not_fatal() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("unb.dtf");
+    let text = INTERLEAVED.replace("</Msg cls=B oid=2 mth=f sgn=!int^0! tid=1 t=21>\n", "")
+        + "</Msg cls=X oid=9 mth=h sgn=!! tid=1 t=50>\n";
+    std::fs::write(&p, text).unwrap();
+    let a = analyze_path(&p, &Options::default()).unwrap();
+    assert_eq!(a.totals.balance.closed_by_outer_end, 1);
+    assert_eq!(a.totals.balance.unmatched_ends, 1);
+    assert!(a.trace.warnings.iter().any(|w| w.contains("unbalanced")));
+}
+
+#[test]
+fn compact_cut_mid_block_warns_with_offset() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = Spec {
+        events: 60_000,
+        threads: 3,
+        ..Spec::default()
+    };
+    let p = gen(dir.path(), "full.rvt", Form::Compact, &spec);
+    let bytes = std::fs::read(&p).unwrap();
+    let cut = dir.path().join("cut.rvt");
+    std::fs::write(&cut, &bytes[..bytes.len() * 2 / 3]).unwrap();
+    let o = revy(&["analyze", cut.to_str().unwrap(), "--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("at byte"), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(json["trace"]["cut_short"], true);
+    assert!(json["totals"]["messages"].as_u64().unwrap() > 1000);
+}
+
+#[test]
+fn garbage_is_a_one_line_error_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("junk.bin");
+    std::fs::write(&p, b"\x00\x01\x02 this is not a trace\n<<<\n").unwrap();
+    for args in [
+        vec!["analyze"],
+        vec!["trace", "print"],
+        vec!["export", "--folded", "/dev/null"],
+    ] {
+        let mut args = args.clone();
+        args.insert(
+            if args[0] == "export" { 1 } else { args.len() },
+            p.to_str().unwrap(),
+        );
+        let o = revy(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let e = stderr(&o);
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(
+            e.contains("junk.bin:1") && e.contains("not a Revy trace"),
+            "{e}"
+        );
+    }
+    let bad = dir.path().join("bad.rvt");
+    std::fs::write(&bad, b"RVYTRC\x00\x01\xff\xff\xff").unwrap();
+    let o = revy(&["analyze", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("bad.rvt: byte 8"), "{}", stderr(&o));
+    let o = revy(&["analyze", dir.path().join("missing.dtf").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn generated_multithread_traces_in_both_forms() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = Spec {
+        events: 16_000,
+        instances: 24,
+        threads: 4,
+        ..Spec::default()
+    };
+    let t = gen(dir.path(), "g.dtf", Form::Text, &spec);
+    let c = gen(dir.path(), "g.rvt", Form::Compact, &spec);
+    let (at, ac) = (
+        analyze_path(&t, &Options::default()).unwrap(),
+        analyze_path(&c, &Options::default()).unwrap(),
+    );
+    assert!(
+        at.trace.warnings.is_empty() && ac.trace.warnings.is_empty(),
+        "{:?}",
+        at.trace.warnings
+    );
+    assert_eq!(at.totals.total_time, ac.totals.total_time);
+    assert_eq!(at.totals.messages, (16_000 - 24) / 2);
+    assert!(
+        normal(&at) == normal(&ac),
+        "text and compact analyses differ"
+    );
+    assert_eq!(at.threads.len(), 4);
+    // Net times add up to the roots' aggregates.
+    let roots: u64 = at.threads.iter().map(|t| t.total_time).sum();
+    assert_eq!(roots, at.totals.total_time);
+    for (p, name) in [(&t, "text"), (&c, "compact")] {
+        let sub = dir.path().join(name);
+        std::fs::create_dir(&sub).unwrap();
+        let k = common::export_and_check(p, &sub);
+        assert_eq!(k.slices as u64, at.totals.messages);
+        assert_eq!(k.total, at.totals.total_time);
+        let o = revy(&["analyze", p.to_str().unwrap(), "--format", "json"]);
+        common::check_schema(&serde_json::from_slice(&o.stdout).unwrap());
+    }
+    // A small detail cap keeps the most active messages only.
+    let small = analyze_path(
+        &c,
+        &Options {
+            detail_cap: 50,
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(small.messages.list.len(), 50);
+    assert!(!small.messages.complete);
+    let min_kept = small
+        .messages
+        .list
+        .iter()
+        .map(|m| m.aggregate_time)
+        .min()
+        .unwrap();
+    let mut all: Vec<u64> = ac.messages.list.iter().map(|m| m.aggregate_time).collect();
+    all.sort_unstable_by(|a, b| b.cmp(a));
+    assert_eq!(min_kept, all[49]);
+}
+
+#[test]
+fn trace_print_turns_compact_into_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = Spec {
+        events: 5_000,
+        threads: 2,
+        ..Spec::default()
+    };
+    let c = gen(dir.path(), "p.rvt", Form::Compact, &spec);
+    let o = revy(&["trace", "print", c.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        text.starts_with("##### revy-trace 1 unit=ns"),
+        "{}",
+        &text[..60]
+    );
+    assert!(text.trim_end().ends_with("##### end events=5000"));
+    let t = dir.path().join("p.dtf");
+    std::fs::write(&t, &text).unwrap();
+    let (a, b) = (
+        analyze_path(&c, &Options::default()).unwrap(),
+        analyze_path(&t, &Options::default()).unwrap(),
+    );
+    assert!(
+        normal(&a) == normal(&b),
+        "printed text analyses differently"
+    );
+    // Printing the text form again is a fixed point.
+    let o2 = revy(&["trace", "print", t.to_str().unwrap()]);
+    assert_eq!(String::from_utf8(o2.stdout).unwrap(), text);
+}
+
+#[test]
+fn default_trace_is_the_newest_in_trace_dir() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = dir.path().join("revy.toml");
+    std::fs::write(
+        &m,
+        "[project]\nname = \"a\"\nsources = [\"src/**/*.java\"]\n[trace]\npath = \"traces\"\n",
+    )
+    .unwrap();
+    let o = revy(&["-m", m.to_str().unwrap(), "analyze"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("no trace in") && stderr(&o).contains("revy run"),
+        "{}",
+        stderr(&o)
+    );
+    let traces = dir.path().join("traces");
+    std::fs::create_dir(&traces).unwrap();
+    gen(
+        &traces,
+        "old.rvt",
+        Form::Compact,
+        &Spec {
+            events: 100,
+            ..Spec::default()
+        },
+    );
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/traces/appendix-f.dtf"),
+        traces.join("new.dtf"),
+    )
+    .unwrap();
+    let o = revy(&["-m", m.to_str().unwrap(), "analyze", "--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(json["trace"]["path"].as_str().unwrap().ends_with("new.dtf"));
+}

@@ -1,0 +1,137 @@
+//! The thesis's appendix F trace: exact numbers, and the JSON/Chrome/DOT/folded outputs.
+
+use std::path::{Path, PathBuf};
+
+use revy::analysis::{analyze_path, Analysis, Band, Options};
+
+mod common;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn fixture() -> PathBuf {
+    repo().join("tests/fixtures/traces/appendix-f.dtf")
+}
+
+fn inst<'a>(a: &'a Analysis, label: &str) -> &'a revy::analysis::InstanceStats {
+    a.instances
+        .iter()
+        .find(|i| i.label == label)
+        .unwrap_or_else(|| panic!("no {label}"))
+}
+
+#[test]
+fn appendix_f_numbers() {
+    let a = analyze_path(&fixture(), &Options::default()).unwrap();
+    assert_eq!(a.trace.unit.as_str(), "ms");
+    assert!(a.trace.warnings.is_empty(), "{:?}", a.trace.warnings);
+    assert_eq!(a.totals.messages, 6);
+    assert_eq!(a.totals.total_time, 10);
+    // The two transfers are sent by the root; aggregate 5, net 3 each.
+    let transfers: Vec<_> = a
+        .messages
+        .list
+        .iter()
+        .filter(|m| a.methods[m.method as usize].method == "transfer")
+        .collect();
+    assert_eq!(transfers.len(), 2);
+    for m in &transfers {
+        assert_eq!(a.instances[m.sender as usize].label, "root@0");
+        assert_eq!((m.aggregate_time, m.net_time, m.size), (5, 3, 24));
+        assert_eq!(m.depth, 0);
+        assert!((m.level - 0.3).abs() < 1e-12);
+    }
+    assert_eq!(a.label(transfers[0].receiver), "Account#4");
+    assert_eq!(a.label(transfers[1].receiver), "Account#6");
+    // Per-instance net active time and level.
+    for (label, active, level, band) in [
+        ("Account#2", 2, 0.2, Band::Over10),
+        ("Account#4", 4, 0.4, Band::Over30),
+        ("Account#6", 4, 0.4, Band::Over30),
+        ("Person#1", 0, 0.0, Band::Rest),
+    ] {
+        let i = inst(&a, label);
+        assert_eq!(i.active_time, active, "{label}");
+        assert!((i.level - level).abs() < 1e-12, "{label}");
+        assert_eq!(i.band, band, "{label}");
+    }
+    // The two cyclic withdraws, 4→4 and 6→6.
+    assert_eq!(a.totals.cyclic_messages, 2);
+    let cyclic: Vec<_> = a
+        .messages
+        .list
+        .iter()
+        .filter(|m| m.cyclic)
+        .map(|m| {
+            (
+                a.label(m.sender).to_string(),
+                a.methods[m.method as usize].method.clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        cyclic,
+        [
+            ("Account#4".to_string(), "withdraw".to_string()),
+            ("Account#6".into(), "withdraw".into())
+        ]
+    );
+    assert_eq!(inst(&a, "Account#4").cyclic, 1);
+    // Message sizes: withdraw and deposit 8 bytes each; Account#2 received 16 bytes.
+    let sizes: Vec<u64> = a.messages.list.iter().map(|m| m.size).collect();
+    assert_eq!(sizes, [24, 8, 8, 24, 8, 8]);
+    assert_eq!(inst(&a, "Account#2").received_bytes, 16);
+    // Adjacency: Account#4 talks to the root and Account#2.
+    assert_eq!(inst(&a, "Account#4").neighbours, 2);
+    assert_eq!(inst(&a, "Account#2").neighbours, 2);
+    // Per-method statistics.
+    let t = a.methods.iter().find(|m| m.method == "transfer").unwrap();
+    assert_eq!(
+        (t.calls, t.net_time.total, t.net_time.min, t.net_time.max),
+        (2, 6, 3, 3)
+    );
+    assert_eq!(t.aggregate_time.total, 10);
+    assert_eq!(t.net_time.std_dev, 0.0);
+    assert!((t.level - 0.6).abs() < 1e-12);
+    // Per-class average activity.
+    let c = a.classes.iter().find(|c| c.class == "Account").unwrap();
+    assert_eq!((c.instances, c.active_time), (3, 10));
+    assert!((c.mean_level - 1.0 / 3.0).abs() < 1e-12);
+    // Hints name the Account instances as candidates.
+    assert!(a
+        .hints
+        .iter()
+        .any(|h| h.kind == "candidate-instance" && h.subject == "Account#4"));
+}
+
+use common::revy;
+
+#[test]
+fn json_validates_against_schema() {
+    let out = revy(&["analyze", fixture().to_str().unwrap(), "--format", "json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["schema"], "revy-analysis/1");
+    assert_eq!(json["totals"]["total_time"], 10);
+    common::check_schema(&json);
+    // The validator really checks: a wrong version is rejected.
+    let mut bad = json.clone();
+    bad["schema"] = "revy-analysis/0".into();
+    assert!(std::panic::catch_unwind(|| common::check_schema(&bad)).is_err());
+}
+
+#[test]
+fn exports_are_well_formed() {
+    let dir = tempfile::tempdir().unwrap();
+    let checks = common::export_and_check(&fixture(), dir.path());
+    assert_eq!(checks.total, 10);
+    assert_eq!(checks.slices, 6);
+}

@@ -1,0 +1,139 @@
+//! Checks shared by the analysis integration tests.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+pub struct Checks {
+    pub total: u64,
+    pub slices: usize,
+}
+
+pub fn revy(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_revy"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// Run `revy export` with all three formats and check each one.
+pub fn export_and_check(trace: &Path, dir: &Path) -> Checks {
+    let (c, d, f) = (dir.join("t.json"), dir.join("t.dot"), dir.join("t.txt"));
+    let out = revy(&[
+        "export",
+        trace.to_str().unwrap(),
+        "--chrome",
+        c.to_str().unwrap(),
+        "--dot",
+        d.to_str().unwrap(),
+        "--folded",
+        f.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let a = revy(&["analyze", trace.to_str().unwrap(), "--format", "json"]);
+    let a: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    let total = a["totals"]["total_time"].as_u64().unwrap();
+
+    // Chrome: displayTimeUnit first, X slices nest per thread, thread names present.
+    let text = std::fs::read_to_string(&c).unwrap();
+    assert!(
+        text.starts_with("{\"displayTimeUnit\""),
+        "{}",
+        &text[..40.min(text.len())]
+    );
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let events = json["traceEvents"].as_array().unwrap();
+    // Nanosecond integers from the µs decimals (written with exactly 3 decimals).
+    let ns = |v: &serde_json::Value| (v.as_f64().unwrap() * 1000.0).round() as i128;
+    let mut per_thread: BTreeMap<u64, Vec<(i128, i128)>> = BTreeMap::new();
+    let mut named = std::collections::BTreeSet::new();
+    for e in events {
+        match e["ph"].as_str().unwrap() {
+            "X" => {
+                assert!(
+                    e["args"]["oid"].is_u64()
+                        && e["args"]["class"].is_string()
+                        && e["args"]["message_size"].is_u64()
+                );
+                let s = ns(&e["ts"]);
+                per_thread
+                    .entry(e["tid"].as_u64().unwrap())
+                    .or_default()
+                    .push((s, s + ns(&e["dur"])));
+            }
+            "M" => {
+                if e["name"] == "thread_name" {
+                    named.insert(e["tid"].as_u64().unwrap());
+                }
+            }
+            p => panic!("unexpected phase {p}"),
+        }
+    }
+    let mut slices = 0;
+    for (tid, mut v) in per_thread {
+        assert!(named.contains(&tid), "thread {tid} has no thread_name");
+        slices += v.len();
+        v.sort_by(|x, y| x.0.cmp(&y.0).then(y.1.cmp(&x.1)));
+        let mut stack: Vec<(i128, i128)> = Vec::new();
+        for (s, e) in v {
+            while stack
+                .last()
+                .is_some_and(|top| top.1 <= s && !(top.0 == s && top.1 == s))
+            {
+                stack.pop();
+            }
+            if let Some(top) = stack.last() {
+                assert!(
+                    top.0 <= s && e <= top.1,
+                    "slice {s}..{e} overlaps {}..{} on thread {tid}",
+                    top.0,
+                    top.1
+                );
+            }
+            stack.push((s, e));
+        }
+    }
+
+    // Folded stacks sum to the total.
+    let folded = std::fs::read_to_string(&f).unwrap();
+    let sum: u64 = folded
+        .lines()
+        .map(|l| l.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(sum, total, "folded stacks must sum to the total");
+    assert!(folded.lines().all(|l| l.starts_with("root@")));
+
+    // DOT: accepted by Graphviz when it is installed.
+    let dot = std::fs::read_to_string(&d).unwrap();
+    assert!(dot.starts_with("digraph"));
+    match Command::new("dot").arg("-Tsvg").arg(&d).output() {
+        Ok(o) => assert!(
+            o.status.success(),
+            "dot rejected the file: {}",
+            String::from_utf8_lossy(&o.stderr)
+        ),
+        Err(_) => eprintln!("NOTICE: Graphviz `dot` not found; DOT syntax check skipped"),
+    }
+    Checks { total, slices }
+}
+
+/// Validate analysis JSON against docs/analysis-schema.json.
+pub fn check_schema(json: &serde_json::Value) {
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/analysis-schema.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let v = jsonschema::validator_for(&schema).expect("schema compiles");
+    let errors: Vec<String> = v
+        .iter_errors(json)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "schema errors: {errors:#?}");
+}

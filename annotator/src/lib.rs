@@ -15,6 +15,7 @@ pub mod init;
 pub mod manifest;
 pub mod model;
 pub mod profile;
+pub mod progress;
 pub mod project;
 pub mod report;
 pub mod run;

@@ -69,9 +69,11 @@ pub fn parse_file(path: &str, text: &str) -> FileModel {
 /// Discovers, reads and parses all sources of `manifest`, using all cores.
 pub fn load(manifest: &Manifest) -> Result<Project> {
     let paths = manifest.discover()?;
+    let bar = crate::progress::bar(paths.len(), "parsing");
     let files: Vec<SourceFile> = paths
         .par_iter()
         .map(|rel| {
+            bar.inc(1);
             let text = read_source(manifest, rel)?;
             let model = parse_file(rel, &text);
             Ok(SourceFile {
@@ -83,6 +85,7 @@ pub fn load(manifest: &Manifest) -> Result<Project> {
             })
         })
         .collect::<Result<Vec<_>>>()?;
+    bar.finish_and_clear();
     Ok(link(files))
 }
 

@@ -1,19 +1,852 @@
-//! Cpp annotation: insertions for selected classes and methods.
+//! C++ annotation: insertions for selected classes and their member functions, wherever they
+//! are defined (in the class, after it in the header, or out of class in a source file).
+//!
+//! Generated code (all insertions, no newline except the include line pair):
+//!
+//! - at the top of each annotated file (after a leading `#pragma once` or include-guard
+//!   `#define`): `#include "<rel>/.revy-runtime/revy_runtime.hpp"` then `#line N` so every
+//!   original line keeps its number (`__LINE__`, diagnostics, assert messages);
+//! - in each selected class with an intrusive ID, just before the closing `}`:
+//!   ` ::revy::Tag<CLASS_ID, STATIC_SIZE> _rv_tag; ` — the last member, so it is constructed
+//!   after every base and member (creation log) and destroyed right after the destructor body
+//!   (destruction log); copies/moves get a new ID, assignment keeps it;
+//! - right after each selected method body's `{`:
+//!   ` ::revy::Scope _rv_s(METHOD_ID, OID, SIZE); ` whose destructor logs the end on every exit.
+//!   OID is `this->_rv_tag.oid`, `0` for static member functions, or a non-intrusive
+//!   `::revy::nid(this, CLASS_ID, STATIC_SIZE)` (address map) for aggregates, unions and
+//!   layout-sensitive classes; constructors of those use `nid_new`, destructors add a
+//!   `::revy::NidEnd _rv_d(...)` that drops the address and logs the destruction.
+//!
+//! The runtime lives at `<manifest folder>/.revy-runtime/` ([`RUNTIME_DIR`]): the header
+//! (embedded from `runtime-cpp/revy_runtime.hpp`) and a generated `revy_config.hpp` with the
+//! trace settings and the class/method tables indexed by SAF ids.
+
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::{Context, FileEdits, LangAnnotator};
+use crate::edits::Insertion;
 use crate::error::Result;
-use crate::model::{FileModel, Lang};
+use crate::manifest::Mode;
+use crate::model::{ClassKind, FileModel, Lang, MethodDecl, MethodKind, Param};
+use crate::saf::{Saf, SafClass, SafMethod};
+
+/// Folder (relative to the manifest folder) holding the C++ runtime while annotated.
+pub const RUNTIME_DIR: &str = ".revy-runtime";
+pub const RUNTIME_HEADER: &str = "revy_runtime.hpp";
+pub const CONFIG_HEADER: &str = "revy_config.hpp";
+/// The runtime header's text.
+pub const RUNTIME_SOURCE: &str = include_str!("../../../runtime-cpp/revy_runtime.hpp");
 
 pub struct CppAnnotator;
+
+/// How a class's objects get their IDs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IdKind {
+    /// A `::revy::Tag` member with this name.
+    Tag(String),
+    /// The runtime's address map; the reason is reported in the notes.
+    NonIntrusive(String),
+}
 
 impl LangAnnotator for CppAnnotator {
     fn lang(&self) -> Lang {
         Lang::Cpp
     }
-    fn annotate_file(&self, _cx: &Context, _file: &FileModel, _src: &str) -> FileEdits {
-        FileEdits::default()
+
+    fn annotate_file(&self, cx: &Context, file: &FileModel, src: &str) -> FileEdits {
+        let mut fe = FileEdits::default();
+        let project = ProjectText::get(cx);
+        let path = file.path.as_str();
+
+        // Object identity for the selected classes declared here.
+        for c in &file.classes {
+            let Some(sc) = cx.selected_class(&c.qname) else {
+                continue;
+            };
+            if let Some(why) = &c.not_annotatable {
+                fe.skipped
+                    .push(format!("{path}:{}: {} — {why}", c.span.line, c.qname));
+                continue;
+            }
+            fe.classes += 1;
+            match id_kind(cx.saf, sc, &project) {
+                IdKind::Tag(name) => {
+                    let close = c.body.end.saturating_sub(1);
+                    if src.as_bytes().get(close) != Some(&b'}') {
+                        fe.skipped.push(format!(
+                            "{path}:{}: {} — class body not understood",
+                            c.span.line, c.qname
+                        ));
+                        continue;
+                    }
+                    fe.insertions.push(Insertion::new(
+                        close,
+                        format!(
+                            " ::revy::Tag<{}, {}> {name}; ",
+                            sc.id,
+                            sc.static_size.max(1)
+                        ),
+                    ));
+                }
+                IdKind::NonIntrusive(why) => fe.notes.push(format!(
+                    "{path}:{}: {} — non-intrusive object IDs ({why})",
+                    c.span.line, c.qname
+                )),
+            }
+        }
+
+        // Member functions with bodies: in the classes, and out of class.
+        let mut methods: Vec<(&str, &MethodDecl)> = Vec::new();
+        for c in &file.classes {
+            for m in &c.methods {
+                methods.push((c.qname.as_str(), m));
+            }
+        }
+        for (owner, m) in &file.out_of_class {
+            methods.push((owner.as_str(), m));
+        }
+        for (owner, m) in methods {
+            annotate_method(cx, &project, path, src, owner, m, &mut fe);
+        }
+
+        if !fe.insertions.is_empty() {
+            fe.insertions.insert(0, include_insertion(cx, path, src));
+        }
+        fe
     }
-    fn runtime_files(&self, _cx: &Context, _annotated: &[String]) -> Result<Vec<(String, String)>> {
-        Ok(Vec::new())
+
+    fn runtime_files(&self, cx: &Context, annotated: &[String]) -> Result<Vec<(String, String)>> {
+        if !annotated
+            .iter()
+            .any(|p| Lang::of_path(p) == Some(Lang::Cpp))
+        {
+            return Ok(Vec::new());
+        }
+        Ok(vec![
+            (
+                format!("{RUNTIME_DIR}/{RUNTIME_HEADER}"),
+                RUNTIME_SOURCE.to_string(),
+            ),
+            (format!("{RUNTIME_DIR}/{CONFIG_HEADER}"), config_header(cx)),
+        ])
+    }
+}
+
+// ---- methods ---------------------------------------------------------------------------------
+
+fn annotate_method(
+    cx: &Context,
+    project: &ProjectText,
+    path: &str,
+    src: &str,
+    owner: &str,
+    m: &MethodDecl,
+    fe: &mut FileEdits,
+) {
+    let file = if m.file.is_empty() { path } else { &m.file };
+    let Some(sm) = cx.method(owner, file, m).filter(|sm| sm.selected) else {
+        return;
+    };
+    let simple = owner.rsplit("::").next().unwrap_or(owner);
+    let what = format!("{path}:{}: {simple}::{}", m.span.line, m.name);
+    let skip = |fe: &mut FileEdits, why: &str| fe.skipped.push(format!("{what} — {why}"));
+
+    if m.flags.is_defaulted || sm.has_modifier("defaulted") {
+        return skip(fe, "`= default`");
+    }
+    if m.flags.is_deleted || sm.has_modifier("deleted") {
+        return skip(fe, "`= delete`");
+    }
+    let Some(body) = m.body else {
+        return; // a declaration: instrumented where it is defined
+    };
+    if let Some(why) = &m.not_annotatable {
+        return skip(fe, why);
+    }
+    if !sm.annotatable {
+        return skip(fe, sm.reason.as_deref().unwrap_or("not annotatable"));
+    }
+    if m.flags.is_constexpr || sm.has_modifier("constexpr") {
+        return skip(fe, "constexpr function");
+    }
+    if m.flags.is_consteval || sm.has_modifier("consteval") {
+        return skip(fe, "consteval function");
+    }
+    if let Some(why) = body_problem(src, body.start, body.end) {
+        return skip(fe, why);
+    }
+    let Some(sc) = cx.class(owner) else {
+        return skip(fe, "class not found in the SAF");
+    };
+
+    // Generated locals must not hide the method's own names nor the class's members.
+    let mut span_text = src
+        .get(m.span.start..m.span.end.max(body.end))
+        .unwrap_or("")
+        .to_string();
+    for n in sc
+        .fields
+        .iter()
+        .map(|f| &f.name)
+        .chain(sc.methods.iter().map(|m| &m.name))
+    {
+        span_text.push(' ');
+        span_text.push_str(n);
+    }
+    let span_text = span_text.as_str();
+    let scope_name = unique_name("_rv_s", span_text);
+    let size = message_size(cx, owner, &m.params);
+    let is_static = m.flags.is_static || sm.is_static;
+    let kind = if cx.selected_class(owner).is_some() {
+        id_kind(cx.saf, sc, project)
+    } else {
+        IdKind::NonIntrusive("class not selected".into())
+    };
+    let cls = sc.id;
+    let ssize = sc.static_size.max(1);
+    let text = if is_static {
+        format!(" ::revy::Scope {scope_name}({}, 0, {size}); ", sm.id)
+    } else {
+        match (&kind, m.kind) {
+            (IdKind::Tag(tag), _) => format!(
+                " ::revy::Scope {scope_name}({}, this->{tag}.oid, {size}); ",
+                sm.id
+            ),
+            (IdKind::NonIntrusive(_), MethodKind::Constructor) => format!(
+                " ::revy::Scope {scope_name}({}, ::revy::nid_new(this, {cls}, {ssize}), {size}); ",
+                sm.id
+            ),
+            (IdKind::NonIntrusive(_), MethodKind::Destructor) => {
+                let d = unique_name("_rv_d", span_text);
+                format!(
+                    " ::revy::NidEnd {d}(this, {cls}, {ssize}); ::revy::Scope {scope_name}({}, {d}.oid, {size}); ",
+                    sm.id
+                )
+            }
+            (IdKind::NonIntrusive(_), _) => format!(
+                " ::revy::Scope {scope_name}({}, ::revy::nid(this, {cls}, {ssize}), {size}); ",
+                sm.id
+            ),
+        }
+    };
+    fe.insertions.push(Insertion::new(body.start + 1, text));
+    fe.methods += 1;
+}
+
+/// Why a body must be left alone, if it must.
+fn body_problem(src: &str, start: usize, end: usize) -> Option<&'static str> {
+    let b = src.as_bytes();
+    if b.get(start) != Some(&b'{') {
+        return Some("body not understood");
+    }
+    let body = src.get(start..end)?;
+    // Inside a macro definition: the body's logical line begins with `#`, or it continues lines.
+    if body.contains("\\\n") || body.contains("\\\r\n") {
+        return Some("defined in a macro");
+    }
+    let mut ls = src[..start].rfind('\n').map_or(0, |i| i + 1);
+    while ls > 1 && src[..ls - 1].trim_end_matches('\r').ends_with('\\') {
+        ls = src[..ls - 1].rfind('\n').map_or(0, |i| i + 1);
+    }
+    if src[ls..start].trim_start().starts_with('#') {
+        return Some("defined in a macro");
+    }
+    if body
+        .lines()
+        .skip(1)
+        .any(|l| l.trim_start().starts_with('#'))
+    {
+        return Some("body contains preprocessor directives");
+    }
+    if ["co_await", "co_return", "co_yield"]
+        .iter()
+        .any(|k| has_word(body, k))
+    {
+        return Some("coroutine");
+    }
+    let before = src[..start].trim_end();
+    if before.ends_with("try")
+        && !before[..before.len() - 3]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_alphanumeric() || c == '_')
+    {
+        return Some("function-try-block");
+    }
+    None
+}
+
+fn has_word(text: &str, w: &str) -> bool {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(w).any(|(i, _)| {
+        !text[..i].chars().next_back().is_some_and(ident)
+            && !text[i + w.len()..].chars().next().is_some_and(ident)
+    })
+}
+
+/// Whether `text` has an access label `word:` (not `word::`).
+fn has_label(text: &str, word: &str) -> bool {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(word).any(|(i, _)| {
+        let rest = text[i + word.len()..].trim_start();
+        !text[..i].chars().next_back().is_some_and(ident)
+            && rest.starts_with(':')
+            && !rest.starts_with("::")
+    })
+}
+
+/// `base`, or `base1`, `base2`… whichever does not occur as an identifier in `text`.
+fn unique_name(base: &str, text: &str) -> String {
+    let mut n = 0;
+    loop {
+        let cand = if n == 0 {
+            base.to_string()
+        } else {
+            format!("{base}{n}")
+        };
+        if !has_word(text, &cand) {
+            return cand;
+        }
+        n += 1;
+    }
+}
+
+// ---- message sizes -------------------------------------------------------------------------
+
+/// The C++ expression for a call's message size (a sum of per-argument sizes).
+fn message_size(cx: &Context, owner: &str, params: &[Param]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut constant: u64 = 0;
+    for p in params {
+        let ty = &p.ty;
+        let pack = ty.text.contains("...") || p.varargs;
+        if p.name.is_empty() {
+            if pack {
+                continue; // C varargs or an unnamed pack: unknown, counted as nothing
+            }
+            constant += static_estimate(cx, owner, &ty.name, ty.pointers, ty.dims);
+            continue;
+        }
+        let n = &p.name;
+        if pack {
+            parts.push(format!("::revy::pack_size({n}...)"));
+        } else if ty.dims > 0 {
+            parts.push(format!("::revy::array_size({n})"));
+        } else if let Some(uc) = user_class(cx.saf, owner, &ty.name) {
+            let s = uc.static_size.max(1);
+            match ty.pointers {
+                0 => constant += s,
+                1 => parts.push(format!("::revy::ptr_size({n}, {s})")),
+                _ => constant += cx.saf.sizes.pointer,
+            }
+        } else {
+            parts.push(format!("::revy::size_of({n})"));
+        }
+    }
+    if constant > 0 || parts.is_empty() {
+        parts.push(format!("{constant}u"));
+    }
+    if parts.len() == 1 {
+        parts.pop().unwrap_or_default()
+    } else {
+        format!("({})", parts.join(" + "))
+    }
+}
+
+/// Size of an unnamed parameter, known from its type name only (LP64).
+fn static_estimate(cx: &Context, owner: &str, name: &str, pointers: u32, dims: u32) -> u64 {
+    let sizes = &cx.saf.sizes;
+    if pointers > 0 {
+        return sizes.pointer;
+    }
+    let one = if let Some(s) = primitive_size(name) {
+        s
+    } else if let Some(uc) = user_class(cx.saf, owner, name) {
+        uc.static_size.max(1)
+    } else {
+        sizes.system
+    };
+    if dims > 0 {
+        one * sizes.collection_sample
+    } else {
+        one
+    }
+}
+
+fn primitive_size(name: &str) -> Option<u64> {
+    let n = name.trim_start_matches("std::");
+    Some(match n {
+        "bool" | "char" | "signed char" | "unsigned char" | "char8_t" | "int8_t" | "uint8_t"
+        | "byte" => 1,
+        "short" | "short int" | "unsigned short" | "unsigned short int" | "char16_t"
+        | "int16_t" | "uint16_t" => 2,
+        "int" | "unsigned" | "unsigned int" | "signed" | "signed int" | "float" | "char32_t"
+        | "wchar_t" | "int32_t" | "uint32_t" => 4,
+        "long"
+        | "long int"
+        | "unsigned long"
+        | "unsigned long int"
+        | "long long"
+        | "long long int"
+        | "unsigned long long"
+        | "unsigned long long int"
+        | "double"
+        | "size_t"
+        | "ssize_t"
+        | "ptrdiff_t"
+        | "intptr_t"
+        | "uintptr_t"
+        | "int64_t"
+        | "uint64_t"
+        | "nullptr_t" => 8,
+        "long double" => 16,
+        _ => return None,
+    })
+}
+
+/// Resolves a type name written inside class `owner` to a C++ class of the SAF.
+pub fn user_class<'a>(saf: &'a Saf, owner: &str, name: &str) -> Option<&'a SafClass> {
+    let name = name.trim().trim_start_matches("::");
+    if name.is_empty() || primitive_size(name).is_some() {
+        return None;
+    }
+    let cpp = || saf.classes.iter().filter(|c| c.lang == Lang::Cpp);
+    let mut scope: Vec<&str> = owner.split("::").collect();
+    loop {
+        let q = if scope.is_empty() {
+            name.to_string()
+        } else {
+            format!("{}::{name}", scope.join("::"))
+        };
+        if let Some(c) = cpp().find(|c| c.qname == q) {
+            return Some(c);
+        }
+        if scope.pop().is_none() {
+            break;
+        }
+    }
+    if name.starts_with("std::") {
+        return None;
+    }
+    let simple = name.rsplit("::").next().unwrap_or(name);
+    let mut it = cpp().filter(|c| c.name == simple && c.qname.ends_with(name));
+    match (it.next(), it.next()) {
+        (Some(c), None) => Some(c),
+        _ => None,
+    }
+}
+
+// ---- object identity -------------------------------------------------------------------------
+
+/// The C++ sources of the project (from the SAF's file list), read once per SAF.
+pub struct ProjectText {
+    files: Vec<(String, String)>,
+}
+
+impl ProjectText {
+    fn get(cx: &Context) -> Arc<ProjectText> {
+        static CACHE: OnceLock<Mutex<HashMap<String, Arc<ProjectText>>>> = OnceLock::new();
+        let key = format!(
+            "{}\u{0}{}",
+            cx.root.display(),
+            cx.saf
+                .files
+                .iter()
+                .map(|f| f.sha256.as_str())
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+        let mut guard = cache.lock().unwrap_or_else(|e| e.into_inner());
+        guard
+            .entry(key)
+            .or_insert_with(|| {
+                let files = cx
+                    .saf
+                    .files
+                    .iter()
+                    .filter(|f| f.lang == Lang::Cpp)
+                    .filter_map(|f| {
+                        std::fs::read_to_string(cx.root.join(&f.path))
+                            .ok()
+                            .map(|t| (f.path.clone(), t))
+                    })
+                    .collect();
+                Arc::new(ProjectText { files })
+            })
+            .clone()
+    }
+
+    /// The class's declaration text (its lines in its file), if known.
+    fn class_text(&self, sc: &SafClass) -> Option<String> {
+        let (_, text) = self.files.iter().find(|(p, _)| *p == sc.file)?;
+        let [a, b] = sc.lines;
+        let lines: Vec<&str> = text
+            .lines()
+            .skip(a.saturating_sub(1) as usize)
+            .take((b + 1).saturating_sub(a) as usize)
+            .collect();
+        Some(lines.join("\n"))
+    }
+
+    /// Whether a class without user constructors may be brace-initialised as an aggregate:
+    /// no virtual functions and no private/protected section (a `class` needs a `public:`).
+    fn looks_aggregate(&self, sc: &SafClass) -> bool {
+        if sc
+            .methods
+            .iter()
+            .any(|m| m.has_modifier("virtual") || m.is_abstract)
+        {
+            return false;
+        }
+        let Some(text) = self.class_text(sc) else {
+            return sc.kind == ClassKind::Struct;
+        };
+        let restricted = has_label(&text, "private") || has_label(&text, "protected");
+        match sc.kind {
+            ClassKind::Struct => !restricted,
+            _ => has_label(&text, "public") && !restricted,
+        }
+    }
+
+    /// Builds one from texts directly (tests).
+    pub fn from_files(files: Vec<(String, String)>) -> Self {
+        ProjectText { files }
+    }
+}
+
+/// Decides how objects of `sc` are identified. Depends only on the SAF and the project's
+/// text, so every file (header and sources) decides the same.
+pub fn id_kind(saf: &Saf, sc: &SafClass, project: &ProjectText) -> IdKind {
+    if let Some(why) = non_intrusive_reason(sc, project) {
+        return IdKind::NonIntrusive(why);
+    }
+    let taken =
+        |n: &str| sc.fields.iter().any(|f| f.name == n) || sc.methods.iter().any(|m| m.name == n);
+    let _ = saf;
+    let mut name = "_rv_tag".to_string();
+    let mut i = 0;
+    while taken(&name) {
+        i += 1;
+        name = format!("_rv_tag{i}");
+    }
+    IdKind::Tag(name)
+}
+
+fn non_intrusive_reason(sc: &SafClass, project: &ProjectText) -> Option<String> {
+    if sc.kind == ClassKind::Union {
+        return Some("union".into());
+    }
+    if !matches!(sc.kind, ClassKind::Class | ClassKind::Struct) {
+        return Some(format!("{:?}", sc.kind).to_lowercase());
+    }
+    let ctors: Vec<&SafMethod> = sc
+        .methods
+        .iter()
+        .filter(|m| m.kind == MethodKind::Constructor)
+        .collect();
+    if ctors.is_empty() && project.looks_aggregate(sc) {
+        return Some("aggregate without constructors".into());
+    }
+    if ctors
+        .iter()
+        .any(|m| m.has_modifier("constexpr") || m.has_modifier("consteval"))
+    {
+        return Some("constexpr constructor".into());
+    }
+    let names: Vec<&str> = if sc.qname == sc.name {
+        vec![sc.name.as_str()]
+    } else {
+        vec![sc.name.as_str(), sc.qname.as_str()]
+    };
+    let own_files: Vec<&str> = std::iter::once(sc.file.as_str())
+        .chain(sc.methods.iter().map(|m| m.file.as_str()))
+        .collect();
+    for (path, text) in &project.files {
+        let own = own_files.contains(&path.as_str());
+        if own && text.contains("#pragma pack") {
+            return Some("`#pragma pack` in its file".into());
+        }
+        for line in text.lines() {
+            let mem = ["memcpy", "memset", "memmove", "memcmp"]
+                .iter()
+                .any(|f| line.contains(f));
+            for n in &names {
+                let mentions = |pre: &str| {
+                    line.match_indices(pre).any(|(i, _)| {
+                        let rest = line[i + pre.len()..].trim_start();
+                        let rest = rest.strip_prefix("const ").unwrap_or(rest).trim_start();
+                        let rest = rest.strip_prefix("::").unwrap_or(rest);
+                        rest.starts_with(n)
+                            && !rest[n.len()..]
+                                .chars()
+                                .next()
+                                .is_some_and(|c| c.is_alphanumeric() || c == '_')
+                    })
+                };
+                if line.contains("static_assert") && (mentions("sizeof(") || mentions("alignof(")) {
+                    return Some(format!("{path}: static_assert on its size"));
+                }
+                if mentions("offsetof(") {
+                    return Some(format!("{path}: offsetof"));
+                }
+                if mem && mentions("sizeof(") {
+                    return Some(format!("{path}: raw memory functions on it"));
+                }
+                for t in [
+                    "atomic<",
+                    "is_trivially_copyable<",
+                    "is_trivially_copyable_v<",
+                    "is_trivial<",
+                    "is_trivial_v<",
+                    "is_standard_layout<",
+                    "is_standard_layout_v<",
+                    "is_pod<",
+                    "is_pod_v<",
+                    "bit_cast<",
+                    "is_aggregate<",
+                    "is_aggregate_v<",
+                    "reinterpret_cast<",
+                ] {
+                    if mentions(t) {
+                        return Some(format!("{path}: `{t}` on it"));
+                    }
+                }
+                if mentions("constexpr ") || mentions("constinit ") {
+                    return Some(format!("{path}: used in constant expressions"));
+                }
+            }
+            if own && mem && (line.contains("this") || line.contains("sizeof(*")) {
+                return Some(format!("{path}: raw memory functions on objects"));
+            }
+        }
+    }
+    None
+}
+
+// ---- the include ------------------------------------------------------------------------------
+
+/// `#include` of the runtime plus `#line` so the original lines keep their numbers.
+fn include_insertion(cx: &Context, path: &str, src: &str) -> Insertion {
+    let rel = runtime_include_path(&cx.root, path);
+    let at = include_offset(src);
+    let mut text = String::new();
+    if at > 0 && !src[..at].ends_with('\n') {
+        text.push('\n');
+    }
+    let line = src[..at].matches('\n').count() + 1;
+    text.push_str(&format!("#include \"{rel}\"\n#line {line}\n"));
+    Insertion::new(at, text)
+}
+
+/// The runtime header's path as written in an `#include` in `file` (relative to the file's
+/// folder; absolute when the file's path leaves the manifest folder).
+pub fn runtime_include_path(root: &Path, file: &str) -> String {
+    let p = Path::new(file);
+    let mut depth = 0usize;
+    let parent = p.parent().unwrap_or(Path::new(""));
+    for c in parent.components() {
+        match c {
+            Component::Normal(_) => depth += 1,
+            Component::CurDir => {}
+            _ => {
+                let abs: PathBuf = root.join(RUNTIME_DIR).join(RUNTIME_HEADER);
+                return abs.display().to_string().replace('\\', "/");
+            }
+        }
+    }
+    format!("{}{RUNTIME_DIR}/{RUNTIME_HEADER}", "../".repeat(depth))
+}
+
+/// Where the include goes: after a leading `#pragma once` or include guard's `#define`, else
+/// at the start (after a UTF-8 byte-order mark).
+fn include_offset(src: &str) -> usize {
+    let start = if src.starts_with('\u{feff}') { 3 } else { 0 };
+    let mut pos = start;
+    let mut in_block_comment = false;
+    let mut guard: Option<String> = None;
+    while pos < src.len() {
+        let end = src[pos..].find('\n').map_or(src.len(), |i| pos + i + 1);
+        let line = src[pos..end].trim();
+        let next = end;
+        if in_block_comment {
+            if line.contains("*/") {
+                in_block_comment = false;
+            }
+            pos = next;
+            continue;
+        }
+        if line.is_empty() || line.starts_with("//") {
+            pos = next;
+            continue;
+        }
+        if line.starts_with("/*") {
+            if !line.contains("*/") {
+                in_block_comment = true;
+            }
+            pos = next;
+            continue;
+        }
+        let words: Vec<&str> = line.trim_start_matches('#').split_whitespace().collect();
+        if !line.starts_with('#') {
+            return start;
+        }
+        match (guard.as_deref(), words.as_slice()) {
+            (None, ["pragma", "once", ..]) => return next,
+            (None, ["ifndef", g, ..]) => {
+                guard = Some(g.to_string());
+                pos = next;
+            }
+            (Some(g), ["define", d, ..]) if *d == g => return next,
+            _ => return start,
+        }
+    }
+    start
+}
+
+// ---- the generated configuration header -------------------------------------------------------
+
+fn c_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for b in s.bytes() {
+        match b {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'?' => out.push_str("\\?"),
+            0x20..=0x7e => out.push(b as char),
+            _ => out.push_str(&format!("\\{b:03o}")),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// `revy_config.hpp`: trace settings and the class and method tables, by SAF id.
+pub fn config_header(cx: &Context) -> String {
+    let saf = cx.saf;
+    let class_count = saf.classes.iter().map(|c| c.id).max().unwrap_or(0);
+    let mut class_names = vec![String::new(); class_count as usize + 1];
+    let mut methods: Vec<(u32, u32, String, String)> = Vec::new();
+    for c in &saf.classes {
+        class_names[c.id as usize] = c.qname.clone();
+        for m in &c.methods {
+            methods.push((m.id, c.id, m.name.clone(), m.sgn.clone()));
+        }
+    }
+    let method_count = methods.iter().map(|m| m.0).max().unwrap_or(0);
+    let mut table = vec![(0u32, String::new(), String::new()); method_count as usize + 1];
+    for (id, cls, name, sgn) in methods {
+        table[id as usize] = (cls, name, sgn);
+    }
+    let better = cx.mode == Mode::Better;
+    let mut s = String::new();
+    s.push_str(
+        "// Generated by `revy annotate`; removed by `revy restore`. Do not edit.\n\
+         #ifndef REVY_CONFIG_HPP_INCLUDED\n#define REVY_CONFIG_HPP_INCLUDED\n\
+         #include <cstdint>\nnamespace revy {\nnamespace config {\n",
+    );
+    s.push_str(&format!(
+        "inline constexpr const char* project = {};\n",
+        c_string(&cx.trace.project)
+    ));
+    s.push_str(&format!(
+        "inline constexpr const char* trace_dir = {};\n",
+        c_string(&cx.trace.dir.display().to_string())
+    ));
+    s.push_str(&format!(
+        "inline constexpr std::uint64_t max_size = {}ull;\n",
+        cx.trace.max_size
+    ));
+    s.push_str(&format!(
+        "inline constexpr const char* mode = \"{}\";\ninline constexpr bool better = {better};\n",
+        cx.mode
+    ));
+    s.push_str(&format!(
+        "inline constexpr std::uint64_t collection_sample = {}ull;\n\
+         inline constexpr std::uint64_t system_size = {}ull;\n",
+        saf.sizes.collection_sample, saf.sizes.system
+    ));
+    s.push_str(&format!(
+        "inline constexpr std::uint32_t class_count = {class_count};\n\
+         inline constexpr const char* class_names[] = {{\n"
+    ));
+    for n in &class_names {
+        s.push_str(&format!("    {},\n", c_string(n)));
+    }
+    s.push_str("};\nstruct Method {\n    std::uint32_t cls;\n    const char* name;\n    const char* sgn;\n};\n");
+    s.push_str(&format!(
+        "inline constexpr std::uint32_t method_count = {method_count};\n\
+         inline constexpr Method methods[] = {{\n"
+    ));
+    for (cls, name, sgn) in &table {
+        s.push_str(&format!(
+            "    {{{cls}, {}, {}}},\n",
+            c_string(name),
+            c_string(sgn)
+        ));
+    }
+    s.push_str("};\n}  // namespace config\n}  // namespace revy\n#endif\n");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn include_goes_after_pragma_once_or_guard() {
+        assert_eq!(include_offset("#pragma once\nint x;\n"), 13);
+        let g = "// c\n#ifndef A_H\n#define A_H\nint x;\n#endif\n";
+        assert_eq!(include_offset(g), g.find("int").unwrap());
+        assert_eq!(include_offset("/* a\n b */\nint x;\n"), 0);
+        assert_eq!(include_offset("\u{feff}int x;"), 3);
+        assert_eq!(include_offset("#include <x>\n"), 0);
+    }
+
+    #[test]
+    fn relative_runtime_path() {
+        let r = Path::new("/p");
+        assert_eq!(
+            runtime_include_path(r, "src/a/b.h"),
+            "../../.revy-runtime/revy_runtime.hpp"
+        );
+        assert_eq!(
+            runtime_include_path(r, "m.cpp"),
+            ".revy-runtime/revy_runtime.hpp"
+        );
+    }
+
+    #[test]
+    fn unique_names_and_words() {
+        assert_eq!(unique_name("_rv_s", "{ int _rv_s = 1; }"), "_rv_s1");
+        assert_eq!(unique_name("_rv_s", "{ int _rv_sx = 1; }"), "_rv_s");
+        assert!(has_word("x co_return 1;", "co_return"));
+        assert!(!has_word("my_co_return", "co_return"));
+        assert!(has_label("class A {\n public :\n int x;", "public"));
+        assert!(!has_label("class A : public B {", "public"));
+        assert!(!has_label("x = public::y;", "public"));
+    }
+
+    #[test]
+    fn body_problems() {
+        let s = "void f() try { } catch (...) {}";
+        let b = s.find('{').unwrap();
+        assert_eq!(body_problem(s, b, b + 3), Some("function-try-block"));
+        let s = "#define M void f() { \\\n }\n";
+        let b = s.find('{').unwrap();
+        assert_eq!(
+            body_problem(s, b, s.rfind('}').unwrap() + 1),
+            Some("defined in a macro")
+        );
+        let s = "void f() {\n#if X\n#endif\n}";
+        assert_eq!(
+            body_problem(s, 9, s.len()),
+            Some("body contains preprocessor directives")
+        );
+        let s = "task f() { co_await x; }";
+        let b = s.find('{').unwrap();
+        assert_eq!(body_problem(s, b, s.len()), Some("coroutine"));
     }
 }

@@ -78,9 +78,12 @@ impl<'a> Context<'a> {
 
     /// The SAF entry of a method, selected or not.
     pub fn method(&self, qname: &str, file: &str, m: &MethodDecl) -> Option<&'a SafMethod> {
-        let c = self.saf.class(qname)?;
-        c.methods
+        // Template specialisations share their primary's qualified name: look in all.
+        self.saf
+            .classes
             .iter()
+            .filter(|c| c.qname == qname)
+            .flat_map(|c| &c.methods)
             .find(|sm| sm.name == m.name && sm.file == file && sm.lines[0] == m.span.line)
     }
 }
@@ -185,9 +188,11 @@ pub fn plan(m: &Manifest, mode: Mode) -> Result<(Plan, Summary)> {
             wanted.insert(&mm.file);
         }
     }
+    let bar = crate::progress::bar(wanted.len(), "annotating");
     let results: Vec<(String, String, FileEdits)> = wanted
         .par_iter()
         .map(|rel| {
+            bar.inc(1);
             let text = read_source(m, rel)?;
             let model = parse_file(rel, &text);
             let lang = Lang::of_path(rel).unwrap_or(Lang::Java);
@@ -195,6 +200,7 @@ pub fn plan(m: &Manifest, mode: Mode) -> Result<(Plan, Summary)> {
             Ok((rel.to_string(), text, fe))
         })
         .collect::<Result<Vec<_>>>()?;
+    bar.finish_and_clear();
     let mut summary = Summary {
         parse_problems: saf
             .problems

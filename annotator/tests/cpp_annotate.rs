@@ -1,0 +1,651 @@
+//! End-to-end tests of the C++ annotator and runtime: each project (projects/account-cpp and
+//! every folder of tests/cpp-corpus/) is copied, built and run as is; then parsed, annotated
+//! in each mode, built with its unchanged build command and run with tracing on. Output and
+//! exit code must be identical, no new compiler warnings may appear, the trace must decode
+//! with balanced start/end per thread, and `revy restore` must give back every byte.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    for e in walkdir::WalkDir::new(from) {
+        let e = e.unwrap();
+        let rel = e.path().strip_prefix(from).unwrap();
+        if rel.starts_with("build") || rel.starts_with(".revy") {
+            continue;
+        }
+        let dest = to.join(rel);
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(&dest).unwrap();
+        } else {
+            std::fs::copy(e.path(), &dest).unwrap();
+        }
+    }
+}
+
+/// Every file's bytes, excluding build outputs and Revy's own folder.
+fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut m = BTreeMap::new();
+    for e in walkdir::WalkDir::new(dir) {
+        let e = e.unwrap();
+        let rel = e.path().strip_prefix(dir).unwrap();
+        if rel.starts_with("build") || rel.starts_with(".revy") || !e.file_type().is_file() {
+            continue;
+        }
+        m.insert(
+            rel.to_string_lossy().into_owned(),
+            std::fs::read(e.path()).unwrap(),
+        );
+    }
+    m
+}
+
+struct Manifest {
+    build: String,
+    run: String,
+}
+
+fn manifest(dir: &Path) -> Manifest {
+    let t: toml::Value =
+        toml::from_str(&std::fs::read_to_string(dir.join("revy.toml")).unwrap()).unwrap();
+    let p = &t["project"];
+    Manifest {
+        build: p["build"].as_str().unwrap().to_string(),
+        run: p["run"].as_str().unwrap().to_string(),
+    }
+}
+
+struct Ran {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn sh(dir: &Path, cmd: &str, envs: &[(&str, &str)]) -> Ran {
+    let mut c = Command::new("sh");
+    c.arg("-c").arg(cmd).current_dir(dir);
+    for (k, v) in envs {
+        c.env(k, v);
+    }
+    let out = c.output().unwrap();
+    Ran {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn revy(dir: &Path, args: &[&str]) -> Ran {
+    let out = Command::new(env!("CARGO_BIN_EXE_revy"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    Ran {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn warnings(s: &str) -> usize {
+    s.lines().filter(|l| l.contains("warning:")).count()
+}
+
+// ---- a small reader of the compact trace form ----------------------------------------------
+
+#[derive(Debug, Clone, PartialEq)]
+enum Ev {
+    Crt { cls: u64, oid: u64, size: u64 },
+    Dst { cls: u64, oid: u64 },
+    Start { mth: u64, oid: u64, size: u64 },
+    End { mth: u64, oid: u64 },
+}
+
+#[derive(Debug, Default)]
+struct Trace {
+    header: String,
+    classes: HashMap<u64, String>,
+    methods: HashMap<u64, (u64, String, String)>,
+    threads: HashMap<u64, String>,
+    /// (tid, time, event) in file order.
+    events: Vec<(u64, u64, Ev)>,
+    end: Option<u64>,
+    truncated: bool,
+}
+
+struct Rd<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+impl Rd<'_> {
+    fn v(&mut self) -> u64 {
+        let (mut r, mut s) = (0u64, 0);
+        loop {
+            let x = self.b[self.i];
+            self.i += 1;
+            r |= ((x & 0x7f) as u64) << s;
+            s += 7;
+            if x < 0x80 {
+                return r;
+            }
+        }
+    }
+    fn z(&mut self) -> i64 {
+        let u = self.v();
+        ((u >> 1) as i64) ^ -((u & 1) as i64)
+    }
+    fn s(&mut self) -> String {
+        let n = self.v() as usize;
+        let t = String::from_utf8(self.b[self.i..self.i + n].to_vec()).unwrap();
+        self.i += n;
+        t
+    }
+}
+
+fn decode(bytes: &[u8]) -> Trace {
+    assert_eq!(&bytes[..8], b"RVYTRC\x00\x01", "magic");
+    let mut r = Rd { b: bytes, i: 8 };
+    let mut t = Trace::default();
+    while r.i < bytes.len() {
+        let tag = bytes[r.i];
+        r.i += 1;
+        match tag {
+            b'H' => t.header = r.s(),
+            b'C' => {
+                let id = r.v();
+                t.classes.insert(id, r.s());
+            }
+            b'M' => {
+                let id = r.v();
+                let cls = r.v();
+                let name = r.s();
+                let sgn = r.s();
+                assert!(t.classes.contains_key(&cls), "M before its C");
+                t.methods.insert(id, (cls, name, sgn));
+            }
+            b'N' => {
+                let id = r.v();
+                t.threads.insert(id, r.s());
+            }
+            b'T' => {
+                r.v();
+                t.truncated = true;
+            }
+            b'E' => t.end = Some(r.v()),
+            b'B' => {
+                let tid = r.v();
+                let mut time = r.v();
+                let count = r.v();
+                let len = r.v() as usize;
+                let end = r.i + len;
+                for _ in 0..count {
+                    let kind = bytes[r.i];
+                    r.i += 1;
+                    let ev = match kind {
+                        1 => Ev::Crt {
+                            cls: r.v(),
+                            oid: r.v(),
+                            size: r.v(),
+                        },
+                        2 => Ev::Dst {
+                            cls: r.v(),
+                            oid: r.v(),
+                        },
+                        3 => Ev::Start {
+                            mth: r.v(),
+                            oid: r.v(),
+                            size: r.v(),
+                        },
+                        4 => Ev::End {
+                            mth: r.v(),
+                            oid: r.v(),
+                        },
+                        k => panic!("bad event kind {k}"),
+                    };
+                    let dt = r.z();
+                    assert!(dt >= 0, "time goes back within a thread");
+                    time = (time as i64 + dt) as u64;
+                    match &ev {
+                        Ev::Crt { cls, .. } | Ev::Dst { cls, .. } => {
+                            assert!(t.classes.contains_key(cls), "class {cls} used before C")
+                        }
+                        Ev::Start { mth, .. } | Ev::End { mth, .. } => {
+                            assert!(t.methods.contains_key(mth), "method {mth} used before M")
+                        }
+                    }
+                    t.events.push((tid, time, ev));
+                }
+                assert_eq!(r.i, end, "block length");
+            }
+            x => panic!("bad record tag {x:#x} at {}", r.i - 1),
+        }
+    }
+    t
+}
+
+/// Checks the structural invariants every trace of a clean run must meet.
+fn check_trace(t: &Trace, what: &str) {
+    assert!(
+        t.header.contains("unit=ns") && t.header.contains("lang=cpp"),
+        "{what}: header"
+    );
+    assert_eq!(t.end, Some(t.events.len() as u64), "{what}: E count");
+    assert!(!t.truncated, "{what}: truncated");
+    let mut stacks: HashMap<u64, Vec<(u64, u64)>> = HashMap::new();
+    let mut live: HashMap<u64, u64> = HashMap::new();
+    let mut dead = std::collections::HashSet::new();
+    for (tid, _, ev) in &t.events {
+        match ev {
+            Ev::Start { mth, oid, .. } => stacks.entry(*tid).or_default().push((*mth, *oid)),
+            Ev::End { mth, oid } => {
+                let top = stacks.entry(*tid).or_default().pop();
+                assert_eq!(
+                    top,
+                    Some((*mth, *oid)),
+                    "{what}: unbalanced end on thread {tid}"
+                );
+            }
+            Ev::Crt { cls, oid, .. } => {
+                assert!(
+                    live.insert(*oid, *cls).is_none(),
+                    "{what}: oid {oid} created twice"
+                );
+            }
+            Ev::Dst { cls, oid } => {
+                assert_eq!(
+                    live.remove(oid),
+                    Some(*cls),
+                    "{what}: Dst of unknown oid {oid}"
+                );
+                dead.insert(*oid);
+            }
+        }
+    }
+    for (tid, s) in &stacks {
+        assert!(
+            s.is_empty(),
+            "{what}: thread {tid} left {} open messages",
+            s.len()
+        );
+    }
+}
+
+struct Outcome {
+    trace: Trace,
+    annotate_out: String,
+}
+
+/// The whole loop on a copy of `project` in `mode`; returns the decoded trace.
+fn round_trip(project: &Path, mode: &str) -> Outcome {
+    let name = project.file_name().unwrap().to_string_lossy().into_owned();
+    let what = format!("{name} ({mode})");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    copy_tree(project, dir);
+    let m = manifest(dir);
+    let original = snapshot(dir);
+
+    let b0 = sh(dir, &m.build, &[]);
+    assert_eq!(b0.code, 0, "{what}: original build failed:\n{}", b0.stderr);
+    let r0 = sh(dir, &m.run, &[]);
+
+    let p = revy(dir, &["parse"]);
+    assert!(p.code <= 1, "{what}: parse: {}{}", p.stdout, p.stderr);
+    // The plan's insertions undo exactly (what restore relies on when files were edited).
+    let mf = revy::manifest::Manifest::load(&dir.join("revy.toml")).unwrap();
+    let md = if mode == "better" {
+        revy::manifest::Mode::Better
+    } else {
+        revy::manifest::Mode::Faster
+    };
+    let (plan, _) = revy::annotate::plan(&mf, md).unwrap();
+    for (rel, text, ins) in &plan.files {
+        let annotated = revy::edits::apply(text, ins);
+        assert_eq!(
+            revy::edits::unapply(&annotated, ins).as_deref(),
+            Some(text.as_str()),
+            "{what}: {rel}: unapply does not give the original"
+        );
+    }
+    let a = revy(dir, &["annotate", &format!("--{mode}")]);
+    assert!(a.code <= 1, "{what}: annotate: {}{}", a.stdout, a.stderr);
+    let annotate_out = format!("{}{}", a.stdout, a.stderr);
+
+    let b1 = sh(dir, &m.build, &[]);
+    assert_eq!(
+        b1.code, 0,
+        "{what}: annotated build failed:\n{}\n{annotate_out}",
+        b1.stderr
+    );
+    assert_eq!(
+        warnings(&b1.stderr),
+        warnings(&b0.stderr),
+        "{what}: annotation added compiler warnings:\n{}",
+        b1.stderr
+    );
+    let trace_path = dir.join("trace.rvt");
+    let r1 = sh(dir, &m.run, &[("REVY_TRACE", trace_path.to_str().unwrap())]);
+    assert_eq!(r1.stdout, r0.stdout, "{what}: stdout differs");
+    assert_eq!(r1.stderr, r0.stderr, "{what}: stderr differs");
+    assert_eq!(r1.code, r0.code, "{what}: exit code differs");
+    let trace = decode(&std::fs::read(&trace_path).unwrap());
+    check_trace(&trace, &what);
+
+    // REVY_TRACE=off: no trace, same behaviour.
+    let r2 = sh(dir, &m.run, &[("REVY_TRACE", "off")]);
+    assert_eq!(
+        r2.stdout, r0.stdout,
+        "{what}: stdout differs with tracing off"
+    );
+    let traces = dir.join(".revy/traces");
+    let written = std::fs::read_dir(&traces).map_or(0, |d| d.count());
+    assert_eq!(
+        written, 0,
+        "{what}: a trace was written to {traces:?} despite REVY_TRACE"
+    );
+    std::fs::remove_file(&trace_path).unwrap();
+
+    let rs = revy(dir, &["restore"]);
+    assert_eq!(rs.code, 0, "{what}: restore: {}{}", rs.stdout, rs.stderr);
+    let restored = snapshot(dir);
+    assert_eq!(
+        restored.keys().collect::<Vec<_>>(),
+        original.keys().collect::<Vec<_>>(),
+        "{what}: restore left or lost files"
+    );
+    for (k, v) in &original {
+        assert!(restored[k] == *v, "{what}: {k} not restored byte for byte");
+    }
+    Outcome {
+        trace,
+        annotate_out,
+    }
+}
+
+fn method_id(t: &Trace, name: &str) -> u64 {
+    *t.methods
+        .iter()
+        .find(|(_, (_, n, _))| n == name)
+        .unwrap_or_else(|| panic!("method {name} not in trace"))
+        .0
+}
+
+#[test]
+fn account_cpp_in_both_modes() {
+    for mode in ["better", "faster"] {
+        let o = round_trip(&repo().join("projects/account-cpp"), mode);
+        let t = &o.trace;
+        assert!(t.header.contains(&format!("mode={mode}")));
+        let crt = |c: &str| {
+            t.events
+                .iter()
+                .filter(|(_, _, e)| matches!(e, Ev::Crt { cls, .. } if t.classes[cls] == c))
+                .count()
+        };
+        assert_eq!(crt("bank::Account"), 3, "{}", o.annotate_out);
+        assert_eq!(crt("bank::Person"), 3);
+        let dst = t
+            .events
+            .iter()
+            .filter(|(_, _, e)| matches!(e, Ev::Dst { .. }))
+            .count();
+        assert_eq!(dst, 6);
+        // transfer(double, Account&): a double plus the Account's static size (two ints and
+        // a double = 16 bytes in the SAF's thesis count).
+        let tr = method_id(t, "transfer");
+        let acc = t
+            .classes
+            .iter()
+            .find(|(_, n)| *n == "bank::Account")
+            .map(|(id, _)| *id)
+            .unwrap();
+        let sizes: Vec<u64> = t
+            .events
+            .iter()
+            .filter_map(|(_, _, e)| match e {
+                Ev::Start { mth, size, .. } if *mth == tr => Some(*size),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(sizes.len(), 3);
+        let acc_size = t
+            .events
+            .iter()
+            .find_map(|(_, _, e)| match e {
+                Ev::Crt { cls, size, .. } if *cls == acc => Some(*size),
+                _ => None,
+            })
+            .unwrap();
+        assert!(sizes.iter().all(|s| *s == 8 + acc_size), "{sizes:?}");
+        // Every thread is main here.
+        assert!(t.events.iter().all(|(tid, _, _)| *tid == 1));
+        assert_eq!(t.threads.get(&1).map(String::as_str), Some("main"));
+    }
+}
+
+#[test]
+fn cpp_corpus_in_both_modes() {
+    let corpus = repo().join("tests/cpp-corpus");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&corpus)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("revy.toml").exists())
+        .collect();
+    dirs.sort();
+    assert!(!dirs.is_empty());
+    let only = std::env::var("REVY_CORPUS").ok();
+    for d in dirs {
+        let name = d.file_name().unwrap().to_string_lossy().into_owned();
+        if only.as_deref().is_some_and(|o| o != name) {
+            continue;
+        }
+        for mode in ["better", "faster"] {
+            let o = round_trip(&d, mode);
+            let starts = o
+                .trace
+                .events
+                .iter()
+                .filter(|(_, _, e)| matches!(e, Ev::Start { .. }))
+                .count();
+            assert!(
+                starts > 0,
+                "{name} ({mode}): no messages traced\n{}",
+                o.annotate_out
+            );
+            if let Ok(expect) = std::fs::read_to_string(d.join("expect.txt")) {
+                check_expectations(&name, &o, &expect);
+            }
+        }
+    }
+}
+
+/// `expect.txt` lines: `skipped SUBSTRING`, `note SUBSTRING`, `traced METHOD`,
+/// `threads N` (at least N threads traced), `created CLASS N` (exactly N creations).
+fn check_expectations(name: &str, o: &Outcome, expect: &str) {
+    let t = &o.trace;
+    for line in expect
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+    {
+        let (k, v) = line.split_once(' ').unwrap_or((line, ""));
+        match k {
+            "skipped" | "note" => assert!(
+                o.annotate_out
+                    .lines()
+                    .any(|l| l.starts_with(k) && l.contains(v)),
+                "{name}: expected `{line}` in:\n{}",
+                o.annotate_out
+            ),
+            "traced" => {
+                let id = method_id(t, v);
+                assert!(
+                    t.events
+                        .iter()
+                        .any(|(_, _, e)| matches!(e, Ev::Start { mth, .. } if *mth == id)),
+                    "{name}: {v} never ran"
+                );
+            }
+            "threads" => {
+                let n: usize = v.parse().unwrap();
+                let tids: std::collections::HashSet<u64> =
+                    t.events.iter().map(|(tid, _, _)| *tid).collect();
+                assert!(tids.len() >= n, "{name}: {} threads traced", tids.len());
+            }
+            "created" => {
+                let (c, n) = v.rsplit_once(' ').unwrap();
+                let n: usize = n.parse().unwrap();
+                let got = t
+                    .events
+                    .iter()
+                    .filter(|(_, _, e)| matches!(e, Ev::Crt { cls, .. } if t.classes[cls] == c))
+                    .count();
+                assert_eq!(got, n, "{name}: creations of {c}");
+            }
+            _ => panic!("{name}: bad expect line {line}"),
+        }
+    }
+}
+
+// ---- the runtime on its own ------------------------------------------------------------------
+
+const TEST_CONFIG: &str = r#"#ifndef REVY_CONFIG_HPP_INCLUDED
+#define REVY_CONFIG_HPP_INCLUDED
+#include <cstdint>
+namespace revy { namespace config {
+inline constexpr const char* project = "rt";
+inline constexpr const char* trace_dir = "TRACE_DIR";
+inline constexpr std::uint64_t max_size = MAX_SIZEull;
+inline constexpr const char* mode = "better";
+inline constexpr bool better = true;
+inline constexpr std::uint64_t collection_sample = 8;
+inline constexpr std::uint64_t system_size = 32;
+inline constexpr std::uint32_t class_count = 1;
+inline constexpr const char* class_names[] = {"", "ns::Obj"};
+struct Method { std::uint32_t cls; const char* name; const char* sgn; };
+inline constexpr std::uint32_t method_count = 2;
+inline constexpr Method methods[] = {{0, "", ""}, {1, "work", "!int^0!"}, {1, "inner", "!!"}};
+}}
+#endif
+"#;
+
+const TEST_PROGRAM: &str = r#"#include "revy_runtime.hpp"
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+namespace ns {
+struct Obj {
+    int inner() { ::revy::Scope _rv_s(2, this->_rv_tag.oid, 0); return 1; }
+    int work(int k) {
+        ::revy::Scope _rv_s(1, this->_rv_tag.oid, ::revy::size_of(k));
+        return inner() + k;
+    }
+    ::revy::Tag<1, 4> _rv_tag;
+};
+}
+ns::Obj global_obj;  // created before main, destroyed after it
+int main(int argc, char** argv) {
+    int per = argc > 1 ? std::atoi(argv[1]) : 1000;
+    std::vector<std::thread> ts;
+    for (int t = 0; t < 4; ++t)
+        ts.emplace_back([per] { ns::Obj o; for (int i = 0; i < per; ++i) o.work(i); });
+    for (auto& t : ts) t.join();
+    std::vector<std::string> v{"ab", "cde"};
+    std::printf("%d %llu\n", global_obj.work(1), (unsigned long long)::revy::pack_size(1, 2.0, v));
+    if (argc > 2) { ns::Obj o; o.work(5); std::abort(); }
+    return 0;
+}
+"#;
+
+fn build_runtime_program(dir: &Path, max_size: u64) -> PathBuf {
+    let traces = dir.join("traces");
+    std::fs::write(
+        dir.join("revy_config.hpp"),
+        TEST_CONFIG
+            .replace("TRACE_DIR", traces.to_str().unwrap())
+            .replace("MAX_SIZE", &max_size.to_string()),
+    )
+    .unwrap();
+    std::fs::copy(
+        repo().join("runtime-cpp/revy_runtime.hpp"),
+        dir.join("revy_runtime.hpp"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("t.cpp"), TEST_PROGRAM).unwrap();
+    let b = sh(
+        dir,
+        "g++ -std=c++17 -Wall -Wextra -Werror -fno-exceptions -fno-rtti -O1 -pthread -o t t.cpp",
+        &[],
+    );
+    assert_eq!(b.code, 0, "runtime does not compile cleanly:\n{}", b.stderr);
+    dir.join("t")
+}
+
+#[test]
+fn runtime_threads_limits_crashes_and_file_names() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    build_runtime_program(dir, 1 << 30);
+
+    // Many threads, several buffer flushes each.
+    let r = sh(dir, "./t 20000", &[("REVY_TRACE", "a.rvt")]);
+    assert_eq!((r.code, r.stdout.as_str()), (0, "2 17\n"), "{}", r.stderr);
+    let t = decode(&std::fs::read(dir.join("a.rvt")).unwrap());
+    check_trace(&t, "threads");
+    let starts = |t: &Trace| {
+        t.events
+            .iter()
+            .filter(|(_, _, e)| matches!(e, Ev::Start { .. }))
+            .count()
+    };
+    assert_eq!(starts(&t), 4 * 20000 * 2 + 2);
+    let tids: std::collections::BTreeSet<u64> = t.events.iter().map(|e| e.0).collect();
+    assert_eq!(tids.into_iter().collect::<Vec<_>>(), vec![1, 2, 3, 4, 5]);
+    assert_eq!(t.threads[&1], "main");
+    // The global object's creation (before main) and destruction (after it) are recorded.
+    let crt = t
+        .events
+        .iter()
+        .filter(|(_, _, e)| matches!(e, Ev::Crt { .. }))
+        .count();
+    assert_eq!(crt, 5);
+
+    // Default location: a new file per run under the baked-in folder.
+    for _ in 0..2 {
+        assert_eq!(sh(dir, "./t 10", &[]).code, 0);
+    }
+    let names: Vec<String> = std::fs::read_dir(dir.join("traces"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(names
+        .iter()
+        .all(|n| n.starts_with("rt-") && n.ends_with(".rvt")));
+
+    // A crash: the events so far are flushed, there is no end mark, the signal is kept.
+    let r = sh(dir, "./t 10 crash", &[("REVY_TRACE", "c.rvt")]);
+    assert_ne!(r.code, 0);
+    let c = decode(&std::fs::read(dir.join("c.rvt")).unwrap());
+    assert_eq!(c.end, None);
+    assert!(starts(&c) >= 4 * 10 * 2 + 2, "{}", starts(&c));
+
+    // Size limit: stops recording, says so, still ends cleanly.
+    let tmp2 = tempfile::tempdir().unwrap();
+    build_runtime_program(tmp2.path(), 100_000);
+    let r = sh(tmp2.path(), "./t 20000", &[("REVY_TRACE", "l.rvt")]);
+    assert_eq!(r.code, 0);
+    let bytes = std::fs::read(tmp2.path().join("l.rvt")).unwrap();
+    assert!(bytes.len() <= 100_000 + 16, "{}", bytes.len());
+    let l = decode(&bytes);
+    assert!(l.truncated);
+    assert_eq!(l.end, Some(l.events.len() as u64));
+}

@@ -647,13 +647,14 @@ fn report_in_headless_chromium() {
     // 3. A larger synthetic trace: a few hundred instances, about a thousand edges.
     let trace = tmp.path().join("synth.rvt");
     let spec = revy::trace::synth::Spec {
-        events: 3_000,
+        events: 8_000,
         instances: 300,
         threads: 2,
         classes: 12,
         methods_per_class: 4,
         max_depth: 8,
         seed: 7,
+        ..Default::default()
     };
     let f = std::io::BufWriter::new(std::fs::File::create(&trace).unwrap());
     revy::trace::synth::generate(&spec, revy::trace::Form::Compact, f).unwrap();

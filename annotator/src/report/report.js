@@ -152,12 +152,19 @@
         ang.set(w, [a, a + span]); a += span;
       }
     }
-    for (const n of use) { const t = target.get(n.id); n.x = t[0]; n.y = t[1]; }
-    // Push overlapping nodes apart (grid buckets), pulled back towards their ring position.
-    const minD = 40;
-    for (let it = 0; it < 60; it++) {
+    for (const n of use) { const t = target.get(n.id); n.x = t[0]; n.y = t[1]; n.deg = adj.get(n.id).length || 1; }
+    // Force-directed refinement from the radial start: springs along edges, short-range
+    // repulsion (grid buckets, so it stays linear), cooling; the root stays at the centre.
+    const byId = new Map(use.map((n) => [n.id, n]));
+    const springs = [];
+    for (const [a, ns] of adj) for (const b of ns) if (a < b) springs.push([byId.get(a), byId.get(b)]);
+    const L = 90, R = 3 * L;
+    const iters = use.length > 1500 ? 40 : 120;
+    for (let it = 0; it < iters; it++) {
+      const temp = 40 * (1 - it / iters) + 2;
+      for (const n of use) { n.fx = 0; n.fy = 0; }
       const grid = new Map();
-      const cell = (x) => Math.floor(x / minD);
+      const cell = (x) => Math.floor(x / R);
       for (const n of use) {
         const k = cell(n.x) + ',' + cell(n.y);
         if (!grid.has(k)) grid.set(k, []);
@@ -171,22 +178,57 @@
           for (const m of b) {
             if (m.id <= n.id) continue;
             let vx = m.x - n.x, vy = m.y - n.y;
+            let d2 = vx * vx + vy * vy;
+            if (d2 > R * R) continue;
+            if (d2 < 0.01) { vx = Math.cos(m.id); vy = Math.sin(m.id); d2 = 1; }
+            const d = Math.sqrt(d2), f = L * L / d;
+            n.fx -= vx / d * f; n.fy -= vy / d * f; m.fx += vx / d * f; m.fy += vy / d * f;
+          }
+        }
+      }
+      for (const [a, b] of springs) {
+        const vx = b.x - a.x, vy = b.y - a.y, d = Math.hypot(vx, vy) || 1;
+        const f = d * d / L / Math.max(1, Math.sqrt(a.deg * b.deg));
+        a.fx += vx / d * f; a.fy += vy / d * f; b.fx -= vx / d * f; b.fy -= vy / d * f;
+      }
+      for (const n of use) {
+        if (n.id === start) { n.x = 0; n.y = 0; continue; }
+        n.fx -= n.x * 0.02; n.fy -= n.y * 0.02; // gravity keeps components together
+        const f = Math.hypot(n.fx, n.fy) || 1, step = Math.min(f, temp);
+        n.x += n.fx / f * step; n.y += n.fy / f * step;
+      }
+    }
+    // Finally push overlapping nodes apart.
+    const minD = 34;
+    for (let it = 0; it < 30; it++) {
+      const grid = new Map();
+      const cell = (x) => Math.floor(x / minD);
+      for (const n of use) {
+        const k = cell(n.x) + ',' + cell(n.y);
+        if (!grid.has(k)) grid.set(k, []);
+        grid.get(k).push(n);
+      }
+      let moved = false;
+      for (const n of use) {
+        const cx = cell(n.x), cy = cell(n.y);
+        for (let dx = -1; dx <= 1; dx++) for (let dy = -1; dy <= 1; dy++) {
+          const b = grid.get((cx + dx) + ',' + (cy + dy));
+          if (!b) continue;
+          for (const m of b) {
+            if (m.id <= n.id) continue;
+            let vx = m.x - n.x, vy = m.y - n.y;
             let d = Math.hypot(vx, vy);
             const want = Math.max(minD, n.r + m.r + 8);
             if (d >= want) continue;
             if (d < 0.01) { vx = Math.cos(m.id); vy = Math.sin(m.id); d = 1; }
-            const push = (want - d) / 2;
-            const ux = vx / d * push, uy = vy / d * push;
+            const push = (want - d) / 2, ux = vx / d * push, uy = vy / d * push;
             if (n.id !== start) { n.x -= ux; n.y -= uy; }
             if (m.id !== start) { m.x += ux; m.y += uy; }
+            moved = true;
           }
         }
       }
-      for (const n of use) {
-        if (n.id === start) { n.x = 0; n.y = 0; continue; }
-        const t = target.get(n.id);
-        n.x += (t[0] - n.x) * 0.05; n.y += (t[1] - n.y) * 0.05;
-      }
+      if (!moved) break;
     }
   }
 

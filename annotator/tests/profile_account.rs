@@ -120,6 +120,19 @@ fn profile_runs_the_loop_and_restores() {
     // The program's own output went through unchanged.
     assert!(out.contains("Sorry, not enough money") || !out.is_empty());
 
+    // `revy report` without a trace takes the newest one of the manifest's project.
+    let o = revy()
+        .current_dir(dir.parent().unwrap())
+        .arg("-m")
+        .arg(dir.join("revy.toml"))
+        .args(["report", "-o", "again.html"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let again = std::fs::read_to_string(dir.parent().unwrap().join("again.html")).unwrap();
+    let d2 = revy::report::embedded_data(&again).unwrap();
+    assert_eq!(d2["trace"]["path"], d["trace"]["path"]);
+
     // -o writes elsewhere, relative to the current folder.
     let o = profile(&dir, &["--faster", "-o", "elsewhere.html"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));

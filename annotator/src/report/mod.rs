@@ -292,6 +292,12 @@ mod tests {
     use super::*;
 
     #[test]
+    fn page_assets_are_small() {
+        assert!(TEMPLATE.len() + CSS.len() + JS.len() < 2 << 20);
+        assert!(TEMPLATE.contains("__REVY_DATA__"));
+    }
+
+    #[test]
     fn script_json_cannot_close_the_script() {
         let v = serde_json::json!({"s": "</script><!-- \u{2028}"});
         let j = script_json(&v);

@@ -68,8 +68,10 @@ struct AnnotateArgs {
 
 #[derive(Args)]
 pub struct ProfileArgs {
+    /// Exact message and object sizes (default: the manifest's [annotate] mode).
     #[arg(long, conflicts_with = "faster")]
     better: bool,
+    /// Sampled sizes (static sizes, first element × length).
     #[arg(long)]
     faster: bool,
     /// Where to write the HTML report (default: .revy/report.html).

@@ -674,6 +674,39 @@ fn report_in_headless_chromium() {
     );
     b.screenshot("synthetic-zoomed.png");
     b.assert_no_errors();
+
+    // 4. A million messages: the page gets the capped, aggregated view and stays usable.
+    let trace = tmp.path().join("million.rvt");
+    let spec = revy::trace::synth::Spec {
+        events: 2_002_000,
+        instances: 2_000,
+        threads: 4,
+        classes: 20,
+        ..Default::default()
+    };
+    let f = std::io::BufWriter::new(std::fs::File::create(&trace).unwrap());
+    revy::trace::synth::generate(&spec, revy::trace::Form::Compact, f).unwrap();
+    let out = tmp.path().join("million.html");
+    report_of(&trace, &out);
+    let size = std::fs::metadata(&out).unwrap().len();
+    assert!(size < 4 << 20, "report of 10^6 messages is {size} bytes");
+    let t0 = Instant::now();
+    b.open(&out);
+    let opened = t0.elapsed();
+    let d = b.data();
+    assert_eq!(d["totals"]["messages"], json!(1_000_000));
+    let caps = &d["caps"];
+    assert!(d["instances"].as_array().unwrap().len() as u64 <= caps["instances"].as_u64().unwrap());
+    assert!(d["edges"].as_array().unwrap().len() as u64 <= caps["edges"].as_u64().unwrap());
+    let note = b.eval("document.getElementById('graph-note').textContent");
+    assert!(note.as_str().unwrap().contains("most active"), "{note}");
+    let (nodes, _) = b.counts("visible-count");
+    assert!(nodes > 500, "{nodes} nodes drawn");
+    b.click("#table-instances th[data-key=\"active_time\"]");
+    b.screenshot("million-graph.png");
+    b.assert_no_errors();
+    eprintln!("10^6 messages: report {size} bytes, opened in {opened:?}");
+    assert!(opened < Duration::from_secs(30), "opening took {opened:?}");
 }
 
 fn copy_dir(from: &Path, to: &Path) {

@@ -549,6 +549,7 @@ fn exercise(b: &mut Browser, name: &str) -> Value {
         v.windows(2).all(|w| w[0] <= w[1]),
         "{name}: sorted ascending"
     );
+    b.eval("document.getElementById('table-instances').scrollIntoView({block: 'start'})");
     b.screenshot(&format!("{name}-table-sorted.png"));
     b.eval("window.scrollTo(0, 0)");
     b.assert_no_errors();

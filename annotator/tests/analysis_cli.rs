@@ -343,3 +343,59 @@ fn default_trace_is_the_newest_in_trace_dir() {
     let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert!(json["trace"]["path"].as_str().unwrap().ends_with("new.dtf"));
 }
+
+#[test]
+fn size_limit_marker_and_missing_end_are_warned() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("lim.dtf");
+    let text = INTERLEAVED.replace("##### end events=16\n", "##### truncated max_size=4096\n");
+    std::fs::write(&p, text).unwrap();
+    let a = analyze_path(&p, &Options::default()).unwrap();
+    assert!(a.trace.truncated && !a.trace.clean_end);
+    assert!(
+        a.trace.warnings.iter().any(|w| w.contains("max_size=4096")),
+        "{:?}",
+        a.trace.warnings
+    );
+    assert!(
+        a.trace.warnings.iter().any(|w| w.contains("no end marker")),
+        "{:?}",
+        a.trace.warnings
+    );
+    // Thresholds from the command line change the hints.
+    let o = revy(&[
+        "analyze",
+        p.to_str().unwrap(),
+        "--format",
+        "json",
+        "--threshold",
+        "0.9",
+    ]);
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(json["hints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|h| h["kind"] != "candidate-instance"));
+    let o = revy(&[
+        "analyze",
+        p.to_str().unwrap(),
+        "--format",
+        "json",
+        "--threshold",
+        "0.9",
+        "--min-time",
+        "10",
+    ]);
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let subjects: Vec<&str> = json["hints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|h| h["kind"] == "candidate-instance")
+        .map(|h| h["subject"].as_str().unwrap())
+        .collect();
+    assert_eq!(subjects, ["A#1", "C#3", "B#2"]); // net 20, 12, 10; D#4 has 7
+    let o = revy(&["export", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -399,3 +399,29 @@ fn size_limit_marker_and_missing_end_are_warned() {
     let o = revy(&["export", p.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn chrome_writes_callers_before_same_start_callees() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("same.dtf");
+    std::fs::write(
+        &p,
+        "<Msg cls=A oid=1 mth=a sgn=!! size=0 tid=0 t=10>\n<Msg cls=A oid=1 mth=b sgn=!! size=0 tid=0 t=10>\n\
+         <Msg cls=A oid=1 mth=c sgn=!! size=0 tid=0 t=10>\n</Msg cls=A oid=1 mth=c sgn=!! tid=0 t=11>\n\
+         <Msg cls=A oid=1 mth=d sgn=!! size=0 tid=0 t=12>\n</Msg cls=A oid=1 mth=d sgn=!! tid=0 t=13>\n\
+         </Msg cls=A oid=1 mth=b sgn=!! tid=0 t=14>\n</Msg cls=A oid=1 mth=a sgn=!! tid=0 t=15>\n",
+    )
+    .unwrap();
+    let k = common::export_and_check(&p, dir.path());
+    assert_eq!(k.slices, 4);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("t.json")).unwrap()).unwrap();
+    let at10: Vec<&str> = json["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["ph"] == "X" && e["ts"].as_f64() == Some(10000.0))
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(at10, ["A.a", "A.b", "A.c"]);
+}

@@ -425,3 +425,27 @@ fn chrome_writes_callers_before_same_start_callees() {
         .collect();
     assert_eq!(at10, ["A.a", "A.b", "A.c"]);
 }
+
+#[test]
+fn outliers_against_class_and_method_averages() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("out.dtf");
+    let mut text = String::from("##### revy-trace 1 unit=ns\n");
+    for (oid, s, e) in [(1, 0, 100), (2, 100, 105), (3, 105, 110), (4, 110, 115)] {
+        text += &format!("<Msg cls=X oid={oid} mth=f sgn=!! size=0 tid=1 t={s}>\n</Msg cls=X oid={oid} mth=f sgn=!! tid=1 t={e}>\n");
+    }
+    std::fs::write(&p, text).unwrap();
+    let a = analyze_path(&p, &Options::default()).unwrap();
+    let h = a
+        .hints
+        .iter()
+        .find(|h| h.kind == "class-outlier")
+        .expect("class outlier");
+    assert_eq!(a.label(h.instance.unwrap()), "X#1");
+    assert!((h.numbers["ratio"] - 100.0 / 28.75).abs() < 1e-9);
+    assert!(a
+        .hints
+        .iter()
+        .any(|h| h.kind == "method-outlier" && h.subject == "X.f"));
+    assert!(!a.hints.iter().any(|h| h.kind.ends_with("uniform")));
+}

@@ -218,7 +218,8 @@ fn analyze(manifest: &Path, args: AnalyzeArgs) -> Result<u8> {
         threshold_time: args.min_time,
         ..Default::default()
     };
-    let a = revy::analysis::analyze_path(&path, &opts)?;
+    let a = revy::analysis::analyze_path_with(&path, &opts, &mut progress())?;
+    clear_progress();
     match args.format {
         OutputFormat::Text => print!("{}", revy::analysis::render::text(&a, args.top)),
         OutputFormat::Json => {
@@ -460,5 +461,23 @@ fn cmd_run(manifest: &std::path::Path) -> Result<u8> {
         Some(0) => Ok(if out.traces.is_empty() { 1 } else { 0 }),
         Some(c) => Err(Error::Problems(format!("the program exited with code {c}"))),
         None => Err(Error::Problems("the program was killed by a signal".into())),
+    }
+}
+
+/// Progress on a terminal (quiet otherwise): percentage of the trace read.
+fn progress() -> impl FnMut(u64, u64) {
+    use std::io::IsTerminal;
+    let tty = std::io::stderr().is_terminal();
+    move |done, total| {
+        if tty && total > 0 {
+            eprint!("\rrevy: reading trace {:>3}%", done * 100 / total);
+        }
+    }
+}
+
+fn clear_progress() {
+    use std::io::IsTerminal;
+    if std::io::stderr().is_terminal() {
+        eprint!("\r\x1b[K");
     }
 }

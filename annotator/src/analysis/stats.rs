@@ -141,3 +141,60 @@ impl TopMessages {
         v
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(order: u64, agg: u64) -> MessageRecord {
+        MessageRecord {
+            order,
+            tid: 0,
+            method: 0,
+            sender: 0,
+            receiver: 0,
+            start: 0,
+            end: agg,
+            aggregate_time: agg,
+            net_time: agg,
+            size: 0,
+            depth: 0,
+            parent_order: None,
+            cyclic: false,
+            heaviest_callee: None,
+            level: 0.0,
+            band: super::super::Band::Rest,
+        }
+    }
+
+    #[test]
+    fn keeps_the_largest_and_the_earliest_on_ties() {
+        let mut t = TopMessages::new(3);
+        for (i, agg) in [5, 1, 7, 5, 9, 5, 2, 7, 0, 5].into_iter().enumerate() {
+            t.push(rec(i as u64, agg));
+        }
+        let kept: Vec<(u64, u64)> = t
+            .into_sorted()
+            .iter()
+            .map(|m| (m.order, m.aggregate_time))
+            .collect();
+        assert_eq!(kept, [(2, 7), (4, 9), (7, 7)]);
+        let mut t = TopMessages::new(4);
+        for (i, agg) in [5, 1, 5, 5, 5].into_iter().enumerate() {
+            t.push(rec(i as u64, agg));
+        }
+        let kept: Vec<u64> = t.into_sorted().iter().map(|m| m.order).collect();
+        assert_eq!(kept, [0, 2, 3, 4]);
+    }
+
+    #[test]
+    fn acc_matches_javiz_style_statistics() {
+        let mut a = Acc::default();
+        for x in [2, 4, 4, 4, 5, 5, 7, 9] {
+            a.add(x);
+        }
+        let s = a.summary();
+        assert_eq!((s.total, s.min, s.max), (40, 2, 9));
+        assert_eq!((s.mean, s.std_dev), (5.0, 2.0));
+    }
+}

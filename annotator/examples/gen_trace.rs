@@ -27,6 +27,7 @@ fn main() {
             "--threads" => spec.threads = num(val()).max(1),
             "--classes" => spec.classes = num(val()).max(1),
             "--seed" => spec.seed = num(val()),
+            "--fanout" => spec.fanout = num(val()),
             "--form" => {
                 form = match val().as_str() {
                     "text" => Form::Text,

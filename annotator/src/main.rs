@@ -217,7 +217,8 @@ fn analyze(manifest: &Path, args: AnalyzeArgs) -> Result<u8> {
         threshold_time: args.min_time,
         ..Default::default()
     };
-    let a = revy::analysis::analyze_path(&path, &opts)?;
+    let a = revy::analysis::analyze_path_with(&path, &opts, &mut progress())?;
+    clear_progress();
     match args.format {
         OutputFormat::Text => print!("{}", revy::analysis::render::text(&a, args.top)),
         OutputFormat::Json => {
@@ -251,6 +252,24 @@ fn export(manifest: &Path, args: ExportArgs) -> Result<u8> {
         eprintln!("revy: wrote {what} to {}", file.display());
     }
     Ok(0)
+}
+
+/// Progress on a terminal (quiet otherwise): percentage of the trace read.
+fn progress() -> impl FnMut(u64, u64) {
+    use std::io::IsTerminal;
+    let tty = std::io::stderr().is_terminal();
+    move |done, total| {
+        if tty && total > 0 {
+            eprint!("\rrevy: reading trace {:>3}%", done * 100 / total);
+        }
+    }
+}
+
+fn clear_progress() {
+    use std::io::IsTerminal;
+    if std::io::stderr().is_terminal() {
+        eprint!("\r\x1b[K");
+    }
 }
 
 fn cmd_init(dir: &std::path::Path, force: bool) -> Result<u8> {

@@ -343,3 +343,109 @@ fn default_trace_is_the_newest_in_trace_dir() {
     let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert!(json["trace"]["path"].as_str().unwrap().ends_with("new.dtf"));
 }
+
+#[test]
+fn size_limit_marker_and_missing_end_are_warned() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("lim.dtf");
+    let text = INTERLEAVED.replace("##### end events=16\n", "##### truncated max_size=4096\n");
+    std::fs::write(&p, text).unwrap();
+    let a = analyze_path(&p, &Options::default()).unwrap();
+    assert!(a.trace.truncated && !a.trace.clean_end);
+    assert!(
+        a.trace.warnings.iter().any(|w| w.contains("max_size=4096")),
+        "{:?}",
+        a.trace.warnings
+    );
+    assert!(
+        a.trace.warnings.iter().any(|w| w.contains("no end marker")),
+        "{:?}",
+        a.trace.warnings
+    );
+    // Thresholds from the command line change the hints.
+    let o = revy(&[
+        "analyze",
+        p.to_str().unwrap(),
+        "--format",
+        "json",
+        "--threshold",
+        "0.9",
+    ]);
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(json["hints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|h| h["kind"] != "candidate-instance"));
+    let o = revy(&[
+        "analyze",
+        p.to_str().unwrap(),
+        "--format",
+        "json",
+        "--threshold",
+        "0.9",
+        "--min-time",
+        "10",
+    ]);
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let subjects: Vec<&str> = json["hints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|h| h["kind"] == "candidate-instance")
+        .map(|h| h["subject"].as_str().unwrap())
+        .collect();
+    assert_eq!(subjects, ["A#1", "C#3", "B#2"]); // net 20, 12, 10; D#4 has 7
+    let o = revy(&["export", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn chrome_writes_callers_before_same_start_callees() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("same.dtf");
+    std::fs::write(
+        &p,
+        "<Msg cls=A oid=1 mth=a sgn=!! size=0 tid=0 t=10>\n<Msg cls=A oid=1 mth=b sgn=!! size=0 tid=0 t=10>\n\
+         <Msg cls=A oid=1 mth=c sgn=!! size=0 tid=0 t=10>\n</Msg cls=A oid=1 mth=c sgn=!! tid=0 t=11>\n\
+         <Msg cls=A oid=1 mth=d sgn=!! size=0 tid=0 t=12>\n</Msg cls=A oid=1 mth=d sgn=!! tid=0 t=13>\n\
+         </Msg cls=A oid=1 mth=b sgn=!! tid=0 t=14>\n</Msg cls=A oid=1 mth=a sgn=!! tid=0 t=15>\n",
+    )
+    .unwrap();
+    let k = common::export_and_check(&p, dir.path());
+    assert_eq!(k.slices, 4);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("t.json")).unwrap()).unwrap();
+    let at10: Vec<&str> = json["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["ph"] == "X" && e["ts"].as_f64() == Some(10000.0))
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(at10, ["A.a", "A.b", "A.c"]);
+}
+
+#[test]
+fn outliers_against_class_and_method_averages() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("out.dtf");
+    let mut text = String::from("##### revy-trace 1 unit=ns\n");
+    for (oid, s, e) in [(1, 0, 100), (2, 100, 105), (3, 105, 110), (4, 110, 115)] {
+        text += &format!("<Msg cls=X oid={oid} mth=f sgn=!! size=0 tid=1 t={s}>\n</Msg cls=X oid={oid} mth=f sgn=!! tid=1 t={e}>\n");
+    }
+    std::fs::write(&p, text).unwrap();
+    let a = analyze_path(&p, &Options::default()).unwrap();
+    let h = a
+        .hints
+        .iter()
+        .find(|h| h.kind == "class-outlier")
+        .expect("class outlier");
+    assert_eq!(a.label(h.instance.unwrap()), "X#1");
+    assert!((h.numbers["ratio"] - 100.0 / 28.75).abs() < 1e-9);
+    assert!(a
+        .hints
+        .iter()
+        .any(|h| h.kind == "method-outlier" && h.subject == "X.f"));
+    assert!(!a.hints.iter().any(|h| h.kind.ends_with("uniform")));
+}

@@ -229,10 +229,16 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
             ("max_active_time", top.active_time as f64),
             ("ratio", ratio),
         ];
-        let mut h = if ratio >= OUTLIER_FACTOR {
+        // An outlier must matter on its own, not only next to its class mean.
+        let mut h = if ratio >= OUTLIER_FACTOR && above(top.active_time, top.level) {
             hint("class-outlier", c.class.clone(), format!("{} is active {} {unit}, {ratio:.1}× the mean of the {} instances of its class ({:.1} {unit}): parallelise that instance, not the whole class", top.label, top.active_time, c.instances, c.mean_active_time), &nums)
         } else {
-            hint("class-uniform", c.class.clone(), format!("its {} instances are alike (the most active is {ratio:.1}× the mean of {:.1} {unit}) and together {} of the total: parallelise all instances of the class", c.instances, c.mean_active_time, pct(class_level)), &nums)
+            let why = if ratio >= OUTLIER_FACTOR {
+                "its most active instance stands out but is below the threshold on its own"
+            } else {
+                "its instances are alike"
+            };
+            hint("class-uniform", c.class.clone(), format!("{why} (the most active is {ratio:.1}× the class mean of {:.1} {unit}); its {} instances together take {} of the total: parallelise all instances of the class", c.mean_active_time, c.instances, pct(class_level)), &nums)
         };
         h.instance = Some(top.id);
         out.push(h);
@@ -252,10 +258,20 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
             ("ratio", ratio),
         ];
         let name = format!("{}.{}", m.class, m.method);
-        let mut h = if ratio >= OUTLIER_FACTOR {
+        let slowest_level = if total == 0 {
+            0.0
+        } else {
+            m.net_time.max as f64 / total as f64
+        };
+        let mut h = if ratio >= OUTLIER_FACTOR && above(m.net_time.max, slowest_level) {
             hint("method-outlier", name, format!("its slowest call takes {} {unit}, {ratio:.1}× the mean of {:.1} {unit}: parallelise that message rather than every call", m.net_time.max, m.net_time.mean), &nums)
         } else {
-            hint("method-uniform", name, format!("its {} calls are alike (mean {:.1} {unit}, std-dev {:.1}): parallelise all its invocations, e.g. as a task per call", m.calls, m.net_time.mean, m.net_time.std_dev), &nums)
+            let why = if ratio >= OUTLIER_FACTOR {
+                "its slowest call stands out but is below the threshold on its own"
+            } else {
+                "its calls are alike"
+            };
+            hint("method-uniform", name, format!("{why} (mean {:.1} {unit}, std-dev {:.1}, slowest {ratio:.1}× the mean); its {} calls together take {}: parallelise all its invocations, e.g. as a task per call", m.net_time.mean, m.net_time.std_dev, m.calls, pct(m.level)), &nums)
         };
         h.method = Some(m.id);
         out.push(h);

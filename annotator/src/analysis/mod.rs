@@ -336,10 +336,25 @@ impl Sink for Builder {
 /// Run a whole trace through the walker with `sink`; returns the reader (for names,
 /// header and status) and the walker (instances, threads, balance).
 pub fn walk_trace(path: &Path, sink: &mut impl Sink) -> Result<(TraceReader, Walker)> {
+    walk_trace_with(path, sink, &mut |_, _| {})
+}
+
+/// [`walk_trace`] calling `progress(bytes_read, file_size)` every few million events.
+pub fn walk_trace_with(
+    path: &Path,
+    sink: &mut impl Sink,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<(TraceReader, Walker)> {
+    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     let mut reader = TraceReader::open(path)?;
     let mut walker = Walker::new();
+    let mut n = 0u32;
     while let Some(ev) = reader.next_event()? {
         walker.event(&ev, reader.names(), sink);
+        n = n.wrapping_add(1);
+        if n & ((1 << 22) - 1) == 0 {
+            progress(reader.bytes_read(), size);
+        }
     }
     walker.finish(reader.names(), sink);
     Ok((reader, walker))
@@ -347,8 +362,17 @@ pub fn walk_trace(path: &Path, sink: &mut impl Sink) -> Result<(TraceReader, Wal
 
 /// Analyse the trace at `path` (either form).
 pub fn analyze_path(path: &Path, opts: &Options) -> Result<Analysis> {
+    analyze_path_with(path, opts, &mut |_, _| {})
+}
+
+/// [`analyze_path`] reporting `progress(bytes_read, file_size)` now and then.
+pub fn analyze_path_with(
+    path: &Path,
+    opts: &Options,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<Analysis> {
     let mut b = Builder::new(opts);
-    let (reader, walker) = walk_trace(path, &mut b)?;
+    let (reader, walker) = walk_trace_with(path, &mut b, progress)?;
     Ok(finish(path, opts, b, &reader, &walker))
 }
 

@@ -200,8 +200,9 @@ impl Walker {
                 if let Some(t) = t {
                     self.threads[th].last_t = t;
                 }
+                let last = self.threads[th].last_t;
                 let i = self.instance(class, oid) as usize;
-                self.instances[i].destroyed = t.or(Some(0));
+                self.instances[i].destroyed = Some(t.unwrap_or(last));
             }
             Event::Start {
                 tid,

@@ -4,6 +4,8 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use rustc_hash::FxHashMap;
+
 use crate::analysis::instance_label;
 use crate::analysis::walk::{Closed, Instance, Sink, Walker};
 use crate::error::{Error, Result};
@@ -18,6 +20,8 @@ pub struct ChromeSink<W: Write> {
     names: Vec<Option<String>>,
     nanos_per_unit: u128,
     started: bool,
+    /// Per thread: slices waiting for their same-start caller (see `write_event`).
+    pending: FxHashMap<u64, Vec<(u32, String)>>,
 }
 
 fn json(s: &str) -> String {
@@ -34,6 +38,7 @@ impl<W: Write> ChromeSink<W> {
             names: Vec::new(),
             nanos_per_unit: 1,
             started: false,
+            pending: FxHashMap::default(),
         }
     }
 
@@ -73,13 +78,10 @@ impl<W: Write> ChromeSink<W> {
             self.names[m] = Some(json(&n));
         }
         let recv = &instances[f.receiver as usize];
-        let sep = if self.first { "" } else { ",\n" };
-        self.first = false;
         let size = recv.size.map_or("null".to_string(), |s| s.to_string());
         let (ts, dur) = (self.us(f.start), self.us(c.aggregate));
-        write!(
-            self.w,
-            "{sep}{{\"name\":{},\"cat\":\"message\",\"ph\":\"X\",\"ts\":{ts},\"dur\":{dur},\"pid\":1,\"tid\":{},\"args\":{{\"receiver\":{},\"class\":{},\"oid\":{},\"sender\":{},\"message_size\":{},\"object_size\":{size},\"net\":{},\"order\":{}}}}}",
+        let ev = format!(
+            "{{\"name\":{},\"cat\":\"message\",\"ph\":\"X\",\"ts\":{ts},\"dur\":{dur},\"pid\":1,\"tid\":{},\"args\":{{\"receiver\":{},\"class\":{},\"oid\":{},\"sender\":{},\"message_size\":{},\"object_size\":{size},\"net\":{},\"order\":{}}}}}",
             self.names[m].as_deref().unwrap_or("\"?\""),
             c.tid,
             json(&instance_label(recv, names)),
@@ -89,7 +91,35 @@ impl<W: Write> ChromeSink<W> {
             f.size,
             c.net,
             f.order,
-        )
+        );
+        // A slice starting at the same instant as its caller is held back until the caller
+        // is written, so viewers that keep file order on equal timestamps nest it right.
+        // The held slices deeper than this one at the top of the thread's pending stack are
+        // its descendants (they closed first, so popping writes callers first).
+        let depth = c.outer.len() as u32;
+        if c.outer.last().is_some_and(|p| p.start == f.start) {
+            self.pending.entry(c.tid).or_default().push((depth, ev));
+            return Ok(());
+        }
+        self.emit(&ev)?;
+        if let Some(mut held) = self.pending.remove(&c.tid) {
+            while held.last().is_some_and(|(d, _)| *d > depth) {
+                let (_, e) = held.pop().unwrap_or_default();
+                self.emit(&e)?;
+            }
+            if !held.is_empty() {
+                self.pending.insert(c.tid, held);
+            }
+        }
+        Ok(())
+    }
+
+    fn emit(&mut self, ev: &str) -> std::io::Result<()> {
+        if !self.first {
+            self.w.write_all(b",\n")?;
+        }
+        self.first = false;
+        self.w.write_all(ev.as_bytes())
     }
 
     /// Thread names, close the JSON and flush.
@@ -97,6 +127,19 @@ impl<W: Write> ChromeSink<W> {
         let r = (|| -> std::io::Result<()> {
             if !self.started {
                 self.open()?;
+            }
+            let mut tids: Vec<u64> = self.pending.keys().copied().collect();
+            tids.sort_unstable();
+            for tid in tids {
+                for (_, e) in self
+                    .pending
+                    .remove(&tid)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .rev()
+                {
+                    self.emit(&e)?;
+                }
             }
             let mut sep = if self.first { "" } else { ",\n" };
             write!(self.w, "{sep}{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":0,\"args\":{{\"name\":\"revy trace\"}}}}")?;

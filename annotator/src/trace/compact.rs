@@ -255,6 +255,16 @@ impl<R: Read> CompactReader<R> {
         self.pos = p;
         let (tid, t) = (self.tid, self.t);
         let id = u32::try_from(a).ok()?;
+        // Ids must be defined before use; an undefined one means corrupt data (and would
+        // otherwise size per-id tables after garbage).
+        let defined = if kind <= 2 {
+            self.names.classes.len()
+        } else {
+            self.names.methods.len()
+        };
+        if id as usize >= defined {
+            return None;
+        }
         Some(match kind {
             1 => Event::Create {
                 tid,
@@ -595,6 +605,21 @@ mod tests {
             assert_eq!(of(&got), of(&ev));
         }
         assert_eq!(r.names.method(0).unwrap().signature, "!int^0!");
+    }
+
+    #[test]
+    fn undefined_method_id_is_corruption() {
+        let (mut names, ev) = sample();
+        names.methods.clear();
+        let mut out = Vec::new();
+        write_all(&mut out, &Header::default(), &names, &ev).unwrap();
+        let (got, r) = read(&out);
+        assert_eq!(
+            got.len(),
+            1,
+            "the creation decodes, the first message does not"
+        );
+        assert!(r.status.cut_short && r.status.warnings[0].contains("corrupt event"));
     }
 
     #[test]

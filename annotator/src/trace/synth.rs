@@ -16,6 +16,8 @@ pub struct Spec {
     pub classes: u64,
     pub methods_per_class: u64,
     pub max_depth: usize,
+    /// Distinct callees per object.
+    pub fanout: u64,
     pub seed: u64,
 }
 
@@ -28,9 +30,17 @@ impl Default for Spec {
             classes: 10,
             methods_per_class: 5,
             max_depth: 12,
+            fanout: 4,
             seed: 42,
         }
     }
+}
+
+fn mix(mut x: u64) -> u64 {
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x
 }
 
 /// xorshift64*: deterministic, dependency-free.
@@ -144,7 +154,15 @@ pub fn generate<W: Write>(spec: &Spec, form: Form, w: W) -> std::io::Result<u64>
             && remaining > open + 1
             && (stack.is_empty() || (stack.len() < spec.max_depth && rng.below(100) < 52));
         if push {
-            let oid = 1 + rng.below(objs);
+            // Like real programs, each object talks to a few fixed others; only roots
+            // pick freely, so distinct edges stay bounded as the trace grows.
+            let oid = match stack.last() {
+                Some(&(_, caller)) => {
+                    let k = rng.below(spec.fanout.max(1));
+                    1 + mix(caller.wrapping_mul(31).wrapping_add(k)) % objs
+                }
+                None => 1 + rng.below(objs),
+            };
             let class = (oid - 1) % spec.classes;
             let method =
                 (class * spec.methods_per_class + rng.below(spec.methods_per_class)) as u32;

@@ -292,6 +292,24 @@ fn export(manifest: &Path, args: ExportArgs) -> Result<u8> {
     Ok(0)
 }
 
+/// Progress on a terminal (quiet otherwise): percentage of the trace read.
+fn progress() -> impl FnMut(u64, u64) {
+    use std::io::IsTerminal;
+    let tty = std::io::stderr().is_terminal();
+    move |done, total| {
+        if tty && total > 0 {
+            eprint!("\rrevy: reading trace {:>3}%", done * 100 / total);
+        }
+    }
+}
+
+fn clear_progress() {
+    use std::io::IsTerminal;
+    if std::io::stderr().is_terminal() {
+        eprint!("\r\x1b[K");
+    }
+}
+
 fn cmd_init(dir: &std::path::Path, force: bool) -> Result<u8> {
     let s = revy::init::init(dir, force)?;
     println!(
@@ -461,23 +479,5 @@ fn cmd_run(manifest: &std::path::Path) -> Result<u8> {
         Some(0) => Ok(if out.traces.is_empty() { 1 } else { 0 }),
         Some(c) => Err(Error::Problems(format!("the program exited with code {c}"))),
         None => Err(Error::Problems("the program was killed by a signal".into())),
-    }
-}
-
-/// Progress on a terminal (quiet otherwise): percentage of the trace read.
-fn progress() -> impl FnMut(u64, u64) {
-    use std::io::IsTerminal;
-    let tty = std::io::stderr().is_terminal();
-    move |done, total| {
-        if tty && total > 0 {
-            eprint!("\rrevy: reading trace {:>3}%", done * 100 / total);
-        }
-    }
-}
-
-fn clear_progress() {
-    use std::io::IsTerminal;
-    if std::io::stderr().is_terminal() {
-        eprint!("\r\x1b[K");
     }
 }

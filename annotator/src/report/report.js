@@ -160,6 +160,8 @@
     for (const [a, ns] of adj) for (const b of ns) if (a < b) springs.push([byId.get(a), byId.get(b)]);
     const L = 90, R = 3 * L;
     const iters = use.length > 1500 ? 40 : 120;
+    // Small graphs keep the thesis's circular pattern around the root.
+    const pull = use.length <= 60 ? 0.5 : 0;
     for (let it = 0; it < iters; it++) {
       const temp = 40 * (1 - it / iters) + 2;
       for (const n of use) { n.fx = 0; n.fy = 0; }
@@ -194,6 +196,7 @@
       for (const n of use) {
         if (n.id === start) { n.x = 0; n.y = 0; continue; }
         n.fx -= n.x * 0.02; n.fy -= n.y * 0.02; // gravity keeps components together
+        if (pull) { const t = target.get(n.id); n.fx += (t[0] - n.x) * pull; n.fy += (t[1] - n.y) * pull; }
         const f = Math.hypot(n.fx, n.fy) || 1, step = Math.min(f, temp);
         n.x += n.fx / f * step; n.y += n.fy / f * step;
       }
@@ -304,6 +307,11 @@
     if (!vis.length) return;
     let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
     for (const n of vis) { x0 = Math.min(x0, n.x - n.r); y0 = Math.min(y0, n.y - n.r - 40); x1 = Math.max(x1, n.x + n.r + 90); y1 = Math.max(y1, n.y + n.r + 10); }
+    if (root.visible) {
+      // The root stays at the centre of the view.
+      const hx = Math.max(root.x - x0, x1 - root.x), hy = Math.max(root.y - y0, y1 - root.y);
+      x0 = root.x - hx; x1 = root.x + hx; y0 = root.y - hy; y1 = root.y + hy;
+    }
     const w = svg.clientWidth || 800, h = svg.clientHeight || 600;
     const k = Math.min(2, 0.95 * Math.min(w / (x1 - x0 || 1), h / (y1 - y0 || 1)));
     view.k = k; view.x = w / 2 - k * (x0 + x1) / 2; view.y = h / 2 - k * (y0 + y1) / 2;

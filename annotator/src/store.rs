@@ -41,6 +41,17 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// Removes temp files an interrupted [`atomic_write`] left in `dir`.
+fn remove_stray_temps(dir: &Path) {
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            if e.file_name().to_string_lossy().starts_with(".revy-tmp-") {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+}
+
 /// Writes a file under `.revy/` (SAF, journal, backups) atomically.
 pub fn write_state_file(path: &Path, bytes: &[u8]) -> Result<()> {
     atomic_write(path, bytes)
@@ -365,6 +376,18 @@ pub fn restore(m: &Manifest) -> Result<RestoreSummary> {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(Error::io(p, e)),
         }
+    }
+    // A kill during an atomic write can leave its temp file behind: sweep them.
+    let mut dirs: std::collections::BTreeSet<PathBuf> = state
+        .files
+        .iter()
+        .map(|r| &r.path)
+        .chain(state.runtime.iter().map(|r| &r.path))
+        .filter_map(|p| m.root.join(p).parent().map(Path::to_path_buf))
+        .collect();
+    dirs.extend(state.created_dirs.iter().map(|d| m.root.join(d)));
+    for d in dirs {
+        remove_stray_temps(&d);
     }
     for d in state.created_dirs.iter().rev() {
         let _ = std::fs::remove_dir(m.root.join(d)); // only if empty

@@ -60,7 +60,19 @@ fn sigkill_during_annotate_never_loses_anything() {
     assert_eq!(revy(dir, &["parse"]).status.code(), Some(0));
     let original = snapshot(dir);
     let mut saw = [0usize; 3]; // killed before journal / mid-write / after finishing
-    for delay_ms in [0u64, 5, 15, 30, 60, 90, 120, 200, 400, 2000] {
+                               // `None`: kill right away (before the journal exists); `Some(ms)`: wait for the journal
+                               // to appear, then kill `ms` later, inside the (widened) window of file writes.
+    let plan = [
+        None,
+        Some(0u64),
+        Some(10),
+        Some(30),
+        Some(60),
+        Some(100),
+        Some(150),
+        Some(5000),
+    ];
+    for (round, after_journal) in plan.into_iter().enumerate() {
         let mut child = Command::new(env!("CARGO_BIN_EXE_revy"))
             .args(["annotate", "--better"])
             .current_dir(dir)
@@ -69,7 +81,17 @@ fn sigkill_during_annotate_never_loses_anything() {
             .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        if let Some(ms) = after_journal {
+            let journal = dir.join(".revy/state.toml");
+            let started = std::time::Instant::now();
+            while !journal.exists() && started.elapsed().as_secs() < 60 {
+                if child.try_wait().unwrap().is_some() {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_micros(200));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(ms));
+        }
         let _ = child.kill(); // SIGKILL
         let _ = child.wait();
         let now = snapshot(dir);
@@ -93,13 +115,13 @@ fn sigkill_during_annotate_never_loses_anything() {
             assert_eq!(
                 r.status.code(),
                 Some(0),
-                "restore after kill at {delay_ms}ms: {}",
+                "restore after kill in round {round}: {}",
                 err(&r)
             );
             assert_eq!(
                 snapshot(dir),
                 original,
-                "restore after kill at {delay_ms}ms"
+                "restore after kill in round {round}"
             );
         }
         assert!(!dir.join(".revy/state.toml").exists());

@@ -35,6 +35,12 @@ const CHAIN_NET_SHARE: f64 = 0.25;
 /// An individual this many times the class/method mean is an outlier.
 const OUTLIER_FACTOR: f64 = 3.0;
 
+/// The outlier cut-off for a group of `n`: the top of `n` can be at most `n`× the mean, so
+/// small groups use "holds three quarters of the group's time" instead.
+fn outlier_factor(n: u64) -> f64 {
+    OUTLIER_FACTOR.min(0.75 * n as f64)
+}
+
 pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
     let total = a.totals.total_time;
     let unit = a.trace.unit.as_str();
@@ -230,10 +236,11 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
             ("ratio", ratio),
         ];
         // An outlier must matter on its own, not only next to its class mean.
-        let mut h = if ratio >= OUTLIER_FACTOR && above(top.active_time, top.level) {
+        let cut = outlier_factor(c.instances as u64);
+        let mut h = if ratio >= cut && above(top.active_time, top.level) {
             hint("class-outlier", c.class.clone(), format!("{} is active {} {unit}, {ratio:.1}× the mean of the {} instances of its class ({:.1} {unit}): parallelise that instance, not the whole class", top.label, top.active_time, c.instances, c.mean_active_time), &nums)
         } else {
-            let why = if ratio >= OUTLIER_FACTOR {
+            let why = if ratio >= cut {
                 "its most active instance stands out but is below the threshold on its own"
             } else {
                 "its instances are alike"
@@ -263,10 +270,11 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
         } else {
             m.net_time.max as f64 / total as f64
         };
-        let mut h = if ratio >= OUTLIER_FACTOR && above(m.net_time.max, slowest_level) {
+        let cut = outlier_factor(m.calls);
+        let mut h = if ratio >= cut && above(m.net_time.max, slowest_level) {
             hint("method-outlier", name, format!("its slowest call takes {} {unit}, {ratio:.1}× the mean of {:.1} {unit}: parallelise that message rather than every call", m.net_time.max, m.net_time.mean), &nums)
         } else {
-            let why = if ratio >= OUTLIER_FACTOR {
+            let why = if ratio >= cut {
                 "its slowest call stands out but is below the threshold on its own"
             } else {
                 "its calls are alike"

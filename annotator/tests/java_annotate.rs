@@ -379,3 +379,87 @@ fn corpus_features_both_modes() {
         assert_eq!(incs, 8000);
     }
 }
+
+/// Writes a small project (`revy.toml` + `src/…`) into a new temporary folder.
+fn small_project(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("revy.toml"),
+        "[project]\nname = \"small\"\nsources = [\"src/**/*.java\"]\n\n[annotate]\nmode = \"better\"\ninclude = [\"*\"]\n",
+    )
+    .unwrap();
+    for (path, text) in files {
+        let full = tmp.path().join("src").join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, text).unwrap();
+    }
+    tmp
+}
+
+fn method_id(t: &Trace, name: &str) -> u64 {
+    t.methods
+        .iter()
+        .find(|(_, m)| m.1 == name)
+        .map(|(id, _)| *id)
+        .unwrap_or_else(|| panic!("no method {name}"))
+}
+
+/// jsoup: every parser call passes a node whose parent links reach the whole document, so
+/// an unbounded better-mode size walk made each call cost the document (the suite ran 50×
+/// slower). The walk now stops after a budget of objects; and a collection argument's
+/// iteration runs no user code.
+#[test]
+fn better_mode_size_walk_is_bounded() {
+    if !have_javac() {
+        eprintln!("no javac: skipped");
+        return;
+    }
+    let p = small_project(&[(
+        "walk/Main.java",
+        r#"package walk;
+import java.util.*;
+public class Main {
+    static final class Node { Node next; Node prev; int v; }
+    static long sum;
+    static void visit(Node n) { sum += n.v; }
+    static void all(List<Node> l) { sum += l.size(); }
+    public static void main(String[] args) {
+        Node head = null;
+        List<Node> list = new ArrayList<>();
+        for (int i = 0; i < 40000; i++) { Node n = new Node(); n.v = i; n.next = head; if (head != null) head.prev = n; head = n; list.add(n); }
+        for (Node n = head; n != null; n = n.next) visit(n);
+        for (int i = 0; i < 1000; i++) all(list);
+        System.out.println(sum);
+    }
+}
+"#,
+    )]);
+    let start = std::time::Instant::now();
+    let (before, after, t) = run_project(p.path(), "walk.Main", Mode::Better);
+    assert_eq!(before.stdout, after.stdout);
+    assert_eq!(before.code, after.code);
+    check_trace(&t, &[]);
+    // Unbounded, this walked 40000 nodes per call: 1.6e9 field reads.
+    assert!(start.elapsed().as_secs() < 60, "{:?}", start.elapsed());
+    let visit = method_id(&t, "visit");
+    let max = t
+        .events
+        .iter()
+        .filter(|e| e.1 == 3 && e.2 == visit)
+        .map(|e| e.4)
+        .max()
+        .unwrap();
+    // Node: two references and an int; the walk stops after 256 objects.
+    assert!((20..=256 * 20 + 64).contains(&max), "{max}");
+    let all = method_id(&t, "all");
+    let sizes: HashSet<u64> = t
+        .events
+        .iter()
+        .filter(|e| e.1 == 3 && e.2 == all)
+        .map(|e| e.4)
+        .collect();
+    // 40000 elements: the first 255 walked, the rest a pointer each.
+    assert_eq!(sizes.len(), 1, "{sizes:?}");
+    let s = *sizes.iter().next().unwrap();
+    assert!(s >= 40000 * 8 && s < 40000 * 8 + 256 * 20 + 64, "{s}");
+}

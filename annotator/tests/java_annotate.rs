@@ -461,5 +461,5 @@ public class Main {
     // 40000 elements: the first 255 walked, the rest a pointer each.
     assert_eq!(sizes.len(), 1, "{sizes:?}");
     let s = *sizes.iter().next().unwrap();
-    assert!(s >= 40000 * 8 && s < 40000 * 8 + 256 * 20 + 64, "{s}");
+    assert!((40000 * 8..40000 * 8 + 256 * 20 + 64).contains(&s), "{s}");
 }

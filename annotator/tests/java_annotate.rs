@@ -284,6 +284,12 @@ fn check_trace(t: &Trace, allow_open: &[&str]) -> BTreeMap<String, usize> {
 }
 
 fn run_project(src: &Path, main: &str, mode: Mode) -> (Outcome, Outcome, Trace) {
+    let (before, after, t, _) = run_project_all(src, main, mode);
+    (before, after, t)
+}
+
+/// Like `run_project`, plus the traces other processes wrote beside `t.rvt` (`t-PID.rvt`).
+fn run_project_all(src: &Path, main: &str, mode: Mode) -> (Outcome, Outcome, Trace, Vec<Trace>) {
     let tmp = tempfile::tempdir().unwrap();
     let orig = tmp.path().join("orig");
     let ann = tmp.path().join("ann");
@@ -295,7 +301,14 @@ fn run_project(src: &Path, main: &str, mode: Mode) -> (Outcome, Outcome, Trace) 
     let trace_path = tmp.path().join("t.rvt");
     let after = build_and_run(&ann, main, Some(&trace_path));
     let bytes = std::fs::read(&trace_path).unwrap();
-    (before, after, decode(&bytes))
+    let mut others = Vec::new();
+    for e in std::fs::read_dir(tmp.path()).unwrap() {
+        let name = e.unwrap().file_name().to_string_lossy().into_owned();
+        if name.starts_with("t-") && name.ends_with(".rvt") {
+            others.push(decode(&std::fs::read(tmp.path().join(name)).unwrap()));
+        }
+    }
+    (before, after, decode(&bytes), others)
 }
 
 fn repo() -> PathBuf {
@@ -462,4 +475,56 @@ public class Main {
     assert_eq!(sizes.len(), 1, "{sizes:?}");
     let s = *sizes.iter().next().unwrap();
     assert!((40000 * 8..40000 * 8 + 256 * 20 + 64).contains(&s), "{s}");
+}
+
+/// junit4: a test starts a child JVM that inherits REVY_TRACE; the child truncated and
+/// overwrote the file the parent was writing (a hole of zeros, a malformed trace). The
+/// child now finds the file locked and writes `NAME-PID.rvt` beside it.
+#[test]
+fn child_jvm_with_the_same_revy_trace_gets_its_own_file() {
+    if !have_javac() {
+        eprintln!("no javac: skipped");
+        return;
+    }
+    let p = small_project(&[(
+        "fork/Main.java",
+        r#"package fork;
+import java.io.File;
+public class Main {
+    int n;
+    void work(int k) { for (int i = 0; i < k; i++) n += i; }
+    public static void main(String[] args) throws Exception {
+        Main m = new Main();
+        m.work(10);
+        if (args.length == 0) {
+            String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
+            Process c = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), "fork.Main", "child")
+                .inheritIO().start();
+            System.out.println("child " + c.waitFor());
+            for (int i = 0; i < 20000; i++) m.work(3);
+        } else {
+            for (int i = 0; i < 5000; i++) m.work(2);
+        }
+        System.out.println(m.n);
+    }
+}
+"#,
+    )]);
+    let (before, after, t, others) = run_project_all(p.path(), "fork.Main", Mode::Faster);
+    assert_eq!(before.stdout, after.stdout);
+    assert_eq!(before.code, after.code);
+    // decode() checked the structure; the parent's calls are all there.
+    check_trace(&t, &[]);
+    let work = method_id(&t, "work");
+    let n = t.events.iter().filter(|e| e.1 == 3 && e.2 == work).count();
+    assert_eq!(n, 20001);
+    assert_eq!(others.len(), 1, "the child's trace");
+    check_trace(&others[0], &[]);
+    let work = method_id(&others[0], "work");
+    let n = others[0]
+        .events
+        .iter()
+        .filter(|e| e.1 == 3 && e.2 == work)
+        .count();
+    assert_eq!(n, 5001);
 }

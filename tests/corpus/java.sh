@@ -206,7 +206,7 @@ log "parse $(secs "$t0" "$t1")s, annotate $(secs "$t1" "$t2")s: $(tail -1 "$base
 grep -i "skipped\|—" "$base/$mode/annotate.log" | head -20 >&2 || true
 
 # 3. Build and test the annotated tree, tracing to one file.
-rm -f "$trace"
+rm -f "$trace" "$base/$mode"/trace-*.rvt
 export REVY_TRACE=$trace
 build_and_test "$tree" "$out"
 unset REVY_TRACE
@@ -234,6 +234,14 @@ else
   echo "$check" > "$base/$mode/trace.check"
   grep -q 'truncated=yes' <<< "$check" && truncated=yes
   events=$(sed -n 's/.*events=\([0-9]*\).*/\1/p' <<< "$check")
+  # Processes the tests start inherit REVY_TRACE and write trace-PID.rvt beside it.
+  children=0
+  for t in "$base/$mode"/trace-*.rvt; do
+    [ -e "$t" ] || continue
+    children=$((children + 1))
+    python3 "$here/rvt_check.py" "$t" > /dev/null || { log "child trace $t is malformed"; fail=1; }
+  done
+  [ $children = 0 ] || log "$children child process trace(s) beside the main one, all well-formed"
   # And by revy itself, when this build has the trace reader.
   first=$("$REVY" trace print "$trace" 2> "$base/$mode/print.err" | head -3 || true)
   if grep -q 'not available' "$base/$mode/print.err"; then

@@ -528,3 +528,47 @@ public class Main {
         .count();
     assert_eq!(n, 5001);
 }
+
+/// commons-collections4: tests interrupt threads; writing the trace through a FileChannel
+/// (interruptible) closed it on the first flush by an interrupted thread ("cannot write the
+/// trace: ClosedByInterruptException", the trace cut mid-record).
+#[test]
+fn interrupted_threads_do_not_close_the_trace() {
+    if !have_javac() {
+        eprintln!("no javac: skipped");
+        return;
+    }
+    let p = small_project(&[(
+        "intr/Main.java",
+        r#"package intr;
+public class Main {
+    int n;
+    void work(int k) { n += k; }
+    public static void main(String[] args) throws Exception {
+        Thread t = new Thread(() -> {
+            // opens the trace with the interrupt status set
+            Thread.currentThread().interrupt();
+            Main m = new Main();
+            for (int i = 0; i < 50000; i++) m.work(i);
+            System.out.println("worker " + Thread.interrupted() + " " + m.n);
+        });
+        t.start();
+        t.join();
+        Main m = new Main();
+        m.work(1);
+        Thread.currentThread().interrupt();
+        // buffer flushes by an interrupted thread
+        for (int i = 0; i < 50000; i++) m.work(i);
+        System.out.println("main " + Thread.interrupted() + " " + m.n);
+    }
+}
+"#,
+    )]);
+    let (before, after, t) = run_project(p.path(), "intr.Main", Mode::Faster);
+    assert_eq!(before.stdout, after.stdout);
+    assert_eq!(before.stderr, after.stderr);
+    check_trace(&t, &[]);
+    let work = method_id(&t, "work");
+    let n = t.events.iter().filter(|e| e.1 == 3 && e.2 == work).count();
+    assert_eq!(n, 100001);
+}

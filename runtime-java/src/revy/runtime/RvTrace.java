@@ -6,7 +6,6 @@ import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.RandomAccessFile;
-import java.nio.channels.Channels;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.Charset;
@@ -38,6 +37,7 @@ final class RvTrace {
     private static OutputStream out;
     /** Held while the file named by REVY_TRACE is written (released when it is closed). */
     private static FileLock fileLock;
+    private static RandomAccessFile lockedFile;
     private static long written;
     private static long events;
     private static long maxSize = RvTable.MAX_SIZE;
@@ -160,6 +160,19 @@ final class RvTrace {
      * other is writing.
      */
     private static OutputStream openLocked(File f, File dir, String pid) throws IOException {
+        // A FileChannel is closed by an interrupt of a thread using it: lock with the
+        // interrupt status cleared (restored after), and never write through the channel.
+        boolean interrupted = Thread.interrupted();
+        try {
+            return openLocked0(f, dir, pid);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static OutputStream openLocked0(File f, File dir, String pid) throws IOException {
         RandomAccessFile raf = new RandomAccessFile(f, "rw");
         FileLock lock = null;
         try {
@@ -188,7 +201,8 @@ final class RvTrace {
         }
         raf.setLength(0);
         fileLock = lock;
-        return new BufferedOutputStream(Channels.newOutputStream(raf.getChannel()), 1 << 16);
+        lockedFile = raf;
+        return new BufferedOutputStream(new FileOutputStream(raf.getFD()), 1 << 16);
     }
 
     private static String pid() {

@@ -284,6 +284,12 @@ fn check_trace(t: &Trace, allow_open: &[&str]) -> BTreeMap<String, usize> {
 }
 
 fn run_project(src: &Path, main: &str, mode: Mode) -> (Outcome, Outcome, Trace) {
+    let (before, after, t, _) = run_project_all(src, main, mode);
+    (before, after, t)
+}
+
+/// Like `run_project`, plus the traces other processes wrote beside `t.rvt` (`t-PID.rvt`).
+fn run_project_all(src: &Path, main: &str, mode: Mode) -> (Outcome, Outcome, Trace, Vec<Trace>) {
     let tmp = tempfile::tempdir().unwrap();
     let orig = tmp.path().join("orig");
     let ann = tmp.path().join("ann");
@@ -295,7 +301,14 @@ fn run_project(src: &Path, main: &str, mode: Mode) -> (Outcome, Outcome, Trace) 
     let trace_path = tmp.path().join("t.rvt");
     let after = build_and_run(&ann, main, Some(&trace_path));
     let bytes = std::fs::read(&trace_path).unwrap();
-    (before, after, decode(&bytes))
+    let mut others = Vec::new();
+    for e in std::fs::read_dir(tmp.path()).unwrap() {
+        let name = e.unwrap().file_name().to_string_lossy().into_owned();
+        if name.starts_with("t-") && name.ends_with(".rvt") {
+            others.push(decode(&std::fs::read(tmp.path().join(name)).unwrap()));
+        }
+    }
+    (before, after, decode(&bytes), others)
 }
 
 fn repo() -> PathBuf {
@@ -378,4 +391,184 @@ fn corpus_features_both_modes() {
         let incs = t.events.iter().filter(|e| e.1 == 4 && e.2 == inc).count();
         assert_eq!(incs, 8000);
     }
+}
+
+/// Writes a small project (`revy.toml` + `src/…`) into a new temporary folder.
+fn small_project(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("revy.toml"),
+        "[project]\nname = \"small\"\nsources = [\"src/**/*.java\"]\n\n[annotate]\nmode = \"better\"\ninclude = [\"*\"]\n",
+    )
+    .unwrap();
+    for (path, text) in files {
+        let full = tmp.path().join("src").join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, text).unwrap();
+    }
+    tmp
+}
+
+fn method_id(t: &Trace, name: &str) -> u64 {
+    t.methods
+        .iter()
+        .find(|(_, m)| m.1 == name)
+        .map(|(id, _)| *id)
+        .unwrap_or_else(|| panic!("no method {name}"))
+}
+
+/// jsoup: every parser call passes a node whose parent links reach the whole document, so
+/// an unbounded better-mode size walk made each call cost the document (the suite ran 50×
+/// slower). The walk now stops after a budget of objects; and a collection argument's
+/// iteration runs no user code.
+#[test]
+fn better_mode_size_walk_is_bounded() {
+    if !have_javac() {
+        eprintln!("no javac: skipped");
+        return;
+    }
+    let p = small_project(&[(
+        "walk/Main.java",
+        r#"package walk;
+import java.util.*;
+public class Main {
+    static final class Node { Node next; Node prev; int v; }
+    static long sum;
+    static void visit(Node n) { sum += n.v; }
+    static void all(List<Node> l) { sum += l.size(); }
+    public static void main(String[] args) {
+        Node head = null;
+        List<Node> list = new ArrayList<>();
+        for (int i = 0; i < 40000; i++) { Node n = new Node(); n.v = i; n.next = head; if (head != null) head.prev = n; head = n; list.add(n); }
+        for (Node n = head; n != null; n = n.next) visit(n);
+        for (int i = 0; i < 1000; i++) all(list);
+        System.out.println(sum);
+    }
+}
+"#,
+    )]);
+    let start = std::time::Instant::now();
+    let (before, after, t) = run_project(p.path(), "walk.Main", Mode::Better);
+    assert_eq!(before.stdout, after.stdout);
+    assert_eq!(before.code, after.code);
+    check_trace(&t, &[]);
+    // Unbounded, this walked 40000 nodes per call: 1.6e9 field reads.
+    assert!(start.elapsed().as_secs() < 60, "{:?}", start.elapsed());
+    let visit = method_id(&t, "visit");
+    let max = t
+        .events
+        .iter()
+        .filter(|e| e.1 == 3 && e.2 == visit)
+        .map(|e| e.4)
+        .max()
+        .unwrap();
+    // Node: two references and an int; the walk stops after 256 objects.
+    assert!((20..=256 * 20 + 64).contains(&max), "{max}");
+    let all = method_id(&t, "all");
+    let sizes: HashSet<u64> = t
+        .events
+        .iter()
+        .filter(|e| e.1 == 3 && e.2 == all)
+        .map(|e| e.4)
+        .collect();
+    // 40000 elements: the first 255 walked, the rest a pointer each.
+    assert_eq!(sizes.len(), 1, "{sizes:?}");
+    let s = *sizes.iter().next().unwrap();
+    assert!((40000 * 8..40000 * 8 + 256 * 20 + 64).contains(&s), "{s}");
+}
+
+/// junit4: a test starts a child JVM that inherits REVY_TRACE; the child truncated and
+/// overwrote the file the parent was writing (a hole of zeros, a malformed trace). The
+/// child now finds the file locked and writes `NAME-PID.rvt` beside it.
+#[test]
+fn child_jvm_with_the_same_revy_trace_gets_its_own_file() {
+    if !have_javac() {
+        eprintln!("no javac: skipped");
+        return;
+    }
+    let p = small_project(&[(
+        "fork/Main.java",
+        r#"package fork;
+import java.io.File;
+public class Main {
+    int n;
+    void work(int k) { for (int i = 0; i < k; i++) n += i; }
+    public static void main(String[] args) throws Exception {
+        Main m = new Main();
+        m.work(10);
+        if (args.length == 0) {
+            String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
+            Process c = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), "fork.Main", "child")
+                .inheritIO().start();
+            System.out.println("child " + c.waitFor());
+            for (int i = 0; i < 20000; i++) m.work(3);
+        } else {
+            for (int i = 0; i < 5000; i++) m.work(2);
+        }
+        System.out.println(m.n);
+    }
+}
+"#,
+    )]);
+    let (before, after, t, others) = run_project_all(p.path(), "fork.Main", Mode::Faster);
+    assert_eq!(before.stdout, after.stdout);
+    assert_eq!(before.code, after.code);
+    // decode() checked the structure; the parent's calls are all there.
+    check_trace(&t, &[]);
+    let work = method_id(&t, "work");
+    let n = t.events.iter().filter(|e| e.1 == 3 && e.2 == work).count();
+    assert_eq!(n, 20001);
+    assert_eq!(others.len(), 1, "the child's trace");
+    check_trace(&others[0], &[]);
+    let work = method_id(&others[0], "work");
+    let n = others[0]
+        .events
+        .iter()
+        .filter(|e| e.1 == 3 && e.2 == work)
+        .count();
+    assert_eq!(n, 5001);
+}
+
+/// commons-collections4: tests interrupt threads; writing the trace through a FileChannel
+/// (interruptible) closed it on the first flush by an interrupted thread ("cannot write the
+/// trace: ClosedByInterruptException", the trace cut mid-record).
+#[test]
+fn interrupted_threads_do_not_close_the_trace() {
+    if !have_javac() {
+        eprintln!("no javac: skipped");
+        return;
+    }
+    let p = small_project(&[(
+        "intr/Main.java",
+        r#"package intr;
+public class Main {
+    int n;
+    void work(int k) { n += k; }
+    public static void main(String[] args) throws Exception {
+        Thread t = new Thread(() -> {
+            // opens the trace with the interrupt status set
+            Thread.currentThread().interrupt();
+            Main m = new Main();
+            for (int i = 0; i < 50000; i++) m.work(i);
+            System.out.println("worker " + Thread.interrupted() + " " + m.n);
+        });
+        t.start();
+        t.join();
+        Main m = new Main();
+        m.work(1);
+        Thread.currentThread().interrupt();
+        // buffer flushes by an interrupted thread
+        for (int i = 0; i < 50000; i++) m.work(i);
+        System.out.println("main " + Thread.interrupted() + " " + m.n);
+    }
+}
+"#,
+    )]);
+    let (before, after, t) = run_project(p.path(), "intr.Main", Mode::Faster);
+    assert_eq!(before.stdout, after.stdout);
+    assert_eq!(before.stderr, after.stderr);
+    check_trace(&t, &[]);
+    let work = method_id(&t, "work");
+    let n = t.events.iter().filter(|e| e.1 == 3 && e.2 == work).count();
+    assert_eq!(n, 100001);
 }

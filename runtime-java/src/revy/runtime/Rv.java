@@ -72,7 +72,7 @@ public final class Rv {
     /** Method start: method id, receiver object ID (0 for static), message size in bytes. */
     public static void start(int mid, long oid, long size) {
         RvBuf b = RvBuf.TL.get();
-        if (b == null || !RvTrace.live) {
+        if (b == null || b.quiet != 0 || !RvTrace.live) {
             return;
         }
         boolean[] d = RvTrace.mdef;
@@ -85,7 +85,7 @@ public final class Rv {
     /** Method end (every exit, exceptions included). */
     public static void end(int mid, long oid) {
         RvBuf b = RvBuf.TL.get();
-        if (b == null || !RvTrace.live) {
+        if (b == null || b.quiet != 0 || !RvTrace.live) {
             return;
         }
         b.ev(4, mid, oid, 0L, false);

@@ -25,6 +25,8 @@ final class RvBuf {
     long base;
     long last;
     final long tid;
+    /** Above 0 while a size helper runs on this thread: its calls into user code are not logged. */
+    int quiet;
     final WeakReference<Thread> thread;
 
     RvBuf(Thread t) {

@@ -61,66 +61,123 @@ final class RvSize {
         return 1;
     }
 
+    /**
+     * At most this many objects are walked per argument: a walk that reaches the whole heap
+     * (a tree node with a parent link, an element of a big collection) would make each call
+     * cost as much as the program. Past the budget every further reference costs a pointer,
+     * so the size is then a lower bound.
+     */
+    static final int BUDGET = 256;
+
+    /** One walk: the visited set, the objects still to expand, the budget left. */
+    private static final class Walk {
+        final IdentityHashMap<Object, Boolean> seen = new IdentityHashMap<Object, Boolean>();
+        final ArrayDeque<Object> todo = new ArrayDeque<Object>();
+        int left = BUDGET;
+    }
+
+    /** Whether iterating a library collection or map of class c runs only JDK code. */
+    private static boolean jdk(Class<?> c) {
+        String n = c.getName();
+        return n.startsWith("java.") && !n.startsWith("java.util.Collections$");
+    }
+
     static long better(Object root) {
         if (root == null) {
             return POINTER;
+        }
+        if (!RvTrace.live) {
+            return 0;
+        }
+        RvBuf b = RvBuf.TL.get();
+        if (b != null) {
+            b.quiet++;
         }
         try {
             long s = leaf(root, root.getClass());
             if (s >= 0) {
                 return s;
             }
-            IdentityHashMap<Object, Boolean> seen = new IdentityHashMap<Object, Boolean>();
-            ArrayDeque<Object> todo = new ArrayDeque<Object>();
-            seen.put(root, Boolean.TRUE);
-            todo.push(root);
+            Walk w = new Walk();
+            w.seen.put(root, Boolean.TRUE);
+            w.left--;
             long total = 0;
-            while (!todo.isEmpty()) {
-                total += shallow(todo.pop(), seen, todo);
+            Object o = root;
+            while (o != null) {
+                total += shallow(o, w);
+                o = w.todo.poll();
             }
             return total;
         } catch (Throwable t) {
             return SYSTEM;
+        } finally {
+            if (b != null) {
+                b.quiet--;
+            }
         }
     }
 
     /** The cost of one reference met during the walk. */
-    private static long ref(Object x, IdentityHashMap<Object, Boolean> seen, ArrayDeque<Object> todo) {
-        if (x == null || seen.containsKey(x)) {
+    private static long ref(Object x, Walk w) {
+        if (x == null || w.seen.containsKey(x)) {
             return POINTER;
         }
-        seen.put(x, Boolean.TRUE);
         long s = leaf(x, x.getClass());
         if (s >= 0) {
+            w.seen.put(x, Boolean.TRUE);
             return s;
         }
-        todo.push(x);
+        if (w.left <= 0) {
+            return POINTER;
+        }
+        w.left--;
+        w.seen.put(x, Boolean.TRUE);
+        w.todo.push(x);
         return 0;
     }
 
-    private static long shallow(Object o, IdentityHashMap<Object, Boolean> seen, ArrayDeque<Object> todo) {
+    private static long shallow(Object o, Walk w) {
         Class<?> c = o.getClass();
         if (o instanceof Object[]) {
+            Object[] a = (Object[]) o;
             long t = 0;
-            for (Object e : (Object[]) o) {
-                t += ref(e, seen, todo);
+            for (int i = 0; i < a.length; i++) {
+                if (w.left <= 0) {
+                    return t + (long) (a.length - i) * POINTER;
+                }
+                t += ref(a[i], w);
             }
             return t;
         }
         RvClasses.Info in = RvClasses.info(c);
         if (!in.user) {
+            if (!jdk(c)) {
+                return SYSTEM;
+            }
             try {
                 if (o instanceof Collection) {
+                    Collection<?> col = (Collection<?>) o;
                     long t = 0;
-                    for (Object e : (Collection<?>) o) {
-                        t += ref(e, seen, todo);
+                    int i = 0;
+                    for (Object e : col) {
+                        if (w.left <= 0) {
+                            return t + (long) Math.max(0, col.size() - i) * POINTER;
+                        }
+                        t += ref(e, w);
+                        i++;
                     }
                     return t;
                 }
                 if (o instanceof Map) {
+                    Map<?, ?> m = (Map<?, ?>) o;
                     long t = 0;
-                    for (Map.Entry<?, ?> e : ((Map<?, ?>) o).entrySet()) {
-                        t += ref(e.getKey(), seen, todo) + ref(e.getValue(), seen, todo);
+                    int i = 0;
+                    for (Map.Entry<?, ?> e : m.entrySet()) {
+                        if (w.left <= 0) {
+                            return t + (long) Math.max(0, m.size() - i) * 2 * POINTER;
+                        }
+                        t += ref(e.getKey(), w) + ref(e.getValue(), w);
+                        i++;
                     }
                     return t;
                 }
@@ -141,7 +198,7 @@ final class RvSize {
             } else {
                 try {
                     Object v = Modifier.isStatic(f.getModifiers()) ? f.get(null) : f.get(o);
-                    t += ref(v, seen, todo);
+                    t += ref(v, w);
                 } catch (Throwable e) {
                     t += POINTER;
                 }
@@ -151,7 +208,23 @@ final class RvSize {
     }
 
     static long faster(Object o) {
-        return faster(o, 0);
+        if (o == null) {
+            return POINTER;
+        }
+        if (!RvTrace.live) {
+            return 0;
+        }
+        RvBuf b = RvBuf.TL.get();
+        if (b != null) {
+            b.quiet++;
+        }
+        try {
+            return faster(o, 0);
+        } finally {
+            if (b != null) {
+                b.quiet--;
+            }
+        }
     }
 
     private static long faster(Object o, int depth) {
@@ -174,6 +247,9 @@ final class RvSize {
             RvClasses.Info in = RvClasses.info(c);
             if (in.user) {
                 return in.size;
+            }
+            if (!jdk(c)) {
+                return SYSTEM;
             }
             if (o instanceof Collection) {
                 Collection<?> col = (Collection<?>) o;

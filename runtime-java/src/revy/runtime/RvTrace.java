@@ -5,6 +5,9 @@ import java.io.File;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.RandomAccessFile;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.Charset;
 import java.text.SimpleDateFormat;
 import java.util.ArrayList;
@@ -32,6 +35,9 @@ final class RvTrace {
     /** 0 = not opened, 1 = open, 2 = disabled or closed. */
     private static int state;
     private static OutputStream out;
+    /** Held while the file named by REVY_TRACE is written (released when it is closed). */
+    private static FileLock fileLock;
+    private static RandomAccessFile lockedFile;
     private static long written;
     private static long events;
     private static long maxSize = RvTable.MAX_SIZE;
@@ -101,6 +107,7 @@ final class RvTrace {
                 if (dir != null) {
                     dir.mkdirs();
                 }
+                out = openLocked(f, dir, pid);
             } else {
                 File dir = new File(RvTable.DIR);
                 dir.mkdirs();
@@ -111,7 +118,9 @@ final class RvTrace {
                     f = new File(dir, stem + "-" + i + ".rvt");
                 }
             }
-            out = new BufferedOutputStream(new FileOutputStream(f), 1 << 16);
+            if (out == null) {
+                out = new BufferedOutputStream(new FileOutputStream(f), 1 << 16);
+            }
             SimpleDateFormat iso = new SimpleDateFormat("yyyy-MM-dd'T'HH:mm:ss'Z'");
             iso.setTimeZone(TimeZone.getTimeZone("UTC"));
             byte[] magic = {'R', 'V', 'Y', 'T', 'R', 'C', 0, 1};
@@ -142,6 +151,58 @@ final class RvTrace {
             problem("cannot open the trace file", t);
             return false;
         }
+    }
+
+    /**
+     * Opens the file REVY_TRACE names, holding an exclusive lock on it until exit. A process
+     * started by the traced program inherits REVY_TRACE: when another process holds the lock,
+     * this one writes {@code NAME-PID.rvt} beside it instead of overwriting the file the
+     * other is writing.
+     */
+    private static OutputStream openLocked(File f, File dir, String pid) throws IOException {
+        // A FileChannel is closed by an interrupt of a thread using it: lock with the
+        // interrupt status cleared (restored after), and never write through the channel.
+        boolean interrupted = Thread.interrupted();
+        try {
+            return openLocked0(f, dir, pid);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static OutputStream openLocked0(File f, File dir, String pid) throws IOException {
+        RandomAccessFile raf = new RandomAccessFile(f, "rw");
+        FileLock lock = null;
+        try {
+            lock = raf.getChannel().tryLock();
+        } catch (IOException noLocks) {
+            lock = null;
+        } catch (OverlappingFileLockException sameJvm) {
+            lock = null;
+        }
+        if (lock == null) {
+            raf.close();
+            String stem = f.getName();
+            if (stem.endsWith(".rvt")) {
+                stem = stem.substring(0, stem.length() - 4);
+            }
+            File g = new File(dir, stem + "-" + pid + ".rvt");
+            for (int i = 1; !g.createNewFile(); i++) {
+                g = new File(dir, stem + "-" + pid + "-" + i + ".rvt");
+            }
+            raf = new RandomAccessFile(g, "rw");
+            try {
+                lock = raf.getChannel().tryLock();
+            } catch (Exception ignored) {
+                lock = null;
+            }
+        }
+        raf.setLength(0);
+        fileLock = lock;
+        lockedFile = raf;
+        return new BufferedOutputStream(new FileOutputStream(raf.getFD()), 1 << 16);
     }
 
     private static String pid() {

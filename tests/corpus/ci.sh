@@ -3,13 +3,13 @@
 # all of their main sources and checks the per-test outcomes, the trace and the restore
 # (tests/corpus/java.sh) — jsoup in better mode, commons-codec in faster mode. About 6
 # minutes on 2 cores. Needs root for apt (as fetch.sh does) and a release build of revy
-# (built here when $REVY is unset and target/release/revy is missing).
+# (built here unless $REVY names one).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 "$here/fetch.sh" jsoup libcommons-codec-java > /dev/null
-if [ -z "${REVY:-}" ] && [ ! -x "$repo/target/release/revy" ]; then
-  (cd "$repo" && cargo build --release --quiet)
+if [ -z "${REVY:-}" ]; then
+  (cd "$repo" && cargo build --release --quiet --bin revy)
 fi
 # A smaller trace limit than java.sh's default keeps CI's disk use down (jsoup's suite
 # fills 2 GiB); truncation is reported in the summary line.

@@ -236,7 +236,7 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
             ("ratio", ratio),
         ];
         // An outlier must matter on its own, not only next to its class mean.
-        let cut = outlier_factor(c.instances as u64);
+        let cut = outlier_factor(c.instances);
         let mut h = if ratio >= cut && above(top.active_time, top.level) {
             hint("class-outlier", c.class.clone(), format!("{} is active {} {unit}, {ratio:.1}× the mean of the {} instances of its class ({:.1} {unit}): parallelise that instance, not the whole class", top.label, top.active_time, c.instances, c.mean_active_time), &nums)
         } else {

@@ -1,0 +1,40 @@
+#ifndef SHAPES_H
+#define SHAPES_H
+#include <string>
+#include <vector>
+
+class Base {
+public:
+    explicit Base(int w) : w_(w) {}
+    virtual ~Base() {}
+    virtual std::string name() const { return "base"; }
+    int weight() const { return w_ * factor(); }
+    virtual int factor() const { return 1; }
+
+private:
+    int w_;
+};
+
+class Mid : public Base {
+public:
+    Mid(int w, std::vector<int> extra) : Base(w), extra_(extra) {}
+    std::string name() const { return "mid" + std::to_string(extra_.size()); }
+    int factor() const { return 2; }
+
+protected:
+    std::vector<int> extra_;
+};
+
+class Leaf final : public Mid {
+public:
+    Leaf(int w, const std::string& tag);
+    Leaf(const Leaf& o) : Mid(o), tag_(o.tag_ + "'") {}
+    std::string name() const { return "leaf:" + tag_; }
+    Leaf scaled(int k) const;
+
+private:
+    std::string tag_;
+};
+
+int parse(const char* s);
+#endif

@@ -148,10 +148,20 @@ fn find_owner(
     pick(&ids)
 }
 
-fn same_params(a: &MethodDecl, b: &MethodDecl) -> bool {
+/// Same type name, or the same name qualified more in one of them: a definition out of class
+/// writes `OurReader::Location` where the declaration in the class wrote `Location`.
+fn same_type_name(a: &str, b: &str, relaxed: bool) -> bool {
+    let (a, b) = (a.trim_start_matches("::"), b.trim_start_matches("::"));
+    a == b
+        || (relaxed
+            && (a.strip_suffix(b).is_some_and(|p| p.ends_with("::"))
+                || b.strip_suffix(a).is_some_and(|p| p.ends_with("::"))))
+}
+
+fn same_params(a: &MethodDecl, b: &MethodDecl, relaxed: bool) -> bool {
     a.params.len() == b.params.len()
         && a.params.iter().zip(&b.params).all(|(x, y)| {
-            x.ty.name == y.ty.name
+            same_type_name(&x.ty.name, &y.ty.name, relaxed)
                 && x.ty.dims == y.ty.dims
                 && x.ty.pointers == y.ty.pointers
                 && x.ty.reference == y.ty.reference
@@ -159,12 +169,15 @@ fn same_params(a: &MethodDecl, b: &MethodDecl) -> bool {
 }
 
 fn merge_definition(class: &mut ClassDecl, mut def: MethodDecl) {
-    let slot = class.methods.iter().position(|m| {
-        m.name == def.name
-            && m.body.is_none()
-            && same_params(m, &def)
-            && m.flags.is_const == def.flags.is_const
-    });
+    let find = |relaxed: bool| {
+        class.methods.iter().position(|m| {
+            m.name == def.name
+                && m.body.is_none()
+                && same_params(m, &def, relaxed)
+                && m.flags.is_const == def.flags.is_const
+        })
+    };
+    let slot = find(false).or_else(|| find(true));
     match slot {
         Some(i) => {
             // The declaration knows `static`/`virtual`/`override`; the definition knows the body.

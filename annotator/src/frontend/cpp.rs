@@ -1124,7 +1124,12 @@ impl<'a> Walker<'a> {
                 | "optional_parameter_declaration"
                 | "variadic_parameter_declaration" => {
                     let mut d = Decor::default();
-                    let inner = unwrap_decl(self.src, field(p, "declarator"), &mut d);
+                    let mut inner = unwrap_decl(self.src, field(p, "declarator"), &mut d);
+                    if let Some(f) = inner.filter(|n| n.kind() == "function_declarator") {
+                        // A function pointer parameter `void (*f)(int)`: its name is inside.
+                        inner = unwrap_decl(self.src, field(f, "declarator"), &mut d);
+                        d.pointers += 1;
+                    }
                     let name = inner.map(|n| name_of(self.src, n)).unwrap_or_default();
                     let ty = self.type_ref(p, field(p, "type"), &d);
                     out.push(Param {

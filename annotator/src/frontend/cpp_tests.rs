@@ -605,3 +605,14 @@ fn scan_dir() {
     }
     println!("files={files} classes={classes} methods={methods} diags={diags}");
 }
+
+#[test]
+fn function_pointer_parameters_are_named() {
+    let src = "class Sink {\n  void Take(char* b, void (*deleter)(void*, const char*, int), void* arg) {}\n};\n";
+    let m = parse(src);
+    let c = class(&m, "Sink");
+    let t = method(c, "Take");
+    let names: Vec<&str> = t.params.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["b", "deleter", "arg"]);
+    assert_eq!(t.params[1].ty.pointers, 1);
+}

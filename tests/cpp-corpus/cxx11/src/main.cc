@@ -3,6 +3,8 @@
 #include <vector>
 #include "shapes.h"
 
+static int twice(int v, void*) { return 2 * v; }
+
 int main() {
     std::vector<std::unique_ptr<Base> > all;
     all.push_back(std::unique_ptr<Base>(new Base(1)));
@@ -19,5 +21,8 @@ int main() {
     int total = 0;
     for (std::size_t i = 0; i < all.size(); ++i) total += all[i]->weight();
     std::printf("%d %d %d\n", total, parse("42x"), parse(nullptr));
+    const char* text = "a\nb";
+    Reader r;
+    std::printf("%d %d\n", Reader::hasNewLine(text, text + 3), r.apply(4, twice, nullptr));
     return 0;
 }

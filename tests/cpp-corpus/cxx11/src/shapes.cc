@@ -28,3 +28,9 @@ int parse(const char* s) {
     Parser p;
     return p.digits(s);
 }
+
+bool Reader::hasNewLine(Reader::Location begin, Reader::Location end) {
+    for (; begin < end; ++begin)
+        if (*begin == '\n') return true;
+    return false;
+}

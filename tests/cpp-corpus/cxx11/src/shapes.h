@@ -36,5 +36,15 @@ private:
     std::string tag_;
 };
 
+// An out-of-class definition qualifies a nested type the declaration wrote bare (jsoncpp):
+// it is still the static member function declared in the class.
+class Reader {
+public:
+    typedef const char* Location;
+    static bool hasNewLine(Location begin, Location end);
+    // A function pointer parameter (snappy's Sink::AppendAndTakeOwnership).
+    int apply(int v, int (*fn)(int, void*), void* arg) { return fn(v, arg); }
+};
+
 int parse(const char* s);
 #endif

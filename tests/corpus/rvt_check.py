@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Reads compact Revy traces (docs/trace-format.md) completely and checks them: magic, header
+first, every record well formed, definitions before use, balanced messages per thread,
+Crt/Dst pairing. Prints one summary line per file; exit 1 if any file is unreadable.
+Usage: rvt_check.py FILE..."""
+import sys
+
+
+class Bad(Exception):
+    pass
+
+
+def check(path):
+    data = open(path, 'rb').read()
+    if data[:8] != b'RVYTRC\x00\x01':
+        raise Bad('bad magic')
+    pos = 8
+
+    def v():
+        nonlocal pos
+        r = s = 0
+        while True:
+            if pos >= len(data):
+                raise EOFError
+            b = data[pos]
+            pos += 1
+            r |= (b & 0x7f) << s
+            s += 7
+            if b < 0x80:
+                return r
+
+    def z():
+        n = v()
+        return (n >> 1) ^ -(n & 1)
+
+    def st():
+        nonlocal pos
+        n = v()
+        if pos + n > len(data):
+            raise EOFError
+        t = data[pos:pos + n].decode('utf-8')
+        pos += n
+        return t
+
+    classes, methods, threads = {}, {}, {}
+    stacks = {}
+    live = {}
+    header = None
+    events = crt = dst = msgs = 0
+    end = None
+    truncated = False
+    complete_to = pos
+    try:
+        while pos < len(data):
+            tag = data[pos]
+            pos += 1
+            if header is None and tag != ord('H'):
+                raise Bad('first record is not the header')
+            if tag == ord('H'):
+                header = st()
+            elif tag == ord('C'):
+                c = v()
+                classes[c] = st()
+            elif tag == ord('M'):
+                m = v()
+                c = v()
+                if c not in classes:
+                    raise Bad('method %d of undefined class %d' % (m, c))
+                methods[m] = (c, st(), st())
+            elif tag == ord('N'):
+                t = v()
+                threads[t] = st()
+            elif tag == ord('B'):
+                tid, _base, count, length = v(), v(), v(), v()
+                stop = pos + length
+                if stop > len(data):
+                    raise EOFError
+                if tid not in threads:
+                    raise Bad('block of unnamed thread %d' % tid)
+                stack = stacks.setdefault(tid, [])
+                for _ in range(count):
+                    kind = data[pos]
+                    pos += 1
+                    if kind == 1:
+                        c, o, _s = v(), v(), v()
+                        if c not in classes:
+                            raise Bad('Crt of undefined class %d' % c)
+                        if o in live:
+                            raise Bad('oid %d created twice' % o)
+                        live[o] = c
+                        crt += 1
+                    elif kind == 2:
+                        c, o = v(), v()
+                        if c not in classes:
+                            raise Bad('Dst of undefined class %d' % c)
+                        live.pop(o, None)
+                        dst += 1
+                    elif kind == 3:
+                        m, o, _s = v(), v(), v()
+                        if m not in methods:
+                            raise Bad('message of undefined method %d' % m)
+                        stack.append((m, o))
+                        msgs += 1
+                    elif kind == 4:
+                        m, o = v(), v()
+                        if stack and stack[-1] == (m, o):
+                            stack.pop()
+                        else:
+                            raise Bad('unbalanced end of method %d on thread %d' % (m, tid))
+                    else:
+                        raise Bad('bad event kind %d at %d' % (kind, pos - 1))
+                    z()
+                    events += 1
+                if pos != stop:
+                    raise Bad('block length mismatch at %d' % pos)
+            elif tag == ord('T'):
+                v()
+                truncated = True
+            elif tag == ord('E'):
+                end = v()
+            else:
+                raise Bad('bad record tag %d at %d' % (tag, pos - 1))
+            complete_to = pos
+    except EOFError:
+        pass
+    if header is None:
+        raise Bad('no header')
+    if end is not None and end != events:
+        raise Bad('E says %d events, read %d' % (end, events))
+    status = 'end' if end is not None else ('truncated' if truncated else
+                                            'no end mark (killed?) after byte %d' % complete_to)
+    return ('%s: %d bytes, %d events (%d messages, %d Crt, %d Dst), %d classes, %d methods, '
+            '%d threads, %s' % (path, len(data), events, msgs, crt, dst, len(classes),
+                                len(methods), len(threads), status))
+
+
+bad = 0
+for f in sys.argv[1:]:
+    try:
+        print(check(f))
+    except (Bad, UnicodeDecodeError) as e:
+        print('%s: UNREADABLE: %s' % (f, e))
+        bad += 1
+sys.exit(1 if bad else 0)

@@ -109,6 +109,17 @@ pub fn link(files: Vec<SourceFile>) -> Project {
             // An owner that is no class of the sources is a namespace-qualified free
             // function (`void ns::f() {}`) or a member of an outside class: nothing to link.
             if let Some(ci) = find_owner(&classes, &by_qname, owner) {
+                // An explicit specialisation shares the primary's qualified name: the one
+                // whose class declares this member takes the definition
+                // (`bool convert<bool>::decode(...)` in yaml-cpp).
+                let ci = by_qname
+                    .get(&classes[ci].qname)
+                    .and_then(|ids| {
+                        ids.iter()
+                            .copied()
+                            .find(|&i| declaration_slot(&classes[i], def).is_some())
+                    })
+                    .unwrap_or(ci);
                 merge_definition(&mut classes[ci], def.clone());
             }
         }
@@ -168,16 +179,21 @@ fn same_params(a: &MethodDecl, b: &MethodDecl, relaxed: bool) -> bool {
         })
 }
 
-fn merge_definition(class: &mut ClassDecl, mut def: MethodDecl) {
+/// The declaration (without body) in `class` that definition `def` defines, if any.
+fn declaration_slot(class: &ClassDecl, def: &MethodDecl) -> Option<usize> {
     let find = |relaxed: bool| {
         class.methods.iter().position(|m| {
             m.name == def.name
                 && m.body.is_none()
-                && same_params(m, &def, relaxed)
+                && same_params(m, def, relaxed)
                 && m.flags.is_const == def.flags.is_const
         })
     };
-    let slot = find(false).or_else(|| find(true));
+    find(false).or_else(|| find(true))
+}
+
+fn merge_definition(class: &mut ClassDecl, mut def: MethodDecl) {
+    let slot = declaration_slot(class, &def);
     match slot {
         Some(i) => {
             // The declaration knows `static`/`virtual`/`override`; the definition knows the body.

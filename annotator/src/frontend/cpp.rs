@@ -489,6 +489,19 @@ fn macro_candidates(text: &str, root: Node) -> Vec<(usize, usize)> {
                 if at_scope_with_error(root, i, j) {
                     out.push(region);
                 }
+            } else {
+                // A specifier macro opening a declaration: `TINYXML2_PRIVATE void f();`.
+                let mut k = j;
+                while k < next_ls && (b[k] == b' ' || b[k] == b'\t') {
+                    k += 1;
+                }
+                if k > j
+                    && k < next_ls
+                    && (b[k].is_ascii_alphabetic() || b[k] == b'_' || b[k] == b'~')
+                    && at_scope_with_error(root, i, j)
+                {
+                    out.push((i, j));
+                }
             }
         }
         ls = next_ls;

@@ -616,3 +616,14 @@ fn function_pointer_parameters_are_named() {
     assert_eq!(names, ["b", "deleter", "arg"]);
     assert_eq!(t.params[1].ty.pointers, 1);
 }
+
+#[test]
+fn specifier_macros_opening_declarations_are_blanked() {
+    // tinyxml2: `TINYXML2_PRIVATE` (visibility, or nothing) before members.
+    let src = "class XMLAttribute {\n    TINYXML2_PRIVATE XMLAttribute() : _next( 0 ) {}\n    TINYXML2_PRIVATE virtual ~XMLAttribute() {}\n    int Value() const { return 1; }\n    XMLAttribute* _next;\n};\n";
+    let m = parse(src);
+    let c = class(&m, "XMLAttribute");
+    assert!(c.not_annotatable.is_none(), "{:?}", c.not_annotatable);
+    let n = names(c);
+    assert!(n.contains(&"Value") && n.contains(&"XMLAttribute"), "{n:?}");
+}

@@ -24,5 +24,8 @@ int main() {
     const char* text = "a\nb";
     Reader r;
     std::printf("%d %d\n", Reader::hasNewLine(text, text + 3), r.apply(4, twice, nullptr));
+    bool flag = false;
+    double real = 0;
+    std::printf("%d %d %d %g\n", Convert<bool>::decode(3, flag), flag, Convert<double>::decode(2, real), real);
     return 0;
 }

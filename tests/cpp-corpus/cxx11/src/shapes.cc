@@ -34,3 +34,8 @@ bool Reader::hasNewLine(Reader::Location begin, Reader::Location end) {
         if (*begin == '\n') return true;
     return false;
 }
+
+bool Convert<bool>::decode(int v, bool& out) {
+    out = v != 0;
+    return v >= 0;
+}

@@ -46,5 +46,19 @@ public:
     int apply(int v, int (*fn)(int, void*), void* arg) { return fn(v, arg); }
 };
 
+// An explicit specialisation whose static member is defined out of class (yaml-cpp's
+// `bool convert<bool>::decode(...)`): the definition belongs to the specialisation.
+template <typename T>
+struct Convert {
+    static bool decode(int v, T& out) {
+        out = static_cast<T>(v);
+        return true;
+    }
+};
+template <>
+struct Convert<bool> {
+    static bool decode(int v, bool& out);
+};
+
 int parse(const char* s);
 #endif

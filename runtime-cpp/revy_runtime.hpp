@@ -325,6 +325,8 @@ inline bool emit_locked(Global& G, const std::uint8_t* head, std::size_t hn,
         G.out.write_all(t, n);
         G.bytes += n;
         G.truncated = true;
+        // Recording stops: the hot path returns at its first check from now on.
+        hot().status.store(kOff, std::memory_order_release);
         return false;
     }
     G.out.write_all(head, hn);
@@ -650,7 +652,7 @@ inline void commit(ThreadBuf* b, std::uint32_t len, std::uint32_t count, std::si
 
 inline void finish() {
     Global& G = g();
-    if (hot().status.load(std::memory_order_acquire) != kOn) return;
+    if (hot().status.load(std::memory_order_acquire) == kUninit) return;
     G.lock.lock();
     if (!G.finished && G.pid == current_pid()) {
         for (ThreadBuf* b = G.buffers; b; b = b->next) {

@@ -56,11 +56,39 @@
 #define REVY_TSC 0
 #endif
 
+// An unoptimised build (-O0, CMake's Debug) would otherwise run the logging code unoptimised
+// too: ten times slower per event. The runtime's own functions are compiled with -O2 then.
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__OPTIMIZE__)
+#define REVY_PUSHED_OPTIMIZE 1
+#pragma GCC push_options
+#pragma GCC optimize("O2")
+// ... and the hot path's helpers are inlined into each other (-O0 inlines nothing).
+#define REVY_HOT inline __attribute__((always_inline))
+#else
+#define REVY_HOT inline
+#endif
+
 namespace revy {
 namespace detail {
 
 #if REVY_TSC
 __extension__ typedef unsigned __int128 u128;
+#endif
+
+// Atomics through the compiler's builtins where available: std::atomic's member functions are
+// out-of-line calls in an unoptimised build (they live outside this header's -O2 region).
+#if defined(__GNUC__) || defined(__clang__)
+template <typename T>
+struct Atom {
+    T v;
+    T load(std::memory_order m) const { return __atomic_load_n(&v, static_cast<int>(m)); }
+    void store(T x, std::memory_order m) { __atomic_store_n(&v, x, static_cast<int>(m)); }
+    T fetch_add(T x, std::memory_order m) { return __atomic_fetch_add(&v, x, static_cast<int>(m)); }
+    T exchange(T x, std::memory_order m) { return __atomic_exchange_n(&v, x, static_cast<int>(m)); }
+};
+#else
+template <typename T>
+using Atom = std::atomic<T>;
 #endif
 
 enum { kBufCap = 64 * 1024 };
@@ -111,7 +139,7 @@ struct Out {
     }
 };
 
-inline std::size_t put_v(std::uint8_t* p, std::uint64_t v) {
+REVY_HOT std::size_t put_v(std::uint8_t* p, std::uint64_t v) {
     std::size_t n = 0;
     while (v >= 0x80) {
         p[n++] = static_cast<std::uint8_t>(v | 0x80);
@@ -129,15 +157,15 @@ inline void put_v5(std::uint8_t* p, std::uint64_t v) {
     }
     p[4] = static_cast<std::uint8_t>(v);
 }
-inline std::size_t put_z(std::uint8_t* p, std::int64_t v) {
+REVY_HOT std::size_t put_z(std::uint8_t* p, std::int64_t v) {
     std::uint64_t z = (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63);
     return put_v(p, z);
 }
 
 // A tiny lock usable (by try-lock) from a signal handler.
 struct SpinLock {
-    std::atomic<bool> held;
-    SpinLock() : held(false) {}
+    Atom<bool> held;
+    SpinLock() : held() {}
     void lock() {
         while (held.exchange(true, std::memory_order_acquire)) std::this_thread::yield();
     }
@@ -159,7 +187,7 @@ struct SpinLock {
 struct ThreadBuf {
     // (event count << 32) | byte length; stored with release by the owner after each event
     // so that the exit/crash flusher sees only complete events.
-    std::atomic<std::uint64_t> state;
+    Atom<std::uint64_t> state;
     std::uint64_t base;  // time of the block's first event
     std::uint64_t last;  // time of the previous event
     std::uint64_t tid;
@@ -167,7 +195,7 @@ struct ThreadBuf {
     ThreadBuf* next;
     ThreadBuf* prev;
     std::uint8_t data[kBufCap];
-    ThreadBuf() : state(0), base(0), last(0), tid(0), gen(0), next(nullptr), prev(nullptr) {}
+    ThreadBuf() : state(), base(0), last(0), tid(0), gen(0), next(nullptr), prev(nullptr) {}
 };
 
 enum : int { kUninit = 0, kOn = 1, kOff = 2 };
@@ -175,9 +203,9 @@ enum : int { kUninit = 0, kOn = 1, kOff = 2 };
 // The state the hot path reads: constant-initialised (no guard), shared by every translation
 // unit as a static member of a class template.
 struct Hot {
-    std::atomic<int> status;
-    std::atomic<std::uint64_t> next_oid;
-    std::atomic<std::uint64_t> next_tid;
+    Atom<int> status;
+    Atom<std::uint64_t> next_oid;
+    Atom<std::uint64_t> next_tid;
     std::uint64_t ns0;   // steady_clock nanoseconds at the first event
     std::uint64_t tsc0;  // the time-stamp counter then
     std::uint64_t mult;  // nanoseconds per tick, 32.32 fixed point
@@ -187,17 +215,17 @@ struct Hot {
 template <typename Unused = void>
 struct Statics {
     static Hot hot;
-    static std::atomic<std::uint8_t> class_defined[config::class_count + 1];
-    static std::atomic<std::uint8_t> method_defined[config::method_count + 1];
+    static Atom<std::uint8_t> class_defined[config::class_count + 1];
+    static Atom<std::uint8_t> method_defined[config::method_count + 1];
 };
 template <typename Unused>
 Hot Statics<Unused>::hot = {{kUninit}, {1}, {2}, 0, 0, 0, 0};
 template <typename Unused>
-std::atomic<std::uint8_t> Statics<Unused>::class_defined[config::class_count + 1];
+Atom<std::uint8_t> Statics<Unused>::class_defined[config::class_count + 1];
 template <typename Unused>
-std::atomic<std::uint8_t> Statics<Unused>::method_defined[config::method_count + 1];
+Atom<std::uint8_t> Statics<Unused>::method_defined[config::method_count + 1];
 
-inline Hot& hot() { return Statics<>::hot; }
+REVY_HOT Hot& hot() { return Statics<>::hot; }
 
 // Everything else: built on first use, never destroyed (static destructors may still log).
 struct Global {
@@ -251,7 +279,7 @@ inline std::uint64_t steady_ns() {
 }
 
 #if REVY_TSC
-inline std::uint64_t rdtsc() {
+REVY_HOT std::uint64_t rdtsc() {
     unsigned lo, hi;
     __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
     return (static_cast<std::uint64_t>(hi) << 32) | lo;
@@ -298,7 +326,7 @@ inline void init_clock() {
 }
 
 // Nanoseconds since the first event.
-inline std::uint64_t now_ns() {
+REVY_HOT std::uint64_t now_ns() {
     const Hot& h = hot();
 #if REVY_TSC
     if (h.use_tsc) {
@@ -513,7 +541,7 @@ inline bool on_slow() {
 }
 
 // The hot-path check: one acquire load once initialised.
-inline bool on() {
+REVY_HOT bool on() {
     int s = hot().status.load(std::memory_order_acquire);
     if (s == kOn) return true;
     if (s == kOff) return false;
@@ -541,7 +569,7 @@ struct ThreadState {
     unsigned pending_next;
     Pending pending[kPending];
 };
-inline ThreadState& tls() {
+REVY_HOT ThreadState& tls() {
     static thread_local ThreadState s;
     return s;
 }
@@ -616,7 +644,7 @@ inline void record_direct(ThreadState& ts, const std::uint8_t* ev, std::size_t n
 
 // Room for one event in this thread's buffer (flushing it when full); null when the thread's
 // buffer is gone. `len` receives the current length.
-inline ThreadBuf* reserve(ThreadState& ts, std::uint32_t& len, std::uint32_t& count) {
+REVY_HOT ThreadBuf* reserve(ThreadState& ts, std::uint32_t& len, std::uint32_t& count) {
     ThreadBuf* b = ts.buf;
     if (!b) {
         b = buffer_slow(ts);
@@ -637,7 +665,7 @@ inline ThreadBuf* reserve(ThreadState& ts, std::uint32_t& len, std::uint32_t& co
 }
 
 // Appends the time delta and publishes the event (`n` bytes already written at `len`).
-inline void commit(ThreadBuf* b, std::uint32_t len, std::uint32_t count, std::size_t n) {
+REVY_HOT void commit(ThreadBuf* b, std::uint32_t len, std::uint32_t count, std::size_t n) {
     std::uint64_t t = now_ns();
     if (count == 0) {
         b->base = t;
@@ -685,7 +713,7 @@ inline void define_class_slow(std::uint32_t cls) {
     }
     G.lock.unlock();
 }
-inline void define_class(std::uint32_t cls) {
+REVY_HOT void define_class(std::uint32_t cls) {
     if (cls <= config::class_count &&
         Statics<>::class_defined[cls].load(std::memory_order_acquire))
         return;
@@ -713,7 +741,7 @@ inline void define_method_slow(std::uint32_t mid) {
     }
     G.lock.unlock();
 }
-inline void define_method(std::uint32_t mid) {
+REVY_HOT void define_method(std::uint32_t mid) {
     if (mid <= config::method_count &&
         Statics<>::method_defined[mid].load(std::memory_order_acquire))
         return;
@@ -734,7 +762,7 @@ inline void ev_slow(std::uint8_t kind, std::uint64_t a, std::uint64_t b, std::ui
 }
 
 // The hot path: encodes straight into this thread's buffer.
-inline void ev4(std::uint8_t kind, std::uint64_t a, std::uint64_t b, std::uint64_t c,
+REVY_HOT void ev4(std::uint8_t kind, std::uint64_t a, std::uint64_t b, std::uint64_t c,
                 bool with_c) {
     ThreadState& ts = tls();
     std::uint32_t len = 0, count = 0;
@@ -796,26 +824,26 @@ inline bool crt_upgrade(std::uint32_t cls, std::uint64_t oid, std::uint64_t size
 
 // ---- the API used by annotated code ----------------------------------------------------------
 
-inline std::uint64_t new_oid() noexcept {
+REVY_HOT std::uint64_t new_oid() noexcept {
     return detail::hot().next_oid.fetch_add(1, std::memory_order_relaxed);
 }
 
-inline void log_crt(std::uint32_t cls, std::uint64_t oid, std::uint64_t size) noexcept {
+REVY_HOT void log_crt(std::uint32_t cls, std::uint64_t oid, std::uint64_t size) noexcept {
     if (!detail::on()) return;
     detail::define_class(cls);
     detail::ev4(1, cls, oid, size, true);
 }
-inline void log_dst(std::uint32_t cls, std::uint64_t oid) noexcept {
+REVY_HOT void log_dst(std::uint32_t cls, std::uint64_t oid) noexcept {
     if (!detail::on()) return;
     detail::define_class(cls);
     detail::ev4(2, cls, oid, 0, false);
 }
-inline void log_start(std::uint32_t mid, std::uint64_t oid, std::uint64_t size) noexcept {
+REVY_HOT void log_start(std::uint32_t mid, std::uint64_t oid, std::uint64_t size) noexcept {
     if (!detail::on()) return;
     detail::define_method(mid);
     detail::ev4(3, mid, oid, size, true);
 }
-inline void log_end(std::uint32_t mid, std::uint64_t oid) noexcept {
+REVY_HOT void log_end(std::uint32_t mid, std::uint64_t oid) noexcept {
     if (!detail::on()) return;
     detail::ev4(4, mid, oid, 0, false);
 }
@@ -1083,5 +1111,11 @@ std::uint64_t pack_size(const A& a, const R&... r) noexcept {
 }
 
 }  // namespace revy
+
+#if defined(REVY_PUSHED_OPTIMIZE)
+#pragma GCC pop_options
+#undef REVY_PUSHED_OPTIMIZE
+#endif
+#undef REVY_HOT
 
 #endif  // REVY_RUNTIME_HPP_INCLUDED

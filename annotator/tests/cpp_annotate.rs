@@ -597,10 +597,10 @@ fn runtime_compiles_under_cxx11_to_cxx20() {
     let dir = tmp.path();
     build_runtime_program(dir, 1 << 30);
     for std in ["c++11", "c++14", "c++17", "c++20", "gnu++11"] {
-        for extra in ["", "-fno-exceptions -fno-rtti"] {
+        for extra in ["", "-fno-exceptions -fno-rtti", "-O0 -g"] {
             let b = sh(
                 dir,
-                &format!("g++ -std={std} -Wall -Wextra -Werror {extra} -O1 -pthread -o t11 t.cpp"),
+                &format!("g++ -std={std} -Wall -Wextra -Werror -O1 {extra} -pthread -o t11 t.cpp"),
                 &[],
             );
             assert_eq!(b.code, 0, "-std={std} {extra}:\n{}", b.stderr);

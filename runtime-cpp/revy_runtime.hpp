@@ -1093,6 +1093,29 @@ std::uint64_t size_of(const T& x) noexcept {
     return detail::size_impl<U>(x, detail::size_kind<U>());
 }
 
+// A user object in better mode: its runtime size when its class has one (`_rv_rsize()`, added
+// by the annotator: static size plus the contents of its standard containers and strings),
+// else the static size the annotator passes (also when the class is incomplete here).
+namespace detail {
+template <typename T>
+auto rsize_impl(const T& x, std::uint64_t, int) noexcept
+    -> decltype(static_cast<std::uint64_t>(x._rv_rsize())) {
+    return static_cast<std::uint64_t>(x._rv_rsize());
+}
+template <typename T>
+std::uint64_t rsize_impl(const T&, std::uint64_t s, long) noexcept {
+    return s;
+}
+}  // namespace detail
+template <typename T>
+std::uint64_t rsize(const T& x, std::uint64_t s) noexcept {
+    return detail::rsize_impl(x, s, 0);
+}
+template <typename T>
+std::uint64_t rsize_ptr(const T* p, std::uint64_t s) noexcept {
+    return p ? detail::rsize_impl(*p, s, 0) : sizeof(void*);
+}
+
 // A pointer to a user object: the pointee's (static) size, one pointer when null.
 inline std::uint64_t ptr_size(const volatile void* p, std::uint64_t pointee) noexcept {
     return p ? pointee : sizeof(void*);

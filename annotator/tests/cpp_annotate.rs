@@ -466,7 +466,8 @@ fn cpp_corpus_in_both_modes() {
 }
 
 /// `expect.txt` lines: `skipped SUBSTRING`, `note SUBSTRING`, `traced METHOD`,
-/// `threads N` (at least N threads traced), `created CLASS N` (exactly N creations).
+/// `threads N` (at least N threads traced), `created CLASS N` (exactly N creations),
+/// `better-size METHOD N` (better mode: every call's message size).
 fn check_expectations(name: &str, o: &Outcome, expect: &str) {
     let t = &o.trace;
     for line in expect
@@ -507,6 +508,27 @@ fn check_expectations(name: &str, o: &Outcome, expect: &str) {
                     .filter(|(_, _, e)| matches!(e, Ev::Crt { cls, .. } if t.classes[cls] == c))
                     .count();
                 assert_eq!(got, n, "{name}: creations of {c}");
+            }
+            "better-size" => {
+                // `better-size METHOD N`: in better mode every call of METHOD weighs N bytes.
+                if !t.header.contains("mode=better") {
+                    continue;
+                }
+                let (m, n) = v.rsplit_once(' ').unwrap();
+                let n: u64 = n.parse().unwrap();
+                let id = method_id(t, m);
+                let sizes: Vec<u64> = t
+                    .events
+                    .iter()
+                    .filter_map(|(_, _, e)| match e {
+                        Ev::Start { mth, size, .. } if *mth == id => Some(*size),
+                        _ => None,
+                    })
+                    .collect();
+                assert!(
+                    !sizes.is_empty() && sizes.iter().all(|s| *s == n),
+                    "{name}: sizes of {m}: {sizes:?}, expected {n}"
+                );
             }
             _ => panic!("{name}: bad expect line {line}"),
         }

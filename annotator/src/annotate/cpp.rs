@@ -83,6 +83,11 @@ impl LangAnnotator for CppAnnotator {
                     }
                     let plan = project.tag_plan(cx.saf, sc);
                     let size = sc.static_size.max(1);
+                    let rsize = if cx.mode == Mode::Better {
+                        runtime_size_fn(sc, src.get(c.body.start..c.body.end).unwrap_or("#"))
+                    } else {
+                        String::new()
+                    };
                     let fin = if plan.is_final { "" } else { ", false" };
                     let text = match &plan.sub {
                         None if plan.is_final => {
@@ -98,7 +103,8 @@ impl LangAnnotator for CppAnnotator {
                             sc.id, plan.member
                         ),
                     };
-                    fe.insertions.push(Insertion::new(close, text));
+                    fe.insertions
+                        .push(Insertion::new(close, format!("{rsize}{text}")));
                 }
                 IdKind::NonIntrusive(why) => fe.notes.push(format!(
                     "{path}:{}: {} — non-intrusive object IDs ({why})",
@@ -326,6 +332,54 @@ fn unique_name(base: &str, text: &str) -> String {
 
 // ---- message sizes -------------------------------------------------------------------------
 
+/// Standard containers and strings: fields of these types are measured at run time.
+const MEASURED: &[&str] = &[
+    "std::string",
+    "std::wstring",
+    "std::basic_string",
+    "std::vector",
+    "std::deque",
+    "std::list",
+    "std::map",
+    "std::multimap",
+    "std::set",
+    "std::multiset",
+    "std::unordered_map",
+    "std::unordered_multimap",
+    "std::unordered_set",
+    "std::unordered_multiset",
+];
+
+/// Better mode: ` public: unsigned long long _rv_rsize() const {…} ` — the object's runtime
+/// size (static size plus the contents of its own standard-container and string fields), used
+/// for message sizes by `::revy::rsize`. Empty when the class has no such field, when its body
+/// has preprocessor lines (a field may not exist in this build) or the name is taken.
+fn runtime_size_fn(sc: &SafClass, body: &str) -> String {
+    if body.lines().any(|l| l.trim_start().starts_with('#')) || member_taken(sc, "_rv_rsize") {
+        return String::new();
+    }
+    let fields: Vec<&str> = sc
+        .fields
+        .iter()
+        .filter(|f| !f.is_static && f.pointers == 0 && f.dim == 0)
+        .filter(|f| MEASURED.contains(&f.ty.trim_start_matches("::")))
+        .filter(|f| !f.name.is_empty() && f.name.chars().all(|c| c.is_alphanumeric() || c == '_'))
+        .map(|f| f.name.as_str())
+        .collect();
+    if fields.is_empty() {
+        return String::new();
+    }
+    let sum: Vec<String> = fields
+        .iter()
+        .map(|f| format!("::revy::size_of(this->{f})"))
+        .collect();
+    format!(
+        " public: unsigned long long _rv_rsize() const {{ return {}ull + {}; }}",
+        sc.static_size.max(1),
+        sum.join(" + ")
+    )
+}
+
 /// The C++ expression for a call's message size (a sum of per-argument sizes).
 fn message_size(cx: &Context, owner: &str, params: &[Param]) -> String {
     let mut parts: Vec<String> = Vec::new();
@@ -347,7 +401,11 @@ fn message_size(cx: &Context, owner: &str, params: &[Param]) -> String {
             parts.push(format!("::revy::array_size({n})"));
         } else if let Some(uc) = user_class(cx.saf, owner, &ty.name) {
             let s = uc.static_size.max(1);
+            let better = cx.mode == Mode::Better;
             match ty.pointers {
+                // Better: the runtime size where the class has one (falls back to `s`).
+                0 if better => parts.push(format!("::revy::rsize({n}, {s})")),
+                1 if better => parts.push(format!("::revy::rsize_ptr({n}, {s})")),
                 0 => constant += s,
                 1 => parts.push(format!("::revy::ptr_size({n}, {s})")),
                 _ => constant += cx.saf.sizes.pointer,

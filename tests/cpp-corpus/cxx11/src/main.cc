@@ -24,6 +24,9 @@ int main() {
     const char* text = "a\nb";
     Reader r;
     std::printf("%d %d\n", Reader::hasNewLine(text, text + 3), r.apply(4, twice, nullptr));
+    Mid big(1, std::vector<int>(5, 1));
+    Mid small(1, std::vector<int>(1, 1));
+    std::printf("%d\n", small.heavier(big));
     bool flag = false;
     double real = 0;
     std::printf("%d %d %d %g\n", Convert<bool>::decode(3, flag), flag, Convert<double>::decode(2, real), real);

@@ -20,6 +20,8 @@ public:
     Mid(int w, std::vector<int> extra) : Base(w), extra_(extra) {}
     std::string name() const { return "mid" + std::to_string(extra_.size()); }
     int factor() const { return 2; }
+    // Better mode measures the argument at run time: static size + its vector's contents.
+    bool heavier(const Mid& o) const { return o.extra_.size() > extra_.size(); }
 
 protected:
     std::vector<int> extra_;

@@ -506,6 +506,47 @@ fn macro_candidates(text: &str, root: Node) -> Vec<(usize, usize)> {
         }
         ls = next_ls;
     }
+    // Trailing annotation macros after a declarator: `Status Recover(VersionEdit* e)
+    // EXCLUSIVE_LOCKS_REQUIRED(mutex_);`, `MemTable* imm_ GUARDED_BY(mutex_);` (leveldb).
+    let mut i = 0usize;
+    while i < b.len() {
+        if !(b[i].is_ascii_uppercase() || b[i] == b'_') || (i > 0 && is_ident_byte(b[i - 1])) {
+            i += 1;
+            continue;
+        }
+        let Some(j) = macro_ident(b, i) else {
+            i += 1;
+            continue;
+        };
+        let mut end = j;
+        let mut k2 = j;
+        while k2 < b.len() && (b[k2] == b' ' || b[k2] == b'\t') {
+            k2 += 1;
+        }
+        if k2 < b.len() && b[k2] == b'(' {
+            if let Some(e) = match_parens(b, k2) {
+                end = e;
+            }
+        }
+        // Before: `)` or an identifier (a declarator, `const`, `override`); after: `;`, `{`,
+        // `=`, `,` or another such macro.
+        let mut p = i;
+        while p > 0 && matches!(b[p - 1], b' ' | b'\t' | b'\n' | b'\r') {
+            p -= 1;
+        }
+        let before_ok = p > 0 && p < i && (b[p - 1] == b')' || is_ident_byte(b[p - 1]));
+        let n = skip_ws_comments(b, end);
+        let after_ok = n < b.len()
+            && (matches!(b[n], b';' | b'{' | b'=' | b',' | b':') || macro_ident(b, n).is_some());
+        // The parse error may sit just before the macro (`)` then a MISSING `;`).
+        let near_error = root
+            .descendant_for_byte_range(p.saturating_sub(1), end)
+            .is_some_and(|n| n.has_error());
+        if before_ok && after_ok && end > j && near_error {
+            out.push((i, end));
+        }
+        i = end.max(i + 1);
+    }
     // `class DLL_EXPORT Foo [final] {` / `:`
     let mut k = 0usize;
     while let Some(p) = find_class_kw(b, k) {

@@ -9,7 +9,11 @@
 //! - in each selected class with an intrusive ID, just before the closing `}`:
 //!   ` ::revy::Tag<CLASS_ID, STATIC_SIZE> _rv_tag; ` — the last member, so it is constructed
 //!   after every base and member (creation log) and destroyed right after the destructor body
-//!   (destruction log); copies/moves get a new ID, assignment keeps it;
+//!   (destruction log); copies/moves get a new ID, assignment keeps it. A class derived from
+//!   exactly one selected tagged class gets ` public: ::revy::SubTag<…> _rv_sub{&this->_rv_tag}; `
+//!   instead (one object = one ID; see [`TagPlan`]), and the root's tag is `public:` and
+//!   `Tag<…, false>`. Better mode adds ` public: unsigned long long _rv_rsize() const {…} `
+//!   to classes with standard-container fields ([`runtime_size_fn`]);
 //! - right after each selected method body's `{`:
 //!   ` ::revy::Scope _rv_s(METHOD_ID, OID, SIZE); ` whose destructor logs the end on every exit.
 //!   OID is `this->_rv_tag.oid`, `0` for static member functions, or a non-intrusive

@@ -988,7 +988,8 @@ public:
 // ---- message sizes ---------------------------------------------------------------------------
 //
 // What is measured (both modes unless said): arithmetic, enum and pointer values by `sizeof`;
-// strings and containers (anything with size(), begin(), end()) by their length × element —
+// strings and containers (standard-library-like: allocator_type, size(), begin(), end()) by
+// their length × element —
 // better: the exact sum over the elements (nested containers measured too), faster: the first
 // element's size × length; other complete types by `sizeof`; opaque (incomplete) types by
 // `[sizes].system`. The annotator writes user objects' sizes itself (see README).
@@ -1006,8 +1007,11 @@ struct is_complete<T, typename voider<decltype(sizeof(T))>::type> : std::true_ty
 
 template <typename T, typename = void>
 struct is_sized_range : std::false_type {};
+// Only standard-library-like containers (they have an allocator_type): a user type with
+// size()/begin()/end() may throw, assert or do work in them, so it is measured by sizeof.
 template <typename T>
-struct is_sized_range<T, typename voider<decltype(std::declval<const T&>().size()),
+struct is_sized_range<T, typename voider<typename T::allocator_type,
+                                         decltype(std::declval<const T&>().size()),
                                          decltype(std::begin(std::declval<const T&>())),
                                          decltype(std::end(std::declval<const T&>()))>::type>
     : std::true_type {};

@@ -27,6 +27,9 @@ int main() {
     Mid big(1, std::vector<int>(5, 1));
     Mid small(1, std::vector<int>(1, 1));
     std::printf("%d\n", small.heavier(big));
+    Bag broken = {-1};
+    Holder<Bag> holder;
+    std::printf("%d\n", holder.put(broken));
     bool flag = false;
     double real = 0;
     std::printf("%d %d %d %g\n", Convert<bool>::decode(3, flag), flag, Convert<double>::decode(2, real), real);

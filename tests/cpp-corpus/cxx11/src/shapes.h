@@ -1,5 +1,6 @@
 #ifndef SHAPES_H
 #define SHAPES_H
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,22 @@ struct Convert {
 template <>
 struct Convert<bool> {
     static bool decode(int v, bool& out);
+};
+
+// A user range whose size() must not be called by the profiler (yaml-cpp's Node::size()
+// throws on an invalid node): measured by sizeof, not as a container.
+struct Bag {
+    int n;
+    std::size_t size() const {
+        if (n < 0) std::abort();
+        return static_cast<std::size_t>(n);
+    }
+    const int* begin() const { return nullptr; }
+    const int* end() const { return nullptr; }
+};
+template <typename T>
+struct Holder {
+    int put(const T& t) { return t.n < 0 ? -1 : 1; }
 };
 
 int parse(const char* s);

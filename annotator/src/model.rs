@@ -19,9 +19,8 @@ impl Lang {
         let ext = path.rsplit_once('.').map(|(_, e)| e)?;
         match ext {
             "java" => Some(Lang::Java),
-            "cpp" | "cc" | "cxx" | "c++" | "h" | "hpp" | "hh" | "hxx" | "h++" | "ipp" | "tpp" => {
-                Some(Lang::Cpp)
-            }
+            "cpp" | "cc" | "cxx" | "c++" | "h" | "hpp" | "hh" | "hxx" | "h++" | "ipp" | "tpp"
+            | "inl" => Some(Lang::Cpp),
             _ => None,
         }
     }

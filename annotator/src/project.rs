@@ -109,6 +109,17 @@ pub fn link(files: Vec<SourceFile>) -> Project {
             // An owner that is no class of the sources is a namespace-qualified free
             // function (`void ns::f() {}`) or a member of an outside class: nothing to link.
             if let Some(ci) = find_owner(&classes, &by_qname, owner) {
+                // An explicit specialisation shares the primary's qualified name: the one
+                // whose class declares this member takes the definition
+                // (`bool convert<bool>::decode(...)` in yaml-cpp).
+                let ci = by_qname
+                    .get(&classes[ci].qname)
+                    .and_then(|ids| {
+                        ids.iter()
+                            .copied()
+                            .find(|&i| declaration_slot(&classes[i], def).is_some())
+                    })
+                    .unwrap_or(ci);
                 merge_definition(&mut classes[ci], def.clone());
             }
         }
@@ -148,23 +159,41 @@ fn find_owner(
     pick(&ids)
 }
 
-fn same_params(a: &MethodDecl, b: &MethodDecl) -> bool {
+/// Same type name, or the same name qualified more in one of them: a definition out of class
+/// writes `OurReader::Location` where the declaration in the class wrote `Location`.
+fn same_type_name(a: &str, b: &str, relaxed: bool) -> bool {
+    let (a, b) = (a.trim_start_matches("::"), b.trim_start_matches("::"));
+    a == b
+        || (relaxed
+            && (a.strip_suffix(b).is_some_and(|p| p.ends_with("::"))
+                || b.strip_suffix(a).is_some_and(|p| p.ends_with("::"))))
+}
+
+fn same_params(a: &MethodDecl, b: &MethodDecl, relaxed: bool) -> bool {
     a.params.len() == b.params.len()
         && a.params.iter().zip(&b.params).all(|(x, y)| {
-            x.ty.name == y.ty.name
+            same_type_name(&x.ty.name, &y.ty.name, relaxed)
                 && x.ty.dims == y.ty.dims
                 && x.ty.pointers == y.ty.pointers
                 && x.ty.reference == y.ty.reference
         })
 }
 
+/// The declaration (without body) in `class` that definition `def` defines, if any.
+fn declaration_slot(class: &ClassDecl, def: &MethodDecl) -> Option<usize> {
+    let find = |relaxed: bool| {
+        class.methods.iter().position(|m| {
+            m.name == def.name
+                && m.body.is_none()
+                && same_params(m, def, relaxed)
+                && m.flags.is_const == def.flags.is_const
+        })
+    };
+    find(false).or_else(|| find(true))
+}
+
 fn merge_definition(class: &mut ClassDecl, mut def: MethodDecl) {
-    let slot = class.methods.iter().position(|m| {
-        m.name == def.name
-            && m.body.is_none()
-            && same_params(m, &def)
-            && m.flags.is_const == def.flags.is_const
-    });
+    let slot = declaration_slot(class, &def);
     match slot {
         Some(i) => {
             // The declaration knows `static`/`virtual`/`override`; the definition knows the body.

@@ -466,7 +466,8 @@ fn cpp_corpus_in_both_modes() {
 }
 
 /// `expect.txt` lines: `skipped SUBSTRING`, `note SUBSTRING`, `traced METHOD`,
-/// `threads N` (at least N threads traced), `created CLASS N` (exactly N creations).
+/// `threads N` (at least N threads traced), `created CLASS N` (exactly N creations),
+/// `better-size METHOD N` (better mode: every call's message size).
 fn check_expectations(name: &str, o: &Outcome, expect: &str) {
     let t = &o.trace;
     for line in expect
@@ -508,6 +509,27 @@ fn check_expectations(name: &str, o: &Outcome, expect: &str) {
                     .count();
                 assert_eq!(got, n, "{name}: creations of {c}");
             }
+            "better-size" => {
+                // `better-size METHOD N`: in better mode every call of METHOD weighs N bytes.
+                if !t.header.contains("mode=better") {
+                    continue;
+                }
+                let (m, n) = v.rsplit_once(' ').unwrap();
+                let n: u64 = n.parse().unwrap();
+                let id = method_id(t, m);
+                let sizes: Vec<u64> = t
+                    .events
+                    .iter()
+                    .filter_map(|(_, _, e)| match e {
+                        Ev::Start { mth, size, .. } if *mth == id => Some(*size),
+                        _ => None,
+                    })
+                    .collect();
+                assert!(
+                    !sizes.is_empty() && sizes.iter().all(|s| *s == n),
+                    "{name}: sizes of {m}: {sizes:?}, expected {n}"
+                );
+            }
             _ => panic!("{name}: bad expect line {line}"),
         }
     }
@@ -519,18 +541,18 @@ const TEST_CONFIG: &str = r#"#ifndef REVY_CONFIG_HPP_INCLUDED
 #define REVY_CONFIG_HPP_INCLUDED
 #include <cstdint>
 namespace revy { namespace config {
-inline constexpr const char* project = "rt";
-inline constexpr const char* trace_dir = "TRACE_DIR";
-inline constexpr std::uint64_t max_size = MAX_SIZEull;
-inline constexpr const char* mode = "better";
-inline constexpr bool better = true;
-inline constexpr std::uint64_t collection_sample = 8;
-inline constexpr std::uint64_t system_size = 32;
-inline constexpr std::uint32_t class_count = 1;
-inline constexpr const char* class_names[] = {"", "ns::Obj"};
+inline const char* project() { return "rt"; }
+inline const char* trace_dir() { return "TRACE_DIR"; }
+constexpr std::uint64_t max_size = MAX_SIZEull;
+inline const char* mode() { return "better"; }
+constexpr bool better = true;
+constexpr std::uint64_t collection_sample = 8;
+constexpr std::uint64_t system_size = 32;
+constexpr std::uint32_t class_count = 1;
+inline const char* const* class_names() { static const char* const t[] = {"", "ns::Obj"}; return t; }
 struct Method { std::uint32_t cls; const char* name; const char* sgn; };
-inline constexpr std::uint32_t method_count = 2;
-inline constexpr Method methods[] = {{0, "", ""}, {1, "work", "!int^0!"}, {1, "inner", "!!"}};
+constexpr std::uint32_t method_count = 2;
+inline const Method* methods() { static const Method t[] = {{0, "", ""}, {1, "work", "!int^0!"}, {1, "inner", "!!"}}; return t; }
 }}
 #endif
 "#;
@@ -587,6 +609,34 @@ fn build_runtime_program(dir: &Path, max_size: u64) -> PathBuf {
     );
     assert_eq!(b.code, 0, "runtime does not compile cleanly:\n{}", b.stderr);
     dir.join("t")
+}
+
+/// The runtime compiles cleanly (warnings are errors) under every standard a corpus project
+/// may build with, with and without exceptions and RTTI, and the program runs the same.
+#[test]
+fn runtime_compiles_under_cxx11_to_cxx20() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    build_runtime_program(dir, 1 << 30);
+    for std in ["c++11", "c++14", "c++17", "c++20", "gnu++11"] {
+        for extra in ["", "-fno-exceptions -fno-rtti", "-O0 -g"] {
+            let b = sh(
+                dir,
+                &format!("g++ -std={std} -Wall -Wextra -Werror -O1 {extra} -pthread -o t11 t.cpp"),
+                &[],
+            );
+            assert_eq!(b.code, 0, "-std={std} {extra}:\n{}", b.stderr);
+            let r = sh(dir, "./t11 100", &[("REVY_TRACE", "s.rvt")]);
+            assert_eq!(
+                (r.code, r.stdout.as_str()),
+                (0, "2 17\n"),
+                "{std}: {}",
+                r.stderr
+            );
+            let t = decode(&std::fs::read(dir.join("s.rvt")).unwrap());
+            check_trace(&t, std);
+        }
+    }
 }
 
 #[test]

@@ -16,7 +16,7 @@ fi
 need=""
 for p in dpkg-dev junit4 junit5 libhamcrest-java libeasymock-java libjsr305-java \
   libgoogle-gson-java libjetty9-java libservlet-api-java libcommons-lang3-java libcommons-io-java \
-  libgtest-dev libgmock-dev googletest cmake zlib1g-dev; do
+  libgtest-dev libgmock-dev googletest libbenchmark-dev cmake zlib1g-dev; do
   dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"
 done
 [ -z "$need" ] || apt-get install -y -qq --no-upgrade $need >/dev/null

@@ -1,69 +1,159 @@
 #!/usr/bin/env python3
-"""Checks the record structure of a compact Revy trace (docs/trace-format.md) without
-decoding events: blocks are skipped by their byte length. Prints
-"records=R blocks=B events=N threads=T truncated=yes|no end=yes|no"; exits 1 when the file
-is not a well-formed compact trace."""
+"""Reads compact Revy traces (docs/trace-format.md) completely and checks them: magic, header
+first, every record well formed, definitions before use, balanced messages per thread,
+Crt/Dst pairing. Prints one summary line per file; exit 1 if any file is unreadable.
+Events are decoded in the first DEEP bytes of block data (env RVT_DEEP, default 64 MiB; 0 =
+everything); past that, records are walked structurally (block headers and lengths, definitions).
+Usage: rvt_check.py FILE..."""
+import os
 import sys
 
-def main(path):
-    with open(path, 'rb') as f:
-        data = memoryview(f.read())
-    if bytes(data[:8]) != b'RVYTRC\x00\x01':
-        sys.exit('%s: not a compact Revy trace (magic %r)' % (path, bytes(data[:8])))
-    p = 8
-    n = len(data)
+
+DEEP = int(os.environ.get('RVT_DEEP', str(64 << 20)))
+
+
+class Bad(Exception):
+    pass
+
+
+def check(path):
+    data = open(path, 'rb').read()
+    if data[:8] != b'RVYTRC\x00\x01':
+        raise Bad('bad magic')
+    pos = 8
 
     def v():
-        nonlocal p
-        x = s = 0
+        nonlocal pos
+        r = s = 0
         while True:
-            b = data[p]
-            p += 1
-            x |= (b & 0x7f) << s
+            if pos >= len(data):
+                raise EOFError
+            b = data[pos]
+            pos += 1
+            r |= (b & 0x7f) << s
             s += 7
             if b < 0x80:
-                return x
+                return r
 
-    def skip_str():
-        nonlocal p
-        k = v()
-        p += k
+    def z():
+        n = v()
+        return (n >> 1) ^ -(n & 1)
 
-    records = blocks = events = threads = 0
-    truncated = False
+    def st():
+        nonlocal pos
+        n = v()
+        if pos + n > len(data):
+            raise EOFError
+        t = data[pos:pos + n].decode('utf-8')
+        pos += n
+        return t
+
+    classes, methods, threads = {}, {}, {}
+    stacks = {}
+    live = {}
+    header = None
+    events = crt = dst = msgs = 0
     end = None
-    first = True
+    truncated = False
+    complete_to = pos
+    deep_done = skipped = 0
     try:
-        while p < n:
-            tag = chr(data[p])
-            p += 1
-            if first != (tag == 'H'):
-                raise ValueError('H must be the first record')
-            first = False
-            if tag == 'H':
-                skip_str()
-            elif tag == 'C':
-                v(); skip_str()
-            elif tag == 'M':
-                v(); v(); skip_str(); skip_str()
-            elif tag == 'N':
-                v(); skip_str(); threads += 1
-            elif tag == 'B':
-                v(); v(); events += v(); k = v(); p += k; blocks += 1
-            elif tag == 'T':
-                v(); truncated = True
-            elif tag == 'E':
+        while pos < len(data):
+            tag = data[pos]
+            pos += 1
+            if header is None and tag != ord('H'):
+                raise Bad('first record is not the header')
+            if tag == ord('H'):
+                header = st()
+            elif tag == ord('C'):
+                c = v()
+                classes[c] = st()
+            elif tag == ord('M'):
+                m = v()
+                c = v()
+                if c not in classes:
+                    raise Bad('method %d of undefined class %d' % (m, c))
+                methods[m] = (c, st(), st())
+            elif tag == ord('N'):
+                t = v()
+                threads[t] = st()
+            elif tag == ord('B'):
+                tid, _base, count, length = v(), v(), v(), v()
+                stop = pos + length
+                if stop > len(data):
+                    raise EOFError
+                if tid not in threads:
+                    raise Bad('block of unnamed thread %d' % tid)
+                stack = stacks.setdefault(tid, [])
+                if DEEP and deep_done >= DEEP:
+                    pos = stop
+                    skipped += count
+                    count = 0
+                deep_done += length
+                for _ in range(count):
+                    kind = data[pos]
+                    pos += 1
+                    if kind == 1:
+                        c, o, _s = v(), v(), v()
+                        if c not in classes:
+                            raise Bad('Crt of undefined class %d' % c)
+                        if o in live:
+                            raise Bad('oid %d created twice' % o)
+                        live[o] = c
+                        crt += 1
+                    elif kind == 2:
+                        c, o = v(), v()
+                        if c not in classes:
+                            raise Bad('Dst of undefined class %d' % c)
+                        live.pop(o, None)
+                        dst += 1
+                    elif kind == 3:
+                        m, o, _s = v(), v(), v()
+                        if m not in methods:
+                            raise Bad('message of undefined method %d' % m)
+                        stack.append((m, o))
+                        msgs += 1
+                    elif kind == 4:
+                        m, o = v(), v()
+                        if stack and stack[-1] == (m, o):
+                            stack.pop()
+                        else:
+                            raise Bad('unbalanced end of method %d on thread %d' % (m, tid))
+                    else:
+                        raise Bad('bad event kind %d at %d' % (kind, pos - 1))
+                    z()
+                    events += 1
+                if pos != stop:
+                    raise Bad('block length mismatch at %d' % pos)
+            elif tag == ord('T'):
+                v()
+                truncated = True
+            elif tag == ord('E'):
                 end = v()
             else:
-                raise ValueError('bad tag 0x%02x' % ord(tag))
-            records += 1
-            if p > n:
-                raise ValueError('record runs past the end')
-    except (ValueError, IndexError) as e:
-        sys.exit('%s: malformed at byte %d: %s' % (path, p, e))
-    if end is not None and end != events:
-        sys.exit('%s: E says %d events, blocks hold %d' % (path, end, events))
-    print('records=%d blocks=%d events=%d threads=%d truncated=%s end=%s' % (
-        records, blocks, events, threads, 'yes' if truncated else 'no', 'yes' if end is not None else 'no'))
+                raise Bad('bad record tag %d at %d' % (tag, pos - 1))
+            complete_to = pos
+    except EOFError:
+        pass
+    if header is None:
+        raise Bad('no header')
+    if end is not None and end != events + skipped:
+        raise Bad('E says %d events, read %d' % (end, events + skipped))
+    status = ('truncated at max_size, ' if truncated else '') + (
+        'end' if end is not None else 'no end mark (killed?) after byte %d' % complete_to)
+    # The trailing key=value pairs are what tests/corpus/java.sh reads.
+    return ('%s: %d bytes, %d events (%d decoded: %d messages, %d Crt, %d Dst), %d classes, '
+            '%d methods, %d threads, %s; events=%d truncated=%s'
+            % (path, len(data), events + skipped, events, msgs, crt, dst, len(classes),
+               len(methods), len(threads), status, events + skipped,
+               'yes' if truncated else 'no'))
 
-main(sys.argv[1])
+
+bad = 0
+for f in sys.argv[1:]:
+    try:
+        print(check(f))
+    except (Bad, UnicodeDecodeError) as e:
+        print('%s: UNREADABLE: %s' % (f, e))
+        bad += 1
+sys.exit(1 if bad else 0)

@@ -9,7 +9,11 @@
 //! - in each selected class with an intrusive ID, just before the closing `}`:
 //!   ` ::revy::Tag<CLASS_ID, STATIC_SIZE> _rv_tag; ` — the last member, so it is constructed
 //!   after every base and member (creation log) and destroyed right after the destructor body
-//!   (destruction log); copies/moves get a new ID, assignment keeps it;
+//!   (destruction log); copies/moves get a new ID, assignment keeps it. A class derived from
+//!   exactly one selected tagged class gets ` public: ::revy::SubTag<…> _rv_sub{&this->_rv_tag}; `
+//!   instead (one object = one ID; see [`TagPlan`]), and the root's tag is `public:` and
+//!   `Tag<…, false>`. Better mode adds ` public: unsigned long long _rv_rsize() const {…} `
+//!   to classes with standard-container fields ([`runtime_size_fn`]);
 //! - right after each selected method body's `{`:
 //!   ` ::revy::Scope _rv_s(METHOD_ID, OID, SIZE); ` whose destructor logs the end on every exit.
 //!   OID is `this->_rv_tag.oid`, `0` for static member functions, or a non-intrusive
@@ -72,7 +76,7 @@ impl LangAnnotator for CppAnnotator {
             }
             fe.classes += 1;
             match id_kind(cx.saf, sc, &project) {
-                IdKind::Tag(name) => {
+                IdKind::Tag(_) => {
                     let close = c.body.end.saturating_sub(1);
                     if src.as_bytes().get(close) != Some(&b'}') {
                         fe.skipped.push(format!(
@@ -81,14 +85,30 @@ impl LangAnnotator for CppAnnotator {
                         ));
                         continue;
                     }
-                    fe.insertions.push(Insertion::new(
-                        close,
-                        format!(
-                            " ::revy::Tag<{}, {}> {name}; ",
-                            sc.id,
-                            sc.static_size.max(1)
+                    let plan = project.tag_plan(cx.saf, sc);
+                    let size = sc.static_size.max(1);
+                    let rsize = if cx.mode == Mode::Better {
+                        runtime_size_fn(sc, src.get(c.body.start..c.body.end).unwrap_or("#"))
+                    } else {
+                        String::new()
+                    };
+                    let fin = if plan.is_final { "" } else { ", false" };
+                    let text = match &plan.sub {
+                        None if plan.is_final => {
+                            format!(" ::revy::Tag<{}, {size}> {}; ", sc.id, plan.member)
+                        }
+                        // Subclasses reach the root tag: make it public.
+                        None => format!(
+                            " public: ::revy::Tag<{}, {size}{fin}> {}; ",
+                            sc.id, plan.member
                         ),
-                    ));
+                        Some(sub) => format!(
+                            " public: ::revy::SubTag<{}, {size}{fin}> {sub}{{&this->{}}}; ",
+                            sc.id, plan.member
+                        ),
+                    };
+                    fe.insertions
+                        .push(Insertion::new(close, format!("{rsize}{text}")));
                 }
                 IdKind::NonIntrusive(why) => fe.notes.push(format!(
                     "{path}:{}: {} — non-intrusive object IDs ({why})",
@@ -210,9 +230,10 @@ fn annotate_method(
         format!(" ::revy::Scope {scope_name}({}, 0, {size}); ", sm.id)
     } else {
         match (&kind, m.kind) {
-            (IdKind::Tag(tag), _) => format!(
-                " ::revy::Scope {scope_name}({}, this->{tag}.oid, {size}); ",
-                sm.id
+            (IdKind::Tag(_), _) => format!(
+                " ::revy::Scope {scope_name}({}, this->{}.oid, {size}); ",
+                sm.id,
+                project.tag_plan(cx.saf, sc).member
             ),
             (IdKind::NonIntrusive(_), MethodKind::Constructor) => format!(
                 " ::revy::Scope {scope_name}({}, ::revy::nid_new(this, {cls}, {ssize}), {size}); ",
@@ -315,6 +336,54 @@ fn unique_name(base: &str, text: &str) -> String {
 
 // ---- message sizes -------------------------------------------------------------------------
 
+/// Standard containers and strings: fields of these types are measured at run time.
+const MEASURED: &[&str] = &[
+    "std::string",
+    "std::wstring",
+    "std::basic_string",
+    "std::vector",
+    "std::deque",
+    "std::list",
+    "std::map",
+    "std::multimap",
+    "std::set",
+    "std::multiset",
+    "std::unordered_map",
+    "std::unordered_multimap",
+    "std::unordered_set",
+    "std::unordered_multiset",
+];
+
+/// Better mode: ` public: unsigned long long _rv_rsize() const {…} ` — the object's runtime
+/// size (static size plus the contents of its own standard-container and string fields), used
+/// for message sizes by `::revy::rsize`. Empty when the class has no such field, when its body
+/// has preprocessor lines (a field may not exist in this build) or the name is taken.
+fn runtime_size_fn(sc: &SafClass, body: &str) -> String {
+    if body.lines().any(|l| l.trim_start().starts_with('#')) || member_taken(sc, "_rv_rsize") {
+        return String::new();
+    }
+    let fields: Vec<&str> = sc
+        .fields
+        .iter()
+        .filter(|f| !f.is_static && f.pointers == 0 && f.dim == 0)
+        .filter(|f| MEASURED.contains(&f.ty.trim_start_matches("::")))
+        .filter(|f| !f.name.is_empty() && f.name.chars().all(|c| c.is_alphanumeric() || c == '_'))
+        .map(|f| f.name.as_str())
+        .collect();
+    if fields.is_empty() {
+        return String::new();
+    }
+    let sum: Vec<String> = fields
+        .iter()
+        .map(|f| format!("::revy::size_of(this->{f})"))
+        .collect();
+    format!(
+        " public: unsigned long long _rv_rsize() const {{ return {}ull + {}; }}",
+        sc.static_size.max(1),
+        sum.join(" + ")
+    )
+}
+
 /// The C++ expression for a call's message size (a sum of per-argument sizes).
 fn message_size(cx: &Context, owner: &str, params: &[Param]) -> String {
     let mut parts: Vec<String> = Vec::new();
@@ -336,7 +405,11 @@ fn message_size(cx: &Context, owner: &str, params: &[Param]) -> String {
             parts.push(format!("::revy::array_size({n})"));
         } else if let Some(uc) = user_class(cx.saf, owner, &ty.name) {
             let s = uc.static_size.max(1);
+            let better = cx.mode == Mode::Better;
             match ty.pointers {
+                // Better: the runtime size where the class has one (falls back to `s`).
+                0 if better => parts.push(format!("::revy::rsize({n}, {s})")),
+                1 if better => parts.push(format!("::revy::rsize_ptr({n}, {s})")),
                 0 => constant += s,
                 1 => parts.push(format!("::revy::ptr_size({n}, {s})")),
                 _ => constant += cx.saf.sizes.pointer,
@@ -443,6 +516,22 @@ pub fn user_class<'a>(saf: &'a Saf, owner: &str, name: &str) -> Option<&'a SafCl
 /// The C++ sources of the project (from the SAF's file list), read once per SAF.
 pub struct ProjectText {
     files: Vec<(String, String)>,
+    /// `id_kind` per class id (it scans the whole project's text).
+    kinds: Mutex<HashMap<u32, IdKind>>,
+    /// How each tagged class gets its identity member, by class id.
+    plans: OnceLock<HashMap<u32, TagPlan>>,
+}
+
+/// The identity member of a selected class with an intrusive ID.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TagPlan {
+    /// The root tag's member name (`this->NAME.oid` is the object's ID).
+    pub member: String,
+    /// `Some(name)`: the class derives from exactly one tagged selected class, so it gets a
+    /// `SubTag` member of this name (same object ID, Crt names the most-derived class).
+    pub sub: Option<String>,
+    /// No selected class derives from this one through a `SubTag`.
+    pub is_final: bool,
 }
 
 impl ProjectText {
@@ -474,7 +563,7 @@ impl ProjectText {
                             .map(|t| (f.path.clone(), t))
                     })
                     .collect();
-                Arc::new(ProjectText { files })
+                Arc::new(ProjectText::from_files(files))
             })
             .clone()
     }
@@ -513,13 +602,141 @@ impl ProjectText {
 
     /// Builds one from texts directly (tests).
     pub fn from_files(files: Vec<(String, String)>) -> Self {
-        ProjectText { files }
+        ProjectText {
+            files,
+            kinds: Mutex::new(HashMap::new()),
+            plans: OnceLock::new(),
+        }
+    }
+
+    /// The identity plan of a tagged class (a root tag of its own when not computed).
+    pub fn tag_plan(&self, saf: &Saf, sc: &SafClass) -> TagPlan {
+        self.plans
+            .get_or_init(|| tag_plans(saf, self))
+            .get(&sc.id)
+            .cloned()
+            .unwrap_or_else(|| TagPlan {
+                member: "_rv_tag".into(),
+                sub: None,
+                is_final: true,
+            })
     }
 }
 
 /// Decides how objects of `sc` are identified. Depends only on the SAF and the project's
 /// text, so every file (header and sources) decides the same.
 pub fn id_kind(saf: &Saf, sc: &SafClass, project: &ProjectText) -> IdKind {
+    if let Some(k) = project
+        .kinds
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&sc.id)
+    {
+        return k.clone();
+    }
+    let k = id_kind_uncached(saf, sc, project);
+    project
+        .kinds
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(sc.id, k.clone());
+    k
+}
+
+/// Whether `name` is a member (field or method) of `sc`.
+fn member_taken(sc: &SafClass, n: &str) -> bool {
+    sc.fields.iter().any(|f| f.name == n) || sc.methods.iter().any(|m| m.name == n)
+}
+
+/// Identity plans of every selected tagged class. A class derived (non-virtually) from exactly
+/// one selected tagged class shares its root's tag: one object = one ID and one Crt/Dst.
+fn tag_plans(saf: &Saf, project: &ProjectText) -> HashMap<u32, TagPlan> {
+    let tagged = |c: &SafClass| {
+        c.selected
+            && c.annotatable
+            && c.lang == Lang::Cpp
+            && matches!(id_kind(saf, c, project), IdKind::Tag(_))
+    };
+    // The one tagged direct base, if exactly one (by class id).
+    let mut parent: HashMap<u32, u32> = HashMap::new();
+    for c in saf.classes.iter().filter(|c| tagged(c)) {
+        let head = project
+            .class_text(c)
+            .map(|t| t.split('{').next().unwrap_or("").to_string())
+            .unwrap_or_default();
+        if has_word(&head, "virtual") {
+            continue; // virtual bases: member offsets differ between objects
+        }
+        let bases: Vec<&SafClass> = c
+            .supers
+            .iter()
+            .filter_map(|s| user_class(saf, &c.qname, s))
+            .filter(|b| b.id != c.id && tagged(b))
+            .collect();
+        if bases.len() == 1 {
+            parent.insert(c.id, bases[0].id);
+        }
+    }
+    let by_id: HashMap<u32, &SafClass> = saf.classes.iter().map(|c| (c.id, c)).collect();
+    let mut plans: HashMap<u32, TagPlan> = HashMap::new();
+    // Roots first (their member names), then derived classes by walking up.
+    for c in saf.classes.iter().filter(|c| tagged(c)) {
+        if let IdKind::Tag(name) = id_kind(saf, c, project) {
+            plans.insert(
+                c.id,
+                TagPlan {
+                    member: name,
+                    sub: None,
+                    is_final: true,
+                },
+            );
+        }
+    }
+    let root_of = |mut id: u32| {
+        let mut seen = 0;
+        while let Some(p) = parent.get(&id) {
+            id = *p;
+            seen += 1;
+            if seen > 64 {
+                break; // a cycle would be a front-end mistake: stop
+            }
+        }
+        id
+    };
+    let mut final_false: Vec<u32> = Vec::new();
+    for (&child, &par) in &parent {
+        let root = root_of(child);
+        let Some(root_member) = plans.get(&root).map(|p| p.member.clone()) else {
+            continue;
+        };
+        let Some(sc) = by_id.get(&child) else {
+            continue;
+        };
+        if member_taken(sc, &root_member) {
+            continue; // its own member hides the root's: it keeps a root tag of its own
+        }
+        let mut sub = "_rv_sub".to_string();
+        let mut i = 0;
+        while member_taken(sc, &sub) {
+            i += 1;
+            sub = format!("_rv_sub{i}");
+        }
+        if let Some(p) = plans.get_mut(&child) {
+            p.member = root_member;
+            p.sub = Some(sub);
+        }
+        final_false.push(par);
+    }
+    // A parent whose child kept its own tag is still final; only SubTag children count.
+    for par in final_false {
+        if let Some(p) = plans.get_mut(&par) {
+            p.is_final = false;
+        }
+    }
+    plans
+}
+
+fn id_kind_uncached(saf: &Saf, sc: &SafClass, project: &ProjectText) -> IdKind {
     if let Some(why) = non_intrusive_reason(sc, project) {
         return IdKind::NonIntrusive(why);
     }
@@ -747,47 +964,50 @@ pub fn config_header(cx: &Context) -> String {
          #ifndef REVY_CONFIG_HPP_INCLUDED\n#define REVY_CONFIG_HPP_INCLUDED\n\
          #include <cstdint>\nnamespace revy {\nnamespace config {\n",
     );
+    // C++11-compatible and ODR-safe: scalars are `constexpr` (their values are only read),
+    // strings and tables come from inline functions (one definition in every translation unit).
     s.push_str(&format!(
-        "inline constexpr const char* project = {};\n",
+        "inline const char* project() {{ return {}; }}\n",
         c_string(&cx.trace.project)
     ));
     s.push_str(&format!(
-        "inline constexpr const char* trace_dir = {};\n",
+        "inline const char* trace_dir() {{ return {}; }}\n",
         c_string(&cx.trace.dir.display().to_string())
     ));
     s.push_str(&format!(
-        "inline constexpr std::uint64_t max_size = {}ull;\n",
+        "constexpr std::uint64_t max_size = {}ull;\n",
         cx.trace.max_size
     ));
     s.push_str(&format!(
-        "inline constexpr const char* mode = \"{}\";\ninline constexpr bool better = {better};\n",
+        "inline const char* mode() {{ return \"{}\"; }}\nconstexpr bool better = {better};\n",
         cx.mode
     ));
     s.push_str(&format!(
-        "inline constexpr std::uint64_t collection_sample = {}ull;\n\
-         inline constexpr std::uint64_t system_size = {}ull;\n",
+        "constexpr std::uint64_t collection_sample = {}ull;\n\
+         constexpr std::uint64_t system_size = {}ull;\n",
         saf.sizes.collection_sample, saf.sizes.system
     ));
     s.push_str(&format!(
-        "inline constexpr std::uint32_t class_count = {class_count};\n\
-         inline constexpr const char* class_names[] = {{\n"
+        "constexpr std::uint32_t class_count = {class_count};\n\
+         inline const char* const* class_names() {{\n    static const char* const t[] = {{\n"
     ));
     for n in &class_names {
-        s.push_str(&format!("    {},\n", c_string(n)));
+        s.push_str(&format!("        {},\n", c_string(n)));
     }
-    s.push_str("};\nstruct Method {\n    std::uint32_t cls;\n    const char* name;\n    const char* sgn;\n};\n");
+    s.push_str("    };\n    return t;\n}\nstruct Method {\n    std::uint32_t cls;\n    const char* name;\n    const char* sgn;\n};\n");
     s.push_str(&format!(
-        "inline constexpr std::uint32_t method_count = {method_count};\n\
-         inline constexpr Method methods[] = {{\n"
+        "constexpr std::uint32_t method_count = {method_count};\n\
+         inline const Method* methods() {{\n    static const Method t[] = {{\n"
     ));
     for (cls, name, sgn) in &table {
         s.push_str(&format!(
-            "    {{{cls}, {}, {}}},\n",
+            "        {{{cls}, {}, {}}},\n",
             c_string(name),
             c_string(sgn)
         ));
     }
-    s.push_str("};\n}  // namespace config\n}  // namespace revy\n#endif\n");
+    s.push_str("    };\n    return t;\n}\n");
+    s.push_str("}  // namespace config\n}  // namespace revy\n#endif\n");
     s
 }
 

@@ -489,9 +489,63 @@ fn macro_candidates(text: &str, root: Node) -> Vec<(usize, usize)> {
                 if at_scope_with_error(root, i, j) {
                     out.push(region);
                 }
+            } else {
+                // A specifier macro opening a declaration: `TINYXML2_PRIVATE void f();`.
+                let mut k = j;
+                while k < next_ls && (b[k] == b' ' || b[k] == b'\t') {
+                    k += 1;
+                }
+                if k > j
+                    && k < next_ls
+                    && (b[k].is_ascii_alphabetic() || b[k] == b'_' || b[k] == b'~')
+                    && at_scope_with_error(root, i, j)
+                {
+                    out.push((i, j));
+                }
             }
         }
         ls = next_ls;
+    }
+    // Trailing annotation macros after a declarator: `Status Recover(VersionEdit* e)
+    // EXCLUSIVE_LOCKS_REQUIRED(mutex_);`, `MemTable* imm_ GUARDED_BY(mutex_);` (leveldb).
+    let mut i = 0usize;
+    while i < b.len() {
+        if !(b[i].is_ascii_uppercase() || b[i] == b'_') || (i > 0 && is_ident_byte(b[i - 1])) {
+            i += 1;
+            continue;
+        }
+        let Some(j) = macro_ident(b, i) else {
+            i += 1;
+            continue;
+        };
+        let mut end = j;
+        let mut k2 = j;
+        while k2 < b.len() && (b[k2] == b' ' || b[k2] == b'\t') {
+            k2 += 1;
+        }
+        if k2 < b.len() && b[k2] == b'(' {
+            if let Some(e) = match_parens(b, k2) {
+                end = e;
+            }
+        }
+        // Before: `)` or an identifier (a declarator, `const`, `override`); after: `;`, `{`,
+        // `=`, `,` or another such macro.
+        let mut p = i;
+        while p > 0 && matches!(b[p - 1], b' ' | b'\t' | b'\n' | b'\r') {
+            p -= 1;
+        }
+        let before_ok = p > 0 && p < i && (b[p - 1] == b')' || is_ident_byte(b[p - 1]));
+        let n = skip_ws_comments(b, end);
+        let after_ok = n < b.len()
+            && (matches!(b[n], b';' | b'{' | b'=' | b',' | b':') || macro_ident(b, n).is_some());
+        // The parse error may sit just before the macro (`)` then a MISSING `;`).
+        let near_error = root
+            .descendant_for_byte_range(p.saturating_sub(1), end)
+            .is_some_and(|n| n.has_error());
+        if before_ok && after_ok && end > j && near_error {
+            out.push((i, end));
+        }
+        i = end.max(i + 1);
     }
     // `class DLL_EXPORT Foo [final] {` / `:`
     let mut k = 0usize;
@@ -1124,7 +1178,12 @@ impl<'a> Walker<'a> {
                 | "optional_parameter_declaration"
                 | "variadic_parameter_declaration" => {
                     let mut d = Decor::default();
-                    let inner = unwrap_decl(self.src, field(p, "declarator"), &mut d);
+                    let mut inner = unwrap_decl(self.src, field(p, "declarator"), &mut d);
+                    if let Some(f) = inner.filter(|n| n.kind() == "function_declarator") {
+                        // A function pointer parameter `void (*f)(int)`: its name is inside.
+                        inner = unwrap_decl(self.src, field(f, "declarator"), &mut d);
+                        d.pointers += 1;
+                    }
                     let name = inner.map(|n| name_of(self.src, n)).unwrap_or_default();
                     let ty = self.type_ref(p, field(p, "type"), &d);
                     out.push(Param {

@@ -605,3 +605,39 @@ fn scan_dir() {
     }
     println!("files={files} classes={classes} methods={methods} diags={diags}");
 }
+
+#[test]
+fn function_pointer_parameters_are_named() {
+    let src = "class Sink {\n  void Take(char* b, void (*deleter)(void*, const char*, int), void* arg) {}\n};\n";
+    let m = parse(src);
+    let c = class(&m, "Sink");
+    let t = method(c, "Take");
+    let names: Vec<&str> = t.params.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["b", "deleter", "arg"]);
+    assert_eq!(t.params[1].ty.pointers, 1);
+}
+
+#[test]
+fn specifier_macros_opening_declarations_are_blanked() {
+    // tinyxml2: `TINYXML2_PRIVATE` (visibility, or nothing) before members.
+    let src = "class XMLAttribute {\n    TINYXML2_PRIVATE XMLAttribute() : _next( 0 ) {}\n    TINYXML2_PRIVATE virtual ~XMLAttribute() {}\n    int Value() const { return 1; }\n    XMLAttribute* _next;\n};\n";
+    let m = parse(src);
+    let c = class(&m, "XMLAttribute");
+    assert!(c.not_annotatable.is_none(), "{:?}", c.not_annotatable);
+    let n = names(c);
+    assert!(n.contains(&"Value") && n.contains(&"XMLAttribute"), "{n:?}");
+}
+
+#[test]
+fn trailing_annotation_macros_are_blanked() {
+    // leveldb's thread-safety annotations.
+    let src = "class DBImpl {\n public:\n  int Get(int k) { return k; }\n private:\n  int Recover(int* edit, bool* save)\n      EXCLUSIVE_LOCKS_REQUIRED(mutex_);\n  int* imm_ GUARDED_BY(mutex_);  // compacted\n  int mutex_;\n};\nclass MutexLock {\n public:\n  explicit MutexLock(int* mu) EXCLUSIVE_LOCK_FUNCTION(mu) : mu_(mu) {\n  }\n  ~MutexLock() UNLOCK_FUNCTION() { }\n private:\n  int* const mu_;\n};\nint DBImpl::Recover(int* edit, bool* save) { return 0; }\n";
+    let m = parse(src);
+    let c = class(&m, "DBImpl");
+    assert!(c.not_annotatable.is_none(), "{:?}", c.not_annotatable);
+    let n = names(c);
+    assert!(n.contains(&"Get") && n.contains(&"Recover"), "{n:?}");
+    let l = class(&m, "MutexLock");
+    assert!(l.not_annotatable.is_none(), "{:?}", l.not_annotatable);
+    assert_eq!(l.methods.iter().filter(|x| x.body.is_some()).count(), 2);
+}

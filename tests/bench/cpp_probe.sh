@@ -1,0 +1,125 @@
+#!/bin/bash
+# Probe effect of the C++ annotation: a loop calling a trivial member function N times
+# (defined in another translation unit, so every variant really calls it), built at -O2:
+#   plain      — the original code;
+#   better / faster — annotated by `revy annotate` in that mode (trace to a file);
+#   hook       — the original with `g++ -finstrument-functions` and a minimal hook recording
+#                (function address, TSC timestamp) into a thread-local ring buffer (no I/O).
+# All variants run in the same invocation, interleaved, ROUNDS times; the best round counts.
+# Prints ns per call, ns added per call over plain, and trace bytes per call.
+# Usage: tests/bench/cpp_probe.sh [N] [ROUNDS]    (default N=30000000, ROUNDS=3)
+# Targets (issue 4): ≤ 25 ns added per call, and no slower than the hook.
+set -euo pipefail
+N=${1:-30000000}
+ROUNDS=${2:-3}
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+REVY=${REVY:-$repo/target/release/revy}
+[ -x "$REVY" ] || (cd "$repo" && cargo build --release -q)
+tmp=$(mktemp -d /tmp/revy-probe.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+mkdir -p "$tmp/src"
+cat > "$tmp/src/counter.h" <<'EOF'
+#ifndef COUNTER_H
+#define COUNTER_H
+class Counter {
+public:
+    Counter() : v_(0) {}
+    void inc(int k);
+    long get() const { return v_; }
+
+private:
+    long v_;
+};
+#endif
+EOF
+cat > "$tmp/src/counter.cc" <<'EOF'
+#include "counter.h"
+void Counter::inc(int k) { v_ += k; }
+EOF
+cat > "$tmp/src/bench.cc" <<'EOF'
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include "counter.h"
+int main(int argc, char** argv) {
+    long n = argc > 1 ? std::atol(argv[1]) : 1000;
+    Counter c;
+    auto t0 = std::chrono::steady_clock::now();
+    for (long i = 0; i < n; ++i) c.inc(static_cast<int>(i & 7));
+    auto t1 = std::chrono::steady_clock::now();
+    double ns = std::chrono::duration<double, std::nano>(t1 - t0).count();
+    std::printf("%.3f %ld\n", ns / n, c.get());
+    return 0;
+}
+EOF
+cat > "$tmp/hook.cc" <<'EOF'
+#include <cstdint>
+#include <x86intrin.h>
+namespace {
+struct Rec { void* fn; std::uint64_t t; };
+thread_local Rec ring[1 << 16];
+thread_local unsigned next;
+}
+extern "C" {
+__attribute__((no_instrument_function)) void __cyg_profile_func_enter(void* fn, void*) {
+    Rec& r = ring[next++ & 0xffff];
+    r.fn = fn;
+    r.t = __rdtsc();
+}
+__attribute__((no_instrument_function)) void __cyg_profile_func_exit(void* fn, void*) {
+    Rec& r = ring[next++ & 0xffff];
+    r.fn = reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(fn) | 1);
+    r.t = __rdtsc();
+}
+}
+EOF
+CXX="g++ -std=c++17 -O2"
+$CXX -o "$tmp/plain" "$tmp/src/bench.cc" "$tmp/src/counter.cc"
+$CXX -finstrument-functions -finstrument-functions-exclude-file-list=/usr/include \
+  -o "$tmp/hook" "$tmp/src/bench.cc" "$tmp/src/counter.cc" "$tmp/hook.cc"
+for mode in better faster; do
+  d=$tmp/$mode
+  cp -r "$tmp/src" "$d"
+  cat > "$d/revy.toml" <<EOF
+[project]
+name = "probe"
+sources = ["counter.h", "counter.cc"]
+build = "true"
+run = "true"
+[annotate]
+mode = "$mode"
+include = ["*"]
+[trace]
+path = ".revy/traces"
+max_size = "8GiB"
+EOF
+  (cd "$d" && "$REVY" parse > /dev/null && "$REVY" annotate --$mode > /dev/null)
+  $CXX -o "$tmp/$mode.bin" "$d/bench.cc" "$d/counter.cc"
+done
+
+declare -A best
+for r in $(seq "$ROUNDS"); do
+  for v in plain hook better faster; do
+    case $v in
+    better | faster) out=$(REVY_TRACE=$tmp/$v.rvt "$tmp/$v.bin" "$N") ;;
+    *) out=$("$tmp/$v" "$N") ;;
+    esac
+    ns=${out%% *}
+    if [ -z "${best[$v]:-}" ] || awk -v a="$ns" -v b="${best[$v]}" 'BEGIN { exit !(a < b) }'; then
+      best[$v]=$ns
+    fi
+  done
+done
+plain=${best[plain]}
+printf 'N=%d calls, best of %d rounds (-O2)\n' "$N" "$ROUNDS"
+printf '%-8s %10s %12s %12s\n' variant ns/call added-ns bytes/call
+for v in plain hook better faster; do
+  case $v in
+  better | faster) bpc=$(awk -v s="$(stat -c %s "$tmp/$v.rvt")" -v n="$N" 'BEGIN { printf "%.2f", s / n }') ;;
+  hook) bpc="(32 in RAM)" ;;
+  *) bpc=- ;;
+  esac
+  printf '%-8s %10.2f %12.2f %12s\n' "$v" "${best[$v]}" "$(awk -v a="${best[$v]}" -v b="$plain" 'BEGIN { print a - b }')" "$bpc"
+done

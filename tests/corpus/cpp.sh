@@ -1,0 +1,180 @@
+#!/bin/bash
+# Acceptance on a real C++ project of the corpus (../shared/corpus/recipes, section 7-12):
+# annotate every class and member function of the library's main sources in MODE, build with
+# the recipe's UNCHANGED build commands, run its own tests, compare the per-test outcomes with
+# the original's, check the traces read back, restore, and check the tree is byte-identical.
+#
+# Usage: tests/corpus/cpp.sh PROJECT MODE
+#   PROJECT: tinyxml2 | jsoncpp | yaml-cpp | snappy | leveldb;  MODE: better | faster
+# Env: REVY (default target/release/revy), CORPUS (default /tmp/corpus, fetched by
+#      tests/corpus/fetch.sh), REVY_SCRATCH (default /tmp/revy-corpus), JOBS (default 2).
+# The original is built and tested once per scratch folder (cached: delete $REVY_SCRATCH/P/orig
+# to redo). Prints one summary line; exit 0 only when everything matched.
+set -uo pipefail
+P=${1:?usage: cpp.sh PROJECT better|faster}
+MODE=${2:?usage: cpp.sh PROJECT better|faster}
+case $MODE in better | faster) ;; *) echo "bad mode $MODE" >&2; exit 2 ;; esac
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+REVY=${REVY:-$repo/target/release/revy}
+C=${CORPUS:-/tmp/corpus}
+SCR=${REVY_SCRATCH:-/tmp/revy-corpus}/$P
+JOBS=${JOBS:-2}
+OUTCOMES=$C/outcomes.py
+[ -f "$OUTCOMES" ] || OUTCOMES=$repo/../shared/corpus/outcomes.py
+[ -x "$REVY" ] || { echo "no revy at $REVY (cargo build --release)" >&2; exit 2; }
+
+case $P in
+tinyxml2) src=$C/w/tinyxml2-9.0.0+dfsg
+  sources='["tinyxml2.cpp", "tinyxml2.h"]'; exclude='[]' ;;
+jsoncpp) src=$C/w/libjsoncpp-1.9.5
+  sources='["src/lib_json/*.cpp", "src/lib_json/*.h", "src/lib_json/*.inl", "include/json/*.h"]'
+  exclude='[]' ;;
+yaml-cpp) src=$C/w/yaml-cpp-0.7.0+dfsg
+  sources='["src/**/*.cpp", "src/**/*.h", "include/**/*.h"]'; exclude='[]' ;;
+snappy) src=$C/w/snappy-1.1.9
+  sources='["snappy.cc", "snappy.h", "snappy-internal.h", "snappy-sinksource.cc", "snappy-sinksource.h", "snappy-stubs-internal.cc", "snappy-stubs-internal.h", "snappy-c.cc", "snappy-c.h"]'
+  exclude='[]' ;;
+leveldb) src=$C/w/leveldb-1.23
+  sources='["db/*.cc", "db/*.h", "table/*.cc", "table/*.h", "util/*.cc", "util/*.h", "helpers/memenv/*.cc", "helpers/memenv/*.h", "include/leveldb/*.h", "port/*.h"]'
+  exclude='["**/*_test.cc", "**/*_bench.cc", "util/testutil.*", "util/testharness.*", "db/leveldbutil.cc", "util/env_windows*", "util/windows_logger.h", "port/port_example.h"]' ;;
+*) echo "unknown project $P" >&2; exit 2 ;;
+esac
+[ -d "$src" ] || { echo "$src missing: run tests/corpus/fetch.sh" >&2; exit 2; }
+
+now() { date +%s.%N; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+
+# ---- the recipes' exact build and test commands (run in the project's root) ---------------
+build() {
+  case $P in
+  tinyxml2) mkdir -p build && g++ -std=c++11 -O0 -g -Wall -o build/xmltest tinyxml2.cpp xmltest.cpp ;;
+  jsoncpp) mkdir -p build
+    LIB="src/lib_json/json_reader.cpp src/lib_json/json_value.cpp src/lib_json/json_writer.cpp"
+    FLAGS="-std=c++11 -O0 -g -Iinclude -Isrc/lib_json"
+    g++ $FLAGS -o build/jsoncpp_test $LIB src/test_lib_json/jsontest.cpp src/test_lib_json/fuzz.cpp src/test_lib_json/main.cpp &&
+      g++ $FLAGS -o build/jsontestrunner $LIB src/jsontestrunner/main.cpp ;;
+  yaml-cpp) mkdir -p build/obj build/reports
+    export CXXFLAGS="-std=c++11 -O0 -g -Iinclude -Isrc -Itest"
+    printf '%s\n' src/*.cpp src/contrib/*.cpp test/*.cpp test/integration/*.cpp test/node/*.cpp |
+      xargs -P"$JOBS" -I{} sh -c 'g++ $CXXFLAGS -c "{}" -o "build/obj/$(echo "{}" | tr / _).o"' &&
+      g++ -o build/yaml-cpp-tests build/obj/*.o -lgmock -lgtest -pthread ;;
+  snappy) cmake -S . -B build -DCMAKE_BUILD_TYPE=Debug -DSNAPPY_BUILD_TESTS=ON -DSNAPPY_BUILD_BENCHMARKS=OFF \
+      -DCMAKE_EXPORT_COMPILE_COMMANDS=ON > build.cfg.log &&
+      make -C build -j"$JOBS" snappy_unittest > build.log ;;
+  leveldb) cmake -S . -B build -DCMAKE_BUILD_TYPE=Debug -DLEVELDB_BUILD_TESTS=ON -DLEVELDB_BUILD_BENCHMARKS=OFF \
+      -DBUILD_SHARED_LIBS=OFF -DCMAKE_EXPORT_COMPILE_COMMANDS=ON > build.cfg.log &&
+      make -C build -j"$JOBS" > build.log ;;
+  esac
+}
+
+# Runs the tests; writes build/outcomes.txt (one `name<TAB>PASS|FAIL|SKIP` line per test, in a
+# stable order). Timing lines of the output are not compared.
+run_tests() {
+  case $P in
+  tinyxml2) ./build/xmltest > build/test.log 2>&1; echo "exit=$?" > build/exit.txt
+    grep -E '^\[(pass|fail)\]' build/test.log |
+      sed -E 's/^\[pass\] (.*)$/\1\tPASS/; s/^\[fail\] (.*)$/\1\tFAIL/' > build/outcomes.txt ;;
+  jsoncpp) ./build/jsoncpp_test > build/unit.log 2>&1; echo "unit exit=$?" > build/exit.txt
+    (cd test && python3 runjsontests.py ../build/jsontestrunner data > ../build/data.log 2>&1; echo "data exit=$?" >> ../build/exit.txt)
+    (cd test && python3 runjsontests.py --with-json-checker ../build/jsontestrunner data > ../build/checker.log 2>&1; echo "checker exit=$?" >> ../build/exit.txt)
+    { grep -E '^Testing ' build/unit.log | sed -E 's/^Testing (.*): (OK|FAILED)$/\1\t\2/; s/\tOK$/\tPASS/; s/\tFAILED$/\tFAIL/'
+      grep -E '^(All|Test results|[0-9]+ of|Failed)' build/data.log | sed 's/^/data::/; s/$/\tPASS/'
+      grep -E '^(All|Test results|[0-9]+ of|Failed)' build/checker.log | sed 's/^/checker::/; s/$/\tPASS/'
+    } > build/outcomes.txt ;;
+  yaml-cpp) mkdir -p build/reports; rm -f build/reports/*.xml
+    ./build/yaml-cpp-tests --gtest_output=xml:build/reports/yaml-cpp-tests.xml > build/test.log 2>&1
+    echo "exit=$?" > build/exit.txt
+    python3 "$OUTCOMES" build/reports > build/outcomes.txt 2>/dev/null ;;
+  snappy) mkdir -p build/reports; rm -f build/reports/*.xml
+    build/snappy_unittest --gtest_output=xml:build/reports/snappy_unittest.xml > build/test.log 2>&1
+    echo "exit=$?" > build/exit.txt
+    python3 "$OUTCOMES" build/reports > build/outcomes.txt 2>/dev/null ;;
+  leveldb) mkdir -p build/reports; rm -f build/reports/*.xml
+    (cd build && GTEST_OUTPUT=xml:$PWD/reports/ ctest -j"$JOBS" --output-junit ctest.xml > ctest.log 2>&1; echo "exit=$?" > exit.txt)
+    python3 "$OUTCOMES" build/reports > build/outcomes.txt 2>/dev/null ;;
+  esac
+}
+
+summary() {  # outcomes file -> "N tests (P pass, F fail, S skip)"
+  awk -F'\t' '{ n++; if ($2 == "PASS") p++; else if ($2 == "FAIL") f++; else if ($2 == "SKIP") s++ }
+    END { printf "%d (%d pass, %d fail, %d skip)", n, p, f, s }' "$1"
+}
+
+# Differences between the pristine tree and DIR, ignoring files only DIR has (build output).
+noise() { (cd "$1" && diff -rq "$src" . 2>&1 | grep -v '^Only in \.' | sed "s#$src#SRC#g" | sort); }
+
+# ---- the original, once ---------------------------------------------------------------------
+mkdir -p "$SCR"
+orig=$SCR/orig
+if [ ! -f "$SCR/orig.done" ]; then
+  rm -rf "$orig" && cp -a "$src" "$orig"
+  t0=$(now); (cd "$orig" && build) > "$SCR/orig.build.log" 2>&1 || { echo "$P: original build failed (see $SCR/orig.build.log)" >&2; exit 1; }
+  t1=$(now); (cd "$orig" && run_tests); t2=$(now)
+  secs "$t0" "$t1" > "$SCR/orig.build.s"; secs "$t1" "$t2" > "$SCR/orig.test.s"
+  cp "$orig/build/outcomes.txt" "$SCR/orig.outcomes"; cp "$orig/build/exit.txt" "$SCR/orig.exit"
+  noise "$orig" > "$SCR/orig.noise"
+  touch "$SCR/orig.done"
+fi
+
+# ---- annotated ------------------------------------------------------------------------------
+work=$SCR/$MODE
+rm -rf "$work" && cp -a "$src" "$work"
+log=$SCR/$MODE.log
+: > "$log"
+fail() { echo "$P $MODE: FAILED: $* (log: $log)"; exit 1; }
+cat > "$work/revy.toml" <<EOF
+[project]
+name = "$P"
+sources = $sources
+exclude = $exclude
+build = "true"
+run = "true"
+
+[annotate]
+mode = "$MODE"
+include = ["*"]
+
+[trace]
+path = ".revy/traces"
+max_size = "${REVY_MAX_SIZE:-512MiB}"
+EOF
+(cd "$work" && "$REVY" parse) >> "$log" 2>&1
+[ $? -le 1 ] || fail "revy parse"
+(cd "$work" && "$REVY" annotate --"$MODE") >> "$log" 2>&1
+[ $? -le 1 ] || fail "revy annotate"
+t0=$(now); (cd "$work" && build) >> "$log" 2>&1 || fail "annotated build (compiler errors in $log$( [ -f "$work/build.log" ] && echo " and $work/build.log"))"
+t1=$(now); (cd "$work" && run_tests); t2=$(now)
+bs=$(secs "$t0" "$t1"); ts=$(secs "$t1" "$t2")
+status=0
+if ! diff "$SCR/orig.outcomes" "$work/build/outcomes.txt" > "$SCR/$MODE.outcomes.diff"; then
+  status=1; echo "outcomes differ: $SCR/$MODE.outcomes.diff" >> "$log"
+fi
+if ! diff "$SCR/orig.exit" "$work/build/exit.txt" >> "$log"; then status=1; fi
+[ -s "$work/build/outcomes.txt" ] || { status=1; echo "no test outcomes" >> "$log"; }
+
+# Traces: every file read back completely.
+traces=$(find "$work/.revy/traces" -name '*.rvt' 2>/dev/null | sort)
+ntr=$(printf '%s' "$traces" | grep -c . || true)
+bytes=0
+if [ "$ntr" -eq 0 ]; then
+  status=1; echo "no trace written" >> "$log"
+else
+  bytes=$(du -cb $traces | tail -1 | cut -f1)
+  if ! python3 "$here/rvt_check.py" $traces > "$SCR/$MODE.traces.txt" 2>&1; then
+    status=1; echo "unreadable traces: $SCR/$MODE.traces.txt" >> "$log"
+  fi
+fi
+
+# Restore: the tree as the original's after the same build and tests.
+(cd "$work" && "$REVY" restore) >> "$log" 2>&1 || { status=1; echo "restore failed" >> "$log"; }
+[ ! -e "$work/.revy-runtime" ] || { status=1; echo ".revy-runtime left behind" >> "$log"; }
+noise "$work" > "$SCR/$MODE.noise"
+if ! diff "$SCR/orig.noise" "$SCR/$MODE.noise" > "$SCR/$MODE.restore.diff"; then
+  status=1; echo "tree differs after restore: $SCR/$MODE.restore.diff" >> "$log"
+fi
+
+mb=$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1048576 }')
+verdict=$([ $status -eq 0 ] && echo ok || echo MISMATCH)
+echo "$P $MODE: tests $(summary "$work/build/outcomes.txt") vs original $(summary "$SCR/orig.outcomes"), build ${bs}s vs $(cat "$SCR/orig.build.s")s, tests ${ts}s vs $(cat "$SCR/orig.test.s")s, trace ${mb} MB in $ntr file(s), restore $([ -s "$SCR/$MODE.restore.diff" ] && echo DIFFERS || echo identical): $verdict"
+exit $status

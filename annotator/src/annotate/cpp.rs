@@ -448,35 +448,10 @@ fn static_estimate(cx: &Context, owner: &str, name: &str, pointers: u32, dims: u
     }
 }
 
+/// LP64 size of a C++ primitive (as in the SAF's type table), `std::`-qualified or not.
 fn primitive_size(name: &str) -> Option<u64> {
-    let n = name.trim_start_matches("std::");
-    Some(match n {
-        "bool" | "char" | "signed char" | "unsigned char" | "char8_t" | "int8_t" | "uint8_t"
-        | "byte" => 1,
-        "short" | "short int" | "unsigned short" | "unsigned short int" | "char16_t"
-        | "int16_t" | "uint16_t" => 2,
-        "int" | "unsigned" | "unsigned int" | "signed" | "signed int" | "float" | "char32_t"
-        | "wchar_t" | "int32_t" | "uint32_t" => 4,
-        "long"
-        | "long int"
-        | "unsigned long"
-        | "unsigned long int"
-        | "long long"
-        | "long long int"
-        | "unsigned long long"
-        | "unsigned long long int"
-        | "double"
-        | "size_t"
-        | "ssize_t"
-        | "ptrdiff_t"
-        | "intptr_t"
-        | "uintptr_t"
-        | "int64_t"
-        | "uint64_t"
-        | "nullptr_t" => 8,
-        "long double" => 16,
-        _ => return None,
-    })
+    use crate::saf::primitive_size as prim;
+    prim(Lang::Cpp, name).or_else(|| prim(Lang::Cpp, name.trim_start_matches("std::")))
 }
 
 /// Resolves a type name written inside class `owner` to a C++ class of the SAF.

@@ -5,7 +5,6 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -17,32 +16,10 @@ fn revy_in(dir: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    walkdir::WalkDir::new(dir)
-        .into_iter()
-        .filter_entry(|e| e.file_name() != ".revy" && e.file_name() != "build")
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_type().is_file())
-        .map(|e| {
-            (
-                e.path().strip_prefix(dir).unwrap().to_path_buf(),
-                std::fs::read(e.path()).unwrap(),
-            )
-        })
-        .collect()
-}
+use common::snapshot;
 
 fn copy_project(name: &str) -> tempfile::TempDir {
-    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../projects")
-        .join(name);
-    let t = tempfile::tempdir().unwrap();
-    for (rel, bytes) in snapshot(&from) {
-        let p = t.path().join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, bytes).unwrap();
-    }
-    t
+    common::copy_of(&format!("projects/{name}"))
 }
 
 fn ok(o: &Output) -> String {

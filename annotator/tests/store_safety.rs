@@ -3,7 +3,6 @@
 //! Nothing may ever be lost: after `revy restore` the tree equals the original byte for byte
 //! (or the user's edits are kept).
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -19,38 +18,12 @@ fn err(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-/// Every file under `dir` except Revy's state, by relative path.
-fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    walkdir::WalkDir::new(dir)
-        .into_iter()
-        .filter_entry(|e| e.file_name() != ".revy")
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_type().is_file())
-        .map(|e| {
-            (
-                e.path().strip_prefix(dir).unwrap().to_path_buf(),
-                std::fs::read(e.path()).unwrap(),
-            )
-        })
-        .collect()
-}
+mod common;
+
+use common::snapshot;
 
 fn project_copy(name: &str) -> tempfile::TempDir {
-    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(name);
-    let t = tempfile::tempdir().unwrap();
-    for e in walkdir::WalkDir::new(&from)
-        .into_iter()
-        .filter_entry(|e| e.file_name() != ".revy" && e.file_name() != "build")
-    {
-        let e = e.unwrap();
-        let dst = t.path().join(e.path().strip_prefix(&from).unwrap());
-        if e.file_type().is_dir() {
-            std::fs::create_dir_all(&dst).unwrap();
-        } else {
-            std::fs::copy(e.path(), &dst).unwrap();
-        }
-    }
-    t
+    common::copy_of(name)
 }
 
 #[test]

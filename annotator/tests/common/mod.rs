@@ -1,4 +1,5 @@
-//! Checks shared by the analysis integration tests.
+//! Helpers shared by the integration tests (each test crate uses a different subset).
+#![allow(dead_code)]
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -136,4 +137,35 @@ pub fn check_schema(json: &serde_json::Value) {
         .map(|e| format!("{e} at {}", e.instance_path()))
         .collect();
     assert!(errors.is_empty(), "schema errors: {errors:#?}");
+}
+
+/// Every file under `dir` by relative path, skipping Revy's state and build output: what
+/// "the tree is byte-identical" compares.
+pub fn snapshot(dir: &Path) -> BTreeMap<std::path::PathBuf, Vec<u8>> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_entry(|e| e.file_name() != ".revy" && e.file_name() != "build")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            (
+                e.path().strip_prefix(dir).unwrap().to_path_buf(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// A temp copy of a folder of the repository (e.g. `projects/account`), without state.
+pub fn copy_of(repo_rel: &str) -> tempfile::TempDir {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(repo_rel);
+    let t = tempfile::tempdir().unwrap();
+    for (rel, bytes) in snapshot(&from) {
+        let p = t.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, bytes).unwrap();
+    }
+    t
 }

@@ -4,28 +4,14 @@
 //! exit code must be identical, no new compiler warnings may appear, the trace must decode
 //! with balanced start/end per thread, and `revy restore` must give back every byte.
 
+mod common;
+
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    for e in walkdir::WalkDir::new(from) {
-        let e = e.unwrap();
-        let rel = e.path().strip_prefix(from).unwrap();
-        if rel.starts_with("build") || rel.starts_with(".revy") {
-            continue;
-        }
-        let dest = to.join(rel);
-        if e.file_type().is_dir() {
-            std::fs::create_dir_all(&dest).unwrap();
-        } else {
-            std::fs::copy(e.path(), &dest).unwrap();
-        }
-    }
 }
 
 /// Every file's bytes, excluding build outputs and Revy's own folder.
@@ -287,7 +273,7 @@ fn round_trip(project: &Path, mode: &str) -> Outcome {
     let what = format!("{name} ({mode})");
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    copy_tree(project, dir);
+    common::copy_tree(project, dir);
     let m = manifest(dir);
     let original = snapshot(dir);
 

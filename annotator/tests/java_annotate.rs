@@ -3,6 +3,8 @@
 //! then decode the compact trace and check creations and start/end balance.
 //! Skipped (with a message) when no `javac` is on the PATH.
 
+mod common;
+
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -14,22 +16,6 @@ use revy::model::Lang;
 
 fn have_javac() -> bool {
     Command::new("javac").arg("-version").output().is_ok()
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    for e in walkdir::WalkDir::new(from) {
-        let e = e.unwrap();
-        let rel = e.path().strip_prefix(from).unwrap();
-        if rel.starts_with(".revy") || rel.starts_with("build") {
-            continue;
-        }
-        let dst = to.join(rel);
-        if e.file_type().is_dir() {
-            std::fs::create_dir_all(&dst).unwrap();
-        } else {
-            std::fs::copy(e.path(), &dst).unwrap();
-        }
-    }
 }
 
 fn java_files(dir: &Path) -> Vec<String> {
@@ -293,8 +279,8 @@ fn run_project_all(src: &Path, main: &str, mode: Mode) -> (Outcome, Outcome, Tra
     let tmp = tempfile::tempdir().unwrap();
     let orig = tmp.path().join("orig");
     let ann = tmp.path().join("ann");
-    copy_dir(src, &orig);
-    copy_dir(src, &ann);
+    common::copy_tree(src, &orig);
+    common::copy_tree(src, &ann);
     let before = build_and_run(&orig, main, None);
     let skipped = annotate(&ann, mode);
     assert!(skipped.is_empty(), "skipped: {skipped:?}");

@@ -1,6 +1,8 @@
 //! `revy profile` on a copy of projects/account: the whole loop, and the sources come back
 //! byte for byte whether the run works, the build fails, the program fails or Ctrl-C hits.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -12,23 +14,6 @@ fn revy() -> Command {
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let name = e.file_name();
-        if name == ".revy" || name == "build" {
-            continue;
-        }
-        let p = e.path();
-        if p.is_dir() {
-            copy_dir(&p, &to.join(&name));
-        } else {
-            std::fs::copy(&p, to.join(&name)).unwrap();
-        }
-    }
 }
 
 /// Every file of the tree but Revy's state and the build output, with its bytes.
@@ -54,7 +39,7 @@ fn snapshot(root: &Path) -> BTreeMap<String, Vec<u8>> {
 fn project(build: Option<&str>, run: Option<&str>) -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("account");
-    copy_dir(&repo().join("projects/account"), &dir);
+    common::copy_tree(&repo().join("projects/account"), &dir);
     let manifest = dir.join("revy.toml");
     let mut text = std::fs::read_to_string(&manifest).unwrap();
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();

@@ -6,6 +6,8 @@
 //! Needs Debian's `chromium` (CI installs it). Without it the test fails, unless
 //! REVY_SKIP_BROWSER=1 is set.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -578,7 +580,7 @@ fn report_in_headless_chromium() {
 
     // 2. projects/account, traced by actually running `revy profile` on a copy.
     let proj = tmp.path().join("account");
-    copy_dir(&repo().join("projects/account"), &proj);
+    common::copy_tree(&repo().join("projects/account"), &proj);
     let report = tmp.path().join("account.html");
     let o = revy()
         .arg("-m")
@@ -708,21 +710,4 @@ fn report_in_headless_chromium() {
     b.assert_no_errors();
     eprintln!("10^6 messages: report {size} bytes, opened in {opened:?}");
     assert!(opened < Duration::from_secs(30), "opening took {opened:?}");
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let name = e.file_name();
-        if name == ".revy" || name == "build" {
-            continue;
-        }
-        let p = e.path();
-        if p.is_dir() {
-            copy_dir(&p, &to.join(&name));
-        } else {
-            std::fs::copy(&p, to.join(&name)).unwrap();
-        }
-    }
 }

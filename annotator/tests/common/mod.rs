@@ -156,16 +156,22 @@ pub fn snapshot(dir: &Path) -> BTreeMap<std::path::PathBuf, Vec<u8>> {
         .collect()
 }
 
+/// Copies the tree at `from` into `to`, leaving out Revy's state and build output.
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for (rel, bytes) in snapshot(from) {
+        let p = to.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, bytes).unwrap();
+    }
+}
+
 /// A temp copy of a folder of the repository (e.g. `projects/account`), without state.
 pub fn copy_of(repo_rel: &str) -> tempfile::TempDir {
     let from = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("..")
         .join(repo_rel);
     let t = tempfile::tempdir().unwrap();
-    for (rel, bytes) in snapshot(&from) {
-        let p = t.path().join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, bytes).unwrap();
-    }
+    copy_tree(&from, t.path());
     t
 }

@@ -11,7 +11,10 @@ use revy::trace::{Event, TraceReader};
 mod common;
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().into()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .into()
 }
 
 fn sh(dir: &Path, cmd: &str, env: &[(&str, &str)]) -> Output {
@@ -412,9 +415,16 @@ fn java_small_limit_and_halt() {
     let len = std::fs::metadata(dir.join("l.rvt")).unwrap().len();
     assert!(len <= max && len + 128 >= max, "{len} bytes");
     let s = read(&dir.join("l.rvt"));
-    assert!(s.truncated && s.clean && s.starts * 2 * 6 >= max - 200, "{s:?}");
+    assert!(
+        s.truncated && s.clean && s.starts * 2 * 6 >= max - 200,
+        "{s:?}"
+    );
 
-    let r = sh(&dir, &format!("{JAVA} 1000 halt"), &[("REVY_TRACE", "h.rvt")]);
+    let r = sh(
+        &dir,
+        &format!("{JAVA} 1000 halt"),
+        &[("REVY_TRACE", "h.rvt")],
+    );
     assert!(r.status.success(), "{}", text(&r.stderr));
     let s = read(&dir.join("h.rvt"));
     assert!(!s.clean, "{s:?}");

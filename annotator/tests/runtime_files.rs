@@ -204,6 +204,29 @@ fn cpp_processes_naming_one_trace_each_write_their_own() {
     assert_eq!(sizes, vec![1000, 200_000, 200_000]);
 }
 
+/// Item 12: `revy run` reports the file the run wrote: with REVY_TRACE naming an existing
+/// file (an earlier run's), that is `NAME-PID.rvt`, not the stale file.
+#[test]
+fn revy_run_reports_the_new_file_beside_a_named_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = cpp_program(&tmp.path().join("p"), 1 << 30);
+    std::fs::write(
+        dir.join("revy.toml"),
+        "[project]\nname = \"rt\"\nsources = [\"*.cpp\"]\nrun = \"./t 300\"\n",
+    )
+    .unwrap();
+    let env = [("REVY_TRACE", "t.rvt")];
+    let first = sh(&dir, "./t 100", &env);
+    assert!(first.status.success());
+    let r = sh(&dir, &format!("{} run", env!("CARGO_BIN_EXE_revy")), &env);
+    assert!(r.status.success(), "{}", text(&r.stderr));
+    let out = text(&r.stdout);
+    let path = out.lines().find_map(|l| l.strip_prefix("trace: ")).unwrap();
+    assert!(path.contains("t-") && path.ends_with(".rvt"), "{out}");
+    assert_eq!(read(&dir.join(path)).starts, 300);
+    assert_eq!(read(&dir.join("t.rvt")).starts, 100);
+}
+
 /// Item 13: a `max_size` of 64 KiB or less kept no event once a run filled one 64 KiB
 /// buffer; 128 KiB kept only 64 KiB. The limit now keeps as many events as fit.
 #[test]

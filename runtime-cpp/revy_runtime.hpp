@@ -22,6 +22,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -42,6 +43,7 @@
 #include <errno.h>
 #include <time.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -93,6 +95,7 @@ using Atom = std::atomic<T>;
 
 enum { kBufCap = 64 * 1024 };
 enum { kMaxEvent = 48 };  // kind byte + four 10-byte varints, rounded up
+enum { kTailRoom = 24 };  // kept free under max_size for the T and E records
 
 // ---- low-level output -------------------------------------------------------------------
 
@@ -341,20 +344,32 @@ REVY_HOT std::uint64_t now_ns() {
 
 // ---- writing records ----------------------------------------------------------------------
 
+inline bool writable_locked(Global& G) {
+    // A forked child writes only after it opened its own trace (see fork_child).
+    return !G.finished && !G.truncated && G.out.open() && G.pid == current_pid();
+}
+
+inline bool fits_locked(const Global& G, std::size_t n) {
+    return G.max_size == 0 || G.bytes + n + kTailRoom <= G.max_size;
+}
+
+// Marks the size limit: recording stops (the hot path returns at its first check from now on).
+inline void truncate_locked(Global& G) {
+    std::uint8_t t[16];
+    t[0] = 'T';
+    std::size_t n = 1 + put_v(t + 1, G.max_size);
+    G.out.write_all(t, n);
+    G.bytes += n;
+    G.truncated = true;
+    hot().status.store(kOff, std::memory_order_release);
+}
+
 // Writes one record under the lock, honouring the size limit. Returns false when dropped.
 inline bool emit_locked(Global& G, const std::uint8_t* head, std::size_t hn,
                         const std::uint8_t* body, std::size_t bn) {
-    if (G.finished || G.truncated || !G.out.open()) return false;
-    if (G.pid != current_pid()) return false;  // a forked child never writes the parent's trace
-    if (G.max_size > 0 && G.bytes + hn + bn + 16 > G.max_size) {
-        std::uint8_t t[16];
-        t[0] = 'T';
-        std::size_t n = 1 + put_v(t + 1, G.max_size);
-        G.out.write_all(t, n);
-        G.bytes += n;
-        G.truncated = true;
-        // Recording stops: the hot path returns at its first check from now on.
-        hot().status.store(kOff, std::memory_order_release);
+    if (!writable_locked(G)) return false;
+    if (!fits_locked(G, hn + bn)) {
+        truncate_locked(G);
         return false;
     }
     G.out.write_all(head, hn);
@@ -363,17 +378,52 @@ inline bool emit_locked(Global& G, const std::uint8_t* head, std::size_t hn,
     return true;
 }
 
-inline void write_block_locked(Global& G, std::uint64_t tid, std::uint64_t base,
-                               std::uint32_t count, const std::uint8_t* data, std::uint32_t len) {
-    if (count == 0) return;
-    std::uint8_t h[48];
+// Bytes and count of the complete events at the start of data[0..len) that fit in `room`.
+inline std::uint32_t events_within(const std::uint8_t* data, std::uint32_t len,
+                                   std::size_t room, std::uint32_t& count) {
+    std::uint32_t p = 0, ok = 0;
+    count = 0;
+    while (p < len) {
+        std::uint8_t kind = data[p++];
+        int fields = (kind == 1 || kind == 3) ? 4 : 3;
+        for (int i = 0; i < fields && p < len; ++i) {
+            while (p < len && (data[p] & 0x80)) ++p;
+            ++p;
+        }
+        if (p > len || p > room) break;
+        ok = p;
+        ++count;
+    }
+    return ok;
+}
+
+inline std::size_t block_head(std::uint8_t* h, std::uint64_t tid, std::uint64_t base,
+                              std::uint32_t count, std::uint32_t len) {
     std::size_t n = 0;
     h[n++] = 'B';
     n += put_v(h + n, tid);
     n += put_v(h + n, base);
     n += put_v(h + n, count);
     n += put_v(h + n, len);
-    if (emit_locked(G, h, n, data, len)) G.events += count;
+    return n;
+}
+
+inline void write_block_locked(Global& G, std::uint64_t tid, std::uint64_t base,
+                               std::uint32_t count, const std::uint8_t* data, std::uint32_t len) {
+    if (count == 0 || !writable_locked(G)) return;
+    std::uint8_t h[48];
+    std::size_t n = block_head(h, tid, base, count, len);
+    bool partial = !fits_locked(G, n + len);
+    if (partial) {
+        // Past the limit: keep the events that still fit (a limit below one buffer would
+        // otherwise keep none), then stop.
+        std::uint64_t avail = G.max_size > G.bytes + kTailRoom ? G.max_size - G.bytes - kTailRoom : 0;
+        std::size_t room = avail > sizeof h ? static_cast<std::size_t>(avail - sizeof h) : 0;
+        len = events_within(data, len, room, count);
+        n = block_head(h, tid, base, count, len);
+    }
+    if (count > 0 && emit_locked(G, h, n, data, len)) G.events += count;
+    if (partial && !G.truncated) truncate_locked(G);
 }
 
 // A definition-like record: tag, up to two varints, up to two strings.
@@ -464,47 +514,105 @@ inline void mkdirs(const std::string& dir) {
 }
 #endif
 
+// Says once per process on stderr that this run is not traced, and why.
+inline void say_untraced(const std::string& path, int err) {
+    static bool said = false;
+    if (said) return;
+    said = true;
+    std::fprintf(stderr, "revy: cannot write the trace %s (%s); this run is not traced\n",
+                 path.c_str(), std::strerror(err));
+}
+
+// Creates `path` if it does not exist yet (never truncates a file that does).
+inline bool create_new(Global& G, const std::string& path) {
+#if REVY_POSIX
+    G.out.fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    return G.out.fd >= 0;
+#else
+    if (std::FILE* probe = std::fopen(path.c_str(), "rb")) {
+        std::fclose(probe);
+        errno = EEXIST;
+        return false;
+    }
+    G.out.f = std::fopen(path.c_str(), "wb");
+    return G.out.f != nullptr;
+#endif
+}
+
+// Opens a file of this process's own: `stem.rvt`, else (it exists: an earlier run, or another
+// process of this run) `stem-PID.rvt`, `stem-PID-1.rvt`, ...
+inline bool create_own(Global& G, const std::string& stem, const std::string& pid_suffix) {
+    std::string first = stem + ".rvt";
+    if (create_new(G, first)) return true;
+    if (errno != EEXIST) {
+        say_untraced(first, errno);
+        return false;
+    }
+    std::string base = stem + pid_suffix;
+    for (int n = 0; n < 1000; ++n) {
+        std::string path = base + (n ? "-" + std::to_string(n) : std::string()) + ".rvt";
+        if (create_new(G, path)) return true;
+        if (errno != EEXIST) {
+            say_untraced(path, errno);
+            return false;
+        }
+    }
+    say_untraced(first, EEXIST);
+    return false;
+}
+
 inline bool open_trace(Global& G) {
     const char* env = std::getenv("REVY_TRACE");
     if (env && std::strcmp(env, "off") == 0) return false;
-#if REVY_POSIX
+    std::string pid = "-" + std::to_string(G.pid);
     if (env && *env) {
-        G.out.fd = ::open(env, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-        return G.out.fd >= 0;
+        std::string stem = env;
+        if (stem.size() > 4 && stem.compare(stem.size() - 4, 4, ".rvt") == 0)
+            stem.erase(stem.size() - 4);
+        return create_own(G, stem, pid);
     }
     std::string dir = config::trace_dir();
+#if REVY_POSIX
     mkdirs(dir);
-    char stamp[32];
-    format_time(stamp, sizeof stamp, "%Y%m%d-%H%M%S");
-    std::string base = dir + "/" + config::project() + "-" + stamp + "-" + std::to_string(G.pid);
-    for (int n = 0; n < 1000; ++n) {
-        std::string path = base + (n ? "-" + std::to_string(n) : std::string()) + ".rvt";
-        G.out.fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (G.out.fd >= 0) return true;
-        if (errno != EEXIST) return false;
-    }
-    return false;
-#else
-    if (env && *env) {
-        G.out.f = std::fopen(env, "wb");
-        return G.out.f != nullptr;
-    }
-    char stamp[32];
-    format_time(stamp, sizeof stamp, "%Y%m%d-%H%M%S");
-    std::string base = std::string(config::trace_dir()) + "/" + config::project() + "-" + stamp +
-                       "-" + std::to_string(G.pid);
-    for (int n = 0; n < 1000; ++n) {
-        std::string path = base + (n ? "-" + std::to_string(n) : std::string()) + ".rvt";
-        if (std::FILE* probe = std::fopen(path.c_str(), "rb")) {
-            std::fclose(probe);
-            continue;
-        }
-        G.out.f = std::fopen(path.c_str(), "wb");
-        return G.out.f != nullptr;
-    }
-    return false;
 #endif
+    char stamp[32];
+    format_time(stamp, sizeof stamp, "%Y%m%d-%H%M%S");
+    // The default name holds the pid already; `-n` tells apart runs within one second.
+    std::string stem = dir + "/" + config::project() + "-" + stamp + pid;
+    return create_own(G, stem, std::string());
 }
+
+inline std::uint64_t wall_ns() {
+    auto n = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                 std::chrono::system_clock::now().time_since_epoch())
+                 .count();
+    return n < 0 ? 0 : static_cast<std::uint64_t>(n);
+}
+
+// The magic and the header: pid and a wall-clock anchor (the trace clock and the Unix epoch
+// read at one instant), so traces of several processes go on one time line.
+inline void start_file(Global& G) {
+    static const std::uint8_t magic[8] = {'R', 'V', 'Y', 'T', 'R', 'C', 0, 1};
+    std::uint64_t anchor_t = now_ns();
+    std::uint64_t anchor_wall = wall_ns();
+    char start[40];
+    format_time(start, sizeof start, "%Y-%m-%dT%H:%M:%SZ");
+    std::string hd = std::string("unit=ns lang=cpp pid=") + std::to_string(G.pid) +
+                     " start=" + start + " anchor_wall_ns=" + std::to_string(anchor_wall) +
+                     " anchor_t=" + std::to_string(anchor_t) + " project=" + config::project() +
+                     " mode=" + config::mode();
+    G.lock.lock();
+    G.out.write_all(magic, 8);
+    G.bytes = 8;
+    write_record_locked(G, 'H', nullptr, nullptr, hd.c_str(), nullptr);
+    G.lock.unlock();
+}
+
+#if REVY_POSIX
+inline void fork_prepare();
+inline void fork_parent();
+inline void fork_child();
+#endif
 
 inline bool init() {
     Global& G = g();
@@ -516,20 +624,11 @@ inline bool init() {
         return false;
     }
     init_clock();
-    static const std::uint8_t magic[8] = {'R', 'V', 'Y', 'T', 'R', 'C', 0, 1};
-    G.out.write_all(magic, 8);
-    G.bytes = 8;
-    char start[40];
-    format_time(start, sizeof start, "%Y-%m-%dT%H:%M:%SZ");
-    std::string hd = std::string("unit=ns lang=cpp pid=") + std::to_string(G.pid) +
-                     " start=" + start + " project=" + config::project() +
-                     " mode=" + config::mode();
-    G.lock.lock();
-    write_record_locked(G, 'H', nullptr, nullptr, hd.c_str(), nullptr);
-    G.lock.unlock();
+    start_file(G);
     std::atexit(finish);
 #if REVY_POSIX
     install_crash_handlers();
+    ::pthread_atfork(fork_prepare, fork_parent, fork_child);
 #endif
     h.status.store(kOn, std::memory_order_release);
     return true;
@@ -628,6 +727,55 @@ inline ThreadBuf* buffer_slow(ThreadState& ts) {
     guard.buf = ts.buf;
     return ts.buf;
 }
+
+#if REVY_POSIX
+// fork(): the lock is taken around it so the child never inherits it held mid-write.
+inline void fork_prepare() { g().lock.lock(); }
+inline void fork_parent() { g().lock.unlock(); }
+
+// The child of fork() (only the forking thread lives on) starts a trace file of its own, with
+// its own definitions; the parent's events still in the buffer stay the parent's.
+inline void fork_child() {
+    Global& G = g();
+    ThreadBuf* mine = tls().buf;
+    for (ThreadBuf* b = G.buffers; b;) {
+        ThreadBuf* next = b->next;
+        if (b != mine) delete b;  // its thread does not exist here
+        b = next;
+    }
+    G.buffers = mine;
+    if (mine) {
+        mine->next = mine->prev = nullptr;
+        mine->state.store(0, std::memory_order_relaxed);
+        mine->gen++;
+    }
+    for (std::uint32_t i = 0; i <= config::class_count; ++i)
+        Statics<>::class_defined[i].store(0, std::memory_order_relaxed);
+    for (std::uint32_t i = 0; i <= config::method_count; ++i)
+        Statics<>::method_defined[i].store(0, std::memory_order_relaxed);
+    bool tracing = G.out.open() && !G.finished;
+    G.out.close();  // the child's copy of the parent's descriptor
+    G.finished = false;
+    G.truncated = false;
+    G.bytes = 0;
+    G.events = 0;
+    G.pid = current_pid();
+    G.lock.unlock();
+    if (!tracing) return;
+    if (!open_trace(G)) {
+        hot().status.store(kOff, std::memory_order_release);
+        return;
+    }
+    start_file(G);
+    if (mine) {
+        std::string name = mine->tid == 1 ? std::string("main") : "thread-" + std::to_string(mine->tid);
+        G.lock.lock();
+        write_record_locked(G, 'N', &mine->tid, nullptr, name.c_str(), nullptr);
+        G.lock.unlock();
+    }
+    hot().status.store(kOn, std::memory_order_release);
+}
+#endif
 
 // A thread whose buffer is gone (thread_local destructors ran) writes events directly.
 inline void record_direct(ThreadState& ts, const std::uint8_t* ev, std::size_t n) {

@@ -221,16 +221,26 @@ fn analyze(manifest: &Path, args: AnalyzeArgs) -> Result<u8> {
     let a = revy::analysis::analyze_path_with(&path, &opts, &mut progress())?;
     clear_progress();
     match args.format {
-        OutputFormat::Text => print!("{}", revy::analysis::render::text(&a, args.top)),
+        OutputFormat::Text => stdout_quiet(&revy::analysis::render::text(&a, args.top))?,
         OutputFormat::Json => {
             let json = serde_json::to_string_pretty(&a).map_err(|e| Error::input(e.to_string()))?;
-            println!("{json}");
+            stdout_quiet(&format!("{json}\n"))?;
             for w in &a.trace.warnings {
                 eprintln!("revy: warning: {w}");
             }
         }
     }
     Ok(0)
+}
+
+/// Write `text` to stdout; a closed pipe (`| head -1`) is the reader's choice, not an error.
+fn stdout_quiet(text: &str) -> Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::io("<stdout>", e)),
+        _ => Ok(()),
+    }
 }
 
 fn report(manifest: &Path, args: ReportArgs) -> Result<u8> {

@@ -42,6 +42,18 @@ fn shell(m: &Manifest, what: &str, cmd: &str) -> Result<std::process::ExitStatus
         })
 }
 
+/// The folder and stem (`t` for `t.rvt`) of the file `REVY_TRACE` names, relative to the
+/// manifest's folder where the run command runs.
+fn named_trace(m: &Manifest) -> Option<(PathBuf, String)> {
+    let p = std::env::var("REVY_TRACE")
+        .ok()
+        .filter(|p| !p.is_empty() && p != "off")?;
+    let p = m.root.join(p);
+    let name = p.file_name()?.to_str()?;
+    let stem = name.strip_suffix(".rvt").unwrap_or(name).to_string();
+    Some((p.parent()?.to_path_buf(), stem))
+}
+
 /// Runs the build (if any), then the run command. A failing build is an error (exit 2);
 /// the program's own exit code is reported in the outcome.
 pub fn run(m: &Manifest) -> Result<RunOutcome> {
@@ -62,13 +74,28 @@ pub fn run(m: &Manifest) -> Result<RunOutcome> {
     }
     let dir = m.trace_dir();
     let before = traces_in(&dir);
+    let named = named_trace(m);
+    let named_before = named
+        .as_ref()
+        .map(|(d, _)| traces_in(d))
+        .unwrap_or_default();
     let st = shell(m, "run", run_cmd)?;
-    let mut traces: Vec<PathBuf> = traces_in(&dir).difference(&before).cloned().collect();
-    if let Ok(p) = std::env::var("REVY_TRACE") {
-        if p != "off" && std::path::Path::new(&p).exists() {
-            traces.push(PathBuf::from(p));
-        }
+    let mut found: BTreeSet<PathBuf> = traces_in(&dir).difference(&before).cloned().collect();
+    if let Some((d, stem)) = &named {
+        // The named file, or `NAME-PID.rvt` beside it when it existed (an earlier run) or
+        // several processes named it.
+        found.extend(
+            traces_in(d)
+                .difference(&named_before)
+                .filter(|p| {
+                    p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                        n == format!("{stem}.rvt") || n.starts_with(&format!("{stem}-"))
+                    })
+                })
+                .cloned(),
+        );
     }
+    let mut traces: Vec<PathBuf> = found.into_iter().collect();
     traces.sort_by_key(|p| std::fs::metadata(p).and_then(|md| md.modified()).ok());
     Ok(RunOutcome {
         exit_code: st.code(),

@@ -103,7 +103,7 @@ declare -A best
 for r in $(seq "$ROUNDS"); do
   for v in plain hook better faster; do
     case $v in
-    better | faster) out=$(REVY_TRACE=$tmp/$v.rvt "$tmp/$v.bin" "$N") ;;
+    better | faster) rm -f "$tmp/$v.rvt"; out=$(REVY_TRACE=$tmp/$v.rvt "$tmp/$v.bin" "$N") ;;
     *) out=$("$tmp/$v" "$N") ;;
     esac
     ns=${out%% *}

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use rustc_hash::FxHashMap;
 
-use super::{Event, Header, MethodDef, Names, Status, BUF_SIZE};
+use super::{escape_name, Event, Header, MethodDef, Names, Status, BUF_SIZE};
 use crate::error::{Error, Result};
 
 pub const MAGIC: [u8; 8] = *b"RVYTRC\x00\x01";
@@ -19,7 +19,45 @@ enum Fail {
     /// The file ends inside a record.
     Eof,
     Bad(&'static str),
+    /// Readable but wrong (e.g. an unknown time unit): an error, not a cut.
+    Invalid(String),
     Io(std::io::Error),
+}
+
+/// File ids below this are looked up in a table (at most 256 KiB); larger ones in a map,
+/// so a crafted id costs one entry, never a table sized after it.
+const DIRECT_IDS: u32 = 1 << 16;
+
+/// A file's class or method ids mapped onto the dense ids of [`Names`] (runtimes define ids
+/// lazily and sparsely; the readers' tables grow only with definitions actually read).
+#[derive(Default)]
+struct IdMap {
+    direct: Vec<u32>,
+    sparse: FxHashMap<u32, u32>,
+}
+
+impl IdMap {
+    #[inline]
+    fn get(&self, id: u64) -> Option<u32> {
+        if id < DIRECT_IDS as u64 {
+            let d = *self.direct.get(id as usize)?;
+            return (d != u32::MAX).then_some(d);
+        }
+        if self.sparse.is_empty() {
+            return None;
+        }
+        self.sparse.get(&u32::try_from(id).ok()?).copied()
+    }
+    fn set(&mut self, id: u32, dense: u32) {
+        if id < DIRECT_IDS {
+            if self.direct.len() <= id as usize {
+                self.direct.resize(id as usize + 1, u32::MAX);
+            }
+            self.direct[id as usize] = dense;
+        } else {
+            self.sparse.insert(id, dense);
+        }
+    }
 }
 
 pub struct CompactReader<R: Read> {
@@ -28,6 +66,8 @@ pub struct CompactReader<R: Read> {
     pub names: Names,
     pub header: Header,
     pub status: Status,
+    classes: IdMap,
+    methods: IdMap,
     offset: u64,
     block: Vec<u8>,
     pos: usize,
@@ -48,6 +88,8 @@ impl<R: Read> CompactReader<R> {
             names: Names::default(),
             header: Header::default(),
             status: Status::default(),
+            classes: IdMap::default(),
+            methods: IdMap::default(),
             offset: 0,
             block: Vec::new(),
             pos: 0,
@@ -116,6 +158,12 @@ impl<R: Read> CompactReader<R> {
                 Ok(true) => self.records += 1,
                 Ok(false) => self.done = true,
                 Err(Fail::Io(e)) => return Err(Error::io(&self.path, e)),
+                Err(Fail::Invalid(why)) => {
+                    return Err(Error::input(format!(
+                        "{}: byte {at}: {why}",
+                        self.path.display()
+                    )))
+                }
                 Err(_) if self.records == 0 => {
                     return Err(Error::input(format!(
                         "{}: byte {at}: not a Revy trace (corrupt first record)",
@@ -138,26 +186,40 @@ impl<R: Read> CompactReader<R> {
         match tag {
             b'H' => {
                 let text = self.string()?;
-                self.header = Header::from_pairs(&text);
+                self.header = Header::from_pairs(&text).map_err(Fail::Invalid)?;
             }
             b'C' => {
-                let id = self.var()?;
+                let id = small(self.var()?)?;
                 let name = self.string()?;
-                self.names.define_class(small(id)?, name);
+                match self.classes.get(id as u64) {
+                    Some(d) => self.names.classes[d as usize] = name,
+                    None => {
+                        let d = self.names.push_class(name);
+                        self.classes.set(id, d);
+                    }
+                }
             }
             b'M' => {
                 let id = small(self.var()?)?;
-                let class = small(self.var()?)?;
+                let class = self.var()?;
                 let name = self.string()?;
                 let signature = self.string()?;
-                self.names.define_method(
-                    id,
-                    MethodDef {
-                        class,
-                        name,
-                        signature,
-                    },
-                );
+                let class = self
+                    .classes
+                    .get(class)
+                    .ok_or(Fail::Bad("method of an undefined class"))?;
+                let def = MethodDef {
+                    class,
+                    name,
+                    signature,
+                };
+                match self.methods.get(id as u64) {
+                    Some(d) => self.names.methods[d as usize] = def,
+                    None => {
+                        let d = self.names.push_method(def);
+                        self.methods.set(id, d);
+                    }
+                }
             }
             b'N' => {
                 let tid = self.var()?;
@@ -173,8 +235,7 @@ impl<R: Read> CompactReader<R> {
                 if len > MAX_BLOCK {
                     return Err(Fail::Bad("implausible block length"));
                 }
-                self.block.resize(len as usize, 0);
-                self.read_exact_block()?;
+                self.read_block(len)?;
                 self.pos = 0;
                 self.left = count;
             }
@@ -185,19 +246,15 @@ impl<R: Read> CompactReader<R> {
         Ok(true)
     }
 
-    fn read_exact_block(&mut self) -> std::result::Result<(), Fail> {
-        let mut got = 0;
-        while got < self.block.len() {
-            let buf = self.r.fill_buf().map_err(Fail::Io)?;
-            if buf.is_empty() {
-                return Err(Fail::Eof);
-            }
-            let n = buf.len().min(self.block.len() - got);
-            self.block[got..got + n].copy_from_slice(&buf[..n]);
-            self.r.consume(n);
-            got += n;
+    /// Read `len` bytes into the block buffer. The buffer grows with the bytes actually
+    /// there, so a crafted length never allocates more than the file holds.
+    fn read_block(&mut self, len: u64) -> std::result::Result<(), Fail> {
+        self.block.clear();
+        let got = read_at_most(&mut self.r, len, &mut self.block)?;
+        self.offset += got;
+        if got < len {
+            return Err(Fail::Eof);
         }
-        self.offset += got as u64;
         Ok(())
     }
 
@@ -228,11 +285,13 @@ impl<R: Read> CompactReader<R> {
         if len > 1 << 20 {
             return Err(Fail::Bad("implausible string length"));
         }
-        let mut s = Vec::with_capacity(len as usize);
-        for _ in 0..len {
-            s.push(self.byte_opt()?.ok_or(Fail::Eof)?);
+        let mut s = Vec::new();
+        let got = read_at_most(&mut self.r, len, &mut s)?;
+        self.offset += got;
+        if got < len {
+            return Err(Fail::Eof);
         }
-        Ok(String::from_utf8_lossy(&s).into_owned())
+        Ok(escape_name(&s))
     }
 
     /// Decode one event from the loaded block; `None` when it is malformed.
@@ -254,17 +313,12 @@ impl<R: Read> CompactReader<R> {
         self.t = self.t.wrapping_add(dt as u64);
         self.pos = p;
         let (tid, t) = (self.tid, self.t);
-        let id = u32::try_from(a).ok()?;
-        // Ids must be defined before use; an undefined one means corrupt data (and would
-        // otherwise size per-id tables after garbage).
-        let defined = if kind <= 2 {
-            self.names.classes.len()
+        // Ids must be defined before use; an undefined one means corrupt data.
+        let id = if kind <= 2 {
+            self.classes.get(a)?
         } else {
-            self.names.methods.len()
+            self.methods.get(a)?
         };
-        if id as usize >= defined {
-            return None;
-        }
         Some(match kind {
             1 => Event::Create {
                 tid,
@@ -295,6 +349,12 @@ impl<R: Read> CompactReader<R> {
             _ => return None,
         })
     }
+}
+
+/// Append up to `len` bytes of `r` to `out`; returns how many there were.
+fn read_at_most(r: &mut impl Read, len: u64, out: &mut Vec<u8>) -> std::result::Result<u64, Fail> {
+    let got = r.take(len).read_to_end(out).map_err(Fail::Io)?;
+    Ok(got as u64)
 }
 
 fn small(n: u64) -> std::result::Result<u32, Fail> {

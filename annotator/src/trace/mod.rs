@@ -131,8 +131,7 @@ impl Names {
             return id;
         }
         let id = self.classes.len() as u32;
-        self.classes
-            .push(String::from_utf8_lossy(name).into_owned());
+        self.classes.push(escape_name(name));
         self.class_ids.insert(name.into(), id);
         id
     }
@@ -153,38 +152,48 @@ impl Names {
         let id = self.methods.len() as u32;
         self.methods.push(MethodDef {
             class,
-            name: String::from_utf8_lossy(name).into_owned(),
-            signature: String::from_utf8_lossy(sgn).into_owned(),
+            name: escape_name(name),
+            signature: escape_name(sgn),
         });
         self.method_ids
             .insert(self.scratch.clone().into_boxed_slice(), id);
         id
     }
 
-    /// Define class `id` as the compact form does (ids are given by the file).
-    pub fn define_class(&mut self, id: u32, name: String) {
-        let i = id as usize;
-        if self.classes.len() <= i {
-            self.classes.resize(i + 1, String::new());
-        }
-        self.class_ids.insert(name.as_bytes().into(), id);
-        self.classes[i] = name;
+    /// Append a class definition (the compact form maps its file ids onto these).
+    pub(crate) fn push_class(&mut self, name: String) -> u32 {
+        self.classes.push(name);
+        (self.classes.len() - 1) as u32
     }
 
-    pub fn define_method(&mut self, id: u32, def: MethodDef) {
-        let i = id as usize;
-        if self.methods.len() <= i {
-            self.methods.resize(
-                i + 1,
-                MethodDef {
-                    class: 0,
-                    name: String::new(),
-                    signature: String::new(),
-                },
-            );
-        }
-        self.methods[i] = def;
+    pub(crate) fn push_method(&mut self, def: MethodDef) -> u32 {
+        self.methods.push(def);
+        (self.methods.len() - 1) as u32
     }
+}
+
+/// A name as read from a trace, safe to print: invalid UTF-8 becomes U+FFFD, and control
+/// characters (escape sequences, newlines that would forge DTF lines), line separators and
+/// bidirectional overrides are shown escaped (`\u{1b}`).
+pub fn escape_name(bytes: &[u8]) -> String {
+    let s = String::from_utf8_lossy(bytes);
+    if !s.chars().any(unsafe_char) {
+        return s.into_owned();
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if unsafe_char(c) {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn unsafe_char(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// Header facts common to both forms.
@@ -208,22 +217,57 @@ impl Default for Header {
     }
 }
 
+/// The wall-clock anchor of a trace: `t` (in the trace's unit and clock) was taken at the
+/// same instant as `wall_ns` (Unix epoch nanoseconds), so traces of several processes can be
+/// put on one time line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Anchor {
+    pub wall_ns: u64,
+    pub t: u64,
+}
+
 impl Header {
-    /// Parse `key=value` pairs separated by spaces (unit defaults to ms when absent).
-    pub fn from_pairs(text: &str) -> Header {
+    /// Parse `key=value` pairs separated by spaces (unit defaults to ms when absent). An
+    /// unknown unit is an error (its message says which units exist).
+    pub fn from_pairs(text: &str) -> Result<Header, String> {
         let mut h = Header::default();
         for pair in text.split_ascii_whitespace() {
             if let Some((k, v)) = pair.split_once('=') {
                 if k == "unit" {
-                    if let Some(u) = Unit::parse(v) {
-                        h.unit = u;
-                    }
+                    h.unit = Unit::parse(v).ok_or_else(|| {
+                        format!(
+                            "unknown time unit `unit={}` in the trace header (use ns, us, ms or s)",
+                            escape_name(v.as_bytes())
+                        )
+                    })?;
                 } else {
-                    h.fields.push((k.to_string(), v.to_string()));
+                    h.fields
+                        .push((escape_name(k.as_bytes()), escape_name(v.as_bytes())));
                 }
             }
         }
-        h
+        Ok(h)
+    }
+
+    /// The value of header key `key`, if present.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The traced process's id (`pid=`).
+    pub fn pid(&self) -> Option<u64> {
+        self.get("pid")?.parse().ok()
+    }
+
+    /// The wall-clock anchor (`anchor_wall_ns=` and `anchor_t=`), when both are present.
+    pub fn anchor(&self) -> Option<Anchor> {
+        Some(Anchor {
+            wall_ns: self.get("anchor_wall_ns")?.parse().ok()?,
+            t: self.get("anchor_t")?.parse().ok()?,
+        })
     }
 }
 
@@ -252,6 +296,12 @@ impl TraceReader {
         let mut r = BufReader::with_capacity(BUF_SIZE, file);
         let mut head = [0u8; 8];
         let n = read_up_to(&mut r, &mut head).map_err(|e| Error::io(path, e))?;
+        if n == 0 {
+            return Err(Error::input(format!(
+                "{}: empty file, not a trace (did the run record anything?)",
+                path.display()
+            )));
+        }
         let rest: Box<dyn Read> = Box::new(std::io::Cursor::new(head[..n].to_vec()).chain(r));
         Self::from_reader(path.to_path_buf(), rest, n >= 8 && head == compact::MAGIC)
     }

@@ -1,6 +1,7 @@
 //! The text form (DTF): a byte scanner over a large buffer (no per-line allocation, no
 //! regex) and the writer used by `revy trace print` and the generator.
 
+use std::borrow::Cow;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
 
@@ -30,6 +31,8 @@ enum Line {
     Meta,
     Skip,
     Bad(&'static str),
+    /// Readable but wrong (e.g. an unknown time unit): an error wherever it is.
+    Invalid(String),
 }
 
 impl<R: Read> TextReader<R> {
@@ -48,6 +51,12 @@ impl<R: Read> TextReader<R> {
             peeked: None,
         };
         me.peeked = me.read_event()?;
+        if me.peeked.is_none() && !me.good {
+            return Err(Error::input(format!(
+                "{}: no header and no entries: not a Revy trace",
+                me.path.display()
+            )));
+        }
         Ok(me)
     }
 
@@ -134,6 +143,11 @@ impl<R: Read> TextReader<R> {
                 Ok(Some(ev))
             }
             Line::Skip | Line::Meta => Ok(None),
+            Line::Invalid(why) => Err(Error::input(format!(
+                "{}:{}: {why}",
+                self.path.display(),
+                self.line
+            ))),
             Line::Bad(why) => {
                 let shown: String = String::from_utf8_lossy(&line[..line.len().min(60)])
                     .chars()
@@ -180,8 +194,10 @@ fn parse_u64(v: &[u8]) -> Option<u64> {
 fn parse_line(line: &[u8], names: &mut Names, header: &mut Header, status: &mut Status) -> Line {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     if line.starts_with(b"#####") {
-        comment(&line[5..], names, header, status);
-        return Line::Meta;
+        return match comment(&line[5..], names, header, status) {
+            Ok(()) => Line::Meta,
+            Err(why) => Line::Invalid(why),
+        };
     }
     let line = trim_start(line);
     if line.is_empty() {
@@ -198,7 +214,8 @@ fn parse_line(line: &[u8], names: &mut Names, header: &mut Header, status: &mut 
     } else {
         return Line::Bad("unknown entry");
     };
-    let Some(close) = memchr::memchr(b'>', rest) else {
+    // The last `>` closes the entry: C++ names such as `Box<int>` may hold one.
+    let Some(close) = memchr::memrchr(b'>', rest) else {
         return Line::Bad("entry without closing `>`");
     };
     let mut attrs = &rest[..close];
@@ -299,8 +316,14 @@ fn trim_start(mut s: &[u8]) -> &[u8] {
     s
 }
 
-/// Header and footer lines; anything unrecognised is a comment.
-fn comment(body: &[u8], names: &mut Names, header: &mut Header, status: &mut Status) {
+/// Header and footer lines; anything unrecognised is a comment. `Err` for a header that is
+/// wrong rather than unknown (an unknown time unit).
+fn comment(
+    body: &[u8],
+    names: &mut Names,
+    header: &mut Header,
+    status: &mut Status,
+) -> Result<(), String> {
     let text = String::from_utf8_lossy(body);
     let text = text.trim();
     let mut words = text.split_ascii_whitespace();
@@ -314,12 +337,14 @@ fn comment(body: &[u8], names: &mut Names, header: &mut Header, status: &mut Sta
         "revy-trace" => {
             let rest = text.split_once(' ').map_or("", |x| x.1);
             let rest = rest.trim_start_matches(|c: char| c.is_ascii_digit());
-            *header = Header::from_pairs(rest);
+            *header = Header::from_pairs(rest)?;
         }
         "thread" => {
             if let (Some(tid), Some(name)) = (value("tid"), value("name")) {
                 if let Ok(tid) = tid.parse() {
-                    names.threads.insert(tid, name);
+                    names
+                        .threads
+                        .insert(tid, super::escape_name(name.as_bytes()));
                 }
             }
         }
@@ -334,10 +359,11 @@ fn comment(body: &[u8], names: &mut Names, header: &mut Header, status: &mut Sta
         "Revy-Logger:" if text.contains(" done") => status.clean_end = Some(0),
         _ => {
             if header.raw.is_none() && header.fields.is_empty() {
-                header.raw = Some(text.to_string());
+                header.raw = Some(super::escape_name(text.as_bytes()));
             }
         }
     }
+    Ok(())
 }
 
 /// Writes text DTF with the fixed attribute order of docs/trace-format.md.
@@ -382,7 +408,7 @@ impl<W: Write> TextWriter<W> {
                 size,
                 t,
             } => {
-                write!(w, "<Crt cls={} oid={oid}", names.class(class))?;
+                write!(w, "<Crt cls={} oid={oid}", value(names.class(class)))?;
                 if let Some(s) = size {
                     write!(w, " size={s}")?;
                 }
@@ -393,7 +419,11 @@ impl<W: Write> TextWriter<W> {
                 writeln!(w, ">")
             }
             Event::Destroy { tid, class, oid, t } => {
-                write!(w, "<Dst cls={} oid={oid} tid={tid}", names.class(class))?;
+                write!(
+                    w,
+                    "<Dst cls={} oid={oid} tid={tid}",
+                    value(names.class(class))
+                )?;
                 if let Some(t) = t {
                     write!(w, " t={t}")?;
                 }
@@ -428,10 +458,24 @@ impl<W: Write> TextWriter<W> {
     }
 }
 
-fn method_names(names: &Names, id: u32) -> (&str, &str, &str) {
+fn method_names(names: &Names, id: u32) -> (Cow<'_, str>, Cow<'_, str>, Cow<'_, str>) {
     match names.method(id) {
-        Some(d) => (names.class(d.class), &d.name, &d.signature),
-        None => ("?", "?", "!!"),
+        Some(d) => (
+            value(names.class(d.class)),
+            value(&d.name),
+            value(&d.signature),
+        ),
+        None => ("?".into(), "?".into(), "!!".into()),
+    }
+}
+
+/// A name as an attribute value: values hold no spaces (they separate attributes). Names
+/// read from traces hold no control characters (see `escape_name`).
+fn value(s: &str) -> Cow<'_, str> {
+    if s.contains(' ') {
+        Cow::Owned(s.replace(' ', "_"))
+    } else {
+        Cow::Borrowed(s)
     }
 }
 

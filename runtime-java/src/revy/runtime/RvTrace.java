@@ -5,9 +5,6 @@ import java.io.File;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.RandomAccessFile;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.Charset;
 import java.text.SimpleDateFormat;
 import java.util.ArrayList;
@@ -35,14 +32,13 @@ final class RvTrace {
     /** 0 = not opened, 1 = open, 2 = disabled or closed. */
     private static int state;
     private static OutputStream out;
-    /** Held while the file named by REVY_TRACE is written (released when it is closed). */
-    private static FileLock fileLock;
-    private static RandomAccessFile lockedFile;
     private static long written;
     private static long events;
     private static long maxSize = RvTable.MAX_SIZE;
     private static boolean truncated;
     private static boolean warned;
+    /** Kept free under the size limit for the T and E records. */
+    private static final int TAIL = 24;
     private static final ArrayList<RvBuf> BUFS = new ArrayList<RvBuf>();
     private static final byte[] SCRATCH = new byte[64];
 
@@ -93,6 +89,7 @@ final class RvTrace {
             return false;
         }
         state = 2;
+        File f = null;
         try {
             String env = System.getenv("REVY_TRACE");
             if (env != null && env.trim().equalsIgnoreCase("off")) {
@@ -100,14 +97,9 @@ final class RvTrace {
                 return false;
             }
             String pid = pid();
-            File f;
             if (env != null && env.length() > 0) {
                 f = new File(env);
-                File dir = f.getAbsoluteFile().getParentFile();
-                if (dir != null) {
-                    dir.mkdirs();
-                }
-                out = openLocked(f, dir, pid);
+                f = ownFile(f, pid);
             } else {
                 File dir = new File(RvTable.DIR);
                 dir.mkdirs();
@@ -118,22 +110,29 @@ final class RvTrace {
                     f = new File(dir, stem + "-" + i + ".rvt");
                 }
             }
-            if (out == null) {
-                out = new BufferedOutputStream(new FileOutputStream(f), 1 << 16);
-            }
+            out = new BufferedOutputStream(new FileOutputStream(f), 1 << 16);
             SimpleDateFormat iso = new SimpleDateFormat("yyyy-MM-dd'T'HH:mm:ss'Z'");
             iso.setTimeZone(TimeZone.getTimeZone("UTC"));
             byte[] magic = {'R', 'V', 'Y', 'T', 'R', 'C', 0, 1};
             out.write(magic);
             written = magic.length;
             t0 = System.nanoTime();
-            String header = "unit=ns lang=java pid=" + pid + " start=" + iso.format(new Date());
+            // The wall-clock anchor: the trace clock and the Unix epoch read at one instant,
+            // so traces of several processes go on one time line.
+            java.time.Instant now = java.time.Instant.now();
+            long anchorT = System.nanoTime() - t0;
+            long wall = now.getEpochSecond() * 1000000000L + now.getNano();
+            String header = "unit=ns lang=java pid=" + pid + " start=" + iso.format(new Date())
+                    + " anchor_wall_ns=" + wall + " anchor_t=" + anchorT;
             byte[] hb = header.getBytes(UTF8);
             byte[] hh = new byte[8];
             hh[0] = 'H';
             int hp = RvBuf.v(hh, 1, hb.length);
             write(hh, 0, hp);
             write(hb, 0, hb.length);
+            // On disk at once: a run that ends by Runtime.halt still leaves a readable trace
+            // (without end marker, which the analysis reports).
+            out.flush();
             try {
                 Runtime.getRuntime().addShutdownHook(new Thread(new Runnable() {
                     @Override
@@ -148,61 +147,36 @@ final class RvTrace {
             return true;
         } catch (Throwable t) {
             live = false;
-            problem("cannot open the trace file", t);
+            problem("cannot write the trace" + (f == null ? "" : " " + f) + "; this run is not traced", t);
             return false;
         }
     }
 
     /**
-     * Opens the file REVY_TRACE names, holding an exclusive lock on it until exit. A process
-     * started by the traced program inherits REVY_TRACE: when another process holds the lock,
-     * this one writes {@code NAME-PID.rvt} beside it instead of overwriting the file the
-     * other is writing.
+     * A file of this process's own: {@code f} when it does not exist yet, else (an earlier
+     * run, or another process of this run, e.g. a child JVM inheriting REVY_TRACE)
+     * {@code NAME-PID.rvt} beside it. Never truncates another process's trace.
      */
-    private static OutputStream openLocked(File f, File dir, String pid) throws IOException {
-        // A FileChannel is closed by an interrupt of a thread using it: lock with the
-        // interrupt status cleared (restored after), and never write through the channel.
-        boolean interrupted = Thread.interrupted();
-        try {
-            return openLocked0(f, dir, pid);
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+    private static File ownFile(File f, String pid) throws IOException {
+        File dir = f.getAbsoluteFile().getParentFile();
+        if (dir != null) {
+            dir.mkdirs();
         }
-    }
-
-    private static OutputStream openLocked0(File f, File dir, String pid) throws IOException {
-        RandomAccessFile raf = new RandomAccessFile(f, "rw");
-        FileLock lock = null;
-        try {
-            lock = raf.getChannel().tryLock();
-        } catch (IOException noLocks) {
-            lock = null;
-        } catch (OverlappingFileLockException sameJvm) {
-            lock = null;
+        if (f.createNewFile()) {
+            return f;
         }
-        if (lock == null) {
-            raf.close();
-            String stem = f.getName();
-            if (stem.endsWith(".rvt")) {
-                stem = stem.substring(0, stem.length() - 4);
-            }
-            File g = new File(dir, stem + "-" + pid + ".rvt");
-            for (int i = 1; !g.createNewFile(); i++) {
-                g = new File(dir, stem + "-" + pid + "-" + i + ".rvt");
-            }
-            raf = new RandomAccessFile(g, "rw");
-            try {
-                lock = raf.getChannel().tryLock();
-            } catch (Exception ignored) {
-                lock = null;
-            }
+        String stem = f.getName();
+        if (stem.endsWith(".rvt")) {
+            stem = stem.substring(0, stem.length() - 4);
         }
-        raf.setLength(0);
-        fileLock = lock;
-        lockedFile = raf;
-        return new BufferedOutputStream(new FileOutputStream(raf.getFD()), 1 << 16);
+        File g = new File(dir, stem + "-" + pid + ".rvt");
+        for (int i = 1; !g.createNewFile(); i++) {
+            if (i == 1000) {
+                throw new IOException(g + " and 999 more exist");
+            }
+            g = new File(dir, stem + "-" + pid + "-" + i + ".rvt");
+        }
+        return g;
     }
 
     private static String pid() {
@@ -295,24 +269,41 @@ final class RvTrace {
         }
         synchronized (LOCK) {
             if (len > 0 && count > 0 && state == 1 && !truncated) {
-                int p = 0;
-                byte[] h = SCRATCH;
-                h[p++] = 'B';
-                p = RvBuf.v(h, p, b.tid);
-                p = RvBuf.v(h, p, b.base);
-                p = RvBuf.v(h, p, count);
-                p = RvBuf.v(h, p, len);
-                if (written + p + len + 16 > maxSize) {
-                    truncate();
+                int p = blockHead(b, count, len);
+                if (written + p + len + TAIL <= maxSize) {
+                    writeBlock(b, p, count, len);
                 } else {
-                    write(h, 0, p);
-                    write(b.b, 0, len);
-                    events += count;
+                    // Past the limit: keep the events that still fit (a limit below one
+                    // buffer would otherwise keep none), then stop.
+                    long room = maxSize - written - TAIL - 32;
+                    long ce = room > 0 ? RvBuf.countEvents(b.b, (int) Math.min(len, room)) : 0;
+                    if ((ce >>> 32) > 0) {
+                        writeBlock(b, blockHead(b, (int) (ce >>> 32), (int) ce), (int) (ce >>> 32), (int) ce);
+                    }
+                    truncate();
                 }
             }
         }
         b.n = 0;
         b.count = 0;
+    }
+
+    /** The B record's head in SCRATCH; returns its length. Caller holds LOCK. */
+    private static int blockHead(RvBuf b, int count, int len) {
+        int p = 0;
+        byte[] h = SCRATCH;
+        h[p++] = 'B';
+        p = RvBuf.v(h, p, b.tid);
+        p = RvBuf.v(h, p, b.base);
+        p = RvBuf.v(h, p, count);
+        return RvBuf.v(h, p, len);
+    }
+
+    /** Caller holds LOCK. */
+    private static void writeBlock(RvBuf b, int head, int count, int len) {
+        write(SCRATCH, 0, head);
+        write(b.b, 0, len);
+        events += count;
     }
 
     private static void truncate() {

@@ -1,0 +1,461 @@
+//! The runtimes' trace files (issue 10, items 12–15, SPEC §6): every process writes its own
+//! file, small size limits keep what fits, an unwritable path is said, a forked C++ child
+//! traces itself, traces without an end marker are warned about, and headers carry the pid
+//! and a wall-clock anchor. Both runtimes, driven by small hand-written programs.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use revy::trace::{Event, TraceReader};
+
+mod common;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .into()
+}
+
+fn sh(dir: &Path, cmd: &str, env: &[(&str, &str)]) -> Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg(cmd)
+        .current_dir(dir)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// What a trace holds: (starts, ends, clean end, truncated, pid, anchor).
+#[derive(Debug)]
+struct Seen {
+    starts: u64,
+    ends: u64,
+    clean: bool,
+    truncated: bool,
+    cut: bool,
+    pid: Option<u64>,
+    anchor: Option<revy::trace::Anchor>,
+}
+
+fn read(path: &Path) -> Seen {
+    let mut r = TraceReader::open(path).unwrap_or_else(|e| panic!("{e}"));
+    let (mut starts, mut ends) = (0, 0);
+    while let Some(e) = r.next_event().unwrap() {
+        match e {
+            Event::Start { .. } => starts += 1,
+            Event::End { .. } => ends += 1,
+            _ => {}
+        }
+    }
+    Seen {
+        starts,
+        ends,
+        clean: r.status().clean_end.is_some(),
+        truncated: r.status().truncated_at_size.is_some(),
+        cut: r.status().cut_short,
+        pid: r.header().pid(),
+        anchor: r.header().anchor(),
+    }
+}
+
+/// The `.rvt` files in `dir`, sorted.
+fn traces(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "rvt"))
+        .collect();
+    v.sort();
+    v
+}
+
+fn now_ns() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64
+}
+
+/// The header's pid is the process's, and its anchor is a wall-clock time of the run.
+fn check_header(s: &Seen, pid: Option<u32>, before: u64) {
+    if let Some(pid) = pid {
+        assert_eq!(s.pid, Some(pid as u64), "{s:?}");
+    }
+    let a = s.anchor.unwrap_or_else(|| panic!("no anchor: {s:?}"));
+    assert!(a.wall_ns >= before && a.wall_ns <= now_ns(), "{a:?}");
+    assert!(a.t < 60_000_000_000, "{a:?}");
+}
+
+// ---- C++ ---------------------------------------------------------------------------------
+
+const CPP_CONFIG: &str = r#"#ifndef REVY_CONFIG_HPP_INCLUDED
+#define REVY_CONFIG_HPP_INCLUDED
+#include <cstdint>
+namespace revy { namespace config {
+inline const char* project() { return "rt"; }
+inline const char* trace_dir() { return "traces"; }
+constexpr std::uint64_t max_size = MAX_SIZEull;
+inline const char* mode() { return "faster"; }
+constexpr bool better = false;
+constexpr std::uint64_t collection_sample = 8;
+constexpr std::uint64_t system_size = 32;
+constexpr std::uint32_t class_count = 1;
+inline const char* const* class_names() { static const char* const t[] = {"", "P"}; return t; }
+struct Method { std::uint32_t cls; const char* name; const char* sgn; };
+constexpr std::uint32_t method_count = 1;
+inline const Method* methods() { static const Method t[] = {{0, "", ""}, {1, "work", "!int^0!"}}; return t; }
+}}
+#endif
+"#;
+
+const CPP_PROGRAM: &str = r#"#include "revy_runtime.hpp"
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sys/wait.h>
+#include <unistd.h>
+static int work(int k) { revy::Scope s(1, 0, 4); return k + 1; }
+int main(int argc, char** argv) {
+    int n = argc > 1 ? std::atoi(argv[1]) : 1000;
+    const char* how = argc > 2 ? argv[2] : "";
+    long sum = 0;
+    for (int i = 0; i < n; ++i) sum += work(i);
+    if (std::strcmp(how, "fork") == 0) {
+        pid_t c = ::fork();
+        if (c == 0) {
+            for (int i = 0; i < n / 2; ++i) sum += work(i);
+            std::printf("child %ld\n", static_cast<long>(::getpid()));
+            std::exit(0);
+        }
+        int st = 0;
+        ::waitpid(c, &st, 0);
+        for (int i = 0; i < n; ++i) sum += work(i);
+    }
+    std::printf("%ld\n", sum);
+    std::fflush(stdout);
+    if (std::strcmp(how, "_exit") == 0) ::_exit(0);
+    return 0;
+}
+"#;
+
+/// Builds the test program in `dir` with the given size limit; returns the folder.
+fn cpp_program(dir: &Path, max_size: u64) -> PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(
+        dir.join("revy_config.hpp"),
+        CPP_CONFIG.replace("MAX_SIZE", &max_size.to_string()),
+    )
+    .unwrap();
+    std::fs::copy(
+        repo().join("runtime-cpp/revy_runtime.hpp"),
+        dir.join("revy_runtime.hpp"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("t.cpp"), CPP_PROGRAM).unwrap();
+    let b = sh(
+        dir,
+        "g++ -std=c++11 -Wall -Wextra -Werror -fno-exceptions -fno-rtti -O1 -pthread -o t t.cpp",
+        &[],
+    );
+    assert!(b.status.success(), "{}", text(&b.stderr));
+    dir.to_path_buf()
+}
+
+/// Item 12: two processes sharing REVY_TRACE (a parallel test suite) left 0 of 1,040,056
+/// events readable (O_TRUNC); back-to-back runs overwrote each other. Each process now
+/// writes its own file: the name when it is new, else `NAME-PID.rvt`.
+#[test]
+fn cpp_processes_naming_one_trace_each_write_their_own() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = cpp_program(&tmp.path().join("p"), 1 << 30);
+    let out = tmp.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let t = out.join("t.rvt");
+    let env = [("REVY_TRACE", t.to_str().unwrap())];
+    let before = now_ns();
+    // Two at once, then one more after them.
+    let r = sh(&dir, "./t 200000 & ./t 200000 & wait; ./t 1000", &env);
+    assert!(r.status.success(), "{}", text(&r.stderr));
+    let files = traces(&out);
+    assert_eq!(files.len(), 3, "{files:?}");
+    assert!(files.contains(&t), "{files:?}");
+    let mut sizes: Vec<u64> = Vec::new();
+    let mut pids = std::collections::BTreeSet::new();
+    for f in &files {
+        let s = read(f);
+        assert!(s.clean && !s.cut && !s.truncated, "{f:?}: {s:?}");
+        assert_eq!(s.starts, s.ends, "{f:?}");
+        check_header(&s, None, before);
+        let pid = s.pid.unwrap();
+        pids.insert(pid);
+        if f != &t {
+            assert_eq!(f, &out.join(format!("t-{pid}.rvt")));
+        }
+        sizes.push(s.starts);
+    }
+    assert_eq!(pids.len(), 3);
+    sizes.sort();
+    assert_eq!(sizes, vec![1000, 200_000, 200_000]);
+}
+
+/// Item 12: `revy run` reports the file the run wrote: with REVY_TRACE naming an existing
+/// file (an earlier run's), that is `NAME-PID.rvt`, not the stale file.
+#[test]
+fn revy_run_reports_the_new_file_beside_a_named_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = cpp_program(&tmp.path().join("p"), 1 << 30);
+    std::fs::write(
+        dir.join("revy.toml"),
+        "[project]\nname = \"rt\"\nsources = [\"*.cpp\"]\nrun = \"./t 300\"\n",
+    )
+    .unwrap();
+    let env = [("REVY_TRACE", "t.rvt")];
+    let first = sh(&dir, "./t 100", &env);
+    assert!(first.status.success());
+    let r = sh(&dir, &format!("{} run", env!("CARGO_BIN_EXE_revy")), &env);
+    assert!(r.status.success(), "{}", text(&r.stderr));
+    let out = text(&r.stdout);
+    let path = out.lines().find_map(|l| l.strip_prefix("trace: ")).unwrap();
+    assert!(path.contains("t-") && path.ends_with(".rvt"), "{out}");
+    assert_eq!(read(&dir.join(path)).starts, 300);
+    assert_eq!(read(&dir.join("t.rvt")).starts, 100);
+}
+
+/// Item 13: a `max_size` of 64 KiB or less kept no event once a run filled one 64 KiB
+/// buffer; 128 KiB kept only 64 KiB. The limit now keeps as many events as fit.
+#[test]
+fn cpp_small_size_limits_keep_what_fits() {
+    let tmp = tempfile::tempdir().unwrap();
+    for max in [16 * 1024u64, 64 * 1024, 128 * 1024] {
+        let dir = cpp_program(&tmp.path().join(max.to_string()), max);
+        let r = sh(&dir, "./t 100000", &[("REVY_TRACE", "l.rvt")]);
+        assert!(r.status.success(), "{}", text(&r.stderr));
+        let len = std::fs::metadata(dir.join("l.rvt")).unwrap().len();
+        assert!(len <= max && len + 128 >= max, "max {max}: {len} bytes");
+        let s = read(&dir.join("l.rvt"));
+        assert!(s.truncated && s.clean && !s.cut, "{s:?}");
+        // About 5 bytes per event: the file is full of them.
+        assert!(s.starts * 2 * 6 >= max - 200, "max {max}: {s:?}");
+    }
+}
+
+/// Item 14: an unwritable REVY_TRACE: the program ran untraced without a word.
+#[test]
+fn cpp_unwritable_trace_is_said_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = cpp_program(&tmp.path().join("p"), 1 << 30);
+    std::fs::write(dir.join("file"), "").unwrap();
+    let r = sh(&dir, "./t 1000", &[("REVY_TRACE", "file/x.rvt")]);
+    assert!(r.status.success());
+    assert_eq!(text(&r.stdout), "500500\n");
+    let err = text(&r.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("revy: cannot write the trace file/x.rvt"),
+        "{err}"
+    );
+}
+
+/// Item 15: a forked child lost all its events (no file). It now starts its own trace;
+/// the parent's stays whole.
+#[test]
+fn cpp_forked_child_writes_its_own_trace() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = cpp_program(&tmp.path().join("p"), 1 << 30);
+    let before = now_ns();
+    let r = sh(&dir, "./t 1000 fork", &[("REVY_TRACE", "f.rvt")]);
+    assert!(r.status.success(), "{}", text(&r.stderr));
+    let out = text(&r.stdout);
+    let child: u64 = out
+        .lines()
+        .find_map(|l| l.strip_prefix("child "))
+        .unwrap()
+        .parse()
+        .unwrap();
+    let parent = read(&dir.join("f.rvt"));
+    assert!(parent.clean && !parent.cut, "{parent:?}");
+    assert_eq!((parent.starts, parent.ends), (2000, 2000));
+    let c = read(&dir.join(format!("f-{child}.rvt")));
+    assert!(c.clean && !c.cut, "{c:?}");
+    assert_eq!((c.starts, c.ends), (500, 500));
+    check_header(&c, Some(child as u32), before);
+    assert_ne!(parent.pid, c.pid);
+}
+
+/// Item 15: `_exit` skips the runtime's exit flush: the analysis says the end marker is
+/// missing (events were lost), instead of presenting a partial run as whole.
+#[test]
+fn cpp_exit_without_end_marker_is_warned() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = cpp_program(&tmp.path().join("p"), 1 << 30);
+    let r = sh(&dir, "./t 100000 _exit", &[("REVY_TRACE", "x.rvt")]);
+    assert!(r.status.success(), "{}", text(&r.stderr));
+    let s = read(&dir.join("x.rvt"));
+    assert!(!s.clean && s.starts < 100_000, "{s:?}");
+    let a = common::revy(&["analyze", dir.join("x.rvt").to_str().unwrap()]);
+    assert!(a.status.success(), "{}", text(&a.stderr));
+    assert!(
+        text(&a.stdout).contains("no end marker"),
+        "{}",
+        text(&a.stdout)
+    );
+}
+
+// ---- Java --------------------------------------------------------------------------------
+
+fn have_java() -> bool {
+    Command::new("javac").arg("-version").output().is_ok()
+}
+
+const JAVA_MAIN: &str = r#"package p;
+import revy.runtime.Rv;
+public class Main {
+    static int work(int k) {
+        Rv.start(1, 0L, 4L);
+        try {
+            return k + 1;
+        } finally {
+            Rv.end(1, 0L);
+        }
+    }
+    public static void main(String[] a) {
+        int n = Integer.parseInt(a[0]);
+        long sum = 0;
+        for (int i = 0; i < n; i++) sum += work(i);
+        System.out.println(sum);
+        System.out.flush();
+        if (a.length > 1 && a[1].equals("halt")) Runtime.getRuntime().halt(0);
+    }
+}
+"#;
+
+const JAVA_TABLE: &str = r#"package revy.runtime;
+final class RvTable {
+    private RvTable() {
+    }
+    static final String PROJECT = "rt";
+    static final String DIR = "traces";
+    static final long MAX_SIZE = MAX_SIZE_L;
+    static final boolean BETTER = false;
+    static final long POINTER = 8L;
+    static final long SYSTEM = 32L;
+    static final long SAMPLE = 8L;
+    static final int CLASSES = 2;
+    static final int METHODS = 2;
+    static final String[] DATA = {
+        "C\t1\tp.Main\t16\t\nM\t1\t1\twork\t!int^0!",
+    };
+}
+"#;
+
+/// Compiles the runtime with the given size limit and the test program into `dir/build`.
+fn java_program(dir: &Path, max_size: u64) -> PathBuf {
+    let rt = dir.join("src/revy/runtime");
+    std::fs::create_dir_all(&rt).unwrap();
+    std::fs::create_dir_all(dir.join("src/p")).unwrap();
+    for e in std::fs::read_dir(repo().join("runtime-java/src/revy/runtime")).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), rt.join(e.file_name())).unwrap();
+    }
+    std::fs::write(
+        rt.join("RvTable.java"),
+        JAVA_TABLE.replace("MAX_SIZE_L", &format!("{max_size}L")),
+    )
+    .unwrap();
+    std::fs::write(dir.join("src/p/Main.java"), JAVA_MAIN).unwrap();
+    let b = sh(
+        dir,
+        "javac -nowarn -encoding UTF-8 -d build $(find src -name '*.java')",
+        &[],
+    );
+    assert!(b.status.success(), "{}", text(&b.stderr));
+    dir.to_path_buf()
+}
+
+const JAVA: &str = "java -Xshare:auto -XX:TieredStopAtLevel=1 -cp build p.Main";
+
+/// Items 12 and 14 (Java): back-to-back and concurrent runs naming one REVY_TRACE each
+/// keep their own file (the second run truncated the first's); an unwritable path is said.
+#[test]
+fn java_processes_naming_one_trace_each_write_their_own() {
+    if !have_java() {
+        eprintln!("no javac: skipped");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = java_program(&tmp.path().join("p"), 1 << 30);
+    let out = tmp.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let t = out.join("t.rvt");
+    let env = [("REVY_TRACE", t.to_str().unwrap())];
+    let before = now_ns();
+    let cmd = format!("{JAVA} 1000 && {JAVA} 20000 & {JAVA} 3000 & wait");
+    let r = sh(&dir, &cmd, &env);
+    assert!(r.status.success(), "{}", text(&r.stderr));
+    let files = traces(&out);
+    assert_eq!(files.len(), 3, "{files:?}");
+    let mut sizes = Vec::new();
+    for f in &files {
+        let s = read(f);
+        assert!(s.clean && !s.cut && !s.truncated, "{f:?}: {s:?}");
+        check_header(&s, None, before);
+        if f != &t {
+            assert_eq!(f, &out.join(format!("t-{}.rvt", s.pid.unwrap())));
+        }
+        sizes.push(s.starts);
+    }
+    sizes.sort();
+    assert_eq!(sizes, vec![1000, 3000, 20000]);
+
+    std::fs::write(dir.join("file"), "").unwrap();
+    let r = sh(&dir, &format!("{JAVA} 10"), &[("REVY_TRACE", "file/x.rvt")]);
+    assert!(r.status.success());
+    assert_eq!(text(&r.stdout), "55\n");
+    let err = text(&r.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("revy: cannot write the trace"), "{err}");
+}
+
+/// Items 13 and 15 (Java): a limit below one 64 KiB buffer keeps what fits;
+/// `Runtime.halt` leaves no end marker and the analysis says so.
+#[test]
+fn java_small_limit_and_halt() {
+    if !have_java() {
+        eprintln!("no javac: skipped");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let max = 16 * 1024u64;
+    let dir = java_program(&tmp.path().join("p"), max);
+    let r = sh(&dir, &format!("{JAVA} 100000"), &[("REVY_TRACE", "l.rvt")]);
+    assert!(r.status.success(), "{}", text(&r.stderr));
+    let len = std::fs::metadata(dir.join("l.rvt")).unwrap().len();
+    assert!(len <= max && len + 128 >= max, "{len} bytes");
+    let s = read(&dir.join("l.rvt"));
+    assert!(
+        s.truncated && s.clean && s.starts * 2 * 6 >= max - 200,
+        "{s:?}"
+    );
+
+    let r = sh(
+        &dir,
+        &format!("{JAVA} 1000 halt"),
+        &[("REVY_TRACE", "h.rvt")],
+    );
+    assert!(r.status.success(), "{}", text(&r.stderr));
+    let s = read(&dir.join("h.rvt"));
+    assert!(!s.clean, "{s:?}");
+    let a = common::revy(&["analyze", dir.join("h.rvt").to_str().unwrap()]);
+    assert!(a.status.success(), "{}", text(&a.stderr));
+    assert!(
+        text(&a.stdout).contains("no end marker"),
+        "{}",
+        text(&a.stdout)
+    );
+}

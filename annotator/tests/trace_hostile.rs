@@ -1,0 +1,267 @@
+//! Hostile and odd trace files (issue 10, items 9 and 11): crafted lengths and ids, names with
+//! control characters, empty files, unknown units, and a reader that closes the pipe.
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use revy::trace::compact::{put_var, write_all, MAGIC};
+use revy::trace::{Event, Header, MethodDef, Names, TraceReader, Unit};
+
+mod common;
+mod mem;
+use common::revy;
+
+fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Read every event of `path`; returns (events, peak bytes allocated while reading).
+fn read_measured(path: &Path) -> (Result<u64, String>, usize) {
+    let (r, peak) = mem::peak_during(|| {
+        let mut r = TraceReader::open(path).map_err(|e| e.to_string())?;
+        let mut n = 0u64;
+        while r.next_event().map_err(|e| e.to_string())?.is_some() {
+            n += 1;
+        }
+        Ok(n)
+    });
+    (r, peak)
+}
+
+fn compact(records: &[&[u8]]) -> Vec<u8> {
+    let mut out = MAGIC.to_vec();
+    for r in records {
+        out.extend_from_slice(r);
+    }
+    out
+}
+
+fn rec(tag: u8, vars: &[u64], strings: &[&[u8]]) -> Vec<u8> {
+    let mut out = vec![tag];
+    for &v in vars {
+        put_var(&mut out, v);
+    }
+    for s in strings {
+        put_var(&mut out, s.len() as u64);
+        out.extend_from_slice(s);
+    }
+    out
+}
+
+/// Item 9: a 17-byte file defining class id 2^32−1 made the reader allocate 96 GiB (abort);
+/// 40-byte files with huge block or string lengths took gigabytes. Every allocation is now
+/// bounded by the bytes actually in the file.
+#[test]
+fn crafted_lengths_and_ids_are_bounded_by_the_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let header = rec(b'H', &[], &[b"unit=ns"]);
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        (
+            "huge-class-id",
+            compact(&[
+                &rec(b'H', &[], &[b""]),
+                &rec(b'C', &[u32::MAX as u64], &[b""]),
+            ]),
+        ),
+        (
+            "huge-method-id",
+            compact(&[
+                &header,
+                &rec(b'C', &[0], &[b"A"]),
+                &rec(b'M', &[u32::MAX as u64 - 1, 0], &[b"f", b"!!"]),
+            ]),
+        ),
+        (
+            "huge-block",
+            compact(&[&header, &rec(b'B', &[1, 0, 1 << 40, (1 << 30) - 1], &[])]),
+        ),
+        (
+            "huge-string",
+            compact(&[&header, &rec(b'N', &[1, 1 << 20], &[])]),
+        ),
+        (
+            "many-sparse-ids",
+            compact(
+                &(0..200u64)
+                    .map(|i| rec(b'C', &[(i << 24) | 0xffff], &[b"X"]))
+                    .collect::<Vec<_>>()
+                    .iter()
+                    .map(|v| v.as_slice())
+                    .collect::<Vec<_>>(),
+            ),
+        ),
+    ];
+    assert_eq!(cases[0].1.len(), 17);
+    for (name, bytes) in cases {
+        let p = tmp.path().join(format!("{name}.rvt"));
+        std::fs::write(&p, &bytes).unwrap();
+        let (r, peak) = read_measured(&p);
+        assert!(
+            peak <= mem::bound(bytes.len()),
+            "{name}: {peak} bytes allocated for a {}-byte file ({r:?})",
+            bytes.len()
+        );
+        // And through the command line: a warning or a one-line error, never an abort.
+        let o = revy(&["trace", "print", p.to_str().unwrap()]);
+        assert!(
+            matches!(o.status.code(), Some(0 | 2)),
+            "{name}: {:?} {}",
+            o.status,
+            stderr(&o)
+        );
+    }
+}
+
+/// Item 11: names come from the traced program (and from whoever wrote the file). Escape
+/// sequences must not reach the terminal, and a newline in a name must not forge DTF lines.
+#[test]
+fn names_are_escaped_in_print_and_analyze() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut names = Names::default();
+    names.classes.push("Evil\x1b[2J\x1b]0;pwned\x07".into());
+    names.methods.push(MethodDef {
+        class: 0,
+        name: "f\n<Msg cls=Forged oid=9 mth=x sgn=!! size=0 tid=1 t=1>".into(),
+        signature: "!!\r\u{202e}".into(),
+    });
+    names.threads.insert(1, "main\x1b[31m".into());
+    let ev = [
+        Event::Create {
+            tid: 1,
+            class: 0,
+            oid: 7,
+            size: Some(8),
+            t: Some(1),
+        },
+        Event::Start {
+            tid: 1,
+            method: 0,
+            oid: 7,
+            size: 0,
+            t: 2,
+        },
+        Event::End {
+            tid: 1,
+            method: 0,
+            oid: 7,
+            t: 5,
+        },
+    ];
+    let h = Header {
+        unit: Unit::Ns,
+        fields: vec![("lang".into(), "cpp\x1b[1m".into())],
+        raw: None,
+    };
+    let p = tmp.path().join("evil.rvt");
+    let mut bytes = Vec::new();
+    write_all(&mut bytes, &h, &names, &ev).unwrap();
+    std::fs::write(&p, bytes).unwrap();
+
+    let o = revy(&["trace", "print", p.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        !text.chars().any(|c| c.is_control() && c != '\n'),
+        "control characters printed: {text:?}"
+    );
+    let entries: Vec<&str> = text.lines().filter(|l| l.starts_with('<')).collect();
+    assert_eq!(entries.len(), 3, "{text}");
+    assert!(!text.contains("\n<Msg cls=Forged"), "{text}");
+    assert!(text.contains("Evil\\u{1b}[2J"), "{text}");
+    // The printed text reads back as the same three entries.
+    let back = tmp.path().join("back.dtf");
+    std::fs::write(&back, &text).unwrap();
+    let (n, _) = read_measured(&back);
+    assert_eq!(n, Ok(3));
+
+    for format in ["text", "json"] {
+        let o = revy(&["analyze", p.to_str().unwrap(), "--format", format]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = String::from_utf8(o.stdout).unwrap();
+        assert!(out.contains("Evil"), "{out}");
+        assert!(
+            !out.chars().any(|c| c.is_control() && c != '\n'),
+            "{format}: control characters printed: {out:?}"
+        );
+    }
+}
+
+/// Item 11: a 0-byte file was read as an empty text trace (exit 0), `unit=fortnight` as
+/// milliseconds. Both are errors naming the file.
+#[test]
+fn empty_files_and_unknown_units_are_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut fortnight = MAGIC.to_vec();
+    fortnight.extend(rec(b'H', &[], &[b"unit=fortnight lang=cpp"]));
+    let cases: [(&str, Vec<u8>, &str); 4] = [
+        ("empty.rvt", Vec::new(), "empty file"),
+        ("blank.dtf", b"\n\n  \n".to_vec(), "not a Revy trace"),
+        (
+            "fortnight.dtf",
+            b"##### revy-trace 1 unit=fortnight\n<Crt cls=A oid=1 tid=1 t=0>\n".to_vec(),
+            "unit=fortnight",
+        ),
+        ("fortnight.rvt", fortnight, "unit=fortnight"),
+    ];
+    for (name, bytes, says) in cases {
+        let p = tmp.path().join(name);
+        std::fs::write(&p, bytes).unwrap();
+        for args in [&["trace", "print"][..], &["analyze"][..]] {
+            let mut a = args.to_vec();
+            a.push(p.to_str().unwrap());
+            let o = revy(&a);
+            let err = stderr(&o);
+            assert_eq!(o.status.code(), Some(2), "{name} {args:?}: {err}");
+            assert!(err.contains(name) && err.contains(says), "{name}: {err}");
+            assert_eq!(err.lines().count(), 1, "{err}");
+        }
+    }
+}
+
+/// Item 11: `revy analyze … | head -1` panicked on the closed pipe (exit 101).
+#[test]
+fn a_closed_stdout_pipe_is_quiet() {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = tmp.path().join("t.dtf");
+    std::fs::write(
+        &p,
+        "##### revy-trace 1 unit=ns\n<Msg cls=A oid=1 mth=f sgn=!! size=0 tid=1 t=1>\n\
+         </Msg cls=A oid=1 mth=f sgn=!! tid=1 t=9>\n##### end events=2\n",
+    )
+    .unwrap();
+    for format in ["text", "json"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_revy"))
+            .args(["analyze", p.to_str().unwrap(), "--format", format])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take()); // the reader is gone before anything is written
+        let mut err = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
+        let st = child.wait().unwrap();
+        assert_eq!(st.code(), Some(0), "{format}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+#[test]
+fn header_pid_and_anchor_accessors() {
+    let h = Header::from_pairs(
+        "unit=us lang=java pid=4242 anchor_wall_ns=1795000000123456789 anchor_t=17",
+    )
+    .unwrap();
+    assert_eq!(h.unit, Unit::Us);
+    assert_eq!(h.pid(), Some(4242));
+    let a = h.anchor().unwrap();
+    assert_eq!((a.wall_ns, a.t), (1_795_000_000_123_456_789, 17));
+    let h = Header::from_pairs("unit=ns pid=x anchor_t=3").unwrap();
+    assert_eq!((h.pid(), h.anchor()), (None, None));
+    assert!(Header::from_pairs("unit=fortnight").is_err());
+}

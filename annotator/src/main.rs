@@ -121,6 +121,9 @@ struct ReportArgs {
     /// Activity level (share of the total, 0..1) from which hints name candidates.
     #[arg(long, default_value_t = 0.10)]
     threshold: f64,
+    /// An older trace to show side by side (did the change pay?).
+    #[arg(long)]
+    baseline: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -263,7 +266,8 @@ fn report(manifest: &Path, args: ReportArgs) -> Result<u8> {
         threshold_level: args.threshold,
         ..Default::default()
     };
-    let w = revy::report::write(&path, &args.output, &opts)?;
+    let w =
+        revy::report::write_compared(&path, args.baseline.as_deref(), &args.output, &opts)?;
     for warning in &w.warnings {
         eprintln!("revy: warning: {warning}");
     }

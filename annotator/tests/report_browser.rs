@@ -615,7 +615,7 @@ fn report_in_headless_chromium() {
     b.open(&report);
     let d = exercise(&mut b, "account");
     let classes: Vec<String> = b
-        .eval("[...new Set([...document.querySelectorAll('#nodes .node')].map(n => n.dataset.class))].sort()")
+        .eval("[...new Set([...document.querySelectorAll('#nodes .node:not(.group)')].map(n => n.dataset.class))].sort()")
         .as_array()
         .unwrap()
         .iter()

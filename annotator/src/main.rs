@@ -266,8 +266,7 @@ fn report(manifest: &Path, args: ReportArgs) -> Result<u8> {
         threshold_level: args.threshold,
         ..Default::default()
     };
-    let w =
-        revy::report::write_compared(&path, args.baseline.as_deref(), &args.output, &opts)?;
+    let w = revy::report::write_compared(&path, args.baseline.as_deref(), &args.output, &opts)?;
     for warning in &w.warnings {
         eprintln!("revy: warning: {warning}");
     }

@@ -441,9 +441,7 @@ fn exercise(b: &mut Browser, name: &str) -> Value {
         format!("{lv:.2} %")
     };
     assert_eq!(field(b, "level").as_str().unwrap(), want);
-    let raw = b.eval(
-        "document.querySelector('#inspector [data-field=\"active_time\"]').dataset.v",
-    );
+    let raw = b.eval("document.querySelector('#inspector [data-field=\"active_time\"]').dataset.v");
     assert_eq!(raw.as_str().unwrap(), top["active_time"].to_string());
     let rows = b.eval("document.querySelectorAll('#inspector tr[data-link]').length");
     assert!(
@@ -777,7 +775,10 @@ fn report_answers_at_a_glance() {
     );
     b.open(&out);
     let d = b.data();
-    assert!(!d["hints"].as_array().unwrap().is_empty(), "synthetic run has hints");
+    assert!(
+        !d["hints"].as_array().unwrap().is_empty(),
+        "synthetic run has hints"
+    );
 
     // 1. The top proposal is on the first screen, with the run's span and threads.
     let r = b.eval("(() => { const r = document.querySelector('#proposals li.hint').getBoundingClientRect(); return [r.top, r.bottom, r.height]; })()");
@@ -787,25 +788,41 @@ fn report_answers_at_a_glance() {
     );
     let first = b.eval("document.querySelector('#proposals li.hint .text').textContent");
     let h0 = &d["hints"][0];
-    let want = h0["text"]
-        .as_str()
-        .map(str::to_string)
-        .unwrap_or_else(|| format!("{}: {}", h0["subject"].as_str().unwrap(), h0["reason"].as_str().unwrap()));
-    assert_eq!(first.as_str().unwrap(), want, "proposals in the analysis's order");
+    let want = h0["text"].as_str().map(str::to_string).unwrap_or_else(|| {
+        format!(
+            "{}: {}",
+            h0["subject"].as_str().unwrap(),
+            h0["reason"].as_str().unwrap()
+        )
+    });
+    assert_eq!(
+        first.as_str().unwrap(),
+        want,
+        "proposals in the analysis's order"
+    );
     let line = b.eval("document.getElementById('run-line').textContent");
     let line = line.as_str().unwrap();
-    assert!(line.starts_with("span ") && line.contains("3 threads"), "{line}");
+    assert!(
+        line.starts_with("span ") && line.contains("3 threads"),
+        "{line}"
+    );
     b.screenshot("glance-first-screen.png");
 
     // 2. Big runs open at class level: groups and thread roots, no loose instances.
-    assert_eq!(b.eval("document.getElementById('graph').dataset.view"), json!("classes"));
+    assert_eq!(
+        b.eval("document.getElementById('graph').dataset.view"),
+        json!("classes")
+    );
     let groups = b.eval("document.querySelectorAll('#nodes .node.group:not(.hidden)').length");
     let loose = b.eval("[...document.querySelectorAll('#nodes .node:not(.group):not(.hidden)')].filter(n => n.dataset.class !== '').length");
     assert!(groups.as_u64().unwrap() >= 10, "{groups} class nodes");
     assert_eq!(loose, json!(0));
     // Colour by rank: exactly the top class is red among few classes.
     let colours = b.eval("[...document.querySelectorAll('#nodes .node.group:not(.hidden)')].map(n => n.dataset.colour)");
-    assert!(colours.as_array().unwrap().iter().any(|c| c == "top5"), "{colours}");
+    assert!(
+        colours.as_array().unwrap().iter().any(|c| c == "top5"),
+        "{colours}"
+    );
     // Labels never overlap on screen.
     let overlap = b.eval("(() => { const r = [...document.querySelectorAll('#nodes .node:not(.hidden) text:not(.nolabel)')].map(t => t.getBoundingClientRect()); for (let i = 0; i < r.length; i++) for (let j = i + 1; j < r.length; j++) { const a = r[i], c = r[j]; if (a.left < c.right - 1 && c.left < a.right - 1 && a.top < c.bottom - 1 && c.top < a.bottom - 1) return true; } return false; })()");
     assert_eq!(overlap, json!(false), "labels overlap");
@@ -813,8 +830,12 @@ fn report_answers_at_a_glance() {
     // Click a class: it expands into its instances, the most active one centred.
     let cls = b.eval("document.querySelector('#nodes .node.group:not(.hidden)').dataset.group");
     let cls = cls.as_str().unwrap().to_string();
-    b.click(&format!("#nodes .node.group[data-group=\"{cls}\"] circle.body"));
-    let shown = b.eval(&format!("document.querySelectorAll('#nodes .node[data-class=\"{cls}\"]:not(.hidden)').length"));
+    b.click(&format!(
+        "#nodes .node.group[data-group=\"{cls}\"] circle.body"
+    ));
+    let shown = b.eval(&format!(
+        "document.querySelectorAll('#nodes .node[data-class=\"{cls}\"]:not(.hidden)').length"
+    ));
     assert!(shown.as_u64().unwrap() > 0, "{cls} expanded");
     assert_eq!(
         b.eval(&format!("document.querySelector('#nodes .node.group[data-group=\"{cls}\"]').classList.contains('hidden')")),
@@ -835,7 +856,9 @@ fn report_answers_at_a_glance() {
     let lbl = target["label"].as_str().unwrap();
     b.click("#search");
     b.set_value("#search", lbl);
-    let hits = b.eval("[...document.querySelectorAll('#search-results li')].map(l => l.lastChild.textContent)");
+    let hits = b.eval(
+        "[...document.querySelectorAll('#search-results li')].map(l => l.lastChild.textContent)",
+    );
     assert_eq!(hits[0], json!(lbl), "search hits {hits}");
     b.screenshot("glance-search.png");
     b.key("#search", "Enter");
@@ -845,7 +868,10 @@ fn report_answers_at_a_glance() {
     );
     let name = b.eval("document.querySelector('#inspector [data-field=\"name\"]').textContent");
     assert_eq!(name, json!(lbl));
-    assert!(off_centre(&mut b, &target["id"].to_string()) < 3.0, "searched node centred");
+    assert!(
+        off_centre(&mut b, &target["id"].to_string()) < 3.0,
+        "searched node centred"
+    );
 
     // 4. A proposal click centres its node and highlights its neighbours.
     b.eval("window.scrollTo(0, 0)");
@@ -875,7 +901,12 @@ fn report_answers_at_a_glance() {
         .as_array()
         .unwrap()
         .iter()
-        .max_by_key(|m| (m["aggregate_time"].as_u64(), std::cmp::Reverse(m["order"].as_u64())))
+        .max_by_key(|m| {
+            (
+                m["aggregate_time"].as_u64(),
+                std::cmp::Reverse(m["order"].as_u64()),
+            )
+        })
         .unwrap()
         .clone();
     let at = b.eval(&format!("(() => {{ const p = window.revyReport.timeline.pos({}); const r = document.getElementById('timeline').getBoundingClientRect(); return [r.x + p[0], r.y + p[1]]; }})()", m["order"]));
@@ -900,8 +931,48 @@ fn report_answers_at_a_glance() {
     b.screenshot("glance-play-in-time.png");
     b.assert_no_errors();
 
-    // 6. Sizes: 10^3, 10^4 and 10^6 instances open without errors.
-    for (instances, events) in [(1_000u64, 20_000u64), (10_000, 100_000), (1_000_000, 4_400_000)] {
+    // 6. Before and after: the glance run against a smaller one.
+    let old_trace = tmp.path().join("old.rvt");
+    let spec = revy::trace::synth::Spec {
+        events: 10_000,
+        instances: 400,
+        threads: 3,
+        classes: 12,
+        seed: 4,
+        ..Default::default()
+    };
+    let f = std::io::BufWriter::new(std::fs::File::create(&old_trace).unwrap());
+    revy::trace::synth::generate(&spec, revy::trace::Form::Compact, f).unwrap();
+    let cmp = tmp.path().join("compare.html");
+    let o = revy()
+        .arg("report")
+        .arg(tmp.path().join("glance.rvt"))
+        .arg("--baseline")
+        .arg(&old_trace)
+        .arg("-o")
+        .arg(&cmp)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    b.open(&cmp);
+    let d = b.data();
+    let base = &d["baseline"];
+    let span = |v: &Value| v[1].as_u64().unwrap() - v[0].as_u64().unwrap();
+    let cells = b.eval("[...document.querySelectorAll('#table-baseline tr[data-metric=\"span\"] td')].map(t => t.dataset.v || null)");
+    assert_eq!(cells[1], json!(span(&base["span"]).to_string()));
+    assert_eq!(cells[2], json!(span(&d["span"]).to_string()));
+    let rows = b.eval("document.querySelectorAll('#table-baseline-classes tr[data-class]').length");
+    assert_eq!(rows.as_u64().unwrap(), 12);
+    b.eval("document.getElementById('baseline-view').scrollIntoView({block: 'start'})");
+    b.screenshot("glance-baseline.png");
+    b.assert_no_errors();
+
+    // 7. Sizes: 10^3, 10^4 and 10^6 instances open without errors.
+    for (instances, events) in [
+        (1_000u64, 20_000u64),
+        (10_000, 100_000),
+        (1_000_000, 4_400_000),
+    ] {
         let out = synth_report(
             tmp.path(),
             &format!("inst{instances}"),
@@ -921,7 +992,10 @@ fn report_answers_at_a_glance() {
         let (paint, graph, fcp) = timings(&mut b);
         let parts = b.eval("JSON.stringify(window.revyReport.timing.parts)");
         let d = b.data();
-        assert_eq!(d["totals"]["instances"].as_u64().unwrap() >= instances, true);
+        assert_eq!(
+            d["totals"]["instances"].as_u64().unwrap() >= instances,
+            true
+        );
         b.screenshot(&format!("instances-{instances}.png"));
         b.set_value("#view-mode", "instances");
         b.assert_no_errors();

@@ -152,7 +152,7 @@
   }
   (function proposals() {
     const box = $('proposals');
-    if (!D.hints.length) { box.appendChild(el('li', { class: 'muted' }, 'No proposals: no object or method stands out at the threshold.')); }
+    if (!D.hints.length) $('answer-more').textContent = 'No proposals: no object or method stands out at the threshold.';
     D.hints.slice(0, 6).forEach((h, k) => box.appendChild(hintItem(h, k)));
     if (D.hints.length > 6) $('answer-more').textContent = '… and ' + (D.hints.length - 6) + ' more under Hints below';
     const all = $('hints');
@@ -475,15 +475,15 @@
       }
       boxes.push(b);
     };
-    for (const n of vis) {
-      const sx = view.x + view.k * n.x, sy = view.y + view.k * n.y, r = view.k * n.r;
-      add([sx - r, sy - r, sx + r, sy + r]);
-    }
+    // In priority order: a node's circle blocks later labels, its label must avoid the
+    // circles and labels placed before it (so busy centres still name their main objects).
     let shown = 0;
     for (const n of vis) {
-      const sx = view.x + view.k * n.x + view.k * n.r + 3, sy = view.y + view.k * n.y;
-      const b = [sx, sy - 8, sx + n.label.textContent.length * 6.3, sy + 6];
+      const cx = view.x + view.k * n.x, cy = view.y + view.k * n.y, r = view.k * n.r;
+      const sx = cx + r + 3;
+      const b = [sx, cy - 8, sx + n.label.textContent.length * 6.3, cy + 6];
       const ok = !hit(b);
+      add([cx - r, cy - r, cx + r, cy + r]);
       n.label.classList.toggle('nolabel', !ok);
       if (ok) { add(b); shown++; }
     }
@@ -1000,7 +1000,7 @@
     const tl = { t0: D.span[0], t1: Math.max(D.span[1], D.span[0] + 1), cursor: null, drawn: 0 };
     const byStart = msgs.slice().sort((a, b) => a.start - b.start);
     const cls = (m) => method(m.method).class;
-    const hue = (s) => { let h = 0; for (const c of s) h = (h * 31 + c.charCodeAt(0)) % 360; return h; };
+    const hue = (s) => { let h = 7; for (const c of s) h = (Math.imul(h, 31) + c.charCodeAt(0)) >>> 0; return Math.round((h % 97) * 137.5) % 360; };
     function size() {
       cv.width = cv.clientWidth || 1000;
       cv.height = Math.min(12, tids.length) * LANE + 22;

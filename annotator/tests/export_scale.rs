@@ -345,7 +345,7 @@ fn filters_keep_what_they_say_and_report_the_rest() {
         let s = x.to_string();
         let mut o = String::new();
         for (k, c) in s.chars().enumerate() {
-            if k > 0 && (s.len() - k) % 3 == 0 {
+            if k > 0 && (s.len() - k).is_multiple_of(3) {
                 o.push(',');
             }
             o.push(c);

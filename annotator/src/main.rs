@@ -121,6 +121,9 @@ struct ReportArgs {
     /// Activity level (share of the total, 0..1) from which hints name candidates.
     #[arg(long, default_value_t = 0.10)]
     threshold: f64,
+    /// An older trace to show side by side (did the change pay?).
+    #[arg(long)]
+    baseline: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -128,10 +131,29 @@ struct ExportArgs {
     trace: Option<PathBuf>,
     #[arg(long)]
     chrome: Option<PathBuf>,
+    /// Perfetto's native protobuf trace (every message; one track per thread).
+    #[arg(long)]
+    perfetto: Option<PathBuf>,
     #[arg(long)]
     dot: Option<PathBuf>,
     #[arg(long)]
     folded: Option<PathBuf>,
+    /// Folded frames name instances (`Class#oid.method`) instead of `Class.method`.
+    #[arg(long)]
+    by_instance: bool,
+    /// Chrome, DOT, folded: drop messages shorter than this (trace units).
+    #[arg(long, default_value_t = 0)]
+    min_time: u64,
+    /// Chrome, DOT, folded: keep messages that end at or after this time (trace units).
+    #[arg(long)]
+    from: Option<u64>,
+    /// Chrome, DOT, folded: keep messages that start at or before this time (trace units).
+    #[arg(long)]
+    to: Option<u64>,
+    /// Chrome: the N longest messages; DOT: the N edges with most net time; folded: the N
+    /// heaviest stacks.
+    #[arg(long)]
+    top: Option<usize>,
 }
 
 fn main() -> ExitCode {
@@ -254,7 +276,7 @@ fn report(manifest: &Path, args: ReportArgs) -> Result<u8> {
         threshold_level: args.threshold,
         ..Default::default()
     };
-    let w = revy::report::write(&path, &args.output, &opts)?;
+    let w = revy::report::write_compared(&path, args.baseline.as_deref(), &args.output, &opts)?;
     for warning in &w.warnings {
         eprintln!("revy: warning: {warning}");
     }
@@ -281,16 +303,35 @@ fn profile(manifest: &Path, args: ProfileArgs) -> Result<u8> {
 }
 
 fn export(manifest: &Path, args: ExportArgs) -> Result<u8> {
-    if args.chrome.is_none() && args.dot.is_none() && args.folded.is_none() {
+    if args.chrome.is_none()
+        && args.perfetto.is_none()
+        && args.dot.is_none()
+        && args.folded.is_none()
+    {
         return Err(Error::input(
-            "say what to export: --chrome F.json, --dot F.dot and/or --folded F.txt",
+            "say what to export: --chrome F.json, --perfetto F.pftrace, --dot F.dot and/or --folded F.txt",
         ));
+    }
+    if let (Some(f), Some(t)) = (args.from, args.to) {
+        if f > t {
+            return Err(Error::input(format!(
+                "--from {f} is after --to {t}: give the window's start first"
+            )));
+        }
     }
     let path = trace_or_newest(manifest, args.trace)?;
     let targets = revy::export::Targets {
         chrome: args.chrome,
+        perfetto: args.perfetto,
         dot: args.dot,
         folded: args.folded,
+        by_instance: args.by_instance,
+        filter: revy::export::Filter {
+            min_time: args.min_time,
+            from: args.from,
+            to: args.to,
+            top: args.top,
+        },
     };
     let done = revy::export::export(&path, &targets)?;
     for w in &done.warnings {
@@ -298,6 +339,9 @@ fn export(manifest: &Path, args: ExportArgs) -> Result<u8> {
     }
     for (what, file) in &done.written {
         eprintln!("revy: wrote {what} to {}", file.display());
+    }
+    for d in &done.dropped {
+        eprintln!("revy: {d}");
     }
     Ok(0)
 }

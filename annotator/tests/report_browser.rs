@@ -286,6 +286,21 @@ impl Browser {
         ));
     }
 
+    fn viewport(&mut self, width: u32, height: u32) {
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": false}),
+        );
+    }
+
+    fn key(&mut self, selector: &str, key: &str) {
+        let sel = serde_json::to_string(selector).unwrap();
+        let k = serde_json::to_string(key).unwrap();
+        self.eval(&format!(
+            "document.querySelector({sel}).dispatchEvent(new KeyboardEvent('keydown', {{key: {k}, bubbles: true}}))"
+        ));
+    }
+
     fn screenshot(&mut self, name: &str) -> PathBuf {
         let r = self.call("Page.captureScreenshot", json!({"format": "png"}));
         let png = b64decode(r["data"].as_str().unwrap());
@@ -370,6 +385,7 @@ fn expected_visible(d: &Value, hidden: impl Fn(&Value) -> bool) -> (u64, u64) {
 /// The checks every report gets: graph drawn as the data says, a node click fills the
 /// inspector, class filter and highlight counts, animation steps, table sorting.
 fn exercise(b: &mut Browser, name: &str) -> Value {
+    b.set_value("#view-mode", "instances");
     let d = b.data();
     let shown = b.counts("visible-count");
     assert_eq!(
@@ -425,11 +441,8 @@ fn exercise(b: &mut Browser, name: &str) -> Value {
         format!("{lv:.2} %")
     };
     assert_eq!(field(b, "level").as_str().unwrap(), want);
-    assert!(field(b, "active_time")
-        .as_str()
-        .unwrap()
-        .replace(',', "")
-        .starts_with(&top["active_time"].to_string()));
+    let raw = b.eval("document.querySelector('#inspector [data-field=\"active_time\"]').dataset.v");
+    assert_eq!(raw.as_str().unwrap(), top["active_time"].to_string());
     let rows = b.eval("document.querySelectorAll('#inspector tr[data-link]').length");
     assert!(
         rows.as_u64().unwrap() > 0,
@@ -515,30 +528,26 @@ fn exercise(b: &mut Browser, name: &str) -> Value {
         if msgs.len() > 3 {
             b.wait_for("Number(document.getElementById('anim-step').dataset.index || 0) > 2");
         }
-        if b.eval("document.getElementById('anim-play').textContent") == json!("Pause") {
-            b.click("#anim-play");
-        }
-        assert_eq!(
-            b.eval("document.getElementById('anim-play').textContent"),
-            json!("Play")
-        );
+        // Checked and clicked in one page task: a slow machine must not let the animation
+        // reach its end between the check and the click (which would start it again).
+        let after = b.eval("(() => { const p = document.getElementById('anim-play'); if (p.textContent === 'Pause') p.click(); return p.textContent; })()");
+        assert_eq!(after, json!("Play"));
     }
 
-    // Sorting: instances by active time, largest first, then smallest first.
+    // Sorting: instances by active time, largest first by default, then smallest first.
     let col = b.eval("[...document.querySelectorAll('#table-instances th')].findIndex(t => t.dataset.key === 'active_time')");
     let col = col.as_u64().unwrap();
     let first_col = |b: &mut Browser| -> Vec<u64> {
-        b.eval(&format!("[...document.querySelectorAll('#table-instances tbody tr')].map(r => r.children[{col}]).filter(Boolean).map(c => Number(c.textContent.replace(/,/g, '')))"))
+        b.eval(&format!("[...document.querySelectorAll('#table-instances tbody tr')].map(r => r.children[{col}]).filter(c => c && c.dataset.v !== undefined).map(c => Number(c.dataset.v))"))
             .as_array()
             .unwrap()
             .iter()
             .filter_map(|v| v.as_u64())
             .collect()
     };
-    b.click("#table-instances th[data-key=\"active_time\"]");
     let v = first_col(b);
     assert!(
-        v.windows(2).all(|w| w[0] >= w[1]),
+        v.len() > 1 && v.windows(2).all(|w| w[0] >= w[1]),
         "{name}: sorted descending {v:?}"
     );
     assert_eq!(
@@ -551,6 +560,8 @@ fn exercise(b: &mut Browser, name: &str) -> Value {
         v.windows(2).all(|w| w[0] <= w[1]),
         "{name}: sorted ascending"
     );
+    b.click("#table-instances th[data-key=\"active_time\"]");
+    assert!(first_col(b).windows(2).all(|w| w[0] >= w[1]));
     b.eval("document.getElementById('table-instances').scrollIntoView({block: 'start'})");
     b.screenshot(&format!("{name}-table-sorted.png"));
     b.eval("window.scrollTo(0, 0)");
@@ -599,7 +610,7 @@ fn report_in_headless_chromium() {
     b.open(&report);
     let d = exercise(&mut b, "account");
     let classes: Vec<String> = b
-        .eval("[...new Set([...document.querySelectorAll('#nodes .node')].map(n => n.dataset.class))].sort()")
+        .eval("[...new Set([...document.querySelectorAll('#nodes .node:not(.group)')].map(n => n.dataset.class))].sort()")
         .as_array()
         .unwrap()
         .iter()
@@ -696,6 +707,7 @@ fn report_in_headless_chromium() {
     let t0 = Instant::now();
     b.open(&out);
     let opened = t0.elapsed();
+    b.set_value("#view-mode", "instances");
     let d = b.data();
     assert_eq!(d["totals"]["messages"], json!(1_000_000));
     let caps = &d["caps"];
@@ -705,9 +717,285 @@ fn report_in_headless_chromium() {
     assert!(note.as_str().unwrap().contains("most active"), "{note}");
     let (nodes, _) = b.counts("visible-count");
     assert!(nodes > 500, "{nodes} nodes drawn");
-    b.click("#table-instances th[data-key=\"active_time\"]");
     b.screenshot("million-graph.png");
     b.assert_no_errors();
     eprintln!("10^6 messages: report {size} bytes, opened in {opened:?}");
     assert!(opened < Duration::from_secs(30), "opening took {opened:?}");
+}
+
+fn synth_report(dir: &Path, name: &str, spec: revy::trace::synth::Spec) -> PathBuf {
+    let trace = dir.join(format!("{name}.rvt"));
+    let f = std::io::BufWriter::new(std::fs::File::create(&trace).unwrap());
+    revy::trace::synth::generate(&spec, revy::trace::Form::Compact, f).unwrap();
+    let out = dir.join(format!("{name}.html"));
+    report_of(&trace, &out);
+    out
+}
+
+/// Page timings measured by the page itself (ms since its script started) and Chromium's
+/// first contentful paint.
+fn timings(b: &mut Browser) -> (f64, f64, f64) {
+    let v = b.eval("[window.revyReport.timing.firstPaint, window.revyReport.timing.graphDrawn, (performance.getEntriesByName('first-contentful-paint')[0] || {startTime: -1}).startTime]");
+    (
+        v[0].as_f64().unwrap(),
+        v[1].as_f64().unwrap(),
+        v[2].as_f64().unwrap(),
+    )
+}
+
+/// Centre of a node's circle relative to the graph's centre, in pixels.
+fn off_centre(b: &mut Browser, key: &str) -> f64 {
+    let v = b.eval(&format!(
+        "(() => {{ const s = document.getElementById('graph').getBoundingClientRect(); const c = document.querySelector('#nodes .node[data-id=\"{key}\"] circle.body').getBoundingClientRect(); return Math.hypot(c.x + c.width / 2 - (s.x + s.width / 2), c.y + c.height / 2 - (s.y + s.height / 2)); }})()"
+    ));
+    v.as_f64().unwrap()
+}
+
+/// Issue 12: the answer above the fold, search, hint → node, class graph expanding, the
+/// timeline, and reports of 10^3, 10^4 and 10^6 instances opening cleanly.
+#[test]
+fn report_answers_at_a_glance() {
+    let Some(mut b) = browser() else { return };
+    b.viewport(1600, 1000);
+    let tmp = tempfile::tempdir().unwrap();
+    let out = synth_report(
+        tmp.path(),
+        "glance",
+        revy::trace::synth::Spec {
+            events: 40_000,
+            instances: 400,
+            threads: 3,
+            classes: 12,
+            seed: 3,
+            ..Default::default()
+        },
+    );
+    b.open(&out);
+    let d = b.data();
+    assert!(
+        !d["hints"].as_array().unwrap().is_empty(),
+        "synthetic run has hints"
+    );
+
+    // 1. The top proposal is on the first screen, with the run's span and threads.
+    let r = b.eval("(() => { const r = document.querySelector('#proposals li.hint').getBoundingClientRect(); return [r.top, r.bottom, r.height]; })()");
+    assert!(
+        r[2].as_f64().unwrap() > 0.0 && r[1].as_f64().unwrap() <= 1000.0,
+        "top proposal at {r}"
+    );
+    let first = b.eval("document.querySelector('#proposals li.hint .text').textContent");
+    let h0 = &d["hints"][0];
+    let want = h0["text"].as_str().map(str::to_string).unwrap_or_else(|| {
+        format!(
+            "{}: {}",
+            h0["subject"].as_str().unwrap(),
+            h0["reason"].as_str().unwrap()
+        )
+    });
+    assert_eq!(
+        first.as_str().unwrap(),
+        want,
+        "proposals in the analysis's order"
+    );
+    let line = b.eval("document.getElementById('run-line').textContent");
+    let line = line.as_str().unwrap();
+    assert!(
+        line.starts_with("span ") && line.contains("3 threads"),
+        "{line}"
+    );
+    b.screenshot("glance-first-screen.png");
+
+    // 2. Big runs open at class level: groups and thread roots, no loose instances.
+    assert_eq!(
+        b.eval("document.getElementById('graph').dataset.view"),
+        json!("classes")
+    );
+    let groups = b.eval("document.querySelectorAll('#nodes .node.group:not(.hidden)').length");
+    let loose = b.eval("[...document.querySelectorAll('#nodes .node:not(.group):not(.hidden)')].filter(n => n.dataset.class !== '').length");
+    assert!(groups.as_u64().unwrap() >= 10, "{groups} class nodes");
+    assert_eq!(loose, json!(0));
+    // Colour by rank: exactly the top class is red among few classes.
+    let colours = b.eval("[...document.querySelectorAll('#nodes .node.group:not(.hidden)')].map(n => n.dataset.colour)");
+    assert!(
+        colours.as_array().unwrap().iter().any(|c| c == "top5"),
+        "{colours}"
+    );
+    // Labels never overlap on screen.
+    let overlap = b.eval("(() => { const r = [...document.querySelectorAll('#nodes .node:not(.hidden) text:not(.nolabel)')].map(t => t.getBoundingClientRect()); for (let i = 0; i < r.length; i++) for (let j = i + 1; j < r.length; j++) { const a = r[i], c = r[j]; if (a.left < c.right - 1 && c.left < a.right - 1 && a.top < c.bottom - 1 && c.top < a.bottom - 1) return true; } return false; })()");
+    assert_eq!(overlap, json!(false), "labels overlap");
+    b.screenshot("glance-class-graph.png");
+    // Click a class: it expands into its instances, the most active one centred.
+    let cls = b.eval("document.querySelector('#nodes .node.group:not(.hidden)').dataset.group");
+    let cls = cls.as_str().unwrap().to_string();
+    b.click(&format!(
+        "#nodes .node.group[data-group=\"{cls}\"] circle.body"
+    ));
+    let shown = b.eval(&format!(
+        "document.querySelectorAll('#nodes .node[data-class=\"{cls}\"]:not(.hidden)').length"
+    ));
+    assert!(shown.as_u64().unwrap() > 0, "{cls} expanded");
+    assert_eq!(
+        b.eval(&format!("document.querySelector('#nodes .node.group[data-group=\"{cls}\"]').classList.contains('hidden')")),
+        json!(true)
+    );
+    b.screenshot("glance-class-expanded.png");
+    b.assert_no_errors();
+
+    // 3. Search finds an instance and selects it.
+    let target = d["instances"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["kind"] != "root")
+        .nth(7)
+        .unwrap()
+        .clone();
+    let lbl = target["label"].as_str().unwrap();
+    b.click("#search");
+    b.set_value("#search", lbl);
+    let hits = b.eval(
+        "[...document.querySelectorAll('#search-results li')].map(l => l.lastChild.textContent)",
+    );
+    assert_eq!(hits[0], json!(lbl), "search hits {hits}");
+    b.screenshot("glance-search.png");
+    b.key("#search", "Enter");
+    assert_eq!(
+        b.eval("document.getElementById('graph').dataset.focus"),
+        json!(target["id"].to_string())
+    );
+    let name = b.eval("document.querySelector('#inspector [data-field=\"name\"]').textContent");
+    assert_eq!(name, json!(lbl));
+    assert!(
+        off_centre(&mut b, &target["id"].to_string()) < 3.0,
+        "searched node centred"
+    );
+
+    // 4. A proposal click centres its node and highlights its neighbours.
+    b.eval("window.scrollTo(0, 0)");
+    b.click("#proposals li.hint");
+    let focus = b.eval("document.getElementById('graph').dataset.focus");
+    let focus = focus.as_str().expect("a hint focuses a node").to_string();
+    assert!(off_centre(&mut b, &focus) < 3.0, "hint's node centred");
+    let nbr = b.eval("document.querySelectorAll('#edges .edge.nbr:not(.hidden)').length");
+    assert_eq!(
+        nbr,
+        b.eval("Number(document.getElementById('graph').dataset.neighbourEdges)")
+    );
+    assert!(nbr.as_u64().unwrap() > 0, "neighbours highlighted");
+    if let Some(i) = h0["instance"].as_u64() {
+        assert_eq!(focus, i.to_string(), "the hint's own instance");
+    }
+    b.screenshot("glance-hint-focused.png");
+
+    // 5. Timeline: every message of the page drawn; a click opens its receiver.
+    b.eval("document.getElementById('timeline-view').scrollIntoView({block: 'start'})");
+    let drawn = b.eval("Number(document.getElementById('timeline').dataset.drawn)");
+    assert_eq!(
+        drawn.as_u64().unwrap(),
+        d["messages"].as_array().unwrap().len() as u64
+    );
+    let m = d["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .max_by_key(|m| {
+            (
+                m["aggregate_time"].as_u64(),
+                std::cmp::Reverse(m["order"].as_u64()),
+            )
+        })
+        .unwrap()
+        .clone();
+    let at = b.eval(&format!("(() => {{ const p = window.revyReport.timeline.pos({}); const r = document.getElementById('timeline').getBoundingClientRect(); return [r.x + p[0], r.y + p[1]]; }})()", m["order"]));
+    let (x, y) = (at[0].as_f64().unwrap(), at[1].as_f64().unwrap());
+    for kind in ["mouseMoved", "mousePressed", "mouseReleased"] {
+        b.call(
+            "Input.dispatchMouseEvent",
+            json!({"type": kind, "x": x, "y": y, "button": "left", "buttons": if kind == "mousePressed" { 1 } else { 0 }, "clickCount": 1}),
+        );
+    }
+    let order = b.eval("document.getElementById('timeline-info').dataset.order");
+    // A deeper message may sit at the same spot; it is still one of the page's messages.
+    assert!(order.is_string(), "timeline click opened a message");
+    b.eval("document.getElementById('timeline-view').scrollIntoView({block: 'start'})");
+    b.screenshot("glance-timeline.png");
+    // Play in time: several messages in flight at once on a 3-thread run.
+    b.eval("window.scrollTo(0, 0)");
+    b.set_value("#anim-speed", "60");
+    b.click("#anim-time");
+    b.wait_for("Number(document.getElementById('anim-step').dataset.open || 0) > 1");
+    b.click("#anim-time");
+    b.screenshot("glance-play-in-time.png");
+    b.assert_no_errors();
+
+    // 6. Before and after: the glance run against a smaller one.
+    let old_trace = tmp.path().join("old.rvt");
+    let spec = revy::trace::synth::Spec {
+        events: 10_000,
+        instances: 400,
+        threads: 3,
+        classes: 12,
+        seed: 4,
+        ..Default::default()
+    };
+    let f = std::io::BufWriter::new(std::fs::File::create(&old_trace).unwrap());
+    revy::trace::synth::generate(&spec, revy::trace::Form::Compact, f).unwrap();
+    let cmp = tmp.path().join("compare.html");
+    let o = revy()
+        .arg("report")
+        .arg(tmp.path().join("glance.rvt"))
+        .arg("--baseline")
+        .arg(&old_trace)
+        .arg("-o")
+        .arg(&cmp)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    b.open(&cmp);
+    let d = b.data();
+    let base = &d["baseline"];
+    let span = |v: &Value| v[1].as_u64().unwrap() - v[0].as_u64().unwrap();
+    let cells = b.eval("[...document.querySelectorAll('#table-baseline tr[data-metric=\"span\"] td')].map(t => t.dataset.v || null)");
+    assert_eq!(cells[1], json!(span(&base["span"]).to_string()));
+    assert_eq!(cells[2], json!(span(&d["span"]).to_string()));
+    let rows = b.eval("document.querySelectorAll('#table-baseline-classes tr[data-class]').length");
+    assert_eq!(rows.as_u64().unwrap(), 12);
+    b.eval("document.getElementById('baseline-view').scrollIntoView({block: 'start'})");
+    b.screenshot("glance-baseline.png");
+    b.assert_no_errors();
+
+    // 7. Sizes: 10^3, 10^4 and 10^6 instances open without errors.
+    for (instances, events) in [
+        (1_000u64, 20_000u64),
+        (10_000, 100_000),
+        (1_000_000, 4_400_000),
+    ] {
+        let out = synth_report(
+            tmp.path(),
+            &format!("inst{instances}"),
+            revy::trace::synth::Spec {
+                events,
+                instances,
+                threads: 4,
+                classes: 30,
+                seed: 5,
+                ..Default::default()
+            },
+        );
+        let size = std::fs::metadata(&out).unwrap().len();
+        let t0 = Instant::now();
+        b.open(&out);
+        let opened = t0.elapsed();
+        let (paint, graph, fcp) = timings(&mut b);
+        let parts = b.eval("JSON.stringify(window.revyReport.timing.parts)");
+        let d = b.data();
+        assert!(d["totals"]["instances"].as_u64().unwrap() >= instances);
+        b.screenshot(&format!("instances-{instances}.png"));
+        b.set_value("#view-mode", "instances");
+        b.assert_no_errors();
+        eprintln!(
+            "MEASURE instances={instances} html_bytes={size} open={:.0}ms first_paint={paint:.0}ms graph_drawn={graph:.0}ms fcp={fcp:.0}ms parts={parts}",
+            opened.as_secs_f64() * 1000.0
+        );
+    }
 }

@@ -1,6 +1,8 @@
 //! Chrome Trace Event JSON (opens in Perfetto UI): one complete `X` slice per message,
 //! written as messages finish, so slices of a thread nest exactly as its message stack did.
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -22,6 +24,21 @@ pub struct ChromeSink<W: Write> {
     started: bool,
     /// Per thread: slices waiting for their same-start caller (see `write_event`).
     pending: FxHashMap<u64, Vec<(u32, String)>>,
+    /// `--top N`: the N longest messages, written at the end in (thread, start, depth) order.
+    top: Option<usize>,
+    heap: BinaryHeap<Reverse<Kept>>,
+    written: u64,
+}
+
+/// A message held for `--top`: ordered by aggregate time, then message order.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+struct Kept {
+    aggregate: u64,
+    order: u64,
+    tid: u64,
+    start: u64,
+    depth: u32,
+    event: String,
 }
 
 fn json(s: &str) -> String {
@@ -39,7 +56,38 @@ impl<W: Write> ChromeSink<W> {
             nanos_per_unit: 1,
             started: false,
             pending: FxHashMap::default(),
+            top: None,
+            heap: BinaryHeap::new(),
+            written: 0,
         }
+    }
+
+    pub fn set_top(&mut self, top: Option<usize>) {
+        self.top = top;
+    }
+
+    /// A message the filter dropped: callees held back for it are written now.
+    pub fn skipped(&mut self, c: &Closed) {
+        if self.top.is_some() || self.err.is_some() {
+            return;
+        }
+        if let Err(e) = self.release(c.tid, c.outer.len() as u32) {
+            self.err = Some(e);
+        }
+    }
+
+    /// Writes the held slices deeper than `depth` on thread `tid`.
+    fn release(&mut self, tid: u64, depth: u32) -> std::io::Result<()> {
+        if let Some(mut held) = self.pending.remove(&tid) {
+            while held.last().is_some_and(|(d, _)| *d > depth) {
+                let (_, e) = held.pop().unwrap_or_default();
+                self.emit(&e)?;
+            }
+            if !held.is_empty() {
+                self.pending.insert(tid, held);
+            }
+        }
+        Ok(())
     }
 
     /// `displayTimeUnit` is the first key (Perfetto and chrome://tracing read it first).
@@ -67,6 +115,13 @@ impl<W: Write> ChromeSink<W> {
             self.open()?;
         }
         let f = &c.frame;
+        if let Some(n) = self.top {
+            let full = self.heap.len() >= n;
+            let least = self.heap.peek().map(|Reverse(k)| (k.aggregate, k.order));
+            if n == 0 || (full && least >= Some((c.aggregate, f.order))) {
+                return Ok(());
+            }
+        }
         let m = f.method as usize;
         if self.names.len() <= m {
             self.names.resize(m + 1, None);
@@ -97,21 +152,26 @@ impl<W: Write> ChromeSink<W> {
         // The held slices deeper than this one at the top of the thread's pending stack are
         // its descendants (they closed first, so popping writes callers first).
         let depth = c.outer.len() as u32;
+        if let Some(n) = self.top {
+            self.heap.push(Reverse(Kept {
+                aggregate: c.aggregate,
+                order: f.order,
+                tid: c.tid,
+                start: f.start,
+                depth,
+                event: ev,
+            }));
+            if self.heap.len() > n {
+                self.heap.pop();
+            }
+            return Ok(());
+        }
         if c.outer.last().is_some_and(|p| p.start == f.start) {
             self.pending.entry(c.tid).or_default().push((depth, ev));
             return Ok(());
         }
         self.emit(&ev)?;
-        if let Some(mut held) = self.pending.remove(&c.tid) {
-            while held.last().is_some_and(|(d, _)| *d > depth) {
-                let (_, e) = held.pop().unwrap_or_default();
-                self.emit(&e)?;
-            }
-            if !held.is_empty() {
-                self.pending.insert(c.tid, held);
-            }
-        }
-        Ok(())
+        self.release(c.tid, depth)
     }
 
     fn emit(&mut self, ev: &str) -> std::io::Result<()> {
@@ -119,14 +179,23 @@ impl<W: Write> ChromeSink<W> {
             self.w.write_all(b",\n")?;
         }
         self.first = false;
+        self.written += 1;
         self.w.write_all(ev.as_bytes())
     }
 
-    /// Thread names, close the JSON and flush.
-    pub fn finish(mut self, walker: &Walker, names: &Names, _unit: Unit) -> Result<()> {
+    /// Thread names, close the JSON and flush; returns the slices written.
+    pub fn finish(mut self, walker: &Walker, names: &Names, _unit: Unit) -> Result<u64> {
         let r = (|| -> std::io::Result<()> {
             if !self.started {
                 self.open()?;
+            }
+            let mut kept: Vec<Kept> = std::mem::take(&mut self.heap)
+                .into_iter()
+                .map(|Reverse(k)| k)
+                .collect();
+            kept.sort_by_key(|k| (k.tid, k.start, k.depth, k.order));
+            for k in kept {
+                self.emit(&k.event)?;
             }
             let mut tids: Vec<u64> = self.pending.keys().copied().collect();
             tids.sort_unstable();
@@ -156,7 +225,8 @@ impl<W: Write> ChromeSink<W> {
         if let Some(e) = self.err.take() {
             return Err(Error::io(&self.path, e));
         }
-        r.map_err(|e| Error::io(&self.path, e))
+        let slices = self.written;
+        r.map(|_| slices).map_err(|e| Error::io(&self.path, e))
     }
 
     pub fn set_unit(&mut self, unit: Unit) {

@@ -9,7 +9,19 @@ fn esc(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
-pub fn write(a: &Analysis, w: &mut impl Write) -> std::io::Result<()> {
+/// Writes the graph (the `top` edges with most net time, if given); returns (edges written,
+/// edges in the graph).
+pub fn write(
+    a: &Analysis,
+    w: &mut impl Write,
+    top: Option<usize>,
+) -> std::io::Result<(usize, usize)> {
+    let mut edges: Vec<_> = a.edges.iter().collect();
+    if let Some(n) = top.filter(|&n| n < edges.len()) {
+        edges.sort_by_key(|e| (std::cmp::Reverse(e.net_time), e.sender, e.receiver));
+        edges.truncate(n);
+        edges.sort_by_key(|e| (e.sender, e.receiver));
+    }
     let u = a.trace.unit.as_str();
     writeln!(w, "digraph revy {{")?;
     writeln!(
@@ -23,7 +35,7 @@ pub fn write(a: &Analysis, w: &mut impl Write) -> std::io::Result<()> {
     writeln!(w, "  node [shape=ellipse, fontsize=10];")?;
     writeln!(w, "  edge [fontsize=9];")?;
     let mut used = vec![false; a.instances.len()];
-    for e in &a.edges {
+    for e in &edges {
         used[e.sender as usize] = true;
         used[e.receiver as usize] = true;
     }
@@ -41,7 +53,7 @@ pub fn write(a: &Analysis, w: &mut impl Write) -> std::io::Result<()> {
             i.id
         )?;
     }
-    for e in &a.edges {
+    for e in &edges {
         let c = e.band.colour();
         writeln!(
             w,
@@ -49,5 +61,6 @@ pub fn write(a: &Analysis, w: &mut impl Write) -> std::io::Result<()> {
             e.sender, e.receiver, e.calls, e.aggregate_time
         )?;
     }
-    writeln!(w, "}}")
+    writeln!(w, "}}")?;
+    Ok((edges.len(), a.edges.len()))
 }

@@ -73,12 +73,64 @@ pub struct Data<'a> {
     /// All messages of the trace.
     pub messages_total: u64,
     pub hints: &'a [Hint],
+    /// First message start and last message end (trace units).
+    pub span: [u64; 2],
+    /// `--baseline`: the older run to compare with.
+    pub baseline: Option<Baseline>,
+}
+
+/// What the page shows of the baseline run: its span and totals, per-class time and the
+/// most active instances by label (labels are how objects match across runs).
+#[derive(Serialize)]
+pub struct Baseline {
+    pub path: String,
+    pub span: [u64; 2],
+    pub total_time: u64,
+    pub messages: u64,
+    pub threads: usize,
+    pub instances: usize,
+    /// `(class, active time, instances, messages)`.
+    pub classes: Vec<(String, u64, u64, u64)>,
+    /// `(label, active time)` of its most active instances.
+    pub top_instances: Vec<(String, u64)>,
+}
+
+impl Baseline {
+    /// Instances of the baseline kept in the page.
+    const TOP: usize = 2000;
+
+    pub fn of(input: &Input) -> Baseline {
+        let a = &input.analysis;
+        let mut top: Vec<(String, u64)> = a
+            .instances
+            .iter()
+            .filter(|i| i.kind != InstKind::Root)
+            .map(|i| (i.label.clone(), i.active_time))
+            .collect();
+        top.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
+        top.truncate(Self::TOP);
+        Baseline {
+            path: a.trace.path.clone(),
+            span: input.span,
+            total_time: a.totals.total_time,
+            messages: a.totals.messages,
+            threads: a.totals.threads,
+            instances: a.totals.instances,
+            classes: a
+                .classes
+                .iter()
+                .map(|c| (c.class.clone(), c.active_time, c.instances, c.messages))
+                .collect(),
+            top_instances: top,
+        }
+    }
 }
 
 /// The analysis sink plus per-(sender, receiver, method) totals for the page's filters.
 struct Tee {
     b: Builder,
     links: FxHashMap<(u32, u32, u32), [u64; 4]>,
+    span: [u64; 2],
 }
 
 impl Sink for Tee {
@@ -89,6 +141,7 @@ impl Sink for Tee {
     fn closed(&mut self, c: &Closed, instances: &[Instance], names: &Names) {
         self.b.closed(c, instances, names);
         let f = &c.frame;
+        self.span = [self.span[0].min(f.start), self.span[1].max(c.end)];
         let l = self
             .links
             .entry((f.sender, f.receiver, f.method))
@@ -104,6 +157,7 @@ impl Sink for Tee {
 pub struct Input {
     pub analysis: Analysis,
     pub links: Vec<Link>,
+    pub span: [u64; 2],
 }
 
 /// Analyse `trace` for the report (messages capped at `caps.messages`).
@@ -113,6 +167,7 @@ pub fn analyze(trace: &Path, opts: &Options, caps: &Caps) -> Result<Input> {
     let mut tee = Tee {
         b: Builder::new(&opts),
         links: FxHashMap::default(),
+        span: [u64::MAX, 0],
     };
     let (reader, walker) = analysis::walk_trace(trace, &mut tee)?;
     let analysis = analysis::finish(trace, &opts, tee.b, &reader, &walker);
@@ -121,11 +176,21 @@ pub fn analyze(trace: &Path, opts: &Options, caps: &Caps) -> Result<Input> {
         .into_iter()
         .map(|((s, r, m), v)| [s as u64, r as u64, m as u64, v[0], v[1], v[2], v[3]])
         .collect();
-    Ok(Input { analysis, links })
+    let span = if tee.span[0] > tee.span[1] {
+        [0, 0]
+    } else {
+        tee.span
+    };
+    Ok(Input {
+        analysis,
+        links,
+        span,
+    })
 }
 
 /// Choose what goes into the page.
-pub fn data<'a>(a: &'a Analysis, links: &[Link], caps: &'a Caps) -> Data<'a> {
+pub fn data<'a>(input: &'a Input, caps: &'a Caps) -> Data<'a> {
+    let (a, links) = (&input.analysis, &input.links[..]);
     let main_root = a
         .threads
         .iter()
@@ -199,6 +264,8 @@ pub fn data<'a>(a: &'a Analysis, links: &[Link], caps: &'a Caps) -> Data<'a> {
         messages,
         messages_total: a.messages.total,
         hints: &a.hints,
+        span: input.span,
+        baseline: None,
     }
 }
 
@@ -255,11 +322,26 @@ pub struct Written {
 
 /// Analyse `trace` and write the report to `out`.
 pub fn write(trace: &Path, out: &Path, opts: &Options) -> Result<Written> {
+    write_compared(trace, None, out, opts)
+}
+
+/// [`write`] with the run at `baseline` side by side (`revy report NEW --baseline OLD`).
+pub fn write_compared(
+    trace: &Path,
+    baseline: Option<&Path>,
+    out: &Path,
+    opts: &Options,
+) -> Result<Written> {
     let t0 = Instant::now();
     let caps = Caps::default();
+    let old = match baseline {
+        Some(b) => Some(Baseline::of(&analyze(b, opts, &caps)?)),
+        None => None,
+    };
     let input = analyze(trace, opts, &caps)?;
     let a = &input.analysis;
-    let d = data(a, &input.links, &caps);
+    let mut d = data(&input, &caps);
+    d.baseline = old;
     let html = render(&d);
     if let Some(dir) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
@@ -312,7 +394,7 @@ mod tests {
             Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/traces/appendix-f.dtf");
         let caps = Caps::default();
         let input = analyze(&path, &Options::default(), &caps).unwrap();
-        let html = render(&data(&input.analysis, &input.links, &caps));
+        let html = render(&data(&input, &caps));
         // No fetches: the only URL-like text is the SVG namespace name.
         let bare = html.replace("'http://www.w3.org/2000/svg'", "");
         assert!(!bare.contains("http://") && !bare.contains("https://"));

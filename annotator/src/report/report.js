@@ -1,15 +1,24 @@
-// Revy report page: object call graph (SVG), inspector, filtering, highlighting, animation,
-// sortable statistics. Vanilla JS, no network access: everything it shows is in #revy-data.
+// Revy report page: the ranked proposals first, then the object call graph (SVG; classes by
+// default on big runs, expandable into instances), a per-thread timeline, inspector,
+// search, filtering, highlighting, animation and sortable statistics. Vanilla JS, no network
+// access: everything it shows is in #revy-data.
 (function () {
   'use strict';
   window.__revyErrors = window.__revyErrors || [];
   window.addEventListener('error', function (e) { window.__revyErrors.push(String(e.message)); });
+  const T0 = performance.now();
 
   const D = JSON.parse(document.getElementById('revy-data').textContent);
   const NS = 'http://www.w3.org/2000/svg'; // the SVG namespace name, not a fetch
   const UNIT = D.trace.unit;
+  const NS_PER = { ns: 1, us: 1e3, ms: 1e6, s: 1e9 }[UNIT] || 1;
   const COLOURS = { over60: '#d62728', over30: '#1f5fbf', over10: '#2ca02c', rest: '#222222' };
   const BAND_TEXT = { over60: '> 60 %', over30: '> 30 %', over10: '> 10 %', rest: '≤ 10 %' };
+  // Relative colouring: rank percentile among the nodes of the run.
+  const RANK_COLOURS = { top5: '#d62728', top20: '#1f5fbf', top50: '#2ca02c', rest: '#9e9e9e' };
+  const RANK_TEXT = { top5: 'top 5 %', top20: 'top 20 %', top50: 'top 50 %', rest: 'rest' };
+  // Edge colour by granularity (time per byte): coarse messages are worth sending elsewhere.
+  const GRAIN_COLOURS = { coarse: '#6a1b9a', mid: '#8d6e97', fine: '#c9c0cc' };
   const $ = (id) => document.getElementById(id);
   const el = (tag, attrs, text) => {
     const e = document.createElement(tag);
@@ -23,7 +32,17 @@
     return e;
   };
   const pct = (x) => (x * 100).toFixed(x >= 0.1 ? 1 : 2) + ' %';
-  const num = (x) => (x === null || x === undefined) ? '' : (Number.isInteger(x) ? x.toLocaleString('en') : x.toFixed(2));
+  // Cached formatters: toLocaleString builds one per call, which is slow on big tables.
+  const NF = [0, 1, 2].map((d) => new Intl.NumberFormat('en', { minimumFractionDigits: d, maximumFractionDigits: d }));
+  const num = (x) => (x === null || x === undefined) ? '' : (Number.isInteger(x) ? NF[0].format(x) : x.toFixed(2));
+  // A time in trace units, auto-scaled: "61.6 ms", "1,234 s", "850 ns".
+  const fmtT = (t) => {
+    if (t === null || t === undefined) return '';
+    const ns = t * NS_PER;
+    const [v, u] = ns >= 1e9 ? [ns / 1e9, 's'] : ns >= 1e6 ? [ns / 1e6, 'ms'] : ns >= 1e3 ? [ns / 1e3, 'µs'] : [ns, 'ns'];
+    const digits = u === 'ns' || v >= 100 ? 0 : v >= 10 ? 1 : 2;
+    return NF[digits].format(v) + ' ' + u;
+  };
 
   // ---------- model ----------
   const inst = new Map();
@@ -40,12 +59,12 @@
     const e = edgeByKey.get(l.s + '>' + l.r);
     if (e) { e.links.push(l); e.other -= l.calls; }
   }
-  const nodes = D.instances.map((i) => ({ id: i.id, i: i, x: 0, y: 0, r: 7 + 16 * Math.sqrt(i.level), out: [], inn: [], visible: true }));
+  const nodes = D.instances.map((i) => ({ id: i.id, key: String(i.id), i: i, x: 0, y: 0, r: 7 + 16 * Math.sqrt(i.level), out: [], inn: [], visible: true }));
   const nodeById = new Map(nodes.map((n) => [n.id, n]));
   for (const e of edges) {
-    const s = nodeById.get(e.sender), r = nodeById.get(e.receiver);
-    if (s) s.out.push(e);
-    if (r && r !== s) r.inn.push(e);
+    e.sn = nodeById.get(e.sender); e.rn = nodeById.get(e.receiver);
+    if (e.sn) e.sn.out.push(e);
+    if (e.rn && e.rn !== e.sn) e.rn.inn.push(e);
   }
   const root = nodeById.get(D.main_root) || nodes[0];
 
@@ -57,132 +76,194 @@
   edges.slice().sort((a, b) => b.net_time - a.net_time || a.sender - b.sender || a.receiver - b.receiver)
     .forEach((e, k) => edgeRank.set(e.key, k + 1));
 
-  // ---------- header ----------
+  // Class groups: one node per class standing for its (unexpanded) instances.
+  const groups = new Map();
+  for (const n of nodes) {
+    const c = n.i.class;
+    if (n.i.kind === 'root' || !c) continue;
+    if (!groups.has(c)) {
+      groups.set(c, { key: 'c:' + c, group: true, cls: c, members: [], x: 0, y: 0, visible: false,
+        i: { id: 'c:' + c, label: c, class: c, kind: 'class', oid: null, active_time: 0, level: 0, received: 0, sent: 0, neighbours: null, size: null } });
+    }
+    const g = groups.get(c);
+    g.members.push(n); g.i.active_time += n.i.active_time; g.i.level += n.i.level; g.i.received += n.i.received; g.i.sent += n.i.sent;
+  }
+  for (const g of groups.values()) {
+    g.r = 9 + 18 * Math.sqrt(Math.min(1, g.i.level));
+    g.i.band = g.i.level > 0.6 ? 'over60' : g.i.level > 0.3 ? 'over30' : g.i.level > 0.1 ? 'over10' : 'rest';
+    g.i.label = g.cls + ' (' + g.members.length + ')';
+  }
+  const groupRank = new Map();
+  [...groups.values()].sort((a, b) => b.i.active_time - a.i.active_time || a.cls.localeCompare(b.cls)).forEach((g, k) => groupRank.set(g.key, k + 1));
+  const nodeByKey = new Map(nodes.map((n) => [n.key, n]));
+  for (const g of groups.values()) nodeByKey.set(g.key, g);
+
+  // ---------- view state ----------
+  const state = {
+    view: D.instances.length > 100 ? 'classes' : 'instances', // big runs start at class level
+    expanded: new Set(),
+    topN: 20,
+    colour: 'rank',
+  };
+  const groupEdges = new Map();
+  const display = (n) => (state.view === 'classes' && n.i.kind !== 'root' && n.i.class && !state.expanded.has(n.i.class)) ? groups.get(n.i.class) : n;
+  let allowed = null; // 'top' view: the top N instances and their neighbours
+  function computeAllowed() {
+    if (state.view !== 'top') { allowed = null; return; }
+    allowed = new Set([root.id]);
+    const top = nodes.filter((n) => n.i.kind !== 'root').sort((a, b) => (instRank.get(a.id) || 1e9) - (instRank.get(b.id) || 1e9)).slice(0, state.topN);
+    for (const n of top) {
+      allowed.add(n.id);
+      for (const e of n.out) allowed.add(e.receiver);
+      for (const e of n.inn) allowed.add(e.sender);
+    }
+  }
+
+  // ---------- header, run line ----------
+  const span = D.span[1] > D.span[0] ? D.span[1] - D.span[0] : 0;
   (function header() {
     const t = D.totals;
     const name = D.trace.path.split('/').pop();
     const s = $('summary');
-    const parts = [name, t.instances + ' instances', t.messages.toLocaleString('en') + ' messages',
-      t.threads + ' thread' + (t.threads === 1 ? '' : 's'), 'total ' + t.total_time.toLocaleString('en') + ' ' + UNIT];
-    for (const p of parts) s.appendChild(el('span', null, p));
+    s.appendChild(el('span', null, name));
     for (const w of D.trace.warnings) $('warnings').appendChild(el('div', null, 'warning: ' + w));
     for (const u of document.querySelectorAll('.unit')) u.textContent = UNIT;
-    const legend = $('legend');
-    legend.appendChild(document.createTextNode('activity:'));
-    for (const b of ['over60', 'over30', 'over10', 'rest']) {
-      const i = el('i'); i.style.background = COLOURS[b];
-      legend.appendChild(i); legend.appendChild(document.createTextNode(BAND_TEXT[b]));
-    }
-    const notes = [];
-    if (D.instances.length < t.instances) notes.push('showing the ' + D.instances.length + ' most active of ' + t.instances + ' instances');
-    if (D.edges.length < t.edges) notes.push(D.edges.length + ' of ' + t.edges + ' edges');
-    if (D.messages.length < D.messages_total) notes.push('animation: the ' + D.messages.length + ' longest of ' + D.messages_total.toLocaleString('en') + ' messages');
-    $('graph-note').textContent = notes.join('; ');
+    const probeKey = Object.keys(D.trace.header || {}).find((k) => /probe/i.test(k));
+    const probe = probeKey ? 'probe cost ' + D.trace.header[probeKey] + (/ns/.test(probeKey) ? ' ns' : '') + ' per call' : 'probe cost not recorded in the trace';
+    const line = $('run-line');
+    line.textContent = 'span ' + fmtT(span) + ' · ' + t.threads + ' thread' + (t.threads === 1 ? '' : 's') + ' · ' +
+      t.messages.toLocaleString('en') + ' messages · ' + t.instances.toLocaleString('en') + ' instances · busy ' + fmtT(t.total_time) + ' · ' + probe;
+    line.dataset.span = span;
     $('foot').textContent = 'Revy ' + D.version + ' — ' + D.trace.path + ' (' + D.trace.form + ', ' + D.trace.events.toLocaleString('en') + ' events, unit ' + UNIT + ')';
   })();
 
-  // ---------- layout: radial tree from the root, then overlap relaxation ----------
-  function layout(only) {
-    const use = only ? nodes.filter(only) : nodes;
-    if (!use.length) return;
-    const inUse = new Set(use.map((n) => n.id));
-    const adj = new Map(use.map((n) => [n.id, []]));
-    const seenPair = new Set();
-    for (const e of edges) {
-      if (e.sender === e.receiver || !inUse.has(e.sender) || !inUse.has(e.receiver)) continue;
-      const k = Math.min(e.sender, e.receiver) + ':' + Math.max(e.sender, e.receiver);
-      if (seenPair.has(k)) continue;
-      seenPair.add(k);
-      adj.get(e.sender).push(e.receiver); adj.get(e.receiver).push(e.sender);
+  // ---------- proposals (the hints of `revy analyze`, in rank order) ----------
+  const hintText = (h) => h.text || ((h.subject ? h.subject + ': ' : '') + (h.reason || ''));
+  function hintItem(h, k) {
+    const li = el('li', { 'data-kind': h.kind, 'data-rank': k + 1, class: 'hint', tabindex: '0', title: 'show its objects in the graph' });
+    const sp = h.numbers && h.numbers.predicted_speedup;
+    if (sp) li.appendChild(el('span', { class: 'speedup', 'data-speedup': sp }, '×' + Number(sp).toFixed(2)));
+    li.appendChild(el('span', { class: 'kind' }, h.kind));
+    li.appendChild(document.createTextNode(' '));
+    li.appendChild(el('span', { class: 'text' }, hintText(h)));
+    li.addEventListener('click', () => focusHint(h));
+    li.addEventListener('keydown', (ev) => { if (ev.key === 'Enter') focusHint(h); });
+    return li;
+  }
+  (function proposals() {
+    const box = $('proposals');
+    if (!D.hints.length) $('answer-more').textContent = 'No proposals: no object or method stands out at the threshold.';
+    D.hints.slice(0, 6).forEach((h, k) => box.appendChild(hintItem(h, k)));
+    if (D.hints.length > 6) $('answer-more').textContent = '… and ' + (D.hints.length - 6) + ' more under Hints below';
+    const all = $('hints');
+    if (!D.hints.length) { all.appendChild(el('p', { class: 'muted' }, 'No hints: nothing is above the threshold.')); return; }
+    const ol = el('ol');
+    D.hints.forEach((h, k) => ol.appendChild(hintItem(h, k)));
+    all.appendChild(ol);
+  })();
+  const firstPaint = performance.now() - T0;
+
+  // The instance a hint is about (its own, the heaviest receiver of its method or class).
+  function hintTarget(h) {
+    if (h.instance !== null && h.instance !== undefined && nodeById.has(h.instance)) return nodeById.get(h.instance);
+    if (h.method !== null && h.method !== undefined) {
+      const ls = links.filter((l) => l.m === h.method).sort((a, b) => b.net - a.net);
+      if (ls.length && nodeById.has(ls[0].r)) return nodeById.get(ls[0].r);
     }
-    // Heavier neighbours first so the busy part of the tree is contiguous.
-    const lv = (id) => inst.get(id).active_time;
-    for (const a of adj.values()) a.sort((x, y) => lv(y) - lv(x) || x - y);
-    const start = inUse.has(root.id) ? root.id : use[0].id;
+    const cls = h.class;
+    if (cls && groups.has(cls)) return groups.get(cls).members.slice().sort((a, b) => b.i.active_time - a.i.active_time)[0];
+    if (h.message !== null && h.message !== undefined) {
+      const m = D.messages.find((x) => x.order === h.message);
+      if (m && nodeById.has(m.receiver)) return nodeById.get(m.receiver);
+    }
+    return null;
+  }
+  function focusHint(h) {
+    const n = hintTarget(h);
+    if (!n) { $('graph-note').textContent = 'the objects of "' + hintText(h).slice(0, 60) + '" are not among the drawn instances'; return; }
+    focusNode(n, true);
+  }
+
+  // ---------- layout: radial tree from the root, then force refinement ----------
+  function layout(use, pairs) {
+    if (!use.length) return;
+    const byKey = new Map(use.map((n) => [n.key, n]));
+    const adj = new Map(use.map((n) => [n.key, []]));
+    const seen = new Set();
+    for (const [a, b] of pairs) {
+      if (a === b || !byKey.has(a.key) || !byKey.has(b.key)) continue;
+      const k = a.key < b.key ? a.key + '|' + b.key : b.key + '|' + a.key;
+      if (seen.has(k)) continue;
+      seen.add(k);
+      adj.get(a.key).push(b.key); adj.get(b.key).push(a.key);
+    }
+    const act = (k) => byKey.get(k).i.active_time;
+    for (const a of adj.values()) a.sort((x, y) => act(y) - act(x) || (x < y ? -1 : 1));
+    const start = byKey.has(root.key) ? root.key : use[0].key;
     const parent = new Map([[start, null]]), depth = new Map([[start, 0]]), kids = new Map();
     const order = [start];
     const bfs = (from) => {
       let q = [from];
       while (q.length) {
         const nq = [];
-        for (const v of q) {
-          for (const w of adj.get(v)) {
-            if (parent.has(w)) continue;
-            parent.set(w, v); depth.set(w, depth.get(v) + 1);
-            if (!kids.has(v)) kids.set(v, []);
-            kids.get(v).push(w); order.push(w); nq.push(w);
-          }
+        for (const v of q) for (const w of adj.get(v)) {
+          if (parent.has(w)) continue;
+          parent.set(w, v); depth.set(w, depth.get(v) + 1);
+          if (!kids.has(v)) kids.set(v, []);
+          kids.get(v).push(w); order.push(w); nq.push(w);
         }
         q = nq;
       }
     };
     bfs(start);
-    // Other components hang off the root (most active first).
-    const rest = use.filter((n) => !parent.has(n.id)).sort((a, b) => b.i.active_time - a.i.active_time || a.id - b.id);
+    const rest = use.filter((n) => !parent.has(n.key)).sort((a, b) => b.i.active_time - a.i.active_time || (a.key < b.key ? -1 : 1));
     for (const n of rest) {
-      if (parent.has(n.id)) continue;
-      parent.set(n.id, start); depth.set(n.id, 1);
+      if (parent.has(n.key)) continue;
+      parent.set(n.key, start); depth.set(n.key, 1);
       if (!kids.has(start)) kids.set(start, []);
-      kids.get(start).push(n.id); order.push(n.id);
-      bfs(n.id);
+      kids.get(start).push(n.key); order.push(n.key);
+      bfs(n.key);
     }
     const leaves = new Map();
     for (let k = order.length - 1; k >= 0; k--) {
-      const v = order[k];
-      const c = kids.get(v) || [];
-      leaves.set(v, c.length ? c.reduce((s, w) => s + leaves.get(w), 0) : 1);
+      const c = kids.get(order[k]) || [];
+      leaves.set(order[k], c.length ? c.reduce((s, w) => s + leaves.get(w), 0) : 1);
     }
-    // Ring radii: each ring is wide enough for its nodes.
     const perRing = [];
     for (const v of order) { const d = depth.get(v); perRing[d] = (perRing[d] || 0) + 1; }
     const spacing = 46, radius = [0];
-    for (let d = 1; d < perRing.length; d++) {
-      radius[d] = Math.max(radius[d - 1] + 110, perRing[d] * spacing / (2 * Math.PI));
-    }
+    for (let d = 1; d < perRing.length; d++) radius[d] = Math.max(radius[d - 1] + 110, perRing[d] * spacing / (2 * Math.PI));
     const ang = new Map([[start, [0, 2 * Math.PI]]]);
     const target = new Map();
     for (const v of order) {
       const [a0, a1] = ang.get(v);
-      const d = depth.get(v);
-      const mid = (a0 + a1) / 2;
+      const mid = (a0 + a1) / 2, d = depth.get(v);
       target.set(v, [radius[d] * Math.cos(mid), radius[d] * Math.sin(mid)]);
       let a = a0;
-      for (const w of kids.get(v) || []) {
-        const span = (a1 - a0) * leaves.get(w) / leaves.get(v);
-        ang.set(w, [a, a + span]); a += span;
-      }
+      for (const w of kids.get(v) || []) { const s = (a1 - a0) * leaves.get(w) / leaves.get(v); ang.set(w, [a, a + s]); a += s; }
     }
-    for (const n of use) { const t = target.get(n.id); n.x = t[0]; n.y = t[1]; n.deg = adj.get(n.id).length || 1; }
-    // Force-directed refinement from the radial start: springs along edges, short-range
-    // repulsion (grid buckets, so it stays linear), cooling; the root stays at the centre.
-    const byId = new Map(use.map((n) => [n.id, n]));
+    for (const n of use) { const t = target.get(n.key); n.x = t[0]; n.y = t[1]; n.deg = adj.get(n.key).length || 1; }
     const springs = [];
-    for (const [a, ns] of adj) for (const b of ns) if (a < b) springs.push([byId.get(a), byId.get(b)]);
+    for (const [a, ns] of adj) for (const b of ns) if (a < b) springs.push([byKey.get(a), byKey.get(b)]);
     const L = 90, R = 3 * L;
     const iters = use.length > 1500 ? 40 : 120;
-    // Small graphs keep the thesis's circular pattern around the root.
     const pull = use.length <= 60 ? 0.5 : 0;
+    const cell = (x) => Math.floor(x / R);
     for (let it = 0; it < iters; it++) {
       const temp = 40 * (1 - it / iters) + 2;
       for (const n of use) { n.fx = 0; n.fy = 0; }
       const grid = new Map();
-      const cell = (x) => Math.floor(x / R);
-      for (const n of use) {
-        const k = cell(n.x) + ',' + cell(n.y);
-        if (!grid.has(k)) grid.set(k, []);
-        grid.get(k).push(n);
-      }
+      use.forEach((n, k) => { n.ix = k; const c = cell(n.x) + ',' + cell(n.y); if (!grid.has(c)) grid.set(c, []); grid.get(c).push(n); });
       for (const n of use) {
         const cx = cell(n.x), cy = cell(n.y);
         for (let dx = -1; dx <= 1; dx++) for (let dy = -1; dy <= 1; dy++) {
           const b = grid.get((cx + dx) + ',' + (cy + dy));
           if (!b) continue;
           for (const m of b) {
-            if (m.id <= n.id) continue;
-            let vx = m.x - n.x, vy = m.y - n.y;
-            let d2 = vx * vx + vy * vy;
+            if (m.ix <= n.ix) continue;
+            let vx = m.x - n.x, vy = m.y - n.y, d2 = vx * vx + vy * vy;
             if (d2 > R * R) continue;
-            if (d2 < 0.01) { vx = Math.cos(m.id); vy = Math.sin(m.id); d2 = 1; }
+            if (d2 < 0.01) { vx = Math.cos(m.ix); vy = Math.sin(m.ix); d2 = 1; }
             const d = Math.sqrt(d2), f = L * L / d;
             n.fx -= vx / d * f; n.fy -= vy / d * f; m.fx += vx / d * f; m.fy += vy / d * f;
           }
@@ -194,39 +275,32 @@
         a.fx += vx / d * f; a.fy += vy / d * f; b.fx -= vx / d * f; b.fy -= vy / d * f;
       }
       for (const n of use) {
-        if (n.id === start) { n.x = 0; n.y = 0; continue; }
-        n.fx -= n.x * 0.02; n.fy -= n.y * 0.02; // gravity keeps components together
-        if (pull) { const t = target.get(n.id); n.fx += (t[0] - n.x) * pull; n.fy += (t[1] - n.y) * pull; }
+        if (n.key === start) { n.x = 0; n.y = 0; continue; }
+        n.fx -= n.x * 0.02; n.fy -= n.y * 0.02;
+        if (pull) { const t = target.get(n.key); n.fx += (t[0] - n.x) * pull; n.fy += (t[1] - n.y) * pull; }
         const f = Math.hypot(n.fx, n.fy) || 1, step = Math.min(f, temp);
         n.x += n.fx / f * step; n.y += n.fy / f * step;
       }
     }
-    // Finally push overlapping nodes apart.
-    const minD = 34;
+    const minD = 34, cellD = (x) => Math.floor(x / minD);
     for (let it = 0; it < 30; it++) {
       const grid = new Map();
-      const cell = (x) => Math.floor(x / minD);
-      for (const n of use) {
-        const k = cell(n.x) + ',' + cell(n.y);
-        if (!grid.has(k)) grid.set(k, []);
-        grid.get(k).push(n);
-      }
+      for (const n of use) { const c = cellD(n.x) + ',' + cellD(n.y); if (!grid.has(c)) grid.set(c, []); grid.get(c).push(n); }
       let moved = false;
       for (const n of use) {
-        const cx = cell(n.x), cy = cell(n.y);
+        const cx = cellD(n.x), cy = cellD(n.y);
         for (let dx = -1; dx <= 1; dx++) for (let dy = -1; dy <= 1; dy++) {
           const b = grid.get((cx + dx) + ',' + (cy + dy));
           if (!b) continue;
           for (const m of b) {
-            if (m.id <= n.id) continue;
-            let vx = m.x - n.x, vy = m.y - n.y;
-            let d = Math.hypot(vx, vy);
+            if (m.ix <= n.ix) continue;
+            let vx = m.x - n.x, vy = m.y - n.y, d = Math.hypot(vx, vy);
             const want = Math.max(minD, n.r + m.r + 8);
             if (d >= want) continue;
-            if (d < 0.01) { vx = Math.cos(m.id); vy = Math.sin(m.id); d = 1; }
+            if (d < 0.01) { vx = Math.cos(m.ix); vy = Math.sin(m.ix); d = 1; }
             const push = (want - d) / 2, ux = vx / d * push, uy = vy / d * push;
-            if (n.id !== start) { n.x -= ux; n.y -= uy; }
-            if (m.id !== start) { m.x += ux; m.y += uy; }
+            if (n.key !== start) { n.x -= ux; n.y -= uy; }
+            if (m.key !== start) { m.x += ux; m.y += uy; }
             moved = true;
           }
         }
@@ -238,83 +312,203 @@
   // ---------- drawing ----------
   const svg = $('graph'), vp = $('viewport'), gEdges = $('edges'), gNodes = $('nodes');
   const view = { x: 0, y: 0, k: 1 };
-  const applyView = () => vp.setAttribute('transform', 'translate(' + view.x + ',' + view.y + ') scale(' + view.k + ')');
+  let labelsQueued = false;
+  const applyView = () => {
+    vp.setAttribute('transform', 'translate(' + view.x + ',' + view.y + ') scale(' + view.k + ')');
+    svg.style.setProperty('--fs', (11 / view.k).toFixed(3) + 'px');
+    svg.style.setProperty('--efs', (10 / view.k).toFixed(3) + 'px');
+    if (!labelsQueued) { labelsQueued = true; requestAnimationFrame(() => { labelsQueued = false; declutter(); }); }
+  };
   (function markers() {
     const defs = $('markers');
-    for (const b of Object.keys(COLOURS).concat(['active'])) {
+    const all = Object.assign({}, COLOURS, GRAIN_COLOURS, { active: '#ff8c00' });
+    for (const b of Object.keys(all)) {
       const m = sv('marker', { id: 'arrow-' + b, viewBox: '0 0 10 10', refX: '9', refY: '5', markerWidth: '7', markerHeight: '7', orient: 'auto-start-reverse', markerUnits: 'userSpaceOnUse' });
-      m.appendChild(sv('path', { d: 'M0,0 L10,5 L0,10 z', fill: b === 'active' ? '#ff8c00' : COLOURS[b] }));
+      m.appendChild(sv('path', { d: 'M0,0 L10,5 L0,10 z', fill: all[b] }));
       defs.appendChild(m);
     }
   })();
 
-  for (const e of edges) {
+  function edgeElement(e, title) {
     const g = sv('g', { class: 'edge', 'data-key': e.key, 'data-sender': e.sender, 'data-receiver': e.receiver, 'data-calls': e.calls });
     e.halo = sv('path', { class: 'halo' });
-    e.line = sv('path', { class: 'line', stroke: COLOURS[e.band], 'stroke-width': (1 + Math.log10(e.calls) * 0.8).toFixed(2), 'marker-end': 'url(#arrow-' + e.band + ')' });
+    e.line = sv('path', { class: 'line' });
     e.text = sv('text', { 'text-anchor': 'middle' });
-    const title = sv('title');
-    title.textContent = label(e.sender) + ' → ' + label(e.receiver) + ': ' + e.calls + ' calls, net ' + e.net_time + ' ' + UNIT;
-    g.append(e.halo, e.line, e.text, title);
-    g.addEventListener('click', (ev) => { ev.stopPropagation(); inspectEdge(e); });
+    e.title = sv('title');
+    e.title.textContent = title;
+    g.append(e.halo, e.line, e.text, e.title);
     e.g = g;
     gEdges.appendChild(g);
   }
-  for (const n of nodes) {
-    const i = n.i;
-    const g = sv('g', { class: 'node', 'data-id': n.id, 'data-oid': i.oid, 'data-class': i.class || '', 'data-band': i.band, 'data-level': i.level });
+  for (const e of edges) edgeElement(e, label(e.sender) + ' → ' + label(e.receiver) + ': ' + e.calls + ' calls, net ' + fmtT(e.net_time));
+  function nodeElement(n, attrs) {
+    const g = sv('g', Object.assign({ class: 'node' }, attrs));
     const halo = sv('circle', { class: 'halo', r: n.r + 6 });
-    const body = sv('circle', { class: 'body', r: n.r, fill: COLOURS[i.band] });
-    const t = sv('text', { x: n.r + 3, y: 4 });
-    const short = i.label.length > 28 ? i.label.slice(0, 27) + '…' : i.label;
-    t.textContent = short;
+    n.body = sv('circle', { class: 'body', r: n.r });
+    n.label = sv('text', { x: n.r + 3, y: 4 });
+    const l = n.i.label;
+    n.label.textContent = l.length > 28 ? l.slice(0, 27) + '…' : l;
     const title = sv('title');
-    title.textContent = i.label + ': active ' + i.active_time + ' ' + UNIT + ' (' + pct(i.level) + ')';
-    g.append(halo, body, t, title);
+    title.textContent = l + ': active ' + fmtT(n.i.active_time) + ' (' + pct(n.i.level) + ')' + (n.group ? ' — click to expand into instances' : '');
+    g.append(halo, n.body, n.label, title);
     n.g = g;
     gNodes.appendChild(g);
   }
+  for (const n of nodes) nodeElement(n, { 'data-id': n.id, 'data-oid': n.i.oid, 'data-class': n.i.class || '', 'data-band': n.i.band, 'data-level': n.i.level });
+  for (const g of groups.values()) {
+    nodeElement(g, { 'data-id': g.key, 'data-group': g.cls, 'data-band': g.i.band, 'data-level': g.i.level });
+    g.g.classList.add('group', 'hidden');
+    g.out = []; g.inn = [];
+  }
+
+  function rankClass(rank, count) {
+    if (!rank) return 'rest';
+    const p = rank / Math.max(1, count);
+    return rank === 1 || p <= 0.05 ? 'top5' : p <= 0.2 ? 'top20' : p <= 0.5 ? 'top50' : 'rest';
+  }
+  const nonRoot = D.instances.filter((i) => i.kind !== 'root').length;
+  function colourNodes() {
+    for (const n of nodes.concat([...groups.values()])) {
+      let c, tag;
+      if (state.colour === 'bands') { tag = n.i.band; c = COLOURS[tag]; } else {
+        tag = n.group ? rankClass(groupRank.get(n.key), groups.size) : n.i.kind === 'root' ? 'rest' : rankClass(instRank.get(n.id), nonRoot);
+        c = n.i.kind === 'root' ? '#455a64' : RANK_COLOURS[tag];
+      }
+      n.body.setAttribute('fill', c);
+      n.g.dataset.colour = tag;
+    }
+  }
+  // Edges: width by net time, colour by time per byte (or the thesis bands).
+  function styleEdges(vis) {
+    const maxNet = Math.max(1, ...vis.map((e) => e.net_time));
+    const grain = (e) => e.aggregate_time / Math.max(1, e.bytes);
+    const sorted = vis.map(grain).sort((a, b) => a - b);
+    const q = (p) => sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : 0;
+    const hi = q(0.8), lo = q(0.4);
+    for (const e of vis) {
+      let col, w;
+      if (state.colour === 'bands') { col = e.band || 'rest'; w = 1 + Math.log10(Math.max(1, e.calls)) * 0.8; } else {
+        const g = grain(e);
+        col = g >= hi ? 'coarse' : g >= lo ? 'mid' : 'fine';
+        w = 1 + 9 * Math.sqrt(e.net_time / maxNet);
+      }
+      e.line.setAttribute('stroke', (COLOURS[col] || GRAIN_COLOURS[col]));
+      e.line.setAttribute('stroke-width', w.toFixed(2));
+      e.line.setAttribute('marker-end', 'url(#arrow-' + col + ')');
+      e.g.dataset.grain = col;
+    }
+  }
+  function legend() {
+    const lg = $('legend');
+    lg.textContent = '';
+    const put = (text, colour, round) => { const i = el('i'); i.style.background = colour; if (!round) i.style.borderRadius = '0'; lg.appendChild(i); lg.appendChild(document.createTextNode(text)); };
+    if (state.colour === 'bands') {
+      lg.appendChild(document.createTextNode('activity:'));
+      for (const b of ['over60', 'over30', 'over10', 'rest']) put(BAND_TEXT[b], COLOURS[b], true);
+    } else {
+      lg.appendChild(document.createTextNode('active time, rank in this run:'));
+      for (const b of ['top5', 'top20', 'top50', 'rest']) put(RANK_TEXT[b], RANK_COLOURS[b], true);
+      lg.appendChild(el('br'));
+      lg.appendChild(document.createTextNode('edge width = time; colour = time per byte:'));
+      put('coarse', GRAIN_COLOURS.coarse); put('medium', GRAIN_COLOURS.mid); put('chatty', GRAIN_COLOURS.fine);
+    }
+  }
 
   function edgePath(e) {
-    const s = nodeById.get(e.sender), r = nodeById.get(e.receiver);
+    const s = e.sn, r = e.rn;
     if (!s || !r) return;
     let d, lx, ly;
     if (s === r) {
       const x = s.x, y = s.y - s.r;
       d = 'M' + (x - 5) + ',' + y + ' C' + (x - 28) + ',' + (y - 40) + ' ' + (x + 28) + ',' + (y - 40) + ' ' + (x + 5) + ',' + (y - 1);
+      e.curve = [x - 5, y, x, y - 60, x + 5, y - 1];
       lx = x; ly = y - 34;
     } else {
       const dx = r.x - s.x, dy = r.y - s.y, len = Math.hypot(dx, dy) || 1;
-      // Curve a little so A→B and B→A stay apart.
       const nx = -dy / len, ny = dx / len, bend = Math.min(30, len * 0.12);
       const mx = (s.x + r.x) / 2 + nx * bend, my = (s.y + r.y) / 2 + ny * bend;
-      const ex = r.x - (r.x - mx) / Math.hypot(r.x - mx, r.y - my) * (r.r + 2);
-      const ey = r.y - (r.y - my) / Math.hypot(r.x - mx, r.y - my) * (r.r + 2);
+      const h = Math.hypot(r.x - mx, r.y - my) || 1;
+      const ex = r.x - (r.x - mx) / h * (r.r + 2), ey = r.y - (r.y - my) / h * (r.r + 2);
       d = 'M' + s.x.toFixed(1) + ',' + s.y.toFixed(1) + ' Q' + mx.toFixed(1) + ',' + my.toFixed(1) + ' ' + ex.toFixed(1) + ',' + ey.toFixed(1);
+      e.curve = [s.x, s.y, mx, my, ex, ey];
       lx = (s.x + 2 * mx + r.x) / 4; ly = (s.y + 2 * my + r.y) / 4;
     }
     e.line.setAttribute('d', d); e.halo.setAttribute('d', d);
     e.text.setAttribute('x', lx.toFixed(1)); e.text.setAttribute('y', (ly - 3).toFixed(1));
   }
+  // Distance from (x, y) to an edge's curve, sampled.
+  function edgeDistance(e, x, y) {
+    const c = e.curve;
+    if (!c) return Infinity;
+    let best = Infinity;
+    for (let k = 0; k <= 24; k++) {
+      const t = k / 24, u = 1 - t;
+      const px = u * u * c[0] + 2 * u * t * c[2] + t * t * c[4], py = u * u * c[1] + 2 * u * t * c[3] + t * t * c[5];
+      best = Math.min(best, Math.hypot(px - x, py - y));
+    }
+    return best;
+  }
   function place(n) { n.g.setAttribute('transform', 'translate(' + n.x.toFixed(1) + ',' + n.y.toFixed(1) + ')'); }
+  let shownNodes = [], shownEdges = [];
   function drawAll() {
-    for (const n of nodes) place(n);
-    for (const e of edges) edgePath(e);
+    for (const n of shownNodes) place(n);
+    for (const e of shownEdges) edgePath(e);
+    declutter();
+  }
+
+  // Labels: highest priority first (focus, selection, activity); a label overlapping one
+  // already placed on screen is hidden.
+  function declutter() {
+    const vis = shownNodes.filter((n) => n.visible);
+    vis.sort((a, b) => (b === focused) - (a === focused) || (b === selected) - (a === selected) || b.i.active_time - a.i.active_time);
+    const grid = new Map(), C = 64;
+    const boxes = [];
+    const hit = (b) => {
+      for (let gx = Math.floor(b[0] / C); gx <= Math.floor(b[2] / C); gx++) for (let gy = Math.floor(b[1] / C); gy <= Math.floor(b[3] / C); gy++) {
+        for (const o of grid.get(gx + ',' + gy) || []) if (b[0] < o[2] && o[0] < b[2] && b[1] < o[3] && o[1] < b[3]) return true;
+      }
+      return false;
+    };
+    const add = (b) => {
+      for (let gx = Math.floor(b[0] / C); gx <= Math.floor(b[2] / C); gx++) for (let gy = Math.floor(b[1] / C); gy <= Math.floor(b[3] / C); gy++) {
+        const k = gx + ',' + gy; if (!grid.has(k)) grid.set(k, []); grid.get(k).push(b);
+      }
+      boxes.push(b);
+    };
+    // In priority order: a node's circle blocks later labels, its label must avoid the
+    // circles and labels placed before it (so busy centres still name their main objects).
+    let shown = 0;
+    for (const n of vis) {
+      const cx = view.x + view.k * n.x, cy = view.y + view.k * n.y, r = view.k * n.r;
+      const sx = cx + r + 3;
+      const b = [sx, cy - 8, sx + n.label.textContent.length * 6.3, cy + 6];
+      const ok = !hit(b);
+      add([cx - r, cy - r, cx + r, cy + r]);
+      n.label.classList.toggle('nolabel', !ok);
+      if (ok) { add(b); shown++; }
+    }
+    svg.dataset.labels = shown;
   }
 
   function fit() {
-    const vis = nodes.filter((n) => n.visible);
+    const vis = shownNodes.filter((n) => n.visible);
     if (!vis.length) return;
     let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
     for (const n of vis) { x0 = Math.min(x0, n.x - n.r); y0 = Math.min(y0, n.y - n.r - 40); x1 = Math.max(x1, n.x + n.r + 90); y1 = Math.max(y1, n.y + n.r + 10); }
-    if (root.visible) {
-      // The root stays at the centre of the view.
-      const hx = Math.max(root.x - x0, x1 - root.x), hy = Math.max(root.y - y0, y1 - root.y);
-      x0 = root.x - hx; x1 = root.x + hx; y0 = root.y - hy; y1 = root.y + hy;
+    const rt = display(root);
+    if (rt.visible) {
+      const hx = Math.max(rt.x - x0, x1 - rt.x), hy = Math.max(rt.y - y0, y1 - rt.y);
+      x0 = rt.x - hx; x1 = rt.x + hx; y0 = rt.y - hy; y1 = rt.y + hy;
     }
     const w = svg.clientWidth || 800, h = svg.clientHeight || 600;
     const k = Math.min(2, 0.95 * Math.min(w / (x1 - x0 || 1), h / (y1 - y0 || 1)));
     view.k = k; view.x = w / 2 - k * (x0 + x1) / 2; view.y = h / 2 - k * (y0 + y1) / 2;
+    applyView();
+  }
+  function centreOn(n) {
+    const w = svg.clientWidth || 800, h = svg.clientHeight || 600;
+    view.k = Math.max(view.k, 0.8);
+    view.x = w / 2 - view.k * n.x; view.y = h / 2 - view.k * n.y;
     applyView();
   }
 
@@ -325,17 +519,15 @@
     svg.addEventListener('wheel', (ev) => {
       ev.preventDefault();
       const [px, py] = pt(ev);
-      const f = Math.exp(-ev.deltaY * 0.0015);
-      const k = Math.max(0.02, Math.min(8, view.k * f));
+      const k = Math.max(0.02, Math.min(8, view.k * Math.exp(-ev.deltaY * 0.0015)));
       view.x = px - (px - view.x) * k / view.k; view.y = py - (py - view.y) * k / view.k; view.k = k;
       applyView();
     }, { passive: false });
     svg.addEventListener('pointerdown', (ev) => {
       const g = ev.target.closest('.node');
       const [px, py] = pt(ev);
-      drag = { node: g ? nodeById.get(+g.dataset.id) : null, px, py, vx: view.x, vy: view.y, moved: false };
-      if (drag.node) { drag.nx = drag.node.x; drag.ny = drag.node.y; }
-      else if (ev.target.closest('.edge')) { drag = null; return; } else svg.classList.add('panning');
+      drag = { node: g ? nodeByKey.get(g.dataset.id) : null, px, py, vx: view.x, vy: view.y, moved: false };
+      if (drag.node) { drag.nx = drag.node.x; drag.ny = drag.node.y; } else svg.classList.add('panning');
       svg.setPointerCapture(ev.pointerId);
     });
     svg.addEventListener('pointermove', (ev) => {
@@ -348,37 +540,123 @@
         const n = drag.node;
         n.x = drag.nx + dx / view.k; n.y = drag.ny + dy / view.k;
         place(n);
-        for (const e of n.out.concat(n.inn)) edgePath(e);
+        for (const e of shownEdges) if (e.sn === n || e.rn === n) edgePath(e);
       } else { view.x = drag.vx + dx; view.y = drag.vy + dy; applyView(); }
     });
     const up = () => {
       if (!drag) return;
-      if (!drag.moved) { if (drag.node) inspectNode(drag.node); else clearSelection(); }
+      if (!drag.moved) {
+        if (drag.node) { if (drag.node.group) expand(drag.node.cls, true); else inspectNode(drag.node); } else {
+          // The edge under the pointer: the nearest curve within a few pixels.
+          const x = (drag.px - view.x) / view.k, y = (drag.py - view.y) / view.k;
+          let best = null, bd = 7 / view.k;
+          for (const e of shownEdges) if (e.visible) { const d = edgeDistance(e, x, y); if (d < bd) { bd = d; best = e; } }
+          if (best) inspectEdge(best); else { clearSelection(); unfocus(); }
+        }
+      }
       svg.classList.remove('panning');
       drag = null;
     };
     svg.addEventListener('pointerup', up);
     svg.addEventListener('pointercancel', up);
     $('fit').addEventListener('click', fit);
-    $('relayout').addEventListener('click', () => { layout((n) => n.visible); drawAll(); fit(); });
+    $('relayout').addEventListener('click', () => { relayout(); fit(); });
     $('show-labels').addEventListener('change', (ev) => svg.classList.toggle('no-labels', !ev.target.checked));
     $('show-counts').addEventListener('change', (ev) => svg.classList.toggle('no-counts', !ev.target.checked));
+    $('view-mode').addEventListener('change', (ev) => setView(ev.target.value));
+    $('top-n').addEventListener('change', (ev) => { state.topN = Math.max(1, Number(ev.target.value) || 20); if (state.view === 'top') setView('top'); });
+    $('colour-mode').addEventListener('change', (ev) => { state.colour = ev.target.value; colourNodes(); styleEdges(shownEdges.filter((e) => e.visible)); legend(); });
   })();
+
+  function setView(v) {
+    state.view = v;
+    $('view-mode').value = v;
+    svg.dataset.view = v;
+    computeAllowed();
+    applyFilters();
+    relayout();
+    fit();
+  }
+  // Expand a class group into its instances (and centre the most active one).
+  function expand(cls, centre) {
+    state.expanded.add(cls);
+    applyFilters();
+    relayout();
+    const g = groups.get(cls);
+    const top = g.members.filter((n) => n.visible).sort((a, b) => b.i.active_time - a.i.active_time)[0];
+    if (top) { inspectNode(top); if (centre) centreOn(top); } else fit();
+  }
+  function relayout() {
+    layout(shownNodes.filter((n) => n.visible), shownEdges.filter((e) => e.visible).map((e) => [e.sn, e.rn]));
+    drawAll();
+  }
 
   // ---------- inspector ----------
   const insp = $('inspector');
-  let selected = null;
+  let selected = null, focused = null;
   function clearSelection() {
     if (selected) selected.g.classList.remove('selected');
     selected = null;
   }
   function select(x) { clearSelection(); selected = x; x.g.classList.add('selected'); }
-  function kv(table, k, v, field) {
+  function kv(table, k, v, field, raw) {
     const tr = el('tr'); tr.appendChild(el('th', null, k));
     const td = el('td', field ? { 'data-field': field } : null, v === null || v === undefined ? '—' : String(v));
+    if (raw !== undefined) td.dataset.v = raw;
     tr.appendChild(td); table.appendChild(tr);
   }
   function button(text, f, attrs) { const b = el('button', Object.assign({ type: 'button' }, attrs || {}), text); b.addEventListener('click', f); return b; }
+  // Select a node, centre it and highlight its neighbours; hidden instances are brought out.
+  function focusNode(n, centre) {
+    if (!n.group && state.view === 'classes' && display(n) !== n) expand(n.i.class, false);
+    if (!n.group && allowed && !allowed.has(n.id)) setView('instances');
+    if (!n.visible && !n.group) { $('graph-note').textContent = label(n.id) + ' has no visible messages (filters)'; }
+    unfocus();
+    focused = n;
+    svg.classList.add('focusing');
+    n.g.classList.add('focus');
+    let k = 0;
+    for (const e of shownEdges) {
+      if (!e.visible || (e.sn !== n && e.rn !== n)) continue;
+      e.g.classList.add('nbr'); e.sn.g.classList.add('nbr'); e.rn.g.classList.add('nbr'); k++;
+    }
+    svg.dataset.focus = n.key; svg.dataset.neighbourEdges = k;
+    if (n.group) inspectGroup(n); else inspectNode(n);
+    if (centre) centreOn(n); else declutter();
+  }
+  function unfocus() {
+    focused = null;
+    svg.classList.remove('focusing');
+    for (const x of gNodes.querySelectorAll('.focus, .nbr')) x.classList.remove('focus', 'nbr');
+    for (const x of gEdges.querySelectorAll('.nbr')) x.classList.remove('nbr');
+    delete svg.dataset.focus;
+  }
+  function neighbourLinks(t, ids) {
+    for (const id of ids) {
+      const n = nodeById.get(id);
+      const tr = el('tr', { class: 'jump', 'data-id': id });
+      tr.appendChild(el('td', null, n.i.label)); tr.appendChild(el('td', null, fmtT(n.i.active_time)));
+      tr.addEventListener('click', () => focusNode(n, true));
+      t.appendChild(tr);
+    }
+  }
+  function inspectGroup(g) {
+    select(g);
+    insp.textContent = '';
+    insp.dataset.id = g.key; insp.dataset.kind = 'class';
+    insp.appendChild(el('h3', null, g.cls));
+    const t = el('table');
+    kv(t, 'instances drawn', g.members.length, 'instances');
+    kv(t, 'active time', fmtT(g.i.active_time), 'active_time', g.i.active_time);
+    kv(t, 'share of total', pct(g.i.level), 'level');
+    kv(t, 'rank among classes', groupRank.get(g.key), 'rank');
+    insp.appendChild(t);
+    insp.appendChild(button('expand into instances', () => expand(g.cls, true), { id: 'inspector-expand' }));
+    insp.appendChild(el('h4', null, 'Most active instances'));
+    const tt = el('table');
+    neighbourLinks(tt, g.members.slice().sort((a, b) => b.i.active_time - a.i.active_time).slice(0, 20).map((n) => n.id));
+    insp.appendChild(tt);
+  }
   function inspectNode(n) {
     select(n);
     const i = n.i;
@@ -390,12 +668,12 @@
     kv(t, 'class', i.class || (i.kind === 'root' ? '(thread root)' : ''), 'class');
     kv(t, 'ID', i.kind === 'root' ? 'thread ' + i.tid : i.oid, 'oid');
     kv(t, 'kind', i.kind, 'kind');
-    kv(t, 'size', i.size === null ? null : i.size + ' B', 'size');
-    kv(t, 'active time', i.active_time.toLocaleString('en') + ' ' + UNIT, 'active_time');
-    kv(t, 'activity level', pct(i.level), 'level');
-    kv(t, 'band', BAND_TEXT[i.band], 'band');
+    kv(t, 'size', i.size === null ? null : i.size.toLocaleString('en') + ' B', 'size');
+    kv(t, 'active time', fmtT(i.active_time), 'active_time', i.active_time);
+    kv(t, 'share of total', pct(i.level), 'level');
+    kv(t, 'thesis band', BAND_TEXT[i.band], 'band');
     kv(t, 'rank', instRank.get(i.id) || null, 'rank');
-    kv(t, 'messages received / sent', i.received + ' / ' + i.sent, 'messages');
+    kv(t, 'messages received / sent', i.received.toLocaleString('en') + ' / ' + i.sent.toLocaleString('en'), 'messages');
     kv(t, 'neighbours', i.neighbours, 'neighbours');
     kv(t, 'bytes received', i.received_bytes, 'bytes');
     if (i.cyclic) kv(t, 'cyclic (to itself)', i.cyclic);
@@ -404,10 +682,20 @@
     row.appendChild(button('hide its messages', () => addFilter('instance', String(i.id)), { id: 'inspector-hide-instance' }));
     if (i.class) row.appendChild(button('hide class ' + i.class, () => addFilter('class', i.class), { id: 'inspector-hide-class' }));
     insp.appendChild(row);
+    const nb = new Set();
+    for (const e of n.out) nb.add(e.receiver);
+    for (const e of n.inn) nb.add(e.sender);
+    nb.delete(i.id);
+    if (nb.size) {
+      insp.appendChild(el('h4', null, 'Neighbours (click to go there)'));
+      const tt = el('table', { class: 'neighbours' });
+      neighbourLinks(tt, [...nb].sort((a, b) => inst.get(b).active_time - inst.get(a).active_time).slice(0, 30));
+      insp.appendChild(tt);
+    }
     const ls = [];
     for (const e of n.out.concat(n.inn)) for (const l of e.links) ls.push(l);
-    ls.sort((a, b) => b.calls - a.calls || a.key.localeCompare(b.key));
-    insp.appendChild(el('h4', null, 'Its messages (' + ls.length + ' kinds)'));
+    ls.sort((a, b) => b.net - a.net || a.key.localeCompare(b.key));
+    insp.appendChild(el('h4', null, 'Its messages (' + ls.length + ' kinds, by time)'));
     insp.appendChild(linkTable(ls.slice(0, 200)));
     const ms = D.messages.filter((m) => m.sender === i.id || m.receiver === i.id);
     if (ms.length) {
@@ -419,17 +707,19 @@
     select(e);
     insp.textContent = '';
     insp.dataset.id = e.key; insp.dataset.kind = 'edge';
-    insp.appendChild(el('h3', { class: 'band-' + e.band }, label(e.sender) + ' → ' + label(e.receiver)));
+    const nm = (x) => x.i.label;
+    insp.appendChild(el('h3', { class: 'band-' + (e.band || 'rest') }, nm(e.sn) + ' → ' + nm(e.rn)));
     const t = el('table');
-    kv(t, 'calls', e.calls, 'calls');
-    kv(t, 'net time', e.net_time.toLocaleString('en') + ' ' + UNIT, 'active_time');
-    kv(t, 'aggregate time', e.aggregate_time.toLocaleString('en') + ' ' + UNIT);
-    kv(t, 'activity level', pct(e.level), 'level');
-    kv(t, 'rank', edgeRank.get(e.key), 'rank');
-    kv(t, 'bytes', e.bytes);
+    kv(t, 'calls', e.calls.toLocaleString('en'), 'calls', e.calls);
+    kv(t, 'net time', fmtT(e.net_time), 'active_time', e.net_time);
+    kv(t, 'aggregate time', fmtT(e.aggregate_time), null, e.aggregate_time);
+    if (e.level !== undefined) kv(t, 'share of total', pct(e.level), 'level');
+    kv(t, 'rank', edgeRank.get(e.key) || null, 'rank');
+    kv(t, 'bytes', e.bytes.toLocaleString('en'));
+    kv(t, 'time per byte', fmtT(e.aggregate_time / Math.max(1, e.bytes)), 'grain');
     insp.appendChild(t);
     insp.appendChild(el('h4', null, 'Messages'));
-    insp.appendChild(linkTable(e.links));
+    insp.appendChild(linkTable(e.links.slice().sort((a, b) => b.net - a.net).slice(0, 200)));
   }
   function linkTable(ls) {
     const t = el('table', { class: 'links' });
@@ -438,10 +728,12 @@
     t.appendChild(h);
     for (const l of ls) {
       const tr = el('tr', { 'data-link': l.key });
-      tr.appendChild(el('td', null, label(l.s) + ' → ' + label(l.r)));
+      const who = el('td', { class: 'jump' }, label(l.s) + ' → ' + label(l.r));
+      who.addEventListener('click', () => { const n = nodeById.get(l.r); if (n) focusNode(n, true); });
+      tr.appendChild(who);
       tr.appendChild(el('td', null, methodName(l.m)));
       tr.appendChild(el('td', null, l.calls));
-      tr.appendChild(el('td', null, l.net));
+      tr.appendChild(el('td', { 'data-v': l.net }, fmtT(l.net)));
       const td = el('td');
       td.appendChild(button('hide', () => addFilter('message', l.key), { class: 'hide-link' }));
       tr.appendChild(td);
@@ -456,7 +748,7 @@
     t.appendChild(h);
     for (const m of ms) {
       const tr = el('tr');
-      for (const v of [m.order, methodName(m.method), label(m.sender) + ' → ' + label(m.receiver), m.net_time, m.aggregate_time]) tr.appendChild(el('td', null, v));
+      for (const v of [m.order, methodName(m.method), label(m.sender) + ' → ' + label(m.receiver), fmtT(m.net_time), fmtT(m.aggregate_time)]) tr.appendChild(el('td', null, v));
       t.appendChild(tr);
     }
     return t;
@@ -466,6 +758,7 @@
   const filters = { message: new Set(), instance: new Set(), method: new Set(), class: new Set() };
   const instHidden = (id) => {
     if (filters.instance.has(String(id))) return true;
+    if (allowed && !allowed.has(id)) return true;
     const i = inst.get(id);
     return !!(i && i.class && filters.class.has(i.class));
   };
@@ -490,6 +783,16 @@
     filters[kind].add(String(v));
     applyFilters();
   }
+  function groupEdge(sn, rn) {
+    const key = sn.key + '>' + rn.key;
+    let ge = groupEdges.get(key);
+    if (!ge) {
+      ge = { key, sender: sn.key, receiver: rn.key, sn, rn, group: true, links: [], members: [], calls: 0, net_time: 0, aggregate_time: 0, bytes: 0 };
+      edgeElement(ge, sn.i.label + ' → ' + rn.i.label);
+      groupEdges.set(key, ge);
+    }
+    return ge;
+  }
   function applyFilters() {
     const list = $('filter-list');
     list.textContent = '';
@@ -498,32 +801,84 @@
       li.appendChild(button('show', () => { filters[kind].delete(v); applyFilters(); }));
       list.appendChild(li);
     }
-    let visEdges = 0, visMsgs = 0;
+    for (const ge of groupEdges.values()) { ge.calls = 0; ge.net_time = 0; ge.aggregate_time = 0; ge.bytes = 0; ge.links = []; ge.visible = false; }
     for (const n of nodes) n.visible = false;
+    for (const g of groups.values()) g.visible = false;
+    let visEdges = 0, visMsgs = 0;
+    const used = [];
     for (const e of edges) {
       let calls = 0;
       for (const l of e.links) if (linkVisible(l)) calls += l.calls;
       if (e.other > 0 && !instHidden(e.sender) && !instHidden(e.receiver)) calls += e.other;
       e.visibleCalls = calls;
-      const vis = calls > 0;
-      e.visible = vis;
-      e.g.classList.toggle('hidden', !vis);
+      const ds = display(e.sn), dr = display(e.rn);
+      const own = ds === e.sn && dr === e.rn;
+      e.visible = own && calls > 0;
+      e.g.classList.toggle('hidden', !e.visible);
       e.text.textContent = '×' + calls;
-      if (vis) {
-        visEdges++; visMsgs += calls;
-        nodeById.get(e.sender).visible = true; nodeById.get(e.receiver).visible = true;
+      if (calls > 0) {
+        visMsgs += calls;
+        ds.visible = true; dr.visible = true;
+        if (own) { visEdges++; used.push(e); } else {
+          const ge = groupEdge(ds, dr);
+          const f = calls / Math.max(1, e.calls);
+          ge.calls += calls; ge.net_time += Math.round(e.net_time * f); ge.aggregate_time += Math.round(e.aggregate_time * f); ge.bytes += Math.round(e.bytes * f);
+          for (const l of e.links) ge.links.push(l);
+          ge.visible = true;
+        }
       }
     }
+    for (const ge of groupEdges.values()) {
+      ge.g.classList.toggle('hidden', !ge.visible);
+      ge.text.textContent = '×' + ge.calls;
+      ge.g.dataset.calls = ge.calls;
+      if (ge.visible) { visEdges++; used.push(ge); }
+    }
     let visNodes = 0;
-    for (const n of nodes) { n.g.classList.toggle('hidden', !n.visible); if (n.visible) visNodes++; }
+    shownNodes = [];
+    for (const n of nodes.concat([...groups.values()])) {
+      n.g.classList.toggle('hidden', !n.visible);
+      if (n.visible) { visNodes++; shownNodes.push(n); }
+    }
+    shownEdges = used;
+    for (const g of groups.values()) { g.out = used.filter((e) => e.sn === g); g.inn = used.filter((e) => e.rn === g && e.sn !== g); }
+    styleEdges(used);
     const vc = $('visible-count');
     vc.dataset.instances = visNodes; vc.dataset.edges = visEdges; vc.dataset.messages = visMsgs;
-    vc.textContent = visNodes + ' instances, ' + visEdges + ' edges, ' + visMsgs.toLocaleString('en') + ' messages visible';
+    const what = state.view === 'classes' ? ' nodes (classes and expanded instances), ' : ' instances, ';
+    vc.textContent = visNodes + what + visEdges + ' edges, ' + visMsgs.toLocaleString('en') + ' messages visible';
     applyHighlight();
   }
   $('filter-kind').addEventListener('change', fillTargets);
   $('filter-add').addEventListener('click', () => { const v = $('filter-target').value; if (v) addFilter($('filter-kind').value, v); });
   $('filter-clear').addEventListener('click', () => { for (const k in filters) filters[k].clear(); applyFilters(); });
+
+  // ---------- search ----------
+  (function search() {
+    const box = $('search'), out = $('search-results');
+    const items = [];
+    for (const i of D.instances) items.push({ kind: 'instance', text: i.label, go: () => focusNode(nodeById.get(i.id), true), act: i.active_time });
+    for (const g of groups.values()) items.push({ kind: 'class', text: g.cls, go: () => { if (state.view === 'classes' && !state.expanded.has(g.cls)) focusNode(g, true); else expand(g.cls, true); }, act: g.i.active_time });
+    for (const m of D.methods) if (m.calls > 0) items.push({ kind: 'method', text: m.class + '.' + m.method, go: () => focusHint({ method: m.id }), act: m.net_time.total });
+    let hits = [];
+    const render = () => {
+      const q = box.value.trim().toLowerCase();
+      out.textContent = '';
+      if (!q) { out.hidden = true; return; }
+      hits = items.filter((x) => x.text.toLowerCase().includes(q)).sort((a, b) => (b.text.toLowerCase() === q) - (a.text.toLowerCase() === q) || b.act - a.act).slice(0, 20);
+      for (const h of hits) {
+        const li = el('li', { 'data-kind': h.kind }, h.text);
+        li.prepend(el('span', { class: 'kind' }, h.kind));
+        li.addEventListener('mousedown', (ev) => { ev.preventDefault(); out.hidden = true; h.go(); });
+        out.appendChild(li);
+      }
+      out.dataset.count = hits.length;
+      out.hidden = hits.length === 0;
+    };
+    box.addEventListener('input', render);
+    box.addEventListener('keydown', (ev) => { if (ev.key === 'Enter' && hits.length) { out.hidden = true; hits[0].go(); } if (ev.key === 'Escape') out.hidden = true; });
+    box.addEventListener('blur', () => { out.hidden = true; });
+  })();
 
   // ---------- highlighting ----------
   const numIn = (id) => { const v = $(id).value.trim(); return v === '' ? null : Number(v); };
@@ -555,22 +910,29 @@
     applyHighlight();
   });
 
-  // ---------- animation (messages in start order) ----------
-  const anim = { pos: -1, timer: null, cur: null };
+  // ---------- animation: messages in start order, or in time (overlap shows) ----------
+  const anim = { pos: -1, timer: null, cur: [], t: null, raf: null };
   const msgs = D.messages;
   const msgVisible = (m) => linkVisible({ s: m.sender, r: m.receiver, m: m.method, key: m.sender + '>' + m.receiver + ':' + m.method });
+  // The drawn edge carrying a message (its instance edge or its classes' edge).
+  const drawnEdge = (m) => {
+    const s = nodeById.get(m.sender), r = nodeById.get(m.receiver);
+    if (!s || !r) return null;
+    const ds = display(s), dr = display(r);
+    return ds === s && dr === r ? edgeByKey.get(m.sender + '>' + m.receiver) : groupEdges.get(ds.key + '>' + dr.key);
+  };
+  function clearActive() { for (const g of anim.cur) g.classList.remove('active'); anim.cur = []; }
   function showStep() {
-    if (anim.cur) { for (const g of anim.cur) g.classList.remove('active'); anim.cur = null; }
+    clearActive();
     const box = $('anim-step');
     $('anim-pos').textContent = (anim.pos + 1) + ' / ' + msgs.length;
     if (anim.pos < 0 || anim.pos >= msgs.length) { box.textContent = ''; delete box.dataset.order; return; }
     const m = msgs[anim.pos];
-    const e = edgeByKey.get(m.sender + '>' + m.receiver), r = nodeById.get(m.receiver);
-    anim.cur = [];
+    const e = drawnEdge(m), r = nodeById.get(m.receiver);
     if (e) { e.g.classList.add('active'); anim.cur.push(e.g); }
-    if (r) { r.g.classList.add('active'); anim.cur.push(r.g); }
+    if (r) { display(r).g.classList.add('active'); anim.cur.push(display(r).g); }
     box.dataset.order = m.order; box.dataset.index = anim.pos;
-    box.textContent = 'message ' + m.order + ': ' + methodName(m.method) + '  ' + label(m.sender) + ' → ' + label(m.receiver) + '  (' + m.aggregate_time + ' ' + UNIT + ')';
+    box.textContent = 'message ' + m.order + ': ' + methodName(m.method) + '  ' + label(m.sender) + ' → ' + label(m.receiver) + '  (' + fmtT(m.aggregate_time) + ')';
   }
   function step(dir) {
     let p = anim.pos;
@@ -580,38 +942,214 @@
   }
   const speed = () => Number($('anim-speed').value);
   function tick() { if (!step(1)) { stop(); return; } anim.timer = setTimeout(tick, 1000 / speed()); }
-  function stop() { clearTimeout(anim.timer); anim.timer = null; $('anim-play').textContent = 'Play'; }
+  function stop() {
+    clearTimeout(anim.timer); anim.timer = null; $('anim-play').textContent = 'Play';
+    if (anim.raf) cancelAnimationFrame(anim.raf);
+    anim.raf = null; $('anim-time').textContent = 'Play in time';
+  }
   $('anim-play').addEventListener('click', () => {
     if (anim.timer) { stop(); return; }
+    stop();
     $('anim-play').textContent = 'Pause';
     if (anim.pos >= msgs.length - 1) anim.pos = -1;
     tick();
   });
+  // In time: a cursor sweeps the span (20 s at speed 4); every message open at the cursor
+  // is lit, so concurrent messages on different threads light up together.
+  function showTime(t) {
+    clearActive();
+    let open = 0;
+    for (const m of msgs) {
+      if (m.start > t || m.end < t || !msgVisible(m)) continue;
+      open++;
+      const e = drawnEdge(m);
+      if (e && !e.g.classList.contains('active')) { e.g.classList.add('active'); anim.cur.push(e.g); }
+    }
+    const box = $('anim-step');
+    box.dataset.time = t; box.dataset.open = open;
+    box.textContent = 't = ' + fmtT(t - D.span[0]) + ': ' + open + ' message' + (open === 1 ? '' : 's') + ' in flight';
+    timeline.cursor = t; timeline.draw();
+  }
+  $('anim-time').addEventListener('click', () => {
+    if (anim.raf) { stop(); return; }
+    stop();
+    $('anim-time').textContent = 'Pause';
+    if (anim.t === null || anim.t >= D.span[1]) anim.t = D.span[0];
+    let last = performance.now();
+    const frame = (now) => {
+      anim.t += (now - last) / 1000 * span / 20 * speed() / 4; last = now;
+      if (anim.t > D.span[1]) { anim.t = D.span[1]; showTime(anim.t); stop(); return; }
+      showTime(anim.t);
+      anim.raf = requestAnimationFrame(frame);
+    };
+    anim.raf = requestAnimationFrame(frame);
+  });
   $('anim-next').addEventListener('click', () => step(1));
   $('anim-prev').addEventListener('click', () => step(-1));
-  $('anim-reset').addEventListener('click', () => { stop(); anim.pos = -1; showStep(); });
+  $('anim-reset').addEventListener('click', () => { stop(); anim.pos = -1; anim.t = null; showStep(); });
   const showSpeed = () => { $('anim-speed-value').textContent = speed() + ' messages/s'; };
   $('anim-speed').addEventListener('input', showSpeed);
 
-  // ---------- hints ----------
-  (function hints() {
-    const box = $('hints');
-    if (!D.hints.length) { box.appendChild(el('p', { class: 'muted' }, 'No hints: nothing is above the threshold.')); return; }
-    const ul = el('ul');
-    for (const h of D.hints) {
-      const li = el('li', { 'data-kind': h.kind });
-      li.appendChild(el('span', { class: 'kind' }, h.kind));
-      li.appendChild(document.createTextNode(' '));
-      li.appendChild(el('b', null, h.subject));
-      li.appendChild(document.createTextNode(': ' + h.reason));
-      ul.appendChild(li);
+  // ---------- timeline: the page's messages per thread, nested by depth ----------
+  const timeline = (function () {
+    const cv = $('timeline');
+    const ctx = cv.getContext('2d');
+    const tids = D.threads.map((t) => t.tid);
+    const laneOf = new Map(tids.map((t, k) => [t, k]));
+    const ROW = 9, MAXD = 8, LANE = ROW * (MAXD + 1) + 16;
+    const tl = { t0: D.span[0], t1: Math.max(D.span[1], D.span[0] + 1), cursor: null, drawn: 0 };
+    const byStart = msgs.slice().sort((a, b) => a.start - b.start);
+    const cls = (m) => method(m.method).class;
+    const hue = (s) => { let h = 7; for (const c of s) h = (Math.imul(h, 31) + c.charCodeAt(0)) >>> 0; return Math.round((h % 97) * 137.5) % 360; };
+    function size() {
+      cv.width = cv.clientWidth || 1000;
+      cv.height = Math.min(12, tids.length) * LANE + 22;
     }
-    box.appendChild(ul);
+    const X = (t) => 110 + (t - tl.t0) / (tl.t1 - tl.t0) * (cv.width - 120);
+    tl.draw = function () {
+      if (!cv.width) size();
+      ctx.clearRect(0, 0, cv.width, cv.height);
+      ctx.font = '11px sans-serif';
+      ctx.fillStyle = '#555';
+      for (let k = 0; k <= 5; k++) {
+        const t = tl.t0 + (tl.t1 - tl.t0) * k / 5, x = X(t);
+        ctx.fillRect(x, 0, 1, cv.height);
+        ctx.fillText(fmtT(t - D.span[0]), x + 2, 10);
+      }
+      tids.slice(0, 12).forEach((tid, k) => {
+        const th = D.threads[k];
+        ctx.fillStyle = '#222';
+        ctx.fillText((th.name || 'thread ' + tid).slice(0, 16), 2, 22 + k * LANE + 12);
+        ctx.fillStyle = '#eceff1';
+        ctx.fillRect(110, 16 + k * LANE, cv.width - 120, LANE - 4);
+      });
+      let drawn = 0;
+      for (const m of byStart) {
+        if (m.end < tl.t0 || m.start > tl.t1 || !laneOf.has(m.tid) || laneOf.get(m.tid) >= 12) continue;
+        const x0 = Math.max(110, X(m.start)), x1 = Math.min(cv.width - 10, X(m.end));
+        const y = 18 + laneOf.get(m.tid) * LANE + Math.min(m.depth, MAXD) * ROW;
+        ctx.fillStyle = 'hsl(' + hue(cls(m)) + ',55%,' + (msgVisible(m) ? 55 : 88) + '%)';
+        ctx.fillRect(x0, y, Math.max(1, x1 - x0), ROW - 1);
+        drawn++;
+      }
+      if (tl.cursor !== null) { ctx.fillStyle = '#ff8c00'; ctx.fillRect(X(tl.cursor), 14, 2, cv.height); }
+      tl.drawn = drawn;
+      cv.dataset.drawn = drawn;
+      cv.dataset.t0 = tl.t0; cv.dataset.t1 = tl.t1;
+    };
+    // Canvas position of a message's middle (for tests and tools).
+    tl.pos = function (order) {
+      const m = byStart.find((x) => x.order === order);
+      if (!m || !laneOf.has(m.tid)) return null;
+      return [(Math.max(110, X(m.start)) + Math.min(cv.width - 10, X(m.end))) / 2, 18 + laneOf.get(m.tid) * LANE + Math.min(m.depth, MAXD) * ROW + ROW / 2];
+    };
+    tl.hit = function (px, py) {
+      let best = null;
+      for (const m of byStart) {
+        if (!laneOf.has(m.tid)) continue;
+        const y = 18 + laneOf.get(m.tid) * LANE + Math.min(m.depth, MAXD) * ROW;
+        if (py < y || py > y + ROW || px < X(m.start) - 1 || px > X(m.end) + 1) continue;
+        if (!best || m.depth > best.depth) best = m;
+      }
+      return best;
+    };
+    cv.addEventListener('wheel', (ev) => {
+      ev.preventDefault();
+      const b = cv.getBoundingClientRect(), px = ev.clientX - b.left;
+      const t = tl.t0 + (px - 110) / (cv.width - 120) * (tl.t1 - tl.t0);
+      const f = Math.exp(ev.deltaY * 0.002), w = Math.max(10, (tl.t1 - tl.t0) * f);
+      const a = (t - tl.t0) / (tl.t1 - tl.t0);
+      tl.t0 = t - a * w; tl.t1 = tl.t0 + w;
+      tl.draw();
+    }, { passive: false });
+    let pan = null;
+    cv.addEventListener('pointerdown', (ev) => { pan = { x: ev.clientX, t0: tl.t0, t1: tl.t1, moved: false }; cv.setPointerCapture(ev.pointerId); });
+    cv.addEventListener('pointermove', (ev) => {
+      if (!pan) return;
+      const dx = ev.clientX - pan.x;
+      if (Math.abs(dx) > 3) pan.moved = true;
+      if (!pan.moved) return;
+      const dt = dx / (cv.width - 120) * (pan.t1 - pan.t0);
+      tl.t0 = pan.t0 - dt; tl.t1 = pan.t1 - dt; tl.draw();
+    });
+    cv.addEventListener('pointerup', (ev) => {
+      if (pan && !pan.moved) {
+        const b = cv.getBoundingClientRect();
+        const m = tl.hit(ev.clientX - b.left, ev.clientY - b.top);
+        if (m) {
+          const r = nodeById.get(m.receiver);
+          if (r) focusNode(r, true);
+          $('timeline-info').textContent = 'message ' + m.order + ': ' + methodName(m.method) + ' ' + label(m.sender) + ' → ' + label(m.receiver) + ', ' + fmtT(m.aggregate_time) + ' (net ' + fmtT(m.net_time) + ')';
+          $('timeline-info').dataset.order = m.order;
+        }
+      }
+      pan = null;
+    });
+    $('tl-zoom-in').addEventListener('click', () => { const c = (tl.t0 + tl.t1) / 2, w = (tl.t1 - tl.t0) / 4; tl.t0 = c - w; tl.t1 = c + w; tl.draw(); });
+    $('tl-reset').addEventListener('click', () => { tl.t0 = D.span[0]; tl.t1 = Math.max(D.span[1], D.span[0] + 1); tl.draw(); });
+    $('timeline-note').textContent = msgs.length < D.messages_total ? 'the ' + msgs.length.toLocaleString('en') + ' longest of ' + D.messages_total.toLocaleString('en') + ' messages; wheel zooms, drag pans, click opens' : 'all messages; wheel zooms, drag pans, click opens';
+    tl.size = size;
+    return tl;
   })();
 
-  // ---------- statistics tables ----------
+  // ---------- before / after (`--baseline`) ----------
+  (function baseline() {
+    const B = D.baseline;
+    if (!B) return;
+    const sec = $('baseline-view');
+    sec.hidden = false;
+    const change = (a, b) => a ? ((b - a) / a * 100).toFixed(1) + ' %' : '';
+    const t = el('table', { class: 'stats', id: 'table-baseline' });
+    const head = el('tr');
+    for (const c of ['', 'baseline (' + B.path.split('/').pop() + ')', 'this run', 'change']) head.appendChild(el('th', { class: 's' }, c));
+    t.appendChild(head);
+    const row = (name, a, b, f) => {
+      const tr = el('tr', { 'data-metric': name });
+      tr.append(el('td', { class: 's' }, name), el('td', { 'data-v': a }, f(a)), el('td', { 'data-v': b }, f(b)), el('td', null, change(a, b)));
+      t.appendChild(tr);
+    };
+    const bs = B.span[1] - B.span[0];
+    row('span', bs, span, fmtT);
+    row('busy time', B.total_time, D.totals.total_time, fmtT);
+    row('messages', B.messages, D.totals.messages, num);
+    row('threads', B.threads, D.totals.threads, num);
+    row('instances', B.instances, D.totals.instances, num);
+    $('baseline').appendChild(el('p', { class: 'speed-verdict' }, bs && span ? 'this run takes ' + (span / bs * 100).toFixed(1) + ' % of the baseline\'s span (speedup ×' + (bs / span).toFixed(2) + ')' : ''));
+    $('baseline').appendChild(t);
+    // The top proposal's objects in both runs.
+    const h = D.hints[0];
+    const n = h && hintTarget(h);
+    if (n) {
+      const old = B.top_instances.find((x) => x[0] === n.i.label);
+      const pt = el('table', { class: 'stats', id: 'table-baseline-proposal' });
+      const hr = el('tr');
+      for (const c of ['top proposal\'s object', 'baseline', 'this run']) hr.appendChild(el('th', { class: 's' }, c));
+      pt.appendChild(hr);
+      const tr = el('tr');
+      tr.append(el('td', { class: 's' }, n.i.label), el('td', null, old ? fmtT(old[1]) : 'not among its most active'), el('td', null, fmtT(n.i.active_time)));
+      pt.appendChild(tr);
+      $('baseline').appendChild(el('h3', null, 'Top proposal: ' + hintText(h).slice(0, 120)));
+      $('baseline').appendChild(pt);
+    }
+    const oldC = new Map(B.classes.map((c) => [c[0], c]));
+    const ct = el('table', { class: 'stats', id: 'table-baseline-classes' });
+    const ch = el('tr');
+    for (const c of ['class', 'baseline time', 'this run', 'change']) ch.appendChild(el('th', { class: 's' }, c));
+    ct.appendChild(ch);
+    const classes = D.classes.slice().sort((a, b) => b.active_time - a.active_time).slice(0, 40);
+    for (const c of classes) {
+      const o = oldC.get(c.class);
+      const tr = el('tr', { 'data-class': c.class });
+      tr.append(el('td', { class: 's' }, c.class), el('td', null, o ? fmtT(o[1]) : '—'), el('td', null, fmtT(c.active_time)), el('td', null, o ? change(o[1], c.active_time) : 'new'));
+      ct.appendChild(tr);
+    }
+    $('baseline').appendChild(el('h3', null, 'Time per class'));
+    $('baseline').appendChild(ct);
+  })();
+
+  // ---------- statistics tables (sorted by time by default) ----------
   const ROWS = 1000;
-  function table(id, title, cols, rows, note) {
+  function table(id, title, cols, rows, note, sortKey) {
     const wrap = $('tables');
     wrap.appendChild(el('h3', null, title + (note ? ' — ' + note : '')));
     const div = el('div', { class: 'tablewrap' });
@@ -622,9 +1160,12 @@
       tbody.textContent = '';
       for (const r of rows.slice(0, ROWS)) {
         const row = el('tr');
+        if (r.id !== undefined && typeof r.id === 'number' && id === 'instances') { row.dataset.id = r.id; row.classList.add('jump'); }
         for (const c of cols) {
           const v = c.get(r);
-          row.appendChild(el('td', c.num ? null : { class: 's' }, c.fmt ? c.fmt(v, r) : (c.num ? num(v) : (v === null || v === undefined ? '' : v))));
+          const td = el('td', c.num ? null : { class: 's' }, c.fmt ? c.fmt(v, r) : (c.num ? num(v) : (v === null || v === undefined ? '' : v)));
+          if (c.num && v !== null && v !== undefined) td.dataset.v = v;
+          row.appendChild(td);
         }
         tbody.appendChild(row);
       }
@@ -633,103 +1174,140 @@
         tbody.appendChild(row);
       }
     };
-    cols.forEach((c, k) => {
-      const th = el('th', { 'data-key': c.key, class: c.num ? '' : 's', title: 'sort by ' + c.label }, c.label);
-      th.addEventListener('click', () => {
-        asc = sortCol === k ? !asc : !c.num; // numbers: largest first
-        sortCol = k;
-        const dir = asc ? 1 : -1;
-        rows.sort((a, b) => {
-          const x = c.get(a), y = c.get(b);
-          if (x === y) return 0;
-          if (x === null || x === undefined) return 1;
-          if (y === null || y === undefined) return -1;
-          return (c.num ? x - y : String(x).localeCompare(String(y))) * dir;
-        });
-        for (const o of thead.querySelectorAll('th')) o.removeAttribute('aria-sort');
-        th.setAttribute('aria-sort', asc ? 'ascending' : 'descending');
-        render();
+    const sortBy = (k, ascending) => {
+      const c = cols[k];
+      sortCol = k; asc = ascending;
+      const dir = asc ? 1 : -1;
+      rows.sort((a, b) => {
+        const x = c.get(a), y = c.get(b);
+        if (x === y) return 0;
+        if (x === null || x === undefined) return 1;
+        if (y === null || y === undefined) return -1;
+        return (c.num ? x - y : String(x).localeCompare(String(y))) * dir;
       });
+      for (const o of thead.querySelectorAll('th')) o.removeAttribute('aria-sort');
+      thead.querySelectorAll('th')[k].setAttribute('aria-sort', asc ? 'ascending' : 'descending');
+      render();
+    };
+    cols.forEach((c, k) => {
+      const th = el('th', { 'data-key': c.key, class: c.num ? '' : 's', title: c.help || ('sort by ' + c.label) }, c.label);
+      th.addEventListener('click', () => sortBy(k, sortCol === k ? !asc : !c.num)); // numbers: largest first
       tr.appendChild(th);
     });
     thead.appendChild(tr); t.append(thead, tbody); div.appendChild(t); wrap.appendChild(div);
-    render();
+    tbody.addEventListener('click', (ev) => { const r = ev.target.closest('tr[data-id]'); if (r) focusNode(nodeById.get(Number(r.dataset.id)), true); });
+    const sk = cols.findIndex((c) => c.key === sortKey);
+    if (sk >= 0) sortBy(sk, false); else render();
   }
-  const P = (v) => pct(v);
-  table('instances', 'Instances', [
-    { key: 'oid', label: 'object ID', num: true, get: (i) => i.kind === 'root' ? null : i.oid },
-    { key: 'label', label: 'instance', get: (i) => i.label },
-    { key: 'class', label: 'class', get: (i) => i.class },
-    { key: 'size', label: 'size (B)', num: true, get: (i) => i.size },
-    { key: 'active_time', label: 'active time (' + UNIT + ')', num: true, get: (i) => i.active_time },
-    { key: 'level', label: 'activity', num: true, get: (i) => i.level, fmt: P },
-    { key: 'received', label: 'received', num: true, get: (i) => i.received },
-    { key: 'sent', label: 'sent', num: true, get: (i) => i.sent },
-    { key: 'neighbours', label: 'adjacency', num: true, get: (i) => i.neighbours },
-    { key: 'cyclic', label: 'cyclic', num: true, get: (i) => i.cyclic },
-  ], D.instances.slice(), D.instances.length < D.totals.instances ? 'the ' + D.instances.length + ' most active of ' + D.totals.instances : '');
-  table('classes', 'Average activity per class', [
-    { key: 'class', label: 'class', get: (c) => c.class },
-    { key: 'instances', label: 'instances', num: true, get: (c) => c.instances },
-    { key: 'messages', label: 'messages', num: true, get: (c) => c.messages },
-    { key: 'active_time', label: 'active time', num: true, get: (c) => c.active_time },
-    { key: 'mean_level', label: 'average activity', num: true, get: (c) => c.mean_level, fmt: P },
-    { key: 'max_level', label: 'max activity', num: true, get: (c) => c.max_level, fmt: P },
-    { key: 'total_size', label: 'total size (B)', num: true, get: (c) => c.total_size },
-  ], D.classes.slice());
-  table('methods', 'Methods (average activity per signature)', [
-    { key: 'method', label: 'method', get: (m) => m.class + '.' + m.method },
-    { key: 'signature', label: 'signature', get: (m) => m.signature },
-    { key: 'calls', label: 'calls', num: true, get: (m) => m.calls },
-    { key: 'total', label: 'total net', num: true, get: (m) => m.net_time.total },
-    { key: 'min', label: 'min', num: true, get: (m) => m.net_time.min },
-    { key: 'max', label: 'max', num: true, get: (m) => m.net_time.max },
-    { key: 'mean', label: 'mean', num: true, get: (m) => m.net_time.mean },
-    { key: 'std_dev', label: 'std-dev', num: true, get: (m) => m.net_time.std_dev },
-    { key: 'mean_level', label: 'average activity', num: true, get: (m) => m.calls ? m.level / m.calls : 0, fmt: P },
-    { key: 'level', label: 'activity', num: true, get: (m) => m.level, fmt: P },
-    { key: 'aggregate', label: 'aggregate total', num: true, get: (m) => m.aggregate_time.total },
-    { key: 'size', label: 'mean size (B)', num: true, get: (m) => m.size.mean },
-    { key: 'cyclic', label: 'cyclic', num: true, get: (m) => m.cyclic },
-  ], D.methods.filter((m) => m.calls > 0));
-  table('edges', 'Messages per sender → receiver', [
-    { key: 'sender', label: 'sender', get: (e) => label(e.sender) },
-    { key: 'receiver', label: 'receiver', get: (e) => label(e.receiver) },
-    { key: 'calls', label: 'calls', num: true, get: (e) => e.calls },
-    { key: 'net_time', label: 'net time', num: true, get: (e) => e.net_time },
-    { key: 'level', label: 'activity', num: true, get: (e) => e.level, fmt: P },
-    { key: 'aggregate_time', label: 'aggregate time', num: true, get: (e) => e.aggregate_time },
-    { key: 'bytes', label: 'bytes', num: true, get: (e) => e.bytes },
-    { key: 'cyclic', label: 'cyclic', get: (e) => e.cyclic ? 'yes' : '' },
-  ], edges.slice(), D.edges.length < D.totals.edges ? D.edges.length + ' of ' + D.totals.edges : '');
-  const total = D.totals.total_time || 1;
-  table('messages', 'Messages in order', [
-    { key: 'order', label: 'order', num: true, get: (m) => m.order },
-    { key: 'method', label: 'method', get: (m) => methodName(m.method) },
-    { key: 'sender', label: 'sender', get: (m) => label(m.sender) },
-    { key: 'receiver', label: 'receiver', get: (m) => label(m.receiver) },
-    { key: 'size', label: 'size (B)', num: true, get: (m) => m.size },
-    { key: 'net_time', label: 'net time', num: true, get: (m) => m.net_time },
-    { key: 'level', label: 'activity', num: true, get: (m) => m.level, fmt: P },
-    { key: 'aggregate_level', label: 'aggregate activity', num: true, get: (m) => m.aggregate_time / total, fmt: P },
-    { key: 'depth', label: 'depth', num: true, get: (m) => m.depth },
-    { key: 'cyclic', label: 'cyclic', get: (m) => m.cyclic ? 'yes' : '' },
-  ], msgs.slice(), msgs.length < D.messages_total ? 'the ' + msgs.length + ' longest of ' + D.messages_total.toLocaleString('en') : '');
+  function buildTables() {
+    const P = (v) => pct(v);
+    const TM = (v) => fmtT(v);
+    table('instances', 'Instances', [
+      { key: 'oid', label: 'object ID', num: true, get: (i) => i.kind === 'root' ? null : i.oid },
+      { key: 'label', label: 'instance', get: (i) => i.label },
+      { key: 'class', label: 'class', get: (i) => i.class },
+      { key: 'size', label: 'size (B)', num: true, get: (i) => i.size },
+      { key: 'active_time', label: 'active time', num: true, get: (i) => i.active_time, fmt: TM, help: 'net time of the messages it received' },
+      { key: 'level', label: 'share of total', num: true, get: (i) => i.level, fmt: P },
+      { key: 'received', label: 'received', num: true, get: (i) => i.received },
+      { key: 'sent', label: 'sent', num: true, get: (i) => i.sent },
+      { key: 'neighbours', label: 'adjacency', num: true, get: (i) => i.neighbours },
+      { key: 'cyclic', label: 'cyclic', num: true, get: (i) => i.cyclic },
+    ], D.instances.slice(), D.instances.length < D.totals.instances ? 'the ' + D.instances.length + ' most active of ' + D.totals.instances.toLocaleString('en') : '', 'active_time');
+    table('classes', 'Classes', [
+      { key: 'class', label: 'class', get: (c) => c.class },
+      { key: 'instances', label: 'instances', num: true, get: (c) => c.instances },
+      { key: 'messages', label: 'messages', num: true, get: (c) => c.messages },
+      { key: 'active_time', label: 'active time', num: true, get: (c) => c.active_time, fmt: TM },
+      { key: 'share', label: 'share of total', num: true, get: (c) => c.active_time / Math.max(1, D.totals.total_time), fmt: P },
+      { key: 'mean_level', label: 'mean share per instance', num: true, get: (c) => c.mean_level, fmt: P },
+      { key: 'max_level', label: 'largest instance share', num: true, get: (c) => c.max_level, fmt: P },
+      { key: 'total_size', label: 'total size (B)', num: true, get: (c) => c.total_size },
+    ], D.classes.slice(), '', 'active_time');
+    table('methods', 'Methods', [
+      { key: 'method', label: 'method', get: (m) => m.class + '.' + m.method },
+      { key: 'signature', label: 'signature', get: (m) => m.signature },
+      { key: 'calls', label: 'calls', num: true, get: (m) => m.calls },
+      { key: 'total', label: 'net time', num: true, get: (m) => m.net_time.total, fmt: TM },
+      { key: 'level', label: 'share of total', num: true, get: (m) => m.level, fmt: P },
+      { key: 'mean', label: 'mean per call', num: true, get: (m) => m.net_time.mean, fmt: TM },
+      { key: 'min', label: 'min', num: true, get: (m) => m.net_time.min, fmt: TM },
+      { key: 'max', label: 'max', num: true, get: (m) => m.net_time.max, fmt: TM },
+      { key: 'std_dev', label: 'std-dev', num: true, get: (m) => m.net_time.std_dev, fmt: TM },
+      { key: 'aggregate', label: 'aggregate time', num: true, get: (m) => m.aggregate_time.total, fmt: TM },
+      { key: 'size', label: 'mean size (B)', num: true, get: (m) => m.size.mean },
+      { key: 'cyclic', label: 'cyclic', num: true, get: (m) => m.cyclic },
+    ], D.methods.filter((m) => m.calls > 0), '', 'total');
+    table('edges', 'Messages per sender → receiver', [
+      { key: 'sender', label: 'sender', get: (e) => label(e.sender) },
+      { key: 'receiver', label: 'receiver', get: (e) => label(e.receiver) },
+      { key: 'calls', label: 'calls', num: true, get: (e) => e.calls },
+      { key: 'net_time', label: 'net time', num: true, get: (e) => e.net_time, fmt: TM },
+      { key: 'level', label: 'share of total', num: true, get: (e) => e.level, fmt: P },
+      { key: 'aggregate_time', label: 'aggregate time', num: true, get: (e) => e.aggregate_time, fmt: TM },
+      { key: 'bytes', label: 'bytes', num: true, get: (e) => e.bytes },
+      { key: 'grain', label: 'time per byte', num: true, get: (e) => e.aggregate_time / Math.max(1, e.bytes), fmt: TM },
+      { key: 'cyclic', label: 'cyclic', get: (e) => e.cyclic ? 'yes' : '' },
+    ], edges.slice(), D.edges.length < D.totals.edges ? D.edges.length + ' of ' + D.totals.edges.toLocaleString('en') : '', 'net_time');
+    const total = D.totals.total_time || 1;
+    table('messages', 'Longest messages', [
+      { key: 'order', label: 'order', num: true, get: (m) => m.order },
+      { key: 'method', label: 'method', get: (m) => methodName(m.method) },
+      { key: 'sender', label: 'sender', get: (m) => label(m.sender) },
+      { key: 'receiver', label: 'receiver', get: (m) => label(m.receiver) },
+      { key: 'size', label: 'size (B)', num: true, get: (m) => m.size },
+      { key: 'net_time', label: 'net time', num: true, get: (m) => m.net_time, fmt: TM },
+      { key: 'level', label: 'share of total', num: true, get: (m) => m.level, fmt: P },
+      { key: 'aggregate_time', label: 'aggregate time', num: true, get: (m) => m.aggregate_time, fmt: TM },
+      { key: 'aggregate_level', label: 'aggregate share', num: true, get: (m) => m.aggregate_time / total, fmt: P },
+      { key: 'depth', label: 'depth', num: true, get: (m) => m.depth },
+      { key: 'cyclic', label: 'cyclic', get: (m) => m.cyclic ? 'yes' : '' },
+    ], msgs.slice(), msgs.length < D.messages_total ? 'the ' + msgs.length + ' longest of ' + D.messages_total.toLocaleString('en') : '', 'aggregate_time');
+  }
 
-  // ---------- start ----------
+  // ---------- start: paint the answer first, lay the graph out after ----------
+  (function notes() {
+    const t = D.totals, notes = [];
+    if (D.instances.length < t.instances) notes.push('showing the ' + D.instances.length + ' most active of ' + t.instances.toLocaleString('en') + ' instances');
+    if (D.edges.length < t.edges) notes.push(D.edges.length + ' of ' + t.edges.toLocaleString('en') + ' edges');
+    if (D.messages.length < D.messages_total) notes.push('animation and timeline: the ' + D.messages.length + ' longest of ' + D.messages_total.toLocaleString('en') + ' messages');
+    $('graph-note').textContent = notes.join('; ');
+  })();
+  $('view-mode').value = state.view;
+  svg.dataset.view = state.view;
   if (edges.length > 300) {
-    // Dense graphs: lighter edges, counts on demand (hover shows them anyway).
     svg.classList.add('dense', 'no-counts');
     $('show-counts').checked = false;
   }
-  layout();
-  drawAll();
-  fillTargets();
-  applyFilters();
-  showStep();
-  showSpeed();
-  fit();
-  window.addEventListener('resize', fit);
-  window.revyReport = { fit: fit, nodes: nodes, edges: edges, filters: filters, ready: true };
-  document.body.dataset.ready = '1';
+  $('layout-progress').textContent = 'laying out ' + nodes.length.toLocaleString('en') + ' instances…';
+  const parts = { sync: performance.now() - T0 };
+  setTimeout(() => {
+    const t = () => performance.now() - T0;
+    parts.start = t();
+    colourNodes();
+    legend();
+    computeAllowed();
+    applyFilters();
+    parts.filters = t();
+    relayout();
+    parts.layout = t();
+    showStep();
+    showSpeed();
+    fit();
+    timeline.size();
+    timeline.draw();
+    parts.timeline = t();
+    $('layout-progress').textContent = '';
+    window.addEventListener('resize', () => { fit(); timeline.size(); timeline.draw(); });
+    const graphDrawn = performance.now() - T0;
+    window.revyReport = { fit, nodes, edges, groups, groupEdges, filters, state, setView, expand, focusNode, timeline, view, ready: false, timing: { firstPaint, graphDrawn, parts } };
+    // The tables are below the fold: built once the graph is on screen.
+    setTimeout(() => {
+      buildTables();
+      fillTargets();
+      parts.tables = t();
+      window.revyReport.ready = true;
+      document.body.dataset.ready = '1';
+    }, 0);
+  }, 0);
 })();

@@ -12,6 +12,7 @@ pub mod error;
 pub mod export;
 pub mod frontend;
 pub mod init;
+pub mod lang;
 pub mod manifest;
 pub mod model;
 pub mod profile;

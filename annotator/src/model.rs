@@ -16,13 +16,12 @@ pub enum Lang {
 impl Lang {
     /// The language a file belongs to, by extension; `None` for anything else.
     pub fn of_path(path: &str) -> Option<Lang> {
-        let ext = path.rsplit_once('.').map(|(_, e)| e)?;
-        match ext {
-            "java" => Some(Lang::Java),
-            "cpp" | "cc" | "cxx" | "c++" | "h" | "hpp" | "hh" | "hxx" | "h++" | "ipp" | "tpp"
-            | "inl" => Some(Lang::Cpp),
-            _ => None,
-        }
+        crate::lang::LangSpec::of_path(path).map(|s| s.lang)
+    }
+
+    /// This language's entry in the language table.
+    pub fn spec(self) -> &'static crate::lang::LangSpec {
+        crate::lang::LangSpec::of(self)
     }
 }
 

@@ -132,13 +132,10 @@ fn field_ancestor<'a>(saf: &'a Saf, c: &SafClass) -> Option<&'a SafClass> {
 }
 
 fn is_primitive(name: &str) -> Option<u64> {
-    Some(match name {
-        "boolean" | "byte" => 1,
-        "char" | "short" => 2,
-        "int" | "float" => 4,
-        "long" | "double" => 8,
-        _ => return None,
-    })
+    Lang::Java
+        .spec()
+        .primitive_size(name)
+        .filter(|_| name != "void")
 }
 
 /// The message-size expression of a parameter list.
@@ -175,9 +172,7 @@ fn fresh(text: &str, base: &str) -> String {
 }
 
 fn parse_tree(src: &str) -> Option<tree_sitter::Tree> {
-    let mut p = tree_sitter::Parser::new();
-    p.set_language(&tree_sitter_java::LANGUAGE.into()).ok()?;
-    p.parse(src, None)
+    crate::frontend::kit::parse(Lang::Java, src, None)
 }
 
 /// The node spanning exactly `start..end`, if any.

@@ -114,10 +114,7 @@ pub trait LangAnnotator: Sync {
 }
 
 pub fn for_lang(lang: Lang) -> &'static dyn LangAnnotator {
-    match lang {
-        Lang::Java => &java::JavaAnnotator,
-        Lang::Cpp => &cpp::CppAnnotator,
-    }
+    lang.spec().annotator
 }
 
 /// What `revy annotate` did, for its summary.

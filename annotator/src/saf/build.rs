@@ -42,7 +42,7 @@ impl<'a> Resolver<'a> {
         if let Some(&i) = self.by_qname.get(name) {
             return Some(i);
         }
-        let sep = if lang == Some(Lang::Cpp) { "::" } else { "." };
+        let sep = lang.map_or(".", |l| l.spec().scope_sep);
         // Enclosing scopes, innermost first: `a.b.C` tries `a.b.C.name`, `a.b.name`, `a.name`.
         let mut scope = from.qname.as_str();
         loop {
@@ -365,27 +365,11 @@ pub fn build(manifest: &Manifest, project: &Project) -> Saf {
             methods,
         });
     }
-    for lang in [Lang::Java, Lang::Cpp] {
+    for lang in crate::lang::LangSpec::all().map(|s| s.lang) {
         if !out_classes.iter().any(|c| c.lang == lang) {
             continue;
         }
-        let basics: &[&str] = match lang {
-            Lang::Java => &[
-                "boolean", "byte", "char", "short", "int", "float", "long", "double", "void",
-            ],
-            Lang::Cpp => &[
-                "bool",
-                "char",
-                "short",
-                "int",
-                "long",
-                "long long",
-                "float",
-                "double",
-                "long double",
-                "void",
-            ],
-        };
+        let basics = lang.spec().basic_types;
         for b in basics {
             types
                 .entry((lang, b.to_string()))

@@ -1,5 +1,7 @@
 use super::*;
 use crate::model::ClassDecl;
+use crate::model::MethodDecl;
+use crate::model::{ClassKind, MethodKind};
 
 fn parse(src: &str) -> FileModel {
     CppFrontend.parse("t.cpp", src)

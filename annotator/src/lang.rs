@@ -2,9 +2,12 @@
 //! language, in one entry per language. Stages look facts up here instead of matching on
 //! [`Lang`]; only the front end, the annotator and the runtime are code of their own.
 
+use std::sync::OnceLock;
+
 use tree_sitter::Language;
 
 use crate::annotate::LangAnnotator;
+use crate::frontend::kit::Grammar;
 use crate::model::{Frontend, Lang};
 
 /// One language's facts and parts.
@@ -22,10 +25,17 @@ pub struct LangSpec {
     pub primitives: &'static [(&'static str, u64)],
     /// Primitives always listed in the SAF's type table when the language is present.
     pub basic_types: &'static [&'static str],
+    /// Non-static nested classes hold their outer instance (Java inner classes).
+    pub inner_classes: bool,
     /// The tree-sitter grammar.
     pub grammar: fn() -> Language,
+    /// Its node kind and field ids, filled on first use by `frontend::kit::grammar`.
+    pub(crate) grammar_ids: OnceLock<Grammar>,
     pub frontend: &'static dyn Frontend,
     pub annotator: &'static dyn LangAnnotator,
+    /// The runtime's sources (file name, text), embedded in the binary; the annotator
+    /// decides where in the user's tree they go.
+    pub runtime: &'static [(&'static str, &'static str)],
 }
 
 impl LangSpec {
@@ -79,9 +89,37 @@ static JAVA: LangSpec = LangSpec {
     basic_types: &[
         "boolean", "byte", "char", "short", "int", "float", "long", "double", "void",
     ],
+    inner_classes: true,
     grammar: || tree_sitter_java::LANGUAGE.into(),
+    grammar_ids: OnceLock::new(),
     frontend: &crate::frontend::java::JavaFrontend,
     annotator: &crate::annotate::java::JavaAnnotator,
+    runtime: &[
+        (
+            "Rv.java",
+            include_str!("../../runtime-java/src/revy/runtime/Rv.java"),
+        ),
+        (
+            "RvBuf.java",
+            include_str!("../../runtime-java/src/revy/runtime/RvBuf.java"),
+        ),
+        (
+            "RvClasses.java",
+            include_str!("../../runtime-java/src/revy/runtime/RvClasses.java"),
+        ),
+        (
+            "RvIds.java",
+            include_str!("../../runtime-java/src/revy/runtime/RvIds.java"),
+        ),
+        (
+            "RvSize.java",
+            include_str!("../../runtime-java/src/revy/runtime/RvSize.java"),
+        ),
+        (
+            "RvTrace.java",
+            include_str!("../../runtime-java/src/revy/runtime/RvTrace.java"),
+        ),
+    ],
 };
 
 static CPP: LangSpec = LangSpec {
@@ -105,9 +143,15 @@ static CPP: LangSpec = LangSpec {
         "long double",
         "void",
     ],
+    inner_classes: false,
     grammar: || tree_sitter_cpp::LANGUAGE.into(),
+    grammar_ids: OnceLock::new(),
     frontend: &crate::frontend::cpp::CppFrontend,
     annotator: &crate::annotate::cpp::CppAnnotator,
+    runtime: &[(
+        "revy_runtime.hpp",
+        include_str!("../../runtime-cpp/revy_runtime.hpp"),
+    )],
 };
 
 const CPP_PRIMITIVES: &[(&str, u64)] = &[

@@ -40,8 +40,6 @@ use crate::saf::{Saf, SafClass, SafMethod};
 pub const RUNTIME_DIR: &str = ".revy-runtime";
 pub const RUNTIME_HEADER: &str = "revy_runtime.hpp";
 pub const CONFIG_HEADER: &str = "revy_config.hpp";
-/// The runtime header's text.
-pub const RUNTIME_SOURCE: &str = include_str!("../../../runtime-cpp/revy_runtime.hpp");
 
 pub struct CppAnnotator;
 
@@ -144,13 +142,12 @@ impl LangAnnotator for CppAnnotator {
         {
             return Ok(Vec::new());
         }
-        Ok(vec![
-            (
-                format!("{RUNTIME_DIR}/{RUNTIME_HEADER}"),
-                RUNTIME_SOURCE.to_string(),
-            ),
-            (format!("{RUNTIME_DIR}/{CONFIG_HEADER}"), config_header(cx)),
-        ])
+        let runtime = Lang::Cpp.spec().runtime.iter();
+        let mut files: Vec<(String, String)> = runtime
+            .map(|(n, t)| (format!("{RUNTIME_DIR}/{n}"), t.to_string()))
+            .collect();
+        files.push((format!("{RUNTIME_DIR}/{CONFIG_HEADER}"), config_header(cx)));
+        Ok(files)
     }
 }
 

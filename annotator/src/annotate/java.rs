@@ -28,34 +28,6 @@ use crate::saf::{Saf, SafClass};
 
 pub struct JavaAnnotator;
 
-/// The runtime sources, embedded in the binary.
-const RUNTIME: &[(&str, &str)] = &[
-    (
-        "Rv.java",
-        include_str!("../../../runtime-java/src/revy/runtime/Rv.java"),
-    ),
-    (
-        "RvBuf.java",
-        include_str!("../../../runtime-java/src/revy/runtime/RvBuf.java"),
-    ),
-    (
-        "RvClasses.java",
-        include_str!("../../../runtime-java/src/revy/runtime/RvClasses.java"),
-    ),
-    (
-        "RvIds.java",
-        include_str!("../../../runtime-java/src/revy/runtime/RvIds.java"),
-    ),
-    (
-        "RvSize.java",
-        include_str!("../../../runtime-java/src/revy/runtime/RvSize.java"),
-    ),
-    (
-        "RvTrace.java",
-        include_str!("../../../runtime-java/src/revy/runtime/RvTrace.java"),
-    ),
-];
-
 /// Text that marks a file as already annotated.
 const MARK: &str = "revy.runtime.Rv.";
 
@@ -364,8 +336,7 @@ impl LangAnnotator for JavaAnnotator {
         } else {
             format!("{root}/revy/runtime")
         };
-        let mut files: Vec<(String, String)> = RUNTIME
-            .iter()
+        let mut files: Vec<(String, String)> = (Lang::Java.spec().runtime.iter())
             .map(|(n, t)| (format!("{dir}/{n}"), t.to_string()))
             .collect();
         files.push((format!("{dir}/RvTable.java"), table_source(cx)));

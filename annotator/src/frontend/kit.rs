@@ -6,9 +6,9 @@
 //! and the rule that charges an error to a declaration.
 
 use std::cell::RefCell;
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::num::NonZeroU16;
-use std::sync::OnceLock;
 
 use tree_sitter::{Language, Node, Parser, Tree, TreeCursor};
 
@@ -33,10 +33,11 @@ fn new_parser(lang: Lang) -> Option<Parser> {
 pub fn parse(lang: Lang, src: &str, old: Option<&Tree>) -> Option<Tree> {
     PARSERS.with(|cell| match cell.try_borrow_mut() {
         Ok(mut pool) => {
-            if !pool.contains_key(&lang) {
-                pool.insert(lang, new_parser(lang)?);
-            }
-            pool.get_mut(&lang)?.parse(src, old)
+            let parser = match pool.entry(lang) {
+                Entry::Occupied(e) => e.into_mut(),
+                Entry::Vacant(e) => e.insert(new_parser(lang)?),
+            };
+            parser.parse(src, old)
         }
         // Re-entrant use (a parse inside a parse): a throwaway parser.
         Err(_) => new_parser(lang)?.parse(src, old),
@@ -88,13 +89,9 @@ impl Grammar {
 
 /// The cached [`Grammar`] of a language.
 pub fn grammar(lang: Lang) -> &'static Grammar {
-    static JAVA: OnceLock<Grammar> = OnceLock::new();
-    static CPP: OnceLock<Grammar> = OnceLock::new();
-    let cell = match lang {
-        Lang::Java => &JAVA,
-        Lang::Cpp => &CPP,
-    };
-    cell.get_or_init(|| Grammar::new(&(LangSpec::of(lang).grammar)()))
+    let spec = LangSpec::of(lang);
+    spec.grammar_ids
+        .get_or_init(|| Grammar::new(&(spec.grammar)()))
 }
 
 /// Iterates over a node's children with one cursor, without collecting them.

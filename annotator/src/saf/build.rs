@@ -350,7 +350,7 @@ pub fn build(manifest: &Manifest, project: &Project) -> Saf {
             is_abstract: c.is_abstract,
             outer: c.outer.clone(),
             local: c.is_local,
-            is_inner: lang == Lang::Java && c.outer.is_some() && !c.is_static,
+            is_inner: lang.spec().inner_classes && c.outer.is_some() && !c.is_static,
             supers: c.supers.clone(),
             interfaces: c.interfaces.clone(),
             type_params: c.type_params.clone(),

@@ -155,6 +155,9 @@ pub struct MethodDecl {
     pub span: Span,
     /// The body's braces, `{` to `}` inclusive; `None` for a declaration without body.
     pub body: Option<Span>,
+    /// Where code that must run first in the body goes: just after the body's `{`, or after
+    /// a Java constructor's explicit `this(…)`/`super(…)` call. `None` without a body.
+    pub entry: Option<usize>,
     /// Why this method cannot be instrumented (parse error inside, constexpr, macro body…).
     pub not_annotatable: Option<String>,
 }
@@ -187,6 +190,9 @@ pub struct ClassDecl {
     pub span: Span,
     /// The body's braces `{` to `}` inclusive.
     pub body: Span,
+    /// Where a generated member goes: just after the body's `{`, or in a Java enum after the
+    /// `;` that ends its constants; `None` for an enum without that `;` (write one first).
+    pub members_at: Option<usize>,
     pub not_annotatable: Option<String>,
 }
 

@@ -100,7 +100,7 @@ fn annotate(dir: &Path, mode: Mode) -> Vec<String> {
         // Line numbers (stack traces) never move.
         assert_eq!(out.lines().count(), f.text.lines().count(), "{}", f.path);
         writes.push((f.path.clone(), out));
-        annotated.push(f.path.clone());
+        annotated.push(&f.model);
     }
     let rt = JavaAnnotator.runtime_files(&cx, &annotated).unwrap();
     for (p, text) in writes.into_iter().chain(rt) {

@@ -108,9 +108,25 @@ pub trait LangAnnotator: Sync {
     /// was made from) and text.
     fn annotate_file(&self, cx: &Context, file: &FileModel, src: &str) -> FileEdits;
     /// Files to add to the tree so the unchanged build finds the runtime, as paths
-    /// relative to the manifest folder with their contents. `annotated` lists the source
-    /// files that received insertions.
-    fn runtime_files(&self, cx: &Context, annotated: &[String]) -> Result<Vec<(String, String)>>;
+    /// relative to the manifest folder with their contents. `annotated` holds the models of
+    /// the source files that received insertions.
+    fn runtime_files(
+        &self,
+        cx: &Context,
+        annotated: &[&FileModel],
+    ) -> Result<Vec<(String, String)>>;
+}
+
+/// `base`, or `base1`, `base2`, … the first name `taken` does not refuse. Every generated
+/// identifier goes through here, so none collides with a user's.
+pub fn fresh_name(base: &str, taken: impl Fn(&str) -> bool) -> String {
+    let mut name = base.to_string();
+    let mut n = 0;
+    while taken(&name) {
+        n += 1;
+        name = format!("{base}{n}");
+    }
+    name
 }
 
 pub fn for_lang(lang: Lang) -> &'static dyn LangAnnotator {
@@ -186,7 +202,7 @@ pub fn plan(m: &Manifest, mode: Mode) -> Result<(Plan, Summary)> {
         }
     }
     let bar = crate::progress::bar(wanted.len(), "annotating");
-    let results: Vec<(String, String, FileEdits)> = wanted
+    let results: Vec<(String, String, FileModel, FileEdits)> = wanted
         .par_iter()
         .map(|rel| {
             bar.inc(1);
@@ -194,7 +210,7 @@ pub fn plan(m: &Manifest, mode: Mode) -> Result<(Plan, Summary)> {
             let model = parse_file(rel, &text);
             let lang = Lang::of_path(rel).unwrap_or(Lang::Java);
             let fe = for_lang(lang).annotate_file(&cx, &model, &text);
-            Ok((rel.to_string(), text, fe))
+            Ok((rel.to_string(), text, model, fe))
         })
         .collect::<Result<Vec<_>>>()?;
     bar.finish_and_clear();
@@ -207,8 +223,8 @@ pub fn plan(m: &Manifest, mode: Mode) -> Result<(Plan, Summary)> {
         ..Default::default()
     };
     let mut files = Vec::new();
-    let mut by_lang: std::collections::BTreeMap<Lang, Vec<String>> = Default::default();
-    for (rel, text, fe) in results {
+    let mut models = Vec::new();
+    for (rel, text, model, fe) in results {
         summary.skipped.extend(fe.skipped);
         summary.notes.extend(fe.notes);
         summary.classes += fe.classes;
@@ -216,13 +232,15 @@ pub fn plan(m: &Manifest, mode: Mode) -> Result<(Plan, Summary)> {
         if fe.insertions.is_empty() {
             continue;
         }
-        by_lang
-            .entry(Lang::of_path(&rel).unwrap_or(Lang::Java))
-            .or_default()
-            .push(rel.clone());
+        models.push(model);
         files.push((rel, text, fe.insertions));
     }
     summary.files = files.len();
+    let mut by_lang: std::collections::BTreeMap<Lang, Vec<&FileModel>> = Default::default();
+    for model in &models {
+        let lang = Lang::of_path(&model.path).unwrap_or(Lang::Java);
+        by_lang.entry(lang).or_default().push(model);
+    }
     let mut runtime = Vec::new();
     for (lang, annotated) in &by_lang {
         runtime.extend(for_lang(*lang).runtime_files(&cx, annotated)?);

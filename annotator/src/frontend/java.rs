@@ -351,6 +351,7 @@ impl<'a> Builder<'a> {
             file: self.path.to_string(),
             span: span_of(node),
             body: body.map(span_of).unwrap_or_default(),
+            members_at: members_at(kind, body),
             not_annotatable: None,
         });
         self.parents.push(parent);
@@ -551,6 +552,7 @@ impl<'a> Builder<'a> {
             file: self.path.to_string(),
             span: span_of(node),
             body: body.map(span_of),
+            entry: body.map(|b| entry_of(kind, b)),
             not_annotatable: None,
         });
         if let Some(b) = body {
@@ -740,6 +742,31 @@ impl<'a> Builder<'a> {
             self.classes[i].outer = outer;
         }
     }
+}
+
+/// See [`ClassDecl::members_at`]: enums take members after the `;` ending their constants.
+fn members_at(kind: ClassKind, body: Option<Node>) -> Option<usize> {
+    let Some(body) = body else {
+        return Some(1); // broken declaration: never annotatable, any offset will do
+    };
+    if kind != ClassKind::Enum {
+        return Some(body.start_byte() + 1);
+    }
+    kit::children(body)
+        .find(|c| c.kind() == "enum_body_declarations") // starts with `;`
+        .map(|c| c.start_byte() + 1)
+}
+
+/// See [`MethodDecl::entry`]: after `{`, or after a constructor's `this(…)`/`super(…)`.
+fn entry_of(kind: MethodKind, body: Node) -> usize {
+    if kind == MethodKind::Constructor {
+        let first = kit::named_children(body)
+            .find(|c| !matches!(c.kind(), "line_comment" | "block_comment"));
+        if let Some(c) = first.filter(|c| c.kind() == "explicit_constructor_invocation") {
+            return c.end_byte();
+        }
+    }
+    body.start_byte() + 1
 }
 
 fn is_annotation(n: Node) -> bool {

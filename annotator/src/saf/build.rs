@@ -39,21 +39,11 @@ impl<'a> Resolver<'a> {
     pub(crate) fn resolve(&self, name: &str, from: &ClassDecl) -> Option<usize> {
         let lang = Lang::of_path(&from.file);
         let name = name.trim_start_matches("::");
-        if let Some(&i) = self.by_qname.get(name) {
-            return Some(i);
-        }
         let sep = lang.map_or(".", |l| l.spec().scope_sep);
         // Enclosing scopes, innermost first: `a.b.C` tries `a.b.C.name`, `a.b.name`, `a.name`.
-        let mut scope = from.qname.as_str();
-        loop {
-            let cand = format!("{scope}{sep}{name}");
-            if let Some(&i) = self.by_qname.get(cand.as_str()) {
-                return Some(i);
-            }
-            match scope.rfind(sep) {
-                Some(p) => scope = &scope[..p],
-                None => break,
-            }
+        let found = super::in_scopes(sep, &from.qname, name, |q| self.by_qname.get(q).copied());
+        if found.is_some() {
+            return found;
         }
         let simple = name.rsplit(sep).next().unwrap_or(name);
         let ids = self.by_simple.get(simple)?;

@@ -504,6 +504,7 @@ impl<'a> Walker<'a> {
             file: self.path.to_string(),
             span: span_of(span_node),
             body: body_span,
+            entry: body_span.map(|b| b.start + 1),
             not_annotatable,
         })
     }
@@ -610,6 +611,7 @@ impl<'a> Walker<'a> {
             file: self.path.to_string(),
             span: span_of(span_node),
             body: span_of(body),
+            members_at: Some(body.start_byte() + 1),
             not_annotatable: None,
         });
         let ctx = ClassCtx {

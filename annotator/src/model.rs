@@ -34,28 +34,38 @@ pub struct Span {
     pub end_line: u32,
 }
 
+/// How much a diagnostic matters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Severity {
+    /// A problem: `revy parse` exits 1 when it reports one.
+    #[default]
+    Error,
+    /// Information (a macro left out of the model…); never changes exit codes.
+    Note,
+}
+
 /// A syntax problem or a reason something could not be modelled.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
     pub path: String,
     pub line: u32,
     pub col: u32,
+    pub severity: Severity,
     pub message: String,
 }
 
 impl Diagnostic {
-    /// Notes (messages starting `note: `) inform; they are not problems and don't change
-    /// exit codes.
     pub fn is_note(&self) -> bool {
-        self.message.starts_with("note: ")
+        self.severity == Severity::Note
     }
 }
 
 impl std::fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let note = if self.is_note() { "note: " } else { "" };
         write!(
             f,
-            "{}:{}:{}: {}",
+            "{}:{}:{}: {note}{}",
             self.path, self.line, self.col, self.message
         )
     }

@@ -60,22 +60,6 @@ impl<'a> Context<'a> {
             .filter(|sm| sm.selected && sm.annotatable && sm.has_body)
     }
 
-    /// The class and SAF entry of the method whose definition starts at `file:line` with
-    /// this name (for C++ definitions whose owner is written less qualified).
-    pub fn method_at(
-        &self,
-        file: &str,
-        line: u32,
-        name: &str,
-    ) -> Option<(&'a SafClass, &'a SafMethod)> {
-        self.saf.classes.iter().find_map(|c| {
-            c.methods
-                .iter()
-                .find(|m| m.file == file && m.lines[0] == line && m.name == name)
-                .map(|m| (c, m))
-        })
-    }
-
     /// The SAF entry of a method, selected or not.
     pub fn method(&self, qname: &str, file: &str, m: &MethodDecl) -> Option<&'a SafMethod> {
         // Template specialisations share their primary's qualified name: look in all.

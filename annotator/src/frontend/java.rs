@@ -12,8 +12,8 @@ use tree_sitter::Node;
 
 use super::{kit, span_of};
 use crate::model::{
-    ClassDecl, ClassKind, Diagnostic, FieldDecl, FileModel, Frontend, Lang, MethodDecl,
-    MethodFlags, MethodKind, Param, TypeRef,
+    ClassDecl, ClassKind, FieldDecl, FileModel, Frontend, Lang, MethodDecl, MethodFlags,
+    MethodKind, Param, TypeRef,
 };
 
 pub struct JavaFrontend;
@@ -116,12 +116,8 @@ pub fn parse_java(path: &str, src: &str) -> FileModel {
     b.top_level(root);
     b.fix_local_names();
     if b.too_deep {
-        model.diagnostics.push(Diagnostic {
-            path: path.to_string(),
-            line: 1,
-            col: 1,
-            message: format!("declarations nested more than {MAX_NESTING} deep are not listed"),
-        });
+        let message = format!("declarations nested more than {MAX_NESTING} deep are not listed");
+        model.diagnostics.push(kit::diag(path, 1, 1, message));
     }
     model.package = b.package;
     model.classes = b.classes;

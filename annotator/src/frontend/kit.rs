@@ -14,7 +14,7 @@ use tree_sitter::{Language, Node, Parser, Tree, TreeCursor};
 
 use super::line_col;
 use crate::lang::LangSpec;
-use crate::model::{Diagnostic, FileModel, Lang};
+use crate::model::{Diagnostic, FileModel, Lang, Severity};
 
 thread_local! {
     /// One parser per language per thread (parsers are not `Sync`; rayon threads each get
@@ -267,13 +267,22 @@ pub fn push_error_diags(model: &mut FileModel, sites: &[ErrorSite]) {
     }
 }
 
-/// A diagnostic for `path`.
+/// A problem in `path`.
 pub fn diag(path: &str, line: u32, col: u32, message: String) -> Diagnostic {
     Diagnostic {
         path: path.to_string(),
         line,
         col,
+        severity: Severity::Error,
         message,
+    }
+}
+
+/// A note about `path` (never a problem).
+pub fn note(path: &str, line: u32, col: u32, message: String) -> Diagnostic {
+    Diagnostic {
+        severity: Severity::Note,
+        ..diag(path, line, col, message)
     }
 }
 

@@ -400,8 +400,8 @@ pub(super) fn blank_failing_macros<'s>(
             let name: String = (src[s..e].chars())
                 .take_while(|c| c.is_alphanumeric() || *c == '_')
                 .collect();
-            let message = format!("note: macro invocation `{name}` ignored (not modelled)");
-            notes.push(kit::diag(path, line, col, message));
+            let message = format!("macro invocation `{name}` ignored (not modelled)");
+            notes.push(kit::note(path, line, col, message));
         }
         errors = e2;
         tree = t2;

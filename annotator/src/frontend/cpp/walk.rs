@@ -111,7 +111,7 @@ impl<'a> Walker<'a> {
             }
             k if is_class_spec(k) => {
                 let prefix = Self::ns_prefix(ns);
-                self.class(c, &prefix, None, tmpl, false, None, depth);
+                self.class(c, &prefix, None, tmpl, None, depth);
             }
             "declaration" | "type_definition" => {
                 if let Some(ty) = field(c, "type") {
@@ -122,7 +122,7 @@ impl<'a> Walker<'a> {
                             None
                         };
                         let prefix = Self::ns_prefix(ns);
-                        self.class(ty, &prefix, None, tmpl, false, tdname.as_deref(), depth);
+                        self.class(ty, &prefix, None, tmpl, tdname.as_deref(), depth);
                     }
                 }
                 if c.kind() == "declaration" {
@@ -517,7 +517,6 @@ impl<'a> Walker<'a> {
         prefix: &str,
         outer: Option<&ClassCtx>,
         tmpl: &Tmpl<'t>,
-        _friend: bool,
         typedef_name: Option<&str>,
         depth: usize,
     ) -> Option<usize> {
@@ -692,7 +691,7 @@ impl<'a> Walker<'a> {
                 if let Some(t) = ty {
                     if is_class_spec(t.kind()) {
                         let q = cls.qname.clone();
-                        self.class(t, &q, Some(cls), tmpl, false, None, depth);
+                        self.class(t, &q, Some(cls), tmpl, None, depth);
                     }
                 }
                 let mut is_static = false;
@@ -754,7 +753,7 @@ impl<'a> Walker<'a> {
             }
             k if is_class_spec(k) => {
                 let q = cls.qname.clone();
-                self.class(c, &q, Some(cls), tmpl, false, None, depth);
+                self.class(c, &q, Some(cls), tmpl, None, depth);
             }
             "preproc_if" | "preproc_ifdef" | "preproc_else" | "preproc_elif"
             | "preproc_elifdef" | "ERROR" => {

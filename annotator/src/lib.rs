@@ -22,5 +22,6 @@ pub mod report;
 pub mod run;
 pub mod saf;
 pub mod select;
+pub mod stages;
 pub mod store;
 pub mod trace;

@@ -289,37 +289,84 @@ pub fn note(path: &str, line: u32, col: u32, message: String) -> Diagnostic {
 /// Runs a front end's parse, turning a panic (a bug, never the input's fault) into an
 /// empty model with one diagnostic, so one bad file never stops the project's parse.
 pub fn guarded(lang: Lang, path: &str, parse: impl FnOnce() -> FileModel) -> FileModel {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(parse)) {
-        Ok(m) => m,
-        Err(_) => FileModel {
-            path: path.to_string(),
-            diagnostics: vec![diag(
-                path,
-                1,
-                1,
-                format!(
-                    "internal error in the {} front end; file not modelled",
-                    LangSpec::of(lang).display
-                ),
-            )],
-            ..Default::default()
-        },
-    }
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(parse)).unwrap_or_else(|_| {
+        let name = LangSpec::of(lang).display;
+        unmodelled(
+            path,
+            format!("internal error in the {name} front end; file not modelled"),
+        )
+    })
 }
 
 /// The model of a file whose grammar could not be loaded.
 pub fn no_parser(lang: Lang, path: &str) -> FileModel {
+    let name = LangSpec::of(lang).display;
+    unmodelled(
+        path,
+        format!("internal error: the {name} parser could not run"),
+    )
+}
+
+/// An empty model whose one diagnostic says why.
+fn unmodelled(path: &str, message: String) -> FileModel {
     FileModel {
         path: path.to_string(),
-        diagnostics: vec![diag(
-            path,
-            1,
-            1,
-            format!(
-                "internal error: the {} parser could not run",
-                LangSpec::of(lang).display
-            ),
-        )],
+        diagnostics: vec![diag(path, 1, 1, message)],
         ..Default::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panicking_front_end_gives_one_diagnostic() {
+        let m = guarded(Lang::Cpp, "x.cpp", || panic!("front-end bug"));
+        assert_eq!(m.path, "x.cpp");
+        assert!(m.classes.is_empty());
+        let d: Vec<String> = m.diagnostics.iter().map(|d| d.to_string()).collect();
+        assert_eq!(
+            d,
+            ["x.cpp:1:1: internal error in the C++ front end; file not modelled"]
+        );
+    }
+
+    #[test]
+    fn error_messages_and_the_cap_are_the_same_for_every_language() {
+        // 150 broken lines, one error each; (language, file, line, column of the first error).
+        let cases = [
+            (Lang::Cpp, "t.cpp", ");", 1),
+            (Lang::Java, "T.java", "class C { int ; }", 11),
+        ];
+        for (lang, path, line, col) in cases {
+            let src = format!("{}\n", [line; 150].join("\n"));
+            let tree = parse(lang, &src, None).unwrap();
+            let mut sites = Vec::new();
+            for_each_error(tree.root_node(), Nested::Skip, |n| {
+                sites.push(ErrorSite::new(n, &src))
+            });
+            assert!(sites.len() > MAX_ERROR_DIAGS, "{path}: {}", sites.len());
+            let mut m = FileModel {
+                path: path.into(),
+                ..Default::default()
+            };
+            push_error_diags(&mut m, &sites);
+            assert_eq!(m.diagnostics.len(), MAX_ERROR_DIAGS + 1, "{path}");
+            assert!(
+                m.diagnostics[0].message.starts_with("syntax error"),
+                "{path}"
+            );
+            let last = &m.diagnostics[MAX_ERROR_DIAGS].message;
+            assert_eq!(
+                *last,
+                format!("{} more syntax errors", sites.len() - MAX_ERROR_DIAGS)
+            );
+            assert_eq!(
+                sites[0].reason(),
+                format!("syntax error at 1:{col}"),
+                "{path}"
+            );
+        }
     }
 }

@@ -96,6 +96,8 @@ using Atom = std::atomic<T>;
 enum { kBufCap = 64 * 1024 };
 enum { kMaxEvent = 48 };  // kind byte + four 10-byte varints, rounded up
 enum { kTailRoom = 24 };  // kept free under max_size for the T and E records
+// Event kinds of the compact trace form (docs/trace-format.md).
+enum EventKind { kCrt = 1, kDst = 2, kStart = 3, kEnd = 4 };
 
 // ---- low-level output -------------------------------------------------------------------
 
@@ -385,7 +387,7 @@ inline std::uint32_t events_within(const std::uint8_t* data, std::uint32_t len,
     count = 0;
     while (p < len) {
         std::uint8_t kind = data[p++];
-        int fields = (kind == 1 || kind == 3) ? 4 : 3;
+        int fields = (kind == kCrt || kind == kStart) ? 4 : 3;
         for (int i = 0; i < fields && p < len; ++i) {
             while (p < len && (data[p] & 0x80)) ++p;
             ++p;
@@ -930,10 +932,10 @@ inline void crt_patchable(std::uint32_t cls, std::uint64_t oid, std::uint64_t si
     ThreadState& ts = tls();
     std::uint32_t len = 0, count = 0;
     ThreadBuf* buf = reserve(ts, len, count);
-    if (!buf) return ev_slow(1, cls, oid, size, true, ts);
+    if (!buf) return ev_slow(kCrt, cls, oid, size, true, ts);
     std::uint8_t* p = buf->data + len;
     std::size_t n = 0;
-    p[n++] = 1;
+    p[n++] = kCrt;
     put_v5(p + n, cls);
     n += 5;
     n += put_v(p + n, oid);
@@ -979,21 +981,21 @@ REVY_HOT std::uint64_t new_oid() noexcept {
 REVY_HOT void log_crt(std::uint32_t cls, std::uint64_t oid, std::uint64_t size) noexcept {
     if (!detail::on()) return;
     detail::define_class(cls);
-    detail::ev4(1, cls, oid, size, true);
+    detail::ev4(detail::kCrt, cls, oid, size, true);
 }
 REVY_HOT void log_dst(std::uint32_t cls, std::uint64_t oid) noexcept {
     if (!detail::on()) return;
     detail::define_class(cls);
-    detail::ev4(2, cls, oid, 0, false);
+    detail::ev4(detail::kDst, cls, oid, 0, false);
 }
 REVY_HOT void log_start(std::uint32_t mid, std::uint64_t oid, std::uint64_t size) noexcept {
     if (!detail::on()) return;
     detail::define_method(mid);
-    detail::ev4(3, mid, oid, size, true);
+    detail::ev4(detail::kStart, mid, oid, size, true);
 }
 REVY_HOT void log_end(std::uint32_t mid, std::uint64_t oid) noexcept {
     if (!detail::on()) return;
-    detail::ev4(4, mid, oid, 0, false);
+    detail::ev4(detail::kEnd, mid, oid, 0, false);
 }
 
 // Start log now, end log when the enclosing block is left in any way.
@@ -1024,7 +1026,7 @@ inline std::uint64_t tag_new(std::uint32_t cls, std::uint64_t size, bool patchab
     if (!on()) return oid;
     define_class(cls);
     if (patchable) crt_patchable(cls, oid, size);
-    else ev4(1, cls, oid, size, true);
+    else ev4(kCrt, cls, oid, size, true);
     return oid;
 }
 }  // namespace detail

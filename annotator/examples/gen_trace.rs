@@ -36,6 +36,10 @@ fn main() {
                 }
             }
             "-o" | "--output" => out = Some(val()),
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return;
+            }
             _ => usage(&format!("unknown argument {a}")),
         }
     }
@@ -45,7 +49,11 @@ fn main() {
     eprintln!("wrote {n} events to {path}");
 }
 
+const USAGE: &str = "usage: gen_trace --events N [--instances N] [--threads N] [--classes N] \
+[--seed N] [--fanout N] [--form compact|text] -o FILE\n\
+Writes a synthetic trace of N events (default form: compact) for benchmarks and tests.";
+
 fn usage(msg: &str) -> ! {
-    eprintln!("gen_trace: {msg}\nusage: gen_trace --events N [--instances N] [--threads N] [--classes N] [--seed N] [--form compact|text] -o FILE");
+    eprintln!("gen_trace: {msg}\n{USAGE}");
     std::process::exit(2)
 }

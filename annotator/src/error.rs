@@ -16,6 +16,9 @@ pub enum Error {
     /// The job ran but found problems (e.g. some files not annotatable): exit code 1.
     #[error("{0}")]
     Problems(String),
+    /// Ctrl-C stopped the job after it cleaned up: exit code 130 (128 + SIGINT).
+    #[error("interrupted; sources restored")]
+    Interrupted,
 }
 
 impl Error {
@@ -32,6 +35,7 @@ impl Error {
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Problems(_) => 1,
+            Error::Interrupted => crate::profile::EXIT_INTERRUPTED as i32,
             _ => 2,
         }
     }

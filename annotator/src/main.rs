@@ -158,8 +158,9 @@ struct ExportArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Every failure, "problems found" included, is an `Err`; its kind is the exit code.
     match dispatch(cli) {
-        Ok(code) => ExitCode::from(code),
+        Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("revy: error: {e}");
             ExitCode::from(e.exit_code() as u8)
@@ -167,7 +168,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn dispatch(cli: Cli) -> Result<u8> {
+fn dispatch(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Init { dir, force } => cmd_init(&dir, force),
         Command::Parse => cmd_parse(&cli.manifest),
@@ -175,13 +176,13 @@ fn dispatch(cli: Cli) -> Result<u8> {
         Command::Restore => cmd_restore(&cli.manifest),
         Command::Status => cmd_status(&cli.manifest),
         Command::Run => cmd_run(&cli.manifest),
-        Command::Profile(args) => profile(&cli.manifest, args),
+        Command::Profile(args) => cmd_profile(&cli.manifest, args),
         Command::Trace {
             command: TraceCommand::Print { file },
-        } => trace_print(&file),
-        Command::Analyze(args) => analyze(&cli.manifest, args),
-        Command::Report(args) => report(&cli.manifest, args),
-        Command::Export(args) => export(&cli.manifest, args),
+        } => cmd_trace_print(&file),
+        Command::Analyze(args) => cmd_analyze(&cli.manifest, args),
+        Command::Report(args) => cmd_report(&cli.manifest, args),
+        Command::Export(args) => cmd_export(&cli.manifest, args),
     }
 }
 
@@ -210,24 +211,22 @@ fn trace_or_newest(manifest: &Path, trace: Option<PathBuf>) -> Result<PathBuf> {
     })
 }
 
-fn trace_print(file: &Path) -> Result<u8> {
+fn cmd_trace_print(file: &Path) -> Result<()> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let status = match revy::trace::print_as_text(file, &mut out) {
         // A closed pipe (`| head`) is the reader's choice, not an error.
         Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::BrokenPipe => {
-            return Ok(0)
+            return Ok(())
         }
         r => r?,
     };
     drop(out);
-    for w in &status.warnings {
-        eprintln!("revy: warning: {w}");
-    }
-    Ok(0)
+    print_warnings(&status.warnings);
+    Ok(())
 }
 
-fn analyze(manifest: &Path, args: AnalyzeArgs) -> Result<u8> {
+fn cmd_analyze(manifest: &Path, args: AnalyzeArgs) -> Result<()> {
     let path = trace_or_newest(manifest, args.trace)?;
     if !(0.0..=1.0).contains(&args.threshold) {
         return Err(Error::input(
@@ -247,12 +246,10 @@ fn analyze(manifest: &Path, args: AnalyzeArgs) -> Result<u8> {
         OutputFormat::Json => {
             let json = serde_json::to_string_pretty(&a).map_err(|e| Error::input(e.to_string()))?;
             stdout_quiet(&format!("{json}\n"))?;
-            for w in &a.trace.warnings {
-                eprintln!("revy: warning: {w}");
-            }
+            print_warnings(&a.trace.warnings);
         }
     }
-    Ok(0)
+    Ok(())
 }
 
 /// Write `text` to stdout; a closed pipe (`| head -1`) is the reader's choice, not an error.
@@ -265,7 +262,7 @@ fn stdout_quiet(text: &str) -> Result<()> {
     }
 }
 
-fn report(manifest: &Path, args: ReportArgs) -> Result<u8> {
+fn cmd_report(manifest: &Path, args: ReportArgs) -> Result<()> {
     let path = trace_or_newest(manifest, args.trace)?;
     if !(0.0..=1.0).contains(&args.threshold) {
         return Err(Error::input(
@@ -277,9 +274,7 @@ fn report(manifest: &Path, args: ReportArgs) -> Result<u8> {
         ..Default::default()
     };
     let w = revy::report::write_compared(&path, args.baseline.as_deref(), &args.output, &opts)?;
-    for warning in &w.warnings {
-        eprintln!("revy: warning: {warning}");
-    }
+    print_warnings(&w.warnings);
     println!(
         "wrote {} ({} instances, {} messages; {:.1} KiB in {:.2}s)",
         args.output.display(),
@@ -288,10 +283,11 @@ fn report(manifest: &Path, args: ReportArgs) -> Result<u8> {
         w.bytes as f64 / 1024.0,
         w.seconds
     );
-    Ok(0)
+    Ok(())
 }
 
-fn profile(manifest: &Path, args: ProfileArgs) -> Result<u8> {
+fn cmd_profile(manifest: &Path, args: ProfileArgs) -> Result<()> {
+    use revy::profile::{ProfileReport, Step};
     let mode = if args.better {
         Some(revy::manifest::Mode::Better)
     } else if args.faster {
@@ -299,10 +295,66 @@ fn profile(manifest: &Path, args: ProfileArgs) -> Result<u8> {
     } else {
         None
     };
-    revy::profile::profile(manifest, mode, args.output.as_deref())
+    let mut on_step = |step: Step| match step {
+        Step::Parsed(p) => {
+            print_diagnostics(p);
+            println!(
+                "parsed {} files: {} classes, {} methods selected",
+                p.files, p.classes, p.selected_methods
+            );
+            let problems = p.problems();
+            if problems > 0 {
+                eprintln!(
+                    "revy: {problems} parse problem(s); the declarations they spoil are left alone"
+                );
+            }
+        }
+        Step::Annotated(a) => {
+            print_skipped(&a.summary);
+            let s = &a.summary;
+            println!(
+                "annotated {} files ({} mode): {} classes, {} methods",
+                s.files, a.mode, s.classes, s.methods
+            );
+        }
+        Step::Restored(r) => print_restored(r, "kept your edits in {}"),
+    };
+    let report = revy::profile::profile(manifest, mode, args.output.as_deref(), &mut on_step)?;
+    match report {
+        ProfileReport::Interrupted => Err(Error::Interrupted),
+        ProfileReport::RunFailed(e) => Err(Error::Problems(format!("{e}\nrevy: sources restored"))),
+        ProfileReport::NoTrace { dir, failed } => Err(Error::Problems(format!(
+            "the run wrote no trace in {}{}",
+            dir.display(),
+            failed.map(|f| format!(" ({f})")).unwrap_or_default()
+        ))),
+        ProfileReport::Reported {
+            trace,
+            report,
+            written,
+            failed,
+        } => {
+            print_warnings(&written.warnings);
+            println!("trace: {}", trace.display());
+            println!(
+                "{} instances, {} messages",
+                written.instances, written.messages
+            );
+            if let Some(h) = &written.top_hint {
+                println!("top hint: {h}");
+            }
+            println!("report: {}", report.display());
+            match failed {
+                Some(f) => Err(Error::Problems(format!(
+                    "{f}; the report shows the trace up to there"
+                ))),
+                None => Ok(()),
+            }
+        }
+    }
 }
 
-fn export(manifest: &Path, args: ExportArgs) -> Result<u8> {
+fn cmd_export(manifest: &Path, args: ExportArgs) -> Result<()> {
     if args.chrome.is_none()
         && args.perfetto.is_none()
         && args.dot.is_none()
@@ -334,16 +386,14 @@ fn export(manifest: &Path, args: ExportArgs) -> Result<u8> {
         },
     };
     let done = revy::export::export(&path, &targets)?;
-    for w in &done.warnings {
-        eprintln!("revy: warning: {w}");
-    }
+    print_warnings(&done.warnings);
     for (what, file) in &done.written {
         eprintln!("revy: wrote {what} to {}", file.display());
     }
     for d in &done.dropped {
         eprintln!("revy: {d}");
     }
-    Ok(0)
+    Ok(())
 }
 
 /// Progress on a terminal (quiet otherwise): percentage of the trace read.
@@ -364,7 +414,7 @@ fn clear_progress() {
     }
 }
 
-fn cmd_init(dir: &std::path::Path, force: bool) -> Result<u8> {
+fn cmd_init(dir: &std::path::Path, force: bool) -> Result<()> {
     let s = revy::init::init(dir, force)?;
     println!(
         "wrote {} ({} Java and {} C++ files); check build/run, then `revy parse`",
@@ -372,67 +422,27 @@ fn cmd_init(dir: &std::path::Path, force: bool) -> Result<u8> {
         s.java_files,
         s.cpp_files
     );
-    Ok(0)
+    Ok(())
 }
 
-fn cmd_parse(manifest: &std::path::Path) -> Result<u8> {
+fn cmd_parse(manifest: &std::path::Path) -> Result<()> {
     let m = revy::manifest::Manifest::load(manifest)?;
-    let started = std::time::Instant::now();
-    let timings = std::env::var_os("REVY_TIMINGS").is_some();
-    let project = revy::project::load(&m)?;
-    let t_parse = started.elapsed();
-    let saf = revy::saf::build(&m, &project);
-    let t_build = started.elapsed();
-    let out = m.saf_path();
-    let text = saf.to_toml();
-    let t_toml = started.elapsed();
-    revy::store::write_state_file(&out, text.as_bytes())?;
-    if timings {
-        eprintln!(
-            "timings: read+parse {:?}, saf {:?}, toml {:?}, write {:?}",
-            t_parse,
-            t_build - t_parse,
-            t_toml - t_build,
-            started.elapsed() - t_toml
-        );
-    }
-    for d in &project.diagnostics {
-        eprintln!("{d}");
-    }
-    let methods: usize = saf.classes.iter().map(|c| c.methods.len()).sum();
-    let selected: usize = saf
-        .classes
-        .iter()
-        .flat_map(|c| &c.methods)
-        .filter(|m| m.selected && m.annotatable)
-        .count();
-    let selected_classes = saf
-        .classes
-        .iter()
-        .filter(|c| c.selected && c.annotatable)
-        .count();
+    let p = revy::stages::parse(&m)?;
+    print_diagnostics(&p);
     println!(
         "parsed {} files: {} classes ({} selected), {} methods ({} selected and instrumentable) in {:.2}s",
-        saf.files.len(),
-        saf.classes.len(),
-        selected_classes,
-        methods,
-        selected,
-        started.elapsed().as_secs_f64()
+        p.files, p.classes, p.selected_classes, p.methods, p.selected_methods, p.seconds
     );
-    println!("wrote {}", out.display());
-    let problems = project.diagnostics.iter().filter(|d| !d.is_note()).count();
-    if problems == 0 {
-        Ok(0)
-    } else {
-        eprintln!(
-            "revy: {problems} problem(s) found; the declarations they spoil are marked not annotatable"
-        );
-        Ok(1)
+    println!("wrote {}", p.saf_path.display());
+    match p.problems() {
+        0 => Ok(()),
+        n => Err(Error::Problems(format!(
+            "{n} problem(s) found; the declarations they spoil are marked not annotatable"
+        ))),
     }
 }
 
-fn cmd_annotate(manifest: &std::path::Path, a: AnnotateArgs) -> Result<u8> {
+fn cmd_annotate(manifest: &std::path::Path, a: AnnotateArgs) -> Result<()> {
     let m = revy::manifest::Manifest::load(manifest)?;
     let mode = if a.better {
         revy::manifest::Mode::Better
@@ -441,56 +451,69 @@ fn cmd_annotate(manifest: &std::path::Path, a: AnnotateArgs) -> Result<u8> {
     } else {
         m.mode
     };
-    let (plan, summary) = revy::annotate::plan(&m, mode)?;
-    if plan.files.is_empty() {
-        return Err(Error::Problems(format!(
-            "{}: nothing selected can be instrumented; check [annotate] include/exclude and `revy parse` output",
-            m.path.display()
-        )));
-    }
-    revy::store::commit(&m, &plan)?;
-    for n in &summary.notes {
+    let report = revy::stages::annotate(&m, mode).1?;
+    let s = &report.summary;
+    for n in &s.notes {
         println!("note: {n}");
     }
-    for s in &summary.skipped {
-        eprintln!("skipped: {s}");
-    }
+    print_skipped(s);
     println!(
         "annotated {} files ({mode} mode): {} classes, {} methods; added {} runtime files",
-        summary.files, summary.classes, summary.methods, summary.runtime_files
+        s.files, s.classes, s.methods, s.runtime_files
     );
     println!("build and run as usual (or `revy run`); `revy restore` puts the originals back");
-    if summary.skipped.is_empty() && summary.parse_problems == 0 {
-        Ok(0)
-    } else {
-        eprintln!(
-            "revy: {} selected declarations left alone, {} parse problems (see `revy parse`)",
-            summary.skipped.len(),
-            summary.parse_problems
-        );
-        Ok(1)
+    if !report.has_problems() {
+        return Ok(());
+    }
+    Err(Error::Problems(format!(
+        "{} selected declarations left alone, {} parse problems (see `revy parse`)",
+        s.skipped.len(),
+        s.parse_problems
+    )))
+}
+
+fn print_diagnostics(p: &revy::stages::ParseReport) {
+    for d in &p.diagnostics {
+        eprintln!("{d}");
     }
 }
 
-fn cmd_restore(manifest: &std::path::Path) -> Result<u8> {
-    let m = revy::manifest::Manifest::load(manifest)?;
-    let s = revy::store::restore(&m)?;
+fn print_skipped(s: &revy::annotate::Summary) {
+    for k in &s.skipped {
+        eprintln!("skipped: {k}");
+    }
+}
+
+fn print_warnings(warnings: &[String]) {
+    for w in warnings {
+        eprintln!("revy: warning: {w}");
+    }
+}
+
+/// `kept` is the line for a file whose edits were kept, with `{}` for its path.
+fn print_restored(s: &revy::store::RestoreSummary, kept: &str) {
     for k in &s.kept_edits {
-        println!("kept your edits in {k} (removed only Revy's insertions)");
+        println!("{}", kept.replace("{}", k));
     }
     println!(
         "restored {} files, removed {} runtime files",
         s.restored, s.runtime_removed
     );
-    Ok(0)
 }
 
-fn cmd_status(manifest: &std::path::Path) -> Result<u8> {
+fn cmd_restore(manifest: &std::path::Path) -> Result<()> {
+    let m = revy::manifest::Manifest::load(manifest)?;
+    let s = revy::store::restore(&m)?;
+    print_restored(&s, "kept your edits in {} (removed only Revy's insertions)");
+    Ok(())
+}
+
+fn cmd_status(manifest: &std::path::Path) -> Result<()> {
     use revy::store::{FileState, Phase};
     let m = revy::manifest::Manifest::load(manifest)?;
     let Some((state, rows)) = revy::store::status(&m)? else {
         println!("not annotated");
-        return Ok(0);
+        return Ok(());
     };
     let phase = match state.phase {
         Phase::Complete => "",
@@ -516,21 +539,23 @@ fn cmd_status(manifest: &std::path::Path) -> Result<u8> {
     if edited > 0 {
         println!("{edited} file(s) edited since annotation: `revy restore` keeps those edits");
     }
-    Ok(0)
+    Ok(())
 }
 
-fn cmd_run(manifest: &std::path::Path) -> Result<u8> {
+fn cmd_run(manifest: &std::path::Path) -> Result<()> {
     let m = revy::manifest::Manifest::load(manifest)?;
     let out = revy::run::run(&m)?;
+    let no_trace = format!(
+        "the run wrote no trace in {}; is the project annotated (`revy status`)?",
+        m.trace_dir().display()
+    );
     match out.traces.last() {
         Some(t) => println!("trace: {}", t.display()),
-        None => eprintln!(
-            "revy: the run wrote no trace in {}; is the project annotated (`revy status`)?",
-            m.trace_dir().display()
-        ),
+        None if out.exit_code == Some(0) => return Err(Error::Problems(no_trace)),
+        None => eprintln!("revy: {no_trace}"),
     }
     match out.exit_code {
-        Some(0) => Ok(if out.traces.is_empty() { 1 } else { 0 }),
+        Some(0) => Ok(()),
         Some(c) => Err(Error::Problems(format!("the program exited with code {c}"))),
         None => Err(Error::Problems("the program was killed by a signal".into())),
     }

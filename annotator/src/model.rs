@@ -16,13 +16,12 @@ pub enum Lang {
 impl Lang {
     /// The language a file belongs to, by extension; `None` for anything else.
     pub fn of_path(path: &str) -> Option<Lang> {
-        let ext = path.rsplit_once('.').map(|(_, e)| e)?;
-        match ext {
-            "java" => Some(Lang::Java),
-            "cpp" | "cc" | "cxx" | "c++" | "h" | "hpp" | "hh" | "hxx" | "h++" | "ipp" | "tpp"
-            | "inl" => Some(Lang::Cpp),
-            _ => None,
-        }
+        crate::lang::LangSpec::of_path(path).map(|s| s.lang)
+    }
+
+    /// This language's entry in the language table.
+    pub fn spec(self) -> &'static crate::lang::LangSpec {
+        crate::lang::LangSpec::of(self)
     }
 }
 
@@ -35,28 +34,38 @@ pub struct Span {
     pub end_line: u32,
 }
 
+/// How much a diagnostic matters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Severity {
+    /// A problem: `revy parse` exits 1 when it reports one.
+    #[default]
+    Error,
+    /// Information (a macro left out of the model…); never changes exit codes.
+    Note,
+}
+
 /// A syntax problem or a reason something could not be modelled.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
     pub path: String,
     pub line: u32,
     pub col: u32,
+    pub severity: Severity,
     pub message: String,
 }
 
 impl Diagnostic {
-    /// Notes (messages starting `note: `) inform; they are not problems and don't change
-    /// exit codes.
     pub fn is_note(&self) -> bool {
-        self.message.starts_with("note: ")
+        self.severity == Severity::Note
     }
 }
 
 impl std::fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let note = if self.is_note() { "note: " } else { "" };
         write!(
             f,
-            "{}:{}:{}: {}",
+            "{}:{}:{}: {note}{}",
             self.path, self.line, self.col, self.message
         )
     }
@@ -156,6 +165,9 @@ pub struct MethodDecl {
     pub span: Span,
     /// The body's braces, `{` to `}` inclusive; `None` for a declaration without body.
     pub body: Option<Span>,
+    /// Where code that must run first in the body goes: just after the body's `{`, or after
+    /// a Java constructor's explicit `this(…)`/`super(…)` call. `None` without a body.
+    pub entry: Option<usize>,
     /// Why this method cannot be instrumented (parse error inside, constexpr, macro body…).
     pub not_annotatable: Option<String>,
 }
@@ -188,6 +200,9 @@ pub struct ClassDecl {
     pub span: Span,
     /// The body's braces `{` to `}` inclusive.
     pub body: Span,
+    /// Where a generated member goes: just after the body's `{`, or in a Java enum after the
+    /// `;` that ends its constants; `None` for an enum without that `;` (write one first).
+    pub members_at: Option<usize>,
     pub not_annotatable: Option<String>,
 }
 

@@ -11,6 +11,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::error::{Error, Result};
 use crate::manifest::{Manifest, Mode};
+use crate::report::Written;
+use crate::stages::{self, AnnotateReport, ParseReport};
+use crate::store::RestoreSummary;
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
@@ -40,106 +43,74 @@ fn catch_ctrl_c() {
     });
 }
 
-fn parse(m: &Manifest) -> Result<usize> {
-    let project = crate::project::load(m)?;
-    let saf = crate::saf::build(m, &project);
-    crate::store::write_state_file(&m.saf_path(), saf.to_toml().as_bytes())?;
-    for d in &project.diagnostics {
-        eprintln!("{d}");
-    }
-    let methods = saf
-        .classes
-        .iter()
-        .flat_map(|c| &c.methods)
-        .filter(|x| x.selected && x.annotatable)
-        .count();
-    println!(
-        "parsed {} files: {} classes, {} methods selected",
-        saf.files.len(),
-        saf.classes.len(),
-        methods
-    );
-    Ok(project.diagnostics.iter().filter(|d| !d.is_note()).count())
+/// A stage of `revy profile` that finished, reported as it happens (the program's own
+/// output comes between them).
+pub enum Step<'a> {
+    Parsed(&'a ParseReport),
+    Annotated(&'a AnnotateReport),
+    Restored(&'a RestoreSummary),
 }
 
-/// Annotates; returns whether anything was written (then the caller must restore).
-fn annotate(m: &Manifest, mode: Mode) -> (bool, Result<()>) {
-    let (plan, summary) = match crate::annotate::plan(m, mode) {
-        Ok(x) => x,
-        Err(e) => return (false, Err(e)),
-    };
-    if plan.files.is_empty() {
-        return (
-            false,
-            Err(Error::Problems(format!(
-                "{}: nothing selected can be instrumented; check [annotate] include/exclude",
-                m.path.display()
-            ))),
-        );
-    }
-    let r = crate::store::commit(m, &plan);
-    // A failed commit may have written part of the plan: the journal says so.
-    let touched = r.is_ok() || matches!(crate::store::load_state(m), Ok(Some(_)));
-    if r.is_ok() {
-        for s in &summary.skipped {
-            eprintln!("skipped: {s}");
-        }
-        println!(
-            "annotated {} files ({mode} mode): {} classes, {} methods",
-            summary.files, summary.classes, summary.methods
-        );
-    }
-    (touched, r.map(|_| ()))
+/// How `revy profile` ended, once the sources are restored.
+pub enum ProfileReport {
+    /// Ctrl-C: exit 130.
+    Interrupted,
+    /// The build or run could not be started or waited for: exit 1.
+    RunFailed(Error),
+    /// The run wrote no trace (`failed` says how the program ended, if badly): exit 1.
+    NoTrace {
+        dir: PathBuf,
+        failed: Option<String>,
+    },
+    /// The report was written; exit 1 if the program failed (`failed`), else 0.
+    Reported {
+        trace: PathBuf,
+        report: PathBuf,
+        written: Written,
+        failed: Option<String>,
+    },
 }
 
-fn restore(m: &Manifest) -> Result<()> {
-    let s = crate::store::restore(m)?;
-    for k in &s.kept_edits {
-        println!("kept your edits in {k}");
-    }
-    println!(
-        "restored {} files, removed {} runtime files",
-        s.restored, s.runtime_removed
-    );
-    Ok(())
-}
-
-/// The whole loop. Returns the exit code: 0 ok, 1 the build or run failed (sources restored),
-/// 130 interrupted (sources restored).
-pub fn profile(manifest: &Path, mode: Option<Mode>, output: Option<&Path>) -> Result<u8> {
+/// The whole loop; `on_step` hears of each stage as it finishes. Errors before anything
+/// was written, and a failed restore, are `Err`.
+pub fn profile(
+    manifest: &Path,
+    mode: Option<Mode>,
+    output: Option<&Path>,
+    on_step: &mut dyn FnMut(Step),
+) -> Result<ProfileReport> {
     let m = Manifest::load(manifest)?;
     let mode = mode.unwrap_or(m.mode);
     crate::store::ensure_not_annotated(&m)?;
     catch_ctrl_c();
-    let problems = parse(&m)?;
-    if problems > 0 {
-        eprintln!("revy: {problems} parse problem(s); the declarations they spoil are left alone");
-    }
+    on_step(Step::Parsed(&stages::parse(&m)?));
 
-    let (touched, annotated) = annotate(&m, mode);
+    let (touched, annotated) = stages::annotate(&m, mode);
+    if let Ok(a) = &annotated {
+        on_step(Step::Annotated(a));
+    }
     let mut run = None;
     if annotated.is_ok() && !interrupted() {
         run = Some(crate::run::run(&m));
     }
     // Always put the originals back once anything was written.
-    let restored = if touched { restore(&m) } else { Ok(()) };
-    if let Err(e) = restored {
-        return Err(Error::Problems(format!(
-            "{e}\nrevy: the sources are still annotated: fix the cause and run `revy restore`"
-        )));
+    if touched {
+        match crate::store::restore(&m) {
+            Ok(s) => on_step(Step::Restored(&s)),
+            Err(e) => {
+                return Err(Error::Problems(format!(
+                "{e}\nrevy: the sources are still annotated: fix the cause and run `revy restore`"
+            )))
+            }
+        }
     }
     annotated?;
     if interrupted() {
-        eprintln!("revy: interrupted; sources restored");
-        return Ok(EXIT_INTERRUPTED);
+        return Ok(ProfileReport::Interrupted);
     }
     let outcome = match run.expect("ran after annotating") {
         Ok(o) => o,
-        Err(e) => {
-            eprintln!("revy: error: {e}");
-            eprintln!("revy: sources restored");
-            return Ok(1);
-        }
+        Err(e) => return Ok(ProfileReport::RunFailed(e)),
     };
     let failed = match outcome.exit_code {
         Some(0) => None,
@@ -147,29 +118,15 @@ pub fn profile(manifest: &Path, mode: Option<Mode>, output: Option<&Path>) -> Re
         None => Some("the program was killed by a signal".to_string()),
     };
     let Some(trace) = outcome.traces.last() else {
-        eprintln!(
-            "revy: error: the run wrote no trace in {}{}",
-            m.trace_dir().display(),
-            failed.map(|f| format!(" ({f})")).unwrap_or_default()
-        );
-        return Ok(1);
+        let dir = m.trace_dir();
+        return Ok(ProfileReport::NoTrace { dir, failed });
     };
     let out: PathBuf = output.map_or_else(|| m.state_dir().join("report.html"), Path::to_path_buf);
-    let w = crate::report::write(trace, &out, &Default::default())?;
-    for warning in &w.warnings {
-        eprintln!("revy: warning: {warning}");
-    }
-    println!("trace: {}", trace.display());
-    println!("{} instances, {} messages", w.instances, w.messages);
-    if let Some(h) = &w.top_hint {
-        println!("top hint: {h}");
-    }
-    println!("report: {}", out.display());
-    match failed {
-        Some(f) => {
-            eprintln!("revy: error: {f}; the report shows the trace up to there");
-            Ok(1)
-        }
-        None => Ok(0),
-    }
+    let written = crate::report::write(trace, &out, &Default::default())?;
+    Ok(ProfileReport::Reported {
+        trace: trace.clone(),
+        report: out,
+        written,
+        failed,
+    })
 }

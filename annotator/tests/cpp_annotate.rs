@@ -10,6 +10,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::trace::{decode, Ev, Trace};
+
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
@@ -81,138 +83,6 @@ fn revy(dir: &Path, args: &[&str]) -> Ran {
 
 fn warnings(s: &str) -> usize {
     s.lines().filter(|l| l.contains("warning:")).count()
-}
-
-// ---- a small reader of the compact trace form ----------------------------------------------
-
-#[derive(Debug, Clone, PartialEq)]
-enum Ev {
-    Crt { cls: u64, oid: u64, size: u64 },
-    Dst { cls: u64, oid: u64 },
-    Start { mth: u64, oid: u64, size: u64 },
-    End { mth: u64, oid: u64 },
-}
-
-#[derive(Debug, Default)]
-struct Trace {
-    header: String,
-    classes: HashMap<u64, String>,
-    methods: HashMap<u64, (u64, String, String)>,
-    threads: HashMap<u64, String>,
-    /// (tid, time, event) in file order.
-    events: Vec<(u64, u64, Ev)>,
-    end: Option<u64>,
-    truncated: bool,
-}
-
-struct Rd<'a> {
-    b: &'a [u8],
-    i: usize,
-}
-impl Rd<'_> {
-    fn v(&mut self) -> u64 {
-        let (mut r, mut s) = (0u64, 0);
-        loop {
-            let x = self.b[self.i];
-            self.i += 1;
-            r |= ((x & 0x7f) as u64) << s;
-            s += 7;
-            if x < 0x80 {
-                return r;
-            }
-        }
-    }
-    fn z(&mut self) -> i64 {
-        let u = self.v();
-        ((u >> 1) as i64) ^ -((u & 1) as i64)
-    }
-    fn s(&mut self) -> String {
-        let n = self.v() as usize;
-        let t = String::from_utf8(self.b[self.i..self.i + n].to_vec()).unwrap();
-        self.i += n;
-        t
-    }
-}
-
-fn decode(bytes: &[u8]) -> Trace {
-    assert_eq!(&bytes[..8], b"RVYTRC\x00\x01", "magic");
-    let mut r = Rd { b: bytes, i: 8 };
-    let mut t = Trace::default();
-    while r.i < bytes.len() {
-        let tag = bytes[r.i];
-        r.i += 1;
-        match tag {
-            b'H' => t.header = r.s(),
-            b'C' => {
-                let id = r.v();
-                t.classes.insert(id, r.s());
-            }
-            b'M' => {
-                let id = r.v();
-                let cls = r.v();
-                let name = r.s();
-                let sgn = r.s();
-                assert!(t.classes.contains_key(&cls), "M before its C");
-                t.methods.insert(id, (cls, name, sgn));
-            }
-            b'N' => {
-                let id = r.v();
-                t.threads.insert(id, r.s());
-            }
-            b'T' => {
-                r.v();
-                t.truncated = true;
-            }
-            b'E' => t.end = Some(r.v()),
-            b'B' => {
-                let tid = r.v();
-                let mut time = r.v();
-                let count = r.v();
-                let len = r.v() as usize;
-                let end = r.i + len;
-                for _ in 0..count {
-                    let kind = bytes[r.i];
-                    r.i += 1;
-                    let ev = match kind {
-                        1 => Ev::Crt {
-                            cls: r.v(),
-                            oid: r.v(),
-                            size: r.v(),
-                        },
-                        2 => Ev::Dst {
-                            cls: r.v(),
-                            oid: r.v(),
-                        },
-                        3 => Ev::Start {
-                            mth: r.v(),
-                            oid: r.v(),
-                            size: r.v(),
-                        },
-                        4 => Ev::End {
-                            mth: r.v(),
-                            oid: r.v(),
-                        },
-                        k => panic!("bad event kind {k}"),
-                    };
-                    let dt = r.z();
-                    assert!(dt >= 0, "time goes back within a thread");
-                    time = (time as i64 + dt) as u64;
-                    match &ev {
-                        Ev::Crt { cls, .. } | Ev::Dst { cls, .. } => {
-                            assert!(t.classes.contains_key(cls), "class {cls} used before C")
-                        }
-                        Ev::Start { mth, .. } | Ev::End { mth, .. } => {
-                            assert!(t.methods.contains_key(mth), "method {mth} used before M")
-                        }
-                    }
-                    t.events.push((tid, time, ev));
-                }
-                assert_eq!(r.i, end, "block length");
-            }
-            x => panic!("bad record tag {x:#x} at {}", r.i - 1),
-        }
-    }
-    t
 }
 
 /// Checks the structural invariants every trace of a clean run must meet.

@@ -9,6 +9,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::trace::{decode, Trace, CRT, END, START};
+
 use revy::annotate::{java::JavaAnnotator, Context, LangAnnotator, TraceSettings};
 use revy::edits;
 use revy::manifest::{Manifest, Mode};
@@ -100,7 +102,7 @@ fn annotate(dir: &Path, mode: Mode) -> Vec<String> {
         // Line numbers (stack traces) never move.
         assert_eq!(out.lines().count(), f.text.lines().count(), "{}", f.path);
         writes.push((f.path.clone(), out));
-        annotated.push(f.path.clone());
+        annotated.push(&f.model);
     }
     let rt = JavaAnnotator.runtime_files(&cx, &annotated).unwrap();
     for (p, text) in writes.into_iter().chain(rt) {
@@ -119,103 +121,6 @@ fn annotate(dir: &Path, mode: Mode) -> Vec<String> {
     skipped
 }
 
-#[derive(Debug, Default)]
-struct Trace {
-    header: String,
-    classes: HashMap<u64, String>,
-    methods: HashMap<u64, (u64, String, String)>,
-    threads: HashMap<u64, String>,
-    /// (tid, kind, id, oid, size, time)
-    events: Vec<(u64, u8, u64, u64, u64, i64)>,
-    end: Option<u64>,
-    truncated: bool,
-}
-
-fn decode(bytes: &[u8]) -> Trace {
-    assert_eq!(&bytes[..8], b"RVYTRC\x00\x01");
-    let mut p = 8;
-    let v = |p: &mut usize| -> u64 {
-        let (mut x, mut s) = (0u64, 0);
-        loop {
-            let b = bytes[*p];
-            *p += 1;
-            x |= ((b & 0x7f) as u64) << s;
-            s += 7;
-            if b < 0x80 {
-                return x;
-            }
-        }
-    };
-    let st = |p: &mut usize| -> String {
-        let n = v(p) as usize;
-        let s = String::from_utf8(bytes[*p..*p + n].to_vec()).unwrap();
-        *p += n;
-        s
-    };
-    let mut t = Trace::default();
-    let mut first = true;
-    while p < bytes.len() {
-        let tag = bytes[p];
-        p += 1;
-        assert!(first == (tag == b'H'), "H must be the first record");
-        first = false;
-        match tag {
-            b'H' => t.header = st(&mut p),
-            b'C' => {
-                let id = v(&mut p);
-                let name = st(&mut p);
-                t.classes.insert(id, name);
-            }
-            b'M' => {
-                let id = v(&mut p);
-                let cid = v(&mut p);
-                let name = st(&mut p);
-                let sgn = st(&mut p);
-                assert!(t.classes.contains_key(&cid), "M before its C");
-                t.methods.insert(id, (cid, name, sgn));
-            }
-            b'N' => {
-                let tid = v(&mut p);
-                let name = st(&mut p);
-                t.threads.insert(tid, name);
-            }
-            b'T' => {
-                v(&mut p);
-                t.truncated = true;
-            }
-            b'E' => t.end = Some(v(&mut p)),
-            b'B' => {
-                let tid = v(&mut p);
-                let mut time = v(&mut p) as i64;
-                let count = v(&mut p);
-                let len = v(&mut p) as usize;
-                let end = p + len;
-                let mut n = 0;
-                while p < end {
-                    let kind = bytes[p];
-                    p += 1;
-                    let id = v(&mut p);
-                    let oid = v(&mut p);
-                    let size = if kind == 1 || kind == 3 { v(&mut p) } else { 0 };
-                    let z = v(&mut p);
-                    time += ((z >> 1) as i64) ^ -((z & 1) as i64);
-                    match kind {
-                        1 | 2 => assert!(t.classes.contains_key(&id), "class {id} undefined"),
-                        3 | 4 => assert!(t.methods.contains_key(&id), "method {id} undefined"),
-                        _ => panic!("bad event kind {kind}"),
-                    }
-                    t.events.push((tid, kind, id, oid, size, time));
-                    n += 1;
-                }
-                assert_eq!(p, end);
-                assert_eq!(n, count);
-            }
-            _ => panic!("bad tag {tag} at {p}"),
-        }
-    }
-    t
-}
-
 /// Common trace checks; returns creations per class name.
 fn check_trace(t: &Trace, allow_open: &[&str]) -> BTreeMap<String, usize> {
     assert!(
@@ -228,21 +133,26 @@ fn check_trace(t: &Trace, allow_open: &[&str]) -> BTreeMap<String, usize> {
     assert_eq!(t.end.unwrap() as usize, t.events.len());
     // Blocks of different threads interleave in file order, so an object may be used by
     // one thread in a block written before the creator's block: check against all Crt.
-    let all_created: HashSet<u64> = t.events.iter().filter(|e| e.1 == 1).map(|e| e.3).collect();
+    let all_created: HashSet<u64> = t
+        .rows()
+        .iter()
+        .filter(|e| e.1 == CRT)
+        .map(|e| e.3)
+        .collect();
     let mut created = HashSet::new();
     let mut per_class: BTreeMap<String, usize> = BTreeMap::new();
     let mut stacks: HashMap<u64, Vec<(u64, u64)>> = HashMap::new();
-    let mut last_time: HashMap<u64, i64> = HashMap::new();
-    for &(tid, kind, id, oid, _size, time) in &t.events {
-        let lt = last_time.entry(tid).or_insert(i64::MIN);
+    let mut last_time: HashMap<u64, u64> = HashMap::new();
+    for &(tid, kind, id, oid, _size, time) in &t.rows() {
+        let lt = last_time.entry(tid).or_insert(0);
         assert!(time >= *lt, "time goes back in thread {tid}");
         *lt = time;
         match kind {
-            1 => {
+            CRT => {
                 assert!(created.insert(oid), "object {oid} created twice");
                 *per_class.entry(t.classes[&id].clone()).or_default() += 1;
             }
-            3 => {
+            START => {
                 assert!(
                     oid == 0 || all_created.contains(&oid),
                     "oid {oid} used by {:?} before creation",
@@ -250,7 +160,7 @@ fn check_trace(t: &Trace, allow_open: &[&str]) -> BTreeMap<String, usize> {
                 );
                 stacks.entry(tid).or_default().push((id, oid));
             }
-            4 => {
+            END => {
                 let top = stacks.entry(tid).or_default().pop();
                 assert_eq!(top, Some((id, oid)), "unbalanced end in thread {tid}");
             }
@@ -323,9 +233,9 @@ fn account_both_modes() {
             .map(|(id, _)| *id)
             .unwrap();
         let sizes: HashSet<u64> = t
-            .events
+            .rows()
             .iter()
-            .filter(|e| e.1 == 3 && e.2 == transfer)
+            .filter(|e| e.1 == START && e.2 == transfer)
             .map(|e| e.4)
             .collect();
         assert_eq!(sizes, HashSet::from([24]), "{mode}");
@@ -367,14 +277,14 @@ fn corpus_features_both_modes() {
             .map(|(id, _)| *id)
             .unwrap();
         let tids: HashSet<u64> = t
-            .events
+            .rows()
             .iter()
-            .filter(|e| e.1 == 3 && e.2 == inc)
+            .filter(|e| e.1 == START && e.2 == inc)
             .map(|e| e.0)
             .collect();
         assert_eq!(tids.len(), 4);
         assert!(t.threads.values().any(|n| n == "worker-0"));
-        let incs = t.events.iter().filter(|e| e.1 == 4 && e.2 == inc).count();
+        let incs = t.rows().iter().filter(|e| e.1 == END && e.2 == inc).count();
         assert_eq!(incs, 8000);
     }
 }
@@ -442,9 +352,9 @@ public class Main {
     assert!(start.elapsed().as_secs() < 60, "{:?}", start.elapsed());
     let visit = method_id(&t, "visit");
     let max = t
-        .events
+        .rows()
         .iter()
-        .filter(|e| e.1 == 3 && e.2 == visit)
+        .filter(|e| e.1 == START && e.2 == visit)
         .map(|e| e.4)
         .max()
         .unwrap();
@@ -452,9 +362,9 @@ public class Main {
     assert!((20..=256 * 20 + 64).contains(&max), "{max}");
     let all = method_id(&t, "all");
     let sizes: HashSet<u64> = t
-        .events
+        .rows()
         .iter()
-        .filter(|e| e.1 == 3 && e.2 == all)
+        .filter(|e| e.1 == START && e.2 == all)
         .map(|e| e.4)
         .collect();
     // 40000 elements: the first 255 walked, the rest a pointer each.
@@ -502,15 +412,19 @@ public class Main {
     // decode() checked the structure; the parent's calls are all there.
     check_trace(&t, &[]);
     let work = method_id(&t, "work");
-    let n = t.events.iter().filter(|e| e.1 == 3 && e.2 == work).count();
+    let n = t
+        .rows()
+        .iter()
+        .filter(|e| e.1 == START && e.2 == work)
+        .count();
     assert_eq!(n, 20001);
     assert_eq!(others.len(), 1, "the child's trace");
     check_trace(&others[0], &[]);
     let work = method_id(&others[0], "work");
     let n = others[0]
-        .events
+        .rows()
         .iter()
-        .filter(|e| e.1 == 3 && e.2 == work)
+        .filter(|e| e.1 == START && e.2 == work)
         .count();
     assert_eq!(n, 5001);
 }
@@ -555,6 +469,10 @@ public class Main {
     assert_eq!(before.stderr, after.stderr);
     check_trace(&t, &[]);
     let work = method_id(&t, "work");
-    let n = t.events.iter().filter(|e| e.1 == 3 && e.2 == work).count();
+    let n = t
+        .rows()
+        .iter()
+        .filter(|e| e.1 == START && e.2 == work)
+        .count();
     assert_eq!(n, 100001);
 }

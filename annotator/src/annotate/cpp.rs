@@ -29,7 +29,7 @@ use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use super::{Context, FileEdits, LangAnnotator};
+use super::{fresh_name, Context, FileEdits, LangAnnotator};
 use crate::edits::Insertion;
 use crate::error::Result;
 use crate::manifest::Mode;
@@ -40,8 +40,6 @@ use crate::saf::{Saf, SafClass, SafMethod};
 pub const RUNTIME_DIR: &str = ".revy-runtime";
 pub const RUNTIME_HEADER: &str = "revy_runtime.hpp";
 pub const CONFIG_HEADER: &str = "revy_config.hpp";
-/// The runtime header's text.
-pub const RUNTIME_SOURCE: &str = include_str!("../../../runtime-cpp/revy_runtime.hpp");
 
 pub struct CppAnnotator;
 
@@ -75,7 +73,7 @@ impl LangAnnotator for CppAnnotator {
                 continue;
             }
             fe.classes += 1;
-            match id_kind(cx.saf, sc, &project) {
+            match id_kind(sc, &project) {
                 IdKind::Tag(_) => {
                     let close = c.body.end.saturating_sub(1);
                     if src.as_bytes().get(close) != Some(&b'}') {
@@ -137,20 +135,20 @@ impl LangAnnotator for CppAnnotator {
         fe
     }
 
-    fn runtime_files(&self, cx: &Context, annotated: &[String]) -> Result<Vec<(String, String)>> {
-        if !annotated
-            .iter()
-            .any(|p| Lang::of_path(p) == Some(Lang::Cpp))
-        {
+    fn runtime_files(
+        &self,
+        cx: &Context,
+        annotated: &[&FileModel],
+    ) -> Result<Vec<(String, String)>> {
+        if !(annotated.iter()).any(|f| Lang::of_path(&f.path) == Some(Lang::Cpp)) {
             return Ok(Vec::new());
         }
-        Ok(vec![
-            (
-                format!("{RUNTIME_DIR}/{RUNTIME_HEADER}"),
-                RUNTIME_SOURCE.to_string(),
-            ),
-            (format!("{RUNTIME_DIR}/{CONFIG_HEADER}"), config_header(cx)),
-        ])
+        let runtime = Lang::Cpp.spec().runtime.iter();
+        let mut files: Vec<(String, String)> = runtime
+            .map(|(n, t)| (format!("{RUNTIME_DIR}/{n}"), t.to_string()))
+            .collect();
+        files.push((format!("{RUNTIME_DIR}/{CONFIG_HEADER}"), config_header(cx)));
+        Ok(files)
     }
 }
 
@@ -220,7 +218,7 @@ fn annotate_method(
     let size = message_size(cx, owner, &m.params);
     let is_static = m.flags.is_static || sm.is_static;
     let kind = if cx.selected_class(owner).is_some() {
-        id_kind(cx.saf, sc, project)
+        id_kind(sc, project)
     } else {
         IdKind::NonIntrusive("class not selected".into())
     };
@@ -252,7 +250,8 @@ fn annotate_method(
             ),
         }
     };
-    fe.insertions.push(Insertion::new(body.start + 1, text));
+    fe.insertions
+        .push(Insertion::new(m.entry.unwrap_or(body.start + 1), text));
     fe.methods += 1;
 }
 
@@ -320,18 +319,7 @@ fn has_label(text: &str, word: &str) -> bool {
 
 /// `base`, or `base1`, `base2`… whichever does not occur as an identifier in `text`.
 fn unique_name(base: &str, text: &str) -> String {
-    let mut n = 0;
-    loop {
-        let cand = if n == 0 {
-            base.to_string()
-        } else {
-            format!("{base}{n}")
-        };
-        if !has_word(text, &cand) {
-            return cand;
-        }
-        n += 1;
-    }
+    fresh_name(base, |n| has_word(text, n))
 }
 
 // ---- message sizes -------------------------------------------------------------------------
@@ -460,30 +448,11 @@ pub fn user_class<'a>(saf: &'a Saf, owner: &str, name: &str) -> Option<&'a SafCl
     if name.is_empty() || primitive_size(name).is_some() {
         return None;
     }
-    let cpp = || saf.classes.iter().filter(|c| c.lang == Lang::Cpp);
-    let mut scope: Vec<&str> = owner.split("::").collect();
-    loop {
-        let q = if scope.is_empty() {
-            name.to_string()
-        } else {
-            format!("{}::{name}", scope.join("::"))
-        };
-        if let Some(c) = cpp().find(|c| c.qname == q) {
-            return Some(c);
-        }
-        if scope.pop().is_none() {
-            break;
-        }
-    }
+    // The standard library is never the user's (and `std::` names must not match by suffix).
     if name.starts_with("std::") {
         return None;
     }
-    let simple = name.rsplit("::").next().unwrap_or(name);
-    let mut it = cpp().filter(|c| c.name == simple && c.qname.ends_with(name));
-    match (it.next(), it.next()) {
-        (Some(c), None) => Some(c),
-        _ => None,
-    }
+    saf.resolve_class(Lang::Cpp, owner, name)
 }
 
 // ---- object identity -------------------------------------------------------------------------
@@ -600,7 +569,7 @@ impl ProjectText {
 
 /// Decides how objects of `sc` are identified. Depends only on the SAF and the project's
 /// text, so every file (header and sources) decides the same.
-pub fn id_kind(saf: &Saf, sc: &SafClass, project: &ProjectText) -> IdKind {
+pub fn id_kind(sc: &SafClass, project: &ProjectText) -> IdKind {
     if let Some(k) = project
         .kinds
         .lock()
@@ -609,7 +578,7 @@ pub fn id_kind(saf: &Saf, sc: &SafClass, project: &ProjectText) -> IdKind {
     {
         return k.clone();
     }
-    let k = id_kind_uncached(saf, sc, project);
+    let k = id_kind_uncached(sc, project);
     project
         .kinds
         .lock()
@@ -630,7 +599,7 @@ fn tag_plans(saf: &Saf, project: &ProjectText) -> HashMap<u32, TagPlan> {
         c.selected
             && c.annotatable
             && c.lang == Lang::Cpp
-            && matches!(id_kind(saf, c, project), IdKind::Tag(_))
+            && matches!(id_kind(c, project), IdKind::Tag(_))
     };
     // The one tagged direct base, if exactly one (by class id).
     let mut parent: HashMap<u32, u32> = HashMap::new();
@@ -656,7 +625,7 @@ fn tag_plans(saf: &Saf, project: &ProjectText) -> HashMap<u32, TagPlan> {
     let mut plans: HashMap<u32, TagPlan> = HashMap::new();
     // Roots first (their member names), then derived classes by walking up.
     for c in saf.classes.iter().filter(|c| tagged(c)) {
-        if let IdKind::Tag(name) = id_kind(saf, c, project) {
+        if let IdKind::Tag(name) = id_kind(c, project) {
             plans.insert(
                 c.id,
                 TagPlan {
@@ -690,12 +659,7 @@ fn tag_plans(saf: &Saf, project: &ProjectText) -> HashMap<u32, TagPlan> {
         if member_taken(sc, &root_member) {
             continue; // its own member hides the root's: it keeps a root tag of its own
         }
-        let mut sub = "_rv_sub".to_string();
-        let mut i = 0;
-        while member_taken(sc, &sub) {
-            i += 1;
-            sub = format!("_rv_sub{i}");
-        }
+        let sub = fresh_name("_rv_sub", |n| member_taken(sc, n));
         if let Some(p) = plans.get_mut(&child) {
             p.member = root_member;
             p.sub = Some(sub);
@@ -711,20 +675,11 @@ fn tag_plans(saf: &Saf, project: &ProjectText) -> HashMap<u32, TagPlan> {
     plans
 }
 
-fn id_kind_uncached(saf: &Saf, sc: &SafClass, project: &ProjectText) -> IdKind {
+fn id_kind_uncached(sc: &SafClass, project: &ProjectText) -> IdKind {
     if let Some(why) = non_intrusive_reason(sc, project) {
         return IdKind::NonIntrusive(why);
     }
-    let taken =
-        |n: &str| sc.fields.iter().any(|f| f.name == n) || sc.methods.iter().any(|m| m.name == n);
-    let _ = saf;
-    let mut name = "_rv_tag".to_string();
-    let mut i = 0;
-    while taken(&name) {
-        i += 1;
-        name = format!("_rv_tag{i}");
-    }
-    IdKind::Tag(name)
+    IdKind::Tag(fresh_name("_rv_tag", |n| member_taken(sc, n)))
 }
 
 fn non_intrusive_reason(sc: &SafClass, project: &ProjectText) -> Option<String> {

@@ -19,42 +19,14 @@
 
 use std::collections::HashSet;
 
-use super::{Context, FileEdits, LangAnnotator};
+use super::{fresh_name, Context, FileEdits, LangAnnotator};
 use crate::edits::Insertion;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::manifest::Mode;
-use crate::model::{ClassDecl, ClassKind, FileModel, Lang, MethodDecl, MethodKind};
+use crate::model::{ClassDecl, ClassKind, FileModel, Lang, MethodDecl};
 use crate::saf::{Saf, SafClass};
 
 pub struct JavaAnnotator;
-
-/// The runtime sources, embedded in the binary.
-const RUNTIME: &[(&str, &str)] = &[
-    (
-        "Rv.java",
-        include_str!("../../../runtime-java/src/revy/runtime/Rv.java"),
-    ),
-    (
-        "RvBuf.java",
-        include_str!("../../../runtime-java/src/revy/runtime/RvBuf.java"),
-    ),
-    (
-        "RvClasses.java",
-        include_str!("../../../runtime-java/src/revy/runtime/RvClasses.java"),
-    ),
-    (
-        "RvIds.java",
-        include_str!("../../../runtime-java/src/revy/runtime/RvIds.java"),
-    ),
-    (
-        "RvSize.java",
-        include_str!("../../../runtime-java/src/revy/runtime/RvSize.java"),
-    ),
-    (
-        "RvTrace.java",
-        include_str!("../../../runtime-java/src/revy/runtime/RvTrace.java"),
-    ),
-];
 
 /// Text that marks a file as already annotated.
 const MARK: &str = "revy.runtime.Rv.";
@@ -69,13 +41,7 @@ fn takes_field(kind: ClassKind) -> bool {
 /// inserted code agree.
 pub fn oid_field_name(c: &SafClass) -> String {
     let taken: HashSet<&str> = c.fields.iter().map(|f| f.name.as_str()).collect();
-    let mut name = "_rv$oid".to_string();
-    let mut n = 1;
-    while taken.contains(name.as_str()) {
-        name = format!("_rv$oid{n}");
-        n += 1;
-    }
-    name
+    fresh_name("_rv$oid", |n| taken.contains(n))
 }
 
 /// The class with its own object-ID field, if `c` is one.
@@ -83,32 +49,11 @@ fn has_field(c: &SafClass) -> bool {
     c.selected && c.annotatable && takes_field(c.kind) && c.lang == Lang::Java
 }
 
-/// Resolves a superclass name as written (`Base`, `pkg.Base`, `Outer.Base`) against the SAF.
+/// Resolves a superclass name as written (`Base`, `pkg.Base`, `Outer.Base`) against the SAF,
+/// from the scope enclosing `from` (a class's own members are not in scope in its head).
 fn resolve_super<'a>(saf: &'a Saf, from: &SafClass, name: &str) -> Option<&'a SafClass> {
-    let java = |c: &&SafClass| c.lang == Lang::Java;
-    if let Some(c) = saf.classes.iter().filter(java).find(|c| c.qname == name) {
-        return Some(c);
-    }
-    // Enclosing scopes: Outer.Inner, then the package.
-    let mut scope = from.qname.as_str();
-    while let Some((outer, _)) = scope.rsplit_once('.') {
-        let cand = format!("{outer}.{name}");
-        if let Some(c) = saf.classes.iter().filter(java).find(|c| c.qname == cand) {
-            return Some(c);
-        }
-        scope = outer;
-    }
-    let suffix = format!(".{name}");
-    let mut hits = saf
-        .classes
-        .iter()
-        .filter(java)
-        .filter(|c| c.qname.ends_with(&suffix));
-    let first = hits.next()?;
-    if hits.next().is_some() {
-        return None;
-    }
-    Some(first)
+    let scope = from.qname.rsplit_once('.').map_or("", |(outer, _)| outer);
+    saf.resolve_class(Lang::Java, scope, name)
 }
 
 /// The nearest proper ancestor of `c` that has its own object-ID field.
@@ -132,13 +77,10 @@ fn field_ancestor<'a>(saf: &'a Saf, c: &SafClass) -> Option<&'a SafClass> {
 }
 
 fn is_primitive(name: &str) -> Option<u64> {
-    Some(match name {
-        "boolean" | "byte" => 1,
-        "char" | "short" => 2,
-        "int" | "float" => 4,
-        "long" | "double" => 8,
-        _ => return None,
-    })
+    Lang::Java
+        .spec()
+        .primitive_size(name)
+        .filter(|_| name != "void")
 }
 
 /// The message-size expression of a parameter list.
@@ -163,87 +105,12 @@ fn size_expr(mode: Mode, m: &MethodDecl) -> String {
     out
 }
 
-/// A local name of the form `base`, `base1`, … that does not occur in `text`.
-fn fresh(text: &str, base: &str) -> String {
-    let mut name = base.to_string();
-    let mut n = 1;
-    while text.contains(&name) {
-        name = format!("{base}{n}");
-        n += 1;
-    }
-    name
-}
-
-fn parse_tree(src: &str) -> Option<tree_sitter::Tree> {
-    let mut p = tree_sitter::Parser::new();
-    p.set_language(&tree_sitter_java::LANGUAGE.into()).ok()?;
-    p.parse(src, None)
-}
-
-/// The node spanning exactly `start..end`, if any.
-fn node_at(tree: &tree_sitter::Tree, start: usize, end: usize) -> Option<tree_sitter::Node<'_>> {
-    let mut n = tree.root_node().descendant_for_byte_range(start, end)?;
-    loop {
-        if n.start_byte() == start && n.end_byte() == end {
-            return Some(n);
-        }
-        n = n.parent()?;
-        if n.start_byte() < start || n.end_byte() > end {
-            return None;
-        }
-    }
-}
-
-/// Where the field goes: just after `{`, or for enums after the constants' `;` (the second
-/// element says whether a `;` must be written first).
-fn field_offset(tree: Option<&tree_sitter::Tree>, c: &ClassDecl) -> (usize, bool) {
-    let after_brace = c.body.start + 1;
-    if c.kind != ClassKind::Enum {
-        return (after_brace, false);
-    }
-    let Some(body) = tree.and_then(|t| node_at(t, c.body.start, c.body.end)) else {
-        return (c.body.end - 1, true);
-    };
-    let mut cur = body.walk();
-    for ch in body.children(&mut cur) {
-        if ch.kind() == "enum_body_declarations" {
-            // starts with `;`
-            return (ch.start_byte() + 1, false);
-        }
-    }
-    (c.body.end - 1, true)
-}
-
-/// Where the start log goes: after `{`, or after an explicit `this(…)`/`super(…)`.
-fn start_offset(
-    tree: Option<&tree_sitter::Tree>,
-    m: &MethodDecl,
-    body_start: usize,
-    body_end: usize,
-) -> usize {
-    if m.kind == MethodKind::Constructor {
-        if let Some(body) = tree.and_then(|t| node_at(t, body_start, body_end)) {
-            let mut cur = body.walk();
-            for ch in body.named_children(&mut cur) {
-                if ch.kind() == "explicit_constructor_invocation" {
-                    return ch.end_byte();
-                }
-                if ch.kind() != "line_comment" && ch.kind() != "block_comment" {
-                    break;
-                }
-            }
-        }
-    }
-    body_start + 1
-}
-
 impl JavaAnnotator {
     fn annotate_class(
         &self,
         cx: &Context,
         file: &FileModel,
         src: &str,
-        tree: Option<&tree_sitter::Tree>,
         c: &ClassDecl,
         out: &mut FileEdits,
     ) {
@@ -255,7 +122,11 @@ impl JavaAnnotator {
                 Some(sup) => format!("revy.runtime.Rv.inherited(this, {})", sup.id),
                 None => format!("revy.runtime.Rv.created(this, {})", s.id),
             };
-            let (at, semi) = field_offset(tree, c);
+            // An enum without `;` after its constants gets one before `}`.
+            let (at, semi) = match c.members_at {
+                Some(at) => (at, false),
+                None => (c.body.end - 1, true),
+            };
             let text = format!(
                 "{}private final transient long {name} = {init}; ",
                 if semi { "; " } else { " " }
@@ -305,13 +176,13 @@ impl JavaAnnotator {
             } else if let Some(s) = own_field {
                 (String::new(), format!("this.{}", oid_field_name(s)))
             } else {
-                let local = fresh(body_text, "_rv$o");
+                let local = fresh_name("_rv$o", |n| body_text.contains(n));
                 (
                     format!("final long {local} = revy.runtime.Rv.oidOf(this); "),
                     local,
                 )
             };
-            let start = start_offset(tree, m, body.start, body.end);
+            let start = m.entry.unwrap_or(body.start + 1);
             let size = size_expr(cx.mode, m);
             out.insertions.push(Insertion::new(
                 start,
@@ -343,62 +214,34 @@ impl LangAnnotator for JavaAnnotator {
             ));
             return out;
         }
-        let tree = parse_tree(src);
         for c in &file.classes {
-            self.annotate_class(cx, file, src, tree.as_ref(), c, &mut out);
+            self.annotate_class(cx, file, src, c, &mut out);
         }
         out
     }
 
-    fn runtime_files(&self, cx: &Context, annotated: &[String]) -> Result<Vec<(String, String)>> {
+    fn runtime_files(
+        &self,
+        cx: &Context,
+        annotated: &[&FileModel],
+    ) -> Result<Vec<(String, String)>> {
         if annotated.is_empty() {
             return Ok(Vec::new());
         }
-        let mut root = None;
-        for rel in annotated {
-            let text = std::fs::read_to_string(cx.root.join(rel))
-                .map_err(|e| Error::io(cx.root.join(rel), e))?;
-            if let Some(r) = source_root(rel, package_of(&text).as_deref()) {
-                root = Some(r);
-                break;
-            }
-        }
-        let root = root.unwrap_or_default();
+        let root = (annotated.iter())
+            .find_map(|f| source_root(&f.path, f.package.as_deref()))
+            .unwrap_or_default();
         let dir = if root.is_empty() {
             "revy/runtime".to_string()
         } else {
             format!("{root}/revy/runtime")
         };
-        let mut files: Vec<(String, String)> = RUNTIME
-            .iter()
+        let mut files: Vec<(String, String)> = (Lang::Java.spec().runtime.iter())
             .map(|(n, t)| (format!("{dir}/{n}"), t.to_string()))
             .collect();
         files.push((format!("{dir}/RvTable.java"), table_source(cx)));
         Ok(files)
     }
-}
-
-/// The package a Java file declares (comments skipped), if any.
-pub fn package_of(src: &str) -> Option<String> {
-    let tree = parse_tree(src)?;
-    let root = tree.root_node();
-    let mut cur = root.walk();
-    for ch in root.named_children(&mut cur) {
-        if ch.kind() == "package_declaration" {
-            let mut c2 = ch.walk();
-            for n in ch.named_children(&mut c2) {
-                if n.kind() == "scoped_identifier" || n.kind() == "identifier" {
-                    return Some(
-                        src[n.byte_range()]
-                            .chars()
-                            .filter(|c| !c.is_whitespace())
-                            .collect(),
-                    );
-                }
-            }
-        }
-    }
-    None
 }
 
 /// The source root of a file: its folder minus the package's folders (`src/bank/A.java`
@@ -545,10 +388,9 @@ mod tests {
         );
         assert_eq!(source_root("src/A.java", None).unwrap(), "src");
         assert!(source_root("src/x/A.java", Some("bank")).is_none());
-        assert_eq!(
-            package_of("/* c */ package  a . b ;\nclass A {}").as_deref(),
-            Some("a.b")
-        );
+        let model =
+            crate::frontend::java::parse_java("A.java", "/* c */ package  a . b ;\nclass A {}");
+        assert_eq!(model.package.as_deref(), Some("a.b"));
     }
 
     #[test]

@@ -60,22 +60,6 @@ impl<'a> Context<'a> {
             .filter(|sm| sm.selected && sm.annotatable && sm.has_body)
     }
 
-    /// The class and SAF entry of the method whose definition starts at `file:line` with
-    /// this name (for C++ definitions whose owner is written less qualified).
-    pub fn method_at(
-        &self,
-        file: &str,
-        line: u32,
-        name: &str,
-    ) -> Option<(&'a SafClass, &'a SafMethod)> {
-        self.saf.classes.iter().find_map(|c| {
-            c.methods
-                .iter()
-                .find(|m| m.file == file && m.lines[0] == line && m.name == name)
-                .map(|m| (c, m))
-        })
-    }
-
     /// The SAF entry of a method, selected or not.
     pub fn method(&self, qname: &str, file: &str, m: &MethodDecl) -> Option<&'a SafMethod> {
         // Template specialisations share their primary's qualified name: look in all.
@@ -108,16 +92,29 @@ pub trait LangAnnotator: Sync {
     /// was made from) and text.
     fn annotate_file(&self, cx: &Context, file: &FileModel, src: &str) -> FileEdits;
     /// Files to add to the tree so the unchanged build finds the runtime, as paths
-    /// relative to the manifest folder with their contents. `annotated` lists the source
-    /// files that received insertions.
-    fn runtime_files(&self, cx: &Context, annotated: &[String]) -> Result<Vec<(String, String)>>;
+    /// relative to the manifest folder with their contents. `annotated` holds the models of
+    /// the source files that received insertions.
+    fn runtime_files(
+        &self,
+        cx: &Context,
+        annotated: &[&FileModel],
+    ) -> Result<Vec<(String, String)>>;
+}
+
+/// `base`, or `base1`, `base2`, … the first name `taken` does not refuse. Every generated
+/// identifier goes through here, so none collides with a user's.
+pub fn fresh_name(base: &str, taken: impl Fn(&str) -> bool) -> String {
+    let mut name = base.to_string();
+    let mut n = 0;
+    while taken(&name) {
+        n += 1;
+        name = format!("{base}{n}");
+    }
+    name
 }
 
 pub fn for_lang(lang: Lang) -> &'static dyn LangAnnotator {
-    match lang {
-        Lang::Java => &java::JavaAnnotator,
-        Lang::Cpp => &cpp::CppAnnotator,
-    }
+    lang.spec().annotator
 }
 
 /// What `revy annotate` did, for its summary.
@@ -189,7 +186,7 @@ pub fn plan(m: &Manifest, mode: Mode) -> Result<(Plan, Summary)> {
         }
     }
     let bar = crate::progress::bar(wanted.len(), "annotating");
-    let results: Vec<(String, String, FileEdits)> = wanted
+    let results: Vec<(String, String, FileModel, FileEdits)> = wanted
         .par_iter()
         .map(|rel| {
             bar.inc(1);
@@ -197,7 +194,7 @@ pub fn plan(m: &Manifest, mode: Mode) -> Result<(Plan, Summary)> {
             let model = parse_file(rel, &text);
             let lang = Lang::of_path(rel).unwrap_or(Lang::Java);
             let fe = for_lang(lang).annotate_file(&cx, &model, &text);
-            Ok((rel.to_string(), text, fe))
+            Ok((rel.to_string(), text, model, fe))
         })
         .collect::<Result<Vec<_>>>()?;
     bar.finish_and_clear();
@@ -210,8 +207,8 @@ pub fn plan(m: &Manifest, mode: Mode) -> Result<(Plan, Summary)> {
         ..Default::default()
     };
     let mut files = Vec::new();
-    let mut by_lang: std::collections::BTreeMap<Lang, Vec<String>> = Default::default();
-    for (rel, text, fe) in results {
+    let mut models = Vec::new();
+    for (rel, text, model, fe) in results {
         summary.skipped.extend(fe.skipped);
         summary.notes.extend(fe.notes);
         summary.classes += fe.classes;
@@ -219,13 +216,15 @@ pub fn plan(m: &Manifest, mode: Mode) -> Result<(Plan, Summary)> {
         if fe.insertions.is_empty() {
             continue;
         }
-        by_lang
-            .entry(Lang::of_path(&rel).unwrap_or(Lang::Java))
-            .or_default()
-            .push(rel.clone());
+        models.push(model);
         files.push((rel, text, fe.insertions));
     }
     summary.files = files.len();
+    let mut by_lang: std::collections::BTreeMap<Lang, Vec<&FileModel>> = Default::default();
+    for model in &models {
+        let lang = Lang::of_path(&model.path).unwrap_or(Lang::Java);
+        by_lang.entry(lang).or_default().push(model);
+    }
     let mut runtime = Vec::new();
     for (lang, annotated) in &by_lang {
         runtime.extend(for_lang(*lang).runtime_files(&cx, annotated)?);

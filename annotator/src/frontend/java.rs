@@ -5,16 +5,15 @@
 //! A second pass descends only into subtrees that contain errors and turns ERROR/MISSING
 //! nodes into diagnostics, marking the smallest enclosing method or class not annotatable.
 
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use tree_sitter::{Language, Node, Parser, Tree};
+use tree_sitter::Node;
 
-use super::{line_col, span_of};
+use super::{kit, span_of};
 use crate::model::{
-    ClassDecl, ClassKind, Diagnostic, FieldDecl, FileModel, Frontend, Lang, MethodDecl,
-    MethodFlags, MethodKind, Param, TypeRef,
+    ClassDecl, ClassKind, FieldDecl, FileModel, Frontend, Lang, MethodDecl, MethodFlags,
+    MethodKind, Param, TypeRef,
 };
 
 pub struct JavaFrontend;
@@ -24,12 +23,8 @@ impl Frontend for JavaFrontend {
         Lang::Java
     }
     fn parse(&self, path: &str, src: &str) -> FileModel {
-        parse_java(path, src)
+        kit::guarded(Lang::Java, path, || parse_java(path, src))
     }
-}
-
-fn language() -> Language {
-    tree_sitter_java::LANGUAGE.into()
 }
 
 /// Node kind and field ids, looked up once.
@@ -54,9 +49,9 @@ struct Ids {
 fn ids() -> &'static Ids {
     static IDS: OnceLock<Ids> = OnceLock::new();
     IDS.get_or_init(|| {
-        let l = language();
-        let k = |s: &str| l.id_for_node_kind(s, true);
-        let f = |s: &str| l.field_id_for_name(s).map_or(0, |id| id.get());
+        let g = kit::grammar(Lang::Java);
+        let k = |s: &str| g.kind(s);
+        let f = |s: &str| g.field(s).map_or(0, |id| id.get());
         Ids {
             class_decl: k("class_declaration"),
             interface_decl: k("interface_declaration"),
@@ -72,7 +67,7 @@ fn ids() -> &'static Ids {
             f_superclass: f("superclass"),
             f_interfaces: f("interfaces"),
             f_type_parameters: f("type_parameters"),
-            f_declarator: l.field_id_for_name("declarator"),
+            f_declarator: g.field("declarator"),
         }
     })
 }
@@ -95,44 +90,14 @@ impl Ids {
     }
 }
 
-thread_local! {
-    static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
-}
-
-fn new_parser() -> Option<Parser> {
-    let mut p = Parser::new();
-    p.set_language(&language()).ok()?;
-    Some(p)
-}
-
-/// Parses with this thread's parser (created on first use).
-fn parse_tree(src: &str) -> Option<Tree> {
-    PARSER.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut slot) => {
-            if slot.is_none() {
-                *slot = new_parser();
-            }
-            slot.as_mut()?.parse(src, None)
-        }
-        // Re-entrant use (cannot happen today): use a throwaway parser.
-        Err(_) => new_parser()?.parse(src, None),
-    })
-}
-
 /// Parses one Java file into the language-neutral model. Never panics on any input.
 pub fn parse_java(path: &str, src: &str) -> FileModel {
     let mut model = FileModel {
         path: path.to_string(),
         ..Default::default()
     };
-    let Some(tree) = parse_tree(src) else {
-        model.diagnostics.push(Diagnostic {
-            path: path.to_string(),
-            line: 1,
-            col: 1,
-            message: "internal error: the Java parser could not run".to_string(),
-        });
-        return model;
+    let Some(tree) = kit::parse(Lang::Java, src, None) else {
+        return kit::no_parser(Lang::Java, path);
     };
     let root = tree.root_node();
     let mut b = Builder {
@@ -151,17 +116,13 @@ pub fn parse_java(path: &str, src: &str) -> FileModel {
     b.top_level(root);
     b.fix_local_names();
     if b.too_deep {
-        model.diagnostics.push(Diagnostic {
-            path: path.to_string(),
-            line: 1,
-            col: 1,
-            message: format!("declarations nested more than {MAX_NESTING} deep are not listed"),
-        });
+        let message = format!("declarations nested more than {MAX_NESTING} deep are not listed");
+        model.diagnostics.push(kit::diag(path, 1, 1, message));
     }
     model.package = b.package;
     model.classes = b.classes;
     if root.has_error() {
-        report_errors(root, src, path, &mut model);
+        report_errors(root, src, &mut model);
     }
     model
 }
@@ -386,6 +347,7 @@ impl<'a> Builder<'a> {
             file: self.path.to_string(),
             span: span_of(node),
             body: body.map(span_of).unwrap_or_default(),
+            members_at: members_at(kind, body),
             not_annotatable: None,
         });
         self.parents.push(parent);
@@ -586,6 +548,7 @@ impl<'a> Builder<'a> {
             file: self.path.to_string(),
             span: span_of(node),
             body: body.map(span_of),
+            entry: body.map(|b| entry_of(kind, b)),
             not_annotatable: None,
         });
         if let Some(b) = body {
@@ -777,6 +740,31 @@ impl<'a> Builder<'a> {
     }
 }
 
+/// See [`ClassDecl::members_at`]: enums take members after the `;` ending their constants.
+fn members_at(kind: ClassKind, body: Option<Node>) -> Option<usize> {
+    let Some(body) = body else {
+        return Some(1); // broken declaration: never annotatable, any offset will do
+    };
+    if kind != ClassKind::Enum {
+        return Some(body.start_byte() + 1);
+    }
+    kit::children(body)
+        .find(|c| c.kind() == "enum_body_declarations") // starts with `;`
+        .map(|c| c.start_byte() + 1)
+}
+
+/// See [`MethodDecl::entry`]: after `{`, or after a constructor's `this(…)`/`super(…)`.
+fn entry_of(kind: MethodKind, body: Node) -> usize {
+    if kind == MethodKind::Constructor {
+        let first = kit::named_children(body)
+            .find(|c| !matches!(c.kind(), "line_comment" | "block_comment"));
+        if let Some(c) = first.filter(|c| c.kind() == "explicit_constructor_invocation") {
+            return c.end_byte();
+        }
+    }
+    body.start_byte() + 1
+}
+
 fn is_annotation(n: Node) -> bool {
     matches!(n.kind(), "annotation" | "marker_annotation")
 }
@@ -806,10 +794,10 @@ enum Target {
     Method(usize, usize),
 }
 
-/// Reports every ERROR and MISSING node and marks the innermost listed declaration (method
-/// or class) enclosing it in the tree not annotatable; errors outside any listed
-/// declaration only give diagnostics.
-fn report_errors(root: Node, src: &str, path: &str, model: &mut FileModel) {
+/// Reports every ERROR and MISSING node (outermost only) and marks the innermost listed
+/// declaration (method or class) enclosing it in the tree not annotatable; errors outside
+/// any listed declaration only give diagnostics.
+fn report_errors(root: Node, src: &str, model: &mut FileModel) {
     // Model declarations by byte range (a tree node is matched by kind and range).
     let mut index: HashMap<(usize, usize), Target> = HashMap::new();
     for (ci, c) in model.classes.iter().enumerate() {
@@ -819,94 +807,42 @@ fn report_errors(root: Node, src: &str, path: &str, model: &mut FileModel) {
         }
     }
     let ids = ids();
-    let mut cur = root.walk();
-    loop {
-        let n = cur.node();
-        let mut descend = false;
-        let message = if n.is_error() {
-            let text = src.get(n.start_byte()..n.end_byte()).unwrap_or("");
-            let snippet = snippet(text);
-            Some(if snippet.is_empty() {
-                "syntax error".to_string()
-            } else {
-                format!("syntax error: unexpected '{snippet}'")
-            })
-        } else if n.is_missing() {
-            Some(if n.is_named() {
-                format!("missing {}", n.kind())
-            } else {
-                format!("missing '{}'", n.kind())
-            })
-        } else {
-            descend = n.has_error();
-            None
+    let mut sites = Vec::new();
+    kit::for_each_error(root, kit::Nested::Skip, |n| {
+        let site = kit::ErrorSite::new(n, src);
+        let mut up = n.parent();
+        let mut target = None;
+        while let Some(p) = up {
+            let decl = ids.class_kind(p.kind_id()).is_some()
+                || matches!(
+                    p.kind(),
+                    "method_declaration"
+                        | "constructor_declaration"
+                        | "compact_constructor_declaration"
+                );
+            if decl {
+                if let Some(t) = index.get(&(p.start_byte(), p.end_byte())) {
+                    target = Some(*t);
+                    break;
+                }
+            }
+            up = p.parent();
+        }
+        let slot = match target {
+            Some(Target::Method(ci, mi)) => {
+                Some(&mut model.classes[ci].methods[mi].not_annotatable)
+            }
+            Some(Target::Class(ci)) => Some(&mut model.classes[ci].not_annotatable),
+            None => None,
         };
-        if let Some(message) = message {
-            let (line, col) = line_col(n.start_position());
-            model.diagnostics.push(Diagnostic {
-                path: path.to_string(),
-                line,
-                col,
-                message,
-            });
-            let mut up = cur.clone();
-            let mut target = None;
-            while up.goto_parent() {
-                let p = up.node();
-                let decl = ids.class_kind(p.kind_id()).is_some()
-                    || matches!(
-                        p.kind(),
-                        "method_declaration"
-                            | "constructor_declaration"
-                            | "compact_constructor_declaration"
-                    );
-                if decl {
-                    if let Some(t) = index.get(&(p.start_byte(), p.end_byte())) {
-                        target = Some(*t);
-                        break;
-                    }
-                }
-            }
-            let why = || format!("syntax error at {line}:{col}");
-            let slot = match target {
-                Some(Target::Method(ci, mi)) => {
-                    Some(&mut model.classes[ci].methods[mi].not_annotatable)
-                }
-                Some(Target::Class(ci)) => Some(&mut model.classes[ci].not_annotatable),
-                None => None,
-            };
-            if let Some(slot) = slot {
-                if slot.is_none() {
-                    *slot = Some(why());
-                }
+        if let Some(slot) = slot {
+            if slot.is_none() {
+                *slot = Some(site.reason());
             }
         }
-        if descend && cur.goto_first_child() {
-            continue;
-        }
-        loop {
-            if cur.goto_next_sibling() {
-                break;
-            }
-            if !cur.goto_parent() {
-                return;
-            }
-        }
-    }
-}
-
-/// The first line of an erroneous text, trimmed and shortened.
-fn snippet(text: &str) -> String {
-    let line = text.trim_start().lines().next().unwrap_or("").trim_end();
-    let mut out = String::new();
-    for (i, ch) in line.chars().enumerate() {
-        if i == 40 {
-            out.push('…');
-            break;
-        }
-        out.push(ch);
-    }
-    out
+        sites.push(site);
+    });
+    kit::push_error_diags(model, &sites);
 }
 
 #[cfg(test)]

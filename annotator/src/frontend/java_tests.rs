@@ -962,7 +962,7 @@ fn dump() {
         return;
     };
     let src = std::fs::read_to_string(path).unwrap();
-    let tree = new_parser().unwrap().parse(&src, None).unwrap();
+    let tree = kit::parse(Lang::Java, &src, None).unwrap();
     println!("{}", tree.root_node().to_sexp());
     println!("{:#?}", parse(&src));
 }

@@ -2,15 +2,13 @@
 
 pub mod cpp;
 pub mod java;
+pub mod kit;
 
 use crate::model::{Frontend, Lang};
 
 /// The front end for a language.
 pub fn for_lang(lang: Lang) -> &'static dyn Frontend {
-    match lang {
-        Lang::Java => &java::JavaFrontend,
-        Lang::Cpp => &cpp::CppFrontend,
-    }
+    lang.spec().frontend
 }
 
 /// 1-based line and byte column of a tree-sitter point.

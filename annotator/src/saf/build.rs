@@ -39,21 +39,11 @@ impl<'a> Resolver<'a> {
     pub(crate) fn resolve(&self, name: &str, from: &ClassDecl) -> Option<usize> {
         let lang = Lang::of_path(&from.file);
         let name = name.trim_start_matches("::");
-        if let Some(&i) = self.by_qname.get(name) {
-            return Some(i);
-        }
-        let sep = if lang == Some(Lang::Cpp) { "::" } else { "." };
+        let sep = lang.map_or(".", |l| l.spec().scope_sep);
         // Enclosing scopes, innermost first: `a.b.C` tries `a.b.C.name`, `a.b.name`, `a.name`.
-        let mut scope = from.qname.as_str();
-        loop {
-            let cand = format!("{scope}{sep}{name}");
-            if let Some(&i) = self.by_qname.get(cand.as_str()) {
-                return Some(i);
-            }
-            match scope.rfind(sep) {
-                Some(p) => scope = &scope[..p],
-                None => break,
-            }
+        let found = super::in_scopes(sep, &from.qname, name, |q| self.by_qname.get(q).copied());
+        if found.is_some() {
+            return found;
         }
         let simple = name.rsplit(sep).next().unwrap_or(name);
         let ids = self.by_simple.get(simple)?;
@@ -350,7 +340,7 @@ pub fn build(manifest: &Manifest, project: &Project) -> Saf {
             is_abstract: c.is_abstract,
             outer: c.outer.clone(),
             local: c.is_local,
-            is_inner: lang == Lang::Java && c.outer.is_some() && !c.is_static,
+            is_inner: lang.spec().inner_classes && c.outer.is_some() && !c.is_static,
             supers: c.supers.clone(),
             interfaces: c.interfaces.clone(),
             type_params: c.type_params.clone(),
@@ -365,27 +355,11 @@ pub fn build(manifest: &Manifest, project: &Project) -> Saf {
             methods,
         });
     }
-    for lang in [Lang::Java, Lang::Cpp] {
+    for lang in crate::lang::LangSpec::all().map(|s| s.lang) {
         if !out_classes.iter().any(|c| c.lang == lang) {
             continue;
         }
-        let basics: &[&str] = match lang {
-            Lang::Java => &[
-                "boolean", "byte", "char", "short", "int", "float", "long", "double", "void",
-            ],
-            Lang::Cpp => &[
-                "bool",
-                "char",
-                "short",
-                "int",
-                "long",
-                "long long",
-                "float",
-                "double",
-                "long double",
-                "void",
-            ],
-        };
+        let basics = lang.spec().basic_types;
         for b in basics {
             types
                 .entry((lang, b.to_string()))

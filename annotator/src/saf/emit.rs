@@ -66,10 +66,7 @@ impl W {
 }
 
 fn lang(l: Lang) -> &'static str {
-    match l {
-        Lang::Java => "java",
-        Lang::Cpp => "cpp",
-    }
+    l.spec().name
 }
 
 fn ser_name<T: Serialize>(v: &T) -> String {

@@ -202,6 +202,43 @@ impl Saf {
     pub fn class(&self, qname: &str) -> Option<&SafClass> {
         self.classes.iter().find(|c| c.qname == qname)
     }
+
+    /// The class of `lang` that `name`, written in `scope` (a class or namespace, qualified;
+    /// empty for global), refers to: the name in each enclosing scope, innermost first,
+    /// then the one class whose qualified name ends with it (none if several do).
+    pub fn resolve_class(&self, lang: Lang, scope: &str, name: &str) -> Option<&SafClass> {
+        let sep = lang.spec().scope_sep;
+        let name = name.trim_start_matches(sep);
+        let of_lang = || self.classes.iter().filter(move |c| c.lang == lang);
+        let found = in_scopes(sep, scope, name, |q| of_lang().find(|c| c.qname == q));
+        if found.is_some() {
+            return found;
+        }
+        let suffix = format!("{sep}{name}");
+        let mut hits = of_lang().filter(|c| c.qname.ends_with(&suffix));
+        match (hits.next(), hits.next()) {
+            (Some(c), None) => Some(c),
+            _ => None,
+        }
+    }
+}
+
+/// Looks `name` up as written in `scope` (qualified with `sep`): `scope::name`, then in each
+/// enclosing scope outwards, then `name` itself. The one scope walk of every resolver.
+pub fn in_scopes<T>(
+    sep: &str,
+    scope: &str,
+    name: &str,
+    mut lookup: impl FnMut(&str) -> Option<T>,
+) -> Option<T> {
+    let mut scope = scope;
+    while !scope.is_empty() {
+        if let Some(t) = lookup(&format!("{scope}{sep}{name}")) {
+            return Some(t);
+        }
+        scope = scope.rfind(sep).map_or("", |p| &scope[..p]);
+    }
+    lookup(name)
 }
 
 mod build;

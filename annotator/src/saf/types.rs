@@ -5,51 +5,7 @@ use crate::model::{Lang, Param, TypeRef};
 /// Size in bytes of a primitive type, or `None` if `name` is not primitive in `lang`.
 /// C++ sizes are the usual LP64 ones (x86-64 / AArch64 Linux).
 pub fn primitive_size(lang: Lang, name: &str) -> Option<u64> {
-    match lang {
-        Lang::Java => Some(match name {
-            "boolean" | "byte" => 1,
-            "char" | "short" => 2,
-            "int" | "float" => 4,
-            "long" | "double" => 8,
-            "void" => 0,
-            _ => return None,
-        }),
-        Lang::Cpp => Some(match name {
-            "void" => 0,
-            "bool" | "char" | "signed char" | "unsigned char" | "char8_t" | "int8_t"
-            | "uint8_t" | "std::int8_t" | "std::uint8_t" | "std::byte" => 1,
-            "short" | "short int" | "signed short" | "unsigned short" | "unsigned short int"
-            | "char16_t" | "int16_t" | "uint16_t" | "std::int16_t" | "std::uint16_t" => 2,
-            "int" | "signed" | "signed int" | "unsigned" | "unsigned int" | "float" | "wchar_t"
-            | "char32_t" | "int32_t" | "uint32_t" | "std::int32_t" | "std::uint32_t" => 4,
-            "long"
-            | "long int"
-            | "signed long"
-            | "unsigned long"
-            | "unsigned long int"
-            | "long long"
-            | "long long int"
-            | "unsigned long long"
-            | "unsigned long long int"
-            | "double"
-            | "size_t"
-            | "std::size_t"
-            | "ssize_t"
-            | "ptrdiff_t"
-            | "std::ptrdiff_t"
-            | "intptr_t"
-            | "uintptr_t"
-            | "std::intptr_t"
-            | "std::uintptr_t"
-            | "int64_t"
-            | "uint64_t"
-            | "std::int64_t"
-            | "std::uint64_t"
-            | "std::nullptr_t" => 8,
-            "long double" | "__int128" | "unsigned __int128" => 16,
-            _ => return None,
-        }),
-    }
+    lang.spec().primitive_size(name)
 }
 
 /// The name a type has in signatures: the base name as written (generic arguments

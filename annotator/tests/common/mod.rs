@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests (each test crate uses a different subset).
 #![allow(dead_code)]
 
+pub mod trace;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;

@@ -23,7 +23,7 @@ public final class Rv {
                 RvBuf b = RvBuf.TL.get();
                 if (b != null) {
                     RvTrace.defineClass(id);
-                    b.ev(1, id, oid, RvClasses.staticSize(id), true);
+                    b.ev(RvBuf.CRT, id, oid, RvClasses.staticSize(id), true);
                 }
             } catch (Throwable t) {
                 RvTrace.problem("cannot log a creation", t);
@@ -60,7 +60,7 @@ public final class Rv {
                 RvBuf b = RvBuf.TL.get();
                 if (b != null) {
                     RvTrace.defineClass(id);
-                    b.ev(1, id, oid, RvClasses.staticSize(id), true);
+                    b.ev(RvBuf.CRT, id, oid, RvClasses.staticSize(id), true);
                 }
             } catch (Throwable t) {
                 RvTrace.problem("cannot log a creation", t);
@@ -79,7 +79,7 @@ public final class Rv {
         if (!d[mid]) {
             RvTrace.defineMethod(mid);
         }
-        b.ev(3, mid, oid, size, true);
+        b.ev(RvBuf.START, mid, oid, size, true);
     }
 
     /** Method end (every exit, exceptions included). */
@@ -88,7 +88,7 @@ public final class Rv {
         if (b == null || b.quiet != 0 || !RvTrace.live) {
             return;
         }
-        b.ev(4, mid, oid, 0L, false);
+        b.ev(RvBuf.END, mid, oid, 0L, false);
     }
 
     /** Message-size helper, better mode: walks the object graph of {@code o}. */

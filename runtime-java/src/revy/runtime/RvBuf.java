@@ -34,7 +34,10 @@ final class RvBuf {
         this.thread = new WeakReference<Thread>(t);
     }
 
-    /** Appends one event (kinds 1..4 of the compact trace form). */
+    /** Event kinds of the compact trace form (docs/trace-format.md). */
+    static final int CRT = 1, DST = 2, START = 3, END = 4;
+
+    /** Appends one event (kinds CRT..END of the compact trace form). */
     void ev(int kind, int id, long oid, long size, boolean hasSize) {
         int p = n;
         if (p > LIMIT) {
@@ -88,10 +91,10 @@ final class RvBuf {
         int ok = 0;
         while (p < len) {
             int kind = a[p++];
-            if (kind < 1 || kind > 4) {
+            if (kind < CRT || kind > END) {
                 break;
             }
-            int fields = (kind == 1 || kind == 3) ? 4 : 3;
+            int fields = (kind == CRT || kind == START) ? 4 : 3;
             for (int i = 0; i < fields; i++) {
                 while (p < len && (a[p] & 0x80) != 0) {
                     p++;

@@ -1,848 +1,25 @@
-//! The Cpp front end (tree-sitter-cpp).
-//!
-//! Walks the declaration level of the syntax tree only (namespaces, classes, members,
-//! out-of-class definitions); function bodies are never descended into except for a cheap
-//! text scan for preprocessor directives. When the first parse has errors, stand-alone macro
-//! invocations without `;` (`Q_OBJECT`, `DISALLOW_COPY(Foo)`) and export macros in class heads
-//! (`class DLL_EXPORT Foo`) are blanked out with spaces (byte offsets unchanged) and the file is
-//! parsed again; the better of the parses is kept.
+//! The walk over declaration scopes (namespaces, linkage blocks, templates, classes,
+//! members, out-of-class definitions) that builds the C++ [`FileModel`].
 
-use std::cell::RefCell;
+use tree_sitter::Node;
 
-use tree_sitter::{Node, Parser, Tree};
-
-use super::{line_col, span_of};
+use super::declarators::*;
+use super::MAX_DEPTH;
+use crate::frontend::kit::children;
+use crate::frontend::span_of;
 use crate::model::{
-    ClassDecl, ClassKind, Diagnostic, FieldDecl, FileModel, Frontend, Lang, MethodDecl,
-    MethodFlags, MethodKind, Param, Span, TypeRef,
+    ClassDecl, ClassKind, FieldDecl, FileModel, MethodDecl, MethodFlags, MethodKind, Param, TypeRef,
 };
 
-pub struct CppFrontend;
-
-thread_local! {
-    static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
-}
-
-/// Deepest nesting of declaration scopes we follow (guards the recursion).
-const MAX_DEPTH: usize = 256;
-/// Diagnostics reported per file for syntax errors (all are still attributed).
-const MAX_ERROR_DIAGS: usize = 100;
-/// Rounds of macro blanking + reparse.
-const MAX_BLANK_ROUNDS: usize = 3;
-
-fn parse_tree(src: &str, old: Option<&Tree>) -> Option<Tree> {
-    PARSER.with(|cell| {
-        let mut slot = cell.borrow_mut();
-        if slot.is_none() {
-            let mut p = Parser::new();
-            p.set_language(&tree_sitter_cpp::LANGUAGE.into()).ok()?;
-            *slot = Some(p);
-        }
-        slot.as_mut()?.parse(src, old)
-    })
-}
-
-impl Frontend for CppFrontend {
-    fn lang(&self) -> Lang {
-        Lang::Cpp
-    }
-    fn parse(&self, path: &str, src: &str) -> FileModel {
-        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parse_file(path, src)));
-        match run {
-            Ok(m) => m,
-            Err(_) => FileModel {
-                path: path.to_string(),
-                diagnostics: vec![Diagnostic {
-                    path: path.to_string(),
-                    line: 1,
-                    col: 1,
-                    message: "internal error in the C++ front end; file not modelled".into(),
-                }],
-                ..Default::default()
-            },
-        }
-    }
-}
-
-fn parse_file(path: &str, src: &str) -> FileModel {
-    let mut model = FileModel {
-        path: path.to_string(),
-        ..Default::default()
-    };
-    let Some(mut tree) = parse_tree(src, None) else {
-        model.diagnostics.push(Diagnostic {
-            path: path.to_string(),
-            line: 1,
-            col: 1,
-            message: "parser failed".into(),
-        });
-        return model;
-    };
-    let mut text: std::borrow::Cow<str> = std::borrow::Cow::Borrowed(src);
-    let mut macro_diags = Vec::new();
-    if tree.root_node().has_error() {
-        let mut errors = count_errors(tree.root_node());
-        for _ in 0..MAX_BLANK_ROUNDS {
-            let regions = macro_candidates(&text, tree.root_node());
-            if regions.is_empty() {
-                break;
-            }
-            let mut bytes = text.as_bytes().to_vec();
-            for &(s, e) in &regions {
-                for b in &mut bytes[s..e] {
-                    if *b != b'\n' {
-                        *b = b' ';
-                    }
-                }
-            }
-            let Ok(blanked) = String::from_utf8(bytes) else {
-                break;
-            };
-            // Same length, same newlines: an in-place edit, so reparse incrementally.
-            let mut edited = tree.clone();
-            let nls: Vec<usize> = memchr_all(text.as_bytes());
-            for &(s, e) in &regions {
-                let start = point_of(&nls, s);
-                let end = point_of(&nls, e);
-                edited.edit(&tree_sitter::InputEdit {
-                    start_byte: s,
-                    old_end_byte: e,
-                    new_end_byte: e,
-                    start_position: start,
-                    old_end_position: end,
-                    new_end_position: end,
-                });
-            }
-            let Some(t2) = parse_tree(&blanked, Some(&edited)) else {
-                break;
-            };
-            let e2 = count_errors(t2.root_node());
-            if e2 > errors {
-                break;
-            }
-            for &(s, e) in &regions {
-                let (line, col) = line_col_of(src, s);
-                let name: String = src[s..e]
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_')
-                    .collect();
-                macro_diags.push(Diagnostic {
-                    path: path.to_string(),
-                    line,
-                    col,
-                    message: format!("note: macro invocation `{name}` ignored (not modelled)"),
-                });
-            }
-            errors = e2;
-            tree = t2;
-            text = std::borrow::Cow::Owned(blanked);
-            if errors == 0 {
-                break;
-            }
-        }
-    }
-    let mut w = Walker {
-        src: &text,
-        path,
-        model,
-    };
-    let mut ns = Vec::new();
-    w.scope(tree.root_node(), &mut ns, 0);
-    let mut model = w.model;
-    model.diagnostics.extend(macro_diags);
-    attribute_errors(&mut model, tree.root_node(), path);
-    model
-}
-
-fn memchr_all(b: &[u8]) -> Vec<usize> {
-    b.iter()
-        .enumerate()
-        .filter(|(_, &c)| c == b'\n')
-        .map(|(i, _)| i)
-        .collect()
-}
-
-/// Row/column of byte `pos` given the sorted newline offsets.
-fn point_of(nls: &[usize], pos: usize) -> tree_sitter::Point {
-    let row = nls.partition_point(|&nl| nl < pos);
-    let column = if row == 0 {
-        pos
-    } else {
-        pos - nls[row - 1] - 1
-    };
-    tree_sitter::Point { row, column }
-}
-
-fn line_col_of(src: &str, pos: usize) -> (u32, u32) {
-    let before = &src.as_bytes()[..pos.min(src.len())];
-    let line = before.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
-    let col = match before.iter().rposition(|&b| b == b'\n') {
-        Some(nl) => pos - nl,
-        None => pos + 1,
-    } as u32;
-    (line, col)
-}
-
-// ---------------------------------------------------------------------------------------
-// Errors
-
-struct ErrorSite {
-    pos: usize,
-    missing: bool,
-    line: u32,
-    col: u32,
-    message: String,
-}
-
-fn for_each_error(root: Node, mut f: impl FnMut(Node)) {
-    if !root.has_error() {
-        return;
-    }
-    let mut c = root.walk();
-    loop {
-        let n = c.node();
-        if n.is_error() || n.is_missing() {
-            f(n);
-        }
-        if n.has_error() && c.goto_first_child() {
-            continue;
-        }
-        loop {
-            if c.goto_next_sibling() {
-                break;
-            }
-            if !c.goto_parent() {
-                return;
-            }
-        }
-    }
-}
-
-fn count_errors(root: Node) -> usize {
-    let mut n = 0;
-    for_each_error(root, |_| n += 1);
-    n
-}
-
-fn attribute_errors(model: &mut FileModel, root: Node, path: &str) {
-    let mut sites = Vec::new();
-    for_each_error(root, |n| {
-        let (line, col) = line_col(n.start_position());
-        let message = if n.is_missing() {
-            format!("missing '{}'", n.kind())
-        } else {
-            "syntax error".to_string()
-        };
-        sites.push(ErrorSite {
-            pos: n.start_byte(),
-            missing: n.is_missing(),
-            line,
-            col,
-            message,
-        });
-    });
-    let total = sites.len();
-    for (i, s) in sites.iter().enumerate() {
-        if i < MAX_ERROR_DIAGS {
-            model.diagnostics.push(Diagnostic {
-                path: path.to_string(),
-                line: s.line,
-                col: s.col,
-                message: s.message.clone(),
-            });
-        }
-        let inside =
-            |sp: &Span| s.pos >= sp.start && (s.pos < sp.end || (s.missing && s.pos == sp.end));
-        let reason = format!("{} at {}:{}", s.message, s.line, s.col);
-        // Smallest enclosing method.
-        let mut best: Option<(usize, Option<usize>, usize)> = None; // (len, class idx, method idx)
-        for (ci, c) in model.classes.iter().enumerate() {
-            if !inside(&c.span) {
-                continue;
-            }
-            for (mi, m) in c.methods.iter().enumerate() {
-                if inside(&m.span) {
-                    let len = m.span.end - m.span.start;
-                    if best.is_none_or(|b| len < b.0) {
-                        best = Some((len, Some(ci), mi));
-                    }
-                }
-            }
-        }
-        for (mi, (_, m)) in model.out_of_class.iter().enumerate() {
-            if inside(&m.span) {
-                let len = m.span.end - m.span.start;
-                if best.is_none_or(|b| len < b.0) {
-                    best = Some((len, None, mi));
-                }
-            }
-        }
-        if let Some((_, ci, mi)) = best {
-            let m = match ci {
-                Some(ci) => &mut model.classes[ci].methods[mi],
-                None => &mut model.out_of_class[mi].1,
-            };
-            if m.not_annotatable.is_none() {
-                m.not_annotatable = Some(reason);
-            }
-            continue;
-        }
-        // Smallest enclosing class: only its head or a field declaration count.
-        let mut best_c: Option<(usize, usize)> = None;
-        for (ci, c) in model.classes.iter().enumerate() {
-            if inside(&c.span) {
-                let len = c.span.end - c.span.start;
-                if best_c.is_none_or(|b| len < b.0) {
-                    best_c = Some((len, ci));
-                }
-            }
-        }
-        if let Some((_, ci)) = best_c {
-            let c = &mut model.classes[ci];
-            let in_body = s.pos > c.body.start && s.pos < c.body.end;
-            let in_field = c.fields.iter().any(|f| inside(&f.span));
-            if (!in_body || in_field) && c.not_annotatable.is_none() {
-                c.not_annotatable = Some(reason);
-            }
-        }
-    }
-    if total > MAX_ERROR_DIAGS {
-        let (line, col) = sites
-            .get(MAX_ERROR_DIAGS)
-            .map(|s| (s.line, s.col))
-            .unwrap_or((1, 1));
-        model.diagnostics.push(Diagnostic {
-            path: path.to_string(),
-            line,
-            col,
-            message: format!("{} more syntax errors", total - MAX_ERROR_DIAGS),
-        });
-    }
-}
-
-// ---------------------------------------------------------------------------------------
-// Macro blanking
-
-fn is_ident_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
-}
-
-/// An identifier at `i` in upper case (macro style): `Q_OBJECT`, `DISALLOW_COPY`.
-fn macro_ident(b: &[u8], i: usize) -> Option<usize> {
-    if i >= b.len() || !(b[i].is_ascii_uppercase() || b[i] == b'_') {
-        return None;
-    }
-    let mut j = i;
-    while j < b.len() && is_ident_byte(b[j]) {
-        j += 1;
-    }
-    let id = &b[i..j];
-    if id.len() < 2
-        || id.iter().any(|c| c.is_ascii_lowercase())
-        || !id.iter().any(|c| c.is_ascii_uppercase())
-    {
-        return None;
-    }
-    Some(j)
-}
-
-/// End of a balanced `( ... )` starting at `i`, skipping string and char literals.
-fn match_parens(b: &[u8], i: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    let mut k = i;
-    let limit = (i + 8192).min(b.len());
-    while k < limit {
-        match b[k] {
-            b'(' => depth += 1,
-            b')' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(k + 1);
-                }
-            }
-            q @ (b'"' | b'\'') => {
-                k += 1;
-                while k < limit && b[k] != q {
-                    if b[k] == b'\\' {
-                        k += 1;
-                    }
-                    k += 1;
-                }
-            }
-            _ => {}
-        }
-        k += 1;
-    }
-    None
-}
-
-/// Skips whitespace and comments from `i`.
-fn skip_ws_comments(b: &[u8], mut i: usize) -> usize {
-    loop {
-        while i < b.len() && b[i].is_ascii_whitespace() {
-            i += 1;
-        }
-        if b[i..].starts_with(b"//") {
-            while i < b.len() && b[i] != b'\n' {
-                i += 1;
-            }
-        } else if b[i..].starts_with(b"/*") {
-            match b[i + 2..].windows(2).position(|w| w == b"*/") {
-                Some(p) => i = i + 2 + p + 2,
-                None => return b.len(),
-            }
-        } else {
-            return i;
-        }
-    }
-}
-
-/// Whether the line before `ls` ends a declaration (so a new one may start at `ls`).
-fn prev_line_ok(b: &[u8], ls: usize) -> bool {
-    let mut end = ls;
-    loop {
-        if end == 0 {
-            return true;
-        }
-        let start = b[..end - 1]
-            .iter()
-            .rposition(|&c| c == b'\n')
-            .map_or(0, |p| p + 1);
-        let line = b[start..end - 1].trim_ascii();
-        if line.is_empty() {
-            end = start;
-            continue;
-        }
-        if line.starts_with(b"//")
-            || line.starts_with(b"#")
-            || line.starts_with(b"*")
-            || line.starts_with(b"/*")
-            || line.ends_with(b"*/")
-        {
-            return true;
-        }
-        return matches!(line.last(), Some(b';' | b'{' | b'}' | b':' | b')'));
-    }
-}
-
-const SCOPE_KINDS: &[&str] = &[
-    "field_declaration_list",
-    "declaration_list",
-    "translation_unit",
-];
-const REJECT_KINDS: &[&str] = &[
-    "compound_statement",
-    "parameter_list",
-    "argument_list",
-    "initializer_list",
-    "enumerator_list",
-    "template_argument_list",
-    "template_parameter_list",
-    "condition_clause",
-    "field_initializer_list",
-    "preproc_arg",
-    "preproc_def",
-    "preproc_function_def",
-    "string_literal",
-    "raw_string_literal",
-    "char_literal",
-    "comment",
-];
-
-/// Whether the token at `s..e` sits at declaration scope in a member that has an error.
-fn at_scope_with_error(root: Node, s: usize, e: usize) -> bool {
-    let Some(mut n) = root.descendant_for_byte_range(s, e) else {
-        return false;
-    };
-    let mut saw_error = n.is_error() || n.has_error();
-    loop {
-        let k = n.kind();
-        if REJECT_KINDS.contains(&k) {
-            return false;
-        }
-        let Some(p) = n.parent() else {
-            return saw_error;
-        };
-        if SCOPE_KINDS.contains(&p.kind()) {
-            return saw_error || n.has_error() || n.is_error();
-        }
-        saw_error |= p.is_error();
-        n = p;
-    }
-}
-
-fn macro_candidates(text: &str, root: Node) -> Vec<(usize, usize)> {
-    let b = text.as_bytes();
-    let mut out = Vec::new();
-    let mut ls = 0usize;
-    while ls < b.len() {
-        let next_ls = b[ls..]
-            .iter()
-            .position(|&c| c == b'\n')
-            .map_or(b.len(), |p| ls + p + 1);
-        let mut i = ls;
-        while i < next_ls && (b[i] == b' ' || b[i] == b'\t') {
-            i += 1;
-        }
-        if let Some(j) = macro_ident(b, i) {
-            if let Some(region) = standalone_macro(b, ls, i, j) {
-                if at_scope_with_error(root, i, j) {
-                    out.push(region);
-                }
-            } else {
-                // A specifier macro opening a declaration: `TINYXML2_PRIVATE void f();`.
-                let mut k = j;
-                while k < next_ls && (b[k] == b' ' || b[k] == b'\t') {
-                    k += 1;
-                }
-                if k > j
-                    && k < next_ls
-                    && (b[k].is_ascii_alphabetic() || b[k] == b'_' || b[k] == b'~')
-                    && at_scope_with_error(root, i, j)
-                {
-                    out.push((i, j));
-                }
-            }
-        }
-        ls = next_ls;
-    }
-    // Trailing annotation macros after a declarator: `Status Recover(VersionEdit* e)
-    // EXCLUSIVE_LOCKS_REQUIRED(mutex_);`, `MemTable* imm_ GUARDED_BY(mutex_);` (leveldb).
-    let mut i = 0usize;
-    while i < b.len() {
-        if !(b[i].is_ascii_uppercase() || b[i] == b'_') || (i > 0 && is_ident_byte(b[i - 1])) {
-            i += 1;
-            continue;
-        }
-        let Some(j) = macro_ident(b, i) else {
-            i += 1;
-            continue;
-        };
-        let mut end = j;
-        let mut k2 = j;
-        while k2 < b.len() && (b[k2] == b' ' || b[k2] == b'\t') {
-            k2 += 1;
-        }
-        if k2 < b.len() && b[k2] == b'(' {
-            if let Some(e) = match_parens(b, k2) {
-                end = e;
-            }
-        }
-        // Before: `)` or an identifier (a declarator, `const`, `override`); after: `;`, `{`,
-        // `=`, `,` or another such macro.
-        let mut p = i;
-        while p > 0 && matches!(b[p - 1], b' ' | b'\t' | b'\n' | b'\r') {
-            p -= 1;
-        }
-        let before_ok = p > 0 && p < i && (b[p - 1] == b')' || is_ident_byte(b[p - 1]));
-        let n = skip_ws_comments(b, end);
-        let after_ok = n < b.len()
-            && (matches!(b[n], b';' | b'{' | b'=' | b',' | b':') || macro_ident(b, n).is_some());
-        // The parse error may sit just before the macro (`)` then a MISSING `;`).
-        let near_error = root
-            .descendant_for_byte_range(p.saturating_sub(1), end)
-            .is_some_and(|n| n.has_error());
-        if before_ok && after_ok && end > j && near_error {
-            out.push((i, end));
-        }
-        i = end.max(i + 1);
-    }
-    // `class DLL_EXPORT Foo [final] {` / `:`
-    let mut k = 0usize;
-    while let Some(p) = find_class_kw(b, k) {
-        let (kw_end, next) = p;
-        k = next;
-        let i = skip_ws_comments(b, kw_end);
-        let Some(j) = macro_ident(b, i) else { continue };
-        let n = skip_ws_comments(b, j);
-        if n >= b.len() || !(b[n].is_ascii_alphabetic() || b[n] == b'_') {
-            continue;
-        }
-        let mut m = n;
-        while m < b.len() && is_ident_byte(b[m]) {
-            m += 1;
-        }
-        if &b[n..m] == b"final" {
-            continue;
-        }
-        let mut q = skip_ws_comments(b, m);
-        if b[q..].starts_with(b"final") {
-            q = skip_ws_comments(b, q + 5);
-        }
-        if q < b.len() && (b[q] == b'{' || (b[q] == b':' && b.get(q + 1) != Some(&b':'))) {
-            out.push((i, j));
-        }
-    }
-    out.sort_unstable();
-    out.dedup();
-    out
-}
-
-/// Finds the next `class`/`struct`/`union` keyword at or after `from`: (end of keyword, resume).
-fn find_class_kw(b: &[u8], from: usize) -> Option<(usize, usize)> {
-    let mut i = from;
-    while i < b.len() {
-        let c = b[i];
-        if c == b'c' || c == b's' || c == b'u' {
-            for kw in [&b"class"[..], b"struct", b"union"] {
-                if b[i..].starts_with(kw)
-                    && (i == 0 || !is_ident_byte(b[i - 1]))
-                    && b.get(i + kw.len())
-                        .is_some_and(|&d| d == b' ' || d == b'\t')
-                {
-                    return Some((i + kw.len(), i + kw.len()));
-                }
-            }
-        }
-        i += 1;
-    }
-    None
-}
-
-/// A macro invocation standing alone on its line(s): `IDENT` or `IDENT(...)`, nothing after it
-/// on the line but a comment, and the next token starting a new member.
-fn standalone_macro(b: &[u8], ls: usize, i: usize, j: usize) -> Option<(usize, usize)> {
-    let mut k = j;
-    while k < b.len() && (b[k] == b' ' || b[k] == b'\t') {
-        k += 1;
-    }
-    let end = if k < b.len() && b[k] == b'(' {
-        match_parens(b, k)?
-    } else {
-        j
-    };
-    let mut m = end;
-    while m < b.len() && (b[m] == b' ' || b[m] == b'\t' || b[m] == b'\r') {
-        m += 1;
-    }
-    if b[m..].starts_with(b"//") {
-        while m < b.len() && b[m] != b'\n' {
-            m += 1;
-        }
-    }
-    if m < b.len() && b[m] != b'\n' {
-        return None;
-    }
-    let n = skip_ws_comments(b, m);
-    if n < b.len() {
-        let c = b[n];
-        let ok = c.is_ascii_alphabetic()
-            || c == b'_'
-            || c == b'~'
-            || c == b'#'
-            || c == b'}'
-            || b[n..].starts_with(b"[[");
-        if !ok {
-            return None;
-        }
-        let mut t = n;
-        while t < b.len() && is_ident_byte(b[t]) {
-            t += 1;
-        }
-        let word = &b[n..t];
-        const CONT: &[&[u8]] = &[
-            b"noexcept",
-            b"override",
-            b"final",
-            b"try",
-            b"throw",
-            b"requires",
-        ];
-        if CONT.contains(&word) {
-            return None;
-        }
-    }
-    if !prev_line_ok(b, ls) {
-        return None;
-    }
-    Some((i, end))
-}
-
-// ---------------------------------------------------------------------------------------
-// Text helpers
-
-/// Collapses whitespace and drops it around `::`.
-fn norm(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut pending_space = false;
-    for ch in s.chars() {
-        if ch.is_whitespace() {
-            pending_space = !out.is_empty();
-            continue;
-        }
-        if pending_space
-            && !out.ends_with("::")
-            && ch != ':'
-            && !out.ends_with('<')
-            && ch != '>'
-            && ch != ','
-        {
-            out.push(' ');
-        }
-        pending_space = false;
-        out.push(ch);
-    }
-    out
-}
-
-/// Removes template argument lists (`std::vector<int>` -> `std::vector`), normalised.
-fn strip_targs(s: &str) -> String {
-    if !s.contains('<') {
-        return norm(s);
-    }
-    let mut out = String::with_capacity(s.len());
-    let mut depth = 0usize;
-    for ch in s.chars() {
-        match ch {
-            '<' => depth += 1,
-            '>' if depth > 0 => depth -= 1,
-            _ if depth == 0 => out.push(ch),
-            _ => {}
-        }
-    }
-    norm(&out)
-}
-
-fn children<'t>(n: Node<'t>) -> impl Iterator<Item = Node<'t>> {
-    let mut c = n.walk();
-    let v: Vec<Node<'t>> = n.children(&mut c).collect();
-    v.into_iter()
-}
-
-fn field<'t>(n: Node<'t>, name: &str) -> Option<Node<'t>> {
-    n.child_by_field_name(name)
-}
-
-fn is_class_spec(k: &str) -> bool {
-    matches!(
-        k,
-        "class_specifier" | "struct_specifier" | "union_specifier"
-    )
-}
-
-/// Whether a compound statement's text has a preprocessor directive on one of its lines.
-fn has_preproc(body: &str) -> bool {
-    let b = body.as_bytes();
-    let mut i = 0;
-    while let Some(p) = b[i..].iter().position(|&c| c == b'\n') {
-        let mut k = i + p + 1;
-        while k < b.len() && (b[k] == b' ' || b[k] == b'\t') {
-            k += 1;
-        }
-        if k < b.len() && b[k] == b'#' {
-            return true;
-        }
-        i = k;
-    }
-    false
-}
-
-// ---------------------------------------------------------------------------------------
-// Declarators
-
-#[derive(Default)]
-struct Decor {
-    pointers: u32,
-    reference: Option<&'static str>,
-    dims: Vec<String>,
-    /// `= value` of an init declarator.
-    value: Option<String>,
-    variadic: bool,
-}
-
-/// Unwraps pointer/reference/array/init declarators down to the named part (or a function
-/// declarator), collecting the decorations.
-fn unwrap_decl<'t>(src: &str, mut n: Option<Node<'t>>, d: &mut Decor) -> Option<Node<'t>> {
-    for _ in 0..64 {
-        let node = n?;
-        match node.kind() {
-            "pointer_declarator" | "abstract_pointer_declarator" => {
-                d.pointers += 1;
-                n = field(node, "declarator");
-                n?;
-            }
-            "reference_declarator" | "abstract_reference_declarator" => {
-                let mut refk = "&";
-                let mut inner = None;
-                for c in children(node) {
-                    match c.kind() {
-                        "&&" => refk = "&&",
-                        "&" => {}
-                        _ if c.is_named() => inner = Some(c),
-                        _ => {}
-                    }
-                }
-                d.reference = Some(refk);
-                n = inner;
-                inner?;
-            }
-            "array_declarator" | "abstract_array_declarator" => {
-                let size = field(node, "size").map(|s| txt(src, s)).unwrap_or("");
-                d.dims.insert(0, format!("[{size}]"));
-                n = field(node, "declarator");
-                n?;
-            }
-            "init_declarator" => {
-                d.value = field(node, "value").map(|v| norm(txt(src, v)));
-                n = field(node, "declarator");
-            }
-            "variadic_declarator" => {
-                d.variadic = true;
-                n = node.named_child(0);
-                n?;
-            }
-            "attributed_declarator" => n = node.named_child(0),
-            _ => return Some(node),
-        }
-    }
-    None
-}
-
-fn txt<'a>(src: &'a str, n: Node) -> &'a str {
-    src.get(n.byte_range()).unwrap_or("")
-}
-
-/// The simple name of a declarator's name node.
-fn name_of(src: &str, n: Node) -> String {
-    match n.kind() {
-        "destructor_name" => norm(txt(src, n)).replace(' ', ""),
-        "operator_name" => op_name(txt(src, n)),
-        "template_function" | "template_method" => field(n, "name")
-            .map(|x| norm(txt(src, x)))
-            .unwrap_or_default(),
-        "parenthesized_declarator" => {
-            let mut d = Decor::default();
-            let mut cur = n.walk();
-            let inner = n.named_children(&mut cur).filter(|c| !c.is_error()).last();
-            unwrap_decl(src, inner, &mut d)
-                .map(|x| name_of(src, x))
-                .unwrap_or_default()
-        }
-        _ => norm(txt(src, n)),
-    }
-}
-
-fn op_name(s: &str) -> String {
-    let rest = norm(s.trim_start_matches("operator"));
-    if rest.starts_with(|c: char| c.is_alphabetic()) {
-        format!("operator {rest}")
-    } else {
-        format!("operator{}", rest.replace(' ', ""))
-    }
-}
-
-// ---------------------------------------------------------------------------------------
-// The walk
-
-struct Walker<'a> {
-    src: &'a str,
-    path: &'a str,
-    model: FileModel,
+pub(super) struct Walker<'a> {
+    pub(super) src: &'a str,
+    pub(super) path: &'a str,
+    pub(super) model: FileModel,
 }
 
 /// Template prefix of a declaration.
 #[derive(Default, Clone)]
-struct Tmpl<'t> {
+pub(super) struct Tmpl<'t> {
     /// Parameters of the outermost `template<...>` list.
     params: Vec<String>,
     any: bool,
@@ -851,7 +28,7 @@ struct Tmpl<'t> {
 }
 
 /// What a class body's members need to know.
-struct ClassCtx {
+pub(super) struct ClassCtx {
     idx: usize,
     name: String,
     qname: String,
@@ -859,7 +36,7 @@ struct ClassCtx {
 }
 
 /// Information about a function declarator.
-struct FnInfo<'t> {
+pub(super) struct FnInfo<'t> {
     scopes: Vec<String>,
     global: bool,
     name: String,
@@ -878,7 +55,7 @@ impl<'a> Walker<'a> {
     }
 
     /// Declaration scope: translation unit, namespace bodies, preprocessor blocks, ERROR.
-    fn scope(&mut self, node: Node, ns: &mut Vec<String>, depth: usize) {
+    pub(super) fn scope(&mut self, node: Node, ns: &mut Vec<String>, depth: usize) {
         if depth > MAX_DEPTH {
             return;
         }
@@ -934,7 +111,7 @@ impl<'a> Walker<'a> {
             }
             k if is_class_spec(k) => {
                 let prefix = Self::ns_prefix(ns);
-                self.class(c, &prefix, None, tmpl, false, None, depth);
+                self.class(c, &prefix, None, tmpl, None, depth);
             }
             "declaration" | "type_definition" => {
                 if let Some(ty) = field(c, "type") {
@@ -945,7 +122,7 @@ impl<'a> Walker<'a> {
                             None
                         };
                         let prefix = Self::ns_prefix(ns);
-                        self.class(ty, &prefix, None, tmpl, false, tdname.as_deref(), depth);
+                        self.class(ty, &prefix, None, tmpl, tdname.as_deref(), depth);
                     }
                 }
                 if c.kind() == "declaration" {
@@ -1327,6 +504,7 @@ impl<'a> Walker<'a> {
             file: self.path.to_string(),
             span: span_of(span_node),
             body: body_span,
+            entry: body_span.map(|b| b.start + 1),
             not_annotatable,
         })
     }
@@ -1339,7 +517,6 @@ impl<'a> Walker<'a> {
         prefix: &str,
         outer: Option<&ClassCtx>,
         tmpl: &Tmpl<'t>,
-        _friend: bool,
         typedef_name: Option<&str>,
         depth: usize,
     ) -> Option<usize> {
@@ -1433,6 +610,7 @@ impl<'a> Walker<'a> {
             file: self.path.to_string(),
             span: span_of(span_node),
             body: span_of(body),
+            members_at: Some(body.start_byte() + 1),
             not_annotatable: None,
         });
         let ctx = ClassCtx {
@@ -1513,7 +691,7 @@ impl<'a> Walker<'a> {
                 if let Some(t) = ty {
                     if is_class_spec(t.kind()) {
                         let q = cls.qname.clone();
-                        self.class(t, &q, Some(cls), tmpl, false, None, depth);
+                        self.class(t, &q, Some(cls), tmpl, None, depth);
                     }
                 }
                 let mut is_static = false;
@@ -1575,7 +753,7 @@ impl<'a> Walker<'a> {
             }
             k if is_class_spec(k) => {
                 let q = cls.qname.clone();
-                self.class(c, &q, Some(cls), tmpl, false, None, depth);
+                self.class(c, &q, Some(cls), tmpl, None, depth);
             }
             "preproc_if" | "preproc_ifdef" | "preproc_else" | "preproc_elif"
             | "preproc_elifdef" | "ERROR" => {
@@ -1586,6 +764,19 @@ impl<'a> Walker<'a> {
     }
 }
 
-#[cfg(test)]
-#[path = "cpp_tests.rs"]
-mod tests;
+/// Whether a compound statement's text has a preprocessor directive on one of its lines.
+fn has_preproc(body: &str) -> bool {
+    let b = body.as_bytes();
+    let mut i = 0;
+    while let Some(p) = b[i..].iter().position(|&c| c == b'\n') {
+        let mut k = i + p + 1;
+        while k < b.len() && (b[k] == b' ' || b[k] == b'\t') {
+            k += 1;
+        }
+        if k < b.len() && b[k] == b'#' {
+            return true;
+        }
+        i = k;
+    }
+    false
+}

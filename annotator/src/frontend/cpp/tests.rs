@@ -1,5 +1,7 @@
 use super::*;
 use crate::model::ClassDecl;
+use crate::model::MethodDecl;
+use crate::model::{ClassKind, MethodKind};
 
 fn parse(src: &str) -> FileModel {
     CppFrontend.parse("t.cpp", src)
@@ -461,6 +463,26 @@ fn macros_preprocessor_blocks_and_lambdas() {
     );
     assert_eq!(w.fields.len(), 1);
     assert_eq!(w.fields[0].name, "x");
+    // Blanked macros are notes (no problem, no exit 1), shown with its `note: ` prefix.
+    let notes: Vec<String> = m
+        .diagnostics
+        .iter()
+        .filter(|d| d.is_note())
+        .map(|d| d.to_string())
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            "t.cpp:3:1: note: macro invocation `Q_OBJECT` ignored (not modelled)",
+            "t.cpp:6:1: note: macro invocation `DISALLOW_COPY_AND_ASSIGN` ignored (not modelled)",
+            "t.cpp:7:1: note: macro invocation `GETTER` ignored (not modelled)"
+        ]
+    );
+    assert!(
+        m.diagnostics.iter().all(|d| d.is_note()),
+        "{:?}",
+        m.diagnostics
+    );
     let size = method(w, "size");
     assert_eq!(
         text(src, size.body.unwrap()),

@@ -1,0 +1,94 @@
+//! The parse and annotate stages as the commands and `revy profile` run them: each does
+//! its work and returns a report; printing the report is the command line's job.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use crate::annotate::Summary;
+use crate::error::{Error, Result};
+use crate::manifest::{Manifest, Mode};
+use crate::model::Diagnostic;
+
+/// What `revy parse` did.
+#[derive(Debug)]
+pub struct ParseReport {
+    /// Syntax problems and notes, in file order.
+    pub diagnostics: Vec<Diagnostic>,
+    pub files: usize,
+    pub classes: usize,
+    /// Classes selected and annotatable.
+    pub selected_classes: usize,
+    pub methods: usize,
+    /// Methods selected and instrumentable.
+    pub selected_methods: usize,
+    pub saf_path: PathBuf,
+    pub seconds: f64,
+}
+
+impl ParseReport {
+    /// Diagnostics that are problems (not notes).
+    pub fn problems(&self) -> usize {
+        self.diagnostics.iter().filter(|d| !d.is_note()).count()
+    }
+}
+
+/// Parses the manifest's sources and writes the SAF.
+pub fn parse(m: &Manifest) -> Result<ParseReport> {
+    let started = Instant::now();
+    let project = crate::project::load(m)?;
+    let saf = crate::saf::build(m, &project);
+    let saf_path = m.saf_path();
+    crate::store::write_state_file(&saf_path, saf.to_toml().as_bytes())?;
+    let methods = saf.classes.iter().map(|c| c.methods.len()).sum();
+    let selected_methods = (saf.classes.iter())
+        .flat_map(|c| &c.methods)
+        .filter(|x| x.selected && x.annotatable)
+        .count();
+    let selected_classes = (saf.classes.iter())
+        .filter(|c| c.selected && c.annotatable)
+        .count();
+    Ok(ParseReport {
+        diagnostics: project.diagnostics,
+        files: saf.files.len(),
+        classes: saf.classes.len(),
+        selected_classes,
+        methods,
+        selected_methods,
+        saf_path,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// What `revy annotate` did.
+#[derive(Debug)]
+pub struct AnnotateReport {
+    pub mode: Mode,
+    pub summary: Summary,
+}
+
+impl AnnotateReport {
+    /// Whether anything selected was left alone (exit 1).
+    pub fn has_problems(&self) -> bool {
+        !self.summary.skipped.is_empty() || self.summary.parse_problems > 0
+    }
+}
+
+/// Annotates the SAF's selection. The flag says whether the tree may have been written to
+/// (then it must be restored), also when the result is an error.
+pub fn annotate(m: &Manifest, mode: Mode) -> (bool, Result<AnnotateReport>) {
+    let (plan, summary) = match crate::annotate::plan(m, mode) {
+        Ok(x) => x,
+        Err(e) => return (false, Err(e)),
+    };
+    if plan.files.is_empty() {
+        let e = Error::Problems(format!(
+            "{}: nothing selected can be instrumented; check [annotate] include/exclude and `revy parse` output",
+            m.path.display()
+        ));
+        return (false, Err(e));
+    }
+    let r = crate::store::commit(m, &plan);
+    // A failed commit may have written part of the plan: the journal says so.
+    let touched = r.is_ok() || matches!(crate::store::load_state(m), Ok(Some(_)));
+    (touched, r.map(|_| AnnotateReport { mode, summary }))
+}

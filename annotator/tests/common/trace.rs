@@ -1,0 +1,190 @@
+//! The tests' own decoder of compact traces (`.rvt`, docs/trace-format.md), written from
+//! the format document rather than with the library's reader, so the runtimes are checked
+//! against the spec. It asserts the structure while decoding: `H` first, `M` after its `C`,
+//! every event's class or method defined before use, time never going back within a block,
+//! block lengths and counts exact.
+
+use std::collections::HashMap;
+
+/// Event kinds (the byte before each event in a `B` block).
+pub const CRT: u8 = 1;
+pub const DST: u8 = 2;
+pub const START: u8 = 3;
+pub const END: u8 = 4;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ev {
+    Crt { cls: u64, oid: u64, size: u64 },
+    Dst { cls: u64, oid: u64 },
+    Start { mth: u64, oid: u64, size: u64 },
+    End { mth: u64, oid: u64 },
+}
+
+impl Ev {
+    pub fn kind(&self) -> u8 {
+        match self {
+            Ev::Crt { .. } => CRT,
+            Ev::Dst { .. } => DST,
+            Ev::Start { .. } => START,
+            Ev::End { .. } => END,
+        }
+    }
+    /// The class id (Crt, Dst) or method id (Start, End).
+    pub fn id(&self) -> u64 {
+        match *self {
+            Ev::Crt { cls, .. } | Ev::Dst { cls, .. } => cls,
+            Ev::Start { mth, .. } | Ev::End { mth, .. } => mth,
+        }
+    }
+    pub fn oid(&self) -> u64 {
+        match *self {
+            Ev::Crt { oid, .. } | Ev::Dst { oid, .. } => oid,
+            Ev::Start { oid, .. } | Ev::End { oid, .. } => oid,
+        }
+    }
+    /// The size of a Crt or Start; 0 for the others.
+    pub fn size(&self) -> u64 {
+        match *self {
+            Ev::Crt { size, .. } | Ev::Start { size, .. } => size,
+            _ => 0,
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct Trace {
+    pub header: String,
+    pub classes: HashMap<u64, String>,
+    /// Method id → (class id, name, signature).
+    pub methods: HashMap<u64, (u64, String, String)>,
+    pub threads: HashMap<u64, String>,
+    /// (tid, time, event) in file order.
+    pub events: Vec<(u64, u64, Ev)>,
+    pub end: Option<u64>,
+    pub truncated: bool,
+}
+
+impl Trace {
+    /// The events as (tid, kind, id, oid, size, time) rows.
+    pub fn rows(&self) -> Vec<(u64, u8, u64, u64, u64, u64)> {
+        (self.events.iter())
+            .map(|&(tid, time, e)| (tid, e.kind(), e.id(), e.oid(), e.size(), time))
+            .collect()
+    }
+}
+
+struct Rd<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl Rd<'_> {
+    fn v(&mut self) -> u64 {
+        let (mut r, mut s) = (0u64, 0);
+        loop {
+            let x = self.b[self.i];
+            self.i += 1;
+            r |= ((x & 0x7f) as u64) << s;
+            s += 7;
+            if x < 0x80 {
+                return r;
+            }
+        }
+    }
+    fn z(&mut self) -> i64 {
+        let u = self.v();
+        ((u >> 1) as i64) ^ -((u & 1) as i64)
+    }
+    fn s(&mut self) -> String {
+        let n = self.v() as usize;
+        let t = String::from_utf8(self.b[self.i..self.i + n].to_vec()).unwrap();
+        self.i += n;
+        t
+    }
+    fn event(&mut self) -> Ev {
+        let kind = self.b[self.i];
+        self.i += 1;
+        match kind {
+            CRT => Ev::Crt {
+                cls: self.v(),
+                oid: self.v(),
+                size: self.v(),
+            },
+            DST => Ev::Dst {
+                cls: self.v(),
+                oid: self.v(),
+            },
+            START => Ev::Start {
+                mth: self.v(),
+                oid: self.v(),
+                size: self.v(),
+            },
+            END => Ev::End {
+                mth: self.v(),
+                oid: self.v(),
+            },
+            k => panic!("bad event kind {k}"),
+        }
+    }
+}
+
+pub fn decode(bytes: &[u8]) -> Trace {
+    assert_eq!(&bytes[..8], b"RVYTRC\x00\x01", "magic");
+    let mut r = Rd { b: bytes, i: 8 };
+    let mut t = Trace::default();
+    let mut first = true;
+    while r.i < bytes.len() {
+        let tag = bytes[r.i];
+        r.i += 1;
+        assert!(first == (tag == b'H'), "H must be the first record");
+        first = false;
+        match tag {
+            b'H' => t.header = r.s(),
+            b'C' => {
+                let id = r.v();
+                t.classes.insert(id, r.s());
+            }
+            b'M' => {
+                let id = r.v();
+                let cls = r.v();
+                let name = r.s();
+                let sgn = r.s();
+                assert!(t.classes.contains_key(&cls), "M before its C");
+                t.methods.insert(id, (cls, name, sgn));
+            }
+            b'N' => {
+                let id = r.v();
+                t.threads.insert(id, r.s());
+            }
+            b'T' => {
+                r.v();
+                t.truncated = true;
+            }
+            b'E' => t.end = Some(r.v()),
+            b'B' => block(&mut r, &mut t),
+            x => panic!("bad record tag {x:#x} at {}", r.i - 1),
+        }
+    }
+    t
+}
+
+fn block(r: &mut Rd, t: &mut Trace) {
+    let tid = r.v();
+    let mut time = r.v();
+    let count = r.v();
+    let len = r.v() as usize;
+    let end = r.i + len;
+    for _ in 0..count {
+        let ev = r.event();
+        let dt = r.z();
+        assert!(dt >= 0, "time goes back within a thread");
+        time = (time as i64 + dt) as u64;
+        let id = ev.id();
+        match ev.kind() {
+            CRT | DST => assert!(t.classes.contains_key(&id), "class {id} used before C"),
+            _ => assert!(t.methods.contains_key(&id), "method {id} used before M"),
+        }
+        t.events.push((tid, time, ev));
+    }
+    assert_eq!(r.i, end, "block length");
+}

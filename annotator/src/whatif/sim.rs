@@ -91,6 +91,8 @@ struct Exec {
 
 struct Queue {
     items: VecDeque<Task>,
+    /// Arrival time of the last message sent to it: a channel delivers in send order.
+    last_at: f64,
     workers: Vec<u32>,
 }
 
@@ -287,6 +289,7 @@ impl<'a> Sim<'a> {
         }
         self.queues.push(Queue {
             items: VecDeque::new(),
+            last_at: f64::NEG_INFINITY,
             workers: ws,
         });
         q
@@ -479,12 +482,13 @@ impl<'a> Sim<'a> {
                     }
                     Some(q) => {
                         let void = self.void(c);
-                        let e = &self.execs[xi];
+                        let qu = &mut self.queues[q as usize];
+                        qu.last_at = qu.last_at.max(self.now + self.p.there(cn.size));
                         let task = Task {
                             node: c,
                             reply: if void { NONE } else { x },
-                            cause: e.cause,
-                            at: self.now + self.p.there(cn.size),
+                            cause: self.execs[xi].cause,
+                            at: qu.last_at,
                         };
                         self.at(task.at, Ev::Arrive(q, task));
                         if void {
@@ -595,3 +599,7 @@ fn take(gap: f64, debt: &mut f64) -> f64 {
     *debt -= d;
     gap - d
 }
+
+#[cfg(test)]
+#[path = "sim_tests.rs"]
+mod tests;

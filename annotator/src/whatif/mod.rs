@@ -28,7 +28,7 @@ pub fn load(traces: &[PathBuf], compensate: bool, manifest: Option<&Path>) -> Re
     let saf = traces.first().and_then(|t| plan::find_saf(t, manifest));
     let unknown = match &saf {
         Some(p) => plan::apply_saf(&mut tree, &crate::saf::Saf::load(p)?),
-        None => tree.methods.len(),
+        None => tree.methods.iter().filter(|m| !m.name.is_empty()).count(),
     };
     if unknown > 0 {
         warnings.push(format!(

@@ -126,6 +126,10 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
         let about_meth = h
             .method
             .is_some_and(|m| judged_meth.contains(&m) || mostly_one_off_meth(m));
+        // Never advise on the entry point (`main`), whatever the observation.
+        let about_main = h
+            .method
+            .is_some_and(|m| a.methods[m as usize].method == "main");
         let about_class = class
             && (judged_class.contains(&h.subject)
                 || h.instance
@@ -133,7 +137,7 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
         let one_off = h
             .message
             .is_some_and(|m| a.messages.list.iter().any(|x| x.order == m && x.one_off));
-        !(advises && (about_inst || about_meth || about_class || one_off))
+        !about_main && !(advises && (about_inst || about_meth || about_class || one_off))
     });
     if pays.is_empty() && none.is_empty() {
         none.push(Hint::new(

@@ -16,8 +16,8 @@ use crate::whatif::{self, Loaded, Params, Plan};
 
 /// A replay must gain at least this much for a proposal.
 const PAYS: f64 = 1.05;
-/// Replaying costs a pass over every message; beyond this `revy whatif` is the tool.
-const MAX_MESSAGES: u64 = 5_000_000;
+/// Replaying holds every message in memory; beyond this `revy whatif` is the tool.
+const MAX_MESSAGES: u64 = 1_000_000;
 /// Candidates of each kind (classes, instances, methods) replayed at most.
 const PER_KIND: usize = 8;
 
@@ -42,7 +42,20 @@ struct Candidate {
 }
 
 pub fn add(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
-    if a.totals.messages > MAX_MESSAGES || a.totals.messages == 0 {
+    if a.totals.messages == 0 {
+        return Ok(());
+    }
+    if a.totals.messages > MAX_MESSAGES {
+        a.advice = Some(super::Advice {
+            cores: o.cores.unwrap_or(1),
+            handoff: 0.0,
+            candidates: 0,
+            notes: vec![format!(
+                "{} messages: too many to replay every candidate here; ask `revy whatif --active PATTERN` for the ones above",
+                a.totals.messages
+            )],
+            caveat: whatif::CAVEAT,
+        });
         return Ok(());
     }
     let loaded = whatif::load(&[path.to_path_buf()], o.compensate, None)?;
@@ -77,8 +90,10 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
             .collect(),
         caveat: whatif::CAVEAT,
     });
+    let base = whatif::baseline(&loaded, &p);
     for c in cands {
-        let w = whatif::predict(&loaded, &c.plan, &p, std::slice::from_ref(&c.subject));
+        let w =
+            whatif::predict_against(&loaded, &c.plan, &p, std::slice::from_ref(&c.subject), base);
         let h = judge(a, &loaded, &c, &w);
         judged_inst.extend(c.instance);
         judged_meth.extend(c.method);

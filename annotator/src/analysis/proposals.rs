@@ -225,7 +225,7 @@ fn candidates(a: &Analysis, o: &Options) -> Vec<Candidate> {
         })
         .filter(|(_, _, t)| above(*t))
         .collect();
-    classes.sort_by(|x, y| y.2.cmp(&x.2));
+    classes.sort_by_key(|c| std::cmp::Reverse(c.2));
     for (c, ids, t) in classes.into_iter().take(PER_KIND) {
         out.push(Candidate {
             subject: c.class.clone(),

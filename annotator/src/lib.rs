@@ -25,3 +25,4 @@ pub mod select;
 pub mod stages;
 pub mod store;
 pub mod trace;
+pub mod whatif;

@@ -50,6 +50,8 @@ enum Command {
     },
     /// Object call graph statistics and parallelisation hints.
     Analyze(AnalyzeArgs),
+    /// Predict the run time if classes, instances or methods became active objects.
+    Whatif(WhatifArgs),
     /// Write the self-contained HTML report.
     Report(ReportArgs),
     /// Export to Chrome trace JSON (Perfetto), Graphviz DOT, or folded stacks.
@@ -103,6 +105,41 @@ struct AnalyzeArgs {
     /// Rows per table in the text summary.
     #[arg(long, default_value_t = 15)]
     top: usize,
+    /// Cores the proposals are predicted for (default: this machine's).
+    #[arg(long)]
+    cores: Option<usize>,
+    /// Cost of one cross-thread message for the proposals, e.g. `5us` (default: measured).
+    #[arg(long)]
+    handoff: Option<String>,
+    /// Keep the probe cost in the times.
+    #[arg(long)]
+    no_compensate: bool,
+}
+
+#[derive(Args)]
+struct WhatifArgs {
+    /// The traces of one run (default: the newest trace of the manifest's project).
+    traces: Vec<PathBuf>,
+    /// What becomes active: `pkg.Class`, `ns::Class`, `Class#ID`, `Class.method`, `*.get*`.
+    #[arg(long, required = true, num_args = 1..)]
+    active: Vec<String>,
+    /// Cores of the machine to predict for (default: this machine's).
+    #[arg(long)]
+    cores: Option<usize>,
+    /// Cost of one cross-thread message, e.g. `5us` (default: measured on this machine).
+    #[arg(long)]
+    handoff: Option<String>,
+    /// Place the active objects on another machine this far away, e.g. `100us`.
+    #[arg(long)]
+    latency: Option<String>,
+    /// Bytes per second to that machine, e.g. `100MB/s`.
+    #[arg(long)]
+    bandwidth: Option<String>,
+    /// Keep the probe cost in the times.
+    #[arg(long)]
+    no_compensate: bool,
+    #[arg(long, value_enum, default_value = "text")]
+    format: OutputFormat,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -181,6 +218,7 @@ fn dispatch(cli: Cli) -> Result<()> {
             command: TraceCommand::Print { file },
         } => cmd_trace_print(&file),
         Command::Analyze(args) => cmd_analyze(&cli.manifest, args),
+        Command::Whatif(args) => cmd_whatif(&cli.manifest, args),
         Command::Report(args) => cmd_report(&cli.manifest, args),
         Command::Export(args) => cmd_export(&cli.manifest, args),
     }
@@ -233,10 +271,20 @@ fn cmd_analyze(manifest: &Path, args: AnalyzeArgs) -> Result<()> {
             "--threshold is a share of the total between 0 and 1 (e.g. 0.1)",
         ));
     }
+    if args.cores == Some(0) {
+        return Err(Error::input("--cores must be at least 1"));
+    }
     let opts = revy::analysis::Options {
         detail_cap: args.detail_cap,
         threshold_level: args.threshold,
         threshold_time: args.min_time,
+        compensate: !args.no_compensate,
+        cores: args.cores,
+        handoff_ns: args
+            .handoff
+            .as_deref()
+            .map(revy::whatif::parse_duration_ns)
+            .transpose()?,
         ..Default::default()
     };
     let a = revy::analysis::analyze_path_with(&path, &opts, &mut progress())?;
@@ -260,6 +308,68 @@ fn stdout_quiet(text: &str) -> Result<()> {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::io("<stdout>", e)),
         _ => Ok(()),
     }
+}
+
+/// The machine model of `revy whatif` / `analyze`: cores and handoff default to this
+/// machine's; returns it with where the handoff came from.
+fn machine(
+    unit: revy::trace::Unit,
+    cores: Option<usize>,
+    handoff: Option<&str>,
+    latency: Option<&str>,
+    bandwidth: Option<&str>,
+) -> Result<(revy::whatif::Params, &'static str)> {
+    use revy::whatif::{ns_to, parse_bandwidth, parse_duration_ns};
+    let cores = match cores {
+        Some(0) => return Err(Error::input("--cores must be at least 1")),
+        Some(n) => n,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let (handoff_ns, source) = match handoff {
+        Some(h) => (parse_duration_ns(h)?, "given"),
+        None => (revy::whatif::measure_handoff_ns(), "measured"),
+    };
+    let latency = latency.map(parse_duration_ns).transpose()?.unwrap_or(0.0);
+    let bandwidth = bandwidth.map(parse_bandwidth).transpose()?;
+    let params = revy::whatif::Params {
+        cores,
+        handoff: ns_to(unit, handoff_ns),
+        latency: ns_to(unit, latency),
+        // Bytes per second to bytes per trace unit.
+        bandwidth: bandwidth.map(|b| b * unit.micros() * 1e-6),
+    };
+    Ok((params, source))
+}
+
+fn cmd_whatif(manifest: &Path, args: WhatifArgs) -> Result<()> {
+    let traces = if args.traces.is_empty() {
+        vec![trace_or_newest(manifest, None)?]
+    } else {
+        args.traces
+    };
+    let loaded = revy::whatif::load(&traces, !args.no_compensate, Some(manifest))?;
+    let mut plan = revy::whatif::Plan::default();
+    for p in &args.active {
+        revy::whatif::plan::add_pattern(&loaded.tree, &mut plan, p)?;
+    }
+    let (params, source) = machine(
+        loaded.tree.unit(),
+        args.cores,
+        args.handoff.as_deref(),
+        args.latency.as_deref(),
+        args.bandwidth.as_deref(),
+    )?;
+    let mut w = revy::whatif::predict(&loaded, &plan, &params, &args.active);
+    w.handoff_source = source;
+    match args.format {
+        OutputFormat::Text => print!("{}", revy::whatif::render_text(&w)),
+        OutputFormat::Json => {
+            let json = serde_json::to_string_pretty(&w).map_err(|e| Error::input(e.to_string()))?;
+            stdout_quiet(&format!("{json}\n"))?;
+        }
+    }
+    print_warnings(&w.warnings);
+    Ok(())
 }
 
 fn cmd_report(manifest: &Path, args: ReportArgs) -> Result<()> {

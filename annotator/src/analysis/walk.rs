@@ -43,8 +43,11 @@ pub struct Frame {
     pub size: u64,
     /// Sum of the aggregates of the messages this one sent.
     pub child_agg: u64,
-    /// The callee with the largest aggregate: (method, receiver, aggregate).
+    /// The callee method holding most of the aggregate, summed over its calls from this
+    /// message: (method, receiver or `u32::MAX` when several, aggregate).
     pub heaviest: Option<(u32, u32, u64)>,
+    /// Messages nested in it, at any depth.
+    pub descendants: u64,
     /// A sink's own per-frame slot (e.g. a calling-context node).
     pub ctx: u32,
 }
@@ -73,6 +76,10 @@ pub struct ThreadState {
     pub tid: u64,
     pub root: u32,
     pub stack: Vec<Frame>,
+    /// Per open frame: aggregate per callee method (reused, so no allocation per message).
+    callees: Vec<Vec<(u32, u32, u64)>>,
+    /// Time of the thread's first timed event (its span starts here).
+    pub first_t: Option<u64>,
     pub last_t: u64,
     pub messages: u64,
     /// Sum of the aggregates of the thread's outermost messages.
@@ -135,6 +142,18 @@ impl ThreadState {
     }
 }
 
+impl ThreadState {
+    #[inline]
+    fn seen(&mut self, t: u64) {
+        self.first_t.get_or_insert(t);
+        self.last_t = t;
+    }
+    /// First to last event: the thread's share of the run.
+    pub fn span(&self) -> u64 {
+        self.first_t.map_or(0, |f| self.last_t.saturating_sub(f))
+    }
+}
+
 /// Counts of structural problems; reported, never fatal.
 #[derive(Debug, Default, Clone, Serialize)]
 pub struct Balance {
@@ -190,6 +209,8 @@ impl Walker {
                     tid,
                     root,
                     stack: Vec::new(),
+                    callees: Vec::new(),
+                    first_t: None,
                     last_t: 0,
                     messages: 0,
                     total: 0,
@@ -245,18 +266,19 @@ impl Walker {
             } => {
                 let th = self.thread(tid);
                 if let Some(t) = t {
-                    self.threads[th].last_t = t;
+                    self.threads[th].seen(t);
                 }
                 let i = self.instance(class, oid) as usize;
                 let inst = &mut self.instances[i];
                 inst.class = class; // the creation entry names the runtime class
-                inst.size = size.or(inst.size);
+                                    // The largest size logged: a derived part or a later runtime size.
+                inst.size = size.max(inst.size);
                 inst.created = t.or(inst.created);
             }
             Event::Destroy { class, oid, t, tid } => {
                 let th = self.thread(tid);
                 if let Some(t) = t {
-                    self.threads[th].last_t = t;
+                    self.threads[th].seen(t);
                 }
                 let last = self.threads[th].last_t;
                 let i = self.instance(class, oid) as usize;
@@ -273,7 +295,7 @@ impl Walker {
                 let class = names.method(method).map_or(u32::MAX, |m| m.class);
                 let receiver = self.instance(class, oid);
                 let state = &mut self.threads[th];
-                state.last_t = t;
+                state.seen(t);
                 let (sender, parent_ctx) = match state.stack.last() {
                     Some(top) => (top.receiver, Some(top.ctx)),
                     None => (state.root, None),
@@ -288,12 +310,17 @@ impl Walker {
                     size,
                     child_agg: 0,
                     heaviest: None,
+                    descendants: 0,
                     ctx: 0,
                 };
                 self.messages += 1;
                 state.messages += 1;
                 frame.ctx = sink.started(parent_ctx, th, &frame);
                 state.push(frame);
+                if state.callees.len() < state.stack.len() {
+                    state.callees.push(Vec::new());
+                }
+                state.callees[state.stack.len() - 1].clear();
                 self.max_depth = self.max_depth.max(state.stack.len());
             }
             Event::End {
@@ -303,7 +330,7 @@ impl Walker {
                 t,
             } => {
                 let th = self.thread(tid);
-                self.threads[th].last_t = t;
+                self.threads[th].seen(t);
                 let state = &mut self.threads[th];
                 let top = state.stack.last();
                 if top.is_some_and(|f| f.method == method && f.oid == oid) {
@@ -354,11 +381,28 @@ impl Walker {
         };
         let aggregate = end.saturating_sub(frame.start);
         let net = aggregate.saturating_sub(frame.child_agg);
+        let depth = state.stack.len();
         match state.stack.last_mut() {
             Some(parent) => {
                 parent.child_agg += aggregate;
-                if parent.heaviest.is_none_or(|h| aggregate > h.2) {
-                    parent.heaviest = Some((frame.method, frame.receiver, aggregate));
+                parent.descendants += 1 + frame.descendants;
+                let acc = &mut state.callees[depth - 1];
+                let at = match acc.iter().position(|c| c.0 == frame.method) {
+                    Some(i) => i,
+                    // Past 16 distinct callee methods the rest are not told apart.
+                    None if acc.len() < 16 => {
+                        acc.push((frame.method, frame.receiver, 0));
+                        acc.len() - 1
+                    }
+                    None => acc.len() - 1,
+                };
+                let c = &mut acc[at];
+                if c.1 != frame.receiver {
+                    c.1 = u32::MAX;
+                }
+                c.2 += aggregate;
+                if parent.heaviest.is_none_or(|h| c.2 > h.2 || h.0 == c.0) {
+                    parent.heaviest = Some(*c);
                 }
             }
             None => state.total += aggregate,

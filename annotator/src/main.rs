@@ -50,6 +50,8 @@ enum Command {
     },
     /// Object call graph statistics and parallelisation hints.
     Analyze(AnalyzeArgs),
+    /// Predict the run time if classes, instances or methods became active objects.
+    Whatif(WhatifArgs),
     /// Write the self-contained HTML report.
     Report(ReportArgs),
     /// Export to Chrome trace JSON (Perfetto), Graphviz DOT, or folded stacks.
@@ -105,6 +107,32 @@ struct AnalyzeArgs {
     top: usize,
 }
 
+#[derive(Args)]
+struct WhatifArgs {
+    /// The traces of one run (default: the newest trace of the manifest's project).
+    traces: Vec<PathBuf>,
+    /// What becomes active: `pkg.Class`, `ns::Class`, `Class#ID`, `Class.method`, `*.get*`.
+    #[arg(long, required = true, num_args = 1..)]
+    active: Vec<String>,
+    /// Cores of the machine to predict for (default: this machine's).
+    #[arg(long)]
+    cores: Option<usize>,
+    /// Cost of one cross-thread message, e.g. `5us` (default: measured on this machine).
+    #[arg(long)]
+    handoff: Option<String>,
+    /// Place the active objects on another machine this far away, e.g. `100us`.
+    #[arg(long)]
+    latency: Option<String>,
+    /// Bytes per second to that machine, e.g. `100MB/s`.
+    #[arg(long)]
+    bandwidth: Option<String>,
+    /// Keep the probe cost in the times.
+    #[arg(long)]
+    no_compensate: bool,
+    #[arg(long, value_enum, default_value = "text")]
+    format: OutputFormat,
+}
+
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum OutputFormat {
     Text,
@@ -158,6 +186,7 @@ fn dispatch(cli: Cli) -> Result<u8> {
             command: TraceCommand::Print { file },
         } => trace_print(&file),
         Command::Analyze(args) => analyze(&cli.manifest, args),
+        Command::Whatif(args) => whatif(&cli.manifest, args),
         Command::Report(args) => report(&cli.manifest, args),
         Command::Export(args) => export(&cli.manifest, args),
     }
@@ -229,6 +258,70 @@ fn analyze(manifest: &Path, args: AnalyzeArgs) -> Result<u8> {
                 eprintln!("revy: warning: {w}");
             }
         }
+    }
+    Ok(0)
+}
+
+/// The machine model of `revy whatif` / `analyze`: cores and handoff default to this
+/// machine's; returns it with where the handoff came from.
+fn machine(
+    unit: revy::trace::Unit,
+    cores: Option<usize>,
+    handoff: Option<&str>,
+    latency: Option<&str>,
+    bandwidth: Option<&str>,
+) -> Result<(revy::whatif::Params, &'static str)> {
+    use revy::whatif::{ns_to, parse_bandwidth, parse_duration_ns};
+    let cores = match cores {
+        Some(0) => return Err(Error::input("--cores must be at least 1")),
+        Some(n) => n,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let (handoff_ns, source) = match handoff {
+        Some(h) => (parse_duration_ns(h)?, "given"),
+        None => (revy::whatif::measure_handoff_ns(), "measured"),
+    };
+    let latency = latency.map(parse_duration_ns).transpose()?.unwrap_or(0.0);
+    let bandwidth = bandwidth.map(parse_bandwidth).transpose()?;
+    let params = revy::whatif::Params {
+        cores,
+        handoff: ns_to(unit, handoff_ns),
+        latency: ns_to(unit, latency),
+        // Bytes per second to bytes per trace unit.
+        bandwidth: bandwidth.map(|b| b * unit.micros() * 1e-6),
+    };
+    Ok((params, source))
+}
+
+fn whatif(manifest: &Path, args: WhatifArgs) -> Result<u8> {
+    let traces = if args.traces.is_empty() {
+        vec![trace_or_newest(manifest, None)?]
+    } else {
+        args.traces
+    };
+    let loaded = revy::whatif::load(&traces, !args.no_compensate, Some(manifest))?;
+    let mut plan = revy::whatif::Plan::default();
+    for p in &args.active {
+        revy::whatif::plan::add_pattern(&loaded.tree, &mut plan, p)?;
+    }
+    let (params, source) = machine(
+        loaded.tree.unit(),
+        args.cores,
+        args.handoff.as_deref(),
+        args.latency.as_deref(),
+        args.bandwidth.as_deref(),
+    )?;
+    let mut w = revy::whatif::predict(&loaded, &plan, &params, &args.active);
+    w.handoff_source = source;
+    match args.format {
+        OutputFormat::Text => print!("{}", revy::whatif::render_text(&w)),
+        OutputFormat::Json => {
+            let json = serde_json::to_string_pretty(&w).map_err(|e| Error::input(e.to_string()))?;
+            println!("{json}");
+        }
+    }
+    for x in &w.warnings {
+        eprintln!("revy: warning: {x}");
     }
     Ok(0)
 }

@@ -73,10 +73,24 @@ pub struct ThreadState {
     pub tid: u64,
     pub root: u32,
     pub stack: Vec<Frame>,
+    /// Time of the thread's first timed event (its span starts here).
+    pub first_t: Option<u64>,
     pub last_t: u64,
     pub messages: u64,
     /// Sum of the aggregates of the thread's outermost messages.
     pub total: u64,
+}
+
+impl ThreadState {
+    #[inline]
+    fn seen(&mut self, t: u64) {
+        self.first_t.get_or_insert(t);
+        self.last_t = t;
+    }
+    /// First to last event: the thread's share of the run.
+    pub fn span(&self) -> u64 {
+        self.first_t.map_or(0, |f| self.last_t.saturating_sub(f))
+    }
 }
 
 /// Counts of structural problems; reported, never fatal.
@@ -134,6 +148,7 @@ impl Walker {
                     tid,
                     root,
                     stack: Vec::new(),
+                    first_t: None,
                     last_t: 0,
                     messages: 0,
                     total: 0,
@@ -187,7 +202,7 @@ impl Walker {
             } => {
                 let th = self.thread(tid);
                 if let Some(t) = t {
-                    self.threads[th].last_t = t;
+                    self.threads[th].seen(t);
                 }
                 let i = self.instance(class, oid) as usize;
                 let inst = &mut self.instances[i];
@@ -198,7 +213,7 @@ impl Walker {
             Event::Destroy { class, oid, t, tid } => {
                 let th = self.thread(tid);
                 if let Some(t) = t {
-                    self.threads[th].last_t = t;
+                    self.threads[th].seen(t);
                 }
                 let last = self.threads[th].last_t;
                 let i = self.instance(class, oid) as usize;
@@ -215,7 +230,7 @@ impl Walker {
                 let class = names.method(method).map_or(u32::MAX, |m| m.class);
                 let receiver = self.instance(class, oid);
                 let state = &mut self.threads[th];
-                state.last_t = t;
+                state.seen(t);
                 let (sender, parent_ctx) = match state.stack.last() {
                     Some(top) => (top.receiver, Some(top.ctx)),
                     None => (state.root, None),
@@ -245,7 +260,7 @@ impl Walker {
                 t,
             } => {
                 let th = self.thread(tid);
-                self.threads[th].last_t = t;
+                self.threads[th].seen(t);
                 let stack = &self.threads[th].stack;
                 let matches = |f: &Frame| f.method == method && f.oid == oid;
                 if stack.last().is_some_and(matches) {

@@ -1,0 +1,437 @@
+//! `revy whatif`: predicts run time and speedup if named classes, instances or methods
+//! became active objects (SPEC §8.1), by replaying the recorded message tree
+//! (`tree.rs`) under the change (`plan.rs`) on a machine model (`sim.rs`).
+
+pub mod plan;
+pub mod sim;
+pub mod tree;
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::trace::Unit;
+pub use plan::Plan;
+pub use sim::Params;
+pub use tree::Tree;
+
+pub const SCHEMA: &str = "revy-whatif/1";
+
+/// The statement every prediction carries.
+pub const CAVEAT: &str = "the prediction holds only if the change is free of data races: shared state the trace cannot see is assumed safe, and the program's own synchronisation is not replayed";
+
+/// Read traces into a tree and learn which methods return nothing from the project's SAF.
+pub fn load(traces: &[PathBuf], compensate: bool, manifest: Option<&Path>) -> Result<Loaded> {
+    let mut tree = Tree::load(traces, compensate)?;
+    let mut warnings = Vec::new();
+    let saf = traces.first().and_then(|t| plan::find_saf(t, manifest));
+    let unknown = match &saf {
+        Some(p) => plan::apply_saf(&mut tree, &crate::saf::Saf::load(p)?),
+        None => tree.methods.len(),
+    };
+    if unknown > 0 {
+        warnings.push(format!(
+            "{unknown} method(s) of the trace have no known return type ({}); they are taken to return a value, so their callers wait",
+            match &saf {
+                Some(p) => format!("not in {}", p.display()),
+                None => "no .revy/saf.toml found beside the trace or the manifest; run `revy parse`".into(),
+            }
+        ));
+    }
+    if compensate && !tree.probe_found && tree.messages() > 0 {
+        warnings.push(
+            "the trace header has no probe cost (probe_ns=): times are not compensated".into(),
+        );
+    }
+    let agg = sim::compensated_aggregates(&tree);
+    Ok(Loaded {
+        tree,
+        agg,
+        warnings,
+    })
+}
+
+/// A tree ready for replays.
+pub struct Loaded {
+    pub tree: Tree,
+    /// Compensated aggregate time of each node.
+    pub agg: Vec<f64>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Step {
+    pub thread: String,
+    /// The message holding most of this stretch's work.
+    pub message: String,
+    pub start: f64,
+    pub end: f64,
+    pub work: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ThreadUse {
+    pub thread: String,
+    pub busy: f64,
+    pub idle: f64,
+    pub messages: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Wait {
+    pub thread: String,
+    pub waited_for: String,
+    pub time: f64,
+}
+
+/// Where distribution stops paying (with `--latency`/`--bandwidth`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Distribution {
+    pub latency: f64,
+    pub bandwidth_bytes_per_s: Option<f64>,
+    /// Mean message size of the messages sent to the active objects.
+    pub mean_message_bytes: f64,
+    /// Mean work per message they carry (compensated aggregate).
+    pub mean_message_work: f64,
+    /// Their granularity: work per byte.
+    pub granularity: f64,
+    /// Below this work per byte a message costs more to ship than it computes.
+    pub granularity_threshold: f64,
+    pub pays: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct WhatIf {
+    pub schema: &'static str,
+    pub traces: Vec<String>,
+    pub active: Vec<String>,
+    pub active_instances: usize,
+    pub active_methods: Vec<String>,
+    pub unit: &'static str,
+    pub cores: usize,
+    pub handoff: f64,
+    /// `measured` on this machine or `given`.
+    pub handoff_source: &'static str,
+    pub compensated: bool,
+    pub baseline_time: f64,
+    pub predicted_time: f64,
+    pub predicted_speedup: f64,
+    pub critical_path: Vec<Step>,
+    pub threads: Vec<ThreadUse>,
+    pub waits: Vec<Wait>,
+    pub asynchronous_messages: u64,
+    pub synchronous_messages: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub distribution: Option<Distribution>,
+    pub deadlock: Vec<String>,
+    pub caveat: &'static str,
+    pub warnings: Vec<String>,
+}
+
+/// Baseline and predicted replay of `plan`; `patterns` only label the output.
+pub fn predict(l: &Loaded, plan: &Plan, p: &Params, patterns: &[String]) -> WhatIf {
+    let t = &l.tree;
+    let base = sim::replay(t, &Plan::default(), p, &l.agg);
+    let out = sim::replay(t, plan, p, &l.agg);
+    let mut methods: Vec<String> = plan
+        .methods
+        .iter()
+        .map(|&m| {
+            let m = &t.methods[m as usize];
+            format!("{}.{}", m.class, m.name)
+        })
+        .collect();
+    methods.sort();
+    methods.dedup();
+    let predicted = out.time;
+    let speedup = if predicted > 0.0 {
+        base.time / predicted
+    } else {
+        1.0
+    };
+    let remote = p.latency > 0.0 || p.bandwidth.is_some();
+    WhatIf {
+        schema: SCHEMA,
+        traces: t.paths.iter().map(|p| p.display().to_string()).collect(),
+        active: patterns.to_vec(),
+        active_instances: plan.instances.len(),
+        active_methods: methods,
+        unit: t.unit().as_str(),
+        cores: p.cores,
+        handoff: p.handoff,
+        handoff_source: "given",
+        compensated: t.threads.iter().any(|th| th.probe > 0.0),
+        baseline_time: base.time,
+        predicted_time: predicted,
+        predicted_speedup: speedup,
+        critical_path: steps(t, &out),
+        threads: out
+            .execs
+            .iter()
+            .map(|e| ThreadUse {
+                thread: e.label.clone(),
+                busy: e.busy,
+                idle: (predicted - e.busy).max(0.0),
+                messages: e.messages,
+            })
+            .collect(),
+        waits: waits(t, &out),
+        asynchronous_messages: out.async_sends,
+        synchronous_messages: out.sync_sends,
+        distribution: remote.then(|| distribution(l, plan, p)),
+        deadlock: out.deadlocked,
+        caveat: CAVEAT,
+        warnings: l.warnings.clone(),
+    }
+}
+
+/// The critical path as stretches of one thread each (at most 50, the heaviest kept).
+fn steps(t: &Tree, o: &sim::Outcome) -> Vec<Step> {
+    let t_label = |s: &sim::Seg| o.execs[s.exec as usize].label.clone();
+    let mut out: Vec<(Step, f64)> = Vec::new();
+    for s in &o.critical {
+        let label = || t.node_label(s.node);
+        match out.last_mut() {
+            Some((st, best)) if st.thread == t_label(s) => {
+                st.end = s.t1;
+                st.work += s.work;
+                if s.work > *best {
+                    *best = s.work;
+                    st.message = label();
+                }
+            }
+            _ => out.push((
+                Step {
+                    thread: t_label(s),
+                    message: label(),
+                    start: s.t0,
+                    end: s.t1,
+                    work: s.work,
+                },
+                s.work,
+            )),
+        }
+    }
+    if out.len() > 50 {
+        let mut by_work: Vec<usize> = (0..out.len()).collect();
+        by_work.sort_by(|&a, &b| out[b].0.work.total_cmp(&out[a].0.work));
+        let mut keep = vec![false; out.len()];
+        for &i in &by_work[..50] {
+            keep[i] = true;
+        }
+        let mut k = 0;
+        out.retain(|_| {
+            k += 1;
+            keep[k - 1]
+        });
+    }
+    out.into_iter().map(|(s, _)| s).collect()
+}
+
+fn waits(t: &Tree, o: &sim::Outcome) -> Vec<Wait> {
+    let mut w: Vec<&sim::WaitOut> = o.waits.iter().collect();
+    w.sort_by(|a, b| b.time.total_cmp(&a.time));
+    w.into_iter()
+        .take(5)
+        .map(|x| Wait {
+            thread: o.execs[x.exec as usize].label.clone(),
+            waited_for: t.node_label(x.node),
+            time: x.time,
+        })
+        .collect()
+}
+
+fn distribution(l: &Loaded, plan: &Plan, p: &Params) -> Distribution {
+    let t = &l.tree;
+    let (mut n, mut bytes, mut work) = (0u64, 0u64, 0.0);
+    for (i, node) in t.nodes.iter().enumerate() {
+        let active = node.method != tree::NONE
+            && (plan.instances.contains(&node.receiver) || plan.methods.contains(&node.method));
+        let parent_active = node.parent != tree::NONE && {
+            let pn = &t.nodes[node.parent as usize];
+            pn.receiver == node.receiver && plan.instances.contains(&pn.receiver)
+        };
+        if active && !parent_active {
+            n += 1;
+            bytes += node.size;
+            work += l.agg[i];
+        }
+    }
+    let nf = n.max(1) as f64;
+    let mean_bytes = bytes as f64 / nf;
+    let mean_work = work / nf;
+    // A round trip: latency both ways, the arguments' transfer, two handoffs.
+    let per_message = 2.0 * p.latency + 2.0 * p.handoff;
+    let per_byte = p.bandwidth.map_or(0.0, |b| 1.0 / b);
+    let threshold = per_message / mean_bytes.max(1.0) + per_byte;
+    let granularity = mean_work / mean_bytes.max(1.0);
+    Distribution {
+        latency: p.latency,
+        bandwidth_bytes_per_s: p.bandwidth.map(|b| b / (t.unit().micros() * 1e-6)),
+        mean_message_bytes: mean_bytes,
+        mean_message_work: mean_work,
+        granularity,
+        granularity_threshold: threshold,
+        pays: granularity > threshold,
+    }
+}
+
+/// A duration such as `5us`, `1.5ms`, `200ns`, `0` (nanoseconds when no unit).
+pub fn parse_duration_ns(s: &str) -> Result<f64> {
+    let s = s.trim();
+    let split = s
+        .find(|c: char| c.is_ascii_alphabetic() || c == 'µ')
+        .unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let x: f64 = num.trim().parse().map_err(|_| {
+        Error::input(format!(
+            "{s}: a duration is a number and a unit: 5us, 1.5ms, 200ns"
+        ))
+    })?;
+    let f = match unit.trim() {
+        "" | "ns" => 1.0,
+        "us" | "µs" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        u => {
+            return Err(Error::input(format!(
+                "{s}: unknown time unit `{u}` (use ns, us, ms or s)"
+            )))
+        }
+    };
+    if !(x >= 0.0 && x.is_finite()) {
+        return Err(Error::input(format!("{s}: a duration cannot be negative")));
+    }
+    Ok(x * f)
+}
+
+/// A bandwidth in bytes per second: `1e9`, `100MB/s`, `1GB/s`, `500KB/s` (decimal units).
+pub fn parse_bandwidth(s: &str) -> Result<f64> {
+    let t = s.trim().trim_end_matches("/s").trim_end_matches(['B', 'b']);
+    let (num, f) = match t.chars().last() {
+        Some('K' | 'k') => (&t[..t.len() - 1], 1e3),
+        Some('M') => (&t[..t.len() - 1], 1e6),
+        Some('G') => (&t[..t.len() - 1], 1e9),
+        _ => (t, 1.0),
+    };
+    match num.trim().parse::<f64>() {
+        Ok(x) if x > 0.0 && x.is_finite() => Ok(x * f),
+        _ => Err(Error::input(format!(
+            "{s}: a bandwidth is bytes per second: 1e9, 100MB/s, 1GB/s"
+        ))),
+    }
+}
+
+/// Nanoseconds to the tree's unit.
+pub fn ns_to(unit: Unit, ns: f64) -> f64 {
+    ns * Unit::Ns.micros() / unit.micros()
+}
+
+/// One-way handoff between two threads on this machine (mutex + condition variable
+/// ping-pong, the median of a few hundred round trips, halved), in nanoseconds.
+pub fn measure_handoff_ns() -> f64 {
+    use std::sync::{Arc, Condvar, Mutex};
+    use std::time::Instant;
+    const ROUNDS: usize = 300;
+    let pair = Arc::new((Mutex::new(0u64), Condvar::new()));
+    let other = Arc::clone(&pair);
+    let echo = std::thread::spawn(move || {
+        let (m, cv) = &*other;
+        let mut g = m.lock().unwrap_or_else(|e| e.into_inner());
+        for i in 0..ROUNDS as u64 {
+            while *g != 2 * i + 1 {
+                g = cv.wait(g).unwrap_or_else(|e| e.into_inner());
+            }
+            *g += 1;
+            cv.notify_one();
+        }
+    });
+    let (m, cv) = &*pair;
+    let mut rtt = Vec::with_capacity(ROUNDS);
+    for i in 0..ROUNDS as u64 {
+        let t0 = Instant::now();
+        let mut g = m.lock().unwrap_or_else(|e| e.into_inner());
+        *g = 2 * i + 1;
+        cv.notify_one();
+        while *g != 2 * i + 2 {
+            g = cv.wait(g).unwrap_or_else(|e| e.into_inner());
+        }
+        drop(g);
+        rtt.push(t0.elapsed().as_nanos() as f64);
+    }
+    let _ = echo.join();
+    rtt.sort_by(f64::total_cmp);
+    rtt[ROUNDS / 2] / 2.0
+}
+
+/// Text summary of a prediction.
+pub fn render_text(w: &WhatIf) -> String {
+    use std::fmt::Write;
+    let u = w.unit;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "what if {} became active ({} instance(s){}), on {} core(s), handoff {:.3} {u} ({}):",
+        w.active.join(", "),
+        w.active_instances,
+        if w.active_methods.is_empty() {
+            String::new()
+        } else {
+            format!(", methods {}", w.active_methods.join(", "))
+        },
+        w.cores,
+        w.handoff,
+        w.handoff_source
+    );
+    let _ = writeln!(
+        s,
+        "  baseline  {:.3} {u}\n  predicted {:.3} {u}\n  speedup   {:.2}×",
+        w.baseline_time, w.predicted_time, w.predicted_speedup
+    );
+    let _ = writeln!(
+        s,
+        "  {} asynchronous and {} synchronous cross-thread message(s)",
+        w.asynchronous_messages, w.synchronous_messages
+    );
+    if let Some(d) = &w.distribution {
+        let _ = writeln!(s, "  distribution: messages carry {:.1} bytes and {:.3} {u} of work on average = {:.4} {u}/byte; below {:.4} {u}/byte shipping costs more than it computes: {}",
+            d.mean_message_bytes, d.mean_message_work, d.granularity, d.granularity_threshold,
+            if d.pays { "these pay" } else { "these lose" });
+    }
+    let _ = writeln!(s, "threads:");
+    for t in &w.threads {
+        let _ = writeln!(
+            s,
+            "  {:<32} busy {:>12.3} {u}  idle {:>12.3} {u}  messages {}",
+            t.thread, t.busy, t.idle, t.messages
+        );
+    }
+    let _ = writeln!(s, "critical path:");
+    for st in &w.critical_path {
+        let _ = writeln!(
+            s,
+            "  {:>12.3}–{:<12.3} {u} {:<28} {:.3} {u} of work, mostly {}",
+            st.start, st.end, st.thread, st.work, st.message
+        );
+    }
+    if !w.waits.is_empty() {
+        let _ = writeln!(s, "largest waits:");
+        for x in &w.waits {
+            let _ = writeln!(
+                s,
+                "  {} waited {:.3} {u} for {}",
+                x.thread, x.time, x.waited_for
+            );
+        }
+    }
+    if !w.deadlock.is_empty() {
+        let _ = writeln!(
+            s,
+            "DEADLOCK: still waiting at the end: {}",
+            w.deadlock.join(", ")
+        );
+    }
+    let _ = writeln!(s, "note: {}", w.caveat);
+    s
+}

@@ -1,0 +1,131 @@
+//! What becomes active: manifest-style patterns (`pkg.Class`, `ns::Class`, `Class.method`,
+//! `*.get*`) or one instance (`Class#ID`) resolved against a tree; and which methods return
+//! nothing, read from the SAF beside the trace's project.
+
+use std::path::{Path, PathBuf};
+
+use globset::Glob;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::tree::{InstInfo, Tree};
+use crate::analysis::walk::InstKind;
+use crate::error::{Error, Result};
+use crate::saf::Saf;
+
+/// The proposed change: instances that get their own thread, methods whose calls become
+/// tasks on a pool.
+#[derive(Debug, Clone, Default)]
+pub struct Plan {
+    pub instances: FxHashSet<u32>,
+    pub methods: FxHashSet<u32>,
+}
+
+impl Plan {
+    pub fn is_empty(&self) -> bool {
+        self.instances.is_empty() && self.methods.is_empty()
+    }
+}
+
+fn simple(name: &str) -> &str {
+    name.rsplit(['.', ':']).next().unwrap_or(name)
+}
+
+fn class_matches(g: &globset::GlobMatcher, class: &str) -> bool {
+    g.is_match(class) || g.is_match(simple(class))
+}
+
+fn method_matches(g: &globset::GlobMatcher, class: &str, method: &str) -> bool {
+    [class, simple(class)]
+        .iter()
+        .any(|c| g.is_match(format!("{c}.{method}")) || g.is_match(format!("{c}::{method}")))
+}
+
+/// Add what `pattern` names to `plan`; an error when it names nothing in the trace.
+pub fn add_pattern(tree: &Tree, plan: &mut Plan, pattern: &str) -> Result<()> {
+    let bad = |why: &str| Error::input(format!("--active {pattern}: {why}"));
+    if let Some((class, id)) = pattern.rsplit_once('#') {
+        let oid: u64 = id
+            .parse()
+            .map_err(|_| bad("an instance is `Class#ID` with a numeric ID (see `revy analyze`)"))?;
+        let found: Vec<u32> = (0..tree.instances.len() as u32)
+            .filter(|&i| {
+                let x: &InstInfo = &tree.instances[i as usize];
+                x.kind == InstKind::Object
+                    && x.oid == oid
+                    && x.class
+                        .as_deref()
+                        .is_some_and(|c| c == class || simple(c) == class)
+            })
+            .collect();
+        if found.is_empty() {
+            return Err(bad(
+                "no such instance in the trace (see `revy analyze` for instance IDs)",
+            ));
+        }
+        plan.instances.extend(found);
+        return Ok(());
+    }
+    let g = Glob::new(pattern)
+        .map_err(|e| bad(&format!("not a valid pattern ({e})")))?
+        .compile_matcher();
+    let before = plan.instances.len();
+    for (i, x) in tree.instances.iter().enumerate() {
+        if let (InstKind::Object | InstKind::Class, Some(c)) = (x.kind, &x.class) {
+            if class_matches(&g, c) {
+                plan.instances.insert(i as u32);
+            }
+        }
+    }
+    if plan.instances.len() > before {
+        return Ok(());
+    }
+    let before = plan.methods.len();
+    for (i, m) in tree.methods.iter().enumerate() {
+        if method_matches(&g, &m.class, &m.name) {
+            plan.methods.insert(i as u32);
+        }
+    }
+    if plan.methods.len() == before {
+        return Err(bad(
+            "matches no class, instance or method in the trace (names as `revy analyze` prints them)",
+        ));
+    }
+    Ok(())
+}
+
+/// The SAF of the project a trace belongs to: `.revy/saf.toml` in the trace's folder or
+/// one above it (traces live in `.revy/traces/` by default), else beside `manifest`.
+pub fn find_saf(trace: &Path, manifest: Option<&Path>) -> Option<PathBuf> {
+    let abs = std::fs::canonicalize(trace).ok()?;
+    let mut dirs: Vec<PathBuf> = abs.ancestors().skip(1).map(Path::to_path_buf).collect();
+    if let Some(m) = manifest.and_then(|m| std::fs::canonicalize(m).ok()) {
+        dirs.extend(m.parent().map(Path::to_path_buf));
+    }
+    dirs.into_iter().find_map(|d| {
+        [d.join("saf.toml"), d.join(".revy/saf.toml")]
+            .into_iter()
+            .find(|p| p.is_file())
+    })
+}
+
+/// Mark each method of the tree void or not from the SAF (by class, name and signature).
+/// Returns how many methods stay unknown.
+pub fn apply_saf(tree: &mut Tree, saf: &Saf) -> usize {
+    let mut ret: FxHashMap<(&str, &str, &str), bool> = FxHashMap::default();
+    for c in &saf.classes {
+        for m in &c.methods {
+            let void = m.ret.as_deref() == Some("void") && m.ret_dim == 0;
+            ret.insert((c.qname.as_str(), m.name.as_str(), m.sgn.as_str()), void);
+        }
+    }
+    let mut unknown = 0;
+    for m in &mut tree.methods {
+        if m.void.is_none() {
+            m.void = ret
+                .get(&(m.class.as_str(), m.name.as_str(), m.signature.as_str()))
+                .copied();
+        }
+        unknown += m.void.is_none() as usize;
+    }
+    unknown
+}

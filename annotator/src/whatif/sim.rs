@@ -1,0 +1,605 @@
+//! The active-object replay (SPEC §8.1): a discrete-event simulation over the recorded
+//! message tree. Each thread of the run, each active instance and a pool for active methods
+//! is an executor; a message to an active receiver from another executor is queued on it
+//! (FIFO, send order), the sender goes on at once when the method returns nothing and waits
+//! for the result otherwise. At most `cores` executors run at once: when more are runnable
+//! they share the cores equally (processor sharing, as time slicing does), tracked with a
+//! virtual-work clock so each step costs a heap operation.
+
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BinaryHeap, VecDeque};
+
+use rustc_hash::FxHashMap;
+
+use super::plan::Plan;
+use super::tree::{Tree, NONE};
+
+const EPS: f64 = 1e-9;
+
+/// Machine model of the prediction, times in the tree's unit.
+#[derive(Debug, Clone)]
+pub struct Params {
+    pub cores: usize,
+    /// Cost of one cross-thread message: CPU for the sender of an asynchronous message,
+    /// wake-up delay for an idle receiver and for a sender waiting on a result.
+    pub handoff: f64,
+    /// Placing active objects on another machine: per-message latency (each way)...
+    pub latency: f64,
+    /// ... and bytes per time unit (`None`: infinitely fast).
+    pub bandwidth: Option<f64>,
+}
+
+impl Params {
+    fn there(&self, bytes: u64) -> f64 {
+        self.latency + self.bandwidth.map_or(0.0, |b| bytes as f64 / b)
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, PartialOrd)]
+struct F(f64);
+impl Eq for F {}
+impl Ord for F {
+    fn cmp(&self, o: &Self) -> Ordering {
+        self.0.total_cmp(&o.0)
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum State {
+    Idle,
+    Waking,
+    Running,
+    Waiting,
+    Off,
+}
+
+struct Cursor {
+    node: u32,
+    next: u32,
+    pos: f64,
+    /// Probe cost still to take off this message's own time.
+    debt: f64,
+    /// Executor waiting for this message's result.
+    reply: u32,
+}
+
+#[derive(Clone, Copy)]
+struct Task {
+    node: u32,
+    reply: u32,
+    cause: u32,
+    at: f64,
+}
+
+struct Exec {
+    label: String,
+    queue: u32,
+    stack: Vec<Cursor>,
+    state: State,
+    busy: f64,
+    tasks: u64,
+    /// Last finished segment (for the critical path) and its end time.
+    cause: u32,
+    cause_t: f64,
+    waiting_on: u32,
+    wait_since: f64,
+    wait_for: u32,
+    pending: f64,
+    seg_start: f64,
+    seg_node: u32,
+}
+
+struct Queue {
+    items: VecDeque<Task>,
+    /// Arrival time of the last message sent to it: a channel delivers in send order.
+    last_at: f64,
+    workers: Vec<u32>,
+}
+
+enum Ev {
+    Start(u32),
+    Arrive(u32, Task),
+    Wake(u32),
+    Result(u32, u32),
+}
+
+/// A stretch of work of one executor, linked to what enabled it.
+#[derive(Clone, Copy)]
+pub struct Seg {
+    pub exec: u32,
+    pub node: u32,
+    pub t0: f64,
+    pub t1: f64,
+    pub work: f64,
+    pub prev: u32,
+}
+
+pub struct ExecOut {
+    pub label: String,
+    pub busy: f64,
+    pub messages: u64,
+}
+
+pub struct WaitOut {
+    pub exec: u32,
+    pub node: u32,
+    pub time: f64,
+}
+
+/// What one replay found.
+pub struct Outcome {
+    pub time: f64,
+    pub execs: Vec<ExecOut>,
+    /// Chronological segments of the critical path.
+    pub critical: Vec<Seg>,
+    pub waits: Vec<WaitOut>,
+    pub async_sends: u64,
+    pub sync_sends: u64,
+    /// Executors still waiting at the end: the change deadlocks.
+    pub deadlocked: Vec<String>,
+}
+
+/// Own time of each message with the probe cost taken off once (saturating), and the
+/// aggregate of each subtree made of those.
+pub fn compensated_aggregates(t: &Tree) -> Vec<f64> {
+    let mut agg = vec![0.0; t.nodes.len()];
+    for i in (0..t.nodes.len()).rev() {
+        let n = &t.nodes[i];
+        let kids: f64 = t
+            .kids(i as u32)
+            .iter()
+            .map(|&c| t.nodes[c as usize].end - t.nodes[c as usize].start)
+            .sum();
+        let own = (n.end - n.start - kids).max(0.0);
+        let probe = if n.method == NONE {
+            0.0
+        } else {
+            t.threads[n.thread as usize].probe
+        };
+        agg[i] += (own - probe).max(0.0);
+        if n.parent != NONE {
+            let a = agg[i];
+            agg[n.parent as usize] += a;
+        }
+    }
+    agg
+}
+
+pub struct Sim<'a> {
+    t: &'a Tree,
+    plan: &'a Plan,
+    p: &'a Params,
+    agg: &'a [f64],
+    has_active: Vec<bool>,
+    execs: Vec<Exec>,
+    queues: Vec<Queue>,
+    inst_queue: FxHashMap<u32, u32>,
+    pool: u32,
+    run: BinaryHeap<Reverse<(F, u32)>>,
+    timed: BinaryHeap<Reverse<(F, u64)>>,
+    events: FxHashMap<u64, Ev>,
+    seq: u64,
+    now: f64,
+    v: f64,
+    segs: Vec<Seg>,
+    waits: Vec<WaitOut>,
+    async_sends: u64,
+    sync_sends: u64,
+}
+
+fn exec(label: String, queue: u32) -> Exec {
+    Exec {
+        label,
+        queue,
+        stack: Vec::new(),
+        state: State::Idle,
+        busy: 0.0,
+        tasks: 0,
+        cause: NONE,
+        cause_t: f64::NEG_INFINITY,
+        waiting_on: NONE,
+        wait_since: 0.0,
+        wait_for: NONE,
+        pending: 0.0,
+        seg_start: 0.0,
+        seg_node: NONE,
+    }
+}
+
+/// Replay `t` under `plan` (an empty plan replays the run as recorded: the baseline).
+pub fn replay(t: &Tree, plan: &Plan, p: &Params, agg: &[f64]) -> Outcome {
+    let mut s = Sim::new(t, plan, p, agg);
+    s.run_all();
+    s.outcome()
+}
+
+impl<'a> Sim<'a> {
+    fn new(t: &'a Tree, plan: &'a Plan, p: &'a Params, agg: &'a [f64]) -> Self {
+        let mut has_active = vec![false; t.nodes.len()];
+        for i in (0..t.nodes.len()).rev() {
+            let n = &t.nodes[i];
+            has_active[i] |= n.method != NONE
+                && (plan.instances.contains(&n.receiver) || plan.methods.contains(&n.method));
+            if has_active[i] && n.parent != NONE {
+                has_active[n.parent as usize] = true;
+            }
+        }
+        let mut s = Sim {
+            t,
+            plan,
+            p,
+            agg,
+            has_active,
+            execs: Vec::new(),
+            queues: Vec::new(),
+            inst_queue: FxHashMap::default(),
+            pool: NONE,
+            run: BinaryHeap::new(),
+            timed: BinaryHeap::new(),
+            events: FxHashMap::default(),
+            seq: 0,
+            now: 0.0,
+            v: 0.0,
+            segs: Vec::new(),
+            waits: Vec::new(),
+            async_sends: 0,
+            sync_sends: 0,
+        };
+        let t0 = t
+            .threads
+            .iter()
+            .map(|th| t.nodes[th.root as usize].start)
+            .fold(f64::INFINITY, f64::min);
+        for th in &t.threads {
+            let x = s.execs.len() as u32;
+            s.execs.push(exec(th.label.clone(), NONE));
+            s.execs[x as usize].stack.push(Cursor {
+                node: th.root,
+                next: 0,
+                pos: t.nodes[th.root as usize].start,
+                debt: 0.0,
+                reply: NONE,
+            });
+            s.execs[x as usize].state = State::Waking;
+            s.at(t.nodes[th.root as usize].start - t0, Ev::Start(x));
+        }
+        let mut insts: Vec<u32> = plan.instances.iter().copied().collect();
+        insts.sort_unstable();
+        for i in insts {
+            let q = s.add_queue(1, &t.instances[i as usize].label);
+            s.inst_queue.insert(i, q);
+        }
+        if !plan.methods.is_empty() {
+            s.pool = s.add_queue(p.cores.max(1), "pool");
+        }
+        s
+    }
+
+    fn add_queue(&mut self, workers: usize, label: &str) -> u32 {
+        let q = self.queues.len() as u32;
+        let mut ws = Vec::new();
+        for k in 0..workers {
+            let l = if workers == 1 {
+                label.to_string()
+            } else {
+                format!("{label} worker {}", k + 1)
+            };
+            ws.push(self.execs.len() as u32);
+            self.execs.push(exec(l, q));
+        }
+        self.queues.push(Queue {
+            items: VecDeque::new(),
+            last_at: f64::NEG_INFINITY,
+            workers: ws,
+        });
+        q
+    }
+
+    fn at(&mut self, time: f64, ev: Ev) {
+        self.seq += 1;
+        self.events.insert(self.seq, ev);
+        self.timed.push(Reverse((F(time), self.seq)));
+    }
+
+    fn run_all(&mut self) {
+        loop {
+            let r = self.run.len();
+            let rate = if r == 0 {
+                0.0
+            } else {
+                (self.p.cores.max(1) as f64 / r as f64).min(1.0)
+            };
+            let tc = self
+                .run
+                .peek()
+                .map(|Reverse((F(v), _))| self.now + (v - self.v).max(0.0) / rate);
+            let te = self.timed.peek().map(|Reverse((F(t), _))| *t);
+            match (tc, te) {
+                (None, None) => break,
+                (Some(c), e) if e.is_none_or(|e| c <= e) => {
+                    let Reverse((F(v), x)) = self.run.pop().unwrap();
+                    self.now = c;
+                    self.v = v;
+                    self.chunk_done(x);
+                    self.advance(x);
+                }
+                (_, Some(e)) => {
+                    let Reverse((_, id)) = self.timed.pop().unwrap();
+                    self.v += (e - self.now) * rate;
+                    self.now = e;
+                    let ev = self.events.remove(&id).unwrap();
+                    self.handle(ev);
+                }
+                _ => unreachable!(),
+            }
+        }
+    }
+
+    fn handle(&mut self, ev: Ev) {
+        match ev {
+            Ev::Start(x) | Ev::Wake(x) => {
+                self.execs[x as usize].state = State::Running;
+                self.advance(x);
+            }
+            Ev::Arrive(q, task) => {
+                self.queues[q as usize].items.push_back(task);
+                let idle = self.queues[q as usize]
+                    .workers
+                    .iter()
+                    .copied()
+                    .find(|&w| self.execs[w as usize].state == State::Idle);
+                if let Some(w) = idle {
+                    self.execs[w as usize].state = State::Waking;
+                    self.at(self.now + self.p.handoff, Ev::Wake(w));
+                }
+            }
+            Ev::Result(x, cause) => {
+                let e = &mut self.execs[x as usize];
+                self.waits.push(WaitOut {
+                    exec: x,
+                    node: e.wait_for,
+                    time: self.now - e.wait_since,
+                });
+                e.state = State::Running;
+                e.waiting_on = NONE;
+                if cause != NONE {
+                    e.cause = cause;
+                    e.cause_t = self.now;
+                }
+                self.advance(x);
+            }
+        }
+    }
+
+    fn chunk_done(&mut self, x: u32) {
+        let e = &mut self.execs[x as usize];
+        self.segs.push(Seg {
+            exec: x,
+            node: e.seg_node,
+            t0: e.seg_start,
+            t1: self.now,
+            work: e.pending,
+            prev: e.cause,
+        });
+        e.busy += e.pending;
+        e.cause = self.segs.len() as u32 - 1;
+        e.cause_t = self.now;
+    }
+
+    fn compute(&mut self, x: u32, w: f64, node: u32) {
+        let e = &mut self.execs[x as usize];
+        e.state = State::Running;
+        e.pending = w;
+        e.seg_start = self.now;
+        e.seg_node = node;
+        self.run.push(Reverse((F(self.v + w), x)));
+    }
+
+    fn void(&self, node: u32) -> bool {
+        let m = self.t.nodes[node as usize].method;
+        self.t
+            .methods
+            .get(m as usize)
+            .is_some_and(|m| m.void == Some(true))
+    }
+
+    /// Does `w` (transitively) wait for `x`? Then a call from `x` to `w` runs inline, as a
+    /// re-entrant call would, instead of deadlocking.
+    fn waits_for(&self, mut w: u32, x: u32) -> bool {
+        for _ in 0..64 {
+            let e = &self.execs[w as usize];
+            if e.state != State::Waiting || e.waiting_on == NONE {
+                return false;
+            }
+            let q = &self.queues[e.waiting_on as usize];
+            if q.workers.len() != 1 {
+                return false;
+            }
+            w = q.workers[0];
+            if w == x {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// The queue a message goes to, or `None` to run it on the executor at hand.
+    fn route(&self, c: u32, x: u32) -> Option<u32> {
+        let n = &self.t.nodes[c as usize];
+        if let Some(&q) = self.inst_queue.get(&n.receiver) {
+            let w = self.queues[q as usize].workers[0];
+            if w == x || (!self.void(c) && self.waits_for(w, x)) {
+                return None;
+            }
+            return Some(q);
+        }
+        if self.plan.methods.contains(&n.method) && self.execs[x as usize].queue != self.pool {
+            return Some(self.pool);
+        }
+        None
+    }
+
+    /// Run executor `x` until it needs CPU time, waits or runs out of work.
+    fn advance(&mut self, x: u32) {
+        let t = self.t;
+        loop {
+            let xi = x as usize;
+            let Some(top) = self.execs[xi].stack.last_mut() else {
+                if !self.take_task(x) {
+                    return;
+                }
+                continue;
+            };
+            let node = top.node;
+            let kids = t.kids(node);
+            if (top.next as usize) < kids.len() {
+                let c = kids[top.next as usize];
+                let cn = &t.nodes[c as usize];
+                let gap = (cn.start - top.pos).max(0.0);
+                top.pos = top.pos.max(cn.start);
+                let w = take(gap, &mut top.debt);
+                if w > EPS {
+                    return self.compute(x, w, node);
+                }
+                top.next += 1;
+                top.pos = cn.end;
+                match self.route(c, x) {
+                    None if !self.has_active[c as usize] => {
+                        let w = self.agg[c as usize];
+                        if w > EPS {
+                            return self.compute(x, w, c);
+                        }
+                    }
+                    None => {
+                        let probe = t.threads[cn.thread as usize].probe;
+                        self.execs[xi].stack.push(Cursor {
+                            node: c,
+                            next: 0,
+                            pos: cn.start,
+                            debt: probe,
+                            reply: NONE,
+                        });
+                    }
+                    Some(q) => {
+                        let void = self.void(c);
+                        let qu = &mut self.queues[q as usize];
+                        qu.last_at = qu.last_at.max(self.now + self.p.there(cn.size));
+                        let task = Task {
+                            node: c,
+                            reply: if void { NONE } else { x },
+                            cause: self.execs[xi].cause,
+                            at: qu.last_at,
+                        };
+                        self.at(task.at, Ev::Arrive(q, task));
+                        if void {
+                            self.async_sends += 1;
+                            if self.p.handoff > EPS {
+                                return self.compute(x, self.p.handoff, node);
+                            }
+                        } else {
+                            self.sync_sends += 1;
+                            let e = &mut self.execs[xi];
+                            e.state = State::Waiting;
+                            e.waiting_on = q;
+                            e.wait_since = self.now;
+                            e.wait_for = c;
+                            return;
+                        }
+                    }
+                }
+            } else {
+                let end = t.nodes[node as usize].end;
+                let gap = (end - top.pos).max(0.0);
+                top.pos = end;
+                let w = take(gap, &mut top.debt);
+                if w > EPS {
+                    return self.compute(x, w, node);
+                }
+                let done = self.execs[xi].stack.pop().unwrap();
+                if done.reply != NONE {
+                    let back = self.p.there(0) + self.p.handoff;
+                    let cause = self.execs[xi].cause;
+                    self.at(self.now + back, Ev::Result(done.reply, cause));
+                }
+            }
+        }
+    }
+
+    /// Start the next queued message; false when there is none (the executor idles).
+    fn take_task(&mut self, x: u32) -> bool {
+        let e = &self.execs[x as usize];
+        let task = match e.queue {
+            NONE => None,
+            q => self.queues[q as usize].items.pop_front(),
+        };
+        let e = &mut self.execs[x as usize];
+        let Some(task) = task else {
+            e.state = if e.queue == NONE {
+                State::Off
+            } else {
+                State::Idle
+            };
+            return false;
+        };
+        e.tasks += 1;
+        if task.at >= e.cause_t {
+            e.cause = task.cause;
+        }
+        let n = &self.t.nodes[task.node as usize];
+        e.stack.push(Cursor {
+            node: task.node,
+            next: 0,
+            pos: n.start,
+            debt: self.t.threads[n.thread as usize].probe,
+            reply: task.reply,
+        });
+        true
+    }
+
+    fn outcome(self) -> Outcome {
+        let last = (0..self.segs.len())
+            .max_by(|&a, &b| self.segs[a].t1.total_cmp(&self.segs[b].t1).then(a.cmp(&b)));
+        let mut critical = Vec::new();
+        let mut at = last.map_or(NONE, |i| i as u32);
+        while at != NONE {
+            let s = self.segs[at as usize];
+            critical.push(s);
+            at = s.prev;
+        }
+        critical.reverse();
+        let deadlocked = self
+            .execs
+            .iter()
+            .filter(|e| e.state == State::Waiting)
+            .map(|e| e.label.clone())
+            .collect();
+        Outcome {
+            time: self.now,
+            execs: self
+                .execs
+                .into_iter()
+                .map(|e| ExecOut {
+                    label: e.label,
+                    busy: e.busy,
+                    messages: e.tasks,
+                })
+                .collect(),
+            critical,
+            waits: self.waits,
+            async_sends: self.async_sends,
+            sync_sends: self.sync_sends,
+            deadlocked,
+        }
+    }
+}
+
+/// `gap` less what is left of the probe debt.
+fn take(gap: f64, debt: &mut f64) -> f64 {
+    let d = gap.min(*debt);
+    *debt -= d;
+    gap - d
+}
+
+#[cfg(test)]
+#[path = "sim_tests.rs"]
+mod tests;

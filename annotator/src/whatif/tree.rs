@@ -1,0 +1,259 @@
+//! The recorded message tree the replay runs on: one node per message plus one root node
+//! per thread (spanning the thread's first to last event), children in send order. Times are
+//! converted to the first trace's unit; several traces (processes) are concatenated.
+
+use std::path::{Path, PathBuf};
+
+use crate::analysis::walk::{Closed, Frame, InstKind, Instance, Sink};
+use crate::analysis::{instance_label, walk_trace};
+use crate::error::Result;
+use crate::trace::{Names, Unit};
+
+pub const NONE: u32 = u32::MAX;
+
+#[derive(Debug, Clone)]
+pub struct Node {
+    /// Method id, `NONE` for a thread's root.
+    pub method: u32,
+    /// Instance id (the thread's root instance for a root node).
+    pub receiver: u32,
+    pub size: u64,
+    pub start: f64,
+    pub end: f64,
+    pub parent: u32,
+    /// Index into [`Tree::threads`].
+    pub thread: u32,
+}
+
+#[derive(Debug, Clone)]
+pub struct InstInfo {
+    pub kind: InstKind,
+    pub label: String,
+    pub class: Option<String>,
+    pub oid: u64,
+}
+
+#[derive(Debug, Clone)]
+pub struct MethodInfo {
+    pub class: String,
+    pub name: String,
+    pub signature: String,
+    /// Returns nothing (`void`); `None` when unknown (treated as returning a value).
+    pub void: Option<bool>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ThreadInfo {
+    pub label: String,
+    pub root: u32,
+    /// Probe cost per start+end pair, in the tree's unit.
+    pub probe: f64,
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct Tree {
+    pub nodes: Vec<Node>,
+    /// Children of node `i` are `children[child_at[i]..child_at[i + 1]]`, in send order.
+    pub child_at: Vec<u32>,
+    pub children: Vec<u32>,
+    pub instances: Vec<InstInfo>,
+    pub methods: Vec<MethodInfo>,
+    pub threads: Vec<ThreadInfo>,
+    pub unit: Option<Unit>,
+    pub paths: Vec<PathBuf>,
+    /// Probe cost of each trace as found in its header (`probe_ns=`), in the tree's unit.
+    pub probe_found: bool,
+}
+
+impl Tree {
+    pub fn kids(&self, i: u32) -> &[u32] {
+        let i = i as usize;
+        &self.children[self.child_at[i] as usize..self.child_at[i + 1] as usize]
+    }
+    pub fn unit(&self) -> Unit {
+        self.unit.unwrap_or(Unit::Ns)
+    }
+    /// `Class#id.method` of a message node, the thread's root label for a root node.
+    pub fn node_label(&self, i: u32) -> String {
+        let n = &self.nodes[i as usize];
+        let inst = &self.instances[n.receiver as usize].label;
+        match self.methods.get(n.method as usize) {
+            Some(m) => format!("{inst}.{}", m.name),
+            None => inst.clone(),
+        }
+    }
+    pub fn messages(&self) -> usize {
+        self.nodes.len() - self.threads.len()
+    }
+
+    /// Read the traces at `paths` into one tree. `compensate` = use the headers' probe cost.
+    pub fn load(paths: &[PathBuf], compensate: bool) -> Result<Tree> {
+        let mut t = Tree::default();
+        for p in paths {
+            t.add_trace(p, compensate)?;
+        }
+        t.index_children();
+        Ok(t)
+    }
+
+    fn add_trace(&mut self, path: &Path, compensate: bool) -> Result<()> {
+        let mut sink = Collect::default();
+        let (reader, walker) = walk_trace(path, &mut sink)?;
+        let unit = reader.header().unit;
+        let scale = unit.micros() / self.unit.get_or_insert(unit).micros();
+        let probe_ns = reader
+            .header()
+            .fields
+            .iter()
+            .find(|(k, _)| k == "probe_ns")
+            .and_then(|(_, v)| v.parse::<f64>().ok());
+        self.probe_found |= probe_ns.is_some();
+        let probe = if compensate {
+            probe_ns.unwrap_or(0.0) * Unit::Ns.micros() / self.unit().micros()
+        } else {
+            0.0
+        };
+        let (i0, m0, n0, th0) = (
+            self.instances.len() as u32,
+            self.methods.len() as u32,
+            self.nodes.len() as u32,
+            self.threads.len() as u32,
+        );
+        let names = reader.names();
+        let many = !self.paths.is_empty();
+        self.paths.push(path.to_path_buf());
+        self.instances.extend(
+            walker
+                .instances
+                .iter()
+                .map(|i| inst_info(i, names, many, th0)),
+        );
+        self.methods
+            .extend(names.methods.iter().map(|m| MethodInfo {
+                class: names.class(m.class).to_string(),
+                name: m.name.clone(),
+                signature: m.signature.clone(),
+                void: None,
+            }));
+        // Roots first (one per thread that sent anything), then the file's messages.
+        let mut root_of = vec![NONE; walker.threads.len()];
+        let roots = sink.threads_used.iter().filter(|&&u| u).count() as u32;
+        let mut k = 0;
+        for (th, st) in walker.threads.iter().enumerate() {
+            if !sink.threads_used.get(th).copied().unwrap_or(false) {
+                continue;
+            }
+            let id = n0 + k;
+            k += 1;
+            root_of[th] = id;
+            self.threads.push(ThreadInfo {
+                label: self.instances[(i0 + st.root) as usize].label.clone(),
+                root: id,
+                probe,
+            });
+            let first = st.first_t.unwrap_or(0) as f64 * scale;
+            self.nodes.push(Node {
+                method: NONE,
+                receiver: i0 + st.root,
+                size: 0,
+                start: first,
+                end: st.last_t as f64 * scale,
+                parent: NONE,
+                thread: self.threads.len() as u32 - 1,
+            });
+        }
+        for n in sink.nodes {
+            let parent = match n.parent {
+                NONE => root_of[n.thread as usize],
+                p => n0 + roots + p,
+            };
+            let thread = self.nodes[root_of[n.thread as usize] as usize].thread;
+            self.nodes.push(Node {
+                method: m0 + n.method,
+                receiver: i0 + n.receiver,
+                size: n.size,
+                start: n.start as f64 * scale,
+                end: n.end as f64 * scale,
+                parent,
+                thread,
+            });
+        }
+        Ok(())
+    }
+
+    fn index_children(&mut self) {
+        let n = self.nodes.len();
+        let mut count = vec![0u32; n + 1];
+        for node in &self.nodes {
+            if node.parent != NONE {
+                count[node.parent as usize + 1] += 1;
+            }
+        }
+        for i in 0..n {
+            count[i + 1] += count[i];
+        }
+        let mut fill = count.clone();
+        self.children = vec![0; count[n] as usize];
+        // Node order is start order, so children land in send order.
+        for (i, node) in self.nodes.iter().enumerate() {
+            if node.parent != NONE {
+                let p = node.parent as usize;
+                self.children[fill[p] as usize] = i as u32;
+                fill[p] += 1;
+            }
+        }
+        self.child_at = count;
+    }
+}
+
+fn inst_info(i: &Instance, names: &Names, many: bool, th0: u32) -> InstInfo {
+    let mut label = instance_label(i, names);
+    if many && i.kind == InstKind::Root {
+        label = format!("{label} (process {})", th0);
+    }
+    InstInfo {
+        kind: i.kind,
+        label,
+        class: (i.kind != InstKind::Root).then(|| names.class(i.class).to_string()),
+        oid: i.oid,
+    }
+}
+
+struct Raw {
+    method: u32,
+    receiver: u32,
+    size: u64,
+    start: u64,
+    end: u64,
+    parent: u32,
+    thread: u32,
+}
+
+/// Collects every message with its parent (walker order = start order).
+#[derive(Default)]
+struct Collect {
+    nodes: Vec<Raw>,
+    threads_used: Vec<bool>,
+}
+
+impl Sink for Collect {
+    fn started(&mut self, parent_ctx: Option<u32>, thread: usize, f: &Frame) -> u32 {
+        if self.threads_used.len() <= thread {
+            self.threads_used.resize(thread + 1, false);
+        }
+        self.threads_used[thread] = true;
+        self.nodes.push(Raw {
+            method: f.method,
+            receiver: f.receiver,
+            size: f.size,
+            start: f.start,
+            end: f.start,
+            parent: parent_ctx.unwrap_or(NONE),
+            thread: thread as u32,
+        });
+        self.nodes.len() as u32 - 1
+    }
+    fn closed(&mut self, c: &Closed, _: &[Instance], _: &Names) {
+        self.nodes[c.frame.ctx as usize].end = c.end;
+    }
+}

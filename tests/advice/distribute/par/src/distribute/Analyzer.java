@@ -30,7 +30,7 @@ public final class Analyzer {
     private void doAnalyse(byte[] frame) {
         long h = digest;
         long sum = 0;
-        for (int round = 0; round < 3; round++) {
+        for (int round = 0; round < 2; round++) {
             for (int i = 0; i < frame.length; i++) {
                 h = (h + frame[i] + round) * 0xBF58476D1CE4E5B9L;
                 sum += frame[i] & 0xFF;
@@ -38,6 +38,6 @@ public final class Analyzer {
             h ^= h >>> 31;
         }
         digest = h;
-        brightness = sum / (3L * frame.length);
+        brightness = sum / (2L * frame.length);
     }
 }

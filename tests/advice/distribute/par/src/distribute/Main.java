@@ -7,7 +7,7 @@ package distribute;
  * every frame must cross the network and each batch ends with a round trip.
  */
 public final class Main {
-    static final int BATCHES = 15;
+    static final int BATCHES = 25;
     static final int BATCH = 4;
 
     public static void main(String[] args) {

@@ -1,6 +1,6 @@
 package distribute;
 
-/** Analyses frames (about twice the work of a capture) and suggests the next exposure. */
+/** Analyses frames (about one and a half captures) and suggests the next exposure. */
 public final class Analyzer {
     private long digest;
     private long brightness;
@@ -8,7 +8,7 @@ public final class Analyzer {
     public void analyse(byte[] frame) {
         long h = digest;
         long sum = 0;
-        for (int round = 0; round < 3; round++) {
+        for (int round = 0; round < 2; round++) {
             for (int i = 0; i < frame.length; i++) {
                 h = (h + frame[i] + round) * 0xBF58476D1CE4E5B9L;
                 sum += frame[i] & 0xFF;
@@ -16,7 +16,7 @@ public final class Analyzer {
             h ^= h >>> 31;
         }
         digest = h;
-        brightness = sum / (3L * frame.length);
+        brightness = sum / (2L * frame.length);
     }
 
     public int exposure() {

@@ -8,7 +8,7 @@
 
 int main() {
   auto start = std::chrono::steady_clock::now();
-  long samples = static_cast<long>(2000000 * advice_scale());
+  long samples = static_cast<long>(3000000 * advice_scale());
   if (samples < 1) samples = 1;
   Histogram histogram;
   for (long i = 0; i < samples; ++i) histogram.add(make_sample(static_cast<uint32_t>(i)));

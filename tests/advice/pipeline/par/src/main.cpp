@@ -8,7 +8,7 @@
 
 int main() {
   auto start = std::chrono::steady_clock::now();
-  int blocks = static_cast<int>(1200 * advice_scale());
+  int blocks = static_cast<int>(2400 * advice_scale());
   if (blocks < 1) blocks = 1;
   Writer writer;
   Transformer transformer(writer);

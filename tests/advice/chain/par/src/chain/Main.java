@@ -6,7 +6,7 @@ package chain;
  * making it active cannot overlap anything and gains nothing.
  */
 public final class Main {
-    static final int TOKENS = 4000;
+    static final int TOKENS = 6000;
 
     public static void main(String[] args) {
         long start = System.nanoTime();

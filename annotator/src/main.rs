@@ -105,6 +105,15 @@ struct AnalyzeArgs {
     /// Rows per table in the text summary.
     #[arg(long, default_value_t = 15)]
     top: usize,
+    /// Cores the proposals are predicted for (default: this machine's).
+    #[arg(long)]
+    cores: Option<usize>,
+    /// Cost of one cross-thread message for the proposals, e.g. `5us` (default: measured).
+    #[arg(long)]
+    handoff: Option<String>,
+    /// Keep the probe cost in the times.
+    #[arg(long)]
+    no_compensate: bool,
 }
 
 #[derive(Args)]
@@ -241,10 +250,20 @@ fn analyze(manifest: &Path, args: AnalyzeArgs) -> Result<u8> {
             "--threshold is a share of the total between 0 and 1 (e.g. 0.1)",
         ));
     }
+    if args.cores == Some(0) {
+        return Err(Error::input("--cores must be at least 1"));
+    }
     let opts = revy::analysis::Options {
         detail_cap: args.detail_cap,
         threshold_level: args.threshold,
         threshold_time: args.min_time,
+        compensate: !args.no_compensate,
+        cores: args.cores,
+        handoff_ns: args
+            .handoff
+            .as_deref()
+            .map(revy::whatif::parse_duration_ns)
+            .transpose()?,
         ..Default::default()
     };
     let a = revy::analysis::analyze_path_with(&path, &opts, &mut progress())?;

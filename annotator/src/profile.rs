@@ -162,7 +162,7 @@ pub fn profile(manifest: &Path, mode: Option<Mode>, output: Option<&Path>) -> Re
     println!("trace: {}", trace.display());
     println!("{} instances, {} messages", w.instances, w.messages);
     if let Some(h) = &w.top_hint {
-        println!("top hint: {h}");
+        println!("{h}");
     }
     println!("report: {}", out.display());
     match failed {

@@ -24,13 +24,25 @@ fn inst<'a>(a: &'a Analysis, label: &str) -> &'a revy::analysis::InstanceStats {
         .unwrap_or_else(|| panic!("no {label}"))
 }
 
+/// The thesis's figures with compensation off (the trace has no probe cost anyway) and
+/// the thesis's observations alone. Shares are of the run (24 ms: creations from 289, the
+/// last end at 313), of which 10 ms are inside messages (the thesis's total) and 14 ms
+/// belong to the root.
 #[test]
 fn appendix_f_numbers() {
-    let a = analyze_path(&fixture(), &Options::default()).unwrap();
+    let o = Options {
+        compensate: false,
+        proposals: false,
+        ..Options::default()
+    };
+    let a = analyze_path(&fixture(), &o).unwrap();
     assert_eq!(a.trace.unit.as_str(), "ms");
     assert!(a.trace.warnings.is_empty(), "{:?}", a.trace.warnings);
     assert_eq!(a.totals.messages, 6);
-    assert_eq!(a.totals.total_time, 10);
+    assert_eq!(a.totals.instrumented_time, 10);
+    assert_eq!(a.totals.total_time, 24);
+    assert_eq!(inst(&a, "root@0").active_time, 14);
+    assert!(!a.totals.compensated);
     // The two transfers are sent by the root; aggregate 5, net 3 each.
     let transfers: Vec<_> = a
         .messages
@@ -43,20 +55,24 @@ fn appendix_f_numbers() {
         assert_eq!(a.instances[m.sender as usize].label, "root@0");
         assert_eq!((m.aggregate_time, m.net_time, m.size), (5, 3, 24));
         assert_eq!(m.depth, 0);
-        assert!((m.level - 0.3).abs() < 1e-12);
+        assert!((m.level - 3.0 / 24.0).abs() < 1e-12);
+        // The thesis's share: of the instrumented time.
+        assert!((m.net_time as f64 / a.totals.instrumented_time as f64 - 0.3).abs() < 1e-12);
     }
     assert_eq!(a.label(transfers[0].receiver), "Account#4");
     assert_eq!(a.label(transfers[1].receiver), "Account#6");
-    // Per-instance net active time and level.
-    for (label, active, level, band) in [
-        ("Account#2", 2, 0.2, Band::Over10),
-        ("Account#4", 4, 0.4, Band::Over30),
-        ("Account#6", 4, 0.4, Band::Over30),
+    // Per-instance net active time, the thesis's share of the instrumented time, and the
+    // level and band as shares of the run.
+    for (label, active, thesis, band) in [
+        ("Account#2", 2, 0.2, Band::Rest),
+        ("Account#4", 4, 0.4, Band::Over10),
+        ("Account#6", 4, 0.4, Band::Over10),
         ("Person#1", 0, 0.0, Band::Rest),
     ] {
         let i = inst(&a, label);
         assert_eq!(i.active_time, active, "{label}");
-        assert!((i.level - level).abs() < 1e-12, "{label}");
+        assert!((active as f64 / 10.0 - thesis).abs() < 1e-12, "{label}");
+        assert!((i.level - active as f64 / 24.0).abs() < 1e-12, "{label}");
         assert_eq!(i.band, band, "{label}");
     }
     // The two cyclic withdraws, 4→4 and 6→6.
@@ -96,11 +112,11 @@ fn appendix_f_numbers() {
     );
     assert_eq!(t.aggregate_time.total, 10);
     assert_eq!(t.net_time.std_dev, 0.0);
-    assert!((t.level - 0.6).abs() < 1e-12);
+    assert!((t.level - 6.0 / 24.0).abs() < 1e-12);
     // Per-class average activity.
     let c = a.classes.iter().find(|c| c.class == "Account").unwrap();
     assert_eq!((c.instances, c.active_time), (3, 10));
-    assert!((c.mean_level - 1.0 / 3.0).abs() < 1e-12);
+    assert!((c.mean_level - 10.0 / 24.0 / 3.0).abs() < 1e-12);
     // Hints name the Account instances as candidates.
     assert!(a
         .hints
@@ -120,7 +136,8 @@ fn json_validates_against_schema() {
     );
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["schema"], "revy-analysis/1");
-    assert_eq!(json["totals"]["total_time"], 10);
+    assert_eq!(json["totals"]["total_time"], 24);
+    assert_eq!(json["totals"]["instrumented_time"], 10);
     common::check_schema(&json);
     // The validator really checks: a wrong version is rejected.
     let mut bad = json.clone();

@@ -10,20 +10,93 @@ use serde::Serialize;
 use super::walk::InstKind;
 use super::{Analysis, Options};
 
+/// What a hint is: a replayed proposal or statement first, then the thesis's observations.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, Hash)]
+#[serde(rename_all = "kebab-case")]
+pub enum HintKind {
+    /// A change that pays, with its predicted speedup (ranked first).
+    Proposal,
+    /// A heavy subject whose change gains nothing, said plainly.
+    NoGain,
+    CandidateInstance,
+    CandidateMethod,
+    CandidateMessage,
+    Chain,
+    SelfContained,
+    SingleNeighbour,
+    ClassOutlier,
+    ClassUniform,
+    MethodOutlier,
+    MethodUniform,
+}
+
+impl HintKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HintKind::Proposal => "proposal",
+            HintKind::NoGain => "no-gain",
+            HintKind::CandidateInstance => "candidate-instance",
+            HintKind::CandidateMethod => "candidate-method",
+            HintKind::CandidateMessage => "candidate-message",
+            HintKind::Chain => "chain",
+            HintKind::SelfContained => "self-contained",
+            HintKind::SingleNeighbour => "single-neighbour",
+            HintKind::ClassOutlier => "class-outlier",
+            HintKind::ClassUniform => "class-uniform",
+            HintKind::MethodOutlier => "method-outlier",
+            HintKind::MethodUniform => "method-uniform",
+        }
+    }
+}
+
+impl std::fmt::Display for HintKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for HintKind {
+    fn eq(&self, o: &&str) -> bool {
+        self.as_str() == *o
+    }
+}
+
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Hint {
-    /// `candidate-instance`, `candidate-method`, `candidate-message`, `chain`,
-    /// `self-contained`, `single-neighbour`, `class-outlier`, `class-uniform`,
-    /// `method-outlier`, `method-uniform`.
-    pub kind: &'static str,
+    pub kind: HintKind,
     /// What the hint is about, readable (`Account#4`, `Account.transfer`, `message 3`).
     pub subject: String,
+    /// The whole advice in one sentence.
+    pub text: String,
+    /// The class it concerns.
+    pub class: Option<String>,
     pub instance: Option<u32>,
     pub method: Option<u32>,
     /// Message order, for hints about one message.
     pub message: Option<u64>,
     pub reason: String,
     pub numbers: BTreeMap<&'static str, f64>,
+}
+
+impl Hint {
+    pub fn new(
+        kind: HintKind,
+        subject: String,
+        reason: String,
+        nums: &[(&'static str, f64)],
+    ) -> Hint {
+        Hint {
+            kind,
+            text: format!("{subject}: {reason}"),
+            subject,
+            class: None,
+            instance: None,
+            method: None,
+            message: None,
+            reason,
+            numbers: nums.iter().copied().collect(),
+        }
+    }
 }
 
 fn pct(x: f64) -> String {
@@ -49,15 +122,7 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
     };
     let cap = o.max_hints_per_kind;
     let mut out = Vec::new();
-    let hint = |kind, subject: String, reason: String, nums: &[(&'static str, f64)]| Hint {
-        kind,
-        subject,
-        instance: None,
-        method: None,
-        message: None,
-        reason,
-        numbers: nums.iter().copied().collect(),
-    };
+    let hint = Hint::new;
 
     // Guidelines 1 and 2: candidates above the threshold, most active first.
     let mut inst: Vec<_> = a
@@ -68,7 +133,7 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
     inst.sort_by(|x, y| y.active_time.cmp(&x.active_time).then(x.id.cmp(&y.id)));
     for i in inst.into_iter().take(cap) {
         let mut h = hint(
-            "candidate-instance",
+            HintKind::CandidateInstance,
             i.label.clone(),
             format!(
                 "active {} {unit} = {} of the total, above the threshold: a candidate to run in its own thread or process (work down from the top)",
@@ -93,7 +158,7 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
     });
     for m in meth.into_iter().take(cap) {
         let mut h = hint(
-            "candidate-method",
+            HintKind::CandidateMethod,
             format!("{}.{}", m.class, m.method),
             format!(
                 "its {} call(s) are active {} {unit} in total = {} of the total (mean {:.1} {unit} per call)",
@@ -121,7 +186,7 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
         if above(m.net_time, m.level) {
             n += 1;
             let mut h = hint(
-                "candidate-message",
+                HintKind::CandidateMessage,
                 format!("message {} ({} → {}.{})", m.order, a.label(m.sender), a.label(m.receiver), a.methods.get(m.method as usize).map_or("?", |x| x.method.as_str())),
                 format!("net {} {unit} = {} of the total, above the threshold: could be spawned as its own task", m.net_time, pct(m.level)),
                 &[("net_time", m.net_time as f64), ("aggregate_time", m.aggregate_time as f64), ("level", m.level)],
@@ -151,16 +216,17 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
         let Some(c) = m.heaviest_callee else { continue };
         n += 1;
         let mut h = hint(
-            "chain",
+            HintKind::Chain,
             format!("message {} ({}.{})", m.order, a.label(m.receiver), a.methods.get(m.method as usize).map_or("?", |x| x.method.as_str())),
             format!(
-                "aggregate {} {unit} but only {} {unit} net ({:.0}%): the real work is in its callee {} on {} ({} {unit}); split the chain at the callee, or spawn one thread running both",
+                "aggregate {} {unit} but only {} {unit} net ({:.0}%): the real work is in its calls of {} on {} ({} {unit}, {:.0}% of the aggregate); split the chain there, or spawn one thread running both",
                 m.aggregate_time,
                 m.net_time,
                 100.0 * m.net_time as f64 / m.aggregate_time.max(1) as f64,
                 a.method_name(c.method),
-                a.label(c.receiver),
-                c.aggregate_time
+                if c.receiver == u32::MAX { "several receivers" } else { a.label(c.receiver) },
+                c.aggregate_time,
+                100.0 * c.aggregate_time as f64 / m.aggregate_time.max(1) as f64
             ),
             &[("aggregate_time", m.aggregate_time as f64), ("net_time", m.net_time as f64), ("callee_aggregate_time", c.aggregate_time as f64)],
         );
@@ -183,7 +249,7 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
     selfish.sort_by(|x, y| y.cyclic.cmp(&x.cyclic).then(x.id.cmp(&y.id)));
     for i in selfish.into_iter().take(cap) {
         let mut h = hint(
-            "self-contained",
+            HintKind::SelfContained,
             i.label.clone(),
             format!(
                 "{} of its {} received messages are sent by itself and it has {} neighbour(s): a self-contained unit to place or thread as a whole, not to split",
@@ -202,7 +268,7 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
     lonely.sort_by(|x, y| y.active_time.cmp(&x.active_time).then(x.id.cmp(&y.id)));
     for i in lonely.into_iter().take(cap) {
         let mut h = hint(
-            "single-neighbour",
+            HintKind::SingleNeighbour,
             i.label.clone(),
             format!("talks to one other instance only: keep it on the same machine as that neighbour to avoid communication (active {} {unit}, {})", i.active_time, pct(i.level)),
             &[("neighbours", 1.0), ("active_time", i.active_time as f64), ("level", i.level)],
@@ -238,14 +304,14 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
         // An outlier must matter on its own, not only next to its class mean.
         let cut = outlier_factor(c.instances);
         let mut h = if ratio >= cut && above(top.active_time, top.level) {
-            hint("class-outlier", c.class.clone(), format!("{} is active {} {unit}, {ratio:.1}× the mean of the {} instances of its class ({:.1} {unit}): parallelise that instance, not the whole class", top.label, top.active_time, c.instances, c.mean_active_time), &nums)
+            hint(HintKind::ClassOutlier, c.class.clone(), format!("{} is active {} {unit}, {ratio:.1}× the mean of the {} instances of its class ({:.1} {unit}): parallelise that instance, not the whole class", top.label, top.active_time, c.instances, c.mean_active_time), &nums)
         } else {
             let why = if ratio >= cut {
                 "its most active instance stands out but is below the threshold on its own"
             } else {
                 "its instances are alike"
             };
-            hint("class-uniform", c.class.clone(), format!("{why} (the most active is {ratio:.1}× the class mean of {:.1} {unit}); its {} instances together take {} of the total: parallelise all instances of the class", c.mean_active_time, c.instances, pct(class_level)), &nums)
+            hint(HintKind::ClassUniform, c.class.clone(), format!("{why} (the most active is {ratio:.1}× the class mean of {:.1} {unit}); its {} instances together take {} of the total: parallelise all instances of the class", c.mean_active_time, c.instances, pct(class_level)), &nums)
         };
         h.instance = Some(top.id);
         out.push(h);
@@ -272,14 +338,14 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
         };
         let cut = outlier_factor(m.calls);
         let mut h = if ratio >= cut && above(m.net_time.max, slowest_level) {
-            hint("method-outlier", name, format!("its slowest call takes {} {unit}, {ratio:.1}× the mean of {:.1} {unit}: parallelise that message rather than every call", m.net_time.max, m.net_time.mean), &nums)
+            hint(HintKind::MethodOutlier, name, format!("its slowest call takes {} {unit}, {ratio:.1}× the mean of {:.1} {unit}: parallelise that message rather than every call", m.net_time.max, m.net_time.mean), &nums)
         } else {
             let why = if ratio >= cut {
                 "its slowest call stands out but is below the threshold on its own"
             } else {
                 "its calls are alike"
             };
-            hint("method-uniform", name, format!("{why} (mean {:.1} {unit}, std-dev {:.1}, slowest {ratio:.1}× the mean); its {} calls together take {}: parallelise all its invocations, e.g. as a task per call", m.net_time.mean, m.net_time.std_dev, m.calls, pct(m.level)), &nums)
+            hint(HintKind::MethodUniform, name, format!("{why} (mean {:.1} {unit}, std-dev {:.1}, slowest {ratio:.1}× the mean); its {} calls together take {}: parallelise all its invocations, e.g. as a task per call", m.net_time.mean, m.net_time.std_dev, m.calls, pct(m.level)), &nums)
         };
         h.method = Some(m.id);
         out.push(h);

@@ -3,6 +3,7 @@
 //! detail is capped (top-N by aggregate time).
 
 pub mod hints;
+pub mod proposals;
 pub mod render;
 pub mod stats;
 pub mod walk;
@@ -32,6 +33,14 @@ pub struct Options {
     pub threshold_time: Option<u64>,
     /// At most this many hints of each kind.
     pub max_hints_per_kind: usize,
+    /// Subtract the probe cost the trace header states (`probe_ns=`).
+    pub compensate: bool,
+    /// Cores the proposals are predicted for (`None`: this machine's).
+    pub cores: Option<usize>,
+    /// Handoff per cross-thread message in ns for the proposals (`None`: measured).
+    pub handoff_ns: Option<f64>,
+    /// Evaluate proposals with the what-if replay (needs a second pass over the trace).
+    pub proposals: bool,
 }
 
 impl Default for Options {
@@ -41,6 +50,10 @@ impl Default for Options {
             threshold_level: 0.10,
             threshold_time: None,
             max_hints_per_kind: 20,
+            compensate: true,
+            cores: None,
+            handoff_ns: None,
+            proposals: true,
         }
     }
 }
@@ -100,8 +113,17 @@ pub struct TraceInfo {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Totals {
-    /// Sum of all net times (= sum of the root messages' aggregates).
+    /// The run: each thread's first to last event, summed over threads, less the probe
+    /// cost when compensated (= the roots' time outside messages + all net times).
     pub total_time: u64,
+    /// The instrumented part: the sum of all net times (the thesis's total).
+    pub instrumented_time: u64,
+    /// Probe cost per start+end pair from the header, in ns.
+    pub probe_ns: Option<f64>,
+    /// The probe cost was subtracted.
+    pub compensated: bool,
+    /// Messages far above their method's typical call (class loading, JIT, first I/O).
+    pub one_off_messages: u64,
     pub instances: usize,
     pub messages: u64,
     pub threads: usize,
@@ -120,7 +142,10 @@ pub struct ThreadStats {
     /// Instance id of the thread's root.
     pub root: u32,
     pub messages: u64,
+    /// Sum of the aggregates of its outermost messages.
     pub total_time: u64,
+    /// First to last event.
+    pub span: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -148,6 +173,10 @@ pub struct InstanceStats {
     pub neighbours: u32,
     /// Sum of the sizes of the messages it received.
     pub received_bytes: u64,
+    /// Net time of the one-off messages it received (never the basis of a proposal).
+    pub one_off_time: u64,
+    /// Active time per received byte (computation against communication).
+    pub granularity: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -178,6 +207,11 @@ pub struct MethodStats {
     /// Share of the total net time spent in this method.
     pub level: f64,
     pub band: Band,
+    /// Net time per byte of message size.
+    pub granularity: Option<f64>,
+    /// Return type known to be void (from the SAF beside the trace), when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub void: Option<bool>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -220,7 +254,23 @@ pub struct Analysis {
     pub methods: Vec<MethodStats>,
     pub edges: Vec<EdgeStats>,
     pub messages: Messages,
+    /// Proposals first (ranked by predicted speedup), then no-gain statements, then the
+    /// thesis's observations.
     pub hints: Vec<Hint>,
+    /// How the proposals were predicted (absent when not evaluated).
+    pub advice: Option<Advice>,
+}
+
+/// The machine model and notes of the ranked proposals.
+#[derive(Debug, Clone, Serialize)]
+pub struct Advice {
+    pub cores: usize,
+    /// Handoff per cross-thread message, in the trace's unit.
+    pub handoff: f64,
+    /// Candidates replayed.
+    pub candidates: usize,
+    pub notes: Vec<String>,
+    pub caveat: &'static str,
 }
 
 #[derive(Default, Clone, Copy)]
@@ -256,6 +306,8 @@ pub struct Builder {
     top: TopMessages,
     total: u64,
     cyclic: u64,
+    /// Probe cost per message, in trace units (0 when not compensating).
+    probe: u64,
 }
 
 impl Builder {
@@ -267,7 +319,13 @@ impl Builder {
             top: TopMessages::new(opts.detail_cap),
             total: 0,
             cyclic: 0,
+            probe: 0,
         }
+    }
+    /// Subtract `probe` trace units per message (once for itself, once per nested one).
+    pub fn with_probe(mut self, probe: u64) -> Self {
+        self.probe = probe;
+        self
     }
 }
 
@@ -275,6 +333,18 @@ impl Sink for Builder {
     #[inline]
     fn closed(&mut self, c: &Closed, _instances: &[Instance], _names: &crate::trace::Names) {
         let f = &c.frame;
+        let net = c.net.saturating_sub(self.probe);
+        let aggregate = c
+            .aggregate
+            .saturating_sub(self.probe.saturating_mul(1 + f.descendants));
+        let c = &Closed {
+            frame: c.frame,
+            tid: c.tid,
+            end: c.end,
+            aggregate,
+            net,
+            outer: c.outer,
+        };
         let (s, r) = (f.sender as usize, f.receiver as usize);
         let need = s.max(r) + 1;
         if self.inst.len() < need {
@@ -328,6 +398,8 @@ impl Sink for Builder {
                 }),
                 level: 0.0,
                 band: Band::Rest,
+                one_off: false,
+                granularity: None,
             });
         }
     }
@@ -371,9 +443,40 @@ pub fn analyze_path_with(
     opts: &Options,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<Analysis> {
-    let mut b = Builder::new(opts);
+    let probe_ns = header_probe_ns(path)?;
+    let (probe, unit) = (probe_ns.filter(|_| opts.compensate), header_unit(path)?);
+    let mut b = Builder::new(opts).with_probe(probe.map_or(0, |p| probe_units(p, unit)));
     let (reader, walker) = walk_trace_with(path, &mut b, progress)?;
-    Ok(finish(path, opts, b, &reader, &walker))
+    let mut a = finish(path, opts, b, &reader, &walker);
+    a.totals.probe_ns = probe_ns;
+    a.totals.compensated = probe.is_some_and(|p| probe_units(p, unit) > 0);
+    if opts.proposals {
+        proposals::add(&mut a, path, opts)?;
+    }
+    Ok(a)
+}
+
+/// The probe cost per message in trace units, rounded.
+pub fn probe_units(ns: f64, unit: crate::trace::Unit) -> u64 {
+    (ns * crate::trace::Unit::Ns.micros() / unit.micros()).round() as u64
+}
+
+/// The header's `probe_ns=` (read before the walk: text headers are parsed lazily).
+pub fn header_probe_ns(path: &Path) -> Result<Option<f64>> {
+    let mut r = TraceReader::open(path)?;
+    let _ = r.next_event()?;
+    Ok(r.header()
+        .fields
+        .iter()
+        .find(|(k, _)| k == "probe_ns")
+        .and_then(|(_, v)| v.parse::<f64>().ok())
+        .filter(|p| p.is_finite() && *p >= 0.0))
+}
+
+fn header_unit(path: &Path) -> Result<crate::trace::Unit> {
+    let mut r = TraceReader::open(path)?;
+    let _ = r.next_event()?;
+    Ok(r.header().unit)
 }
 
 fn level(x: u64, total: u64) -> f64 {
@@ -394,7 +497,13 @@ pub fn finish(
 ) -> Analysis {
     let names = reader.names();
     let status = reader.status();
-    let total = b.total;
+    // Time outside any message belongs to the thread's root: the run's span is the total.
+    let mut root_time = vec![0u64; walker.instances.len()];
+    for t in &walker.threads {
+        root_time[t.root as usize] = t.span().saturating_sub(t.total);
+    }
+    let total = b.total + root_time.iter().sum::<u64>();
+    let one_offs = one_off_messages(&b);
     let mut warnings = status.warnings.clone();
     if status.truncated_at_size.is_some() {
         warnings.push(format!(
@@ -437,7 +546,8 @@ pub fn finish(
         .iter()
         .enumerate()
         .map(|(id, inst)| {
-            let a = b.inst.get(id).copied().unwrap_or_default();
+            let mut a = b.inst.get(id).copied().unwrap_or_default();
+            a.active += root_time[id];
             let lv = level(a.active, total);
             InstanceStats {
                 id: id as u32,
@@ -457,6 +567,8 @@ pub fn finish(
                 cyclic: a.cyclic,
                 neighbours: neighbours[id],
                 received_bytes: a.bytes,
+                one_off_time: one_offs.by_instance.get(&(id as u32)).copied().unwrap_or(0),
+                granularity: per_byte(a.active, a.bytes),
             }
         })
         .collect();
@@ -509,6 +621,8 @@ pub fn finish(
                 cyclic: a.cyclic,
                 level: lv,
                 band: Band::of(lv),
+                granularity: per_byte(a.net.sum, a.size.sum),
+                void: None,
             }
         })
         .collect();
@@ -538,6 +652,8 @@ pub fn finish(
     for m in &mut list {
         m.level = level(m.net_time, total);
         m.band = Band::of(m.level);
+        m.one_off = one_offs.orders.contains(&m.order);
+        m.granularity = per_byte(m.net_time, m.size);
     }
     let messages = Messages {
         cap: opts.detail_cap,
@@ -555,6 +671,7 @@ pub fn finish(
             root: t.root,
             messages: t.messages,
             total_time: t.total,
+            span: t.span(),
         })
         .collect();
 
@@ -580,6 +697,10 @@ pub fn finish(
         options: opts.clone(),
         totals: Totals {
             total_time: total,
+            instrumented_time: b.total,
+            probe_ns: None,
+            compensated: false,
+            one_off_messages: one_offs.orders.len() as u64,
             instances: instances.len(),
             messages: walker.messages,
             threads: walker.threads.len(),
@@ -597,9 +718,46 @@ pub fn finish(
         edges,
         messages,
         hints: Vec::new(),
+        advice: None,
     };
     a.hints = hints::hints(&a, opts);
     a
+}
+
+/// Time per byte; `None` for messages without arguments.
+fn per_byte(time: u64, bytes: u64) -> Option<f64> {
+    (bytes > 0).then(|| time as f64 / bytes as f64)
+}
+
+/// A message at least this many times the mean of its method's other calls is a one-off.
+const ONE_OFF_FACTOR: f64 = 10.0;
+
+struct OneOffs {
+    orders: FxHashSet<u64>,
+    by_instance: FxHashMap<u32, u64>,
+}
+
+/// The kept messages far above their method's typical call: more than [`ONE_OFF_FACTOR`]×
+/// the mean of the method's other calls (so a method called once is never a one-off).
+fn one_off_messages(b: &Builder) -> OneOffs {
+    let mut out = OneOffs {
+        orders: FxHashSet::default(),
+        by_instance: FxHashMap::default(),
+    };
+    for m in b.top.iter() {
+        let Some(acc) = b.methods.get(m.method as usize) else {
+            continue;
+        };
+        if acc.net.n < 3 {
+            continue;
+        }
+        let others = (acc.net.sum - m.net_time) as f64 / (acc.net.n - 1) as f64;
+        if m.net_time as f64 > ONE_OFF_FACTOR * others.max(1.0) {
+            out.orders.insert(m.order);
+            *out.by_instance.entry(m.receiver).or_default() += m.net_time;
+        }
+    }
+    out
 }
 
 /// `Class#oid`, `Class (static)` or `root@tid`.

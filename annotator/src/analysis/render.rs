@@ -2,6 +2,7 @@
 
 use std::fmt::Write;
 
+use super::hints::HintKind;
 use super::walk::InstKind;
 use super::Analysis;
 
@@ -21,11 +22,41 @@ pub fn text(a: &Analysis, top: usize) -> String {
     );
     let _ = writeln!(
         s,
-        "Total active time {} {u}; {} cyclic messages; max stack depth {}",
-        t.total_time, t.cyclic_messages, t.max_depth
+        "Run {} {u} ({} {u} inside instrumented messages{}); {} one-off messages; {} cyclic messages; max stack depth {}",
+        t.total_time,
+        t.instrumented_time,
+        match (t.compensated, t.probe_ns) {
+            (true, Some(p)) => format!(", probe cost {p} ns per message subtracted"),
+            (false, Some(p)) => format!(", probe cost {p} ns per message not subtracted"),
+            _ => String::new(),
+        },
+        t.one_off_messages,
+        t.cyclic_messages,
+        t.max_depth
     );
     for w in &a.trace.warnings {
         let _ = writeln!(s, "warning: {w}");
+    }
+    let advice = |h: &&super::Hint| matches!(h.kind, HintKind::Proposal | HintKind::NoGain);
+    if a.hints.iter().any(|h| advice(&h)) {
+        let _ = writeln!(
+            s,
+            "\nProposals, ranked by predicted speedup{}",
+            a.advice.as_ref().map_or(String::new(), |x| format!(
+                " ({} core(s), handoff {:.3} {u})",
+                x.cores, x.handoff
+            ))
+        );
+        for n in a.advice.iter().flat_map(|x| &x.notes) {
+            let _ = writeln!(s, "  note: {n}");
+        }
+        for (i, h) in a.hints.iter().filter(advice).enumerate() {
+            let _ = writeln!(s, "  {}. [{}] {}", i + 1, h.kind, h.text);
+        }
+        let _ = writeln!(
+            s,
+            "  (predictions hold only if the change is free of data races; `revy whatif` shows the details)"
+        );
     }
 
     let _ = writeln!(s, "\nTop instances by active time");
@@ -140,16 +171,16 @@ pub fn text(a: &Analysis, top: usize) -> String {
 
     let _ = writeln!(
         s,
-        "\nHints (threshold {} of the total{})",
+        "\nObservations (threshold {} of the total{})",
         pct(a.options.threshold_level).trim(),
         a.options
             .threshold_time
             .map_or(String::new(), |t| format!(" or {t} {u}"))
     );
-    if a.hints.is_empty() {
+    if !a.hints.iter().any(|h| !advice(&h)) {
         let _ = writeln!(s, "  none");
     }
-    for h in &a.hints {
+    for h in a.hints.iter().filter(|h| !advice(h)) {
         let _ = writeln!(s, "  [{}] {}: {}", h.kind, h.subject, h.reason);
     }
     s

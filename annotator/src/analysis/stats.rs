@@ -79,6 +79,11 @@ pub struct MessageRecord {
     pub heaviest_callee: Option<Callee>,
     pub level: f64,
     pub band: super::Band,
+    /// Far above its method's typical call (class loading, JIT, first I/O): never the
+    /// basis of a proposal.
+    pub one_off: bool,
+    /// Net time per byte of message size.
+    pub granularity: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, PartialEq)]
@@ -134,6 +139,11 @@ impl TopMessages {
         self.floor = self.buf.iter().map(|m| m.aggregate_time).min();
     }
     /// The kept messages in message order.
+    /// The kept messages, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = &MessageRecord> {
+        self.buf.iter()
+    }
+
     pub fn into_sorted(mut self) -> Vec<MessageRecord> {
         self.cut();
         let mut v = self.buf;
@@ -162,6 +172,8 @@ mod tests {
             parent_order: None,
             cyclic: false,
             heaviest_callee: None,
+            one_off: false,
+            granularity: None,
             level: 0.0,
             band: super::super::Band::Rest,
         }

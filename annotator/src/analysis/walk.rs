@@ -43,8 +43,11 @@ pub struct Frame {
     pub size: u64,
     /// Sum of the aggregates of the messages this one sent.
     pub child_agg: u64,
-    /// The callee with the largest aggregate: (method, receiver, aggregate).
+    /// The callee method holding most of the aggregate, summed over its calls from this
+    /// message: (method, receiver or `u32::MAX` when several, aggregate).
     pub heaviest: Option<(u32, u32, u64)>,
+    /// Messages nested in it, at any depth.
+    pub descendants: u64,
     /// A sink's own per-frame slot (e.g. a calling-context node).
     pub ctx: u32,
 }
@@ -73,6 +76,8 @@ pub struct ThreadState {
     pub tid: u64,
     pub root: u32,
     pub stack: Vec<Frame>,
+    /// Per open frame: aggregate per callee method (reused, so no allocation per message).
+    callees: Vec<Vec<(u32, u32, u64)>>,
     /// Time of the thread's first timed event (its span starts here).
     pub first_t: Option<u64>,
     pub last_t: u64,
@@ -148,6 +153,7 @@ impl Walker {
                     tid,
                     root,
                     stack: Vec::new(),
+                    callees: Vec::new(),
                     first_t: None,
                     last_t: 0,
                     messages: 0,
@@ -207,7 +213,8 @@ impl Walker {
                 let i = self.instance(class, oid) as usize;
                 let inst = &mut self.instances[i];
                 inst.class = class; // the creation entry names the runtime class
-                inst.size = size.or(inst.size);
+                                    // The largest size logged: a derived part or a later runtime size.
+                inst.size = size.max(inst.size);
                 inst.created = t.or(inst.created);
             }
             Event::Destroy { class, oid, t, tid } => {
@@ -245,12 +252,17 @@ impl Walker {
                     size,
                     child_agg: 0,
                     heaviest: None,
+                    descendants: 0,
                     ctx: 0,
                 };
                 self.messages += 1;
                 state.messages += 1;
                 frame.ctx = sink.started(parent_ctx, th, &frame);
                 state.stack.push(frame);
+                if state.callees.len() < state.stack.len() {
+                    state.callees.push(Vec::new());
+                }
+                state.callees[state.stack.len() - 1].clear();
                 self.max_depth = self.max_depth.max(state.stack.len());
             }
             Event::End {
@@ -311,11 +323,28 @@ impl Walker {
         };
         let aggregate = end.saturating_sub(frame.start);
         let net = aggregate.saturating_sub(frame.child_agg);
+        let depth = state.stack.len();
         match state.stack.last_mut() {
             Some(parent) => {
                 parent.child_agg += aggregate;
-                if parent.heaviest.is_none_or(|h| aggregate > h.2) {
-                    parent.heaviest = Some((frame.method, frame.receiver, aggregate));
+                parent.descendants += 1 + frame.descendants;
+                let acc = &mut state.callees[depth - 1];
+                let at = match acc.iter().position(|c| c.0 == frame.method) {
+                    Some(i) => i,
+                    // Past 16 distinct callee methods the rest are not told apart.
+                    None if acc.len() < 16 => {
+                        acc.push((frame.method, frame.receiver, 0));
+                        acc.len() - 1
+                    }
+                    None => acc.len() - 1,
+                };
+                let c = &mut acc[at];
+                if c.1 != frame.receiver {
+                    c.1 = u32::MAX;
+                }
+                c.2 += aggregate;
+                if parent.heaviest.is_none_or(|h| c.2 > h.2 || h.0 == c.0) {
+                    parent.heaviest = Some(*c);
                 }
             }
             None => state.total += aggregate,

@@ -271,10 +271,10 @@ pub fn write(trace: &Path, out: &Path, opts: &Options) -> Result<Written> {
         bytes: html.len(),
         seconds: t0.elapsed().as_secs_f64(),
         warnings: a.trace.warnings.clone(),
-        top_hint: a
-            .hints
-            .first()
-            .map(|h| format!("{}: {}", h.subject, h.reason)),
+        top_hint: a.hints.first().map(|h| match h.kind {
+            crate::analysis::hints::HintKind::Proposal => format!("top proposal: {}", h.text),
+            _ => format!("top hint: {}", h.text),
+        }),
     })
 }
 

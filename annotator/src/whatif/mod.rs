@@ -28,7 +28,7 @@ pub fn load(traces: &[PathBuf], compensate: bool, manifest: Option<&Path>) -> Re
     let saf = traces.first().and_then(|t| plan::find_saf(t, manifest));
     let unknown = match &saf {
         Some(p) => plan::apply_saf(&mut tree, &crate::saf::Saf::load(p)?),
-        None => tree.methods.len(),
+        None => tree.methods.iter().filter(|m| !m.name.is_empty()).count(),
     };
     if unknown > 0 {
         warnings.push(format!(
@@ -129,10 +129,25 @@ pub struct WhatIf {
     pub warnings: Vec<String>,
 }
 
+/// The run replayed unchanged: the measured span less the probe cost.
+pub fn baseline(l: &Loaded, p: &Params) -> f64 {
+    sim::replay(&l.tree, &Plan::default(), p, &l.agg).time
+}
+
 /// Baseline and predicted replay of `plan`; `patterns` only label the output.
 pub fn predict(l: &Loaded, plan: &Plan, p: &Params, patterns: &[String]) -> WhatIf {
+    predict_against(l, plan, p, patterns, baseline(l, p))
+}
+
+/// [`predict`] against a baseline already replayed.
+pub fn predict_against(
+    l: &Loaded,
+    plan: &Plan,
+    p: &Params,
+    patterns: &[String],
+    base_time: f64,
+) -> WhatIf {
     let t = &l.tree;
-    let base = sim::replay(t, &Plan::default(), p, &l.agg);
     let out = sim::replay(t, plan, p, &l.agg);
     let mut methods: Vec<String> = plan
         .methods
@@ -146,7 +161,7 @@ pub fn predict(l: &Loaded, plan: &Plan, p: &Params, patterns: &[String]) -> What
     methods.dedup();
     let predicted = out.time;
     let speedup = if predicted > 0.0 {
-        base.time / predicted
+        base_time / predicted
     } else {
         1.0
     };
@@ -162,7 +177,7 @@ pub fn predict(l: &Loaded, plan: &Plan, p: &Params, patterns: &[String]) -> What
         handoff: p.handoff,
         handoff_source: "given",
         compensated: t.threads.iter().any(|th| th.probe > 0.0),
-        baseline_time: base.time,
+        baseline_time: base_time,
         predicted_time: predicted,
         predicted_speedup: speedup,
         critical_path: steps(t, &out),

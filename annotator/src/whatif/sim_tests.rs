@@ -212,3 +212,44 @@ fn handoff_eats_the_gain_of_fine_grained_messages() {
     let (base, out) = run(&t, &["A"], &p);
     assert!(out.time > base.time, "{} vs {}", out.time, base.time);
 }
+
+#[test]
+fn distribution_loses_below_the_granularity_threshold() {
+    // Ten asynchronous messages of 1000 bytes and 50 ns of work each, 10 ns apart.
+    let mut spec = String::from("1 + Main 0 main 0 0\n");
+    for i in 0..10u64 {
+        spec += &format!(
+            "1 + A 1 put 1000 {}\n1 - A 1 put {}\n",
+            60 * i + 5,
+            60 * i + 55
+        );
+    }
+    spec += "1 - Main 0 main 600\n";
+    let (tree, _f) = tree(&spec, None, &["put"]);
+    let agg = compensated_aggregates(&tree);
+    let l = crate::whatif::Loaded {
+        tree,
+        agg,
+        warnings: vec![],
+    };
+    let mut plan = Plan::default();
+    add_pattern(&l.tree, &mut plan, "A").unwrap();
+    let local = crate::whatif::predict(&l, &plan, &params(2), &[]);
+    // One receiver runs its messages one after another: 600 ns become about 505.
+    assert!(
+        local.predicted_speedup > 1.15,
+        "{}",
+        local.predicted_speedup
+    );
+    assert!(local.distribution.is_none());
+    let mut far = params(2);
+    far.latency = 100.0;
+    far.bandwidth = Some(1.0); // a byte per ns: 1000 ns to ship 50 ns of work
+    let w = crate::whatif::predict(&l, &plan, &far, &[]);
+    assert!(w.predicted_speedup < 1.0, "{}", w.predicted_speedup);
+    let d = w.distribution.expect("distribution figures");
+    assert_eq!(d.mean_message_bytes, 1000.0);
+    assert!((d.granularity - 0.05).abs() < 1e-9);
+    assert!((d.granularity_threshold - (200.0 / 1000.0 + 1.0)).abs() < 1e-9);
+    assert!(!d.pays);
+}

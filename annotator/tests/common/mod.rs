@@ -37,7 +37,7 @@ pub fn export_and_check(trace: &Path, dir: &Path) -> Checks {
     );
     let a = revy(&["analyze", trace.to_str().unwrap(), "--format", "json"]);
     let a: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
-    let total = a["totals"]["total_time"].as_u64().unwrap();
+    let total = a["totals"]["instrumented_time"].as_u64().unwrap();
 
     // Chrome: displayTimeUnit first, X slices nest per thread, thread names present.
     let text = std::fs::read_to_string(&c).unwrap();

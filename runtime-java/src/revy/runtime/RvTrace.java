@@ -127,7 +127,8 @@ final class RvTrace {
             out.write(magic);
             written = magic.length;
             t0 = System.nanoTime();
-            String header = "unit=ns lang=java pid=" + pid + " start=" + iso.format(new Date());
+            String header = "unit=ns lang=java pid=" + pid + " start=" + iso.format(new Date())
+                    + " probe_ns=" + RvBuf.probeNs();
             byte[] hb = header.getBytes(UTF8);
             byte[] hh = new byte[8];
             hh[0] = 'H';

@@ -1,0 +1,386 @@
+//! Ranked proposals (SPEC §8.1): candidates above the threshold (classes, instances, heavy
+//! methods) are replayed with the what-if engine; those that pay come first, ranked by
+//! predicted speedup, then plain statements for heavy subjects that gain nothing, then the
+//! thesis's observations (§7.6) that do not contradict them.
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use rustc_hash::FxHashSet;
+
+use super::hints::{Hint, HintKind};
+use super::walk::InstKind;
+use super::{Analysis, Options};
+use crate::error::Result;
+use crate::whatif::{self, Loaded, Params, Plan};
+
+/// A replay must gain at least this much for a proposal.
+const PAYS: f64 = 1.05;
+/// Replaying holds every message in memory; beyond this `revy whatif` is the tool.
+const MAX_MESSAGES: u64 = 1_000_000;
+/// Candidates of each kind (classes, instances, methods) replayed at most.
+const PER_KIND: usize = 8;
+
+/// The handoff measured once per process.
+fn handoff_ns(o: &Options) -> f64 {
+    static MEASURED: OnceLock<f64> = OnceLock::new();
+    o.handoff_ns
+        .unwrap_or_else(|| *MEASURED.get_or_init(whatif::measure_handoff_ns))
+}
+
+/// What one candidate names.
+struct Candidate {
+    subject: String,
+    class: Option<String>,
+    instance: Option<u32>,
+    method: Option<u32>,
+    plan: Plan,
+    /// Share of the run of what becomes active.
+    level: f64,
+    /// Pool of tasks (a method) rather than an object's own thread.
+    pool: bool,
+}
+
+pub fn add(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
+    if a.totals.messages == 0 {
+        return Ok(());
+    }
+    if a.totals.messages > MAX_MESSAGES {
+        a.advice = Some(super::Advice {
+            cores: o.cores.unwrap_or(1),
+            handoff: 0.0,
+            candidates: 0,
+            notes: vec![format!(
+                "{} messages: too many to replay every candidate here; ask `revy whatif --active PATTERN` for the ones above",
+                a.totals.messages
+            )],
+            caveat: whatif::CAVEAT,
+        });
+        return Ok(());
+    }
+    let loaded = whatif::load(&[path.to_path_buf()], o.compensate, None)?;
+    for (m, t) in a.methods.iter_mut().zip(&loaded.tree.methods) {
+        m.void = t.void;
+    }
+    let unit = loaded.tree.unit();
+    let p = Params {
+        cores: o
+            .cores
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        handoff: whatif::ns_to(unit, handoff_ns(o)),
+        latency: 0.0,
+        bandwidth: None,
+    };
+    let mut pays = Vec::new();
+    let mut none = Vec::new();
+    let mut judged_inst = FxHashSet::default();
+    let mut judged_meth = FxHashSet::default();
+    let mut judged_class = FxHashSet::default();
+    let cands = candidates(a, o);
+    a.advice = Some(super::Advice {
+        cores: p.cores,
+        handoff: p.handoff,
+        candidates: cands.len(),
+        // The return types matter to the proposals (the probe cost is in the totals).
+        notes: loaded
+            .warnings
+            .iter()
+            .filter(|w| w.contains("return type"))
+            .cloned()
+            .collect(),
+        caveat: whatif::CAVEAT,
+    });
+    let base = whatif::baseline(&loaded, &p);
+    for c in cands {
+        let w =
+            whatif::predict_against(&loaded, &c.plan, &p, std::slice::from_ref(&c.subject), base);
+        let h = judge(a, &loaded, &c, &w);
+        judged_inst.extend(c.instance);
+        judged_meth.extend(c.method);
+        if c.instance.is_none() && c.method.is_none() {
+            judged_class.insert(c.subject.clone());
+        }
+        if h.kind == HintKind::Proposal {
+            pays.push(h);
+        } else {
+            none.push(h);
+        }
+    }
+    let speed = |h: &Hint| h.numbers.get("predicted_speedup").copied().unwrap_or(0.0);
+    pays.sort_by(|x, y| speed(y).total_cmp(&speed(x)));
+    none.sort_by(|x, y| {
+        let l = |h: &Hint| h.numbers.get("level").copied().unwrap_or(0.0);
+        l(y).total_cmp(&l(x))
+    });
+    none.truncate(o.max_hints_per_kind);
+    // The observations stay, minus those the replays answered (a "candidate" hint next to
+    // a proposal or a no-gain statement for the same subject would repeat or contradict it).
+    // Observations that say "parallelise X" are dropped where a replay judged X, where X is
+    // an entry point, or where X's time is mostly one-off messages.
+    let entry = entry_points(a);
+    let off_meth = one_off_by_method(a);
+    let mostly_one_off_inst = |i: u32| {
+        let x = &a.instances[i as usize];
+        2 * x.one_off_time > x.active_time
+    };
+    let mostly_one_off_meth = |m: u32| {
+        let x = &a.methods[m as usize];
+        2 * off_meth.get(&m).copied().unwrap_or(0) > x.net_time.total
+    };
+    let rest = std::mem::take(&mut a.hints).into_iter().filter(|h| {
+        use HintKind::*;
+        let class = matches!(h.kind, ClassOutlier | ClassUniform);
+        let advises = matches!(
+            h.kind,
+            CandidateInstance | CandidateMethod | CandidateMessage | MethodOutlier | MethodUniform
+        ) || class;
+        let about_inst = !class
+            && h.instance.is_some_and(|i| {
+                judged_inst.contains(&i) || entry.contains(&i) || mostly_one_off_inst(i)
+            });
+        let about_meth = h
+            .method
+            .is_some_and(|m| judged_meth.contains(&m) || mostly_one_off_meth(m));
+        // Never advise on the entry point (`main`), whatever the observation.
+        let about_main = h
+            .method
+            .is_some_and(|m| a.methods[m as usize].method == "main");
+        let about_class = class
+            && (judged_class.contains(&h.subject)
+                || h.instance
+                    .is_some_and(|i| judged_inst.contains(&i) || mostly_one_off_inst(i)));
+        let one_off = h
+            .message
+            .is_some_and(|m| a.messages.list.iter().any(|x| x.order == m && x.one_off));
+        !about_main && !(advises && (about_inst || about_meth || about_class || one_off))
+    });
+    if pays.is_empty() && none.is_empty() {
+        none.push(Hint::new(
+            HintKind::NoGain,
+            "the run".into(),
+            "no class, instance or method is above the threshold once one-off messages (class loading, JIT, first I/O) are set aside: nothing here is worth its own thread".into(),
+            &[("predicted_speedup", 1.0)],
+        ));
+    }
+    a.hints = pays.into_iter().chain(none).chain(rest).collect();
+    Ok(())
+}
+
+/// Net time of one-off messages per method.
+fn one_off_by_method(a: &Analysis) -> rustc_hash::FxHashMap<u32, u64> {
+    let mut m = rustc_hash::FxHashMap::default();
+    for x in a.messages.list.iter().filter(|x| x.one_off) {
+        *m.entry(x.method).or_default() += x.net_time;
+    }
+    m
+}
+
+/// Instances that receive a program's entry point (`main`), never proposed.
+fn entry_points(a: &Analysis) -> FxHashSet<u32> {
+    let mains: FxHashSet<u32> = a
+        .methods
+        .iter()
+        .filter(|m| m.method == "main")
+        .map(|m| m.id)
+        .collect();
+    a.messages
+        .list
+        .iter()
+        .filter(|m| mains.contains(&m.method))
+        .map(|m| m.receiver)
+        .collect()
+}
+
+fn candidates(a: &Analysis, o: &Options) -> Vec<Candidate> {
+    let total = a.totals.total_time.max(1) as f64;
+    let steady = |active: u64, one_off: u64| active.saturating_sub(one_off);
+    let above = |time: u64| {
+        time > 0
+            && (time as f64 / total >= o.threshold_level
+                || o.threshold_time.is_some_and(|t| time >= t))
+    };
+    let entry = entry_points(a);
+    let entry_classes: FxHashSet<&str> = entry
+        .iter()
+        .filter_map(|&i| a.instances[i as usize].class.as_deref())
+        .collect();
+    let mut out = Vec::new();
+    // Classes with several instances: every instance its own thread.
+    let mut classes: Vec<_> = a
+        .classes
+        .iter()
+        .filter(|c| c.instances >= 2 && !entry_classes.contains(c.class.as_str()))
+        .map(|c| {
+            let ids: Vec<u32> = a
+                .instances
+                .iter()
+                .filter(|i| i.kind == InstKind::Object && i.class.as_deref() == Some(&c.class))
+                .map(|i| i.id)
+                .collect();
+            let one_off: u64 = ids
+                .iter()
+                .map(|&i| a.instances[i as usize].one_off_time)
+                .sum();
+            (c, ids, steady(c.active_time, one_off))
+        })
+        .filter(|(_, _, t)| above(*t))
+        .collect();
+    classes.sort_by(|x, y| y.2.cmp(&x.2));
+    for (c, ids, t) in classes.into_iter().take(PER_KIND) {
+        out.push(Candidate {
+            subject: c.class.clone(),
+            class: Some(c.class.clone()),
+            instance: None,
+            method: None,
+            plan: Plan {
+                instances: ids.into_iter().collect(),
+                methods: Default::default(),
+            },
+            level: t as f64 / total,
+            pool: false,
+        });
+    }
+    let mut insts: Vec<_> = a
+        .instances
+        .iter()
+        .filter(|i| i.kind != InstKind::Root && !entry.contains(&i.id))
+        .filter(|i| above(steady(i.active_time, i.one_off_time)))
+        .collect();
+    insts.sort_by(|x, y| y.active_time.cmp(&x.active_time).then(x.id.cmp(&y.id)));
+    for i in insts.into_iter().take(PER_KIND) {
+        out.push(Candidate {
+            subject: i.label.clone(),
+            class: i.class.clone(),
+            instance: Some(i.id),
+            method: None,
+            plan: Plan {
+                instances: [i.id].into_iter().collect(),
+                methods: Default::default(),
+            },
+            level: i.level,
+            pool: false,
+        });
+    }
+    let off = one_off_by_method(a);
+    let msteady =
+        |m: &super::MethodStats| steady(m.net_time.total, off.get(&m.id).copied().unwrap_or(0));
+    let mut meths: Vec<_> = a
+        .methods
+        .iter()
+        .filter(|m| m.method != "main" && above(msteady(m)))
+        .collect();
+    meths.sort_by(|x, y| msteady(y).cmp(&msteady(x)).then(x.id.cmp(&y.id)));
+    for m in meths.into_iter().take(PER_KIND) {
+        out.push(Candidate {
+            subject: format!("{}.{}", m.class, m.method),
+            class: Some(m.class.clone()),
+            instance: None,
+            method: Some(m.id),
+            plan: Plan {
+                instances: Default::default(),
+                methods: [m.id].into_iter().collect(),
+            },
+            level: m.level,
+            pool: true,
+        });
+    }
+    out
+}
+
+/// Methods the candidate's active part receives, split into void and value-returning.
+fn received(l: &Loaded, c: &Candidate) -> (Vec<String>, Vec<String>) {
+    let t = &l.tree;
+    let mut seen = FxHashSet::default();
+    let (mut void, mut value) = (Vec::new(), Vec::new());
+    for n in &t.nodes {
+        let hit = n.method != whatif::tree::NONE
+            && (c.plan.instances.contains(&n.receiver) || c.plan.methods.contains(&n.method));
+        if hit && seen.insert(n.method) {
+            let m = &t.methods[n.method as usize];
+            let name = format!("`{}`", m.name);
+            if m.void == Some(true) {
+                void.push(name);
+            } else {
+                value.push(name);
+            }
+        }
+    }
+    (void, value)
+}
+
+fn judge(a: &Analysis, l: &Loaded, c: &Candidate, w: &whatif::WhatIf) -> Hint {
+    let u = w.unit;
+    let s = w.predicted_speedup;
+    let pct = format!("{:.1} %", c.level * 100.0);
+    let (void, value) = received(l, c);
+    let list = |v: &[String]| v.join(", ");
+    let how = match (void.is_empty(), value.is_empty()) {
+        (false, true) => format!("{} return(s) nothing and become asynchronous", list(&void)),
+        (true, false) => format!("callers wait for {}", list(&value)),
+        _ => format!(
+            "{} become(s) asynchronous; callers wait for {}",
+            list(&void),
+            list(&value)
+        ),
+    };
+    let what = if c.pool {
+        format!(
+            "run each call of {} as a task on a pool of {} thread(s)",
+            c.subject, w.cores
+        )
+    } else {
+        format!(
+            "make {} active (its own thread and a message queue)",
+            c.subject
+        )
+    };
+    let gain = format!(
+        "predicted {s:.2}× ({:.3} → {:.3} {u} on {} core(s))",
+        w.baseline_time, w.predicted_time, w.cores
+    );
+    let (kind, reason) = if s >= PAYS {
+        (HintKind::Proposal, format!("{what}: {how} — {gain}"))
+    } else if w.asynchronous_messages == 0 && w.synchronous_messages > 0 {
+        (
+            HintKind::NoGain,
+            format!("{} is {pct} of the run but every caller waits for its result: making it active gains nothing ({s:.2}×)", c.subject),
+        )
+    } else if s < 1.0 {
+        (
+            HintKind::NoGain,
+            format!("{} is {pct} of the run, but as an active object it loses: its {} messages are too fine-grained for a handoff of {:.3} {u} ({s:.2}×)", c.subject, w.asynchronous_messages + w.synchronous_messages, w.handoff),
+        )
+    } else {
+        (
+            HintKind::NoGain,
+            format!("{} is {pct} of the run, but making it active gains only {s:.2}× (little of its work overlaps its callers')", c.subject),
+        )
+    };
+    let mut h = Hint::new(
+        kind,
+        c.subject.clone(),
+        reason,
+        &[
+            ("predicted_speedup", s),
+            ("baseline_time", w.baseline_time),
+            ("predicted_time", w.predicted_time),
+            ("cores", w.cores as f64),
+            ("level", c.level),
+            ("asynchronous_messages", w.asynchronous_messages as f64),
+            ("synchronous_messages", w.synchronous_messages as f64),
+        ],
+    );
+    h.class = c.class.clone();
+    h.instance = c.instance;
+    h.method = c.method;
+    if c.instance.is_none() && c.method.is_none() {
+        // A class: point at its most active instance for the graph.
+        h.instance = c
+            .plan
+            .instances
+            .iter()
+            .copied()
+            .max_by_key(|&i| (a.instances[i as usize].active_time, std::cmp::Reverse(i)));
+    }
+    h
+}

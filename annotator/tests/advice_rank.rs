@@ -1,0 +1,229 @@
+//! Ranked proposals of `revy analyze` on hand-built traces beside a parsed project (the SAF
+//! tells which methods return nothing), the `chain` hint, and one-off messages.
+
+use std::path::{Path, PathBuf};
+
+use revy::analysis::{analyze_path, Analysis, Options};
+
+mod common;
+use common::revy;
+
+const MAIN: &str = "public class Main {
+    public static void main(String[] args) {
+        Worker a = new Worker(); Worker b = new Worker(); Lexer l = new Lexer();
+        a.run(1); b.run(2); l.next(); l.next();
+    }
+}
+class Worker { void run(int n) { } }
+class Lexer { int next() { return 0; } }
+";
+
+fn msg(cls: &str, oid: u64, mth: &str, sgn: &str, t0: u64, t1: u64) -> String {
+    format!(
+        "<Msg cls={cls} oid={oid} mth={mth} sgn={sgn} size=4 tid=1 t={t0}>\n</Msg cls={cls} oid={oid} mth={mth} sgn={sgn} tid=1 t={t1}>\n"
+    )
+}
+
+/// A parsed project with a trace of `main`: two workers (void `run`, 300 ns each), then two
+/// `Lexer.next` calls whose results main waits for (150 ns each); 1000 ns in all.
+fn project() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("src")).unwrap();
+    std::fs::write(d.join("src/Main.java"), MAIN).unwrap();
+    std::fs::write(
+        d.join("revy.toml"),
+        "[project]\nname = \"adv\"\nsources = [\"src/**/*.java\"]\nbuild = \"true\"\nrun = \"true\"\n",
+    )
+    .unwrap();
+    let o = revy(&["-m", d.join("revy.toml").to_str().unwrap(), "parse"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut t = String::from(
+        "##### revy-trace 1 unit=ns lang=java pid=1\n<Msg cls=Main oid=0 mth=main sgn=!String^1! size=8 tid=1 t=0>\n",
+    );
+    t += &msg("Worker", 1, "run", "!int^0!", 10, 310);
+    t += &msg("Worker", 2, "run", "!int^0!", 320, 620);
+    t += &msg("Lexer", 3, "next", "!!", 630, 780);
+    t += &msg("Lexer", 3, "next", "!!", 790, 940);
+    t += "</Msg cls=Main oid=0 mth=main sgn=!String^1! tid=1 t=1000>\n##### end events=10\n";
+    std::fs::create_dir_all(d.join(".revy/traces")).unwrap();
+    let p = d.join(".revy/traces/run.dtf");
+    std::fs::write(&p, t).unwrap();
+    (dir, p)
+}
+
+fn opts(cores: usize) -> Options {
+    Options {
+        cores: Some(cores),
+        handoff_ns: Some(0.0),
+        ..Options::default()
+    }
+}
+
+fn speedup(a: &Analysis, i: usize) -> f64 {
+    a.hints[i].numbers["predicted_speedup"]
+}
+
+#[test]
+fn the_change_that_pays_comes_first_and_waiting_callers_are_said_plainly() {
+    let (_dir, p) = project();
+    let a = analyze_path(&p, &opts(4)).unwrap();
+    let kinds: Vec<String> = a
+        .hints
+        .iter()
+        .map(|h| format!("{} {}", h.kind, h.subject))
+        .collect();
+    // Both workers in their own threads overlap each other and main's Lexer calls.
+    assert_eq!(kinds[0], "proposal Worker", "{kinds:?}");
+    assert!(speedup(&a, 0) > 2.0, "{}", speedup(&a, 0));
+    assert!(
+        a.hints[0].text.contains("`run` return(s) nothing"),
+        "{}",
+        a.hints[0].text
+    );
+    // Ranked by predicted speedup, proposals before statements.
+    let n = a.hints.iter().take_while(|h| h.kind == "proposal").count();
+    assert!(n >= 2, "{kinds:?}");
+    assert!((1..n).all(|i| speedup(&a, i - 1) >= speedup(&a, i)));
+    // Lexer is heavy but main waits for each result.
+    let lexer = a
+        .hints
+        .iter()
+        .find(|h| h.subject == "Lexer#3")
+        .expect("a statement about Lexer#3");
+    assert_eq!(lexer.kind, "no-gain");
+    assert!(lexer.text.contains("every caller waits"), "{}", lexer.text);
+    assert!(lexer.numbers["predicted_speedup"] < 1.05);
+    // Never the entry point, and no observation contradicts a statement.
+    assert!(!kinds.iter().any(|k| k.contains("Main")), "{kinds:?}");
+    assert!(!a
+        .hints
+        .iter()
+        .any(|h| h.kind == "candidate-instance" && h.subject == "Lexer#3"));
+    let run = a.methods.iter().find(|m| m.method == "run").unwrap();
+    assert_eq!(run.void, Some(true));
+}
+
+#[test]
+fn two_workers_on_one_core_gain_nothing_in_the_ranking() {
+    let (_dir, p) = project();
+    let a = analyze_path(&p, &opts(1)).unwrap();
+    assert!(
+        !a.hints.iter().any(|h| h.kind == "proposal"),
+        "{:?}",
+        a.hints.iter().map(|h| &h.text).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn whatif_json_has_the_agreed_fields() {
+    let (dir, p) = project();
+    let o = revy(&[
+        "-m",
+        dir.path().join("revy.toml").to_str().unwrap(),
+        "whatif",
+        p.to_str().unwrap(),
+        "--active",
+        "Worker",
+        "--cores",
+        "4",
+        "--handoff",
+        "0",
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let w: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for k in [
+        "baseline_time",
+        "predicted_time",
+        "predicted_speedup",
+        "unit",
+        "cores",
+        "critical_path",
+        "threads",
+        "caveat",
+    ] {
+        assert!(!w[k].is_null(), "{k} missing");
+    }
+    assert_eq!(w["baseline_time"], 1000.0);
+    // Main: 100 ns own + 300 ns of Lexer; the workers run beside it.
+    let predicted = w["predicted_time"].as_f64().unwrap();
+    assert!((400.0..=430.0).contains(&predicted), "{predicted}");
+    assert_eq!(w["cores"], 4);
+    assert_eq!(w["unit"], "ns");
+    let bad = revy(&["whatif", p.to_str().unwrap(), "--active", "Nope"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--active Nope"));
+}
+
+fn write(dir: &Path, name: &str, body: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, format!("##### revy-trace 1 unit=ns\n{body}")).unwrap();
+    p
+}
+
+#[test]
+fn chain_names_the_callee_method_holding_most_of_the_aggregate() {
+    // A.outer: ten B.small calls of 5 ns (50 in all) and one C.big of 40 ns.
+    let dir = tempfile::tempdir().unwrap();
+    let mut body = String::from("<Msg cls=A oid=1 mth=outer sgn=!! size=0 tid=1 t=0>\n");
+    for i in 0..10u64 {
+        body += &format!("<Msg cls=B oid=2 mth=small sgn=!! size=0 tid=1 t={}>\n</Msg cls=B oid=2 mth=small sgn=!! tid=1 t={}>\n", 1 + 5 * i, 6 + 5 * i);
+    }
+    body += "<Msg cls=C oid=3 mth=big sgn=!! size=0 tid=1 t=55>\n</Msg cls=C oid=3 mth=big sgn=!! tid=1 t=95>\n";
+    body += "</Msg cls=A oid=1 mth=outer sgn=!! tid=1 t=100>\n";
+    let p = write(dir.path(), "chain.dtf", &body);
+    let a = analyze_path(&p, &Options::default()).unwrap();
+    let chain = a
+        .hints
+        .iter()
+        .find(|h| h.kind == "chain")
+        .expect("a chain hint");
+    assert!(
+        chain.reason.contains("B.small on B#2 (50 ns"),
+        "{}",
+        chain.reason
+    );
+    assert_eq!(chain.numbers["callee_aggregate_time"], 50.0);
+}
+
+#[test]
+fn one_off_messages_are_flagged_and_never_proposed() {
+    // X.f: a first call of 5000 ns (class loading), then four of 10 ns.
+    let dir = tempfile::tempdir().unwrap();
+    let mut body = String::new();
+    let mut t = 0;
+    for d in [5000u64, 10, 10, 10, 10] {
+        body += &format!("<Msg cls=X oid=1 mth=f sgn=!! size=0 tid=1 t={t}>\n</Msg cls=X oid=1 mth=f sgn=!! tid=1 t={}>\n", t + d);
+        t += d + 1;
+    }
+    let p = write(dir.path(), "once.dtf", &body);
+    let a = analyze_path(&p, &Options::default()).unwrap();
+    assert_eq!(a.totals.one_off_messages, 1);
+    assert!(
+        a.messages
+            .list
+            .iter()
+            .find(|m| m.order == 0)
+            .unwrap()
+            .one_off
+    );
+    assert_eq!(
+        a.instances
+            .iter()
+            .find(|i| i.label == "X#1")
+            .unwrap()
+            .one_off_time,
+        5000
+    );
+    let about_x: Vec<_> = a
+        .hints
+        .iter()
+        .filter(|h| {
+            h.subject.starts_with('X') && h.kind != "no-gain" && h.kind != "single-neighbour"
+        })
+        .map(|h| &h.text)
+        .collect();
+    assert!(about_x.is_empty(), "{about_x:?}");
+}

@@ -443,13 +443,32 @@ pub fn analyze_path_with(
     opts: &Options,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<Analysis> {
-    let probe_ns = header_probe_ns(path)?;
-    let (probe, unit) = (probe_ns.filter(|_| opts.compensate), header_unit(path)?);
-    let mut b = Builder::new(opts).with_probe(probe.map_or(0, |p| probe_units(p, unit)));
+    let mut b = Builder::for_trace(path, opts)?;
     let (reader, walker) = walk_trace_with(path, &mut b, progress)?;
-    let mut a = finish(path, opts, b, &reader, &walker);
-    a.totals.probe_ns = probe_ns;
-    a.totals.compensated = probe.is_some_and(|p| probe_units(p, unit) > 0);
+    finish_with_advice(path, opts, b, &reader, &walker)
+}
+
+impl Builder {
+    /// A builder that subtracts the probe cost of the trace's header (when `opts` say so).
+    pub fn for_trace(path: &Path, opts: &Options) -> Result<Builder> {
+        let probe = header_probe_ns(path)?.filter(|_| opts.compensate);
+        let unit = header_unit(path)?;
+        Ok(Builder::new(opts).with_probe(probe.map_or(0, |p| probe_units(p, unit))))
+    }
+}
+
+/// [`finish`], then the probe cost in the totals and the ranked proposals (another pass).
+pub fn finish_with_advice(
+    path: &Path,
+    opts: &Options,
+    b: Builder,
+    reader: &TraceReader,
+    walker: &Walker,
+) -> Result<Analysis> {
+    let compensated = b.probe > 0;
+    let mut a = finish(path, opts, b, reader, walker);
+    a.totals.probe_ns = header_probe_ns(path)?;
+    a.totals.compensated = compensated;
     if opts.proposals {
         proposals::add(&mut a, path, opts)?;
     }

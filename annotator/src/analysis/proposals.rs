@@ -225,7 +225,7 @@ fn candidates(a: &Analysis, o: &Options) -> Vec<Candidate> {
         })
         .filter(|(_, _, t)| above(*t))
         .collect();
-    classes.sort_by(|x, y| y.2.cmp(&x.2));
+    classes.sort_by_key(|c| std::cmp::Reverse(c.2));
     for (c, ids, t) in classes.into_iter().take(PER_KIND) {
         out.push(Candidate {
             subject: c.class.clone(),
@@ -309,7 +309,6 @@ fn received(l: &Loaded, c: &Candidate) -> (Vec<String>, Vec<String>) {
 }
 
 fn judge(a: &Analysis, l: &Loaded, c: &Candidate, w: &whatif::WhatIf) -> Hint {
-    let u = w.unit;
     let s = w.predicted_speedup;
     let pct = format!("{:.1} %", c.level * 100.0);
     let (void, value) = received(l, c);
@@ -334,9 +333,12 @@ fn judge(a: &Analysis, l: &Loaded, c: &Candidate, w: &whatif::WhatIf) -> Hint {
             c.subject
         )
     };
+    let h = |x: f64| whatif::human(x, l.tree.unit());
     let gain = format!(
-        "predicted {s:.2}× ({:.3} → {:.3} {u} on {} core(s))",
-        w.baseline_time, w.predicted_time, w.cores
+        "predicted {s:.2}× ({} → {} on {} core(s))",
+        h(w.baseline_time),
+        h(w.predicted_time),
+        w.cores
     );
     let (kind, reason) = if s >= PAYS {
         (HintKind::Proposal, format!("{what}: {how} — {gain}"))
@@ -348,7 +350,7 @@ fn judge(a: &Analysis, l: &Loaded, c: &Candidate, w: &whatif::WhatIf) -> Hint {
     } else if s < 1.0 {
         (
             HintKind::NoGain,
-            format!("{} is {pct} of the run, but as an active object it loses: its {} messages are too fine-grained for a handoff of {:.3} {u} ({s:.2}×)", c.subject, w.asynchronous_messages + w.synchronous_messages, w.handoff),
+            format!("{} is {pct} of the run, but as an active object it loses: its {} messages are too fine-grained for a handoff of {} ({s:.2}×)", c.subject, w.asynchronous_messages + w.synchronous_messages, h(w.handoff)),
         )
     } else {
         (

@@ -43,8 +43,9 @@ pub fn text(a: &Analysis, top: usize) -> String {
             s,
             "\nProposals, ranked by predicted speedup{}",
             a.advice.as_ref().map_or(String::new(), |x| format!(
-                " ({} core(s), handoff {:.3} {u})",
-                x.cores, x.handoff
+                " ({} core(s), handoff {})",
+                x.cores,
+                crate::whatif::human(x.handoff, a.trace.unit)
             ))
         );
         for n in a.advice.iter().flat_map(|x| &x.notes) {

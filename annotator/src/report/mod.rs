@@ -111,11 +111,11 @@ pub fn analyze(trace: &Path, opts: &Options, caps: &Caps) -> Result<Input> {
     let mut opts = opts.clone();
     opts.detail_cap = opts.detail_cap.min(caps.messages);
     let mut tee = Tee {
-        b: Builder::new(&opts),
+        b: Builder::for_trace(trace, &opts)?,
         links: FxHashMap::default(),
     };
     let (reader, walker) = analysis::walk_trace(trace, &mut tee)?;
-    let analysis = analysis::finish(trace, &opts, tee.b, &reader, &walker);
+    let analysis = analysis::finish_with_advice(trace, &opts, tee.b, &reader, &walker)?;
     let links = tee
         .links
         .into_iter()

@@ -338,6 +338,25 @@ pub fn parse_bandwidth(s: &str) -> Result<f64> {
     }
 }
 
+/// A time in `unit` for people: `12.3 ms`, `450 ns`.
+pub fn human(x: f64, unit: Unit) -> String {
+    let ns = x * unit.micros() * 1e3;
+    let (v, u) = match ns.abs() {
+        n if n >= 1e9 => (ns / 1e9, "s"),
+        n if n >= 1e6 => (ns / 1e6, "ms"),
+        n if n >= 1e3 => (ns / 1e3, "µs"),
+        _ => (ns, "ns"),
+    };
+    let digits = if v.abs() >= 100.0 {
+        0
+    } else if v.abs() >= 10.0 {
+        1
+    } else {
+        2
+    };
+    format!("{v:.digits$} {u}")
+}
+
 /// Nanoseconds to the tree's unit.
 pub fn ns_to(unit: Unit, ns: f64) -> f64 {
     ns * Unit::Ns.micros() / unit.micros()
@@ -387,7 +406,7 @@ pub fn render_text(w: &WhatIf) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "what if {} became active ({} instance(s){}), on {} core(s), handoff {:.3} {u} ({}):",
+        "what if {} became active ({} instance(s){}), on {} core(s), handoff {} ({}):",
         w.active.join(", "),
         w.active_instances,
         if w.active_methods.is_empty() {
@@ -396,13 +415,16 @@ pub fn render_text(w: &WhatIf) -> String {
             format!(", methods {}", w.active_methods.join(", "))
         },
         w.cores,
-        w.handoff,
+        human(w.handoff, Unit::parse(u).unwrap_or(Unit::Ns)),
         w.handoff_source
     );
+    let h = |x: f64| human(x, Unit::parse(u).unwrap_or(Unit::Ns));
     let _ = writeln!(
         s,
-        "  baseline  {:.3} {u}\n  predicted {:.3} {u}\n  speedup   {:.2}×",
-        w.baseline_time, w.predicted_time, w.predicted_speedup
+        "  baseline  {}\n  predicted {}\n  speedup   {:.2}×",
+        h(w.baseline_time),
+        h(w.predicted_time),
+        w.predicted_speedup
     );
     let _ = writeln!(
         s,
@@ -418,16 +440,23 @@ pub fn render_text(w: &WhatIf) -> String {
     for t in &w.threads {
         let _ = writeln!(
             s,
-            "  {:<32} busy {:>12.3} {u}  idle {:>12.3} {u}  messages {}",
-            t.thread, t.busy, t.idle, t.messages
+            "  {:<32} busy {:>10}  idle {:>10}  messages {}",
+            t.thread,
+            h(t.busy),
+            h(t.idle),
+            t.messages
         );
     }
     let _ = writeln!(s, "critical path:");
     for st in &w.critical_path {
         let _ = writeln!(
             s,
-            "  {:>12.3}–{:<12.3} {u} {:<28} {:.3} {u} of work, mostly {}",
-            st.start, st.end, st.thread, st.work, st.message
+            "  {:>10} – {:<10} {:<28} {} of work, mostly {}",
+            h(st.start),
+            h(st.end),
+            st.thread,
+            h(st.work),
+            st.message
         );
     }
     if !w.waits.is_empty() {
@@ -435,8 +464,10 @@ pub fn render_text(w: &WhatIf) -> String {
         for x in &w.waits {
             let _ = writeln!(
                 s,
-                "  {} waited {:.3} {u} for {}",
-                x.thread, x.time, x.waited_for
+                "  {} waited {} for {}",
+                x.thread,
+                h(x.time),
+                x.waited_for
             );
         }
     }

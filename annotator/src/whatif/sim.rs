@@ -35,9 +35,20 @@ impl Params {
     }
 }
 
-#[derive(Clone, Copy, PartialEq, PartialOrd)]
+/// A time with a total order, for the heaps.
+#[derive(Clone, Copy)]
 struct F(f64);
+impl PartialEq for F {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o) == Ordering::Equal
+    }
+}
 impl Eq for F {}
+impl PartialOrd for F {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
 impl Ord for F {
     fn cmp(&self, o: &Self) -> Ordering {
         self.0.total_cmp(&o.0)

@@ -563,18 +563,23 @@ fn report_in_headless_chromium() {
     let Some(mut b) = browser() else { return };
     let tmp = tempfile::tempdir().unwrap();
 
-    // 1. The thesis's appendix F trace: three accounts at 20 %, 40 %, 40 %.
+    // 1. The thesis's appendix F trace: three accounts at 2, 4 and 4 ms of the 24 ms run
+    //    (the thesis's 20 %, 40 %, 40 % are of the 10 ms inside messages).
     let out = tmp.path().join("appendix-f.html");
     report_of(&repo().join("tests/fixtures/traces/appendix-f.dtf"), &out);
     b.open(&out);
     let levels = b.eval("[...document.querySelectorAll('#nodes .node[data-class=\"Account\"]')].map(n => [Number(n.dataset.oid), Number(n.dataset.level), n.dataset.band]).sort((a, b) => a[0] - b[0])");
     assert_eq!(
         levels,
-        json!([[2, 0.2, "over10"], [4, 0.4, "over30"], [6, 0.4, "over30"]])
+        json!([
+            [2, 2.0 / 24.0, "rest"],
+            [4, 4.0 / 24.0, "over10"],
+            [6, 4.0 / 24.0, "over10"]
+        ])
     );
     b.click("#nodes .node[data-oid=\"4\"][data-class=\"Account\"] circle.body");
     let lv = b.eval("document.querySelector('#inspector [data-field=\"level\"]').textContent");
-    assert_eq!(lv, json!("40.0 %"));
+    assert_eq!(lv, json!("16.7 %"));
     b.screenshot("appendix-f-graph.png");
     exercise(&mut b, "appendix-f");
 

@@ -35,7 +35,14 @@ pub fn export_and_check(trace: &Path, dir: &Path) -> Checks {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let a = revy(&["analyze", trace.to_str().unwrap(), "--format", "json"]);
+    // Exports show the times as recorded: compare with the uncompensated analysis.
+    let a = revy(&[
+        "analyze",
+        trace.to_str().unwrap(),
+        "--format",
+        "json",
+        "--no-compensate",
+    ]);
     let a: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
     let total = a["totals"]["instrumented_time"].as_u64().unwrap();
 

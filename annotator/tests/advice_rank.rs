@@ -227,3 +227,37 @@ fn one_off_messages_are_flagged_and_never_proposed() {
         .collect();
     assert!(about_x.is_empty(), "{about_x:?}");
 }
+
+#[test]
+fn the_probe_cost_is_subtracted_unless_told_not_to() {
+    // 100 calls of 40 ns inside one of 5000 ns; the runtime measured 30 ns per probe pair.
+    let dir = tempfile::tempdir().unwrap();
+    let mut body = String::from("<Msg cls=M oid=1 mth=run sgn=!! size=0 tid=1 t=0>\n");
+    for i in 0..100u64 {
+        body += &format!("<Msg cls=A oid=2 mth=add sgn=!! size=8 tid=1 t={}>\n</Msg cls=A oid=2 mth=add sgn=!! tid=1 t={}>\n", 50 * i + 5, 50 * i + 45);
+    }
+    body += "</Msg cls=M oid=1 mth=run sgn=!! tid=1 t=5000>\n";
+    let p = dir.path().join("probe.dtf");
+    std::fs::write(
+        &p,
+        format!("##### revy-trace 1 unit=ns probe_ns=30\n{body}"),
+    )
+    .unwrap();
+    let a = analyze_path(&p, &Options::default()).unwrap();
+    let add = a.instances.iter().find(|i| i.label == "A#2").unwrap();
+    assert_eq!(add.active_time, 100 * 10);
+    assert_eq!(a.totals.total_time, 5000 - 101 * 30);
+    assert!(a.totals.compensated);
+    assert_eq!(a.totals.probe_ns, Some(30.0));
+    let run = a.messages.list.iter().find(|m| m.order == 0).unwrap();
+    assert_eq!(run.aggregate_time, 5000 - 101 * 30);
+    let raw = Options {
+        compensate: false,
+        ..Options::default()
+    };
+    let a = analyze_path(&p, &raw).unwrap();
+    let add = a.instances.iter().find(|i| i.label == "A#2").unwrap();
+    assert_eq!(add.active_time, 100 * 40);
+    assert_eq!(a.totals.total_time, 5000);
+    assert!(!a.totals.compensated);
+}

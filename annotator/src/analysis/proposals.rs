@@ -345,7 +345,11 @@ fn judge(a: &Analysis, l: &Loaded, c: &Candidate, w: &whatif::WhatIf) -> Hint {
     } else if w.asynchronous_messages == 0 && w.synchronous_messages > 0 {
         (
             HintKind::NoGain,
-            format!("{} is {pct} of the run but every caller waits for its result: making it active gains nothing ({s:.2}×)", c.subject),
+            format!(
+                "{} is {pct} of the run but every caller waits for its result: making it active gains nothing{} ({s:.2}×)",
+                c.subject,
+                if s < 0.95 { ", and the handoffs make the run slower" } else { "" }
+            ),
         )
     } else if s < 1.0 {
         (

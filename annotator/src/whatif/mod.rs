@@ -432,9 +432,19 @@ pub fn render_text(w: &WhatIf) -> String {
         w.asynchronous_messages, w.synchronous_messages
     );
     if let Some(d) = &w.distribution {
-        let _ = writeln!(s, "  distribution: messages carry {:.1} bytes and {:.3} {u} of work on average = {:.4} {u}/byte; below {:.4} {u}/byte shipping costs more than it computes: {}",
-            d.mean_message_bytes, d.mean_message_work, d.granularity, d.granularity_threshold,
-            if d.pays { "these pay" } else { "these lose" });
+        let _ = writeln!(
+            s,
+            "  distribution: the active messages carry {:.1} bytes and {} of work on average = {:.4} {u}/byte; below {:.4} {u}/byte a message costs more to ship than it computes: {}",
+            d.mean_message_bytes,
+            h(d.mean_message_work),
+            d.granularity,
+            d.granularity_threshold,
+            if d.pays {
+                "these compute more than they cost to ship"
+            } else {
+                "these cost more to ship than they compute"
+            }
+        );
     }
     let _ = writeln!(s, "threads:");
     for t in &w.threads {

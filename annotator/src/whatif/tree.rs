@@ -113,20 +113,20 @@ impl Tree {
         } else {
             0.0
         };
-        let (i0, m0, n0, th0) = (
+        let (i0, m0, n0) = (
             self.instances.len() as u32,
             self.methods.len() as u32,
             self.nodes.len() as u32,
-            self.threads.len() as u32,
         );
         let names = reader.names();
-        let many = !self.paths.is_empty();
+        // Roots of the second and later traces (processes) are told apart by number.
+        let process = self.paths.len();
         self.paths.push(path.to_path_buf());
         self.instances.extend(
             walker
                 .instances
                 .iter()
-                .map(|i| inst_info(i, names, many, th0)),
+                .map(|i| inst_info(i, names, process)),
         );
         self.methods
             .extend(names.methods.iter().map(|m| MethodInfo {
@@ -206,10 +206,10 @@ impl Tree {
     }
 }
 
-fn inst_info(i: &Instance, names: &Names, many: bool, th0: u32) -> InstInfo {
+fn inst_info(i: &Instance, names: &Names, process: usize) -> InstInfo {
     let mut label = instance_label(i, names);
-    if many && i.kind == InstKind::Root {
-        label = format!("{label} (process {})", th0);
+    if process > 0 && i.kind == InstKind::Root {
+        label = format!("{label} (process {})", process + 1);
     }
     InstInfo {
         kind: i.kind,

@@ -424,6 +424,9 @@ fn cmd_restore(manifest: &std::path::Path) -> Result<u8> {
     for k in &s.kept_edits {
         println!("kept your edits in {k} (removed only Revy's insertions)");
     }
+    for mv in &s.moved {
+        println!("restored a moved file where it is now: {mv}");
+    }
     println!(
         "restored {} files, removed {} runtime files",
         s.restored, s.runtime_removed
@@ -443,7 +446,7 @@ fn cmd_status(manifest: &std::path::Path) -> Result<u8> {
         Phase::Writing => " (interrupted: run `revy restore`)",
     };
     println!("annotated, {} mode{phase}", state.mode);
-    let mut edited = 0;
+    let (mut edited, mut refused) = (0, 0);
     for (path, st) in rows {
         let what = match st {
             FileState::Annotated => "annotated",
@@ -451,6 +454,10 @@ fn cmd_status(manifest: &std::path::Path) -> Result<u8> {
             FileState::EditedSince => {
                 edited += 1;
                 "annotated, edited since"
+            }
+            FileState::EditedRefused => {
+                refused += 1;
+                "edited, restore refuses"
             }
             FileState::Missing => "missing",
         };
@@ -461,6 +468,13 @@ fn cmd_status(manifest: &std::path::Path) -> Result<u8> {
     }
     if edited > 0 {
         println!("{edited} file(s) edited since annotation: `revy restore` keeps those edits");
+    }
+    if refused > 0 {
+        println!(
+            "{refused} file(s) edited in ways that touch Revy's insertions: `revy restore` \
+             refuses until those edits are undone (originals are in {})",
+            m.state_dir().join("backup").display()
+        );
     }
     Ok(0)
 }

@@ -1,43 +1,18 @@
 //! `revy profile`: parse → annotate → build + run → restore (always) → analyse → report.
 //!
 //! Restoring is not optional: once annotation has touched the tree, the originals go back
-//! whether annotation partly failed, the build or the program failed, or the user pressed
-//! Ctrl-C. While the program runs, SIGINT only sets a flag in revy (the child, in the same
-//! process group, gets the signal from the terminal and decides for itself); revy then
-//! restores and stops.
+//! whether annotation partly failed, the build or the program failed, or revy
+//! got SIGINT, SIGTERM or SIGHUP (see `signals`: the signal only sets a flag; the build or
+//! run child's process group is ended); revy then restores and exits with 128 + the signal.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::error::{Error, Result};
 use crate::manifest::{Manifest, Mode};
-
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-/// Exit code after Ctrl-C (128 + SIGINT), as shells report it.
-pub const EXIT_INTERRUPTED: u8 = 130;
+use crate::signals;
 
 fn interrupted() -> bool {
-    INTERRUPTED.load(Ordering::SeqCst)
-}
-
-/// Installs the SIGINT handler (once per process). A handler, not SIG_IGN: an ignored
-/// disposition would be inherited by the child, a handler is reset on exec.
-fn catch_ctrl_c() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        if let Err(e) = ctrlc::set_handler(|| {
-            if INTERRUPTED.swap(true, Ordering::SeqCst) {
-                eprintln!("revy: interrupted again; still restoring the sources");
-            } else {
-                eprintln!("revy: interrupted; restoring the sources");
-            }
-        }) {
-            eprintln!(
-                "revy: warning: cannot catch Ctrl-C ({e}); an interrupted run needs `revy restore`"
-            );
-        }
-    });
+    signals::caught().is_some()
 }
 
 fn parse(m: &Manifest) -> Result<usize> {
@@ -105,12 +80,15 @@ fn restore(m: &Manifest) -> Result<()> {
 }
 
 /// The whole loop. Returns the exit code: 0 ok, 1 the build or run failed (sources restored),
-/// 130 interrupted (sources restored).
+/// 128 + the signal when interrupted (sources restored).
 pub fn profile(manifest: &Path, mode: Option<Mode>, output: Option<&Path>) -> Result<u8> {
     let m = Manifest::load(manifest)?;
     let mode = mode.unwrap_or(m.mode);
+    let _lock = crate::lock::acquire(&m)?;
     crate::store::ensure_not_annotated(&m)?;
-    catch_ctrl_c();
+    if let Err(e) = signals::catch() {
+        eprintln!("revy: warning: {e}; an interrupted run needs `revy restore`");
+    }
     let problems = parse(&m)?;
     if problems > 0 {
         eprintln!("revy: {problems} parse problem(s); the declarations they spoil are left alone");
@@ -129,9 +107,12 @@ pub fn profile(manifest: &Path, mode: Option<Mode>, output: Option<&Path>) -> Re
         )));
     }
     annotated?;
-    if interrupted() {
-        eprintln!("revy: interrupted; sources restored");
-        return Ok(EXIT_INTERRUPTED);
+    if let Some(sig) = signals::caught() {
+        eprintln!(
+            "revy: interrupted ({}); sources restored",
+            signals::name(sig)
+        );
+        return Ok(signals::exit_code(sig));
     }
     let outcome = match run.expect("ran after annotating") {
         Ok(o) => o,

@@ -68,6 +68,8 @@ pub fn parse_file(path: &str, text: &str) -> FileModel {
 
 /// Discovers, reads and parses all sources of `manifest`, using all cores.
 pub fn load(manifest: &Manifest) -> Result<Project> {
+    // Annotated sources would put Revy's runtime and insertions into the SAF.
+    crate::store::ensure_not_annotated(manifest)?;
     let paths = manifest.discover()?;
     let bar = crate::progress::bar(paths.len(), "parsing");
     let files: Vec<SourceFile> = paths

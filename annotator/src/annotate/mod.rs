@@ -162,8 +162,32 @@ pub fn check_fresh(m: &Manifest, saf: &Saf) -> Result<()> {
     Ok(())
 }
 
+/// Refuses a SAF whose classes or methods name a file that is not one of the checked
+/// sources (the SAF was edited by hand or forged), naming the SAF's line.
+fn check_saf_paths(m: &Manifest, saf: &Saf, wanted: &BTreeSet<&str>) -> Result<()> {
+    let known: BTreeSet<&str> = saf.files.iter().map(|f| f.path.as_str()).collect();
+    for rel in wanted {
+        let why = match crate::safepath::escape_reason(&m.root, rel) {
+            Some(why) => why,
+            None if !known.contains(rel) => "is not one of the project's sources".to_string(),
+            None => continue,
+        };
+        let text = std::fs::read_to_string(m.saf_path()).unwrap_or_default();
+        return Err(Error::input(format!(
+            "{}:{}: file `{rel}` {why}; Revy only writes inside {}. Re-run `revy parse` to \
+             rebuild the SAF",
+            m.saf_path().display(),
+            crate::safepath::line_of_value(&text, rel),
+            m.root.display()
+        )));
+    }
+    Ok(())
+}
+
 /// Computes the annotation of the SAF's selection: insertions per file and runtime files.
 pub fn plan(m: &Manifest, mode: Mode) -> Result<(Plan, Summary)> {
+    // Taken here too so a concurrent annotate is told who holds the lock.
+    let _lock = crate::lock::acquire(m)?;
     store::ensure_not_annotated(m)?;
     let saf = Saf::load(&m.saf_path())?;
     check_fresh(m, &saf)?;
@@ -188,6 +212,7 @@ pub fn plan(m: &Manifest, mode: Mode) -> Result<(Plan, Summary)> {
             wanted.insert(&mm.file);
         }
     }
+    check_saf_paths(m, &saf, &wanted)?;
     let bar = crate::progress::bar(wanted.len(), "annotating");
     let results: Vec<(String, String, FileEdits)> = wanted
         .par_iter()

@@ -173,15 +173,42 @@ pub fn line_col_of(text: &str, offset: usize) -> (usize, usize) {
     (line, col)
 }
 
+/// Where `key` is set inside `[table]` (or as `table.key` at the top), for errors about
+/// values serde has already accepted.
+fn key_line_col(text: &str, table: &str, key: &str) -> Option<(usize, usize)> {
+    let mut current = String::new();
+    let dotted = format!("{table}.{key}");
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim_start();
+        if let Some(h) = t.strip_prefix('[') {
+            current = h.split(']').next().unwrap_or("").trim().to_string();
+            continue;
+        }
+        let name = t.split('=').next().unwrap_or("").trim();
+        if (current == table && name == key) || (current.is_empty() && name == dotted) {
+            return Some((i + 1, line.len() - t.len() + 1));
+        }
+    }
+    None
+}
+
 impl Manifest {
     /// Loads and validates `path`.
     pub fn load(path: &Path) -> Result<Manifest> {
-        let text = std::fs::read_to_string(path).map_err(|e| match e.kind() {
+        let bytes = std::fs::read(path).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => Error::input(format!(
                 "{}: no manifest here; run `revy init` to write one or pass -m PATH",
                 path.display()
             )),
             _ => Error::io(path, e),
+        })?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let good = String::from_utf8_lossy(&e.as_bytes()[..e.utf8_error().valid_up_to()]);
+            let (l, c) = line_col_of(&good, good.len());
+            Error::input(format!(
+                "{}:{l}:{c}: not UTF-8; save the manifest as UTF-8",
+                path.display()
+            ))
         })?;
         Self::from_str(path, &text)
     }
@@ -273,8 +300,9 @@ impl Manifest {
             .collect::<Result<Vec<_>>>()?;
         for (k, v) in [("system", raw.sizes.system), ("pointer", raw.sizes.pointer)] {
             if v == 0 {
+                let (l, c) = key_line_col(text, "sizes", k).unwrap_or((1, 1));
                 return Err(Error::input(format!(
-                    "{}: sizes.{k} must be a positive number of bytes",
+                    "{}:{l}:{c}: sizes.{k} must be a positive number of bytes",
                     path.display()
                 )));
             }
@@ -362,6 +390,11 @@ impl Manifest {
                 e.depth() == 0 || !(n == ".revy" || n == ".git")
             });
         for entry in walker {
+            // Dangling symlinks and symlink loops hold no sources: pass them by.
+            let entry = match entry {
+                Err(e) if e.loop_ancestor().is_some() || is_dangling(e.path()) => continue,
+                other => other,
+            };
             let entry = entry.map_err(|e| {
                 let p = e
                     .path()
@@ -398,6 +431,12 @@ impl Manifest {
         out.sort();
         Ok(out)
     }
+}
+
+fn is_dangling(p: Option<&Path>) -> bool {
+    p.is_some_and(|p| {
+        std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink()) && !p.exists()
+    })
 }
 
 /// Parses `1024`, `"64KiB"`, `"512MB"`, `"1GiB"`.

@@ -423,3 +423,78 @@ fn restore_on_a_full_disk_names_the_source_and_removes_runtime_files_first() {
     ok(dir, &["restore"]);
     assert_eq!(snapshot(dir), original);
 }
+
+// ---- item 8: inputs that used to fail badly ----
+
+fn small_cpp(manifest_extra: &str) -> tempfile::TempDir {
+    let t = tempfile::tempdir().unwrap();
+    std::fs::write(
+        t.path().join("revy.toml"),
+        format!("[project]\nname = \"d\"\nsources = [\"*.cpp\", \"*.hpp\"]\n{manifest_extra}"),
+    )
+    .unwrap();
+    std::fs::write(
+        t.path().join("free.cpp"),
+        "int f(int x) { return x + 1; }\nint main() { return f(1) - 2; }\n",
+    )
+    .unwrap();
+    t
+}
+
+#[test]
+fn dangling_symlinks_and_loops_under_the_root_do_not_stop_parse() {
+    let t = small_cpp("exclude = [\"ex/**\"]\n");
+    let dir = t.path();
+    std::os::unix::fs::symlink("nowhere.cpp", dir.join("dangling.cpp")).unwrap();
+    std::fs::create_dir_all(dir.join("ex")).unwrap();
+    std::os::unix::fs::symlink("..", dir.join("ex/loop")).unwrap();
+    let o = ok(dir, &["parse"]);
+    assert!(out(&o).contains("parsed 1 files"), "{}", out(&o));
+}
+
+#[test]
+fn zero_pointer_size_and_non_utf8_manifests_name_a_line() {
+    let t = small_cpp("\n[sizes]\nsystem = 32\npointer = 0\n");
+    let o = revy(t.path(), &["parse"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        err(&o).contains("revy.toml:7:1: sizes.pointer"),
+        "{}",
+        err(&o)
+    );
+    std::fs::write(
+        t.path().join("revy.toml"),
+        b"[project]\nname = \"d\xff\"\nsources = [\"*.cpp\"]\n",
+    )
+    .unwrap();
+    let o = revy(t.path(), &["parse"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err(&o).contains("revy.toml:2:10: not UTF-8"), "{}", err(&o));
+}
+
+#[test]
+fn free_functions_only_give_a_valid_saf() {
+    let t = small_cpp("");
+    ok(t.path(), &["parse"]);
+    let o = revy(t.path(), &["annotate"]);
+    assert!(!err(&o).contains("not a valid SAF"), "{}", err(&o));
+    assert!(err(&o).contains("nothing selected"), "{}", err(&o));
+}
+
+#[test]
+fn cpp_structs_nested_past_the_limit_are_reported() {
+    let t = small_cpp("");
+    let n = 5000;
+    let mut s: String = (0..n)
+        .map(|i| format!("struct S{i} {{ int a{i}; "))
+        .collect();
+    s.push_str(&"};".repeat(n));
+    std::fs::write(t.path().join("deep.hpp"), s).unwrap();
+    let o = revy(t.path(), &["parse"]);
+    assert_eq!(o.status.code(), Some(1), "{}", err(&o));
+    assert!(
+        err(&o).contains("deep.hpp:") && err(&o).contains("nested more than"),
+        "{}",
+        err(&o)
+    );
+}

@@ -214,17 +214,19 @@ pub fn plan(m: &Manifest, mode: Mode) -> Result<(Plan, Summary)> {
     }
     check_saf_paths(m, &saf, &wanted)?;
     let bar = crate::progress::bar(wanted.len(), "annotating");
-    let results: Vec<(String, String, FileEdits)> = wanted
-        .par_iter()
-        .map(|rel| {
-            bar.inc(1);
-            let text = read_source(m, rel)?;
-            let model = parse_file(rel, &text);
-            let lang = Lang::of_path(rel).unwrap_or(Lang::Java);
-            let fe = for_lang(lang).annotate_file(&cx, &model, &text);
-            Ok((rel.to_string(), text, fe))
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let results: Vec<(String, String, FileEdits)> = crate::project::with_parse_stacks(|| {
+        wanted
+            .par_iter()
+            .map(|rel| {
+                bar.inc(1);
+                let text = read_source(m, rel)?;
+                let model = parse_file(rel, &text);
+                let lang = Lang::of_path(rel).unwrap_or(Lang::Java);
+                let fe = for_lang(lang).annotate_file(&cx, &model, &text);
+                Ok((rel.to_string(), text, fe))
+            })
+            .collect::<Result<Vec<_>>>()
+    })?;
     bar.finish_and_clear();
     let mut summary = Summary {
         parse_problems: saf

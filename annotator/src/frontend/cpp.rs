@@ -145,10 +145,21 @@ fn parse_file(path: &str, src: &str) -> FileModel {
         src: &text,
         path,
         model,
+        too_deep: None,
     };
     let mut ns = Vec::new();
     w.scope(tree.root_node(), &mut ns, 0);
     let mut model = w.model;
+    if let Some((line, col)) = w.too_deep {
+        model.diagnostics.push(Diagnostic {
+            path: path.to_string(),
+            line,
+            col,
+            message: format!(
+                "declarations nested more than {MAX_DEPTH} deep are not listed (from here on)"
+            ),
+        });
+    }
     model.diagnostics.extend(macro_diags);
     attribute_errors(&mut model, tree.root_node(), path);
     model
@@ -838,6 +849,8 @@ struct Walker<'a> {
     src: &'a str,
     path: &'a str,
     model: FileModel,
+    /// Where nesting first went past MAX_DEPTH (reported, never silent).
+    too_deep: Option<(u32, u32)>,
 }
 
 /// Template prefix of a declaration.
@@ -877,9 +890,20 @@ impl<'a> Walker<'a> {
         txt(self.src, n)
     }
 
+    /// True (and remembered for the diagnostic) when `depth` is past MAX_DEPTH.
+    fn too_deep(&mut self, n: Node, depth: usize) -> bool {
+        if depth <= MAX_DEPTH {
+            return false;
+        }
+        let p = n.start_position();
+        self.too_deep
+            .get_or_insert((p.row as u32 + 1, p.column as u32 + 1));
+        true
+    }
+
     /// Declaration scope: translation unit, namespace bodies, preprocessor blocks, ERROR.
     fn scope(&mut self, node: Node, ns: &mut Vec<String>, depth: usize) {
-        if depth > MAX_DEPTH {
+        if self.too_deep(node, depth) {
             return;
         }
         for c in children(node) {
@@ -892,7 +916,7 @@ impl<'a> Walker<'a> {
     }
 
     fn scope_item<'t>(&mut self, c: Node<'t>, ns: &mut Vec<String>, tmpl: &Tmpl<'t>, depth: usize) {
-        if depth > MAX_DEPTH {
+        if self.too_deep(c, depth) {
             return;
         }
         match c.kind() {
@@ -1448,7 +1472,7 @@ impl<'a> Walker<'a> {
     }
 
     fn members(&mut self, list: Node, cls: &ClassCtx, depth: usize) {
-        if depth > MAX_DEPTH {
+        if self.too_deep(list, depth) {
             return;
         }
         for c in children(list) {
@@ -1464,7 +1488,7 @@ impl<'a> Walker<'a> {
         friend: bool,
         depth: usize,
     ) {
-        if depth > MAX_DEPTH {
+        if self.too_deep(c, depth) {
             return;
         }
         let is_template = cls.in_template || tmpl.any;

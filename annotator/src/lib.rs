@@ -15,6 +15,7 @@ pub mod init;
 pub mod lock;
 pub mod manifest;
 pub mod model;
+pub mod pathset;
 pub mod profile;
 pub mod progress;
 pub mod project;

@@ -38,9 +38,14 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
         .tempfile_in(parent)
         .map_err(fail)?;
     tmp.write_all(bytes).map_err(fail)?;
-    if let Ok(meta) = std::fs::metadata(path) {
-        let _ = std::fs::set_permissions(tmp.path(), meta.permissions());
-    }
+    // Keep a replaced file's permissions; a new one gets rw-r--r-- (not the temp's 0600).
+    let perms = std::fs::metadata(path)
+        .map(|m| m.permissions())
+        .unwrap_or_else(|_| {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::Permissions::from_mode(0o644)
+        });
+    let _ = std::fs::set_permissions(tmp.path(), perms);
     tmp.as_file().sync_all().map_err(fail)?;
     tmp.persist(path).map_err(|e| fail(e.error))?;
     Ok(())

@@ -4,7 +4,7 @@
 pub mod cpp;
 pub mod java;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 
 use rayon::prelude::*;
@@ -33,19 +33,56 @@ pub struct Context<'a> {
     pub trace: TraceSettings,
     /// The manifest folder (absolute); file paths are relative to it.
     pub root: PathBuf,
+    index: SafIndex<'a>,
+}
+
+/// Hash lookups into the SAF, so annotating stays linear in the number of declarations.
+struct SafIndex<'a> {
+    /// Classes by qualified name, in SAF order (specialisations share their primary's).
+    classes: HashMap<&'a str, Vec<&'a SafClass>>,
+    /// Methods by (file, first line, name), in SAF order.
+    methods: HashMap<(&'a str, u32, &'a str), Vec<(&'a SafClass, &'a SafMethod)>>,
+}
+
+impl<'a> SafIndex<'a> {
+    fn new(saf: &'a Saf) -> Self {
+        let mut ix = SafIndex {
+            classes: HashMap::new(),
+            methods: HashMap::new(),
+        };
+        for c in &saf.classes {
+            ix.classes.entry(c.qname.as_str()).or_default().push(c);
+            for m in &c.methods {
+                let key = (m.file.as_str(), m.lines[0], m.name.as_str());
+                ix.methods.entry(key).or_default().push((c, m));
+            }
+        }
+        ix
+    }
 }
 
 impl<'a> Context<'a> {
-    /// The SAF entry of a class, if it is selected and annotatable.
-    pub fn selected_class(&self, qname: &str) -> Option<&'a SafClass> {
-        self.saf
-            .class(qname)
-            .filter(|c| c.selected && c.annotatable)
+    pub fn new(mode: Mode, saf: &'a Saf, trace: TraceSettings, root: PathBuf) -> Self {
+        Context {
+            mode,
+            saf,
+            trace,
+            root,
+            index: SafIndex::new(saf),
+        }
     }
 
-    /// Any SAF class by qualified name.
+    /// The SAF entry of a class, if it is selected and annotatable.
+    pub fn selected_class(&self, qname: &str) -> Option<&'a SafClass> {
+        self.class(qname).filter(|c| c.selected && c.annotatable)
+    }
+
+    /// Any SAF class by qualified name (the first one, as `Saf::class`).
     pub fn class(&self, qname: &str) -> Option<&'a SafClass> {
-        self.saf.class(qname)
+        self.index
+            .classes
+            .get(qname)
+            .and_then(|v| v.first().copied())
     }
 
     /// The SAF entry of a method of class `qname` declared in `file`, if it is selected
@@ -68,23 +105,23 @@ impl<'a> Context<'a> {
         line: u32,
         name: &str,
     ) -> Option<(&'a SafClass, &'a SafMethod)> {
-        self.saf.classes.iter().find_map(|c| {
-            c.methods
-                .iter()
-                .find(|m| m.file == file && m.lines[0] == line && m.name == name)
-                .map(|m| (c, m))
-        })
+        self.index
+            .methods
+            .get(&(file, line, name))
+            .and_then(|v| v.first().copied())
     }
 
     /// The SAF entry of a method, selected or not.
     pub fn method(&self, qname: &str, file: &str, m: &MethodDecl) -> Option<&'a SafMethod> {
         // Template specialisations share their primary's qualified name: look in all.
-        self.saf
-            .classes
+        let found = self
+            .index
+            .methods
+            .get(&(file, m.span.line, m.name.as_str()))?;
+        found
             .iter()
-            .filter(|c| c.qname == qname)
-            .flat_map(|c| &c.methods)
-            .find(|sm| sm.name == m.name && sm.file == file && sm.lines[0] == m.span.line)
+            .find(|(c, _)| c.qname == qname)
+            .map(|(_, sm)| *sm)
     }
 }
 
@@ -194,16 +231,12 @@ pub fn plan(m: &Manifest, mode: Mode) -> Result<(Plan, Summary)> {
     let trace_dir = m.trace_dir();
     std::fs::create_dir_all(&trace_dir).map_err(|e| Error::io(&trace_dir, e))?;
     let root = std::fs::canonicalize(&m.root).map_err(|e| Error::io(&m.root, e))?;
-    let cx = Context {
-        mode,
-        saf: &saf,
-        trace: TraceSettings {
-            dir: std::fs::canonicalize(&trace_dir).map_err(|e| Error::io(&trace_dir, e))?,
-            max_size: m.trace_max_size,
-            project: m.name.clone(),
-        },
-        root,
+    let trace = TraceSettings {
+        dir: std::fs::canonicalize(&trace_dir).map_err(|e| Error::io(&trace_dir, e))?,
+        max_size: m.trace_max_size,
+        project: m.name.clone(),
     };
+    let cx = Context::new(mode, &saf, trace, root);
     // Files holding anything selected: class declarations or method definitions.
     let mut wanted: BTreeSet<&str> = BTreeSet::new();
     for c in saf.classes.iter().filter(|c| c.selected && c.annotatable) {

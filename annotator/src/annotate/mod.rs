@@ -41,8 +41,11 @@ struct SafIndex<'a> {
     /// Classes by qualified name, in SAF order (specialisations share their primary's).
     classes: HashMap<&'a str, Vec<&'a SafClass>>,
     /// Methods by (file, first line, name), in SAF order.
-    methods: HashMap<(&'a str, u32, &'a str), Vec<(&'a SafClass, &'a SafMethod)>>,
+    methods: HashMap<MethodKey<'a>, Vec<(&'a SafClass, &'a SafMethod)>>,
 }
+
+/// (file, first line, name) of a method.
+type MethodKey<'a> = (&'a str, u32, &'a str);
 
 impl<'a> SafIndex<'a> {
     fn new(saf: &'a Saf) -> Self {

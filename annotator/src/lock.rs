@@ -40,6 +40,7 @@ pub fn acquire(m: &Manifest) -> Result<Guard> {
         *n += 1;
         return Ok(Guard(()));
     }
+    crate::safepath::check_state_dir(m)?;
     let dir = m.state_dir();
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     let path = dir.join("lock");

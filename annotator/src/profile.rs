@@ -101,6 +101,9 @@ pub fn profile(manifest: &Path, mode: Option<Mode>, output: Option<&Path>) -> Re
     }
     // Always put the originals back once anything was written.
     let restored = if touched { restore(&m) } else { Ok(()) };
+    if restored.is_ok() {
+        signals::sources_safe();
+    }
     if let Err(e) = restored {
         return Err(Error::Problems(format!(
             "{e}\nrevy: the sources are still annotated: fix the cause and run `revy restore`"

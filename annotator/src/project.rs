@@ -79,6 +79,7 @@ pub fn parse_file(path: &str, text: &str) -> FileModel {
 pub fn load(manifest: &Manifest) -> Result<Project> {
     // Annotated sources would put Revy's runtime and insertions into the SAF.
     crate::store::ensure_not_annotated(manifest)?;
+    crate::safepath::check_state_dir(manifest)?;
     let paths = manifest.discover()?;
     let bar = crate::progress::bar(paths.len(), "parsing");
     let files: Vec<SourceFile> = with_parse_stacks(|| {

@@ -41,6 +41,18 @@ pub fn escape_reason(root: &Path, rel: &str) -> Option<String> {
     }
 }
 
+/// Refuses a `.revy/` that is a symlink leading outside the project: Revy's state (and the
+/// backups written into it) stays inside too.
+pub fn check_state_dir(m: &crate::manifest::Manifest) -> crate::error::Result<()> {
+    match escape_reason(&m.root, ".revy") {
+        None => Ok(()),
+        Some(why) => Err(crate::error::Error::input(format!(
+            "{}: {why}; Revy keeps its state inside the project: make .revy a plain folder",
+            m.state_dir().display()
+        ))),
+    }
+}
+
 /// The resolved file a source path stands for: its symlink target (inside the project, as
 /// checked by [`escape_reason`]) so writes keep the link, else the path itself.
 pub fn write_target(path: &Path) -> PathBuf {

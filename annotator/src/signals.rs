@@ -12,6 +12,8 @@ use std::time::{Duration, Instant};
 
 /// The signal that arrived (0: none).
 static CAUGHT: std::sync::OnceLock<Arc<AtomicUsize>> = std::sync::OnceLock::new();
+/// Set once the sources are restored: later signals act as usual (end the process).
+static SAFE: std::sync::OnceLock<Arc<AtomicBool>> = std::sync::OnceLock::new();
 static INSTALLED: AtomicBool = AtomicBool::new(false);
 
 const SIGNALS: [i32; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
@@ -22,11 +24,22 @@ pub fn catch() -> Result<(), String> {
     if INSTALLED.swap(true, Ordering::SeqCst) {
         return Ok(());
     }
+    let safe = SAFE.get_or_init(|| Arc::new(AtomicBool::new(false)));
     for sig in SIGNALS {
-        signal_hook::flag::register_usize(sig, Arc::clone(flag), sig as usize)
+        // The default action is registered first so it runs before the flag is recorded.
+        signal_hook::flag::register_conditional_default(sig, Arc::clone(safe))
+            .and_then(|_| signal_hook::flag::register_usize(sig, Arc::clone(flag), sig as usize))
             .map_err(|e| format!("cannot catch signal {sig}: {e}"))?;
     }
     Ok(())
+}
+
+/// The sources are back: from now on SIGINT, SIGTERM and SIGHUP end revy as usual (say,
+/// while it writes the report). A signal that came before is still reported by [`caught`].
+pub fn sources_safe() {
+    if let Some(s) = SAFE.get() {
+        s.store(true, Ordering::SeqCst);
+    }
 }
 
 /// The signal caught so far, if any.

@@ -498,3 +498,21 @@ fn cpp_structs_nested_past_the_limit_are_reported() {
         err(&o)
     );
 }
+
+#[test]
+fn a_state_folder_symlinked_outside_is_refused() {
+    let t = account();
+    let dir = t.path();
+    let outside = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(outside.path(), dir.join(".revy")).unwrap();
+    for cmd in ["parse", "annotate", "restore"] {
+        let o = revy(dir, &[cmd]);
+        assert_eq!(o.status.code(), Some(2), "{cmd}: {}", err(&o));
+        assert!(err(&o).contains("symlink"), "{cmd}: {}", err(&o));
+    }
+    assert_eq!(
+        std::fs::read_dir(outside.path()).unwrap().count(),
+        0,
+        "nothing written outside"
+    );
+}

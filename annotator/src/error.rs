@@ -16,9 +16,10 @@ pub enum Error {
     /// The job ran but found problems (e.g. some files not annotatable): exit code 1.
     #[error("{0}")]
     Problems(String),
-    /// Ctrl-C stopped the job after it cleaned up: exit code 130 (128 + SIGINT).
-    #[error("interrupted; sources restored")]
-    Interrupted,
+    /// SIGINT, SIGTERM or SIGHUP (the number) stopped the job after it cleaned up: exit code
+    /// 128 + the signal, as shells report it.
+    #[error("interrupted ({}); sources restored", crate::signals::name(*.0))]
+    Interrupted(i32),
 }
 
 impl Error {
@@ -35,7 +36,7 @@ impl Error {
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Problems(_) => 1,
-            Error::Interrupted => crate::profile::EXIT_INTERRUPTED as i32,
+            Error::Interrupted(sig) => crate::signals::exit_code(*sig) as i32,
             _ => 2,
         }
     }

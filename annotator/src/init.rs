@@ -57,7 +57,7 @@ pub fn init(dir: &Path, force: bool) -> Result<InitSummary> {
         let ext = rel.rsplit('.').next().unwrap_or_default();
         let top = rel.split_once('/').map(|(t, _)| t);
         globs.insert(match top {
-            Some(t) => format!("{t}/**/*.{ext}"),
+            Some(t) => format!("{}/**/*.{ext}", globset::escape(t)),
             None => format!("*.{ext}"),
         });
         match lang {
@@ -86,31 +86,37 @@ pub fn init(dir: &Path, force: bool) -> Result<InitSummary> {
         .ok()
         .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_else(|| "project".into());
-    let q = |s: &str| format!("{s:?}");
+    let q = |s: &str| toml::Value::String(s.to_string()).to_string();
     let (build, run) = if java >= cpp {
-        let dirs: Vec<_> = java_dirs.iter().map(|d| d.as_str()).collect();
+        let dirs: Vec<_> = java_dirs.iter().map(|d| sh_quote(d)).collect();
+        // `find -exec … {} +` hands the names over as arguments: no word splitting.
         (
             format!(
-                "mkdir -p build && javac -encoding UTF-8 -d build $(find {} -name '*.java')",
+                "mkdir -p build && find {} -name '*.java' -exec javac -encoding UTF-8 -d build {{}} +",
                 dirs.join(" ")
             ),
             format!(
                 "java -cp build {}",
-                main_class.unwrap_or_else(|| "Main".into())
+                sh_quote(&main_class.unwrap_or_else(|| "Main".into()))
             ),
         )
     } else if dir.join("CMakeLists.txt").exists() {
         (
             "cmake -S . -B build && cmake --build build".to_string(),
-            format!("./build/{name}"),
+            format!("./build/{}", sh_quote(&name)),
         )
     } else {
         (
             format!(
-                "mkdir -p build && g++ -std=c++17 -O1 -pthread -o build/{name} {}",
-                cpp_units.join(" ")
+                "mkdir -p build && g++ -std=c++17 -O1 -pthread -o build/{} {}",
+                sh_quote(&name),
+                cpp_units
+                    .iter()
+                    .map(|u| sh_quote(u))
+                    .collect::<Vec<_>>()
+                    .join(" ")
             ),
-            format!("./build/{name}"),
+            format!("./build/{}", sh_quote(&name)),
         )
     };
     let mut text = String::new();
@@ -142,6 +148,17 @@ pub fn init(dir: &Path, force: bool) -> Result<InitSummary> {
         java_files: java,
         cpp_files: cpp,
     })
+}
+
+/// `s` as one POSIX shell word: plain names as they are, anything else in single quotes
+/// (so `$(…)`, spaces and globs in file names are never interpreted).
+fn sh_quote(s: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./+,:@%=".contains(c);
+    if !s.is_empty() && s.chars().all(plain) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
 }
 
 /// The qualified name of the class in `path` that declares `static void main(`, if any.

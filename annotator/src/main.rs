@@ -431,7 +431,7 @@ fn cmd_profile(manifest: &Path, args: ProfileArgs) -> Result<()> {
     };
     let report = revy::profile::profile(manifest, mode, args.output.as_deref(), &mut on_step)?;
     match report {
-        ProfileReport::Interrupted => Err(Error::Interrupted),
+        ProfileReport::Interrupted(sig) => Err(Error::Interrupted(sig)),
         ProfileReport::RunFailed(e) => Err(Error::Problems(format!("{e}\nrevy: sources restored"))),
         ProfileReport::NoTrace { dir, failed } => Err(Error::Problems(format!(
             "the run wrote no trace in {}{}",
@@ -605,6 +605,9 @@ fn print_restored(s: &revy::store::RestoreSummary, kept: &str) {
     for k in &s.kept_edits {
         println!("{}", kept.replace("{}", k));
     }
+    for mv in &s.moved {
+        println!("restored a moved file where it is now: {mv}");
+    }
     println!(
         "restored {} files, removed {} runtime files",
         s.restored, s.runtime_removed
@@ -630,7 +633,7 @@ fn cmd_status(manifest: &std::path::Path) -> Result<()> {
         Phase::Writing => " (interrupted: run `revy restore`)",
     };
     println!("annotated, {} mode{phase}", state.mode);
-    let mut edited = 0;
+    let (mut edited, mut refused) = (0, 0);
     for (path, st) in rows {
         let what = match st {
             FileState::Annotated => "annotated",
@@ -638,6 +641,10 @@ fn cmd_status(manifest: &std::path::Path) -> Result<()> {
             FileState::EditedSince => {
                 edited += 1;
                 "annotated, edited since"
+            }
+            FileState::EditedRefused => {
+                refused += 1;
+                "edited, restore refuses"
             }
             FileState::Missing => "missing",
         };
@@ -648,6 +655,13 @@ fn cmd_status(manifest: &std::path::Path) -> Result<()> {
     }
     if edited > 0 {
         println!("{edited} file(s) edited since annotation: `revy restore` keeps those edits");
+    }
+    if refused > 0 {
+        println!(
+            "{refused} file(s) edited in ways that touch Revy's insertions: `revy restore` \
+             refuses until those edits are undone (originals are in {})",
+            m.state_dir().join("backup").display()
+        );
     }
     Ok(())
 }

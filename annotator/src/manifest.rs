@@ -11,6 +11,7 @@ use toml::Spanned;
 
 use crate::error::{Error, Result};
 use crate::model::Lang;
+use crate::pathset::PathSet;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -161,7 +162,7 @@ pub struct Manifest {
     pub trace_path: String,
     pub trace_max_size: u64,
     source_set: GlobSet,
-    exclude_set: GlobSet,
+    exclude_set: PathSet,
 }
 
 /// 1-based line and column of a byte offset in `text`.
@@ -173,23 +174,86 @@ pub fn line_col_of(text: &str, offset: usize) -> (usize, usize) {
     (line, col)
 }
 
+/// `line_col_of` for offsets asked in (mostly) increasing order, in linear total time:
+/// a manifest of 200k globs on one line must not cost 200k scans of that line.
+struct Locator<'t> {
+    text: &'t str,
+    /// (offset, line, column) of the last answer.
+    last: std::cell::Cell<(usize, usize, usize)>,
+}
+
+impl<'t> Locator<'t> {
+    fn new(text: &'t str) -> Self {
+        Locator {
+            text,
+            last: std::cell::Cell::new((0, 1, 1)),
+        }
+    }
+
+    fn line_col(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.text.len());
+        let (mut at, mut line, mut col) = self.last.get();
+        if offset < at || !self.text.is_char_boundary(offset) {
+            return line_col_of(self.text, offset);
+        }
+        for ch in self.text[at..offset].chars() {
+            if ch == '\n' {
+                (line, col) = (line + 1, 1);
+            } else {
+                col += 1;
+            }
+        }
+        at = offset;
+        self.last.set((at, line, col));
+        (line, col)
+    }
+}
+
+/// Where `key` is set inside `[table]` (or as `table.key` at the top), for errors about
+/// values serde has already accepted.
+fn key_line_col(text: &str, table: &str, key: &str) -> Option<(usize, usize)> {
+    let mut current = String::new();
+    let dotted = format!("{table}.{key}");
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim_start();
+        if let Some(h) = t.strip_prefix('[') {
+            current = h.split(']').next().unwrap_or("").trim().to_string();
+            continue;
+        }
+        let name = t.split('=').next().unwrap_or("").trim();
+        if (current == table && name == key) || (current.is_empty() && name == dotted) {
+            return Some((i + 1, line.len() - t.len() + 1));
+        }
+    }
+    None
+}
+
 impl Manifest {
     /// Loads and validates `path`.
     pub fn load(path: &Path) -> Result<Manifest> {
-        let text = std::fs::read_to_string(path).map_err(|e| match e.kind() {
+        let bytes = std::fs::read(path).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => Error::input(format!(
                 "{}: no manifest here; run `revy init` to write one or pass -m PATH",
                 path.display()
             )),
             _ => Error::io(path, e),
         })?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let good = String::from_utf8_lossy(&e.as_bytes()[..e.utf8_error().valid_up_to()]);
+            let (l, c) = line_col_of(&good, good.len());
+            Error::input(format!(
+                "{}:{l}:{c}: not UTF-8; save the manifest as UTF-8",
+                path.display()
+            ))
+        })?;
         Self::from_str(path, &text)
     }
 
     /// Validates manifest `text` as if read from `path`.
     pub fn from_str(path: &Path, text: &str) -> Result<Manifest> {
+        let loc = Locator::new(text);
         let at = |span: std::ops::Range<usize>| {
-            let (l, c) = line_col_of(text, span.start);
+            let (l, c) = loc.line_col(span.start);
             format!("{}:{l}:{c}", path.display())
         };
         let raw: RawManifest = toml::from_str(text).map_err(|e| {
@@ -238,7 +302,17 @@ impl Manifest {
                 .map_err(|e| Error::input(format!("{}: {key}: {e}", path.display())))
         };
         let source_set = globs("project.sources", raw.project.sources.get_ref())?;
-        let exclude_set = globs("project.exclude", &raw.project.exclude)?;
+        let mut excludes = Vec::with_capacity(raw.project.exclude.len());
+        for p in &raw.project.exclude {
+            excludes.push(Glob::new(p.get_ref()).map_err(|e| {
+                Error::input(format!(
+                    "{}: bad glob in project.exclude: {e}",
+                    at(p.span())
+                ))
+            })?);
+        }
+        let exclude_set = PathSet::new(excludes)
+            .map_err(|e| Error::input(format!("{}: project.exclude: {e}", path.display())))?;
         let pattern = |key: &str, p: &Spanned<String>| -> Result<Pattern> {
             let t = p.get_ref().trim();
             if t.is_empty() {
@@ -273,8 +347,9 @@ impl Manifest {
             .collect::<Result<Vec<_>>>()?;
         for (k, v) in [("system", raw.sizes.system), ("pointer", raw.sizes.pointer)] {
             if v == 0 {
+                let (l, c) = key_line_col(text, "sizes", k).unwrap_or((1, 1));
                 return Err(Error::input(format!(
-                    "{}: sizes.{k} must be a positive number of bytes",
+                    "{}:{l}:{c}: sizes.{k} must be a positive number of bytes",
                     path.display()
                 )));
             }
@@ -362,6 +437,11 @@ impl Manifest {
                 e.depth() == 0 || !(n == ".revy" || n == ".git")
             });
         for entry in walker {
+            // Dangling symlinks and symlink loops hold no sources: pass them by.
+            let entry = match entry {
+                Err(e) if e.loop_ancestor().is_some() || is_dangling(e.path()) => continue,
+                other => other,
+            };
             let entry = entry.map_err(|e| {
                 let p = e
                     .path()
@@ -398,6 +478,12 @@ impl Manifest {
         out.sort();
         Ok(out)
     }
+}
+
+fn is_dangling(p: Option<&Path>) -> bool {
+    p.is_some_and(|p| {
+        std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink()) && !p.exists()
+    })
 }
 
 /// Parses `1024`, `"64KiB"`, `"512MB"`, `"1GiB"`.

@@ -1,46 +1,21 @@
 //! `revy profile`: parse → annotate → build + run → restore (always) → analyse → report.
 //!
 //! Restoring is not optional: once annotation has touched the tree, the originals go back
-//! whether annotation partly failed, the build or the program failed, or the user pressed
-//! Ctrl-C. While the program runs, SIGINT only sets a flag in revy (the child, in the same
-//! process group, gets the signal from the terminal and decides for itself); revy then
-//! restores and stops.
+//! whether annotation partly failed, the build or the program failed, or revy
+//! got SIGINT, SIGTERM or SIGHUP (see `signals`: the signal only sets a flag; the build or
+//! run child's process group is ended); revy then restores and exits with 128 + the signal.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::error::{Error, Result};
 use crate::manifest::{Manifest, Mode};
 use crate::report::Written;
+use crate::signals;
 use crate::stages::{self, AnnotateReport, ParseReport};
 use crate::store::RestoreSummary;
 
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-/// Exit code after Ctrl-C (128 + SIGINT), as shells report it.
-pub const EXIT_INTERRUPTED: u8 = 130;
-
 fn interrupted() -> bool {
-    INTERRUPTED.load(Ordering::SeqCst)
-}
-
-/// Installs the SIGINT handler (once per process). A handler, not SIG_IGN: an ignored
-/// disposition would be inherited by the child, a handler is reset on exec.
-fn catch_ctrl_c() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        if let Err(e) = ctrlc::set_handler(|| {
-            if INTERRUPTED.swap(true, Ordering::SeqCst) {
-                eprintln!("revy: interrupted again; still restoring the sources");
-            } else {
-                eprintln!("revy: interrupted; restoring the sources");
-            }
-        }) {
-            eprintln!(
-                "revy: warning: cannot catch Ctrl-C ({e}); an interrupted run needs `revy restore`"
-            );
-        }
-    });
+    signals::caught().is_some()
 }
 
 /// A stage of `revy profile` that finished, reported as it happens (the program's own
@@ -53,8 +28,8 @@ pub enum Step<'a> {
 
 /// How `revy profile` ended, once the sources are restored.
 pub enum ProfileReport {
-    /// Ctrl-C: exit 130.
-    Interrupted,
+    /// SIGINT, SIGTERM or SIGHUP (the signal's number): exit 128 + it.
+    Interrupted(i32),
     /// The build or run could not be started or waited for: exit 1.
     RunFailed(Error),
     /// The run wrote no trace (`failed` says how the program ended, if badly): exit 1.
@@ -81,8 +56,11 @@ pub fn profile(
 ) -> Result<ProfileReport> {
     let m = Manifest::load(manifest)?;
     let mode = mode.unwrap_or(m.mode);
+    let _lock = crate::lock::acquire(&m)?;
     crate::store::ensure_not_annotated(&m)?;
-    catch_ctrl_c();
+    if let Err(e) = signals::catch() {
+        eprintln!("revy: warning: {e}; an interrupted run needs `revy restore`");
+    }
     on_step(Step::Parsed(&stages::parse(&m)?));
 
     let (touched, annotated) = stages::annotate(&m, mode);
@@ -96,17 +74,22 @@ pub fn profile(
     // Always put the originals back once anything was written.
     if touched {
         match crate::store::restore(&m) {
-            Ok(s) => on_step(Step::Restored(&s)),
+            Ok(s) => {
+                signals::sources_safe();
+                on_step(Step::Restored(&s))
+            }
             Err(e) => {
                 return Err(Error::Problems(format!(
                 "{e}\nrevy: the sources are still annotated: fix the cause and run `revy restore`"
             )))
             }
         }
+    } else {
+        signals::sources_safe();
     }
     annotated?;
-    if interrupted() {
-        return Ok(ProfileReport::Interrupted);
+    if let Some(sig) = signals::caught() {
+        return Ok(ProfileReport::Interrupted(sig));
     }
     let outcome = match run.expect("ran after annotating") {
         Ok(o) => o,

@@ -60,6 +60,15 @@ pub fn read_source(manifest: &Manifest, rel: &str) -> Result<String> {
     })
 }
 
+/// Runs `f` (which parses in parallel) on threads whose stacks fit the front ends'
+/// recursion at its depth limits, also in unoptimised builds (rayon's default is 2 MiB).
+pub fn with_parse_stacks<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    match rayon::ThreadPoolBuilder::new().stack_size(64 << 20).build() {
+        Ok(pool) => pool.install(f),
+        Err(_) => f(),
+    }
+}
+
 /// Parses one file with its language's front end.
 pub fn parse_file(path: &str, text: &str) -> FileModel {
     let lang = Lang::of_path(path).unwrap_or(Lang::Java);
@@ -68,23 +77,28 @@ pub fn parse_file(path: &str, text: &str) -> FileModel {
 
 /// Discovers, reads and parses all sources of `manifest`, using all cores.
 pub fn load(manifest: &Manifest) -> Result<Project> {
+    // Annotated sources would put Revy's runtime and insertions into the SAF.
+    crate::store::ensure_not_annotated(manifest)?;
+    crate::safepath::check_state_dir(manifest)?;
     let paths = manifest.discover()?;
     let bar = crate::progress::bar(paths.len(), "parsing");
-    let files: Vec<SourceFile> = paths
-        .par_iter()
-        .map(|rel| {
-            bar.inc(1);
-            let text = read_source(manifest, rel)?;
-            let model = parse_file(rel, &text);
-            Ok(SourceFile {
-                path: rel.clone(),
-                lang: Lang::of_path(rel).expect("discovered files have a language"),
-                sha256: sha256_hex(text.as_bytes()),
-                text,
-                model,
+    let files: Vec<SourceFile> = with_parse_stacks(|| {
+        paths
+            .par_iter()
+            .map(|rel| {
+                bar.inc(1);
+                let text = read_source(manifest, rel)?;
+                let model = parse_file(rel, &text);
+                Ok(SourceFile {
+                    path: rel.clone(),
+                    lang: Lang::of_path(rel).expect("discovered files have a language"),
+                    sha256: sha256_hex(text.as_bytes()),
+                    text,
+                    model,
+                })
             })
-        })
-        .collect::<Result<Vec<_>>>()?;
+            .collect::<Result<Vec<_>>>()
+    })?;
     bar.finish_and_clear();
     Ok(link(files))
 }

@@ -29,17 +29,14 @@ fn traces_in(dir: &std::path::Path) -> BTreeSet<PathBuf> {
 }
 
 fn shell(m: &Manifest, what: &str, cmd: &str) -> Result<std::process::ExitStatus> {
-    Command::new("sh")
-        .arg("-c")
-        .arg(cmd)
-        .current_dir(&m.root)
-        .status()
-        .map_err(|e| {
+    crate::signals::status(Command::new("sh").arg("-c").arg(cmd).current_dir(&m.root)).map_err(
+        |e| {
             Error::input(format!(
                 "{}: cannot start the {what} command `{cmd}`: {e}",
                 m.path.display()
             ))
-        })
+        },
+    )
 }
 
 /// The folder and stem (`t` for `t.rvt`) of the file `REVY_TRACE` names, relative to the

@@ -7,15 +7,19 @@
 //! matches it; a method when an include matches it or its class and no exclude matches
 //! it or its class. Methods that cannot be instrumented keep `selected` but are skipped.
 
-use globset::{Glob, GlobMatcher};
+use globset::{Glob, GlobSet, GlobSetBuilder};
 
 use crate::manifest::Pattern;
 use crate::saf::SafClass;
 
-fn compile(p: &[Pattern]) -> Vec<GlobMatcher> {
-    p.iter()
-        .filter_map(|p| Glob::new(&p.text).ok().map(|g| g.compile_matcher()))
-        .collect()
+/// One set for all patterns: literal names are hash lookups and wildcards share one
+/// automaton, so 200k patterns cost neither 200k regexes nor 200k tests per name.
+fn compile(p: &[Pattern]) -> GlobSet {
+    let mut b = GlobSetBuilder::new();
+    for g in p.iter().filter_map(|p| Glob::new(&p.text).ok()) {
+        b.add(g);
+    }
+    b.build().unwrap_or_else(|_| GlobSet::empty())
 }
 
 fn class_names(c: &SafClass) -> [String; 2] {
@@ -31,8 +35,8 @@ fn method_names(class: &[String; 2], method: &str) -> Vec<String> {
     v
 }
 
-fn any(ms: &[GlobMatcher], names: &[String]) -> bool {
-    ms.iter().any(|m| names.iter().any(|n| m.is_match(n)))
+fn any(set: &GlobSet, names: &[String]) -> bool {
+    names.iter().any(|n| set.is_match(n))
 }
 
 pub fn apply(classes: &mut [SafClass], include: &[Pattern], exclude: &[Pattern]) {

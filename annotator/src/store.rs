@@ -21,24 +21,42 @@ use crate::project::sha256_hex;
 
 /// Writes `bytes` to `path` atomically, creating parent folders and keeping the
 /// permissions of a file it replaces.
+/// A symlink is kept: its target (checked to be inside the project) is replaced instead.
 pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
     use std::io::Write;
+    let shown = path;
+    let path = &crate::safepath::write_target(path);
     let parent = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+    // Errors name the file being written, never the temp file (tempfile's errors carry it).
+    let fail = |e: std::io::Error| Error::io(shown, plain(e));
     let mut tmp = tempfile::Builder::new()
         .prefix(".revy-tmp-")
         .tempfile_in(parent)
-        .map_err(|e| Error::io(parent, e))?;
-    tmp.write_all(bytes).map_err(|e| Error::io(tmp.path(), e))?;
-    if let Ok(meta) = std::fs::metadata(path) {
-        let _ = std::fs::set_permissions(tmp.path(), meta.permissions());
-    }
-    tmp.as_file().sync_all().map_err(|e| Error::io(path, e))?;
-    tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
+        .map_err(fail)?;
+    tmp.write_all(bytes).map_err(fail)?;
+    // Keep a replaced file's permissions; a new one gets rw-r--r-- (not the temp's 0600).
+    let perms = std::fs::metadata(path)
+        .map(|m| m.permissions())
+        .unwrap_or_else(|_| {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::Permissions::from_mode(0o644)
+        });
+    let _ = std::fs::set_permissions(tmp.path(), perms);
+    tmp.as_file().sync_all().map_err(fail)?;
+    tmp.persist(path).map_err(|e| fail(e.error))?;
     Ok(())
+}
+
+/// The OS error alone, without the path context tempfile adds to its message.
+fn plain(e: std::io::Error) -> std::io::Error {
+    match e.raw_os_error() {
+        Some(code) => std::io::Error::from_raw_os_error(code),
+        None => std::io::Error::new(e.kind(), e.kind().to_string()),
+    }
 }
 
 /// Removes temp files an interrupted [`atomic_write`] left in `dir`.
@@ -66,6 +84,15 @@ fn check_writable(path: &Path) -> Result<()> {
         return Err(Error::input(format!(
             "{}: not writable; make it (and its folder) writable or exclude it, then annotate again",
             path.display()
+        )));
+    }
+    use std::os::unix::fs::MetadataExt;
+    if meta.nlink() > 1 {
+        return Err(Error::input(format!(
+            "{}: has {} hard links; annotating would split them (a write replaces the file). \
+             Exclude it or make it a single file, then annotate again",
+            path.display(),
+            meta.nlink()
         )));
     }
     // Root ignores permission bits, so also ask the OS.
@@ -137,17 +164,44 @@ fn edits_path(m: &Manifest, rel: &str) -> PathBuf {
 pub fn load_state(m: &Manifest) -> Result<Option<State>> {
     let p = state_path(m);
     match std::fs::read_to_string(&p) {
-        Ok(t) => toml::from_str(&t).map(Some).map_err(|e| {
-            Error::input(format!(
-                "{}: annotation journal is damaged ({}); your originals are in {}",
-                p.display(),
-                e.message().trim(),
-                m.state_dir().join("backup").display()
-            ))
-        }),
+        Ok(t) => {
+            let s: State = toml::from_str(&t).map_err(|e| {
+                Error::input(format!(
+                    "{}: annotation journal is damaged ({}); your originals are in {}",
+                    p.display(),
+                    e.message().trim(),
+                    m.state_dir().join("backup").display()
+                ))
+            })?;
+            check_state_paths(m, &p, &t, &s)?;
+            Ok(Some(s))
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(Error::io(p, e)),
     }
+}
+
+/// Refuses a journal naming any path outside the project (it was edited by hand or forged).
+fn check_state_paths(m: &Manifest, p: &Path, text: &str, s: &State) -> Result<()> {
+    let paths = s
+        .files
+        .iter()
+        .map(|f| &f.path)
+        .chain(s.runtime.iter().map(|r| &r.path))
+        .chain(&s.created_dirs);
+    for rel in paths {
+        if let Some(why) = crate::safepath::escape_reason(&m.root, rel) {
+            return Err(Error::input(format!(
+                "{}:{}: path `{rel}` {why}; Revy only touches files inside {}. The journal \
+                 was edited or damaged: restore your sources from version control and delete {}",
+                p.display(),
+                crate::safepath::line_of_value(text, rel),
+                m.root.display(),
+                p.display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn save_state(m: &Manifest, s: &State) -> Result<()> {
@@ -174,9 +228,35 @@ pub fn ensure_not_annotated(m: &Manifest) -> Result<()> {
 
 /// Writes a plan: backups and journal first, then each file atomically.
 pub fn commit(m: &Manifest, plan: &Plan) -> Result<State> {
+    let _lock = crate::lock::acquire(m)?;
     ensure_not_annotated(m)?;
+    let all = plan
+        .files
+        .iter()
+        .map(|f| &f.0)
+        .chain(plan.runtime.iter().map(|r| &r.0));
+    for rel in all {
+        if let Some(why) = crate::safepath::escape_reason(&m.root, rel) {
+            return Err(Error::input(format!(
+                "{}: {why}; Revy never writes outside {}: exclude it, or copy it into the project",
+                m.display_path(rel).display(),
+                m.root.display()
+            )));
+        }
+    }
+    let mut seen = std::collections::BTreeMap::new();
     for (rel, _, _) in &plan.files {
         check_writable(&m.root.join(rel))?;
+        let real =
+            std::fs::canonicalize(m.root.join(rel)).map_err(|e| Error::io(m.root.join(rel), e))?;
+        if let Some(other) = seen.insert(real, rel) {
+            return Err(Error::input(format!(
+                "{} and {other} are the same file (a symlink); exclude one of them in {}, \
+                 then parse and annotate again",
+                m.display_path(rel).display(),
+                m.path.display()
+            )));
+        }
     }
     for (rel, _) in &plan.runtime {
         let p = m.root.join(rel);
@@ -249,7 +329,10 @@ pub fn commit(m: &Manifest, plan: &Plan) -> Result<State> {
 pub enum FileState {
     Annotated,
     Original,
+    /// Edited since; restore removes only Revy's insertions and keeps the edits.
     EditedSince,
+    /// Edited since in a way restore cannot undo safely: restore refuses.
+    EditedRefused,
     Missing,
 }
 
@@ -275,14 +358,19 @@ fn file_state(m: &Manifest, r: &FileRecord) -> Result<(FileState, Option<String>
 /// The journal plus each annotated file's state, for `revy status`.
 pub type StatusRows = (State, Vec<(String, FileState)>);
 
-/// Per-file status lines for `revy status`.
+/// Per-file status lines for `revy status`; edited files say whether restore can keep the
+/// edits (it is asked, not guessed).
 pub fn status(m: &Manifest) -> Result<Option<StatusRows>> {
     let Some(state) = load_state(m)? else {
         return Ok(None);
     };
     let mut rows = Vec::new();
     for r in &state.files {
-        rows.push((r.path.clone(), file_state(m, r)?.0));
+        let mut st = file_state(m, r)?.0;
+        if st == FileState::EditedSince && matches!(decide(m, &state, r)?, Decision::Refuse(_)) {
+            st = FileState::EditedRefused;
+        }
+        rows.push((r.path.clone(), st));
     }
     Ok(Some((state, rows)))
 }
@@ -293,11 +381,144 @@ pub struct RestoreSummary {
     pub restored: usize,
     pub kept_edits: Vec<String>,
     pub runtime_removed: usize,
+    /// Annotated files found moved, `old -> new`; restored where they are now.
+    pub moved: Vec<String>,
+}
+
+/// Revy's own text in either language: a restored file must hold no more of these than
+/// its original did.
+const MARKERS: [&str; 3] = ["revy.runtime.", "::revy::", ".revy-runtime/"];
+
+fn marker_count(text: &str) -> usize {
+    MARKERS
+        .iter()
+        .map(|m| memchr::memmem::find_iter(text.as_bytes(), m).count())
+        .sum()
+}
+
+/// Removes Revy's insertions from an edited file and proves the result: it holds no more of
+/// Revy's text than the original did (a copied insertion, e.g. in a comment, could have
+/// been removed instead of the live one), and by construction only inserted bytes went.
+fn proven_unapply(original: &str, current: &str, ins: &[Insertion]) -> Option<String> {
+    let text = edits::unapply(current, ins)?;
+    (marker_count(&text) <= marker_count(original)).then_some(text)
+}
+
+enum Decision {
+    Nothing,
+    /// Write these bytes to this file (relative path); `kept` when the user's edits stay.
+    Write {
+        rel: String,
+        bytes: Vec<u8>,
+        kept: bool,
+    },
+    Refuse(String),
+}
+
+fn read_backup(m: &Manifest, r: &FileRecord) -> Result<String> {
+    let backup = backup_path(m, &r.path);
+    let bytes = std::fs::read(&backup).map_err(|e| {
+        Error::input(format!(
+            "{}: backup of {} is missing ({e}); restore it from version control",
+            backup.display(),
+            r.path
+        ))
+    })?;
+    if sha256_hex(&bytes) != r.original_sha256 {
+        return Err(Error::input(format!(
+            "{}: backup does not match the original's hash; restore {} from version control",
+            backup.display(),
+            r.path
+        )));
+    }
+    String::from_utf8(bytes)
+        .map_err(|_| Error::input(format!("{}: backup is not UTF-8", backup.display())))
+}
+
+fn read_insertions(m: &Manifest, rel: &str) -> Option<Vec<Insertion>> {
+    std::fs::read(edits_path(m, rel))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+}
+
+/// What restoring one journaled file takes.
+fn decide(m: &Manifest, state: &State, r: &FileRecord) -> Result<Decision> {
+    let (st, current) = file_state(m, r)?;
+    let write = |rel: &str, bytes: Vec<u8>, kept| Decision::Write {
+        rel: rel.to_string(),
+        bytes,
+        kept,
+    };
+    Ok(match st {
+        FileState::Original => Decision::Nothing,
+        FileState::Annotated => write(&r.path, read_backup(m, r)?.into_bytes(), false),
+        FileState::Missing => {
+            let original = read_backup(m, r)?;
+            match find_moved(m, state, r, &original)? {
+                Some((rel, text)) => write(&rel, text.into_bytes(), true),
+                // Deleted: the original comes back where it was.
+                None => write(&r.path, original.into_bytes(), false),
+            }
+        }
+        FileState::EditedSince | FileState::EditedRefused => {
+            let original = read_backup(m, r)?;
+            let done = match (read_insertions(m, &r.path), current) {
+                (Some(ins), Some(cur)) => proven_unapply(&original, &cur, &ins),
+                _ => None,
+            };
+            match done {
+                Some(text) => write(&r.path, text.into_bytes(), true),
+                None => Decision::Refuse(r.path.clone()),
+            }
+        }
+    })
+}
+
+/// An annotated file that is gone from its place may have been moved: looks for a source
+/// file (not itself journaled) that is, or provably was, that annotated file.
+fn find_moved(
+    m: &Manifest,
+    state: &State,
+    r: &FileRecord,
+    original: &str,
+) -> Result<Option<(String, String)>> {
+    let ins = read_insertions(m, &r.path).unwrap_or_default();
+    let ext = Path::new(&r.path).extension();
+    let walker = walkdir::WalkDir::new(&m.root)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || !(e.file_name() == ".revy" || e.file_name() == ".git"));
+    for e in walker.flatten() {
+        if !e.file_type().is_file() || e.path().extension() != ext {
+            continue;
+        }
+        let Ok(rel) = e.path().strip_prefix(&m.root) else {
+            continue;
+        };
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        if state.files.iter().any(|f| f.path == rel) {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(e.path()) else {
+            continue;
+        };
+        if sha256_hex(text.as_bytes()) == r.annotated_sha256 {
+            return Ok(Some((rel, original.to_string())));
+        }
+        if marker_count(&text) > marker_count(original) {
+            if let Some(t) = proven_unapply(original, &text, &ins) {
+                return Ok(Some((rel, t)));
+            }
+        }
+    }
+    Ok(None)
 }
 
 /// Puts every original back; files edited since annotation keep the user's edits (only
-/// Revy's insertions are removed). Refuses, changing nothing, if that is impossible.
+/// Revy's insertions are removed, and the result is checked to hold none of them). Refuses,
+/// changing nothing, if that is impossible.
 pub fn restore(m: &Manifest) -> Result<RestoreSummary> {
+    let _lock = crate::lock::acquire(m)?;
     let Some(state) = load_state(m)? else {
         return Err(Error::input(format!(
             "{}: nothing to restore (not annotated)",
@@ -305,76 +526,52 @@ pub fn restore(m: &Manifest) -> Result<RestoreSummary> {
         )));
     };
     // Decide everything first so a refusal writes nothing.
-    let mut actions: Vec<(PathBuf, Vec<u8>, bool)> = Vec::new();
+    let mut actions = Vec::new();
     let mut refused = Vec::new();
     for r in &state.files {
-        let (st, current) = file_state(m, r)?;
-        let backup = backup_path(m, &r.path);
-        let read_backup = || {
-            std::fs::read(&backup).map_err(|e| {
-                Error::input(format!(
-                    "{}: backup of {} is missing ({e}); restore it from version control",
-                    backup.display(),
-                    r.path
-                ))
-            })
-        };
-        match st {
-            FileState::Original => {}
-            FileState::Annotated | FileState::Missing => {
-                let bytes = read_backup()?;
-                if sha256_hex(&bytes) != r.original_sha256 {
-                    return Err(Error::input(format!(
-                        "{}: backup does not match the original's hash; restore {} from version control",
-                        backup.display(),
-                        r.path
-                    )));
-                }
-                actions.push((m.root.join(&r.path), bytes, false));
-            }
-            FileState::EditedSince => {
-                let ep = edits_path(m, &r.path);
-                let ins: Option<Vec<Insertion>> = std::fs::read(&ep)
-                    .ok()
-                    .and_then(|b| serde_json::from_slice(&b).ok());
-                match (ins, current) {
-                    (Some(ins), Some(cur)) => match edits::unapply(&cur, &ins) {
-                        Some(text) => actions.push((m.root.join(&r.path), text.into_bytes(), true)),
-                        None => refused.push(r.path.clone()),
-                    },
-                    _ => refused.push(r.path.clone()),
-                }
-            }
+        match decide(m, &state, r)? {
+            Decision::Nothing => {}
+            Decision::Write { rel, bytes, kept } => actions.push((r, rel, bytes, kept)),
+            Decision::Refuse(p) => refused.push(p),
         }
     }
     if !refused.is_empty() {
         return Err(Error::input(format!(
-            "restore refused: {} changed since annotation in ways that touch Revy's insertions: {}; \
-             undo those edits (originals are in {}) and run `revy restore` again",
-            if refused.len() == 1 { "this file was" } else { "these files were" },
+            "restore refused: {} changed since annotation in ways that touch Revy's insertions \
+             (or now hold a copy of them): {}; undo those edits (originals are in {}) and run \
+             `revy restore` again",
+            if refused.len() == 1 {
+                "this file was"
+            } else {
+                "these files were"
+            },
             refused.join(", "),
             m.state_dir().join("backup").display()
         )));
     }
     let mut summary = RestoreSummary::default();
-    for (path, bytes, kept) in &actions {
-        atomic_write(path, bytes)?;
-        summary.restored += 1;
-        if *kept {
-            summary.kept_edits.push(
-                path.strip_prefix(&m.root)
-                    .unwrap_or(path)
-                    .display()
-                    .to_string(),
-            );
-        }
-    }
+    // Runtime files go first: that frees space on a full disk before anything is written.
     for r in &state.runtime {
         let p = m.root.join(&r.path);
         match std::fs::remove_file(&p) {
             Ok(()) => summary.runtime_removed += 1,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(Error::io(p, e)),
+        }
+    }
+    for (r, rel, bytes, kept) in &actions {
+        if let Some(why) = crate::safepath::escape_reason(&m.root, rel) {
+            return Err(Error::input(format!(
+                "{}: {why}",
+                m.display_path(rel).display()
+            )));
+        }
+        atomic_write(&m.root.join(rel), bytes)?;
+        summary.restored += 1;
+        if rel != &r.path {
+            summary.moved.push(format!("{} -> {rel}", r.path));
+        } else if *kept {
+            summary.kept_edits.push(rel.clone());
         }
     }
     // A kill during an atomic write can leave its temp file behind: sweep them.

@@ -78,16 +78,12 @@ fn annotate(dir: &Path, mode: Mode) -> Vec<String> {
             mm.selected = true;
         }
     }
-    let cx = Context {
-        mode,
-        saf: &saf,
-        trace: TraceSettings {
-            dir: dir.join(".revy/traces"),
-            max_size: 1 << 30,
-            project: m.name.clone(),
-        },
-        root: dir.to_path_buf(),
+    let trace = TraceSettings {
+        dir: dir.join(".revy/traces"),
+        max_size: 1 << 30,
+        project: m.name.clone(),
     };
+    let cx = Context::new(mode, &saf, trace, dir.to_path_buf());
     let mut annotated = Vec::new();
     let mut skipped = Vec::new();
     let mut writes = Vec::new();

@@ -4,7 +4,7 @@
 pub mod cpp;
 pub mod java;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 
 use rayon::prelude::*;
@@ -33,19 +33,59 @@ pub struct Context<'a> {
     pub trace: TraceSettings,
     /// The manifest folder (absolute); file paths are relative to it.
     pub root: PathBuf,
+    index: SafIndex<'a>,
+}
+
+/// Hash lookups into the SAF, so annotating stays linear in the number of declarations.
+struct SafIndex<'a> {
+    /// Classes by qualified name, in SAF order (specialisations share their primary's).
+    classes: HashMap<&'a str, Vec<&'a SafClass>>,
+    /// Methods by (file, first line, name), in SAF order.
+    methods: HashMap<MethodKey<'a>, Vec<(&'a SafClass, &'a SafMethod)>>,
+}
+
+/// (file, first line, name) of a method.
+type MethodKey<'a> = (&'a str, u32, &'a str);
+
+impl<'a> SafIndex<'a> {
+    fn new(saf: &'a Saf) -> Self {
+        let mut ix = SafIndex {
+            classes: HashMap::new(),
+            methods: HashMap::new(),
+        };
+        for c in &saf.classes {
+            ix.classes.entry(c.qname.as_str()).or_default().push(c);
+            for m in &c.methods {
+                let key = (m.file.as_str(), m.lines[0], m.name.as_str());
+                ix.methods.entry(key).or_default().push((c, m));
+            }
+        }
+        ix
+    }
 }
 
 impl<'a> Context<'a> {
-    /// The SAF entry of a class, if it is selected and annotatable.
-    pub fn selected_class(&self, qname: &str) -> Option<&'a SafClass> {
-        self.saf
-            .class(qname)
-            .filter(|c| c.selected && c.annotatable)
+    pub fn new(mode: Mode, saf: &'a Saf, trace: TraceSettings, root: PathBuf) -> Self {
+        Context {
+            mode,
+            saf,
+            trace,
+            root,
+            index: SafIndex::new(saf),
+        }
     }
 
-    /// Any SAF class by qualified name.
+    /// The SAF entry of a class, if it is selected and annotatable.
+    pub fn selected_class(&self, qname: &str) -> Option<&'a SafClass> {
+        self.class(qname).filter(|c| c.selected && c.annotatable)
+    }
+
+    /// Any SAF class by qualified name (the first one, as `Saf::class`).
     pub fn class(&self, qname: &str) -> Option<&'a SafClass> {
-        self.saf.class(qname)
+        self.index
+            .classes
+            .get(qname)
+            .and_then(|v| v.first().copied())
     }
 
     /// The SAF entry of a method of class `qname` declared in `file`, if it is selected
@@ -63,12 +103,14 @@ impl<'a> Context<'a> {
     /// The SAF entry of a method, selected or not.
     pub fn method(&self, qname: &str, file: &str, m: &MethodDecl) -> Option<&'a SafMethod> {
         // Template specialisations share their primary's qualified name: look in all.
-        self.saf
-            .classes
+        let found = self
+            .index
+            .methods
+            .get(&(file, m.span.line, m.name.as_str()))?;
+        found
             .iter()
-            .filter(|c| c.qname == qname)
-            .flat_map(|c| &c.methods)
-            .find(|sm| sm.name == m.name && sm.file == file && sm.lines[0] == m.span.line)
+            .find(|(c, _)| c.qname == qname)
+            .map(|(_, sm)| *sm)
     }
 }
 
@@ -159,24 +201,44 @@ pub fn check_fresh(m: &Manifest, saf: &Saf) -> Result<()> {
     Ok(())
 }
 
+/// Refuses a SAF whose classes or methods name a file that is not one of the checked
+/// sources (the SAF was edited by hand or forged), naming the SAF's line.
+fn check_saf_paths(m: &Manifest, saf: &Saf, wanted: &BTreeSet<&str>) -> Result<()> {
+    let known: BTreeSet<&str> = saf.files.iter().map(|f| f.path.as_str()).collect();
+    for rel in wanted {
+        let why = match crate::safepath::escape_reason(&m.root, rel) {
+            Some(why) => why,
+            None if !known.contains(rel) => "is not one of the project's sources".to_string(),
+            None => continue,
+        };
+        let text = std::fs::read_to_string(m.saf_path()).unwrap_or_default();
+        return Err(Error::input(format!(
+            "{}:{}: file `{rel}` {why}; Revy only writes inside {}. Re-run `revy parse` to \
+             rebuild the SAF",
+            m.saf_path().display(),
+            crate::safepath::line_of_value(&text, rel),
+            m.root.display()
+        )));
+    }
+    Ok(())
+}
+
 /// Computes the annotation of the SAF's selection: insertions per file and runtime files.
 pub fn plan(m: &Manifest, mode: Mode) -> Result<(Plan, Summary)> {
+    // Taken here too so a concurrent annotate is told who holds the lock.
+    let _lock = crate::lock::acquire(m)?;
     store::ensure_not_annotated(m)?;
     let saf = Saf::load(&m.saf_path())?;
     check_fresh(m, &saf)?;
     let trace_dir = m.trace_dir();
     std::fs::create_dir_all(&trace_dir).map_err(|e| Error::io(&trace_dir, e))?;
     let root = std::fs::canonicalize(&m.root).map_err(|e| Error::io(&m.root, e))?;
-    let cx = Context {
-        mode,
-        saf: &saf,
-        trace: TraceSettings {
-            dir: std::fs::canonicalize(&trace_dir).map_err(|e| Error::io(&trace_dir, e))?,
-            max_size: m.trace_max_size,
-            project: m.name.clone(),
-        },
-        root,
+    let trace = TraceSettings {
+        dir: std::fs::canonicalize(&trace_dir).map_err(|e| Error::io(&trace_dir, e))?,
+        max_size: m.trace_max_size,
+        project: m.name.clone(),
     };
+    let cx = Context::new(mode, &saf, trace, root);
     // Files holding anything selected: class declarations or method definitions.
     let mut wanted: BTreeSet<&str> = BTreeSet::new();
     for c in saf.classes.iter().filter(|c| c.selected && c.annotatable) {
@@ -185,18 +247,22 @@ pub fn plan(m: &Manifest, mode: Mode) -> Result<(Plan, Summary)> {
             wanted.insert(&mm.file);
         }
     }
+    check_saf_paths(m, &saf, &wanted)?;
     let bar = crate::progress::bar(wanted.len(), "annotating");
-    let results: Vec<(String, String, FileModel, FileEdits)> = wanted
-        .par_iter()
-        .map(|rel| {
-            bar.inc(1);
-            let text = read_source(m, rel)?;
-            let model = parse_file(rel, &text);
-            let lang = Lang::of_path(rel).unwrap_or(Lang::Java);
-            let fe = for_lang(lang).annotate_file(&cx, &model, &text);
-            Ok((rel.to_string(), text, model, fe))
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let results: Vec<(String, String, FileModel, FileEdits)> =
+        crate::project::with_parse_stacks(|| {
+            wanted
+                .par_iter()
+                .map(|rel| {
+                    bar.inc(1);
+                    let text = read_source(m, rel)?;
+                    let model = parse_file(rel, &text);
+                    let lang = Lang::of_path(rel).unwrap_or(Lang::Java);
+                    let fe = for_lang(lang).annotate_file(&cx, &model, &text);
+                    Ok((rel.to_string(), text, model, fe))
+                })
+                .collect::<Result<Vec<_>>>()
+        })?;
     bar.finish_and_clear();
     let mut summary = Summary {
         parse_problems: saf

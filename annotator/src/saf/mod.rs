@@ -18,8 +18,12 @@ pub struct Saf {
     pub version: u32,
     pub project: String,
     pub sizes: Sizes,
+    #[serde(default)]
     pub files: Vec<SafFile>,
+    /// Absent when empty: a C++ project of free functions has no types or classes.
+    #[serde(default)]
     pub types: Vec<SafType>,
+    #[serde(default)]
     pub classes: Vec<SafClass>,
     /// Syntax problems found while parsing, `path:line:col: message`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

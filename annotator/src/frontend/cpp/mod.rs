@@ -16,7 +16,7 @@ mod walk;
 use tree_sitter::Node;
 
 use super::kit::{self, ErrorSite, Nested};
-use crate::model::{FileModel, Frontend, Lang, Span};
+use crate::model::{Diagnostic, FileModel, Frontend, Lang, Severity, Span};
 
 pub struct CppFrontend;
 
@@ -44,10 +44,22 @@ fn parse_file(path: &str, src: &str) -> FileModel {
             path: path.to_string(),
             ..Default::default()
         },
+        too_deep: None,
     };
     let mut ns = Vec::new();
     w.scope(tree.root_node(), &mut ns, 0);
     let mut model = w.model;
+    if let Some((line, col)) = w.too_deep {
+        model.diagnostics.push(Diagnostic {
+            path: path.to_string(),
+            line,
+            col,
+            severity: Severity::Error,
+            message: format!(
+                "declarations nested more than {MAX_DEPTH} deep are not listed (from here on)"
+            ),
+        });
+    }
     model.diagnostics.extend(macro_diags);
     attribute_errors(&mut model, tree.root_node(), &text);
     model

@@ -15,6 +15,8 @@ pub(super) struct Walker<'a> {
     pub(super) src: &'a str,
     pub(super) path: &'a str,
     pub(super) model: FileModel,
+    /// Where nesting first went past MAX_DEPTH (reported, never silent).
+    pub(super) too_deep: Option<(u32, u32)>,
 }
 
 /// Template prefix of a declaration.
@@ -55,8 +57,19 @@ impl<'a> Walker<'a> {
     }
 
     /// Declaration scope: translation unit, namespace bodies, preprocessor blocks, ERROR.
+    /// True (and remembered for the diagnostic) when `depth` is past MAX_DEPTH.
+    fn too_deep(&mut self, n: Node, depth: usize) -> bool {
+        if depth <= MAX_DEPTH {
+            return false;
+        }
+        let p = n.start_position();
+        self.too_deep
+            .get_or_insert((p.row as u32 + 1, p.column as u32 + 1));
+        true
+    }
+
     pub(super) fn scope(&mut self, node: Node, ns: &mut Vec<String>, depth: usize) {
-        if depth > MAX_DEPTH {
+        if self.too_deep(node, depth) {
             return;
         }
         for c in children(node) {
@@ -69,7 +82,7 @@ impl<'a> Walker<'a> {
     }
 
     fn scope_item<'t>(&mut self, c: Node<'t>, ns: &mut Vec<String>, tmpl: &Tmpl<'t>, depth: usize) {
-        if depth > MAX_DEPTH {
+        if self.too_deep(c, depth) {
             return;
         }
         match c.kind() {
@@ -626,7 +639,7 @@ impl<'a> Walker<'a> {
     }
 
     fn members(&mut self, list: Node, cls: &ClassCtx, depth: usize) {
-        if depth > MAX_DEPTH {
+        if self.too_deep(list, depth) {
             return;
         }
         for c in children(list) {
@@ -642,7 +655,7 @@ impl<'a> Walker<'a> {
         friend: bool,
         depth: usize,
     ) {
-        if depth > MAX_DEPTH {
+        if self.too_deep(c, depth) {
             return;
         }
         let is_template = cls.in_template || tmpl.any;

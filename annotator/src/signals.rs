@@ -1,0 +1,102 @@
+//! Signals for `revy profile`: SIGINT, SIGTERM and SIGHUP only record which signal came, so
+//! the sources are always restored; a build or run child gets its own process group, which
+//! is ended (SIGTERM, then SIGKILL) when a signal arrives.
+//!
+//! Handlers, not SIG_IGN: an ignored disposition would be inherited by the child, a handler
+//! is reset on exec.
+
+use std::process::{Command, ExitStatus};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The signal that arrived (0: none).
+static CAUGHT: std::sync::OnceLock<Arc<AtomicUsize>> = std::sync::OnceLock::new();
+/// Set once the sources are restored: later signals act as usual (end the process).
+static SAFE: std::sync::OnceLock<Arc<AtomicBool>> = std::sync::OnceLock::new();
+static INSTALLED: AtomicBool = AtomicBool::new(false);
+
+const SIGNALS: [i32; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+
+/// Installs the handlers (once per process). Returns an error text if that failed.
+pub fn catch() -> Result<(), String> {
+    let flag = CAUGHT.get_or_init(|| Arc::new(AtomicUsize::new(0)));
+    if INSTALLED.swap(true, Ordering::SeqCst) {
+        return Ok(());
+    }
+    let safe = SAFE.get_or_init(|| Arc::new(AtomicBool::new(false)));
+    for sig in SIGNALS {
+        // The default action is registered first so it runs before the flag is recorded.
+        signal_hook::flag::register_conditional_default(sig, Arc::clone(safe))
+            .and_then(|_| signal_hook::flag::register_usize(sig, Arc::clone(flag), sig as usize))
+            .map_err(|e| format!("cannot catch signal {sig}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// The sources are back: from now on SIGINT, SIGTERM and SIGHUP end revy as usual (say,
+/// while it writes the report). A signal that came before is still reported by [`caught`].
+pub fn sources_safe() {
+    if let Some(s) = SAFE.get() {
+        s.store(true, Ordering::SeqCst);
+    }
+}
+
+/// The signal caught so far, if any.
+pub fn caught() -> Option<i32> {
+    match CAUGHT.get().map_or(0, |f| f.load(Ordering::SeqCst)) {
+        0 => None,
+        s => Some(s as i32),
+    }
+}
+
+/// The exit code shells report for a signal: 128 + its number.
+pub fn exit_code(sig: i32) -> u8 {
+    (128 + sig).clamp(0, 255) as u8
+}
+
+/// A signal's name for messages.
+pub fn name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGINT => "SIGINT",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGHUP => "SIGHUP",
+        _ => "a signal",
+    }
+}
+
+/// Runs `cmd` to completion. With handlers installed it runs in its own process group,
+/// which is ended once a signal has arrived; otherwise it is a plain `status()`.
+pub fn status(cmd: &mut Command) -> std::io::Result<ExitStatus> {
+    if !INSTALLED.load(Ordering::SeqCst) {
+        return cmd.status();
+    }
+    use std::os::unix::process::CommandExt;
+    let mut child = cmd.process_group(0).spawn()?;
+    let group = child.id() as i32;
+    loop {
+        if let Some(st) = child.try_wait()? {
+            return Ok(st);
+        }
+        if caught().is_some() {
+            return end_group(&mut child, group);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// SIGTERM to the whole group, a grace period, then SIGKILL to whatever is left.
+fn end_group(child: &mut std::process::Child, group: i32) -> std::io::Result<ExitStatus> {
+    // SAFETY: killpg only sends a signal; a vanished group gives ESRCH, which is fine.
+    unsafe { libc::killpg(group, libc::SIGTERM) };
+    let until = Instant::now() + Duration::from_secs(3);
+    while Instant::now() < until {
+        if child.try_wait()?.is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Grandchildren may outlive the child: the group goes either way.
+    unsafe { libc::killpg(group, libc::SIGKILL) };
+    child.wait()
+}

@@ -1,0 +1,518 @@
+//! Hostile and everyday inputs to the store (issue 10, items 1–8): forged `.revy/` files,
+//! edited and moved annotated files, symlinks and hard links, concurrent runs, signals to
+//! `revy profile`, `revy init` names, and manifests/sources that used to fail badly.
+//! Each test starts from a copy of projects/account (or a small project of its own).
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+mod common;
+
+use common::snapshot;
+
+fn revy(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_revy"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+fn err(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn out(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn account() -> tempfile::TempDir {
+    common::copy_of("projects/account")
+}
+
+fn ok(dir: &Path, args: &[&str]) -> Output {
+    let o = revy(dir, args);
+    assert_eq!(o.status.code(), Some(0), "revy {args:?}: {}", err(&o));
+    o
+}
+
+fn read(p: impl AsRef<Path>) -> String {
+    std::fs::read_to_string(p).unwrap()
+}
+
+// ---- item 1: paths in Revy's own files ----
+
+#[test]
+fn saf_naming_a_file_outside_the_project_is_refused_with_its_line() {
+    let t = account();
+    let dir = t.path();
+    ok(dir, &["parse"]);
+    let outside = tempfile::tempdir().unwrap();
+    let victim = outside.path().join("Account.java");
+    std::fs::copy(dir.join("src/bank/Account.java"), &victim).unwrap();
+    let saf_path = dir.join(".revy/saf.toml");
+    let saf = read(&saf_path);
+    let before = snapshot(dir);
+    for forged in [
+        victim.to_str().unwrap().to_string(),
+        "../../x/Account.java".into(),
+    ] {
+        let text = saf.replace(
+            "file = \"src/bank/Account.java\"",
+            &format!("file = {}", toml_str(&forged)),
+        );
+        assert_ne!(text, saf);
+        std::fs::write(&saf_path, &text).unwrap();
+        let line = text[..text.find(&toml_str(&forged)).unwrap()]
+            .lines()
+            .count();
+        let o = revy(dir, &["annotate"]);
+        assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+        assert!(
+            err(&o).contains(&format!("saf.toml:{line}:")),
+            "names the SAF line {line}: {}",
+            err(&o)
+        );
+        assert_eq!(read(&victim), read(dir.join("src/bank/Account.java")));
+        assert!(!dir.join(".revy/state.toml").exists());
+        assert_eq!(snapshot(dir), before);
+    }
+}
+
+fn toml_str(s: &str) -> String {
+    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+#[test]
+fn journal_naming_paths_outside_the_project_is_refused_with_its_line() {
+    let t = account();
+    let dir = t.path();
+    ok(dir, &["parse"]);
+    ok(dir, &["annotate"]);
+    let journal = dir.join(".revy/state.toml");
+    let good = read(&journal);
+    let outside = tempfile::tempdir().unwrap();
+    let victim = outside.path().join("victim.txt");
+    std::fs::write(&victim, "keep me").unwrap();
+    let rel_victim = format!(
+        "../{}/victim.txt",
+        outside.path().file_name().unwrap().to_str().unwrap()
+    );
+    // A runtime entry whose removal would delete the victim, a file entry whose restore
+    // would create one outside.
+    let forged = [
+        good.replacen(
+            "path = \"src/revy/runtime/Rv.java\"",
+            &format!("path = \"{rel_victim}\""),
+            1,
+        ),
+        good.replacen(
+            "path = \"src/bank/Person.java\"",
+            "path = \"../v/f.java\"",
+            1,
+        ),
+    ];
+    for text in forged {
+        assert_ne!(text, good);
+        std::fs::write(&journal, &text).unwrap();
+        let o = revy(dir, &["restore"]);
+        assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+        assert!(err(&o).contains("state.toml:"), "{}", err(&o));
+        assert_eq!(read(&victim), "keep me");
+        assert!(!dir.parent().unwrap().join("v").exists());
+    }
+    std::fs::write(&journal, &good).unwrap();
+    ok(dir, &["restore"]);
+}
+
+// ---- item 2: restore proves its result ----
+
+#[test]
+fn restore_refuses_when_a_copy_of_an_insertion_would_stay_live() {
+    let t = account();
+    let dir = t.path();
+    ok(dir, &["parse"]);
+    let original = snapshot(dir);
+    ok(dir, &["annotate"]);
+    let acct = dir.join("src/bank/Account.java");
+    let annotated = read(&acct);
+    let line = annotated
+        .lines()
+        .find(|l| l.contains("transfer(") && l.contains("Rv.start("))
+        .unwrap()
+        .to_string();
+    // The user keeps a copy of the annotated line as a comment just above it.
+    let edited = annotated.replacen(&line, &format!("// {}\n{line}", line.trim()), 1);
+    std::fs::write(&acct, &edited).unwrap();
+    let st = revy(dir, &["status"]);
+    assert!(
+        !out(&st).contains("keeps those edits") && out(&st).contains("refuses"),
+        "{}",
+        out(&st)
+    );
+    let o = revy(dir, &["restore"]);
+    let now = read(&acct);
+    let live_code_clean = now
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .all(|l| !l.contains("revy.runtime."));
+    assert!(
+        o.status.code() == Some(2) || live_code_clean,
+        "restore exited {:?} and left Revy's code live:\n{now}",
+        o.status.code()
+    );
+    if o.status.code() == Some(2) {
+        assert!(err(&o).contains("src/bank/Account.java"), "{}", err(&o));
+        assert_eq!(now, edited, "a refused restore changes nothing");
+        std::fs::write(&acct, &annotated).unwrap();
+        ok(dir, &["restore"]);
+        assert_eq!(snapshot(dir), original);
+    }
+}
+
+// ---- item 3: names in generated commands ----
+
+#[test]
+fn init_quotes_file_names_in_generated_commands() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("proj");
+    std::fs::create_dir_all(dir.join("src dir")).unwrap();
+    std::fs::write(
+        dir.join("src dir/m$(touch PWNED).cpp"),
+        "int helper() { return 1; }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("src dir/main file.cpp"),
+        "int helper();\nstruct A { int f() { return helper(); } };\nint main() { A a; return a.f() - 1; }\n",
+    )
+    .unwrap();
+    ok(&dir, &["init"]);
+    let o = revy(&dir, &["run"]);
+    assert!(
+        !dir.join("PWNED").exists() && !t.path().join("PWNED").exists(),
+        "a file name ran a command"
+    );
+    assert!(
+        err(&o).contains("no trace") || o.status.code() == Some(0),
+        "build with spaces in names: {} {}",
+        out(&o),
+        err(&o)
+    );
+    assert!(dir.join("build/proj").exists(), "{}", err(&o));
+}
+
+// ---- item 4: symlinks and hard links ----
+
+#[test]
+fn symlinked_source_folder_outside_the_tree_is_refused() {
+    let t = account();
+    let dir = t.path();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::rename(dir.join("src/bank"), outside.path().join("bank")).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("bank"), dir.join("src/bank")).unwrap();
+    let before = snapshot(outside.path());
+    ok(dir, &["parse"]);
+    let o = revy(dir, &["annotate"]);
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert!(err(&o).contains("symlink"), "{}", err(&o));
+    assert_eq!(snapshot(outside.path()), before, "nothing written outside");
+}
+
+#[test]
+fn symlinked_source_file_stays_a_link_and_hard_links_are_not_split() {
+    let t = account();
+    let dir = t.path();
+    // Account.java becomes a link to a file inside the tree but outside the sources.
+    std::fs::create_dir_all(dir.join("real")).unwrap();
+    std::fs::rename(
+        dir.join("src/bank/Account.java"),
+        dir.join("real/Account.java"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("../../real/Account.java", dir.join("src/bank/Account.java"))
+        .unwrap();
+    ok(dir, &["parse"]);
+    let original = read(dir.join("real/Account.java"));
+    ok(dir, &["annotate"]);
+    let link = dir.join("src/bank/Account.java");
+    assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
+    assert!(read(dir.join("real/Account.java")).contains("revy.runtime."));
+    ok(dir, &["restore"]);
+    assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
+    assert_eq!(read(dir.join("real/Account.java")), original);
+
+    // A hard link: annotating would split it, so it is refused.
+    std::fs::hard_link(
+        dir.join("src/bank/Person.java"),
+        dir.join("real/Person.java"),
+    )
+    .unwrap();
+    ok(dir, &["parse"]);
+    let o = revy(dir, &["annotate"]);
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert!(err(&o).contains("hard link"), "{}", err(&o));
+    assert_eq!(
+        read(dir.join("real/Person.java")),
+        read(dir.join("src/bank/Person.java"))
+    );
+}
+
+// ---- item 5: one at a time ----
+
+#[test]
+fn a_second_annotate_is_refused_naming_the_lock_holder_and_dead_holders_are_taken_over() {
+    let t = account();
+    let dir = t.path();
+    ok(dir, &["parse"]);
+    let mut first = Command::new(env!("CARGO_BIN_EXE_revy"))
+        .args(["annotate"])
+        .current_dir(dir)
+        .env("REVY_TEST_WRITE_DELAY_MS", "1500")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let journal = dir.join(".revy/state.toml");
+    let started = std::time::Instant::now();
+    while !journal.exists() && started.elapsed().as_secs() < 60 {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let o = revy(dir, &["annotate"]);
+    let r = revy(dir, &["restore"]);
+    assert!(first.wait().unwrap().success());
+    assert_eq!(o.status.code(), Some(2));
+    let pid = first.id().to_string();
+    assert!(
+        err(&o).contains("lock") && err(&o).contains(&pid),
+        "names the lock and pid {pid}: {}",
+        err(&o)
+    );
+    assert_eq!(r.status.code(), Some(2), "restore waits its turn too");
+    assert!(err(&r).contains(&pid), "{}", err(&r));
+    // The holder is gone: its lock file (naming a dead pid) is taken over.
+    assert_eq!(read(dir.join(".revy/lock")).trim(), pid);
+    ok(dir, &["restore"]);
+}
+
+// ---- item 6: signals to `revy profile` ----
+
+#[test]
+fn profile_restores_on_sigterm_and_sighup_and_ends_the_child_group() {
+    for (sig, code) in [
+        (libc_sig::TERM, 143),
+        (libc_sig::HUP, 129),
+        (libc_sig::INT, 130),
+    ] {
+        let t = account();
+        let dir = t.path();
+        let original = snapshot(dir);
+        let marker = dir.join("child-alive");
+        // The program never ends on its own; a grandchild keeps touching a file.
+        let manifest = read(dir.join("revy.toml")).replace(
+            "run = \"java -cp build bank.Main\"",
+            "run = \"(while true; do touch child-alive; sleep 0.1; done) & wait\"",
+        );
+        std::fs::write(dir.join("revy.toml"), manifest).unwrap();
+        let mut p = Command::new(env!("CARGO_BIN_EXE_revy"))
+            .args(["profile"])
+            .current_dir(dir)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        while !marker.exists() && started.elapsed().as_secs() < 120 {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert!(marker.exists(), "the run started");
+        Command::new("kill")
+            .args([sig, &p.id().to_string()])
+            .status()
+            .unwrap();
+        let st = p.wait().unwrap();
+        assert_eq!(st.code(), Some(code), "exit code after kill {sig}");
+        std::fs::remove_file(&marker).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        assert!(!marker.exists(), "the child's group still runs after {sig}");
+        let mut now = snapshot(dir);
+        now.remove(Path::new("revy.toml"));
+        let mut want = original.clone();
+        want.remove(Path::new("revy.toml"));
+        assert_eq!(now, want, "sources restored after {sig}");
+        assert!(!dir.join(".revy/state.toml").exists());
+    }
+}
+
+mod libc_sig {
+    pub const TERM: &str = "-TERM";
+    pub const HUP: &str = "-HUP";
+    pub const INT: &str = "-INT";
+}
+
+// ---- item 7: status, parse while annotated, moved files, full disk ----
+
+#[test]
+fn parse_while_annotated_is_refused() {
+    let t = account();
+    let dir = t.path();
+    ok(dir, &["parse"]);
+    let saf = read(dir.join(".revy/saf.toml"));
+    ok(dir, &["annotate"]);
+    let o = revy(dir, &["parse"]);
+    assert_eq!(o.status.code(), Some(2), "{}", out(&o));
+    assert!(err(&o).contains("revy restore"), "{}", err(&o));
+    assert_eq!(read(dir.join(".revy/saf.toml")), saf, "SAF unchanged");
+    ok(dir, &["restore"]);
+    ok(dir, &["parse"]);
+    ok(dir, &["annotate"]);
+    ok(dir, &["restore"]);
+}
+
+#[test]
+fn a_moved_annotated_file_is_restored_where_it_is_now() {
+    let t = account();
+    let dir = t.path();
+    ok(dir, &["parse"]);
+    let original = read(dir.join("src/bank/Account.java"));
+    ok(dir, &["annotate"]);
+    std::fs::create_dir_all(dir.join("src/moved")).unwrap();
+    std::fs::rename(
+        dir.join("src/bank/Account.java"),
+        dir.join("src/moved/Account.java"),
+    )
+    .unwrap();
+    let o = ok(dir, &["restore"]);
+    assert_eq!(
+        read(dir.join("src/moved/Account.java")),
+        original,
+        "{}",
+        out(&o)
+    );
+    assert!(
+        !dir.join("src/bank/Account.java").exists(),
+        "not duplicated at the old place"
+    );
+    assert!(out(&o).contains("src/moved/Account.java"), "{}", out(&o));
+}
+
+#[test]
+fn restore_on_a_full_disk_names_the_source_and_removes_runtime_files_first() {
+    let t = account();
+    let dir = t.path();
+    ok(dir, &["parse"]);
+    let original = snapshot(dir);
+    ok(dir, &["annotate"]);
+    // A file size limit of 0 makes every write fail like a full disk (EFBIG, SIGXFSZ ignored).
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "trap '' XFSZ; ulimit -f 0; exec '{}' restore",
+            env!("CARGO_BIN_EXE_revy")
+        ))
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert!(!err(&o).contains(".revy-tmp-"), "{}", err(&o));
+    assert!(err(&o).contains("src/bank/"), "{}", err(&o));
+    assert!(
+        !dir.join("src/revy/runtime/Rv.java").exists(),
+        "runtime files are removed before sources are written"
+    );
+    ok(dir, &["restore"]);
+    assert_eq!(snapshot(dir), original);
+}
+
+// ---- item 8: inputs that used to fail badly ----
+
+fn small_cpp(manifest_extra: &str) -> tempfile::TempDir {
+    let t = tempfile::tempdir().unwrap();
+    std::fs::write(
+        t.path().join("revy.toml"),
+        format!("[project]\nname = \"d\"\nsources = [\"*.cpp\", \"*.hpp\"]\n{manifest_extra}"),
+    )
+    .unwrap();
+    std::fs::write(
+        t.path().join("free.cpp"),
+        "int f(int x) { return x + 1; }\nint main() { return f(1) - 2; }\n",
+    )
+    .unwrap();
+    t
+}
+
+#[test]
+fn dangling_symlinks_and_loops_under_the_root_do_not_stop_parse() {
+    let t = small_cpp("exclude = [\"ex/**\"]\n");
+    let dir = t.path();
+    std::os::unix::fs::symlink("nowhere.cpp", dir.join("dangling.cpp")).unwrap();
+    std::fs::create_dir_all(dir.join("ex")).unwrap();
+    std::os::unix::fs::symlink("..", dir.join("ex/loop")).unwrap();
+    let o = ok(dir, &["parse"]);
+    assert!(out(&o).contains("parsed 1 files"), "{}", out(&o));
+}
+
+#[test]
+fn zero_pointer_size_and_non_utf8_manifests_name_a_line() {
+    let t = small_cpp("\n[sizes]\nsystem = 32\npointer = 0\n");
+    let o = revy(t.path(), &["parse"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        err(&o).contains("revy.toml:7:1: sizes.pointer"),
+        "{}",
+        err(&o)
+    );
+    std::fs::write(
+        t.path().join("revy.toml"),
+        b"[project]\nname = \"d\xff\"\nsources = [\"*.cpp\"]\n",
+    )
+    .unwrap();
+    let o = revy(t.path(), &["parse"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err(&o).contains("revy.toml:2:10: not UTF-8"), "{}", err(&o));
+}
+
+#[test]
+fn free_functions_only_give_a_valid_saf() {
+    let t = small_cpp("");
+    ok(t.path(), &["parse"]);
+    let o = revy(t.path(), &["annotate"]);
+    assert!(!err(&o).contains("not a valid SAF"), "{}", err(&o));
+    assert!(err(&o).contains("nothing selected"), "{}", err(&o));
+}
+
+#[test]
+fn cpp_structs_nested_past_the_limit_are_reported() {
+    let t = small_cpp("");
+    let n = 5000;
+    let mut s: String = (0..n)
+        .map(|i| format!("struct S{i} {{ int a{i}; "))
+        .collect();
+    s.push_str(&"};".repeat(n));
+    std::fs::write(t.path().join("deep.hpp"), s).unwrap();
+    let o = revy(t.path(), &["parse"]);
+    assert_eq!(o.status.code(), Some(1), "{}", err(&o));
+    assert!(
+        err(&o).contains("deep.hpp:") && err(&o).contains("nested more than"),
+        "{}",
+        err(&o)
+    );
+}
+
+#[test]
+fn a_state_folder_symlinked_outside_is_refused() {
+    let t = account();
+    let dir = t.path();
+    let outside = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(outside.path(), dir.join(".revy")).unwrap();
+    for cmd in ["parse", "annotate", "restore"] {
+        let o = revy(dir, &[cmd]);
+        assert_eq!(o.status.code(), Some(2), "{cmd}: {}", err(&o));
+        assert!(err(&o).contains("symlink"), "{cmd}: {}", err(&o));
+    }
+    assert_eq!(
+        std::fs::read_dir(outside.path()).unwrap().count(),
+        0,
+        "nothing written outside"
+    );
+}

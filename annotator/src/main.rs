@@ -54,6 +54,8 @@ enum Command {
     Report(ReportArgs),
     /// Export to Chrome trace JSON (Perfetto), Graphviz DOT, or folded stacks.
     Export(ExportArgs),
+    /// Predict a full run's trace size and probe cost per method from a short run's traces.
+    Estimate(EstimateArgs),
 }
 
 #[derive(Args)]
@@ -134,6 +136,61 @@ struct ExportArgs {
     folded: Option<PathBuf>,
 }
 
+#[derive(Args)]
+struct EstimateArgs {
+    /// Trace files or folders (default: the newest trace of the manifest's project).
+    traces: Vec<PathBuf>,
+    /// The full run is this many times the traced one.
+    #[arg(long, conflicts_with = "full_secs")]
+    scale: Option<f64>,
+    /// Or: the full run lasts this many seconds (scale = this / traced span).
+    #[arg(long)]
+    full_secs: Option<f64>,
+    /// Trace size to stay under (e.g. 1GiB): prints the exclude lines that get there.
+    #[arg(long)]
+    budget: Option<String>,
+    /// Per-call probe cost in ns (default: the measured one for the trace's language).
+    #[arg(long)]
+    probe_ns: Option<f64>,
+    /// Throttle rule: more calls than this in the full run ...
+    #[arg(long, default_value_t = 100_000)]
+    throttle_calls: u64,
+    /// ... averaging under this many microseconds.
+    #[arg(long, default_value_t = 10.0)]
+    throttle_us: f64,
+    #[arg(long, value_enum, default_value = "text")]
+    format: OutputFormat,
+    /// Rows in the text summary.
+    #[arg(long, default_value_t = 20)]
+    top: usize,
+}
+
+fn estimate(manifest: &Path, args: EstimateArgs) -> Result<u8> {
+    use revy::estimate as est;
+    let traces = if args.traces.is_empty() {
+        vec![trace_or_newest(manifest, None)?]
+    } else {
+        est::expand(&args.traces)?
+    };
+    let opts = est::Options {
+        scale: args.scale,
+        full_secs: args.full_secs,
+        budget: args.budget.as_deref().map(est::parse_budget).transpose()?,
+        probe_ns: args.probe_ns,
+        throttle_calls: args.throttle_calls,
+        throttle_us: args.throttle_us,
+    };
+    let e = est::estimate(&traces, &opts)?;
+    match args.format {
+        OutputFormat::Text => print!("{}", est::render(&e, args.top)),
+        OutputFormat::Json => {
+            let json = serde_json::to_string_pretty(&e).map_err(|e| Error::input(e.to_string()))?;
+            println!("{json}");
+        }
+    }
+    Ok(0)
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match dispatch(cli) {
@@ -160,6 +217,7 @@ fn dispatch(cli: Cli) -> Result<u8> {
         Command::Analyze(args) => analyze(&cli.manifest, args),
         Command::Report(args) => report(&cli.manifest, args),
         Command::Export(args) => export(&cli.manifest, args),
+        Command::Estimate(args) => estimate(&cli.manifest, args),
     }
 }
 

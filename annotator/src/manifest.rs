@@ -401,7 +401,7 @@ impl Manifest {
 }
 
 /// Parses `1024`, `"64KiB"`, `"512MB"`, `"1GiB"`.
-fn parse_size(v: &toml::Value) -> Option<u64> {
+pub(crate) fn parse_size(v: &toml::Value) -> Option<u64> {
     match v {
         toml::Value::Integer(i) if *i > 0 => Some(*i as u64),
         toml::Value::String(s) => {

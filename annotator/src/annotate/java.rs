@@ -51,6 +51,10 @@ const RUNTIME: &[(&str, &str)] = &[
         include_str!("../../../runtime-java/src/revy/runtime/RvSize.java"),
     ),
     (
+        "RvSizeCache.java",
+        include_str!("../../../runtime-java/src/revy/runtime/RvSizeCache.java"),
+    ),
+    (
         "RvTrace.java",
         include_str!("../../../runtime-java/src/revy/runtime/RvTrace.java"),
     ),

@@ -134,6 +134,9 @@ struct ExportArgs {
     dot: Option<PathBuf>,
     #[arg(long)]
     folded: Option<PathBuf>,
+    /// A folder for Parquet tables (messages, instances, methods, threads); see docs/parquet.md.
+    #[arg(long)]
+    parquet: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -329,12 +332,30 @@ fn profile(manifest: &Path, args: ProfileArgs) -> Result<u8> {
 }
 
 fn export(manifest: &Path, args: ExportArgs) -> Result<u8> {
-    if args.chrome.is_none() && args.dot.is_none() && args.folded.is_none() {
+    if args.chrome.is_none()
+        && args.dot.is_none()
+        && args.folded.is_none()
+        && args.parquet.is_none()
+    {
         return Err(Error::input(
-            "say what to export: --chrome F.json, --dot F.dot and/or --folded F.txt",
+            "say what to export: --chrome F.json, --dot F.dot, --folded F.txt and/or --parquet DIR",
         ));
     }
     let path = trace_or_newest(manifest, args.trace)?;
+    if let Some(dir) = &args.parquet {
+        let (files, warnings) = revy::export::parquet::export(&path, dir)?;
+        warnings
+            .iter()
+            .for_each(|w| eprintln!("revy: warning: {w}"));
+        eprintln!(
+            "revy: wrote {} Parquet tables to {}",
+            files.len(),
+            dir.display()
+        );
+        if args.chrome.is_none() && args.dot.is_none() && args.folded.is_none() {
+            return Ok(0);
+        }
+    }
     let targets = revy::export::Targets {
         chrome: args.chrome,
         dot: args.dot,

@@ -4,6 +4,7 @@
 pub mod chrome;
 pub mod dot;
 pub mod folded;
+pub mod parquet;
 
 use std::fs::File;
 use std::io::BufWriter;

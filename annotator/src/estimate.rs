@@ -379,6 +379,13 @@ pub fn render(e: &Estimate, top: usize) -> String {
                 human(e.predicted_bytes_after),
                 list(&e.exclude.iter().map(|x| x.as_str()).collect::<Vec<_>>())
             );
+            if e.predicted_bytes_after > b as f64 {
+                let _ = writeln!(
+                    s,
+                    "(not enough: creations and names alone are predicted at {}; lower --scale or raise --budget)",
+                    human(e.predicted_bytes_after)
+                );
+            }
         }
     }
     s

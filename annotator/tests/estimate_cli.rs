@@ -73,7 +73,7 @@ fn counts_overloads_together_and_names_the_excludes_that_fit_a_budget() {
     std::fs::write(&p, TRACE).unwrap();
     let size = std::fs::metadata(&p).unwrap().len();
     let e = estimate(
-        &[p.clone()],
+        std::slice::from_ref(&p),
         &Options {
             scale: Some(1e6),
             budget: Some(size * 1_000_000 / 2),

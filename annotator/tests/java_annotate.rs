@@ -483,8 +483,8 @@ public class Main {
     static void touch(Bag b) { sum += b.n; }
     public static void main(String[] args) {
         Bag bag = new Bag();
-        for (int i = 0; i < 3000; i++) {
-            if (i % 100 == 0) { bag.items.add(new Item()); bag.n++; }
+        for (int i = 0; i < 15000; i++) {
+            if (i % 500 == 0) { bag.items.add(new Item()); bag.n++; }
             touch(bag);
         }
         System.out.println(sum);
@@ -502,7 +502,7 @@ public class Main {
         .filter(|e| e.1 == 3 && e.2 == touch)
         .map(|e| e.4)
         .collect();
-    assert_eq!(sizes.len(), 3000);
+    assert_eq!(sizes.len(), 15000);
     assert!(sizes.windows(2).all(|w| w[0] <= w[1]), "sizes only grow");
     let mut firsts = Vec::new();
     for (i, w) in sizes.windows(2).enumerate() {
@@ -516,7 +516,7 @@ public class Main {
         "every one of the 30 sizes is seen: {firsts:?}"
     );
     for (k, &i) in firsts.iter().enumerate() {
-        let changed = (k + 1) * 100;
+        let changed = (k + 1) * 500;
         assert!(
             (changed..=changed + 64).contains(&i),
             "size {k} seen at call {i}"

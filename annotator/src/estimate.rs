@@ -363,9 +363,14 @@ pub fn render(e: &Estimate, top: usize) -> String {
     if !throttled.is_empty() {
         let _ = writeln!(
             s,
-            "\n{} method(s) match the throttle rule (many calls, short on average): {}",
+            "\n{} method(s) match the throttle rule (many calls, short on average): {}{}",
             throttled.len(),
-            list(&throttled)
+            list(&throttled[..throttled.len().min(10)]),
+            if throttled.len() > 10 {
+                " … (all in --format json)"
+            } else {
+                ""
+            }
         );
     }
     if let Some(b) = e.budget {

@@ -1250,13 +1250,19 @@ std::uint64_t elems(const R&, std::uint64_t n, std::true_type /*scalar element*/
                     std::integral_constant<bool, B>) noexcept {
     return n * sizeof(E);
 }
+// Better mode measures at most this many elements of a range (nested ranges included, each
+// on its own); the rest count at the mean of those measured, so a call's cost stays bounded
+// however big its container argument is.
+constexpr std::uint64_t kRangeWalk = 256;
 template <typename E, typename R>
-std::uint64_t elems(const R& x, std::uint64_t, std::false_type, std::true_type /*better*/) noexcept {
-    std::uint64_t s = 0;
+std::uint64_t elems(const R& x, std::uint64_t n, std::false_type, std::true_type /*better*/) noexcept {
+    std::uint64_t s = 0, i = 0;
     for (typename std::decay<decltype(std::begin(x))>::type it = std::begin(x), e = std::end(x);
-         it != e; ++it)
+         it != e && i < kRangeWalk; ++it, ++i)
         s += ::revy::size_of(*it);
-    return s;
+    if (i == 0 || i >= n) return s;
+    return s + static_cast<std::uint64_t>(static_cast<double>(s) / static_cast<double>(i) *
+                                          static_cast<double>(n - i));
 }
 template <typename E, typename R>
 std::uint64_t elems(const R& x, std::uint64_t n, std::false_type, std::false_type /*faster*/) noexcept {

@@ -116,6 +116,10 @@ static JAVA: LangSpec = LangSpec {
             include_str!("../../runtime-java/src/revy/runtime/RvSize.java"),
         ),
         (
+            "RvSizeCache.java",
+            include_str!("../../runtime-java/src/revy/runtime/RvSizeCache.java"),
+        ),
+        (
             "RvTrace.java",
             include_str!("../../runtime-java/src/revy/runtime/RvTrace.java"),
         ),

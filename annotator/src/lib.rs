@@ -9,6 +9,7 @@ pub mod analysis;
 pub mod annotate;
 pub mod edits;
 pub mod error;
+pub mod estimate;
 pub mod export;
 pub mod frontend;
 pub mod init;

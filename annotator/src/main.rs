@@ -56,6 +56,8 @@ enum Command {
     Report(ReportArgs),
     /// Export to Chrome trace JSON (Perfetto), Graphviz DOT, or folded stacks.
     Export(ExportArgs),
+    /// Predict a full run's trace size and probe cost per method from a short run's traces.
+    Estimate(EstimateArgs),
 }
 
 #[derive(Args)]
@@ -191,6 +193,64 @@ struct ExportArgs {
     /// heaviest stacks.
     #[arg(long)]
     top: Option<usize>,
+    /// A folder for Parquet tables (messages, instances, methods, threads); see docs/parquet.md.
+    #[arg(long)]
+    parquet: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct EstimateArgs {
+    /// Trace files or folders (default: the newest trace of the manifest's project).
+    traces: Vec<PathBuf>,
+    /// The full run is this many times the traced one.
+    #[arg(long, conflicts_with = "full_secs")]
+    scale: Option<f64>,
+    /// Or: the full run lasts this many seconds (scale = this / traced span).
+    #[arg(long)]
+    full_secs: Option<f64>,
+    /// Trace size to stay under (e.g. 1GiB): prints the exclude lines that get there.
+    #[arg(long)]
+    budget: Option<String>,
+    /// Per-call probe cost in ns (default: the measured one for the trace's language).
+    #[arg(long)]
+    probe_ns: Option<f64>,
+    /// Throttle rule: more calls than this in the full run ...
+    #[arg(long, default_value_t = 100_000)]
+    throttle_calls: u64,
+    /// ... averaging under this many microseconds.
+    #[arg(long, default_value_t = 10.0)]
+    throttle_us: f64,
+    #[arg(long, value_enum, default_value = "text")]
+    format: OutputFormat,
+    /// Rows in the text summary.
+    #[arg(long, default_value_t = 20)]
+    top: usize,
+}
+
+fn cmd_estimate(manifest: &Path, args: EstimateArgs) -> Result<()> {
+    use revy::estimate as est;
+    let traces = if args.traces.is_empty() {
+        vec![trace_or_newest(manifest, None)?]
+    } else {
+        est::expand(&args.traces)?
+    };
+    let opts = est::Options {
+        scale: args.scale,
+        full_secs: args.full_secs,
+        budget: args.budget.as_deref().map(est::parse_budget).transpose()?,
+        probe_ns: args.probe_ns,
+        throttle_calls: args.throttle_calls,
+        throttle_us: args.throttle_us,
+    };
+    let e = est::estimate(&traces, &opts)?;
+    match args.format {
+        OutputFormat::Text => stdout_quiet(&est::render(&e, args.top))?,
+        OutputFormat::Json => {
+            let json = serde_json::to_string_pretty(&e).map_err(|e| Error::input(e.to_string()))?;
+            stdout_quiet(&format!("{json}\n"))?;
+        }
+    }
+    Ok(())
 }
 
 fn main() -> ExitCode {
@@ -221,6 +281,7 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Whatif(args) => cmd_whatif(&cli.manifest, args),
         Command::Report(args) => cmd_report(&cli.manifest, args),
         Command::Export(args) => cmd_export(&cli.manifest, args),
+        Command::Estimate(args) => cmd_estimate(&cli.manifest, args),
     }
 }
 
@@ -469,9 +530,10 @@ fn cmd_export(manifest: &Path, args: ExportArgs) -> Result<()> {
         && args.perfetto.is_none()
         && args.dot.is_none()
         && args.folded.is_none()
+        && args.parquet.is_none()
     {
         return Err(Error::input(
-            "say what to export: --chrome F.json, --perfetto F.pftrace, --dot F.dot and/or --folded F.txt",
+            "say what to export: --chrome F.json, --perfetto F.pftrace, --dot F.dot, --folded F.txt and/or --parquet DIR",
         ));
     }
     if let (Some(f), Some(t)) = (args.from, args.to) {
@@ -482,6 +544,22 @@ fn cmd_export(manifest: &Path, args: ExportArgs) -> Result<()> {
         }
     }
     let path = trace_or_newest(manifest, args.trace)?;
+    if let Some(dir) = &args.parquet {
+        let (files, warnings) = revy::export::parquet::export(&path, dir)?;
+        print_warnings(&warnings);
+        eprintln!(
+            "revy: wrote {} Parquet tables to {}",
+            files.len(),
+            dir.display()
+        );
+        if args.chrome.is_none()
+            && args.perfetto.is_none()
+            && args.dot.is_none()
+            && args.folded.is_none()
+        {
+            return Ok(());
+        }
+    }
     let targets = revy::export::Targets {
         chrome: args.chrome,
         perfetto: args.perfetto,

@@ -487,7 +487,7 @@ fn is_dangling(p: Option<&Path>) -> bool {
 }
 
 /// Parses `1024`, `"64KiB"`, `"512MB"`, `"1GiB"`.
-fn parse_size(v: &toml::Value) -> Option<u64> {
+pub(crate) fn parse_size(v: &toml::Value) -> Option<u64> {
     match v {
         toml::Value::Integer(i) if *i > 0 => Some(*i as u64),
         toml::Value::String(s) => {

@@ -369,6 +369,70 @@ public class Main {
     assert!((40000 * 8..40000 * 8 + 256 * 20 + 64).contains(&s), "{s}");
 }
 
+/// Better mode caches an object's walked size and re-walks it after a number of reuses that
+/// grows while the size stays put: a growing argument must still show every size it had,
+/// each within 64 calls of the change, and never a size it has not reached yet.
+#[test]
+fn better_mode_size_cache_sees_every_change_soon() {
+    if !have_javac() {
+        eprintln!("no javac: skipped");
+        return;
+    }
+    let p = small_project(&[(
+        "grow/Main.java",
+        r#"package grow;
+import java.util.*;
+public class Main {
+    static final class Item { int a; long b; }
+    static final class Bag { List<Item> items = new ArrayList<>(); int n; }
+    static long sum;
+    static void touch(Bag b) { sum += b.n; }
+    public static void main(String[] args) {
+        Bag bag = new Bag();
+        for (int i = 0; i < 15000; i++) {
+            if (i % 500 == 0) { bag.items.add(new Item()); bag.n++; }
+            touch(bag);
+        }
+        System.out.println(sum);
+    }
+}
+"#,
+    )]);
+    let (before, after, t) = run_project(p.path(), "grow.Main", Mode::Better);
+    assert_eq!(before.stdout, after.stdout);
+    check_trace(&t, &[]);
+    let touch = method_id(&t, "touch");
+    let sizes: Vec<u64> = t
+        .events
+        .iter()
+        .filter(|e| e.1 == 3 && e.2 == touch)
+        .map(|e| e.4)
+        .collect();
+    assert_eq!(sizes.len(), 15000);
+    assert!(sizes.windows(2).all(|w| w[0] <= w[1]), "sizes only grow");
+    let mut firsts = Vec::new();
+    for (i, w) in sizes.windows(2).enumerate() {
+        if w[1] != w[0] {
+            firsts.push(i + 1);
+        }
+    }
+    assert_eq!(
+        firsts.len(),
+        29,
+        "every one of the 30 sizes is seen: {firsts:?}"
+    );
+    for (k, &i) in firsts.iter().enumerate() {
+        let changed = (k + 1) * 500;
+        assert!(
+            (changed..=changed + 64).contains(&i),
+            "size {k} seen at call {i}"
+        );
+    }
+    // The bag with one item more costs the same each time: the sizes are exact, not guesses.
+    let steps: HashSet<u64> = firsts.iter().map(|&i| sizes[i] - sizes[i - 1]).collect();
+    assert_eq!(steps.len(), 1, "{steps:?}");
+}
+
 /// junit4: a test starts a child JVM that inherits REVY_TRACE; the child truncated and
 /// overwrote the file the parent was writing (a hole of zeros, a malformed trace). The
 /// child now finds the file locked and writes `NAME-PID.rvt` beside it.

@@ -141,14 +141,14 @@ build_and_test() {
   [ ! -d "$tree/src/test/resources" ] || cp -r "$tree/src/test/resources/." "$out/test-classes/"
   t1=$(now)
   if [ $RUNNER = console ]; then
-    (cd "$tree" && java "${JVM_FLAGS[@]}" -jar $J/junit-platform-console-standalone.jar \
+    (cd "$tree" && /usr/bin/time -f "%U %S" -o "$out/test.time" java "${JVM_FLAGS[@]}" -jar $J/junit-platform-console-standalone.jar \
       -cp "$out/test-classes:$out/classes:$RUN_CP" --scan-classpath "$out/test-classes" "${EXTRA[@]}" \
       --disable-banner --details=summary --reports-dir "$out/reports") > "$out/test.log" 2>&1 || true
     t2=$(now)
     python3 "$OUTCOMES" "$out/reports" > "$out/outcomes.txt" 2> "$out/totals.txt"
   else
     harness
-    (cd "$tree" && java "${JVM_FLAGS[@]}" -cp "$out/test-classes:$out/classes:$RUN_CP:$base/harness" \
+    (cd "$tree" && /usr/bin/time -f "%U %S" -o "$out/test.time" java "${JVM_FLAGS[@]}" -cp "$out/test-classes:$out/classes:$RUN_CP:$base/harness" \
       RevyOutcomes "$out/outcomes.txt" org.junit.tests.AllTests) > "$out/test.log" 2>&1 || true
     t2=$(now)
     python3 - "$out/outcomes.txt" > "$out/totals.txt" <<'EOF'
@@ -162,13 +162,15 @@ EOF
   fi
   secs "$t0" "$t1" > "$out/build.secs"
   secs "$t1" "$t2" > "$out/test.secs"
+  # CPU seconds (user + sys) of the test JVM: steadier than wall time on a shared machine.
+  awk 'END { printf "%.1f\n", $1 + $2 }' "$out/test.time" > "$out/test.cpu" 2>/dev/null || true
 }
 
 pfs() { sed -E 's/.*pass=([0-9]+) fail=([0-9]+) skip=([0-9]+).*/\1\/\2\/\3/' "$1"; }
 
 # 1. The original, once per project.
 orig=$base/orig
-if [ ! -f "$orig/outcomes.txt" ] || [ ! -f "$orig/test.secs" ]; then
+if [ ! -f "$orig/outcomes.txt" ] || [ ! -f "$orig/test.secs" ] || [ ! -f "$orig/test.cpu" ]; then
   log "building and testing the original"
   rm -rf "$base/orig-tree"
   cp -a "$src" "$base/orig-tree"
@@ -261,5 +263,5 @@ if ! diff -r -q -x revy.toml -x .revy "$src" "$tree" > "$base/$mode/restore.diff
   fail=1
 fi
 
-echo "$project $mode: tests $(pfs "$out/totals.txt") vs original $(pfs "$orig/totals.txt"), build $(cat "$out/build.secs")s vs $(cat "$orig/build.secs")s, tests $(cat "$out/test.secs")s vs $(cat "$orig/test.secs")s, trace $trace_mb MB, ${events:-0} events$([ "$truncated" = yes ] && echo " (truncated at $MAX_SIZE)")$([ $fail = 0 ] || echo " MISMATCH")"
+echo "$project $mode: tests $(pfs "$out/totals.txt") vs original $(pfs "$orig/totals.txt"), build $(cat "$out/build.secs")s vs $(cat "$orig/build.secs")s, tests $(cat "$out/test.secs")s vs $(cat "$orig/test.secs")s (cpu $(cat "$out/test.cpu" 2>/dev/null || echo ?)s vs $(cat "$orig/test.cpu" 2>/dev/null || echo ?)s), trace $trace_mb MB, ${events:-0} events$([ "$truncated" = yes ] && echo " (truncated at $MAX_SIZE)")$([ $fail = 0 ] || echo " MISMATCH")"
 exit $fail

@@ -5,6 +5,7 @@
 pub mod chrome;
 pub mod dot;
 pub mod folded;
+pub mod parquet;
 pub mod perfetto;
 
 use std::fs::File;

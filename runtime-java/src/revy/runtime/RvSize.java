@@ -70,11 +70,25 @@ final class RvSize {
     static final int BUDGET = 256;
 
     /** One walk: the visited set, the objects still to expand, the budget left. */
-    private static final class Walk {
+    static final class Walk {
         final IdentityHashMap<Object, Boolean> seen = new IdentityHashMap<Object, Boolean>();
         final ArrayDeque<Object> todo = new ArrayDeque<Object>();
         int left = BUDGET;
+        /** References looked at, leaves included: bounds walks over big arrays of strings. */
+        int steps = STEPS;
+        long size;
+
+        /** Objects expanded plus references looked at: what this walk cost. */
+        int work() {
+            return (BUDGET - left) + (STEPS - steps);
+        }
     }
+
+    /**
+     * At most this many references (leaves included) are looked at per argument; the rest of
+     * an array or collection is extrapolated from the part seen.
+     */
+    static final int STEPS = 2048;
 
     /** Whether iterating a library collection or map of class c runs only JDK code. */
     private static boolean jdk(Class<?> c) {
@@ -98,16 +112,7 @@ final class RvSize {
             if (s >= 0) {
                 return s;
             }
-            Walk w = new Walk();
-            w.seen.put(root, Boolean.TRUE);
-            w.left--;
-            long total = 0;
-            Object o = root;
-            while (o != null) {
-                total += shallow(o, w);
-                o = w.todo.poll();
-            }
-            return total;
+            return EXACT ? walk(root).size : RvSizeCache.get().size(root);
         } catch (Throwable t) {
             return SYSTEM;
         } finally {
@@ -117,8 +122,27 @@ final class RvSize {
         }
     }
 
+    /** REVY_SIZE_EXACT=1 walks every argument on every call (to measure what the cache costs). */
+    static final boolean EXACT = "1".equals(System.getenv("REVY_SIZE_EXACT"));
+
+    /** One full (bounded) walk of root's graph: its size and how many objects it visited. */
+    static Walk walk(Object root) {
+        Walk w = new Walk();
+        w.seen.put(root, Boolean.TRUE);
+        w.left--;
+        long total = 0;
+        Object o = root;
+        while (o != null) {
+            total += shallow(o, w);
+            o = w.todo.poll();
+        }
+        w.size = total;
+        return w;
+    }
+
     /** The cost of one reference met during the walk. */
     private static long ref(Object x, Walk w) {
+        w.steps--;
         if (x == null || w.seen.containsKey(x)) {
             return POINTER;
         }
@@ -136,14 +160,24 @@ final class RvSize {
         return 0;
     }
 
+    /**
+     * The size of a container of n elements whose first i (i < n) came to t: the rest at the
+     * average of those seen, at least a pointer each.
+     */
+    private static long rest(long t, int i, int n) {
+        long more = Math.max(0, n - i);
+        long each = i == 0 ? POINTER : Math.max(POINTER, t / i);
+        return t + more * each;
+    }
+
     private static long shallow(Object o, Walk w) {
         Class<?> c = o.getClass();
         if (o instanceof Object[]) {
             Object[] a = (Object[]) o;
             long t = 0;
             for (int i = 0; i < a.length; i++) {
-                if (w.left <= 0) {
-                    return t + (long) (a.length - i) * POINTER;
+                if (w.left <= 0 || w.steps <= 0) {
+                    return rest(t, i, a.length);
                 }
                 t += ref(a[i], w);
             }
@@ -160,8 +194,8 @@ final class RvSize {
                     long t = 0;
                     int i = 0;
                     for (Object e : col) {
-                        if (w.left <= 0) {
-                            return t + (long) Math.max(0, col.size() - i) * POINTER;
+                        if (w.left <= 0 || w.steps <= 0) {
+                            return rest(t, i, col.size());
                         }
                         t += ref(e, w);
                         i++;
@@ -173,8 +207,8 @@ final class RvSize {
                     long t = 0;
                     int i = 0;
                     for (Map.Entry<?, ?> e : m.entrySet()) {
-                        if (w.left <= 0) {
-                            return t + (long) Math.max(0, m.size() - i) * 2 * POINTER;
+                        if (w.left <= 0 || w.steps <= 0) {
+                            return rest(t, i, m.size());
                         }
                         t += ref(e.getKey(), w) + ref(e.getValue(), w);
                         i++;

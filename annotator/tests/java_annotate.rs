@@ -405,8 +405,10 @@ public class Main {
     let sizes: Vec<u64> = t
         .events
         .iter()
-        .filter(|e| e.1 == 3 && e.2 == touch)
-        .map(|e| e.4)
+        .filter_map(|e| match e.2 {
+            common::trace::Ev::Start { mth, size, .. } if mth == touch => Some(size),
+            _ => None,
+        })
         .collect();
     assert_eq!(sizes.len(), 15000);
     assert!(sizes.windows(2).all(|w| w[0] <= w[1]), "sizes only grow");

@@ -23,3 +23,4 @@ pub mod saf;
 pub mod select;
 pub mod store;
 pub mod trace;
+pub mod verify;

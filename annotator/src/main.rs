@@ -64,6 +64,10 @@ struct AnnotateArgs {
     /// Sampled sizes (static sizes, first element × length).
     #[arg(long)]
     faster: bool,
+    /// Build the result with the manifest's build command and withdraw, declaration by
+    /// declaration, whatever the compiler rejects.
+    #[arg(long)]
+    verify: bool,
 }
 
 #[derive(Args)]
@@ -395,6 +399,14 @@ fn cmd_annotate(manifest: &std::path::Path, a: AnnotateArgs) -> Result<u8> {
         )));
     }
     revy::store::commit(&m, &plan)?;
+    let (summary, withdrawn) = if a.verify {
+        let v = revy::verify::verify(&m, mode, &plan)?;
+        print_withdrawn(&v.withdrawn);
+        println!("verified: the build passes ({} build(s))", v.builds);
+        (v.summary.unwrap_or(summary), v.withdrawn.len())
+    } else {
+        (summary, 0)
+    };
     for n in &summary.notes {
         println!("note: {n}");
     }
@@ -406,15 +418,26 @@ fn cmd_annotate(manifest: &std::path::Path, a: AnnotateArgs) -> Result<u8> {
         summary.files, summary.classes, summary.methods, summary.runtime_files
     );
     println!("build and run as usual (or `revy run`); `revy restore` puts the originals back");
-    if summary.skipped.is_empty() && summary.parse_problems == 0 {
+    if summary.skipped.is_empty() && summary.parse_problems == 0 && withdrawn == 0 {
         Ok(0)
     } else {
         eprintln!(
-            "revy: {} selected declarations left alone, {} parse problems (see `revy parse`)",
+            "revy: {} selected declarations left alone, {withdrawn} withdrawn after the build, \
+             {} parse problems (see `revy parse`)",
             summary.skipped.len(),
             summary.parse_problems
         );
         Ok(1)
+    }
+}
+
+/// `withdrawn: path:line: Class::method — how (compiler: first line)`, one per declaration.
+fn print_withdrawn(w: &[revy::verify::Withdrawal]) {
+    for x in w {
+        eprintln!(
+            "withdrawn: {} — {} (compiler: {})",
+            x.decl, x.how, x.compiler
+        );
     }
 }
 

@@ -62,8 +62,9 @@ fn parse(m: &Manifest) -> Result<usize> {
     Ok(project.diagnostics.iter().filter(|d| !d.is_note()).count())
 }
 
-/// Annotates; returns whether anything was written (then the caller must restore).
-fn annotate(m: &Manifest, mode: Mode) -> (bool, Result<()>) {
+/// Annotates and verifies the build (withdrawing what the compiler rejects); returns whether
+/// anything is written (then the caller must restore) and whether the tree is built.
+fn annotate(m: &Manifest, mode: Mode) -> (bool, Result<bool>) {
     let (plan, summary) = match crate::annotate::plan(m, mode) {
         Ok(x) => x,
         Err(e) => return (false, Err(e)),
@@ -80,16 +81,36 @@ fn annotate(m: &Manifest, mode: Mode) -> (bool, Result<()>) {
     let r = crate::store::commit(m, &plan);
     // A failed commit may have written part of the plan: the journal says so.
     let touched = r.is_ok() || matches!(crate::store::load_state(m), Ok(Some(_)));
-    if r.is_ok() {
-        for s in &summary.skipped {
-            eprintln!("skipped: {s}");
-        }
-        println!(
-            "annotated {} files ({mode} mode): {} classes, {} methods",
-            summary.files, summary.classes, summary.methods
-        );
+    if let Err(e) = r {
+        return (touched, Err(e));
     }
-    (touched, r.map(|_| ()))
+    // Always verified: a failed verification has already restored the originals.
+    let (summary, built) = match m.build.as_deref() {
+        None => (summary, false),
+        Some(_) => match crate::verify::verify(m, mode, &plan) {
+            Ok(v) => {
+                for x in &v.withdrawn {
+                    eprintln!(
+                        "withdrawn: {} — {} (compiler: {})",
+                        x.decl, x.how, x.compiler
+                    );
+                }
+                (v.summary.unwrap_or(summary), true)
+            }
+            Err(e) => {
+                let still = matches!(crate::store::load_state(m), Ok(Some(_)));
+                return (still, Err(e));
+            }
+        },
+    };
+    for s in &summary.skipped {
+        eprintln!("skipped: {s}");
+    }
+    println!(
+        "annotated {} files ({mode} mode): {} classes, {} methods",
+        summary.files, summary.classes, summary.methods
+    );
+    (touched, Ok(built))
 }
 
 fn restore(m: &Manifest) -> Result<()> {
@@ -118,8 +139,12 @@ pub fn profile(manifest: &Path, mode: Option<Mode>, output: Option<&Path>) -> Re
 
     let (touched, annotated) = annotate(&m, mode);
     let mut run = None;
-    if annotated.is_ok() && !interrupted() {
-        run = Some(crate::run::run(&m));
+    if let (Ok(built), false) = (&annotated, interrupted()) {
+        run = Some(if *built {
+            crate::run::run_built(&m)
+        } else {
+            crate::run::run(&m)
+        });
     }
     // Always put the originals back once anything was written.
     let restored = if touched { restore(&m) } else { Ok(()) };

@@ -85,6 +85,7 @@ fn annotate(dir: &Path, mode: Mode) -> Vec<String> {
             project: m.name.clone(),
         },
         root: dir.to_path_buf(),
+        originals: None,
     };
     let mut annotated = Vec::new();
     let mut skipped = Vec::new();

@@ -522,6 +522,15 @@ impl ProjectText {
                 .collect::<Vec<_>>()
                 .join(",")
         );
+        // Classes `--verify` withdrew change the identity plans: a separate entry.
+        let withdrawn: Vec<String> = cx
+            .saf
+            .classes
+            .iter()
+            .filter(|c| c.selected && !c.annotatable && c.reason.is_none())
+            .map(|c| c.id.to_string())
+            .collect();
+        let key = format!("{key}\u{0}{}", withdrawn.join(","));
         let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
         let mut guard = cache.lock().unwrap_or_else(|e| e.into_inner());
         guard
@@ -533,8 +542,8 @@ impl ProjectText {
                     .iter()
                     .filter(|f| f.lang == Lang::Cpp)
                     .filter_map(|f| {
-                        std::fs::read_to_string(cx.root.join(&f.path))
-                            .ok()
+                        let kept = cx.originals.and_then(|o| o.get(&f.path)).cloned();
+                        kept.or_else(|| std::fs::read_to_string(cx.root.join(&f.path)).ok())
                             .map(|t| (f.path.clone(), t))
                     })
                     .collect();

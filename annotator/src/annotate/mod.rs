@@ -4,7 +4,7 @@
 pub mod cpp;
 pub mod java;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 
 use rayon::prelude::*;
@@ -33,6 +33,9 @@ pub struct Context<'a> {
     pub trace: TraceSettings,
     /// The manifest folder (absolute); file paths are relative to it.
     pub root: PathBuf,
+    /// Original texts of files Revy has already rewritten (`--verify` re-plans while the
+    /// tree is annotated); other files are read from disk.
+    pub originals: Option<&'a HashMap<String, String>>,
 }
 
 impl<'a> Context<'a> {
@@ -167,6 +170,52 @@ pub fn plan(m: &Manifest, mode: Mode) -> Result<(Plan, Summary)> {
     store::ensure_not_annotated(m)?;
     let saf = Saf::load(&m.saf_path())?;
     check_fresh(m, &saf)?;
+    plan_saf(m, mode, saf, None)
+}
+
+/// Declarations `--verify` took back because the compiler rejected them (SAF ids).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Withdrawn {
+    /// Method instrumentation dropped.
+    pub methods: BTreeSet<u32>,
+    /// Classes whose objects fall back to non-intrusive IDs (nothing inserted in the class).
+    pub classes: BTreeSet<u32>,
+}
+
+impl Withdrawn {
+    pub fn is_empty(&self) -> bool {
+        self.methods.is_empty() && self.classes.is_empty()
+    }
+}
+
+/// Re-plans the original texts (the tree is annotated) without what `w` withdraws.
+pub fn plan_withdrawn(
+    m: &Manifest,
+    mode: Mode,
+    w: &Withdrawn,
+    originals: &HashMap<String, String>,
+) -> Result<(Plan, Summary)> {
+    let mut saf = Saf::load(&m.saf_path())?;
+    for c in &mut saf.classes {
+        if w.classes.contains(&c.id) {
+            // Still selected, but takes no ID member: methods use the address map.
+            c.annotatable = false;
+        }
+        for mm in &mut c.methods {
+            if w.methods.contains(&mm.id) {
+                mm.selected = false;
+            }
+        }
+    }
+    plan_saf(m, mode, saf, Some(originals))
+}
+
+fn plan_saf(
+    m: &Manifest,
+    mode: Mode,
+    saf: Saf,
+    originals: Option<&HashMap<String, String>>,
+) -> Result<(Plan, Summary)> {
     let trace_dir = m.trace_dir();
     std::fs::create_dir_all(&trace_dir).map_err(|e| Error::io(&trace_dir, e))?;
     let root = std::fs::canonicalize(&m.root).map_err(|e| Error::io(&m.root, e))?;
@@ -179,10 +228,16 @@ pub fn plan(m: &Manifest, mode: Mode) -> Result<(Plan, Summary)> {
             project: m.name.clone(),
         },
         root,
+        originals,
     };
-    // Files holding anything selected: class declarations or method definitions.
+    // Files holding anything selected: class declarations or method definitions (also of
+    // classes withdrawn to non-intrusive IDs).
     let mut wanted: BTreeSet<&str> = BTreeSet::new();
-    for c in saf.classes.iter().filter(|c| c.selected && c.annotatable) {
+    for c in saf.classes.iter().filter(|c| c.selected) {
+        let withdrawn = !c.annotatable && originals.is_some() && c.reason.is_none();
+        if !c.annotatable && !withdrawn {
+            continue;
+        }
         wanted.insert(&c.file);
         for mm in c.methods.iter().filter(|x| x.selected && x.annotatable) {
             wanted.insert(&mm.file);
@@ -193,10 +248,14 @@ pub fn plan(m: &Manifest, mode: Mode) -> Result<(Plan, Summary)> {
         .par_iter()
         .map(|rel| {
             bar.inc(1);
-            let text = read_source(m, rel)?;
+            let text = match originals.and_then(|o| o.get(*rel)) {
+                Some(t) => t.clone(),
+                None => read_source(m, rel)?,
+            };
             let model = parse_file(rel, &text);
             let lang = Lang::of_path(rel).unwrap_or(Lang::Java);
-            let fe = for_lang(lang).annotate_file(&cx, &model, &text);
+            let mut fe = for_lang(lang).annotate_file(&cx, &model, &text);
+            crate::verify::test_break(&cx, &model, &mut fe);
             Ok((rel.to_string(), text, fe))
         })
         .collect::<Result<Vec<_>>>()?;

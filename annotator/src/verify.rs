@@ -87,7 +87,7 @@ pub fn verify(m: &Manifest, mode: Mode, plan: &Plan) -> Result<Verified> {
             return give_up(
                 m,
                 &format!(
-                    "the build fails where Revy inserted nothing (does the original build?): {first}"
+                    "the build command failed where Revy inserted nothing (does the original build?): {first}"
                 ),
             );
         }

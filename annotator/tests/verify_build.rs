@@ -154,7 +154,7 @@ fn build_failing_outside_revys_code_restores_everything() {
     let log = text(&out);
     assert_eq!(out.status.code(), Some(1), "{log}");
     assert!(
-        log.contains("the build fails where Revy inserted nothing")
+        log.contains("the build command failed where Revy inserted nothing")
             && log.contains("main.cpp")
             && log.contains("every original is restored"),
         "{log}"

@@ -66,7 +66,10 @@ impl LangAnnotator for CppAnnotator {
 
         // Object identity for the selected classes declared here.
         for c in &file.classes {
-            let Some(sc) = cx.selected_class(&c.qname) else {
+            let Some(sc) = cx
+                .class_of_decl(&c.qname, path, c.span.line)
+                .filter(|s| s.selected && s.annotatable)
+            else {
                 continue;
             };
             if let Some(why) = &c.not_annotatable {
@@ -197,7 +200,8 @@ fn annotate_method(
     if let Some(why) = body_problem(src, body.start, body.end) {
         return skip(fe, why);
     }
-    let Some(sc) = cx.class(owner) else {
+    // A specialisation's member belongs to the specialisation, not to the primary template.
+    let Some(sc) = cx.owner_of(sm).or_else(|| cx.class(owner)) else {
         return skip(fe, "class not found in the SAF");
     };
 
@@ -219,7 +223,7 @@ fn annotate_method(
     let scope_name = unique_name("_rv_s", span_text);
     let size = message_size(cx, owner, &m.params);
     let is_static = m.flags.is_static || sm.is_static;
-    let kind = if cx.selected_class(owner).is_some() {
+    let kind = if sc.selected && sc.annotatable {
         id_kind(cx.saf, sc, project)
     } else {
         IdKind::NonIntrusive("class not selected".into())
@@ -724,6 +728,12 @@ fn id_kind_uncached(saf: &Saf, sc: &SafClass, project: &ProjectText) -> IdKind {
     if let Some(why) = non_intrusive_reason(sc, project) {
         return IdKind::NonIntrusive(why);
     }
+    if sc.kind != ClassKind::Union && is_trivial(saf, sc, 0) {
+        return IdKind::NonIntrusive(
+            "trivial type: trivially copyable and default-constructible, so code may rely on it"
+                .into(),
+        );
+    }
     let taken =
         |n: &str| sc.fields.iter().any(|f| f.name == n) || sc.methods.iter().any(|m| m.name == n);
     let _ = saf;
@@ -734,6 +744,64 @@ fn id_kind_uncached(saf: &Saf, sc: &SafClass, project: &ProjectText) -> IdKind {
         name = format!("_rv_tag{i}");
     }
     IdKind::Tag(name)
+}
+
+/// Whether the model says `sc` is trivial (trivially copyable and trivially
+/// default-constructible): an ID member would make it non-trivial, and `memcpy`, unions,
+/// `is_pod`/`is_trivial` asserts in other templates or C interop may rely on it anywhere.
+/// Unknown types (template parameters, typedefs) count as trivial: the safe side.
+fn is_trivial(saf: &Saf, sc: &SafClass, depth: u32) -> bool {
+    if depth > 16 {
+        return true;
+    }
+    let user = |m: &SafMethod| !m.has_modifier("defaulted") && !m.has_modifier("deleted");
+    let own = |p: &crate::saf::SafParam| p.ty == sc.name || p.ty == sc.qname;
+    let mut default_ctor = false;
+    let mut other_ctor = false;
+    for m in &sc.methods {
+        if m.has_modifier("virtual") || m.is_abstract {
+            return false;
+        }
+        match m.kind {
+            MethodKind::Destructor if user(m) => return false,
+            MethodKind::Constructor if m.params.is_empty() => {
+                if user(m) {
+                    return false;
+                }
+                default_ctor = true;
+            }
+            MethodKind::Constructor if m.params.len() == 1 && own(&m.params[0]) && user(m) => {
+                return false; // user copy or move constructor
+            }
+            MethodKind::Constructor => other_ctor |= user(m),
+            MethodKind::Operator if m.name.ends_with("operator=") && user(m) => return false,
+            _ => {}
+        }
+    }
+    if other_ctor && !default_ctor {
+        return false; // no default constructor at all
+    }
+    let trivial_type = |ty: &str| {
+        if let Some(c) = user_class(saf, &sc.qname, ty).filter(|c| c.id != sc.id) {
+            return c.kind != ClassKind::Union && is_trivial(saf, c, depth + 1)
+                || c.kind == ClassKind::Union;
+        }
+        match ty.strip_prefix("std::") {
+            Some(rest) => {
+                rest == "size_t"
+                    || rest == "ptrdiff_t"
+                    || rest == "array"
+                    || (rest.starts_with("int") || rest.starts_with("uint")) && rest.ends_with("_t")
+            }
+            None => true,
+        }
+    };
+    let fields_ok = sc
+        .fields
+        .iter()
+        .filter(|f| !f.is_static)
+        .all(|f| f.pointers > 0 || trivial_type(&f.ty));
+    fields_ok && sc.supers.iter().all(|b| trivial_type(b))
 }
 
 fn non_intrusive_reason(sc: &SafClass, project: &ProjectText) -> Option<String> {
@@ -931,7 +999,9 @@ pub fn config_header(cx: &Context) -> String {
     let mut class_names = vec![String::new(); class_count as usize + 1];
     let mut methods: Vec<(u32, u32, String, String)> = Vec::new();
     for c in &saf.classes {
-        class_names[c.id as usize] = c.qname.clone();
+        // Specialisations are classes of their own: `Buffer<bool>`.
+        class_names[c.id as usize] =
+            format!("{}{}", c.qname, c.specialization.as_deref().unwrap_or(""));
         for m in &c.methods {
             methods.push((m.id, c.id, m.name.clone(), m.sgn.clone()));
         }

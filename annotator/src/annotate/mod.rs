@@ -51,6 +51,24 @@ impl<'a> Context<'a> {
         self.saf.class(qname)
     }
 
+    /// The SAF entry of this very declaration: class-template specialisations share their
+    /// primary's qualified name, so the file and first line tell them apart.
+    pub fn class_of_decl(&self, qname: &str, file: &str, line: u32) -> Option<&'a SafClass> {
+        self.saf
+            .classes
+            .iter()
+            .find(|c| c.qname == qname && c.file == file && c.lines[0] == line)
+            .or_else(|| self.class(qname))
+    }
+
+    /// The SAF class that declares method `sm` (a specialisation's own entry, if it is one).
+    pub fn owner_of(&self, sm: &SafMethod) -> Option<&'a SafClass> {
+        self.saf
+            .classes
+            .iter()
+            .find(|c| c.methods.iter().any(|x| x.id == sm.id))
+    }
+
     /// The SAF entry of a method of class `qname` declared in `file`, if it is selected
     /// and annotatable. Matches by name, file and first line (overloads differ by line).
     pub fn selected_method(

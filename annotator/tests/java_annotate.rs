@@ -360,6 +360,19 @@ fn corpus_features_both_modes() {
         assert_eq!(per.get("corpus.Rect"), Some(&2), "{per:?}");
         // Records get non-intrusive IDs, logged on first sight.
         assert_eq!(per.get("corpus.Point"), Some(&5), "{per:?}");
+        // Methods of enum-constant bodies (`PLUS { int apply(…) {…} }`) are instrumented.
+        let apply: HashSet<u64> = t
+            .methods
+            .iter()
+            .filter(|(_, m)| m.1 == "apply")
+            .map(|(id, _)| *id)
+            .collect();
+        let applied = t
+            .events
+            .iter()
+            .filter(|e| e.1 == 3 && apply.contains(&e.2))
+            .count();
+        assert_eq!(applied, 2, "{mode}: PLUS.apply and TIMES.apply");
         // The synchronized counter ran in 4 worker threads, each balanced.
         let inc = t
             .methods

@@ -300,10 +300,19 @@ impl JavaAnnotator {
                 continue;
             }
             let body_text = &src[body.start..body.end];
+            // Methods of enum-constant bodies live in anonymous subclasses, which do not
+            // inherit the enum's private ID field: they read it through a cast (the body is
+            // inside the enum, so private access is allowed).
+            let in_constant = c.kind == ClassKind::Enum && m.span.start < field_offset(tree, c).0;
             let (pre, oid) = if m.flags.is_static {
                 (String::new(), "0L".to_string())
             } else if let Some(s) = own_field {
-                (String::new(), format!("this.{}", oid_field_name(s)))
+                let this = if in_constant {
+                    format!("(({}) this)", c.name)
+                } else {
+                    "this".to_string()
+                };
+                (String::new(), format!("{this}.{}", oid_field_name(s)))
             } else {
                 let local = fresh(body_text, "_rv$o");
                 (

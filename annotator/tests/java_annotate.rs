@@ -373,6 +373,20 @@ fn corpus_features_both_modes() {
             .filter(|e| e.1 == 3 && apply.contains(&e.2))
             .count();
         assert_eq!(applied, 2, "{mode}: PLUS.apply and TIMES.apply");
+        // A clone and a deserialised copy are new objects with IDs of their own.
+        assert_eq!(per.get("corpus.Sheep"), Some(&3), "{per:?}");
+        let name = method_id(&t, "name");
+        let receivers: HashSet<u64> = t
+            .events
+            .iter()
+            .filter(|e| e.1 == 3 && e.2 == name)
+            .map(|e| e.3)
+            .collect();
+        assert_eq!(
+            receivers.len(),
+            3,
+            "{mode}: dolly, her clone and her thawed copy"
+        );
         // The synchronized counter ran in 4 worker threads, each balanced.
         let inc = t
             .methods

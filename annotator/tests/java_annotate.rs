@@ -586,3 +586,67 @@ public class Main {
     let n = t.events.iter().filter(|e| e.1 == 3 && e.2 == work).count();
     assert_eq!(n, 100001);
 }
+
+/// Java 21 syntax tree-sitter-java 0.23 mis-parses (`case final T x ->`, qualified record
+/// patterns in generic records): the declarations are reported and left alone byte for
+/// byte, never mis-instrumented; the rest of the file is instrumented.
+#[test]
+fn java21_misparses_are_reported_and_left_alone() {
+    let src = r#"package p;
+
+sealed interface Shape permits Circle, Box {}
+record Circle(double r) implements Shape {}
+record Box(double w, double h) implements Shape {}
+record Pair<A, B>(A first, B second) {}
+
+class Shapes {
+    static double area(Shape s) {
+        return switch (s) {
+            case final Circle c -> 3 * c.r() * c.r();
+            case Box(double w, double h) -> w * h;
+        };
+    }
+
+    static String pair(Object o) {
+        if (o instanceof Pair<?, ?>(p.Circle(var r), var b)) {
+            return "circle " + r + b;
+        }
+        return "other";
+    }
+
+    static int plain(int x) {
+        return x + 1;
+    }
+}
+"#;
+    let t = small_project(&[("p/Shapes.java", src)]);
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_revy"))
+            .args(args)
+            .current_dir(t.path())
+            .output()
+            .unwrap()
+    };
+    let p = run(&["parse"]);
+    let err = String::from_utf8_lossy(&p.stderr).into_owned();
+    assert_eq!(p.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("src/p/Shapes.java:11:31: syntax error"),
+        "{err}"
+    );
+    assert!(err.contains("src/p/Shapes.java:17:"), "{err}");
+    let a = run(&["annotate"]);
+    let log = String::from_utf8_lossy(&a.stderr).into_owned();
+    assert_eq!(a.status.code(), Some(1), "{log}");
+    assert!(log.contains("Shapes.area — syntax error at 11:31"), "{log}");
+    assert!(log.contains("Shapes.pair — syntax error at 17:36"), "{log}");
+    let out = std::fs::read_to_string(t.path().join("src/p/Shapes.java")).unwrap();
+    let body = |s: &str, name: &str| {
+        let from = s.find(name).unwrap();
+        let to = s[from..].find("\n    }\n").unwrap();
+        s[from..from + to].to_string()
+    };
+    assert_eq!(body(&out, "double area("), body(src, "double area("));
+    assert_eq!(body(&out, "String pair("), body(src, "String pair("));
+    assert!(out[out.find("int plain(").unwrap()..].contains("revy.runtime.Rv.start("));
+}

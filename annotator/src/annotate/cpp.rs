@@ -783,8 +783,7 @@ fn is_trivial(saf: &Saf, sc: &SafClass, depth: u32) -> bool {
     }
     let trivial_type = |ty: &str| {
         if let Some(c) = user_class(saf, &sc.qname, ty).filter(|c| c.id != sc.id) {
-            return c.kind != ClassKind::Union && is_trivial(saf, c, depth + 1)
-                || c.kind == ClassKind::Union;
+            return c.kind == ClassKind::Union || is_trivial(saf, c, depth + 1);
         }
         match ty.strip_prefix("std::") {
             Some(rest) => {

@@ -655,14 +655,16 @@ fn tag_plans(saf: &Saf, project: &ProjectText) -> HashMap<u32, TagPlan> {
         if has_word(&head, "virtual") {
             continue; // virtual bases: member offsets differ between objects
         }
-        let bases: Vec<&SafClass> = c
+        // Bases that carry a tag member, their own or an ancestor's (a non-intrusive base
+        // of a tagged class still inherits its tag): with two, `this->_rv_tag` is ambiguous.
+        let carriers: Vec<&SafClass> = c
             .supers
             .iter()
             .filter_map(|s| user_class(saf, &c.qname, s))
-            .filter(|b| b.id != c.id && tagged(b))
+            .filter(|b| b.id != c.id && carries_tag(saf, b, &tagged, 0))
             .collect();
-        if bases.len() == 1 {
-            parent.insert(c.id, bases[0].id);
+        if carriers.len() == 1 && tagged(carriers[0]) {
+            parent.insert(c.id, carriers[0].id);
         }
     }
     let by_id: HashMap<u32, &SafClass> = saf.classes.iter().map(|c| (c.id, c)).collect();
@@ -722,6 +724,18 @@ fn tag_plans(saf: &Saf, project: &ProjectText) -> HashMap<u32, TagPlan> {
         }
     }
     plans
+}
+
+/// Whether objects of `c` hold a tag member: its own or one inherited from any ancestor.
+fn carries_tag(saf: &Saf, c: &SafClass, tagged: &dyn Fn(&SafClass) -> bool, depth: u32) -> bool {
+    if tagged(c) {
+        return true;
+    }
+    depth < 32
+        && c.supers
+            .iter()
+            .filter_map(|s| user_class(saf, &c.qname, s))
+            .any(|b| b.id != c.id && carries_tag(saf, b, tagged, depth + 1))
 }
 
 fn id_kind_uncached(saf: &Saf, sc: &SafClass, project: &ProjectText) -> IdKind {

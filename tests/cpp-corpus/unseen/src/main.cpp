@@ -31,6 +31,27 @@ struct Page : public Doc {
     int more() { return work() + 1; }
 };
 
+// A base whose subclass looks like an aggregate (no constructors, no fields, no `virtual`
+// written): the subclass takes no tag but inherits one, so a class deriving from it and from
+// another tagged class must not reach for an ambiguous tag (cppunit's TestCase).
+struct Test {
+    Test() : runs(0) {}
+    virtual ~Test() {}
+    virtual int count() const { return 1; }
+    int runs;
+};
+struct Leaf : public Test {
+    int count() const { return 2; }
+};
+struct Fixture {
+    virtual ~Fixture() {}
+    virtual int setUp() { return 3; }
+};
+struct Case : public Leaf, public Fixture {
+    Case() {}
+    int total() { return count() + setUp(); }
+};
+
 // Virtual bases and a diamond.
 struct Base {
     Base() : b(1) {}
@@ -155,6 +176,8 @@ int main() {
     std::cout << "doc " << d.work() << "\n";
     Page pg;
     std::cout << "page " << pg.more() << "\n";
+    Case cs;
+    std::cout << "case " << cs.total() << "\n";
     Diamond dm;
     std::cout << "diamond " << dm.both() << "\n";
     Both bo;

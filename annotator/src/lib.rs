@@ -30,4 +30,5 @@ pub mod signals;
 pub mod stages;
 pub mod store;
 pub mod trace;
+pub mod verify;
 pub mod whatif;

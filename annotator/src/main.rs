@@ -68,6 +68,10 @@ struct AnnotateArgs {
     /// Sampled sizes (static sizes, first element × length).
     #[arg(long)]
     faster: bool,
+    /// Build the result with the manifest's build command and withdraw, declaration by
+    /// declaration, whatever the compiler rejects.
+    #[arg(long)]
+    verify: bool,
 }
 
 #[derive(Args)]
@@ -481,6 +485,7 @@ fn cmd_profile(manifest: &Path, args: ProfileArgs) -> Result<()> {
             }
         }
         Step::Annotated(a) => {
+            print_withdrawn(&a.withdrawn);
             print_skipped(&a.summary);
             let s = &a.summary;
             println!(
@@ -639,8 +644,12 @@ fn cmd_annotate(manifest: &std::path::Path, a: AnnotateArgs) -> Result<()> {
     } else {
         m.mode
     };
-    let report = revy::stages::annotate(&m, mode).1?;
+    let report = revy::stages::annotate(&m, mode, a.verify).1?;
     let s = &report.summary;
+    print_withdrawn(&report.withdrawn);
+    if let Some(n) = report.verified_builds {
+        println!("verified: the build passes ({n} build(s))");
+    }
     for n in &s.notes {
         println!("note: {n}");
     }
@@ -654,10 +663,21 @@ fn cmd_annotate(manifest: &std::path::Path, a: AnnotateArgs) -> Result<()> {
         return Ok(());
     }
     Err(Error::Problems(format!(
-        "{} selected declarations left alone, {} parse problems (see `revy parse`)",
+        "{} selected declarations left alone, {} withdrawn after the build, {} parse problems (see `revy parse`)",
         s.skipped.len(),
+        report.withdrawn.len(),
         s.parse_problems
     )))
+}
+
+/// `withdrawn: path:line: Class::method — how (compiler: first line)`, one per declaration.
+fn print_withdrawn(w: &[revy::verify::Withdrawal]) {
+    for x in w {
+        eprintln!(
+            "withdrawn: {} — {} (compiler: {})",
+            x.decl, x.how, x.compiler
+        );
+    }
 }
 
 fn print_diagnostics(p: &revy::stages::ParseReport) {

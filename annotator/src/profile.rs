@@ -63,13 +63,18 @@ pub fn profile(
     }
     on_step(Step::Parsed(&stages::parse(&m)?));
 
-    let (touched, annotated) = stages::annotate(&m, mode);
+    // Always verified when there is a build command: a profile never breaks the build.
+    let (touched, annotated) = stages::annotate(&m, mode, m.build.is_some());
     if let Ok(a) = &annotated {
         on_step(Step::Annotated(a));
     }
     let mut run = None;
-    if annotated.is_ok() && !interrupted() {
-        run = Some(crate::run::run(&m));
+    if let (Ok(a), false) = (&annotated, interrupted()) {
+        run = Some(if a.verified_builds.is_some() {
+            crate::run::run_built(&m)
+        } else {
+            crate::run::run(&m)
+        });
     }
     // Always put the originals back once anything was written.
     if touched {

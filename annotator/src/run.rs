@@ -51,15 +51,19 @@ fn named_trace(m: &Manifest) -> Option<(PathBuf, String)> {
     Some((p.parent()?.to_path_buf(), stem))
 }
 
-/// Runs the build (if any), then the run command. A failing build is an error (exit 2);
-/// the program's own exit code is reported in the outcome.
-pub fn run(m: &Manifest) -> Result<RunOutcome> {
-    let run_cmd = m.run.as_deref().ok_or_else(|| {
+fn run_command(m: &Manifest) -> Result<&str> {
+    m.run.as_deref().ok_or_else(|| {
         Error::input(format!(
             "{}: project.run is not set; add the command that runs your program",
             m.path.display()
         ))
-    })?;
+    })
+}
+
+/// Runs the build (if any), then the run command. A failing build is an error (exit 2);
+/// the program's own exit code is reported in the outcome.
+pub fn run(m: &Manifest) -> Result<RunOutcome> {
+    run_command(m)?;
     if let Some(build) = m.build.as_deref() {
         let st = shell(m, "build", build)?;
         if !st.success() {
@@ -69,6 +73,12 @@ pub fn run(m: &Manifest) -> Result<RunOutcome> {
             )));
         }
     }
+    run_built(m)
+}
+
+/// Runs the run command of a tree that is already built (`revy profile` after verifying).
+pub fn run_built(m: &Manifest) -> Result<RunOutcome> {
+    let run_cmd = run_command(m)?;
     let dir = m.trace_dir();
     let before = traces_in(&dir);
     let named = named_trace(m);

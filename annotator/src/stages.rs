@@ -64,18 +64,25 @@ pub fn parse(m: &Manifest) -> Result<ParseReport> {
 pub struct AnnotateReport {
     pub mode: Mode,
     pub summary: Summary,
+    /// Builds run by `--verify` (the last one passed); `None` when not verified.
+    pub verified_builds: Option<usize>,
+    /// What `--verify` took back because the compiler rejected it.
+    pub withdrawn: Vec<crate::verify::Withdrawal>,
 }
 
 impl AnnotateReport {
-    /// Whether anything selected was left alone (exit 1).
+    /// Whether anything selected was left alone or withdrawn (exit 1).
     pub fn has_problems(&self) -> bool {
-        !self.summary.skipped.is_empty() || self.summary.parse_problems > 0
+        !self.summary.skipped.is_empty()
+            || self.summary.parse_problems > 0
+            || !self.withdrawn.is_empty()
     }
 }
 
-/// Annotates the SAF's selection. The flag says whether the tree may have been written to
-/// (then it must be restored), also when the result is an error.
-pub fn annotate(m: &Manifest, mode: Mode) -> (bool, Result<AnnotateReport>) {
+/// Annotates the SAF's selection and, with `verify`, builds the result and withdraws what
+/// the compiler rejects. The flag says whether the tree may have been written to (then it
+/// must be restored), also when the result is an error.
+pub fn annotate(m: &Manifest, mode: Mode, verify: bool) -> (bool, Result<AnnotateReport>) {
     let (plan, summary) = match crate::annotate::plan(m, mode) {
         Ok(x) => x,
         Err(e) => return (false, Err(e)),
@@ -90,5 +97,30 @@ pub fn annotate(m: &Manifest, mode: Mode) -> (bool, Result<AnnotateReport>) {
     let r = crate::store::commit(m, &plan);
     // A failed commit may have written part of the plan: the journal says so.
     let touched = r.is_ok() || matches!(crate::store::load_state(m), Ok(Some(_)));
-    (touched, r.map(|_| AnnotateReport { mode, summary }))
+    if let Err(e) = r {
+        return (touched, Err(e));
+    }
+    let mut report = AnnotateReport {
+        mode,
+        summary,
+        verified_builds: None,
+        withdrawn: Vec::new(),
+    };
+    if verify {
+        match crate::verify::verify(m, mode, &plan) {
+            Ok(v) => {
+                if let Some(s) = v.summary {
+                    report.summary = s;
+                }
+                report.verified_builds = Some(v.builds);
+                report.withdrawn = v.withdrawn;
+            }
+            // A failed verification restores the originals unless it could not.
+            Err(e) => {
+                let still = matches!(crate::store::load_state(m), Ok(Some(_)));
+                return (still, Err(e));
+            }
+        }
+    }
+    (touched, Ok(report))
 }

@@ -596,3 +596,53 @@ pub fn restore(m: &Manifest) -> Result<RestoreSummary> {
     }
     Ok(summary)
 }
+
+/// Rewrites an annotated tree to a new plan of the same files (`--verify` withdrawing
+/// declarations). Files whose annotated text does not change are not touched, so the
+/// build's own incremental behaviour rebuilds only what changed. Each changed file goes
+/// back to its original first, then the journal records its new insertions, then the new
+/// text is written: a kill at any point leaves every file original or matching the journal.
+pub fn recommit(m: &Manifest, plan: &Plan) -> Result<usize> {
+    let Some(mut state) = load_state(m)? else {
+        return Err(Error::input(format!(
+            "{}: not annotated; nothing to rewrite",
+            m.root.display()
+        )));
+    };
+    let mut changed = 0;
+    for i in 0..state.files.len() {
+        let rel = state.files[i].path.clone();
+        let backup = backup_path(m, &rel);
+        let original = std::fs::read_to_string(&backup).map_err(|e| Error::io(&backup, e))?;
+        let ins: Vec<Insertion> = plan
+            .files
+            .iter()
+            .find(|(p, _, _)| *p == rel)
+            .map(|(_, _, ins)| ins.clone())
+            .unwrap_or_default();
+        let text = edits::apply(&original, &ins);
+        let sha = sha256_hex(text.as_bytes());
+        if sha == state.files[i].annotated_sha256 {
+            continue;
+        }
+        atomic_write(&m.root.join(&rel), original.as_bytes())?;
+        let json = serde_json::to_vec(&ins).expect("insertions serialise");
+        write_state_file(&edits_path(m, &rel), &json)?;
+        state.files[i].annotated_sha256 = sha;
+        save_state(m, &state)?;
+        atomic_write(&m.root.join(&rel), text.as_bytes())?;
+        changed += 1;
+    }
+    // Generated runtime files (tables) may change too; new ones are not expected.
+    for (rel, contents) in &plan.runtime {
+        let sha = sha256_hex(contents.as_bytes());
+        if let Some(r) = state.runtime.iter_mut().find(|r| r.path == *rel) {
+            if r.sha256 != sha {
+                r.sha256 = sha;
+                save_state(m, &state)?;
+                atomic_write(&m.root.join(rel), contents.as_bytes())?;
+            }
+        }
+    }
+    Ok(changed)
+}

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::trace::{decode, Trace, CRT, END, START};
+use common::trace::{decode, Ev, Trace, CRT, END, START};
 
 use revy::annotate::{java::JavaAnnotator, Context, LangAnnotator, TraceSettings};
 use revy::edits;
@@ -83,7 +83,7 @@ fn annotate(dir: &Path, mode: Mode) -> Vec<String> {
         max_size: 1 << 30,
         project: m.name.clone(),
     };
-    let cx = Context::new(mode, &saf, trace, dir.to_path_buf());
+    let cx = Context::new(mode, &saf, trace, dir.to_path_buf(), None);
     let mut annotated = Vec::new();
     let mut skipped = Vec::new();
     let mut writes = Vec::new();
@@ -265,6 +265,35 @@ fn corpus_features_both_modes() {
         assert_eq!(per.get("corpus.Rect"), Some(&2), "{per:?}");
         // Records get non-intrusive IDs, logged on first sight.
         assert_eq!(per.get("corpus.Point"), Some(&5), "{per:?}");
+        // Methods of enum-constant bodies (`PLUS { int apply(…) {…} }`) are instrumented.
+        let apply: HashSet<u64> = t
+            .methods
+            .iter()
+            .filter(|(_, m)| m.1 == "apply")
+            .map(|(id, _)| *id)
+            .collect();
+        let applied = t
+            .events
+            .iter()
+            .filter(|e| matches!(e.2, Ev::Start { mth, .. } if apply.contains(&mth)))
+            .count();
+        assert_eq!(applied, 2, "{mode}: PLUS.apply and TIMES.apply");
+        // A clone and a deserialised copy are new objects with IDs of their own.
+        assert_eq!(per.get("corpus.Sheep"), Some(&3), "{per:?}");
+        let name = method_id(&t, "name");
+        let receivers: HashSet<u64> = t
+            .events
+            .iter()
+            .filter_map(|e| match e.2 {
+                Ev::Start { mth, oid, .. } if mth == name => Some(oid),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            receivers.len(),
+            3,
+            "{mode}: dolly, her clone and her thawed copy"
+        );
         // The synchronized counter ran in 4 worker threads, each balanced.
         let inc = t
             .methods
@@ -406,7 +435,7 @@ public class Main {
         .events
         .iter()
         .filter_map(|e| match e.2 {
-            common::trace::Ev::Start { mth, size, .. } if mth == touch => Some(size),
+            Ev::Start { mth, size, .. } if mth == touch => Some(size),
             _ => None,
         })
         .collect();
@@ -537,4 +566,68 @@ public class Main {
         .filter(|e| e.1 == START && e.2 == work)
         .count();
     assert_eq!(n, 100001);
+}
+
+/// Java 21 syntax tree-sitter-java 0.23 mis-parses (`case final T x ->`, qualified record
+/// patterns in generic records): the declarations are reported and left alone byte for
+/// byte, never mis-instrumented; the rest of the file is instrumented.
+#[test]
+fn java21_misparses_are_reported_and_left_alone() {
+    let src = r#"package p;
+
+sealed interface Shape permits Circle, Box {}
+record Circle(double r) implements Shape {}
+record Box(double w, double h) implements Shape {}
+record Pair<A, B>(A first, B second) {}
+
+class Shapes {
+    static double area(Shape s) {
+        return switch (s) {
+            case final Circle c -> 3 * c.r() * c.r();
+            case Box(double w, double h) -> w * h;
+        };
+    }
+
+    static String pair(Object o) {
+        if (o instanceof Pair<?, ?>(p.Circle(var r), var b)) {
+            return "circle " + r + b;
+        }
+        return "other";
+    }
+
+    static int plain(int x) {
+        return x + 1;
+    }
+}
+"#;
+    let t = small_project(&[("p/Shapes.java", src)]);
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_revy"))
+            .args(args)
+            .current_dir(t.path())
+            .output()
+            .unwrap()
+    };
+    let p = run(&["parse"]);
+    let err = String::from_utf8_lossy(&p.stderr).into_owned();
+    assert_eq!(p.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("src/p/Shapes.java:11:31: syntax error"),
+        "{err}"
+    );
+    assert!(err.contains("src/p/Shapes.java:17:"), "{err}");
+    let a = run(&["annotate"]);
+    let log = String::from_utf8_lossy(&a.stderr).into_owned();
+    assert_eq!(a.status.code(), Some(1), "{log}");
+    assert!(log.contains("Shapes.area — syntax error at 11:31"), "{log}");
+    assert!(log.contains("Shapes.pair — syntax error at 17:36"), "{log}");
+    let out = std::fs::read_to_string(t.path().join("src/p/Shapes.java")).unwrap();
+    let body = |s: &str, name: &str| {
+        let from = s.find(name).unwrap();
+        let to = s[from..].find("\n    }\n").unwrap();
+        s[from..from + to].to_string()
+    };
+    assert_eq!(body(&out, "double area("), body(src, "double area("));
+    assert_eq!(body(&out, "String pair("), body(src, "String pair("));
+    assert!(out[out.find("int plain(").unwrap()..].contains("revy.runtime.Rv.start("));
 }

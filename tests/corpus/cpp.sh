@@ -5,7 +5,7 @@
 # the original's, check the traces read back, restore, and check the tree is byte-identical.
 #
 # Usage: tests/corpus/cpp.sh PROJECT MODE
-#   PROJECT: tinyxml2 | jsoncpp | yaml-cpp | snappy | leveldb;  MODE: better | faster
+#   PROJECT: tinyxml2 | jsoncpp | yaml-cpp | snappy | leveldb | cppunit;  MODE: better | faster
 # Env: REVY (default target/release/revy), CORPUS (default /tmp/corpus, fetched by
 #      tests/corpus/fetch.sh), REVY_SCRATCH (default /tmp/revy-corpus), JOBS (default 2).
 # The original is built and tested once per scratch folder (cached: delete $REVY_SCRATCH/P/orig
@@ -38,6 +38,9 @@ snappy) src=$C/w/snappy-1.1.9
 leveldb) src=$C/w/leveldb-1.23
   sources='["db/*.cc", "db/*.h", "table/*.cc", "table/*.h", "util/*.cc", "util/*.h", "helpers/memenv/*.cc", "helpers/memenv/*.h", "include/leveldb/*.h", "port/*.h"]'
   exclude='["**/*_test.cc", "**/*_bench.cc", "util/testutil.*", "util/testharness.*", "db/leveldbutil.cc", "util/env_windows*", "util/windows_logger.h", "port/port_example.h"]' ;;
+cppunit) src=$C/w/cppunit-1.15.1  # multiple inheritance (TestCase), explicit specialisations
+  sources='["src/cppunit/*.cpp", "include/cppunit/**/*.h"]'
+  exclude='["src/cppunit/DllMain.cpp", "include/cppunit/config/config-msvc6.h", "include/cppunit/config/config-bcb5.h", "include/cppunit/config/config-evc4.h", "include/cppunit/plugin/*.h", "src/cppunit/*PlugIn*.cpp", "src/cppunit/Win32*.cpp", "src/cppunit/*DynamicLibraryManager*.cpp"]' ;;
 *) echo "unknown project $P" >&2; exit 2 ;;
 esac
 [ -d "$src" ] || { echo "$src missing: run tests/corpus/fetch.sh" >&2; exit 2; }
@@ -65,6 +68,14 @@ build() {
   leveldb) cmake -S . -B build -DCMAKE_BUILD_TYPE=Debug -DLEVELDB_BUILD_TESTS=ON -DLEVELDB_BUILD_BENCHMARKS=OFF \
       -DBUILD_SHARED_LIBS=OFF -DCMAKE_EXPORT_COMPILE_COMMANDS=ON > build.cfg.log &&
       make -C build -j"$JOBS" > build.log ;;
+  cppunit) [ -f include/cppunit/config-auto.h ] || ./configure -q --disable-doxygen > build.cfg.log
+    # The library and its own test suite (examples/cppunittest), as the Makefiles list them.
+    mkdir -p build/obj
+    lib=$(sed -n '/^libcppunit_la_SOURCES/,/^$/p' src/cppunit/Makefile.am | grep -o '[A-Za-z_]*\.cpp' | sed 's|^|src/cppunit/|')
+    tst=$(sed -n '/^cppunittestmain_SOURCES/,/^$/p' examples/cppunittest/Makefile.am | grep -o '[A-Za-z_]*\.cpp' | sed 's|^|examples/cppunittest/|')
+    printf '%s\n' $lib $tst | xargs -P"$JOBS" -I{} sh -c \
+      'g++ -std=c++11 -O0 -g -Wall -Iinclude -Iexamples/cppunittest -c "{}" -o "build/obj/$(echo "{}" | tr / _).o"' &&
+      g++ -o build/cppunittestmain build/obj/*.o -ldl ;;
   esac
 }
 
@@ -93,6 +104,9 @@ run_tests() {
   leveldb) mkdir -p build/reports; rm -f build/reports/*.xml
     (cd build && GTEST_OUTPUT=xml:$PWD/reports/ ctest -j"$JOBS" --output-junit ctest.xml > ctest.log 2>&1; echo "exit=$?" > exit.txt)
     python3 "$OUTCOMES" build/reports > build/outcomes.txt 2>/dev/null ;;
+  cppunit) ./build/cppunittestmain > build/test.log 2>&1; echo "exit=$?" > build/exit.txt
+    grep -E ' : (OK|assertion|error)' build/test.log | sed -E 's/^Running //' |
+      sed -E 's/^(.*) : OK$/\1\tPASS/; s/^(.*) : [a-z]+.*$/\1\tFAIL/' | sort > build/outcomes.txt ;;
   esac
 }
 

@@ -64,7 +64,10 @@ impl LangAnnotator for CppAnnotator {
 
         // Object identity for the selected classes declared here.
         for c in &file.classes {
-            let Some(sc) = cx.selected_class(&c.qname) else {
+            let Some(sc) = cx
+                .class_of_decl(&c.qname, path, c.span.line)
+                .filter(|s| s.selected && s.annotatable)
+            else {
                 continue;
             };
             if let Some(why) = &c.not_annotatable {
@@ -73,7 +76,7 @@ impl LangAnnotator for CppAnnotator {
                 continue;
             }
             fe.classes += 1;
-            match id_kind(sc, &project) {
+            match id_kind(cx.saf, sc, &project) {
                 IdKind::Tag(_) => {
                     let close = c.body.end.saturating_sub(1);
                     if src.as_bytes().get(close) != Some(&b'}') {
@@ -195,7 +198,8 @@ fn annotate_method(
     if let Some(why) = body_problem(src, body.start, body.end) {
         return skip(fe, why);
     }
-    let Some(sc) = cx.class(owner) else {
+    // A specialisation's member belongs to the specialisation, not to the primary template.
+    let Some(sc) = cx.owner_of(sm).or_else(|| cx.class(owner)) else {
         return skip(fe, "class not found in the SAF");
     };
 
@@ -217,8 +221,8 @@ fn annotate_method(
     let scope_name = unique_name("_rv_s", span_text);
     let size = message_size(cx, owner, &m.params);
     let is_static = m.flags.is_static || sm.is_static;
-    let kind = if cx.selected_class(owner).is_some() {
-        id_kind(sc, project)
+    let kind = if sc.selected && sc.annotatable {
+        id_kind(cx.saf, sc, project)
     } else {
         IdKind::NonIntrusive("class not selected".into())
     };
@@ -491,6 +495,15 @@ impl ProjectText {
                 .collect::<Vec<_>>()
                 .join(",")
         );
+        // Classes `--verify` withdrew change the identity plans: a separate entry.
+        let withdrawn: Vec<String> = cx
+            .saf
+            .classes
+            .iter()
+            .filter(|c| c.selected && !c.annotatable && c.reason.is_none())
+            .map(|c| c.id.to_string())
+            .collect();
+        let key = format!("{key}\u{0}{}", withdrawn.join(","));
         let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
         let mut guard = cache.lock().unwrap_or_else(|e| e.into_inner());
         guard
@@ -502,8 +515,8 @@ impl ProjectText {
                     .iter()
                     .filter(|f| f.lang == Lang::Cpp)
                     .filter_map(|f| {
-                        std::fs::read_to_string(cx.root.join(&f.path))
-                            .ok()
+                        let kept = cx.originals.and_then(|o| o.get(&f.path)).cloned();
+                        kept.or_else(|| std::fs::read_to_string(cx.root.join(&f.path)).ok())
                             .map(|t| (f.path.clone(), t))
                     })
                     .collect();
@@ -569,7 +582,7 @@ impl ProjectText {
 
 /// Decides how objects of `sc` are identified. Depends only on the SAF and the project's
 /// text, so every file (header and sources) decides the same.
-pub fn id_kind(sc: &SafClass, project: &ProjectText) -> IdKind {
+pub fn id_kind(saf: &Saf, sc: &SafClass, project: &ProjectText) -> IdKind {
     if let Some(k) = project
         .kinds
         .lock()
@@ -578,7 +591,7 @@ pub fn id_kind(sc: &SafClass, project: &ProjectText) -> IdKind {
     {
         return k.clone();
     }
-    let k = id_kind_uncached(sc, project);
+    let k = id_kind_uncached(saf, sc, project);
     project
         .kinds
         .lock()
@@ -599,7 +612,7 @@ fn tag_plans(saf: &Saf, project: &ProjectText) -> HashMap<u32, TagPlan> {
         c.selected
             && c.annotatable
             && c.lang == Lang::Cpp
-            && matches!(id_kind(c, project), IdKind::Tag(_))
+            && matches!(id_kind(saf, c, project), IdKind::Tag(_))
     };
     // The one tagged direct base, if exactly one (by class id).
     let mut parent: HashMap<u32, u32> = HashMap::new();
@@ -611,21 +624,23 @@ fn tag_plans(saf: &Saf, project: &ProjectText) -> HashMap<u32, TagPlan> {
         if has_word(&head, "virtual") {
             continue; // virtual bases: member offsets differ between objects
         }
-        let bases: Vec<&SafClass> = c
+        // Bases that carry a tag member, their own or an ancestor's (a non-intrusive base
+        // of a tagged class still inherits its tag): with two, `this->_rv_tag` is ambiguous.
+        let carriers: Vec<&SafClass> = c
             .supers
             .iter()
             .filter_map(|s| user_class(saf, &c.qname, s))
-            .filter(|b| b.id != c.id && tagged(b))
+            .filter(|b| b.id != c.id && carries_tag(saf, b, &tagged, 0))
             .collect();
-        if bases.len() == 1 {
-            parent.insert(c.id, bases[0].id);
+        if carriers.len() == 1 && tagged(carriers[0]) {
+            parent.insert(c.id, carriers[0].id);
         }
     }
     let by_id: HashMap<u32, &SafClass> = saf.classes.iter().map(|c| (c.id, c)).collect();
     let mut plans: HashMap<u32, TagPlan> = HashMap::new();
     // Roots first (their member names), then derived classes by walking up.
     for c in saf.classes.iter().filter(|c| tagged(c)) {
-        if let IdKind::Tag(name) = id_kind(c, project) {
+        if let IdKind::Tag(name) = id_kind(saf, c, project) {
             plans.insert(
                 c.id,
                 TagPlan {
@@ -675,11 +690,86 @@ fn tag_plans(saf: &Saf, project: &ProjectText) -> HashMap<u32, TagPlan> {
     plans
 }
 
-fn id_kind_uncached(sc: &SafClass, project: &ProjectText) -> IdKind {
+/// Whether objects of `c` hold a tag member: its own or one inherited from any ancestor.
+fn carries_tag(saf: &Saf, c: &SafClass, tagged: &dyn Fn(&SafClass) -> bool, depth: u32) -> bool {
+    if tagged(c) {
+        return true;
+    }
+    depth < 32
+        && c.supers
+            .iter()
+            .filter_map(|s| user_class(saf, &c.qname, s))
+            .any(|b| b.id != c.id && carries_tag(saf, b, tagged, depth + 1))
+}
+
+fn id_kind_uncached(saf: &Saf, sc: &SafClass, project: &ProjectText) -> IdKind {
     if let Some(why) = non_intrusive_reason(sc, project) {
         return IdKind::NonIntrusive(why);
     }
+    if sc.kind != ClassKind::Union && is_trivial(saf, sc, 0) {
+        return IdKind::NonIntrusive(
+            "trivial type: trivially copyable and default-constructible, so code may rely on it"
+                .into(),
+        );
+    }
     IdKind::Tag(fresh_name("_rv_tag", |n| member_taken(sc, n)))
+}
+
+/// Whether the model says `sc` is trivial (trivially copyable and trivially
+/// default-constructible): an ID member would make it non-trivial, and `memcpy`, unions,
+/// `is_pod`/`is_trivial` asserts in other templates or C interop may rely on it anywhere.
+/// Unknown types (template parameters, typedefs) count as trivial: the safe side.
+fn is_trivial(saf: &Saf, sc: &SafClass, depth: u32) -> bool {
+    if depth > 16 {
+        return true;
+    }
+    let user = |m: &SafMethod| !m.has_modifier("defaulted") && !m.has_modifier("deleted");
+    let own = |p: &crate::saf::SafParam| p.ty == sc.name || p.ty == sc.qname;
+    let mut default_ctor = false;
+    let mut other_ctor = false;
+    for m in &sc.methods {
+        if m.has_modifier("virtual") || m.is_abstract {
+            return false;
+        }
+        match m.kind {
+            MethodKind::Destructor if user(m) => return false,
+            MethodKind::Constructor if m.params.is_empty() => {
+                if user(m) {
+                    return false;
+                }
+                default_ctor = true;
+            }
+            MethodKind::Constructor if m.params.len() == 1 && own(&m.params[0]) && user(m) => {
+                return false; // user copy or move constructor
+            }
+            MethodKind::Constructor => other_ctor |= user(m),
+            MethodKind::Operator if m.name.ends_with("operator=") && user(m) => return false,
+            _ => {}
+        }
+    }
+    if other_ctor && !default_ctor {
+        return false; // no default constructor at all
+    }
+    let trivial_type = |ty: &str| {
+        if let Some(c) = user_class(saf, &sc.qname, ty).filter(|c| c.id != sc.id) {
+            return c.kind == ClassKind::Union || is_trivial(saf, c, depth + 1);
+        }
+        match ty.strip_prefix("std::") {
+            Some(rest) => {
+                rest == "size_t"
+                    || rest == "ptrdiff_t"
+                    || rest == "array"
+                    || (rest.starts_with("int") || rest.starts_with("uint")) && rest.ends_with("_t")
+            }
+            None => true,
+        }
+    };
+    let fields_ok = sc
+        .fields
+        .iter()
+        .filter(|f| !f.is_static)
+        .all(|f| f.pointers > 0 || trivial_type(&f.ty));
+    fields_ok && sc.supers.iter().all(|b| trivial_type(b))
 }
 
 fn non_intrusive_reason(sc: &SafClass, project: &ProjectText) -> Option<String> {
@@ -877,7 +967,9 @@ pub fn config_header(cx: &Context) -> String {
     let mut class_names = vec![String::new(); class_count as usize + 1];
     let mut methods: Vec<(u32, u32, String, String)> = Vec::new();
     for c in &saf.classes {
-        class_names[c.id as usize] = c.qname.clone();
+        // Specialisations are classes of their own: `Buffer<bool>`.
+        class_names[c.id as usize] =
+            format!("{}{}", c.qname, c.specialization.as_deref().unwrap_or(""));
         for m in &c.methods {
             methods.push((m.id, c.id, m.name.clone(), m.sgn.clone()));
         }

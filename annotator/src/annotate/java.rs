@@ -12,7 +12,12 @@
 //! - a selected method's body `{ … }` becomes
 //!   `{ revy.runtime.Rv.start(MID, OID, SIZE); try { … } finally { revy.runtime.Rv.end(MID, OID); } }`
 //!   (constructors: after `this(…)`/`super(…)`), so every exit — returns after their value is
-//!   computed, falling off the end, exceptions — logs the end.
+//!   computed, falling off the end, exceptions — logs the end. OID is a local read once:
+//!   `Rv.oid(this._rv$oid, this)` (0 after deserialisation, as the field is transient: a
+//!   fresh ID then) or `Rv.oidOf(this)` for classes without the field.
+//! - `super.clone()` in a selected class's `clone()` becomes `Rv.cloned(super.clone())`:
+//!   `Object.clone` copies the ID field, the clone gets a new ID and creation entry.
+//! - methods of enum-constant bodies are the enum's; they read the field through a cast.
 //! - class names, static sizes and method names/signatures live in the generated
 //!   `revy/runtime/RvTable.java`, indexed by SAF id, written next to the runtime sources
 //!   under the source root.
@@ -73,6 +78,26 @@ fn field_ancestor<'a>(saf: &'a Saf, c: &SafClass) -> Option<&'a SafClass> {
             return Some(sup);
         }
         cur = sup;
+    }
+}
+
+/// Wraps each `super.clone()` in `clone()`'s body so the clone gets its own object ID
+/// (`Object.clone` copies the ID field).
+fn clone_fresh_ids(src: &str, start: usize, end: usize, out: &mut FileEdits) {
+    let body = &src[start..end];
+    for (i, _) in body.match_indices("super.clone()") {
+        let at = start + i;
+        if src[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$' || c == '.')
+        {
+            continue;
+        }
+        out.insertions
+            .push(Insertion::new(at, "revy.runtime.Rv.cloned("));
+        out.insertions
+            .push(Insertion::new(at + "super.clone()".len(), ")"));
     }
 }
 
@@ -171,12 +196,30 @@ impl JavaAnnotator {
                 continue;
             }
             let body_text = &src[body.start..body.end];
+            // Methods of enum-constant bodies live in anonymous subclasses, which do not
+            // inherit the enum's private ID field: they read it through a cast (the body is
+            // inside the enum, so private access is allowed).
+            let in_constant =
+                c.kind == ClassKind::Enum && m.span.start < c.members_at.unwrap_or(c.body.end);
+            let local = fresh_name("_rv$o", |n| body_text.contains(n));
+            if own_field.is_some() && m.name == "clone" && m.params.is_empty() {
+                clone_fresh_ids(src, body.start, body.end, out);
+            }
             let (pre, oid) = if m.flags.is_static {
                 (String::new(), "0L".to_string())
             } else if let Some(s) = own_field {
-                (String::new(), format!("this.{}", oid_field_name(s)))
+                let this = if in_constant {
+                    format!("(({}) this)", c.name)
+                } else {
+                    "this".to_string()
+                };
+                // 0 after deserialisation (the field is transient): a fresh ID then.
+                let field = format!("{this}.{}", oid_field_name(s));
+                (
+                    format!("final long {local} = revy.runtime.Rv.oid({field}, this); "),
+                    local,
+                )
             } else {
-                let local = fresh_name("_rv$o", |n| body_text.contains(n));
                 (
                     format!("final long {local} = revy.runtime.Rv.oidOf(this); "),
                     local,

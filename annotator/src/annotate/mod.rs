@@ -33,6 +33,9 @@ pub struct Context<'a> {
     pub trace: TraceSettings,
     /// The manifest folder (absolute); file paths are relative to it.
     pub root: PathBuf,
+    /// Original texts of files Revy has already rewritten (`--verify` re-plans while the
+    /// tree is annotated); other files are read from disk.
+    pub originals: Option<&'a HashMap<String, String>>,
     index: SafIndex<'a>,
 }
 
@@ -42,6 +45,8 @@ struct SafIndex<'a> {
     classes: HashMap<&'a str, Vec<&'a SafClass>>,
     /// Methods by (file, first line, name), in SAF order.
     methods: HashMap<MethodKey<'a>, Vec<(&'a SafClass, &'a SafMethod)>>,
+    /// The class declaring each method, by SAF method id.
+    owners: HashMap<u32, &'a SafClass>,
 }
 
 /// (file, first line, name) of a method.
@@ -52,12 +57,14 @@ impl<'a> SafIndex<'a> {
         let mut ix = SafIndex {
             classes: HashMap::new(),
             methods: HashMap::new(),
+            owners: HashMap::new(),
         };
         for c in &saf.classes {
             ix.classes.entry(c.qname.as_str()).or_default().push(c);
             for m in &c.methods {
                 let key = (m.file.as_str(), m.lines[0], m.name.as_str());
                 ix.methods.entry(key).or_default().push((c, m));
+                ix.owners.entry(m.id).or_insert(c);
             }
         }
         ix
@@ -65,12 +72,19 @@ impl<'a> SafIndex<'a> {
 }
 
 impl<'a> Context<'a> {
-    pub fn new(mode: Mode, saf: &'a Saf, trace: TraceSettings, root: PathBuf) -> Self {
+    pub fn new(
+        mode: Mode,
+        saf: &'a Saf,
+        trace: TraceSettings,
+        root: PathBuf,
+        originals: Option<&'a HashMap<String, String>>,
+    ) -> Self {
         Context {
             mode,
             saf,
             trace,
             root,
+            originals,
             index: SafIndex::new(saf),
         }
     }
@@ -86,6 +100,25 @@ impl<'a> Context<'a> {
             .classes
             .get(qname)
             .and_then(|v| v.first().copied())
+    }
+
+    /// The SAF entry of this very declaration: class-template specialisations share their
+    /// primary's qualified name, so the file and first line tell them apart.
+    pub fn class_of_decl(&self, qname: &str, file: &str, line: u32) -> Option<&'a SafClass> {
+        self.index
+            .classes
+            .get(qname)
+            .and_then(|v| {
+                v.iter()
+                    .find(|c| c.file == file && c.lines[0] == line)
+                    .copied()
+            })
+            .or_else(|| self.class(qname))
+    }
+
+    /// The SAF class that declares method `sm` (a specialisation's own entry, if it is one).
+    pub fn owner_of(&self, sm: &SafMethod) -> Option<&'a SafClass> {
+        self.index.owners.get(&sm.id).copied()
     }
 
     /// The SAF entry of a method of class `qname` declared in `file`, if it is selected
@@ -230,6 +263,52 @@ pub fn plan(m: &Manifest, mode: Mode) -> Result<(Plan, Summary)> {
     store::ensure_not_annotated(m)?;
     let saf = Saf::load(&m.saf_path())?;
     check_fresh(m, &saf)?;
+    plan_saf(m, mode, saf, None)
+}
+
+/// Declarations `--verify` took back because the compiler rejected them (SAF ids).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Withdrawn {
+    /// Method instrumentation dropped.
+    pub methods: BTreeSet<u32>,
+    /// Classes whose objects fall back to non-intrusive IDs (nothing inserted in the class).
+    pub classes: BTreeSet<u32>,
+}
+
+impl Withdrawn {
+    pub fn is_empty(&self) -> bool {
+        self.methods.is_empty() && self.classes.is_empty()
+    }
+}
+
+/// Re-plans the original texts (the tree is annotated) without what `w` withdraws.
+pub fn plan_withdrawn(
+    m: &Manifest,
+    mode: Mode,
+    w: &Withdrawn,
+    originals: &HashMap<String, String>,
+) -> Result<(Plan, Summary)> {
+    let mut saf = Saf::load(&m.saf_path())?;
+    for c in &mut saf.classes {
+        if w.classes.contains(&c.id) {
+            // Still selected, but takes no ID member: methods use the address map.
+            c.annotatable = false;
+        }
+        for mm in &mut c.methods {
+            if w.methods.contains(&mm.id) {
+                mm.selected = false;
+            }
+        }
+    }
+    plan_saf(m, mode, saf, Some(originals))
+}
+
+fn plan_saf(
+    m: &Manifest,
+    mode: Mode,
+    saf: Saf,
+    originals: Option<&HashMap<String, String>>,
+) -> Result<(Plan, Summary)> {
     let trace_dir = m.trace_dir();
     std::fs::create_dir_all(&trace_dir).map_err(|e| Error::io(&trace_dir, e))?;
     let root = std::fs::canonicalize(&m.root).map_err(|e| Error::io(&m.root, e))?;
@@ -238,10 +317,15 @@ pub fn plan(m: &Manifest, mode: Mode) -> Result<(Plan, Summary)> {
         max_size: m.trace_max_size,
         project: m.name.clone(),
     };
-    let cx = Context::new(mode, &saf, trace, root);
-    // Files holding anything selected: class declarations or method definitions.
+    let cx = Context::new(mode, &saf, trace, root, originals);
+    // Files holding anything selected: class declarations or method definitions (also of
+    // classes withdrawn to non-intrusive IDs).
     let mut wanted: BTreeSet<&str> = BTreeSet::new();
-    for c in saf.classes.iter().filter(|c| c.selected && c.annotatable) {
+    for c in saf.classes.iter().filter(|c| c.selected) {
+        let withdrawn = !c.annotatable && originals.is_some() && c.reason.is_none();
+        if !c.annotatable && !withdrawn {
+            continue;
+        }
         wanted.insert(&c.file);
         for mm in c.methods.iter().filter(|x| x.selected && x.annotatable) {
             wanted.insert(&mm.file);
@@ -255,10 +339,14 @@ pub fn plan(m: &Manifest, mode: Mode) -> Result<(Plan, Summary)> {
                 .par_iter()
                 .map(|rel| {
                     bar.inc(1);
-                    let text = read_source(m, rel)?;
+                    let text = match originals.and_then(|o| o.get(*rel)) {
+                        Some(t) => t.clone(),
+                        None => read_source(m, rel)?,
+                    };
                     let model = parse_file(rel, &text);
                     let lang = Lang::of_path(rel).unwrap_or(Lang::Java);
-                    let fe = for_lang(lang).annotate_file(&cx, &model, &text);
+                    let mut fe = for_lang(lang).annotate_file(&cx, &model, &text);
+                    crate::verify::test_break(&cx, &model, &mut fe);
                     Ok((rel.to_string(), text, model, fe))
                 })
                 .collect::<Result<Vec<_>>>()

@@ -413,8 +413,23 @@ impl<'a> Builder<'a> {
             is_final: true,
             span: span_of(node),
         });
-        // Constant bodies are anonymous classes: not listed, but may hold local classes.
-        self.walk_for_classes(node, idx);
+        // Constant bodies are anonymous subclasses: their methods count as the enum's
+        // (`PLUS { int apply(…) {…} }`), other members may hold local classes.
+        let mut cur = node.walk();
+        let body = node.children(&mut cur).find(|c| c.kind() == "class_body");
+        match body {
+            Some(b) => {
+                let mut cur = b.walk();
+                for m in b.children(&mut cur) {
+                    if m.kind() == "method_declaration" {
+                        self.method(m, idx, MethodKind::Method);
+                    } else {
+                        self.walk_for_classes(m, idx);
+                    }
+                }
+            }
+            None => self.walk_for_classes(node, idx),
+        }
     }
 
     /// One child of a class body.

@@ -69,6 +69,38 @@ public final class Rv {
         return oid;
     }
 
+    /**
+     * The object ID held in an ID field, or, when the field is 0 (a deserialised object:
+     * transient fields are not restored), a fresh non-intrusive one logged on first sight.
+     */
+    public static long oid(long field, Object o) {
+        return field != 0L ? field : oidOf(o);
+    }
+
+    /**
+     * Wraps {@code super.clone()} in instrumented classes: {@code Object.clone} copied the
+     * original's ID fields, so the clone gets a new ID (and a creation entry) here.
+     */
+    public static <T> T cloned(T o) {
+        if (o == null) {
+            return o;
+        }
+        long oid = RvTrace.newOid();
+        if (RvClasses.setFieldOids(o, oid) && RvTrace.live) {
+            try {
+                int id = RvClasses.idOf(o.getClass(), 0);
+                RvBuf b = RvBuf.TL.get();
+                if (b != null) {
+                    RvTrace.defineClass(id);
+                    b.ev(1, id, oid, RvClasses.staticSize(id), true);
+                }
+            } catch (Throwable t) {
+                RvTrace.problem("cannot log a clone's creation", t);
+            }
+        }
+        return o;
+    }
+
     /** Method start: method id, receiver object ID (0 for static), message size in bytes. */
     public static void start(int mid, long oid, long size) {
         RvBuf b = RvBuf.TL.get();

@@ -197,6 +197,29 @@ final class RvClasses {
     }
 
     /** Reads the object ID that the selected superclass {@code superCid} assigned to o. */
+    /** Sets every ID field of {@code o}'s class chain to {@code oid}; false if it has none. */
+    static boolean setFieldOids(Object o, long oid) {
+        boolean any = false;
+        try {
+            for (Class<?> k = o.getClass(); k != null && k != Object.class; k = k.getSuperclass()) {
+                int id = INFO.get(k).id;
+                String fname;
+                synchronized (LOCK) {
+                    fname = id < OID_FIELDS.size() ? OID_FIELDS.get(id) : null;
+                }
+                if (fname != null) {
+                    Field fld = k.getDeclaredField(fname);
+                    fld.setAccessible(true);
+                    fld.setLong(o, oid);
+                    any = true;
+                }
+            }
+        } catch (Throwable t) {
+            RvTrace.problem("cannot give a clone its own object ID", t);
+        }
+        return any;
+    }
+
     static long inheritedOid(Object o, int superCid) {
         try {
             Info in = INFO.get(o.getClass());

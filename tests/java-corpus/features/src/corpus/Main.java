@@ -25,6 +25,7 @@ public class Main {
         System.out.println("sub " + new Sub(3).describe() + " " + new Sub2().describe());
         System.out.println("serial " + ObjectStreamClass.lookup(Ser.class).getSerialVersionUID());
         System.out.println("fields " + Ser.fieldCount());
+        System.out.println("copies " + Copies.run());
         List<String> out = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             out.add(Flow.label(i));

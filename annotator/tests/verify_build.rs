@@ -1,0 +1,164 @@
+//! `revy annotate --verify`: a construct Revy gets wrong on purpose (injected through the
+//! test-only `REVY_TEST_BREAK` hook) is withdrawn declaration by declaration, the annotated
+//! build passes, the report names it with the compiler's line, the program behaves as the
+//! original, and `revy restore` gives back every byte. When the build fails where Revy
+//! inserted nothing, every original is restored and the error says why.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn revy(dir: &Path, args: &[&str], brk: Option<&str>) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_revy"));
+    c.args(args).current_dir(dir).env_remove("REVY_TEST_BREAK");
+    if let Some(b) = brk {
+        c.env("REVY_TEST_BREAK", b);
+    }
+    c.output().unwrap()
+}
+
+fn sh(dir: &Path, cmd: &str) -> Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg(cmd)
+        .current_dir(dir)
+        .env("REVY_TRACE", "off")
+        .output()
+        .unwrap()
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn manifest_cmd(dir: &Path, key: &str) -> String {
+    let t: toml::Value =
+        toml::from_str(&std::fs::read_to_string(dir.join("revy.toml")).unwrap()).unwrap();
+    t["project"][key].as_str().unwrap().to_string()
+}
+
+/// Annotates `project` with `brk` injected and `--verify`; checks the withdrawals named in
+/// `expect`, the unchanged behaviour and a byte-identical restore. Returns revy's output.
+fn verified(project: &str, brk: &str, expect: &[&str]) -> String {
+    let t = common::copy_of(project);
+    let dir = t.path();
+    let before = common::snapshot(dir);
+    let build = manifest_cmd(dir, "build");
+    let run = manifest_cmd(dir, "run");
+    let original = sh(dir, &format!("{build} && {run}"));
+    assert!(original.status.success(), "{}", text(&original));
+
+    assert!(revy(dir, &["parse"], None).status.success());
+    // Without --verify the injected construct breaks the build: the hook works.
+    let plain = revy(dir, &["annotate"], Some(brk));
+    assert!(plain.status.code().unwrap() <= 1, "{}", text(&plain));
+    assert!(!sh(dir, &build).status.success(), "the hook broke nothing");
+    assert!(revy(dir, &["restore"], None).status.success());
+    assert_eq!(common::snapshot(dir), before);
+
+    let out = revy(dir, &["annotate", "--verify"], Some(brk));
+    let log = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{log}");
+    assert!(log.contains("verified: the build passes"), "{log}");
+    for e in expect {
+        let line = log
+            .lines()
+            .find(|l| l.starts_with("withdrawn: ") && l.contains(e))
+            .unwrap_or_else(|| panic!("no withdrawal naming {e:?}:\n{log}"));
+        assert!(
+            line.contains("(compiler: ") && line.contains("error"),
+            "{line}"
+        );
+    }
+    let withdrawn = log.lines().filter(|l| l.starts_with("withdrawn: ")).count();
+    assert_eq!(
+        withdrawn,
+        expect.len(),
+        "only the broken declarations go:\n{log}"
+    );
+    // Still annotated (the rest is instrumented), builds and behaves as the original.
+    let annotated = sh(dir, &format!("{build} && {run}"));
+    assert!(annotated.status.success(), "{}", text(&annotated));
+    assert_eq!(annotated.stdout, original.stdout);
+    assert!(common::snapshot(dir) != before, "nothing left annotated");
+    assert!(revy(dir, &["restore"], None).status.success());
+    assert_eq!(common::snapshot(dir), before);
+    log
+}
+
+#[test]
+fn cpp_broken_method_is_withdrawn_and_only_its_file_rewritten() {
+    let t = common::copy_of("projects/account-cpp");
+    let dir = t.path();
+    assert!(revy(dir, &["parse"], None).status.success());
+    let out = revy(
+        dir,
+        &["annotate", "--verify"],
+        Some("bank::Account.deposit"),
+    );
+    let log = text(&out);
+    assert!(
+        log.contains("withdrawn: src/account.cpp:") && log.contains("bank::Account::deposit"),
+        "{log}"
+    );
+    // The rest stays instrumented and only account.cpp was rewritten after the first build.
+    let annotated = std::fs::read_to_string(dir.join("src/account.cpp")).unwrap();
+    assert!(annotated.contains("::revy::Scope"), "{annotated}");
+    assert!(!annotated.contains("revy_test_break"), "{annotated}");
+    let mtime = |p: &str| std::fs::metadata(dir.join(p)).unwrap().modified().unwrap();
+    assert!(mtime("src/person.cpp") < mtime("src/account.cpp"));
+    assert!(revy(dir, &["restore"], None).status.success());
+}
+
+#[test]
+fn cpp_method_and_class_withdrawn_build_passes_restore_exact() {
+    verified(
+        "projects/account-cpp",
+        "bank::Account.withdraw,bank::Person",
+        &[
+            "bank::Account::withdraw — method instrumentation dropped",
+            "bank::Person — class falls back to non-intrusive object IDs",
+        ],
+    );
+}
+
+#[test]
+fn java_method_and_class_withdrawn_build_passes_restore_exact() {
+    verified(
+        "projects/account",
+        "bank.Account.deposit,bank.Person",
+        &[
+            "bank.Account.deposit — method instrumentation dropped",
+            "bank.Person — class falls back to non-intrusive object IDs",
+        ],
+    );
+}
+
+#[test]
+fn build_failing_outside_revys_code_restores_everything() {
+    let t = common::copy_of("projects/account-cpp");
+    let dir = t.path();
+    // The original itself does not build: a stray token in main.cpp's last line.
+    let main = dir.join("src/main.cpp");
+    let mut src = std::fs::read_to_string(&main).unwrap();
+    src.push_str("int revy_fixture_broken = ;\n");
+    std::fs::write(&main, src).unwrap();
+    let before = common::snapshot(dir);
+    assert!(revy(dir, &["parse"], None).status.code().unwrap() <= 1);
+    let out = revy(dir, &["annotate", "--verify"], None);
+    let log = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{log}");
+    assert!(
+        log.contains("the build command failed where Revy inserted nothing")
+            && log.contains("main.cpp")
+            && log.contains("every original is restored"),
+        "{log}"
+    );
+    assert_eq!(common::snapshot(dir), before);
+    assert!(!dir.join(".revy/state.toml").exists());
+}

@@ -1,0 +1,69 @@
+#pragma once
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+// Project macros: specifiers, namespaces and generated getters.
+#define LIB_API_FN
+#define LIB_NS_BEGIN namespace lib {
+#define LIB_NS_END }
+#define GETTER(t, f) t get_##f() const { return f##_; }
+
+LIB_NS_BEGIN
+
+LIB_API_FN int twice(int x);
+
+class Gauge {
+public:
+    explicit Gauge(int level) : level_(level) {}
+    GETTER(int, level)
+    LIB_API_FN int bump() { return ++level_; }
+
+private:
+    int level_;
+};
+
+LIB_NS_END
+
+// A container that relies on its elements being trivial.
+template <class T>
+class PodVec {
+    static_assert(std::is_pod<T>::value, "T must be POD");
+
+public:
+    void push(const T& t) {
+        T copy;
+        std::memcpy(&copy, &t, sizeof(T));
+        items_.push_back(copy);
+    }
+    std::size_t size() const { return items_.size(); }
+    const T& at(std::size_t i) const { return items_[i]; }
+
+private:
+    std::vector<T> items_;
+};
+
+template <class V>
+class Sparse {
+public:
+    // Trivial although it has constructors: PodVec asserts is_pod on it.
+    struct IndexValue {
+        IndexValue() = default;
+        IndexValue(int i, V v) : index_(i), value_(v) {}
+        int index() const { return index_; }
+        int index_;
+        V value_;
+    };
+    void set(int i, V v) { entries_.push(IndexValue(i, v)); }
+    V sum() const {
+        V s = V();
+        for (std::size_t i = 0; i < entries_.size(); ++i) s += entries_.at(i).value_;
+        return s;
+    }
+
+private:
+    PodVec<IndexValue> entries_;
+};

@@ -338,3 +338,54 @@ fn separate(nodes: &[Node], start: usize, pos: &mut [(f64, f64)]) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::Options;
+    use crate::report::{analyze, data, Caps};
+
+    #[test]
+    fn every_node_placed_root_at_centre_apart_and_deterministic() {
+        let dir = tempfile::tempdir().unwrap();
+        let trace = dir.path().join("t.rvt");
+        let spec = crate::trace::synth::Spec {
+            events: 30_000,
+            instances: 400,
+            threads: 2,
+            classes: 10,
+            seed: 4,
+            ..Default::default()
+        };
+        let f = std::io::BufWriter::new(std::fs::File::create(&trace).unwrap());
+        crate::trace::synth::generate(&spec, crate::trace::Form::Compact, f).unwrap();
+        let caps = Caps::default();
+        let input = analyze(&trace, &Options::default(), &caps).unwrap();
+        let d = data(&input, &caps);
+        let l = &d.layout;
+        assert_eq!(l.instances.len(), d.instances.len());
+        for i in &d.instances {
+            assert!(l.instances.contains_key(&i.id.to_string()), "{}", i.label);
+            let key = match (&i.class, i.kind) {
+                (Some(c), k) if k != InstKind::Root => format!("c:{c}"),
+                _ => i.id.to_string(),
+            };
+            assert!(l.classes.contains_key(&key), "{key}");
+        }
+        assert_eq!(l.classes.keys().filter(|k| k.starts_with("c:")).count(), 10);
+        let root = d.main_root.unwrap().to_string();
+        assert_eq!(l.instances[&root], [0, 0]);
+        assert_eq!(l.classes[&root], [0, 0]);
+        // Overlaps pushed apart: no two class nodes within 20 px.
+        let c: Vec<_> = l.classes.values().collect();
+        for (k, a) in c.iter().enumerate() {
+            for b in &c[k + 1..] {
+                let d2 = (a[0] - b[0]).pow(2) + (a[1] - b[1]).pow(2);
+                assert!(d2 >= 400, "{a:?} {b:?}");
+            }
+        }
+        let again = compute(&d.instances, &d.edges, d.main_root);
+        assert_eq!(again.instances, l.instances);
+        assert_eq!(again.classes, l.classes);
+    }
+}

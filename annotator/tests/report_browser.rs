@@ -996,11 +996,131 @@ fn report_answers_at_a_glance() {
         let d = b.data();
         assert!(d["totals"]["instances"].as_u64().unwrap() >= instances);
         b.screenshot(&format!("instances-{instances}.png"));
-        b.set_value("#view-mode", "instances");
+        // Switching to the instance graph (up to 1,000 nodes): placing, styling, drawing.
+        let to_instances = b.eval("(() => { const t = performance.now(); window.revyReport.setView('instances'); return performance.now() - t; })()");
         b.assert_no_errors();
         eprintln!(
-            "MEASURE instances={instances} html_bytes={size} open={:.0}ms first_paint={paint:.0}ms graph_drawn={graph:.0}ms fcp={fcp:.0}ms parts={parts}",
-            opened.as_secs_f64() * 1000.0
+            "MEASURE instances={instances} html_bytes={size} open={:.0}ms first_paint={paint:.0}ms graph_drawn={graph:.0}ms fcp={fcp:.0}ms to_instance_view={:.0}ms parts={parts}",
+            opened.as_secs_f64() * 1000.0,
+            to_instances.as_f64().unwrap()
         );
     }
+}
+
+/// Issue 12: in a dense instance graph a click picks the edge under the pointer even with
+/// another edge a few pixels away; the timeline gives every thread a lane (scrolling).
+#[test]
+fn report_dense_edge_click_and_every_thread_lane() {
+    let Some(mut b) = browser() else { return };
+    b.viewport(1600, 1000);
+    let tmp = tempfile::tempdir().unwrap();
+    let out = synth_report(
+        tmp.path(),
+        "dense",
+        revy::trace::synth::Spec {
+            events: 60_000,
+            instances: 300,
+            threads: 20,
+            classes: 12,
+            seed: 7,
+            ..Default::default()
+        },
+    );
+    b.open(&out);
+    let d = b.data();
+    assert_eq!(d["threads"].as_array().unwrap().len(), 20);
+
+    // 1. Edge click in the dense instance graph.
+    b.eval("window.scrollTo(0, 0); window.revyReport.setView('instances')");
+    let shown = b.eval("window.revyReport.edges.filter(e => e.visible).length");
+    assert!(shown.as_u64().unwrap() > 300, "{shown} edges: not dense");
+    // A point on an edge's curve, off every node, with another edge within 7 px but none
+    // within 1.5 px (so exactly one edge is under the pointer, and a sloppy pick misses).
+    let found = b.eval(r#"(() => {
+      const R = window.revyReport, b = document.getElementById('graph').getBoundingClientRect();
+      const vis = R.edges.filter(e => e.visible && e.curve && e.sn !== e.rn);
+      const scr = (p) => [b.left + R.view.x + R.view.k * p[0], b.top + R.view.y + R.view.k * p[1]];
+      const at = (c, t) => { const u = 1 - t; return [u*u*c[0] + 2*u*t*c[2] + t*t*c[4], u*u*c[1] + 2*u*t*c[3] + t*t*c[5]]; };
+      const dist = (e, p) => {
+        const c = e.curve.map((v, i) => i % 2 ? b.top + R.view.y + R.view.k * v : b.left + R.view.x + R.view.k * v);
+        if (p[0] < Math.min(c[0], c[2], c[4]) - 8 || p[0] > Math.max(c[0], c[2], c[4]) + 8 || p[1] < Math.min(c[1], c[3], c[5]) - 8 || p[1] > Math.max(c[1], c[3], c[5]) + 8) return Infinity;
+        let best = Infinity;
+        for (let k = 0; k <= 400; k++) { const q = at(c, k / 400); best = Math.min(best, Math.hypot(q[0] - p[0], q[1] - p[1])); }
+        return best;
+      };
+      for (const e of vis) for (const t of [0.5, 0.4, 0.6, 0.3, 0.7]) {
+        const p = scr(at(e.curve, t));
+        if (p[0] < b.left + 5 || p[0] > b.right - 5 || p[1] < b.top + 5 || p[1] > Math.min(b.bottom, innerHeight) - 5) continue;
+        const hit = document.elementFromPoint(p[0], p[1]);
+        if (!hit || hit.closest('.node') || !hit.closest('#graph')) continue;
+        let near = 0, clash = false;
+        for (const o of vis) if (o !== e) { const d = dist(o, p); if (d < 1.5) { clash = true; break; } if (d < 7) near++; }
+        if (!clash && near > 0) return [e.key, p[0], p[1], near];
+      }
+      return null;
+    })()"#);
+    assert!(found.is_array(), "no edge point with a close neighbour");
+    let (x, y) = (found[1].as_f64().unwrap(), found[2].as_f64().unwrap());
+    for kind in ["mouseMoved", "mousePressed", "mouseReleased"] {
+        b.call(
+            "Input.dispatchMouseEvent",
+            json!({"type": kind, "x": x, "y": y, "button": "left", "buttons": if kind == "mousePressed" { 1 } else { 0 }, "clickCount": 1}),
+        );
+    }
+    let insp = b.eval("[document.getElementById('inspector').dataset.kind, document.getElementById('inspector').dataset.id]");
+    assert_eq!(insp, json!(["edge", found[0]]), "clicked at {found}");
+    b.screenshot("dense-edge-click.png");
+
+    // 2. Timeline: 20 threads, 8 lanes at a time in 1000 px; the note says so; scrolled to the end,
+    // a message of the last thread with one is drawn and opens on click.
+    let note = b.eval("document.getElementById('timeline-note').textContent");
+    assert!(note.as_str().unwrap().contains("all 20 threads"), "{note}");
+    let tids: Vec<u64> = d["threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["tid"].as_u64().unwrap())
+        .collect();
+    let msgs = d["messages"].as_array().unwrap();
+    let (lane, m) = (8..20)
+        .rev()
+        .find_map(|k| {
+            // Past the lanes in view at first (8 at this window height).
+            msgs.iter()
+                .filter(|m| m["tid"].as_u64() == Some(tids[k]) && m["depth"] == 0)
+                .max_by_key(|m| m["aggregate_time"].as_u64())
+                .map(|m| (k, m.clone()))
+        })
+        .expect("a message on a thread past the 8th");
+    let first = b.eval("document.getElementById('timeline').dataset.lanes");
+    assert!(
+        matches!(first.as_str(), Some("0-7" | "0-8")),
+        "first lanes in view: {first}"
+    );
+    b.eval("(() => { const s = document.getElementById('timeline-scroll'); s.scrollIntoView({block: 'start'}); s.scrollTop = s.scrollHeight; s.dispatchEvent(new Event('scroll')); })()");
+    let lanes = b.eval("document.getElementById('timeline').dataset.lanes");
+    assert!(
+        lanes.as_str().unwrap().ends_with("-19"),
+        "last lane in view: {lanes}"
+    );
+    let at = b.eval(&format!("(() => {{ const p = window.revyReport.timeline.pos({}); const r = document.getElementById('timeline').getBoundingClientRect(); return [r.x + p[0], r.y + p[1], r.height, p[1]]; }})()", m["order"]));
+    assert!(
+        at[3].as_f64().unwrap() > 14.0 && at[3].as_f64().unwrap() < at[2].as_f64().unwrap(),
+        "lane {lane} on the canvas: {at}"
+    );
+    let (x, y) = (at[0].as_f64().unwrap(), at[1].as_f64().unwrap());
+    for kind in ["mouseMoved", "mousePressed", "mouseReleased"] {
+        b.call(
+            "Input.dispatchMouseEvent",
+            json!({"type": kind, "x": x, "y": y, "button": "left", "buttons": if kind == "mousePressed" { 1 } else { 0 }, "clickCount": 1}),
+        );
+    }
+    let order = b.eval("document.getElementById('timeline-info').dataset.order");
+    let opened = msgs
+        .iter()
+        .find(|x| Some(x["order"].to_string()) == order.as_str().map(str::to_string))
+        .unwrap_or_else(|| panic!("timeline click opened nothing ({order})"));
+    assert_eq!(opened["tid"], json!(tids[lane]), "message of thread {lane}");
+    b.screenshot("timeline-all-threads.png");
+    b.assert_no_errors();
 }

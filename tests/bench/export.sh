@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Export sizes, times and peak memory on a synthetic trace (issue 12).
 # Usage: tests/bench/export.sh [EVENTS]   (default: 10000000)
-# Env: THREADS=8, INSTANCES=10000, BENCH_DIR=/tmp/revy-bench, TOP=100000, MIN_TIME=200
+# Env: THREADS=8, INSTANCES=10000, BENCH_DIR=/tmp/revy-bench, TOP=100000, MIN_TIME=200,
+#      ONLY=folded (run only the exports whose name contains it), KEEP=1 (keep the trace)
 # One line per export: output MB, wall and CPU seconds, peak RSS (from /usr/bin/time -v).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -18,6 +19,7 @@ printf 'trace: %s events, %.1f MB\n' "$N" "$(awk -v b="$(stat -c %s "$f")" 'BEGI
 printf '%-34s %10s %8s %8s %10s\n' export out_MB wall_s cpu_s peakRSS_MB
 run() { # name, output file, revy export arguments...
   local name=$1 out=$2; shift 2
+  [[ -z "${ONLY:-}" || "$name" == *"$ONLY"* ]] || return 0
   local log="$DIR/export-time.log"
   /usr/bin/time -v "$REVY" export "$f" "$@" 2>"$log" >/dev/null
   grep '^revy: .*kept\|^revy: .*all ' "$log" | sed 's/^/    /' || true

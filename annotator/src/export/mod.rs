@@ -226,11 +226,19 @@ pub fn export(trace: &Path, t: &Targets) -> Result<Done> {
             .and_then(|r| std::io::Write::flush(&mut w).map(|_| r))
             .map_err(|e| Error::io(p, e))?;
         done.written.push(("folded stacks", p.clone()));
-        let top = if lines < stacks {
+        let mut top = if lines < stacks {
             format!("; --top kept the {lines} heaviest of {stacks} stacks")
         } else {
             format!("; {stacks} stacks")
         };
+        if f.folded_calls > 0 {
+            top.push_str(&format!(
+                "; over {} distinct call paths: {} calls on further paths counted in {} [other] frames",
+                thousands(folded::MAX_STACKS as u64),
+                thousands(f.folded_calls),
+                thousands(f.other_frames() as u64)
+            ));
+        }
         done.dropped.push(format!("folded: {base}{top}"));
     }
     if let (Some(b), Some(p)) = (sink.builder.take(), &t.dot) {

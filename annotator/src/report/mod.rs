@@ -5,6 +5,8 @@
 //! Large traces stay usable: the analysis is streaming, and the page gets the most active
 //! instances, the heaviest edges and messages up to fixed caps (the page says what it left out).
 
+pub mod layout;
+
 use std::path::Path;
 use std::time::Instant;
 
@@ -77,6 +79,8 @@ pub struct Data<'a> {
     pub span: [u64; 2],
     /// `--baseline`: the older run to compare with.
     pub baseline: Option<Baseline>,
+    /// Node positions of the instance and class graphs, computed here once.
+    pub layout: layout::Layout,
 }
 
 /// What the page shows of the baseline run: its span and totals, per-class time and the
@@ -246,6 +250,7 @@ pub fn data<'a>(input: &'a Input, caps: &'a Caps) -> Data<'a> {
         .iter()
         .filter(|m| keep(m.sender) && keep(m.receiver))
         .collect();
+    let layout = layout::compute(&order, &edges, main_root);
     Data {
         schema: "revy-report/1",
         version: env!("CARGO_PKG_VERSION"),
@@ -266,6 +271,7 @@ pub fn data<'a>(input: &'a Input, caps: &'a Caps) -> Data<'a> {
         hints: &a.hints,
         span: input.span,
         baseline: None,
+        layout,
     }
 }
 

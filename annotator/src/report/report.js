@@ -184,8 +184,12 @@
     focusNode(n, true);
   }
 
-  // ---------- layout: radial tree from the root, then force refinement ----------
-  function layout(use, pairs) {
+  // ---------- layout ----------
+  // Positions come from the report file (computed once by `revy report`). This JS layout
+  // (radial tree from the root, then force refinement) runs only on "re-layout", and with
+  // `pinned` (nodes that already have a place) for a few iterations to fit in the
+  // instances of an expanded class.
+  function layout(use, pairs, pinned) {
     if (!use.length) return;
     const byKey = new Map(use.map((n) => [n.key, n]));
     const adj = new Map(use.map((n) => [n.key, []]));
@@ -242,12 +246,16 @@
       let a = a0;
       for (const w of kids.get(v) || []) { const s = (a1 - a0) * leaves.get(w) / leaves.get(v); ang.set(w, [a, a + s]); a += s; }
     }
-    for (const n of use) { const t = target.get(n.key); n.x = t[0]; n.y = t[1]; n.deg = adj.get(n.key).length || 1; }
+    const fixed = (n) => n.key === start || (pinned && pinned.has(n));
+    for (const n of use) {
+      n.deg = adj.get(n.key).length || 1;
+      if (!pinned) { const t = target.get(n.key); n.x = t[0]; n.y = t[1]; }
+    }
     const springs = [];
     for (const [a, ns] of adj) for (const b of ns) if (a < b) springs.push([byKey.get(a), byKey.get(b)]);
     const L = 90, R = 3 * L;
-    const iters = use.length > 1500 ? 40 : 120;
-    const pull = use.length <= 60 ? 0.5 : 0;
+    const iters = pinned ? 30 : use.length > 1500 ? 40 : 120;
+    const pull = use.length <= 60 && !pinned ? 0.5 : 0;
     const cell = (x) => Math.floor(x / R);
     for (let it = 0; it < iters; it++) {
       const temp = 40 * (1 - it / iters) + 2;
@@ -275,7 +283,7 @@
         a.fx += vx / d * f; a.fy += vy / d * f; b.fx -= vx / d * f; b.fy -= vy / d * f;
       }
       for (const n of use) {
-        if (n.key === start) { n.x = 0; n.y = 0; continue; }
+        if (fixed(n)) { if (!pinned) { n.x = 0; n.y = 0; } continue; }
         n.fx -= n.x * 0.02; n.fy -= n.y * 0.02;
         if (pull) { const t = target.get(n.key); n.fx += (t[0] - n.x) * pull; n.fy += (t[1] - n.y) * pull; }
         const f = Math.hypot(n.fx, n.fy) || 1, step = Math.min(f, temp);
@@ -299,8 +307,9 @@
             if (d >= want) continue;
             if (d < 0.01) { vx = Math.cos(m.ix); vy = Math.sin(m.ix); d = 1; }
             const push = (want - d) / 2, ux = vx / d * push, uy = vy / d * push;
-            if (n.key !== start) { n.x -= ux; n.y -= uy; }
-            if (m.key !== start) { m.x += ux; m.y += uy; }
+            if (fixed(n) && fixed(m)) continue;
+            if (!fixed(n)) { n.x -= ux; n.y -= uy; }
+            if (!fixed(m)) { m.x += ux; m.y += uy; }
             moved = true;
           }
         }
@@ -436,15 +445,21 @@
     e.line.setAttribute('d', d); e.halo.setAttribute('d', d);
     e.text.setAttribute('x', lx.toFixed(1)); e.text.setAttribute('y', (ly - 3).toFixed(1));
   }
-  // Distance from (x, y) to an edge's curve, sampled.
+  // Distance from (x, y) to an edge's curve: to the nearest chord of 24 (distance to the
+  // sample points alone is off by half a chord, enough to pick a neighbouring edge).
   function edgeDistance(e, x, y) {
     const c = e.curve;
     if (!c) return Infinity;
-    let best = Infinity;
-    for (let k = 0; k <= 24; k++) {
+    const pad = 40 + Math.abs(c[2] - c[0]) + Math.abs(c[3] - c[1]);
+    if (x < Math.min(c[0], c[4]) - pad || x > Math.max(c[0], c[4]) + pad || y < Math.min(c[1], c[5]) - pad || y > Math.max(c[1], c[5]) + pad) return Infinity;
+    let best = Infinity, ax = c[0], ay = c[1];
+    for (let k = 1; k <= 24; k++) {
       const t = k / 24, u = 1 - t;
-      const px = u * u * c[0] + 2 * u * t * c[2] + t * t * c[4], py = u * u * c[1] + 2 * u * t * c[3] + t * t * c[5];
-      best = Math.min(best, Math.hypot(px - x, py - y));
+      const bx = u * u * c[0] + 2 * u * t * c[2] + t * t * c[4], by = u * u * c[1] + 2 * u * t * c[3] + t * t * c[5];
+      const dx = bx - ax, dy = by - ay, l2 = dx * dx + dy * dy;
+      const s = l2 ? Math.max(0, Math.min(1, ((x - ax) * dx + (y - ay) * dy) / l2)) : 0;
+      best = Math.min(best, Math.hypot(ax + s * dx - x, ay + s * dy - y));
+      ax = bx; ay = by;
     }
     return best;
   }
@@ -560,7 +575,7 @@
     svg.addEventListener('pointerup', up);
     svg.addEventListener('pointercancel', up);
     $('fit').addEventListener('click', fit);
-    $('relayout').addEventListener('click', () => { relayout(); fit(); });
+    $('relayout').addEventListener('click', () => { relayout(true); fit(); });
     $('show-labels').addEventListener('change', (ev) => svg.classList.toggle('no-labels', !ev.target.checked));
     $('show-counts').addEventListener('change', (ev) => svg.classList.toggle('no-counts', !ev.target.checked));
     $('view-mode').addEventListener('change', (ev) => setView(ev.target.value));
@@ -586,8 +601,29 @@
     const top = g.members.filter((n) => n.visible).sort((a, b) => b.i.active_time - a.i.active_time)[0];
     if (top) { inspectNode(top); if (centre) centreOn(top); } else fit();
   }
-  function relayout() {
-    layout(shownNodes.filter((n) => n.visible), shownEdges.filter((e) => e.visible).map((e) => [e.sn, e.rn]));
+  // Place the shown nodes: from the file's layout when it has them all (class view, instance
+  // and top-N views); instances of expanded classes start around their class's place and
+  // relax a little while the rest stays put. `full`: the JS layout from scratch.
+  function relayout(full) {
+    const use = shownNodes.filter((n) => n.visible);
+    const pairs = shownEdges.filter((e) => e.visible).map((e) => [e.sn, e.rn]);
+    const pre = D.layout && (state.view === 'classes' ? D.layout.classes : D.layout.instances);
+    if (full || !pre) { layout(use, pairs); drawAll(); return; }
+    const pinned = new Set(), loose = [];
+    for (const n of use) {
+      const p = pre[n.key];
+      if (p) { n.x = p[0]; n.y = p[1]; pinned.add(n); } else loose.push(n);
+    }
+    const around = new Map();
+    for (const n of loose) {
+      const g = groups.get(n.i.class), c = g && pre[g.key] ? pre[g.key] : [0, 0], ck = g ? g.key : '';
+      const k = around.get(ck) || 0;
+      around.set(ck, k + 1);
+      const a = k * 2.39996, r = 40 + 14 * Math.sqrt(k); // golden-angle spiral
+      n.x = c[0] + r * Math.cos(a); n.y = c[1] + r * Math.sin(a);
+    }
+    if (loose.length) layout(use, pairs, pinned);
+    svg.dataset.layout = loose.length ? 'file+' + loose.length : 'file';
     drawAll();
   }
 
@@ -998,63 +1034,81 @@
     const laneOf = new Map(tids.map((t, k) => [t, k]));
     const ROW = 9, MAXD = 8, LANE = ROW * (MAXD + 1) + 16;
     const tl = { t0: D.span[0], t1: Math.max(D.span[1], D.span[0] + 1), cursor: null, drawn: 0 };
+    // All threads get a lane; the canvas shows SHOW lanes (fits the window) and the box scrolls
+    // (the canvas is sticky, `top` is the lanes' scroll offset in pixels).
+    const SHOW = Math.max(3, Math.min(12, Math.floor(0.8 * (window.innerHeight || 1000) / LANE)));
+    const box = $('timeline-scroll'), spacer = $('timeline-spacer');
+    let top = 0;
+    const laneY = (k) => 16 + k * LANE - top;
     const byStart = msgs.slice().sort((a, b) => a.start - b.start);
     const cls = (m) => method(m.method).class;
     const hue = (s) => { let h = 7; for (const c of s) h = (Math.imul(h, 31) + c.charCodeAt(0)) >>> 0; return Math.round((h % 97) * 137.5) % 360; };
     function size() {
       cv.width = cv.clientWidth || 1000;
-      cv.height = Math.min(12, tids.length) * LANE + 22;
+      cv.height = Math.min(SHOW, tids.length) * LANE + 22;
+      spacer.style.height = Math.max(0, tids.length - SHOW) * LANE + 'px';
+      box.style.maxHeight = cv.height + 2 + 'px';
     }
+    box.addEventListener('scroll', () => { top = box.scrollTop; tl.draw(); });
     const X = (t) => 110 + (t - tl.t0) / (tl.t1 - tl.t0) * (cv.width - 120);
     tl.draw = function () {
       if (!cv.width) size();
       ctx.clearRect(0, 0, cv.width, cv.height);
       ctx.font = '11px sans-serif';
+      // Lanes in view: those overlapping the canvas below the time axis.
+      const k0 = Math.max(0, Math.floor(top / LANE)), k1 = Math.min(tids.length, Math.ceil((top + cv.height - 16) / LANE));
+      ctx.save();
+      ctx.beginPath(); ctx.rect(0, 14, cv.width, cv.height - 14); ctx.clip();
+      for (let k = k0; k < k1; k++) {
+        const th = D.threads[k];
+        ctx.fillStyle = '#222';
+        ctx.fillText((th.name || 'thread ' + tids[k]).slice(0, 16), 2, laneY(k) + 18);
+        ctx.fillStyle = '#eceff1';
+        ctx.fillRect(110, laneY(k), cv.width - 120, LANE - 4);
+      }
+      let drawn = 0;
+      for (const m of byStart) {
+        if (m.end < tl.t0 || m.start > tl.t1 || !laneOf.has(m.tid)) continue;
+        const k = laneOf.get(m.tid);
+        if (k < k0 || k >= k1) continue;
+        const x0 = Math.max(110, X(m.start)), x1 = Math.min(cv.width - 10, X(m.end));
+        const y = laneY(k) + 2 + Math.min(m.depth, MAXD) * ROW;
+        ctx.fillStyle = 'hsl(' + hue(cls(m)) + ',55%,' + (msgVisible(m) ? 55 : 88) + '%)';
+        ctx.fillRect(x0, y, Math.max(1, x1 - x0), ROW - 1);
+        drawn++;
+      }
+      ctx.restore();
       ctx.fillStyle = '#555';
       for (let k = 0; k <= 5; k++) {
         const t = tl.t0 + (tl.t1 - tl.t0) * k / 5, x = X(t);
         ctx.fillRect(x, 0, 1, cv.height);
         ctx.fillText(fmtT(t - D.span[0]), x + 2, 10);
       }
-      tids.slice(0, 12).forEach((tid, k) => {
-        const th = D.threads[k];
-        ctx.fillStyle = '#222';
-        ctx.fillText((th.name || 'thread ' + tid).slice(0, 16), 2, 22 + k * LANE + 12);
-        ctx.fillStyle = '#eceff1';
-        ctx.fillRect(110, 16 + k * LANE, cv.width - 120, LANE - 4);
-      });
-      let drawn = 0;
-      for (const m of byStart) {
-        if (m.end < tl.t0 || m.start > tl.t1 || !laneOf.has(m.tid) || laneOf.get(m.tid) >= 12) continue;
-        const x0 = Math.max(110, X(m.start)), x1 = Math.min(cv.width - 10, X(m.end));
-        const y = 18 + laneOf.get(m.tid) * LANE + Math.min(m.depth, MAXD) * ROW;
-        ctx.fillStyle = 'hsl(' + hue(cls(m)) + ',55%,' + (msgVisible(m) ? 55 : 88) + '%)';
-        ctx.fillRect(x0, y, Math.max(1, x1 - x0), ROW - 1);
-        drawn++;
-      }
       if (tl.cursor !== null) { ctx.fillStyle = '#ff8c00'; ctx.fillRect(X(tl.cursor), 14, 2, cv.height); }
       tl.drawn = drawn;
       cv.dataset.drawn = drawn;
+      cv.dataset.lanes = k0 + '-' + (k1 - 1);
       cv.dataset.t0 = tl.t0; cv.dataset.t1 = tl.t1;
     };
     // Canvas position of a message's middle (for tests and tools).
     tl.pos = function (order) {
       const m = byStart.find((x) => x.order === order);
       if (!m || !laneOf.has(m.tid)) return null;
-      return [(Math.max(110, X(m.start)) + Math.min(cv.width - 10, X(m.end))) / 2, 18 + laneOf.get(m.tid) * LANE + Math.min(m.depth, MAXD) * ROW + ROW / 2];
+      return [(Math.max(110, X(m.start)) + Math.min(cv.width - 10, X(m.end))) / 2, laneY(laneOf.get(m.tid)) + 2 + Math.min(m.depth, MAXD) * ROW + ROW / 2];
     };
     tl.hit = function (px, py) {
       let best = null;
       for (const m of byStart) {
         if (!laneOf.has(m.tid)) continue;
-        const y = 18 + laneOf.get(m.tid) * LANE + Math.min(m.depth, MAXD) * ROW;
-        if (py < y || py > y + ROW || px < X(m.start) - 1 || px > X(m.end) + 1) continue;
+        const y = laneY(laneOf.get(m.tid)) + 2 + Math.min(m.depth, MAXD) * ROW;
+        if (py < 14 || py < y || py > y + ROW || px < X(m.start) - 1 || px > X(m.end) + 1) continue;
         if (!best || m.depth > best.depth) best = m;
       }
       return best;
     };
     cv.addEventListener('wheel', (ev) => {
       ev.preventDefault();
+      if (ev.shiftKey) { box.scrollTop += ev.deltaY || ev.deltaX; return; } // shift+wheel: lanes
       const b = cv.getBoundingClientRect(), px = ev.clientX - b.left;
       const t = tl.t0 + (px - 110) / (cv.width - 120) * (tl.t1 - tl.t0);
       const f = Math.exp(ev.deltaY * 0.002), w = Math.max(10, (tl.t1 - tl.t0) * f);
@@ -1087,7 +1141,10 @@
     });
     $('tl-zoom-in').addEventListener('click', () => { const c = (tl.t0 + tl.t1) / 2, w = (tl.t1 - tl.t0) / 4; tl.t0 = c - w; tl.t1 = c + w; tl.draw(); });
     $('tl-reset').addEventListener('click', () => { tl.t0 = D.span[0]; tl.t1 = Math.max(D.span[1], D.span[0] + 1); tl.draw(); });
-    $('timeline-note').textContent = msgs.length < D.messages_total ? 'the ' + msgs.length.toLocaleString('en') + ' longest of ' + D.messages_total.toLocaleString('en') + ' messages; wheel zooms, drag pans, click opens' : 'all messages; wheel zooms, drag pans, click opens';
+    const which = msgs.length < D.messages_total ? 'the ' + msgs.length.toLocaleString('en') + ' longest of ' + D.messages_total.toLocaleString('en') + ' messages' : 'all messages';
+    const lanes = tids.length > SHOW ? 'all ' + tids.length.toLocaleString('en') + ' threads (' + SHOW + ' at a time: scroll or shift+wheel)' : tids.length === 1 ? '1 thread' : tids.length + ' threads';
+    $('timeline-note').textContent = which + ', ' + lanes + '; wheel zooms, drag pans, click opens';
+    tl.scrollToLane = (k) => { box.scrollTop = k * LANE; top = box.scrollTop; tl.draw(); };
     tl.size = size;
     return tl;
   })();

@@ -1,0 +1,391 @@
+//! Graph layout, done once when the report is written (not on every open): positions of the
+//! instance graph and of the class-level graph go into the page's JSON, keyed like the page's
+//! nodes (`"17"` for an instance, `"c:Account"` for a class). A radial tree from the busiest
+//! root (children ordered by activity), refined by a spring embedder with grid-bucketed
+//! repulsion, then overlaps pushed apart. Deterministic: same trace, same picture.
+
+use std::collections::BTreeMap;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde::Serialize;
+
+use crate::analysis::walk::InstKind;
+use crate::analysis::{EdgeStats, InstanceStats};
+
+/// Positions per node key (whole pixels: the page draws at any zoom, sub-pixels add bytes).
+#[derive(Debug, Default, Serialize)]
+pub struct Layout {
+    pub instances: BTreeMap<String, [i32; 2]>,
+    pub classes: BTreeMap<String, [i32; 2]>,
+}
+
+/// One node to place: its key, activity (orders children) and drawn radius.
+struct Node {
+    key: String,
+    active: u64,
+    r: f64,
+}
+
+/// Lay out the page's instances and edges, and their class-level graph. `root` is the
+/// instance drawn at the centre.
+pub fn compute(instances: &[&InstanceStats], edges: &[&EdgeStats], root: Option<u32>) -> Layout {
+    let index: FxHashMap<u32, usize> = instances
+        .iter()
+        .enumerate()
+        .map(|(k, i)| (i.id, k))
+        .collect();
+    let pairs = |map: &dyn Fn(usize) -> usize| -> Vec<(usize, usize)> {
+        edges
+            .iter()
+            .filter_map(|e| Some((map(*index.get(&e.sender)?), map(*index.get(&e.receiver)?))))
+            .collect()
+    };
+    let start = root.and_then(|r| index.get(&r).copied()).unwrap_or(0);
+
+    let inodes: Vec<Node> = instances
+        .iter()
+        .map(|i| Node {
+            key: i.id.to_string(),
+            active: i.active_time,
+            r: 7.0 + 16.0 * i.level.sqrt(),
+        })
+        .collect();
+    let ipos = place(&inodes, &pairs(&|k| k), start);
+
+    // Class view: one node per class for non-root instances with a class (as the page
+    // groups them), every other instance stays itself.
+    let mut cnodes: Vec<Node> = Vec::new();
+    let mut level: Vec<f64> = Vec::new();
+    let mut of_class: FxHashMap<&str, usize> = FxHashMap::default();
+    let map: Vec<usize> = instances
+        .iter()
+        .map(|i| {
+            let k = match i.class.as_deref().filter(|_| i.kind != InstKind::Root) {
+                Some(c) => *of_class.entry(c).or_insert_with(|| {
+                    cnodes.push(Node {
+                        key: format!("c:{c}"),
+                        active: 0,
+                        r: 0.0,
+                    });
+                    level.push(0.0);
+                    cnodes.len() - 1
+                }),
+                None => {
+                    cnodes.push(Node {
+                        key: i.id.to_string(),
+                        active: 0,
+                        r: 7.0 + 16.0 * i.level.sqrt(),
+                    });
+                    level.push(-1.0);
+                    cnodes.len() - 1
+                }
+            };
+            cnodes[k].active += i.active_time;
+            if level[k] >= 0.0 {
+                level[k] += i.level;
+            }
+            k
+        })
+        .collect();
+    for (n, l) in cnodes.iter_mut().zip(&level) {
+        if *l >= 0.0 {
+            n.r = 9.0 + 18.0 * l.min(1.0).sqrt();
+        }
+    }
+    let cstart = if instances.is_empty() { 0 } else { map[start] };
+    let cpos = place(&cnodes, &pairs(&|k| map[k]), cstart);
+
+    let keyed = |nodes: &[Node], pos: &[(f64, f64)]| {
+        nodes
+            .iter()
+            .zip(pos)
+            .map(|(n, p)| (n.key.clone(), [p.0.round() as i32, p.1.round() as i32]))
+            .collect()
+    };
+    Layout {
+        instances: keyed(&inodes, &ipos),
+        classes: keyed(&cnodes, &cpos),
+    }
+}
+
+/// Positions for `nodes` joined by `pairs` (directed, repeated and self pairs allowed).
+fn place(nodes: &[Node], pairs: &[(usize, usize)], start: usize) -> Vec<(f64, f64)> {
+    let n = nodes.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let mut adj: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut seen = FxHashSet::default();
+    for &(a, b) in pairs {
+        if a != b && seen.insert((a.min(b), a.max(b))) {
+            adj[a].push(b);
+            adj[b].push(a);
+        }
+    }
+    for a in &mut adj {
+        a.sort_by(|&x, &y| nodes[y].active.cmp(&nodes[x].active).then(x.cmp(&y)));
+    }
+    let mut pos = radial_tree(nodes, &adj, start);
+    relax(nodes, &adj, start, &mut pos);
+    separate(nodes, start, &mut pos);
+    pos
+}
+
+/// BFS tree from `start` (components not reached hang off it, busiest first); each node
+/// gets an angular sector proportional to its leaves, rings spaced so nodes fit.
+fn radial_tree(nodes: &[Node], adj: &[Vec<usize>], start: usize) -> Vec<(f64, f64)> {
+    let n = nodes.len();
+    let mut parent = vec![usize::MAX; n];
+    let mut depth = vec![0usize; n];
+    let mut kids: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut order = vec![start];
+    parent[start] = start;
+    let bfs = |from: usize,
+               parent: &mut Vec<usize>,
+               depth: &mut Vec<usize>,
+               kids: &mut Vec<Vec<usize>>,
+               order: &mut Vec<usize>| {
+        let mut q = vec![from];
+        while !q.is_empty() {
+            let mut next = Vec::new();
+            for v in q {
+                for &w in &adj[v] {
+                    if parent[w] != usize::MAX {
+                        continue;
+                    }
+                    parent[w] = v;
+                    depth[w] = depth[v] + 1;
+                    kids[v].push(w);
+                    order.push(w);
+                    next.push(w);
+                }
+            }
+            q = next;
+        }
+    };
+    bfs(start, &mut parent, &mut depth, &mut kids, &mut order);
+    let mut rest: Vec<usize> = (0..n).filter(|&v| parent[v] == usize::MAX).collect();
+    rest.sort_by(|&a, &b| nodes[b].active.cmp(&nodes[a].active).then(a.cmp(&b)));
+    for v in rest {
+        if parent[v] != usize::MAX {
+            continue;
+        }
+        parent[v] = start;
+        depth[v] = 1;
+        kids[start].push(v);
+        order.push(v);
+        bfs(v, &mut parent, &mut depth, &mut kids, &mut order);
+    }
+    let mut leaves = vec![1.0f64; n];
+    for &v in order.iter().rev() {
+        if !kids[v].is_empty() {
+            leaves[v] = kids[v].iter().map(|&w| leaves[w]).sum();
+        }
+    }
+    let rings = depth.iter().max().map_or(1, |d| d + 1);
+    let mut per_ring = vec![0usize; rings];
+    for &d in &depth {
+        per_ring[d] += 1;
+    }
+    let mut radius = vec![0.0f64; rings];
+    for d in 1..rings {
+        radius[d] = (radius[d - 1] + 110.0).max(per_ring[d] as f64 * 46.0 / std::f64::consts::TAU);
+    }
+    let mut sector = vec![(0.0, std::f64::consts::TAU); n];
+    let mut pos = vec![(0.0, 0.0); n];
+    for &v in &order {
+        let (a0, a1) = sector[v];
+        let mid = (a0 + a1) / 2.0;
+        pos[v] = (radius[depth[v]] * mid.cos(), radius[depth[v]] * mid.sin());
+        let mut a = a0;
+        for &w in &kids[v] {
+            let s = (a1 - a0) * leaves[w] / leaves[v];
+            sector[w] = (a, a + s);
+            a += s;
+        }
+    }
+    pos
+}
+
+fn cell(x: f64, size: f64) -> i64 {
+    (x / size).floor() as i64
+}
+
+/// Spring embedder: repulsion between nodes within 3 edge lengths (grid buckets), springs
+/// along edges (weaker at hubs), gentle gravity; `start` stays at the origin.
+fn relax(nodes: &[Node], adj: &[Vec<usize>], start: usize, pos: &mut [(f64, f64)]) {
+    let n = nodes.len();
+    let (l, reach) = (90.0, 270.0);
+    let iters = if n > 1500 { 40 } else { 120 };
+    let tree = pos.to_vec();
+    let pull = if n <= 60 { 0.5 } else { 0.0 };
+    let springs: Vec<(usize, usize)> = (0..n)
+        .flat_map(|a| adj[a].iter().filter(move |&&b| a < b).map(move |&b| (a, b)))
+        .collect();
+    let deg: Vec<f64> = adj.iter().map(|a| a.len().max(1) as f64).collect();
+    let mut force = vec![(0.0f64, 0.0f64); n];
+    let mut grid: FxHashMap<(i64, i64), Vec<usize>> = FxHashMap::default();
+    for it in 0..iters {
+        let temp = 40.0 * (1.0 - it as f64 / iters as f64) + 2.0;
+        force.iter_mut().for_each(|f| *f = (0.0, 0.0));
+        grid.values_mut().for_each(Vec::clear);
+        for (k, p) in pos.iter().enumerate() {
+            grid.entry((cell(p.0, reach), cell(p.1, reach)))
+                .or_default()
+                .push(k);
+        }
+        for a in 0..n {
+            let (cx, cy) = (cell(pos[a].0, reach), cell(pos[a].1, reach));
+            for dx in -1..=1 {
+                for dy in -1..=1 {
+                    let Some(bucket) = grid.get(&(cx + dx, cy + dy)) else {
+                        continue;
+                    };
+                    for &b in bucket.iter().filter(|&&b| b > a) {
+                        let (mut vx, mut vy) = (pos[b].0 - pos[a].0, pos[b].1 - pos[a].1);
+                        let mut d2 = vx * vx + vy * vy;
+                        if d2 > reach * reach {
+                            continue;
+                        }
+                        if d2 < 0.01 {
+                            (vx, vy, d2) = ((b as f64).cos(), (b as f64).sin(), 1.0);
+                        }
+                        let d = d2.sqrt();
+                        let f = l * l / d;
+                        let (ux, uy) = (vx / d * f, vy / d * f);
+                        force[a].0 -= ux;
+                        force[a].1 -= uy;
+                        force[b].0 += ux;
+                        force[b].1 += uy;
+                    }
+                }
+            }
+        }
+        for &(a, b) in &springs {
+            let (vx, vy) = (pos[b].0 - pos[a].0, pos[b].1 - pos[a].1);
+            let d = vx.hypot(vy).max(1e-9);
+            let f = d * d / l / (deg[a] * deg[b]).sqrt().max(1.0);
+            let (ux, uy) = (vx / d * f, vy / d * f);
+            force[a].0 += ux;
+            force[a].1 += uy;
+            force[b].0 -= ux;
+            force[b].1 -= uy;
+        }
+        for k in 0..n {
+            if k == start {
+                pos[k] = (0.0, 0.0);
+                continue;
+            }
+            let (mut fx, mut fy) = force[k];
+            fx -= pos[k].0 * 0.02;
+            fy -= pos[k].1 * 0.02;
+            fx += (tree[k].0 - pos[k].0) * pull;
+            fy += (tree[k].1 - pos[k].1) * pull;
+            let f = fx.hypot(fy).max(1e-9);
+            let step = f.min(temp);
+            pos[k].0 += fx / f * step;
+            pos[k].1 += fy / f * step;
+        }
+    }
+}
+
+/// Push overlapping nodes apart (circles plus a margin), a few rounds.
+fn separate(nodes: &[Node], start: usize, pos: &mut [(f64, f64)]) {
+    let min_d = 34.0;
+    let mut grid: FxHashMap<(i64, i64), Vec<usize>> = FxHashMap::default();
+    for _ in 0..30 {
+        grid.clear();
+        for (k, p) in pos.iter().enumerate() {
+            grid.entry((cell(p.0, min_d), cell(p.1, min_d)))
+                .or_default()
+                .push(k);
+        }
+        let mut moved = false;
+        for a in 0..nodes.len() {
+            let (cx, cy) = (cell(pos[a].0, min_d), cell(pos[a].1, min_d));
+            for dx in -1..=1 {
+                for dy in -1..=1 {
+                    let Some(bucket) = grid.get(&(cx + dx, cy + dy)) else {
+                        continue;
+                    };
+                    for &b in bucket.iter().filter(|&&b| b > a) {
+                        let (mut vx, mut vy) = (pos[b].0 - pos[a].0, pos[b].1 - pos[a].1);
+                        let mut d = vx.hypot(vy);
+                        let want = min_d.max(nodes[a].r + nodes[b].r + 8.0);
+                        if d >= want {
+                            continue;
+                        }
+                        if d < 0.01 {
+                            (vx, vy, d) = ((b as f64).cos(), (b as f64).sin(), 1.0);
+                        }
+                        let push = (want - d) / 2.0;
+                        let (ux, uy) = (vx / d * push, vy / d * push);
+                        if a != start {
+                            pos[a].0 -= ux;
+                            pos[a].1 -= uy;
+                        }
+                        if b != start {
+                            pos[b].0 += ux;
+                            pos[b].1 += uy;
+                        }
+                        moved = true;
+                    }
+                }
+            }
+        }
+        if !moved {
+            break;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::Options;
+    use crate::report::{analyze, data, Caps};
+
+    #[test]
+    fn every_node_placed_root_at_centre_apart_and_deterministic() {
+        let dir = tempfile::tempdir().unwrap();
+        let trace = dir.path().join("t.rvt");
+        let spec = crate::trace::synth::Spec {
+            events: 30_000,
+            instances: 400,
+            threads: 2,
+            classes: 10,
+            seed: 4,
+            ..Default::default()
+        };
+        let f = std::io::BufWriter::new(std::fs::File::create(&trace).unwrap());
+        crate::trace::synth::generate(&spec, crate::trace::Form::Compact, f).unwrap();
+        let caps = Caps::default();
+        let input = analyze(&trace, &Options::default(), &caps).unwrap();
+        let d = data(&input, &caps);
+        let l = &d.layout;
+        assert_eq!(l.instances.len(), d.instances.len());
+        for i in &d.instances {
+            assert!(l.instances.contains_key(&i.id.to_string()), "{}", i.label);
+            let key = match (&i.class, i.kind) {
+                (Some(c), k) if k != InstKind::Root => format!("c:{c}"),
+                _ => i.id.to_string(),
+            };
+            assert!(l.classes.contains_key(&key), "{key}");
+        }
+        assert_eq!(l.classes.keys().filter(|k| k.starts_with("c:")).count(), 10);
+        let root = d.main_root.unwrap().to_string();
+        assert_eq!(l.instances[&root], [0, 0]);
+        assert_eq!(l.classes[&root], [0, 0]);
+        // Overlaps pushed apart: no two class nodes within 20 px.
+        let c: Vec<_> = l.classes.values().collect();
+        for (k, a) in c.iter().enumerate() {
+            for b in &c[k + 1..] {
+                let d2 = (a[0] - b[0]).pow(2) + (a[1] - b[1]).pow(2);
+                assert!(d2 >= 400, "{a:?} {b:?}");
+            }
+        }
+        let again = compute(&d.instances, &d.edges, d.main_root);
+        assert_eq!(again.instances, l.instances);
+        assert_eq!(again.classes, l.classes);
+    }
+}

@@ -43,9 +43,10 @@ pub fn text(a: &Analysis, top: usize) -> String {
             s,
             "\nProposals, ranked by predicted speedup{}",
             a.advice.as_ref().map_or(String::new(), |x| format!(
-                " ({} core(s), handoff {})",
+                " ({} core(s), handoff {}, enqueue {})",
                 x.cores,
-                crate::whatif::human(x.handoff, a.trace.unit)
+                crate::whatif::human(x.handoff, a.trace.unit),
+                crate::whatif::human(x.enqueue, a.trace.unit)
             ))
         );
         for n in a.advice.iter().flat_map(|x| &x.notes) {

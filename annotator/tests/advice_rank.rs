@@ -342,3 +342,27 @@ fn past_the_replay_cap_the_top_hint_says_nothing_was_predicted() {
     assert!(top.text.contains("revy whatif"), "{}", top.text);
     assert!(!a.hints.iter().any(|h| h.kind == "proposal"));
 }
+
+#[test]
+fn whatif_text_into_a_closed_pipe_ends_quietly() {
+    let (dir, p) = project();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_revy"))
+        .args([
+            "-m",
+            dir.path().join("revy.toml").to_str().unwrap(),
+            "whatif",
+            p.to_str().unwrap(),
+            "--active",
+            "Worker",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Like `| head -0`: the reader is gone before revy (measuring the handoff) writes.
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(o.status.success(), "{:?} {err}", o.status);
+}

@@ -117,6 +117,10 @@ struct AnalyzeArgs {
     /// Cost of one cross-thread message for the proposals, e.g. `5us` (default: measured).
     #[arg(long)]
     handoff: Option<String>,
+    /// CPU a sender spends posting an asynchronous message, e.g. `200ns` (default:
+    /// measured, at most the handoff).
+    #[arg(long)]
+    enqueue: Option<String>,
     /// Keep the probe cost in the times.
     #[arg(long)]
     no_compensate: bool,
@@ -132,9 +136,13 @@ struct WhatifArgs {
     /// Cores of the machine to predict for (default: this machine's).
     #[arg(long)]
     cores: Option<usize>,
-    /// Cost of one cross-thread message, e.g. `5us` (default: measured on this machine).
+    /// Wake-up delay of a cross-thread message, e.g. `5us` (default: measured on this machine).
     #[arg(long)]
     handoff: Option<String>,
+    /// CPU a sender spends posting an asynchronous message, e.g. `200ns` (default:
+    /// measured, at most the handoff).
+    #[arg(long)]
+    enqueue: Option<String>,
     /// Place the active objects on another machine this far away, e.g. `100us`.
     #[arg(long)]
     latency: Option<String>,
@@ -350,6 +358,11 @@ fn cmd_analyze(manifest: &Path, args: AnalyzeArgs) -> Result<()> {
             .as_deref()
             .map(revy::whatif::parse_duration_ns)
             .transpose()?,
+        enqueue_ns: args
+            .enqueue
+            .as_deref()
+            .map(revy::whatif::parse_duration_ns)
+            .transpose()?,
         ..Default::default()
     };
     let a = revy::analysis::analyze_path_with(&path, &opts, &mut progress())?;
@@ -381,6 +394,7 @@ fn machine(
     unit: revy::trace::Unit,
     cores: Option<usize>,
     handoff: Option<&str>,
+    enqueue: Option<&str>,
     latency: Option<&str>,
     bandwidth: Option<&str>,
 ) -> Result<(revy::whatif::Params, &'static str)> {
@@ -392,13 +406,21 @@ fn machine(
     };
     let (handoff_ns, source) = match handoff {
         Some(h) => (parse_duration_ns(h)?, "given"),
-        None => (revy::whatif::measure_handoff_ns(), "measured"),
+        None => (
+            revy::whatif::measure_handoff_ns(),
+            revy::whatif::HANDOFF_MEASURED,
+        ),
+    };
+    let enqueue_ns = match enqueue {
+        Some(e) => parse_duration_ns(e)?,
+        None => revy::whatif::measure_enqueue_ns().min(handoff_ns),
     };
     let latency = latency.map(parse_duration_ns).transpose()?.unwrap_or(0.0);
     let bandwidth = bandwidth.map(parse_bandwidth).transpose()?;
     let params = revy::whatif::Params {
         cores,
         handoff: ns_to(unit, handoff_ns),
+        enqueue: ns_to(unit, enqueue_ns),
         latency: ns_to(unit, latency),
         // Bytes per second to bytes per trace unit.
         bandwidth: bandwidth.map(|b| b * unit.micros() * 1e-6),
@@ -421,13 +443,14 @@ fn cmd_whatif(manifest: &Path, args: WhatifArgs) -> Result<()> {
         loaded.tree.unit(),
         args.cores,
         args.handoff.as_deref(),
+        args.enqueue.as_deref(),
         args.latency.as_deref(),
         args.bandwidth.as_deref(),
     )?;
     let mut w = revy::whatif::predict(&loaded, &plan, &params, &args.active);
     w.handoff_source = source;
     match args.format {
-        OutputFormat::Text => print!("{}", revy::whatif::render_text(&w)),
+        OutputFormat::Text => stdout_quiet(&revy::whatif::render_text(&w))?,
         OutputFormat::Json => {
             let json = serde_json::to_string_pretty(&w).map_err(|e| Error::input(e.to_string()))?;
             stdout_quiet(&format!("{json}\n"))?;

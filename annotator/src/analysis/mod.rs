@@ -39,6 +39,11 @@ pub struct Options {
     pub cores: Option<usize>,
     /// Handoff per cross-thread message in ns for the proposals (`None`: measured).
     pub handoff_ns: Option<f64>,
+    /// Sender's CPU per asynchronous message in ns (`None`: measured, at most the handoff).
+    pub enqueue_ns: Option<f64>,
+    /// Replaying holds every message in memory and runs once per candidate: beyond this
+    /// many messages no proposal is evaluated (`revy whatif` replays one change).
+    pub max_replay_messages: u64,
     /// Evaluate proposals with the what-if replay (needs a second pass over the trace).
     pub proposals: bool,
 }
@@ -53,6 +58,8 @@ impl Default for Options {
             compensate: true,
             cores: None,
             handoff_ns: None,
+            enqueue_ns: None,
+            max_replay_messages: 1_000_000,
             proposals: true,
         }
     }
@@ -267,6 +274,8 @@ pub struct Advice {
     pub cores: usize,
     /// Handoff per cross-thread message, in the trace's unit.
     pub handoff: f64,
+    /// Sender's CPU per asynchronous message, in the trace's unit.
+    pub enqueue: f64,
     /// Candidates replayed.
     pub candidates: usize,
     pub notes: Vec<String>,

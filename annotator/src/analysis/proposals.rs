@@ -16,8 +16,6 @@ use crate::whatif::{self, Loaded, Params, Plan};
 
 /// A replay must gain at least this much for a proposal.
 const PAYS: f64 = 1.05;
-/// Replaying holds every message in memory; beyond this `revy whatif` is the tool.
-const MAX_MESSAGES: u64 = 1_000_000;
 /// Candidates of each kind (classes, instances, methods) replayed at most.
 const PER_KIND: usize = 8;
 
@@ -26,6 +24,17 @@ fn handoff_ns(o: &Options) -> f64 {
     static MEASURED: OnceLock<f64> = OnceLock::new();
     o.handoff_ns
         .unwrap_or_else(|| *MEASURED.get_or_init(whatif::measure_handoff_ns))
+}
+
+/// The sender's cost of an asynchronous message, measured once per process; never more
+/// than the handoff (a given `--handoff 0` means free messages).
+fn enqueue_ns(o: &Options) -> f64 {
+    static MEASURED: OnceLock<f64> = OnceLock::new();
+    o.enqueue_ns.unwrap_or_else(|| {
+        MEASURED
+            .get_or_init(whatif::measure_enqueue_ns)
+            .min(handoff_ns(o))
+    })
 }
 
 /// What one candidate names.
@@ -45,17 +54,23 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
     if a.totals.messages == 0 {
         return Ok(());
     }
-    if a.totals.messages > MAX_MESSAGES {
+    if a.totals.messages > o.max_replay_messages {
+        // Say plainly that nothing was predicted, ahead of the observations (which are not
+        // predictions: a "candidate" there may well lose once made active).
+        let text = format!(
+            "not evaluated: {} messages are more than analyze replays ({}), so no proposal was predicted; ask `revy whatif TRACE --active PATTERN` for a subject below (the observations that follow are not predictions)",
+            a.totals.messages, o.max_replay_messages
+        );
         a.advice = Some(super::Advice {
             cores: o.cores.unwrap_or(1),
             handoff: 0.0,
+            enqueue: 0.0,
             candidates: 0,
-            notes: vec![format!(
-                "{} messages: too many to replay every candidate here; ask `revy whatif --active PATTERN` for the ones above",
-                a.totals.messages
-            )],
+            notes: Vec::new(),
             caveat: whatif::CAVEAT,
         });
+        a.hints
+            .insert(0, Hint::new(HintKind::NoGain, "the run".into(), text, &[]));
         return Ok(());
     }
     let loaded = whatif::load(&[path.to_path_buf()], o.compensate, None)?;
@@ -68,6 +83,7 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
             .cores
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         handoff: whatif::ns_to(unit, handoff_ns(o)),
+        enqueue: whatif::ns_to(unit, enqueue_ns(o)),
         latency: 0.0,
         bandwidth: None,
     };
@@ -80,6 +96,7 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
     a.advice = Some(super::Advice {
         cores: p.cores,
         handoff: p.handoff,
+        enqueue: p.enqueue,
         candidates: cands.len(),
         // The return types matter to the proposals (the probe cost is in the totals).
         notes: loaded
@@ -101,13 +118,16 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
             judged_class.insert(c.subject.clone());
         }
         if h.kind == HintKind::Proposal {
-            pays.push(h);
+            pays.push((c.pool, h));
         } else {
             none.push(h);
         }
     }
     let speed = |h: &Hint| h.numbers.get("predicted_speedup").copied().unwrap_or(0.0);
-    pays.sort_by(|x, y| speed(y).total_cmp(&speed(x)));
+    // Object changes first: a method pool is only right when the calls are independent,
+    // which the trace cannot tell (they may build on their object's state).
+    pays.sort_by(|(px, x), (py, y)| px.cmp(py).then(speed(y).total_cmp(&speed(x))));
+    let pays: Vec<Hint> = pays.into_iter().map(|(_, h)| h).collect();
     none.sort_by(|x, y| {
         let l = |h: &Hint| h.numbers.get("level").copied().unwrap_or(0.0);
         l(y).total_cmp(&l(x))
@@ -341,7 +361,15 @@ fn judge(a: &Analysis, l: &Loaded, c: &Candidate, w: &whatif::WhatIf) -> Hint {
         w.cores
     );
     let (kind, reason) = if s >= PAYS {
-        (HintKind::Proposal, format!("{what}: {how} — {gain}"))
+        let caveat = if c.pool {
+            " — only if its calls are independent of each other: when each builds on the state the previous one left in its object, make the object active instead"
+        } else {
+            ""
+        };
+        (
+            HintKind::Proposal,
+            format!("{what}: {how} — {gain}{caveat}"),
+        )
     } else if w.asynchronous_messages == 0 && w.synchronous_messages > 0 {
         (
             HintKind::NoGain,

@@ -42,11 +42,15 @@ pub fn text(a: &Analysis, top: usize) -> String {
         let _ = writeln!(
             s,
             "\nProposals, ranked by predicted speedup{}",
-            a.advice.as_ref().map_or(String::new(), |x| format!(
-                " ({} core(s), handoff {})",
-                x.cores,
-                crate::whatif::human(x.handoff, a.trace.unit)
-            ))
+            a.advice
+                .as_ref()
+                .filter(|x| x.candidates > 0)
+                .map_or(String::new(), |x| format!(
+                    " ({} core(s), handoff {}, enqueue {})",
+                    x.cores,
+                    crate::whatif::human(x.handoff, a.trace.unit),
+                    crate::whatif::human(x.enqueue, a.trace.unit)
+                ))
         );
         for n in a.advice.iter().flat_map(|x| &x.notes) {
             let _ = writeln!(s, "  note: {n}");

@@ -20,9 +20,12 @@ const EPS: f64 = 1e-9;
 #[derive(Debug, Clone)]
 pub struct Params {
     pub cores: usize,
-    /// Cost of one cross-thread message: CPU for the sender of an asynchronous message,
-    /// wake-up delay for an idle receiver and for a sender waiting on a result.
+    /// Wake-up delay of a cross-thread message: paid by an idle receiver before it starts
+    /// and by a sender waiting on a result, never as anyone's CPU time.
     pub handoff: f64,
+    /// CPU the sender of an asynchronous message spends posting it (a queue push); a
+    /// receiver that is busy anyway costs nothing more.
+    pub enqueue: f64,
     /// Placing active objects on another machine: per-message latency (each way)...
     pub latency: f64,
     /// ... and bytes per time unit (`None`: infinitely fast).
@@ -504,8 +507,8 @@ impl<'a> Sim<'a> {
                         self.at(task.at, Ev::Arrive(q, task));
                         if void {
                             self.async_sends += 1;
-                            if self.p.handoff > EPS {
-                                return self.compute(x, self.p.handoff, node);
+                            if self.p.enqueue > EPS {
+                                return self.compute(x, self.p.enqueue, node);
                             }
                         } else {
                             self.sync_sends += 1;

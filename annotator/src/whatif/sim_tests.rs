@@ -40,6 +40,7 @@ fn params(cores: usize) -> Params {
     Params {
         cores,
         handoff: 0.0,
+        enqueue: 0.0,
         latency: 0.0,
         bandwidth: None,
     }
@@ -209,8 +210,39 @@ fn handoff_eats_the_gain_of_fine_grained_messages() {
     let (t, _f) = tree(&spec, None, &["put"]);
     let mut p = params(2);
     p.handoff = 20.0;
+    // Posting costs the sender more than the 5 ns it hands over.
+    p.enqueue = 8.0;
     let (base, out) = run(&t, &["A"], &p);
     assert!(out.time > base.time, "{} vs {}", out.time, base.time);
+}
+
+#[test]
+fn an_asynchronous_sender_pays_the_enqueue_and_only_an_idle_receiver_the_wake_up() {
+    // 100 void `put`s of 50 ns to A, 5 ns of main's own work between them: A is busy all
+    // along, so after the first wake-up each post costs main only the enqueue.
+    let mut spec = String::from("1 + Main 0 main 0 0\n");
+    for i in 0..100u64 {
+        spec += &format!(
+            "1 + A 1 put 8 {}\n1 - A 1 put {}\n",
+            55 * i + 5,
+            55 * i + 55
+        );
+    }
+    spec += "1 - Main 0 main 5500\n";
+    let (t, _f) = tree(&spec, None, &["put"]);
+    let mut p = params(2);
+    p.handoff = 20.0;
+    p.enqueue = 0.5;
+    let (base, out) = run(&t, &["A"], &p);
+    // main: 100 × (5 + 0.5) = 550; A: one wake-up (20) then 100 × 50 back to back.
+    assert!((base.time - 5500.0).abs() < 1e-6, "{}", base.time);
+    assert!(
+        (out.time - (5.0 + 0.5 + 20.0 + 5000.0)).abs() < 1.0,
+        "{}",
+        out.time
+    );
+    let main = &out.execs[0];
+    assert!((main.busy - 550.0).abs() < 1e-6, "{}", main.busy);
 }
 
 #[test]

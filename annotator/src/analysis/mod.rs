@@ -137,7 +137,11 @@ pub struct Totals {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ThreadStats {
+    /// Thread id (in a trace set tagged with its process's position, see `pid`).
     pub tid: u64,
+    /// Process id from the trace header (`pid=`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u64>,
     pub name: Option<String>,
     /// Instance id of the thread's root.
     pub root: u32,
@@ -158,6 +162,9 @@ pub struct InstanceStats {
     pub class: Option<String>,
     pub oid: u64,
     pub tid: Option<u64>,
+    /// Process id from the trace header (`pid=`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u64>,
     pub size: Option<u64>,
     pub created: Option<u64>,
     pub destroyed: Option<u64>,
@@ -417,7 +424,7 @@ pub fn walk_trace_with(
     sink: &mut impl Sink,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<(TraceReader, Walker)> {
-    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let size = crate::trace::multi::total_size(path);
     let mut reader = TraceReader::open(path)?;
     let mut walker = Walker::new();
     let mut n = 0u32;
@@ -515,6 +522,8 @@ pub fn finish(
     walker: &Walker,
 ) -> Analysis {
     let names = reader.names();
+    let own_pid = reader.header().pid();
+    let process = |id: u64| names.process_of(id).or(own_pid);
     let status = reader.status();
     // Time outside any message belongs to the thread's root: the run's span is the total.
     let mut root_time = vec![0u64; walker.instances.len()];
@@ -575,6 +584,11 @@ pub fn finish(
                 class: (inst.kind != InstKind::Root).then(|| names.class(inst.class).to_string()),
                 oid: inst.oid,
                 tid: (inst.kind == InstKind::Root).then_some(inst.tid),
+                pid: process(if inst.kind == InstKind::Root {
+                    inst.tid
+                } else {
+                    inst.oid
+                }),
                 size: inst.size,
                 created: inst.created,
                 destroyed: inst.destroyed,
@@ -686,6 +700,7 @@ pub fn finish(
         .iter()
         .map(|t| ThreadStats {
             tid: t.tid,
+            pid: process(t.tid),
             name: names.thread_name(t.tid).map(str::to_string),
             root: t.root,
             messages: t.messages,
@@ -779,8 +794,22 @@ fn one_off_messages(b: &Builder) -> OneOffs {
     out
 }
 
-/// `Class#oid`, `Class (static)` or `root@tid`.
+/// `Class#oid`, `Class (static)` or `root@tid`; in a trace set `Class#oid@pid`,
+/// `Class (static)@pid` and `root@pid/tid`.
 pub fn instance_label(i: &Instance, names: &crate::trace::Names) -> String {
+    use crate::trace::multi::local;
+    let pid = names.process_of(if i.kind == InstKind::Root {
+        i.tid
+    } else {
+        i.oid
+    });
+    if let Some(pid) = pid {
+        return match i.kind {
+            InstKind::Object => format!("{}#{}@{pid}", names.class(i.class), local(i.oid)),
+            InstKind::Class => format!("{} (static)@{pid}", names.class(i.class)),
+            InstKind::Root => format!("root@{pid}/{}", local(i.tid)),
+        };
+    }
     match i.kind {
         InstKind::Object => format!("{}#{}", names.class(i.class), i.oid),
         InstKind::Class => format!("{} (static)", names.class(i.class)),

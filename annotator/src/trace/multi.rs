@@ -93,6 +93,8 @@ pub struct MultiReader {
     pub(crate) names: Names,
     pub(crate) header: Header,
     pub(crate) status: Status,
+    /// The set's own warnings (anchors missing, ids too wide to tag).
+    notes: Vec<String>,
     /// Ns per unit of the shared line.
     unit_ns: i128,
 }
@@ -151,6 +153,7 @@ impl MultiReader {
             names: Names::default(),
             header: Header::default(),
             status: Status::default(),
+            notes: Vec::new(),
             unit_ns: ns_of(unit),
             members,
         };
@@ -185,7 +188,7 @@ impl MultiReader {
             .map(|(m, _)| m.path.display().to_string())
             .collect();
         if !missing.is_empty() && self.members.len() > 1 {
-            self.status.warnings.push(format!(
+            self.notes.push(format!(
                 "{}: no wall-clock anchor (anchor_wall_ns=) in the header; its times are taken as they are, not lined up with the other processes",
                 missing.join(", ")
             ));
@@ -235,6 +238,12 @@ impl MultiReader {
             ((t as i128 * m.scale + m.offset) / unit_ns).clamp(0, u64::MAX as i128) as u64
         };
         let tagged = |x: u64| tag | local(x);
+        let wide = match ev {
+            Event::Create { tid, oid, .. }
+            | Event::Destroy { tid, oid, .. }
+            | Event::Start { tid, oid, .. }
+            | Event::End { tid, oid, .. } => (tid | oid) > LOCAL_MASK,
+        };
         let ev = match ev {
             Event::Create {
                 tid,
@@ -286,6 +295,16 @@ impl MultiReader {
         };
         m.last = key;
         m.next = Some((key, ev));
+        if wide {
+            let note = format!(
+                "{}: thread or object ids above 2^48; in a set they are cut to 48 bits and may be taken for others",
+                m.path.display()
+            );
+            if !self.notes.contains(&note) {
+                self.notes.push(note);
+                self.update_status();
+            }
+        }
     }
 
     /// Intern member `i`'s names defined so far into the shared table.
@@ -394,13 +413,7 @@ impl MultiReader {
             clean_end: Some(0),
             ..Status::default()
         };
-        s.warnings = self
-            .status
-            .warnings
-            .iter()
-            .filter(|w| w.contains("wall-clock anchor"))
-            .cloned()
-            .collect();
+        s.warnings = self.notes.clone();
         for m in &self.members {
             let st = m.reader.status();
             s.clean_end = match (s.clean_end, st.clean_end) {

@@ -517,7 +517,7 @@ fn level(x: u64, total: u64) -> f64 {
 pub fn finish(
     path: &Path,
     opts: &Options,
-    b: Builder,
+    mut b: Builder,
     reader: &TraceReader,
     walker: &Walker,
 ) -> Analysis {
@@ -557,12 +557,39 @@ pub fn finish(
         ));
     }
 
-    // Adjacency: distinct neighbours over undirected sender/receiver pairs.
+    // Edges leave their map before the per-instance results are built (the peak of a run
+    // with a million instances is here), and sorted they give the neighbour counts.
+    let mut edges: Vec<EdgeStats> = std::mem::take(&mut b.edges)
+        .into_iter()
+        .map(|((s, r), e)| {
+            let lv = level(e.net, total);
+            EdgeStats {
+                sender: s,
+                receiver: r,
+                calls: e.calls,
+                aggregate_time: e.agg,
+                net_time: e.net,
+                bytes: e.bytes,
+                cyclic: s == r,
+                level: lv,
+                band: Band::of(lv),
+            }
+        })
+        .collect();
+    edges.sort_unstable_by_key(|e| (e.sender, e.receiver));
+
+    // Adjacency: distinct neighbours over undirected sender/receiver pairs; a pair sent both
+    // ways is counted at its lower-sender edge only.
     let n = walker.instances.len();
     let mut neighbours = vec![0u32; n];
-    let mut pairs = FxHashSet::default();
-    for &(s, r) in b.edges.keys() {
-        if s != r && pairs.insert((s.min(r), s.max(r))) {
+    let has = |s: u32, r: u32| {
+        edges
+            .binary_search_by_key(&(s, r), |e| (e.sender, e.receiver))
+            .is_ok()
+    };
+    for e in &edges {
+        let (s, r) = (e.sender, e.receiver);
+        if s != r && (s < r || !has(r, s)) {
             neighbours[s as usize] += 1;
             neighbours[r as usize] += 1;
         }
@@ -659,26 +686,6 @@ pub fn finish(
             }
         })
         .collect();
-
-    let mut edges: Vec<EdgeStats> = b
-        .edges
-        .iter()
-        .map(|(&(s, r), e)| {
-            let lv = level(e.net, total);
-            EdgeStats {
-                sender: s,
-                receiver: r,
-                calls: e.calls,
-                aggregate_time: e.agg,
-                net_time: e.net,
-                bytes: e.bytes,
-                cyclic: s == r,
-                level: lv,
-                band: Band::of(lv),
-            }
-        })
-        .collect();
-    edges.sort_by_key(|e| (e.sender, e.receiver));
 
     let seen = b.top.seen;
     let mut list = b.top.into_sorted();

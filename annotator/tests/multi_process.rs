@@ -227,5 +227,13 @@ fn one_time_line_in_chrome(dir: &Path, pf: &str, cf: &str, parent: u64, child: u
         named.contains(&parent) && named.contains(&child),
         "{named:?}"
     );
-    assert!(std::fs::metadata(dir.join("p.pftrace")).unwrap().len() > 0);
+    // Perfetto: one process track (descriptor named after its pid) per process.
+    let pf = std::fs::read(dir.join("p.pftrace")).unwrap();
+    for pid in [parent, child] {
+        let name = format!("revy trace, process {pid}");
+        assert!(
+            pf.windows(name.len()).any(|w| w == name.as_bytes()),
+            "no process track for {pid}"
+        );
+    }
 }

@@ -95,6 +95,8 @@ pub struct MultiReader {
     pub(crate) status: Status,
     /// The set's own warnings (anchors missing, ids too wide to tag).
     notes: Vec<String>,
+    /// Wall-clock time (Unix ns) of time 0 on the shared line, when any trace is anchored.
+    base: Option<i128>,
     /// Ns per unit of the shared line.
     unit_ns: i128,
 }
@@ -154,6 +156,7 @@ impl MultiReader {
             header: Header::default(),
             status: Status::default(),
             notes: Vec::new(),
+            base: None,
             unit_ns: ns_of(unit),
             members,
         };
@@ -176,7 +179,8 @@ impl MultiReader {
                 Some(a.wall_ns as i128 - a.t as i128 * m.scale)
             })
             .collect();
-        let base = starts.iter().flatten().min().copied().unwrap_or(0);
+        self.base = starts.iter().flatten().min().copied();
+        let base = self.base.unwrap_or(0);
         for (m, s) in self.members.iter_mut().zip(&starts) {
             m.offset = s.map_or(0, |s| s - base);
         }
@@ -223,6 +227,11 @@ impl MultiReader {
         }
         let pids: Vec<String> = self.members.iter().map(|m| m.pid.to_string()).collect();
         h.fields.push(("processes".into(), pids.join(",")));
+        // The set is anchored too: time 0 of the shared line is `base` on the wall clock.
+        if let Some(base) = self.base.filter(|b| *b >= 0) {
+            h.fields.push(("anchor_wall_ns".into(), base.to_string()));
+            h.fields.push(("anchor_t".into(), "0".into()));
+        }
         h
     }
 

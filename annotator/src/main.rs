@@ -89,14 +89,19 @@ pub struct ProfileArgs {
 
 #[derive(Subcommand)]
 enum TraceCommand {
-    /// Print any trace (text or compact) as text DTF lines.
-    Print { file: PathBuf },
+    /// Print any trace (text or compact) as text DTF lines; several traces of one run (or a
+    /// folder of them) print merged on one time line.
+    Print {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
 }
 
 #[derive(Args)]
 struct AnalyzeArgs {
-    /// The trace (default: the newest trace of the manifest's project).
-    trace: Option<PathBuf>,
+    /// The trace, or several traces of one run or a folder of them (default: the newest trace
+    /// of the manifest's project).
+    traces: Vec<PathBuf>,
     #[arg(long, value_enum, default_value = "text")]
     format: OutputFormat,
     /// Activity level (share of the total, 0..1) from which hints name candidates.
@@ -164,8 +169,9 @@ enum OutputFormat {
 
 #[derive(Args)]
 struct ReportArgs {
-    /// The trace (default: the newest trace of the manifest's project).
-    trace: Option<PathBuf>,
+    /// The trace, or several traces of one run or a folder of them (default: the newest trace
+    /// of the manifest's project).
+    traces: Vec<PathBuf>,
     /// The HTML file to write.
     #[arg(short, long)]
     output: PathBuf,
@@ -179,7 +185,8 @@ struct ReportArgs {
 
 #[derive(Args)]
 struct ExportArgs {
-    trace: Option<PathBuf>,
+    /// The trace, or several traces of one run or a folder of them (default: the newest).
+    traces: Vec<PathBuf>,
     #[arg(long)]
     chrome: Option<PathBuf>,
     /// Perfetto's native protobuf trace (every message; one track per thread).
@@ -242,7 +249,7 @@ struct EstimateArgs {
 fn cmd_estimate(manifest: &Path, args: EstimateArgs) -> Result<()> {
     use revy::estimate as est;
     let traces = if args.traces.is_empty() {
-        vec![trace_or_newest(manifest, None)?]
+        vec![trace_or_newest(manifest, Vec::new())?]
     } else {
         est::expand(&args.traces)?
     };
@@ -287,8 +294,8 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Run => cmd_run(&cli.manifest),
         Command::Profile(args) => cmd_profile(&cli.manifest, args),
         Command::Trace {
-            command: TraceCommand::Print { file },
-        } => cmd_trace_print(&file),
+            command: TraceCommand::Print { files },
+        } => cmd_trace_print(&revy::trace::multi::join(&files)?),
         Command::Analyze(args) => cmd_analyze(&cli.manifest, args),
         Command::Whatif(args) => cmd_whatif(&cli.manifest, args),
         Command::Report(args) => cmd_report(&cli.manifest, args),
@@ -297,10 +304,11 @@ fn dispatch(cli: Cli) -> Result<()> {
     }
 }
 
-/// The trace named on the command line, else the newest file in the manifest's trace folder.
-fn trace_or_newest(manifest: &Path, trace: Option<PathBuf>) -> Result<PathBuf> {
-    if let Some(t) = trace {
-        return Ok(t);
+/// The traces named on the command line (several as one trace set), else the newest file in
+/// the manifest's trace folder.
+fn trace_or_newest(manifest: &Path, traces: Vec<PathBuf>) -> Result<PathBuf> {
+    if !traces.is_empty() {
+        return revy::trace::multi::join(&traces);
     }
     let m = revy::manifest::Manifest::load(manifest)?;
     let dir = m.trace_dir();
@@ -338,7 +346,7 @@ fn cmd_trace_print(file: &Path) -> Result<()> {
 }
 
 fn cmd_analyze(manifest: &Path, args: AnalyzeArgs) -> Result<()> {
-    let path = trace_or_newest(manifest, args.trace)?;
+    let path = trace_or_newest(manifest, args.traces)?;
     if !(0.0..=1.0).contains(&args.threshold) {
         return Err(Error::input(
             "--threshold is a share of the total between 0 and 1 (e.g. 0.1)",
@@ -429,11 +437,7 @@ fn machine(
 }
 
 fn cmd_whatif(manifest: &Path, args: WhatifArgs) -> Result<()> {
-    let traces = if args.traces.is_empty() {
-        vec![trace_or_newest(manifest, None)?]
-    } else {
-        args.traces
-    };
+    let traces = vec![trace_or_newest(manifest, args.traces)?];
     let loaded = revy::whatif::load(&traces, !args.no_compensate, Some(manifest))?;
     let mut plan = revy::whatif::Plan::default();
     for p in &args.active {
@@ -461,7 +465,7 @@ fn cmd_whatif(manifest: &Path, args: WhatifArgs) -> Result<()> {
 }
 
 fn cmd_report(manifest: &Path, args: ReportArgs) -> Result<()> {
-    let path = trace_or_newest(manifest, args.trace)?;
+    let path = trace_or_newest(manifest, args.traces)?;
     if !(0.0..=1.0).contains(&args.threshold) {
         return Err(Error::input(
             "--threshold is a share of the total between 0 and 1 (e.g. 0.1)",
@@ -571,7 +575,7 @@ fn cmd_export(manifest: &Path, args: ExportArgs) -> Result<()> {
             )));
         }
     }
-    let path = trace_or_newest(manifest, args.trace)?;
+    let path = trace_or_newest(manifest, args.traces)?;
     if let Some(dir) = &args.parquet {
         let (files, warnings) = revy::export::parquet::export(&path, dir)?;
         print_warnings(&warnings);

@@ -144,7 +144,11 @@ pub struct Totals {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ThreadStats {
+    /// Thread id (in a trace set tagged with its process's position, see `pid`).
     pub tid: u64,
+    /// Process id from the trace header (`pid=`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u64>,
     pub name: Option<String>,
     /// Instance id of the thread's root.
     pub root: u32,
@@ -165,6 +169,9 @@ pub struct InstanceStats {
     pub class: Option<String>,
     pub oid: u64,
     pub tid: Option<u64>,
+    /// Process id from the trace header (`pid=`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u64>,
     pub size: Option<u64>,
     pub created: Option<u64>,
     pub destroyed: Option<u64>,
@@ -426,7 +433,7 @@ pub fn walk_trace_with(
     sink: &mut impl Sink,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<(TraceReader, Walker)> {
-    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let size = crate::trace::multi::total_size(path);
     let mut reader = TraceReader::open(path)?;
     let mut walker = Walker::new();
     let mut n = 0u32;
@@ -519,11 +526,13 @@ fn level(x: u64, total: u64) -> f64 {
 pub fn finish(
     path: &Path,
     opts: &Options,
-    b: Builder,
+    mut b: Builder,
     reader: &TraceReader,
     walker: &Walker,
 ) -> Analysis {
     let names = reader.names();
+    let own_pid = reader.header().pid();
+    let process = |id: u64| names.process_of(id).or(own_pid);
     let status = reader.status();
     // Time outside any message belongs to the thread's root: the run's span is the total.
     let mut root_time = vec![0u64; walker.instances.len()];
@@ -557,12 +566,39 @@ pub fn finish(
         ));
     }
 
-    // Adjacency: distinct neighbours over undirected sender/receiver pairs.
+    // Edges leave their map before the per-instance results are built (the peak of a run
+    // with a million instances is here), and sorted they give the neighbour counts.
+    let mut edges: Vec<EdgeStats> = std::mem::take(&mut b.edges)
+        .into_iter()
+        .map(|((s, r), e)| {
+            let lv = level(e.net, total);
+            EdgeStats {
+                sender: s,
+                receiver: r,
+                calls: e.calls,
+                aggregate_time: e.agg,
+                net_time: e.net,
+                bytes: e.bytes,
+                cyclic: s == r,
+                level: lv,
+                band: Band::of(lv),
+            }
+        })
+        .collect();
+    edges.sort_unstable_by_key(|e| (e.sender, e.receiver));
+
+    // Adjacency: distinct neighbours over undirected sender/receiver pairs; a pair sent both
+    // ways is counted at its lower-sender edge only.
     let n = walker.instances.len();
     let mut neighbours = vec![0u32; n];
-    let mut pairs = FxHashSet::default();
-    for &(s, r) in b.edges.keys() {
-        if s != r && pairs.insert((s.min(r), s.max(r))) {
+    let has = |s: u32, r: u32| {
+        edges
+            .binary_search_by_key(&(s, r), |e| (e.sender, e.receiver))
+            .is_ok()
+    };
+    for e in &edges {
+        let (s, r) = (e.sender, e.receiver);
+        if s != r && (s < r || !has(r, s)) {
             neighbours[s as usize] += 1;
             neighbours[r as usize] += 1;
         }
@@ -584,6 +620,11 @@ pub fn finish(
                 class: (inst.kind != InstKind::Root).then(|| names.class(inst.class).to_string()),
                 oid: inst.oid,
                 tid: (inst.kind == InstKind::Root).then_some(inst.tid),
+                pid: process(if inst.kind == InstKind::Root {
+                    inst.tid
+                } else {
+                    inst.oid
+                }),
                 size: inst.size,
                 created: inst.created,
                 destroyed: inst.destroyed,
@@ -655,26 +696,6 @@ pub fn finish(
         })
         .collect();
 
-    let mut edges: Vec<EdgeStats> = b
-        .edges
-        .iter()
-        .map(|(&(s, r), e)| {
-            let lv = level(e.net, total);
-            EdgeStats {
-                sender: s,
-                receiver: r,
-                calls: e.calls,
-                aggregate_time: e.agg,
-                net_time: e.net,
-                bytes: e.bytes,
-                cyclic: s == r,
-                level: lv,
-                band: Band::of(lv),
-            }
-        })
-        .collect();
-    edges.sort_by_key(|e| (e.sender, e.receiver));
-
     let seen = b.top.seen;
     let mut list = b.top.into_sorted();
     for m in &mut list {
@@ -695,6 +716,7 @@ pub fn finish(
         .iter()
         .map(|t| ThreadStats {
             tid: t.tid,
+            pid: process(t.tid),
             name: names.thread_name(t.tid).map(str::to_string),
             root: t.root,
             messages: t.messages,
@@ -788,8 +810,22 @@ fn one_off_messages(b: &Builder) -> OneOffs {
     out
 }
 
-/// `Class#oid`, `Class (static)` or `root@tid`.
+/// `Class#oid`, `Class (static)` or `root@tid`; in a trace set `Class#oid@pid`,
+/// `Class (static)@pid` and `root@pid/tid`.
 pub fn instance_label(i: &Instance, names: &crate::trace::Names) -> String {
+    use crate::trace::multi::local;
+    let pid = names.process_of(if i.kind == InstKind::Root {
+        i.tid
+    } else {
+        i.oid
+    });
+    if let Some(pid) = pid {
+        return match i.kind {
+            InstKind::Object => format!("{}#{}@{pid}", names.class(i.class), local(i.oid)),
+            InstKind::Class => format!("{} (static)@{pid}", names.class(i.class)),
+            InstKind::Root => format!("root@{pid}/{}", local(i.tid)),
+        };
+    }
     match i.kind {
         InstKind::Object => format!("{}#{}", names.class(i.class), i.oid),
         InstKind::Class => format!("{} (static)", names.class(i.class)),

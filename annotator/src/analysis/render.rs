@@ -20,6 +20,12 @@ pub fn text(a: &Analysis, top: usize) -> String {
         "Trace {} ({:?} form, unit {u}): {} events, {} messages, {} instances, {} threads",
         a.trace.path, a.trace.form, a.trace.events, t.messages, t.instances, t.threads
     );
+    if let Some(pids) = a.trace.header.get("processes") {
+        let _ = writeln!(
+            s,
+            "Processes {pids}, on one time line (roots root@PID/TID, objects Class#oid@PID)"
+        );
+    }
     let _ = writeln!(
         s,
         "Run {} {u} ({} {u} inside instrumented messages{}); {} one-off messages; {} cyclic messages; max stack depth {}",

@@ -237,7 +237,8 @@ impl Walker {
         };
         if new {
             self.instances.push(Instance {
-                kind: if oid == 0 {
+                // A static receiver of a trace set keeps its process tag above the local id.
+                kind: if crate::trace::multi::local(oid) == 0 {
                     InstKind::Class
                 } else {
                     InstKind::Object

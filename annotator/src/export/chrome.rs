@@ -11,6 +11,7 @@ use rustc_hash::FxHashMap;
 use crate::analysis::instance_label;
 use crate::analysis::walk::{Closed, Instance, Sink, Walker};
 use crate::error::{Error, Result};
+use crate::trace::multi::split_tid;
 use crate::trace::{Names, Unit};
 
 pub struct ChromeSink<W: Write> {
@@ -135,10 +136,10 @@ impl<W: Write> ChromeSink<W> {
         let recv = &instances[f.receiver as usize];
         let size = recv.size.map_or("null".to_string(), |s| s.to_string());
         let (ts, dur) = (self.us(f.start), self.us(c.aggregate));
+        let (pid, tid) = split_tid(names, c.tid, 1);
         let ev = format!(
-            "{{\"name\":{},\"cat\":\"message\",\"ph\":\"X\",\"ts\":{ts},\"dur\":{dur},\"pid\":1,\"tid\":{},\"args\":{{\"receiver\":{},\"class\":{},\"oid\":{},\"sender\":{},\"message_size\":{},\"object_size\":{size},\"net\":{},\"order\":{}}}}}",
+            "{{\"name\":{},\"cat\":\"message\",\"ph\":\"X\",\"ts\":{ts},\"dur\":{dur},\"pid\":{pid},\"tid\":{tid},\"args\":{{\"receiver\":{},\"class\":{},\"oid\":{},\"sender\":{},\"message_size\":{},\"object_size\":{size},\"net\":{},\"order\":{}}}}}",
             self.names[m].as_deref().unwrap_or("\"?\""),
-            c.tid,
             json(&instance_label(recv, names)),
             json(names.class(recv.class)),
             recv.oid,
@@ -211,13 +212,20 @@ impl<W: Write> ChromeSink<W> {
                 }
             }
             let mut sep = if self.first { "" } else { ",\n" };
-            write!(self.w, "{sep}{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":0,\"args\":{{\"name\":\"revy trace\"}}}}")?;
-            sep = ",\n";
+            if names.processes.is_empty() {
+                write!(self.w, "{sep}{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":0,\"args\":{{\"name\":\"revy trace\"}}}}")?;
+                sep = ",\n";
+            }
+            for pid in &names.processes {
+                write!(self.w, "{sep}{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{pid},\"tid\":0,\"args\":{{\"name\":\"revy trace, process {pid}\"}}}}")?;
+                sep = ",\n";
+            }
             for t in &walker.threads {
                 let name = names
                     .thread_name(t.tid)
                     .map_or_else(|| format!("thread {}", t.tid), str::to_string);
-                write!(self.w, "{sep}{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":{},\"args\":{{\"name\":{}}}}}", t.tid, json(&name))?;
+                let (pid, tid) = split_tid(names, t.tid, 1);
+                write!(self.w, "{sep}{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":{pid},\"tid\":{tid},\"args\":{{\"name\":{}}}}}", json(&name))?;
             }
             self.w.write_all(b"\n]}\n")?;
             self.w.flush()

@@ -12,6 +12,7 @@ use std::io::Write;
 use rustc_hash::FxHashMap;
 
 use crate::analysis::walk::{Closed, Frame, Instance, Sink};
+use crate::trace::multi::split_tid;
 use crate::trace::{Names, Unit};
 
 /// Protobuf wire encoding of the few fields we write.
@@ -68,6 +69,8 @@ const UINT_VALUE: u32 = 3;
 const SEQ: u64 = 1;
 const PID: u64 = 1;
 const PROCESS_UUID: u64 = 1;
+/// Track uuids of the processes of a trace set: this bit plus the pid.
+const PROCESS_SET_UUID: u64 = 1 << 62;
 /// Annotation names, interned as iids 1, 2, 3.
 const ARGS: [&str; 3] = ["receiver_oid", "sender_oid", "message_bytes"];
 
@@ -76,8 +79,11 @@ struct Pending {
     tid: u64,
     name_iid: u64,
     new_name: Option<String>,
-    new_track: Option<(u64, String)>,
+    new_track: Option<NewTrack>,
 }
+
+/// A thread track to describe: (uuid, name, pid, tid, parent process uuid, process is new).
+type NewTrack = (u64, String, u64, u64, u64, bool);
 
 pub struct PerfettoSink<W: Write> {
     w: W,
@@ -93,6 +99,8 @@ pub struct PerfettoSink<W: Write> {
     pending: Option<Pending>,
     /// Oid per walker instance, for the sender annotation (roots: 0).
     oids: FxHashMap<u32, u64>,
+    /// Processes of a trace set already described.
+    processes: Vec<u64>,
     buf: Vec<u8>,
     pkt: Vec<u8>,
     pub slices: u64,
@@ -116,6 +124,7 @@ impl<W: Write> PerfettoSink<W> {
             stacks: FxHashMap::default(),
             pending: None,
             oids: FxHashMap::default(),
+            processes: Vec::new(),
             buf: Vec::with_capacity(256),
             pkt: Vec::with_capacity(256),
             slices: 0,
@@ -138,11 +147,15 @@ impl<W: Write> PerfettoSink<W> {
         wire::uint(&mut p, SEQUENCE_FLAGS, INCREMENTAL_STATE_CLEARED);
         wire::bytes(&mut p, INTERNED_DATA, &interned);
         self.packet(&p);
+        self.process_descriptor(PROCESS_UUID, PID, "revy trace");
+    }
+
+    fn process_descriptor(&mut self, uuid: u64, pid: u64, name: &str) {
         let mut proc_ = Vec::new();
-        wire::uint(&mut proc_, 1, PID);
-        wire::bytes(&mut proc_, 6, b"revy trace");
+        wire::uint(&mut proc_, 1, pid);
+        wire::bytes(&mut proc_, 6, name.as_bytes());
         let mut td = Vec::new();
-        wire::uint(&mut td, 1, PROCESS_UUID);
+        wire::uint(&mut td, 1, uuid);
         wire::bytes(&mut td, 3, &proc_);
         let mut p = Vec::new();
         wire::uint(&mut p, SEQUENCE_ID, SEQ);
@@ -183,7 +196,17 @@ impl<W: Write> PerfettoSink<W> {
             let name = names
                 .thread_name(tid)
                 .map_or_else(|| format!("thread {tid}"), str::to_string);
-            new_track = Some((uuid, name));
+            let (pid, ltid) = split_tid(names, tid, PID);
+            let (parent, new_proc) = if names.processes.is_empty() {
+                (PROCESS_UUID, false)
+            } else {
+                let new = !self.processes.contains(&pid);
+                if new {
+                    self.processes.push(pid);
+                }
+                (PROCESS_SET_UUID | pid, new)
+            };
+            new_track = Some((uuid, name, pid, ltid, parent, new_proc));
         }
         self.pending = Some(Pending {
             tid,
@@ -193,14 +216,18 @@ impl<W: Write> PerfettoSink<W> {
         });
     }
 
-    fn track_descriptor(&mut self, uuid: u64, tid: u64, name: &str) {
+    fn track_descriptor(&mut self, t: &NewTrack) {
+        let (uuid, ref name, pid, tid, parent, new_proc) = *t;
+        if new_proc {
+            self.process_descriptor(parent, pid, &format!("revy trace, process {pid}"));
+        }
         let mut th = Vec::new();
-        wire::uint(&mut th, 1, PID);
+        wire::uint(&mut th, 1, pid);
         wire::uint(&mut th, 2, tid);
         wire::bytes(&mut th, 5, name.as_bytes());
         let mut td = Vec::new();
         wire::uint(&mut td, 1, uuid);
-        wire::uint(&mut td, 5, PROCESS_UUID);
+        wire::uint(&mut td, 5, parent);
         wire::bytes(&mut td, 4, &th);
         let mut p = Vec::new();
         wire::uint(&mut p, SEQUENCE_ID, SEQ);
@@ -230,8 +257,8 @@ impl<W: Write> Sink for PerfettoSink<W> {
         let Some(p) = self.pending.take() else {
             return 0;
         };
-        if let Some((uuid, name)) = &p.new_track {
-            self.track_descriptor(*uuid, p.tid, name);
+        if let Some(t) = &p.new_track {
+            self.track_descriptor(t);
         }
         let track = self.tracks[&p.tid];
         self.oids.entry(frame.receiver).or_insert(frame.oid);

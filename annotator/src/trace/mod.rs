@@ -3,6 +3,7 @@
 //! analysis never touches strings per event.
 
 pub mod compact;
+pub mod multi;
 pub mod synth;
 pub mod text;
 
@@ -109,6 +110,9 @@ pub struct Names {
     pub classes: Vec<String>,
     pub methods: Vec<MethodDef>,
     pub threads: FxHashMap<u64, String>,
+    /// Process ids of a trace set, by position: thread and object ids carry position + 1
+    /// above [`multi::LOCAL_BITS`]. Empty for a single trace.
+    pub processes: Vec<u64>,
     class_ids: FxHashMap<Box<[u8]>, u32>,
     method_ids: FxHashMap<Box<[u8]>, u32>,
     scratch: Vec<u8>,
@@ -123,6 +127,11 @@ impl Names {
     }
     pub fn thread_name(&self, tid: u64) -> Option<&str> {
         self.threads.get(&tid).map(|s| s.as_str())
+    }
+    /// The process of a thread or object id of a trace set (`None` for a single trace).
+    pub fn process_of(&self, id: u64) -> Option<u64> {
+        let pos = (id >> multi::LOCAL_BITS).checked_sub(1)?;
+        self.processes.get(pos as usize).copied()
     }
 
     /// Id of a class name, defining it when new.
@@ -287,11 +296,18 @@ pub struct Status {
 pub enum TraceReader {
     Text(text::TextReader<Box<dyn Read>>),
     Compact(compact::CompactReader<Box<dyn Read>>),
+    /// The traces of several processes of one run, merged ([`multi`]).
+    Multi(Box<multi::MultiReader>),
 }
 
 impl TraceReader {
     /// Open a file, telling the forms apart by the compact magic.
     pub fn open(path: &Path) -> Result<TraceReader> {
+        if let Some(files) = multi::set_members(path)? {
+            let mut m = multi::MultiReader::open(&files)?;
+            m.names.processes = m.pids();
+            return Ok(TraceReader::Multi(Box::new(m)));
+        }
         let file = File::open(path).map_err(|e| Error::io(path, e))?;
         let mut r = BufReader::with_capacity(BUF_SIZE, file);
         let mut head = [0u8; 8];
@@ -317,7 +333,7 @@ impl TraceReader {
     pub fn form(&self) -> Form {
         match self {
             TraceReader::Text(_) => Form::Text,
-            TraceReader::Compact(_) => Form::Compact,
+            TraceReader::Compact(_) | TraceReader::Multi(_) => Form::Compact,
         }
     }
 
@@ -328,6 +344,7 @@ impl TraceReader {
         match self {
             TraceReader::Text(r) => r.next_event(),
             TraceReader::Compact(r) => r.next_event(),
+            TraceReader::Multi(r) => r.next_event(),
         }
     }
 
@@ -335,18 +352,21 @@ impl TraceReader {
         match self {
             TraceReader::Text(r) => &r.names,
             TraceReader::Compact(r) => &r.names,
+            TraceReader::Multi(r) => &r.names,
         }
     }
     pub fn header(&self) -> &Header {
         match self {
             TraceReader::Text(r) => &r.header,
             TraceReader::Compact(r) => &r.header,
+            TraceReader::Multi(r) => &r.header,
         }
     }
     pub fn status(&self) -> &Status {
         match self {
             TraceReader::Text(r) => &r.status,
             TraceReader::Compact(r) => &r.status,
+            TraceReader::Multi(r) => &r.status,
         }
     }
     /// Bytes consumed so far.
@@ -354,6 +374,7 @@ impl TraceReader {
         match self {
             TraceReader::Text(r) => r.bytes_read(),
             TraceReader::Compact(r) => r.bytes_read(),
+            TraceReader::Multi(r) => r.bytes_read(),
         }
     }
 }

@@ -25,7 +25,14 @@ pub const CAVEAT: &str = "the prediction holds only if the change is free of dat
 pub fn load(traces: &[PathBuf], compensate: bool, manifest: Option<&Path>) -> Result<Loaded> {
     let mut tree = Tree::load(traces, compensate)?;
     let mut warnings = Vec::new();
-    let saf = traces.first().and_then(|t| plan::find_saf(t, manifest));
+    // A trace set's SAF is that of its first file.
+    let first = traces
+        .first()
+        .map(|t| match crate::trace::multi::set_members(t) {
+            Ok(Some(files)) => files[0].clone(),
+            _ => t.clone(),
+        });
+    let saf = first.and_then(|t| plan::find_saf(&t, manifest));
     let unknown = match &saf {
         Some(p) => plan::apply_saf(&mut tree, &crate::saf::Saf::load(p)?),
         None => tree.methods.iter().filter(|m| !m.name.is_empty()).count(),

@@ -89,8 +89,9 @@ impl Tree {
     /// Read the traces at `paths` into one tree. `compensate` = use the headers' probe cost.
     pub fn load(paths: &[PathBuf], compensate: bool) -> Result<Tree> {
         let mut t = Tree::default();
-        for p in paths {
-            t.add_trace(p, compensate)?;
+        // Several traces are the processes of one run: one set on one time line.
+        if !paths.is_empty() {
+            t.add_trace(&crate::trace::multi::join(paths)?, compensate)?;
         }
         t.index_children();
         Ok(t)

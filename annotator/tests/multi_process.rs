@@ -1,0 +1,239 @@
+//! Several processes of one run analysed together (issue 13, item 5): a C++ program runs an
+//! annotated child process; the two traces, named as files or as their folder, give one analysis and
+//! one export with a root per process, counts that add up, and times on one line.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const CONFIG: &str = r#"#ifndef REVY_CONFIG_HPP_INCLUDED
+#define REVY_CONFIG_HPP_INCLUDED
+#include <cstdint>
+namespace revy { namespace config {
+inline const char* project() { return "mp"; }
+inline const char* trace_dir() { return "traces"; }
+constexpr std::uint64_t max_size = 1ull << 30;
+inline const char* mode() { return "faster"; }
+constexpr bool better = false;
+constexpr std::uint64_t collection_sample = 8;
+constexpr std::uint64_t system_size = 32;
+constexpr std::uint32_t class_count = 1;
+inline const char* const* class_names() { static const char* const t[] = {"", "P"}; return t; }
+struct Method { std::uint32_t cls; const char* name; const char* sgn; };
+constexpr std::uint32_t method_count = 1;
+inline const Method* methods() { static const Method t[] = {{0, "", ""}, {1, "work", "!int^0!"}}; return t; }
+}}
+#endif
+"#;
+
+/// The parent calls `work` 1000 times, runs itself as a child process (a fresh one, with its
+/// own clock base) that calls it 500 times while the parent waits, then calls it 1000 times
+/// more: on one time line the child's calls lie between the parent's two batches.
+const PROGRAM: &str = r#"#include "revy_runtime.hpp"
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <unistd.h>
+static int work(int k) { revy::Scope s(1, 0, 4); return k + 1; }
+int main(int argc, char** argv) {
+    long sum = 0;
+    if (argc > 1 && std::strcmp(argv[1], "child") == 0) {
+        for (int i = 0; i < 500; ++i) sum += work(i);
+        std::printf("child %ld\n", static_cast<long>(::getpid()));
+        return 0;
+    }
+    for (int i = 0; i < 1000; ++i) sum += work(i);
+    std::fflush(stdout);
+    ::usleep(20000);
+    if (std::system("./t child") != 0) return 1;
+    ::usleep(20000);
+    for (int i = 0; i < 1000; ++i) sum += work(i);
+    std::printf("parent %ld\n", static_cast<long>(::getpid()));
+    return sum > 0 ? 0 : 1;
+}
+"#;
+
+fn sh(dir: &Path, cmd: &str) -> Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg(cmd)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Builds and runs the program; returns (folder of the traces, parent pid, child pid).
+fn run_forking_program(dir: &Path) -> (PathBuf, u64, u64) {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    std::fs::write(dir.join("revy_config.hpp"), CONFIG).unwrap();
+    std::fs::copy(
+        repo.join("runtime-cpp/revy_runtime.hpp"),
+        dir.join("revy_runtime.hpp"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("t.cpp"), PROGRAM).unwrap();
+    let b = sh(
+        dir,
+        "g++ -std=c++11 -Wall -Wextra -Werror -fno-exceptions -fno-rtti -O1 -pthread -o t t.cpp",
+    );
+    assert!(b.status.success(), "{}", text(&b.stderr));
+    std::fs::create_dir(dir.join("traces")).unwrap();
+    let r = Command::new(dir.join("t"))
+        .current_dir(dir)
+        .env("REVY_TRACE", "traces/f.rvt")
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", text(&r.stderr));
+    let out = text(&r.stdout);
+    let pid = |who: &str| -> u64 {
+        out.lines()
+            .find_map(|l| l.strip_prefix(who))
+            .unwrap_or_else(|| panic!("{out}"))
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    (dir.join("traces"), pid("parent "), pid("child "))
+}
+
+fn revy(dir: &Path, args: &[&str]) -> String {
+    let r = Command::new(env!("CARGO_BIN_EXE_revy"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "revy {args:?}: {}", text(&r.stderr));
+    text(&r.stdout)
+}
+
+fn analyze(dir: &Path, traces: &[&str]) -> Value {
+    let mut args = vec!["analyze", "--format", "json", "--no-compensate"];
+    args.extend_from_slice(traces);
+    serde_json::from_str(&revy(dir, &args)).unwrap()
+}
+
+fn work_calls(a: &Value) -> u64 {
+    a["methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["method"] == "work")
+        .map(|m| m["calls"].as_u64().unwrap())
+        .sum()
+}
+
+#[test]
+fn two_processes_analysed_together() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let (traces, parent, child) = run_forking_program(dir);
+    let (pf, cf) = ("traces/f.rvt".to_string(), format!("traces/f-{child}.rvt"));
+    let alone: Vec<Value> = [&pf, &cf].iter().map(|f| analyze(dir, &[f])).collect();
+    assert_eq!((work_calls(&alone[0]), work_calls(&alone[1])), (2000, 500));
+    let by_files = analyze(dir, &[&pf, &cf]);
+    let by_folder = analyze(dir, &[traces.to_str().unwrap()]);
+    for a in [&by_files, &by_folder] {
+        // Counts are the sums of the two processes'.
+        assert_eq!(work_calls(a), 2500);
+        assert_eq!(
+            a["totals"]["messages"].as_u64(),
+            Some(
+                alone
+                    .iter()
+                    .map(|x| x["totals"]["messages"].as_u64().unwrap())
+                    .sum()
+            )
+        );
+        // A root and a static receiver per process, each naming its process.
+        let labels: Vec<&str> = a["instances"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["label"].as_str().unwrap())
+            .collect();
+        for want in [
+            format!("root@{parent}/1"),
+            format!("root@{child}/1"),
+            format!("P (static)@{parent}"),
+            format!("P (static)@{child}"),
+        ] {
+            assert!(labels.contains(&want.as_str()), "{want} not in {labels:?}");
+        }
+        let mut pids: Vec<u64> = a["threads"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["pid"].as_u64().unwrap())
+            .collect();
+        pids.sort();
+        let mut want = vec![parent, child];
+        want.sort();
+        assert_eq!(pids, want);
+    }
+    one_time_line_in_chrome(dir, &pf, &cf, parent, child);
+}
+
+/// The Chrome export puts each process on its own pid, and the child's calls between the
+/// parent's two batches: the clocks were lined up on the headers' wall-clock anchors.
+fn one_time_line_in_chrome(dir: &Path, pf: &str, cf: &str, parent: u64, child: u64) {
+    revy(
+        dir,
+        &[
+            "export",
+            pf,
+            cf,
+            "--chrome",
+            "c.json",
+            "--perfetto",
+            "p.pftrace",
+        ],
+    );
+    let j: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("c.json")).unwrap()).unwrap();
+    let slices: Vec<(u64, f64, f64)> = j["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["ph"] == "X")
+        .map(|e| {
+            let ts = e["ts"].as_f64().unwrap();
+            (
+                e["pid"].as_u64().unwrap(),
+                ts,
+                ts + e["dur"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    let of = |pid: u64| slices.iter().filter(move |s| s.0 == pid);
+    assert_eq!((of(parent).count(), of(child).count()), (2000, 500));
+    let first = of(child).map(|s| s.1).fold(f64::MAX, f64::min);
+    let last = of(child).map(|s| s.2).fold(0.0, f64::max);
+    let before = of(parent).filter(|s| s.2 <= first).count();
+    let after = of(parent).filter(|s| s.1 >= last).count();
+    assert_eq!((before, after), (1000, 1000), "child {first}..{last}");
+    let named: Vec<u64> = j["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["name"] == "process_name")
+        .map(|e| e["pid"].as_u64().unwrap())
+        .collect();
+    assert!(
+        named.contains(&parent) && named.contains(&child),
+        "{named:?}"
+    );
+    // Perfetto: one process track (descriptor named after its pid) per process.
+    let pf = std::fs::read(dir.join("p.pftrace")).unwrap();
+    for pid in [parent, child] {
+        let name = format!("revy trace, process {pid}");
+        assert!(
+            pf.windows(name.len()).any(|w| w == name.as_bytes()),
+            "no process track for {pid}"
+        );
+    }
+}

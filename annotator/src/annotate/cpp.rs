@@ -461,7 +461,7 @@ pub fn user_class<'a>(saf: &'a Saf, owner: &str, name: &str) -> Option<&'a SafCl
 
 // ---- object identity -------------------------------------------------------------------------
 
-/// The C++ sources of the project (from the SAF's file list), read once per SAF.
+/// The C++ sources of the project (from the SAF's file list), read once per annotate run.
 pub struct ProjectText {
     files: Vec<(String, String)>,
     /// `id_kind` per class id (it scans the whole project's text).
@@ -483,46 +483,23 @@ pub struct TagPlan {
 }
 
 impl ProjectText {
+    /// This run's project text, read on first use (runs never share it: `--verify` re-plans
+    /// over withdrawn classes and rewritten files within one process).
     fn get(cx: &Context) -> Arc<ProjectText> {
-        static CACHE: OnceLock<Mutex<HashMap<String, Arc<ProjectText>>>> = OnceLock::new();
-        let key = format!(
-            "{}\u{0}{}",
-            cx.root.display(),
-            cx.saf
+        cx.memo(Lang::Cpp, || {
+            let files = cx
+                .saf
                 .files
                 .iter()
-                .map(|f| f.sha256.as_str())
-                .collect::<Vec<_>>()
-                .join(",")
-        );
-        // Classes `--verify` withdrew change the identity plans: a separate entry.
-        let withdrawn: Vec<String> = cx
-            .saf
-            .classes
-            .iter()
-            .filter(|c| c.selected && !c.annotatable && c.reason.is_none())
-            .map(|c| c.id.to_string())
-            .collect();
-        let key = format!("{key}\u{0}{}", withdrawn.join(","));
-        let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
-        let mut guard = cache.lock().unwrap_or_else(|e| e.into_inner());
-        guard
-            .entry(key)
-            .or_insert_with(|| {
-                let files = cx
-                    .saf
-                    .files
-                    .iter()
-                    .filter(|f| f.lang == Lang::Cpp)
-                    .filter_map(|f| {
-                        let kept = cx.originals.and_then(|o| o.get(&f.path)).cloned();
-                        kept.or_else(|| std::fs::read_to_string(cx.root.join(&f.path)).ok())
-                            .map(|t| (f.path.clone(), t))
-                    })
-                    .collect();
-                Arc::new(ProjectText::from_files(files))
-            })
-            .clone()
+                .filter(|f| f.lang == Lang::Cpp)
+                .filter_map(|f| {
+                    let kept = cx.originals.and_then(|o| o.get(&f.path)).cloned();
+                    kept.or_else(|| std::fs::read_to_string(cx.root.join(&f.path)).ok())
+                        .map(|t| (f.path.clone(), t))
+                })
+                .collect();
+            ProjectText::from_files(files)
+        })
     }
 
     /// The class's declaration text (its lines in its file), if known.

@@ -1025,6 +1025,39 @@ mod tests {
     }
 
     #[test]
+    fn project_text_is_read_per_run_not_shared_between_runs() {
+        // Same root and SAF (hence same file hashes), different texts: `--verify` re-plans
+        // with the originals while the tree on disk is annotated. Each run must see its own.
+        let saf = Saf {
+            version: crate::saf::SAF_VERSION,
+            project: "p".into(),
+            sizes: Default::default(),
+            files: vec![crate::saf::SafFile {
+                path: "a.h".into(),
+                lang: Lang::Cpp,
+                sha256: "same".into(),
+                lines: 1,
+            }],
+            types: Vec::new(),
+            classes: Vec::new(),
+            problems: Vec::new(),
+        };
+        let trace = super::super::TraceSettings {
+            dir: PathBuf::from("/nonexistent/trace"),
+            max_size: 0,
+            project: "p".into(),
+        };
+        let text_of = |t: &str| {
+            let originals: HashMap<String, String> = [("a.h".to_string(), t.to_string())].into();
+            let root = PathBuf::from("/nonexistent/revy-project-text");
+            let cx = Context::new(Mode::Better, &saf, trace.clone(), root, Some(&originals));
+            ProjectText::get(&cx).files[0].1.clone()
+        };
+        assert_eq!(text_of("struct A {};"), "struct A {};");
+        assert_eq!(text_of("struct B {};"), "struct B {};");
+    }
+
+    #[test]
     fn relative_runtime_path() {
         let r = Path::new("/p");
         assert_eq!(

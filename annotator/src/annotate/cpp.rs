@@ -195,8 +195,10 @@ fn annotate_method(
     if m.flags.is_consteval || sm.has_modifier("consteval") {
         return skip(fe, "consteval function");
     }
-    if let Some(why) = body_problem(src, body.start, body.end) {
-        return skip(fe, why);
+    // The front end flagged bodies it must not touch (macros, directives, coroutines,
+    // function-try-blocks) in `not_annotatable`; this only guards a model/text mismatch.
+    if src.as_bytes().get(body.start) != Some(&b'{') {
+        return skip(fe, "body not understood");
     }
     // A specialisation's member belongs to the specialisation, not to the primary template.
     let Some(sc) = cx.owner_of(sm).or_else(|| cx.class(owner)) else {
@@ -257,49 +259,6 @@ fn annotate_method(
     fe.insertions
         .push(Insertion::new(m.entry.unwrap_or(body.start + 1), text));
     fe.methods += 1;
-}
-
-/// Why a body must be left alone, if it must.
-fn body_problem(src: &str, start: usize, end: usize) -> Option<&'static str> {
-    let b = src.as_bytes();
-    if b.get(start) != Some(&b'{') {
-        return Some("body not understood");
-    }
-    let body = src.get(start..end)?;
-    // Inside a macro definition: the body's logical line begins with `#`, or it continues lines.
-    if body.contains("\\\n") || body.contains("\\\r\n") {
-        return Some("defined in a macro");
-    }
-    let mut ls = src[..start].rfind('\n').map_or(0, |i| i + 1);
-    while ls > 1 && src[..ls - 1].trim_end_matches('\r').ends_with('\\') {
-        ls = src[..ls - 1].rfind('\n').map_or(0, |i| i + 1);
-    }
-    if src[ls..start].trim_start().starts_with('#') {
-        return Some("defined in a macro");
-    }
-    if body
-        .lines()
-        .skip(1)
-        .any(|l| l.trim_start().starts_with('#'))
-    {
-        return Some("body contains preprocessor directives");
-    }
-    if ["co_await", "co_return", "co_yield"]
-        .iter()
-        .any(|k| has_word(body, k))
-    {
-        return Some("coroutine");
-    }
-    let before = src[..start].trim_end();
-    if before.ends_with("try")
-        && !before[..before.len() - 3]
-            .chars()
-            .next_back()
-            .is_some_and(|c| c.is_alphanumeric() || c == '_')
-    {
-        return Some("function-try-block");
-    }
-    None
 }
 
 fn has_word(text: &str, w: &str) -> bool {
@@ -1079,26 +1038,5 @@ mod tests {
         assert!(has_label("class A {\n public :\n int x;", "public"));
         assert!(!has_label("class A : public B {", "public"));
         assert!(!has_label("x = public::y;", "public"));
-    }
-
-    #[test]
-    fn body_problems() {
-        let s = "void f() try { } catch (...) {}";
-        let b = s.find('{').unwrap();
-        assert_eq!(body_problem(s, b, b + 3), Some("function-try-block"));
-        let s = "#define M void f() { \\\n }\n";
-        let b = s.find('{').unwrap();
-        assert_eq!(
-            body_problem(s, b, s.rfind('}').unwrap() + 1),
-            Some("defined in a macro")
-        );
-        let s = "void f() {\n#if X\n#endif\n}";
-        assert_eq!(
-            body_problem(s, 9, s.len()),
-            Some("body contains preprocessor directives")
-        );
-        let s = "task f() { co_await x; }";
-        let b = s.find('{').unwrap();
-        assert_eq!(body_problem(s, b, s.len()), Some("coroutine"));
     }
 }

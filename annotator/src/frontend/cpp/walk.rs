@@ -502,11 +502,7 @@ impl<'a> Walker<'a> {
         let params = info.fdecl.map(|fd| self.params(fd)).unwrap_or_default();
         let body_span = body.map(span_of);
         if not_annotatable.is_none() {
-            if let Some(b) = body {
-                if has_preproc(self.t(b)) {
-                    not_annotatable = Some("preprocessor directive inside body".to_string());
-                }
-            }
+            not_annotatable = body.and_then(|b| body_problem(self.src, b)).map(String::from);
         }
         Some(MethodDecl {
             name: info.name,
@@ -775,6 +771,40 @@ impl<'a> Walker<'a> {
             _ => {}
         }
     }
+}
+
+/// Why a body must be left alone, if it must (the annotator reads it off the model):
+/// written by a macro, holding preprocessor directives, or a coroutine.
+pub(super) fn body_problem(src: &str, body: Node) -> Option<&'static str> {
+    let (start, text) = (body.start_byte(), txt(src, body));
+    // Inside a macro definition: it continues lines, or its logical line begins with `#`.
+    if text.contains("\\\n") || text.contains("\\\r\n") {
+        return Some("defined in a macro");
+    }
+    let mut ls = src[..start].rfind('\n').map_or(0, |i| i + 1);
+    while ls > 1 && src[..ls - 1].trim_end_matches('\r').ends_with('\\') {
+        ls = src[..ls - 1].rfind('\n').map_or(0, |i| i + 1);
+    }
+    if src[ls..start].trim_start().starts_with('#') {
+        return Some("defined in a macro");
+    }
+    if has_preproc(text) {
+        return Some("preprocessor directive inside body");
+    }
+    let coroutine = ["co_await", "co_return", "co_yield"];
+    if coroutine.iter().any(|k| has_word(text, k)) {
+        return Some("coroutine");
+    }
+    None
+}
+
+/// Whether `w` occurs in `text` as a whole identifier.
+fn has_word(text: &str, w: &str) -> bool {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(w).any(|(i, _)| {
+        !text[..i].chars().next_back().is_some_and(ident)
+            && !text[i + w.len()..].chars().next().is_some_and(ident)
+    })
 }
 
 /// Whether a compound statement's text has a preprocessor directive on one of its lines.

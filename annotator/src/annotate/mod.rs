@@ -99,7 +99,10 @@ impl<'a> Context<'a> {
     /// language; a value of another type is replaced).
     pub fn memo<T: Any + Send + Sync>(&self, lang: Lang, init: impl FnOnce() -> T) -> Arc<T> {
         let mut memo = self.memo.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(v) = memo.get(&lang).and_then(|v| Arc::clone(v).downcast::<T>().ok()) {
+        if let Some(v) = memo
+            .get(&lang)
+            .and_then(|v| Arc::clone(v).downcast::<T>().ok())
+        {
             return v;
         }
         let v = Arc::new(init());

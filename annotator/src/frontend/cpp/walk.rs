@@ -502,7 +502,9 @@ impl<'a> Walker<'a> {
         let params = info.fdecl.map(|fd| self.params(fd)).unwrap_or_default();
         let body_span = body.map(span_of);
         if not_annotatable.is_none() {
-            not_annotatable = body.and_then(|b| body_problem(self.src, b)).map(String::from);
+            not_annotatable = body
+                .and_then(|b| body_problem(self.src, b))
+                .map(String::from);
         }
         Some(MethodDecl {
             name: info.name,

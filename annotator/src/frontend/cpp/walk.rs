@@ -122,13 +122,13 @@ impl<'a> Walker<'a> {
                     }
                 }
             }
-            k if is_class_spec(k) => {
+            _ if is_class_spec(c) => {
                 let prefix = Self::ns_prefix(ns);
                 self.class(c, &prefix, None, tmpl, None, depth);
             }
             "declaration" | "type_definition" => {
                 if let Some(ty) = field(c, "type") {
-                    if is_class_spec(ty.kind()) {
+                    if is_class_spec(ty) {
                         let tdname = if c.kind() == "type_definition" {
                             field(c, "declarator").map(|d| norm(self.t(d)))
                         } else {
@@ -321,14 +321,14 @@ impl<'a> Walker<'a> {
             }
         }
         let name = match ty.kind() {
-            k if is_class_spec(k) || k == "enum_specifier" => field(ty, "name")
+            _ if is_class_spec(ty) || ty.kind() == "enum_specifier" => field(ty, "name")
                 .map(|n| strip_targs(self.t(n)))
                 .unwrap_or_else(|| "(anonymous)".into()),
             "dependent_type" => strip_targs(self.t(ty).trim_start_matches("typename")),
             "placeholder_type_specifier" | "decltype" => norm(self.t(ty)),
             _ => strip_targs(self.t(ty)),
         };
-        let base = if is_class_spec(ty.kind()) || ty.kind() == "enum_specifier" {
+        let base = if is_class_spec(ty) || ty.kind() == "enum_specifier" {
             name.clone()
         } else {
             norm(self.t(ty))
@@ -700,7 +700,7 @@ impl<'a> Walker<'a> {
                 }
                 let ty = field(c, "type");
                 if let Some(t) = ty {
-                    if is_class_spec(t.kind()) {
+                    if is_class_spec(t) {
                         let q = cls.qname.clone();
                         self.class(t, &q, Some(cls), tmpl, None, depth);
                     }
@@ -762,7 +762,7 @@ impl<'a> Walker<'a> {
                     }
                 }
             }
-            k if is_class_spec(k) => {
+            _ if is_class_spec(c) => {
                 let q = cls.qname.clone();
                 self.class(c, &q, Some(cls), tmpl, None, depth);
             }

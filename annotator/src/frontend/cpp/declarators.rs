@@ -102,6 +102,57 @@ pub(super) fn kinds() -> &'static Kinds {
     })
 }
 
+/// The declaration-level node kinds the walk dispatches on.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Decl {
+    Namespace,
+    Linkage,
+    Template,
+    ClassSpec,
+    Declaration,
+    TypeDefinition,
+    FunctionDefinition,
+    FieldDeclaration,
+    Friend,
+    /// `#if`/`#ifdef`/`#else`/`#elif`/`#elifdef` blocks and ERROR nodes: scopes to descend.
+    Transparent,
+    Other,
+}
+
+/// `n`'s [`Decl`] kind, by a table indexed by kind id (built once).
+pub(super) fn decl_kind(n: Node) -> Decl {
+    static TABLE: OnceLock<Vec<Decl>> = OnceLock::new();
+    if n.is_error() {
+        return Decl::Transparent;
+    }
+    let table = TABLE.get_or_init(|| {
+        let lang = (LangSpec::of(Lang::Cpp).grammar)();
+        (0..lang.node_kind_count() as u16)
+            .map(|id| match lang.node_kind_for_id(id) {
+                Some(_) if !lang.node_kind_is_named(id) => Decl::Other,
+                Some("namespace_definition") => Decl::Namespace,
+                Some("linkage_specification") => Decl::Linkage,
+                Some("template_declaration") => Decl::Template,
+                Some("class_specifier" | "struct_specifier" | "union_specifier") => Decl::ClassSpec,
+                Some("declaration") => Decl::Declaration,
+                Some("type_definition") => Decl::TypeDefinition,
+                Some("function_definition") => Decl::FunctionDefinition,
+                Some("field_declaration") => Decl::FieldDeclaration,
+                Some("friend_declaration") => Decl::Friend,
+                Some(
+                    "preproc_if" | "preproc_ifdef" | "preproc_else" | "preproc_elif"
+                    | "preproc_elifdef",
+                ) => Decl::Transparent,
+                _ => Decl::Other,
+            })
+            .collect()
+    });
+    table
+        .get(n.kind_id() as usize)
+        .copied()
+        .unwrap_or(Decl::Other)
+}
+
 /// Whether `n` is a class, struct or union specifier.
 pub(super) fn is_class_spec(n: Node) -> bool {
     kinds().class_specs.contains(&n.kind_id())

@@ -85,8 +85,8 @@ impl<'a> Walker<'a> {
         if self.too_deep(c, depth) {
             return;
         }
-        match c.kind() {
-            "namespace_definition" => {
+        match decl_kind(c) {
+            Decl::Namespace => {
                 let mut pushed = 0;
                 let is_inline = children(c).any(|x| x.kind() == "inline");
                 if let Some(name) = field(c, "name") {
@@ -105,7 +105,7 @@ impl<'a> Walker<'a> {
                 }
                 ns.truncate(ns.len() - pushed);
             }
-            "linkage_specification" => {
+            Decl::Linkage => {
                 if let Some(body) = field(c, "body") {
                     if body.kind() == "declaration_list" {
                         self.scope(body, ns, depth + 1);
@@ -114,7 +114,7 @@ impl<'a> Walker<'a> {
                     }
                 }
             }
-            "template_declaration" => {
+            Decl::Template => {
                 let t2 = self.push_template(c, tmpl);
                 for x in children(c) {
                     if x.kind() != "template_parameter_list" {
@@ -122,11 +122,11 @@ impl<'a> Walker<'a> {
                     }
                 }
             }
-            _ if is_class_spec(c) => {
+            Decl::ClassSpec => {
                 let prefix = Self::ns_prefix(ns);
                 self.class(c, &prefix, None, tmpl, None, depth);
             }
-            "declaration" | "type_definition" => {
+            Decl::Declaration | Decl::TypeDefinition => {
                 if let Some(ty) = field(c, "type") {
                     if is_class_spec(ty) {
                         let tdname = if c.kind() == "type_definition" {
@@ -147,13 +147,12 @@ impl<'a> Walker<'a> {
                     }
                 }
             }
-            "function_definition" => {
+            Decl::FunctionDefinition => {
                 if let Some(d) = field(c, "declarator") {
                     self.out_of_class(c, d, ns, tmpl);
                 }
             }
-            "preproc_if" | "preproc_ifdef" | "preproc_else" | "preproc_elif"
-            | "preproc_elifdef" | "ERROR" => {
+            Decl::Transparent => {
                 self.scope(c, ns, depth + 1);
             }
             _ => {}
@@ -657,8 +656,8 @@ impl<'a> Walker<'a> {
             return;
         }
         let is_template = cls.in_template || tmpl.any;
-        match c.kind() {
-            "function_definition" | "field_declaration" | "declaration" => {
+        match decl_kind(c) {
+            Decl::FunctionDefinition | Decl::FieldDeclaration | Decl::Declaration => {
                 // A function (definition or declaration)?
                 let decls: Vec<Node> = {
                     let mut cur = c.walk();
@@ -747,7 +746,7 @@ impl<'a> Walker<'a> {
                     });
                 }
             }
-            "template_declaration" => {
+            Decl::Template => {
                 let t2 = self.push_template(c, tmpl);
                 for x in children(c) {
                     if x.kind() != "template_parameter_list" {
@@ -755,19 +754,18 @@ impl<'a> Walker<'a> {
                     }
                 }
             }
-            "friend_declaration" => {
+            Decl::Friend => {
                 for x in children(c) {
                     if x.kind() == "function_definition" {
                         self.member(x, cls, tmpl, true, depth + 1);
                     }
                 }
             }
-            _ if is_class_spec(c) => {
+            Decl::ClassSpec => {
                 let q = cls.qname.clone();
                 self.class(c, &q, Some(cls), tmpl, None, depth);
             }
-            "preproc_if" | "preproc_ifdef" | "preproc_else" | "preproc_elif"
-            | "preproc_elifdef" | "ERROR" => {
+            Decl::Transparent => {
                 self.members(c, cls, depth + 1);
             }
             _ => {}

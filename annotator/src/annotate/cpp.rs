@@ -195,8 +195,10 @@ fn annotate_method(
     if m.flags.is_consteval || sm.has_modifier("consteval") {
         return skip(fe, "consteval function");
     }
-    if let Some(why) = body_problem(src, body.start, body.end) {
-        return skip(fe, why);
+    // The front end flagged bodies it must not touch (macros, directives, coroutines,
+    // function-try-blocks) in `not_annotatable`; this only guards a model/text mismatch.
+    if src.as_bytes().get(body.start) != Some(&b'{') {
+        return skip(fe, "body not understood");
     }
     // A specialisation's member belongs to the specialisation, not to the primary template.
     let Some(sc) = cx.owner_of(sm).or_else(|| cx.class(owner)) else {
@@ -257,49 +259,6 @@ fn annotate_method(
     fe.insertions
         .push(Insertion::new(m.entry.unwrap_or(body.start + 1), text));
     fe.methods += 1;
-}
-
-/// Why a body must be left alone, if it must.
-fn body_problem(src: &str, start: usize, end: usize) -> Option<&'static str> {
-    let b = src.as_bytes();
-    if b.get(start) != Some(&b'{') {
-        return Some("body not understood");
-    }
-    let body = src.get(start..end)?;
-    // Inside a macro definition: the body's logical line begins with `#`, or it continues lines.
-    if body.contains("\\\n") || body.contains("\\\r\n") {
-        return Some("defined in a macro");
-    }
-    let mut ls = src[..start].rfind('\n').map_or(0, |i| i + 1);
-    while ls > 1 && src[..ls - 1].trim_end_matches('\r').ends_with('\\') {
-        ls = src[..ls - 1].rfind('\n').map_or(0, |i| i + 1);
-    }
-    if src[ls..start].trim_start().starts_with('#') {
-        return Some("defined in a macro");
-    }
-    if body
-        .lines()
-        .skip(1)
-        .any(|l| l.trim_start().starts_with('#'))
-    {
-        return Some("body contains preprocessor directives");
-    }
-    if ["co_await", "co_return", "co_yield"]
-        .iter()
-        .any(|k| has_word(body, k))
-    {
-        return Some("coroutine");
-    }
-    let before = src[..start].trim_end();
-    if before.ends_with("try")
-        && !before[..before.len() - 3]
-            .chars()
-            .next_back()
-            .is_some_and(|c| c.is_alphanumeric() || c == '_')
-    {
-        return Some("function-try-block");
-    }
-    None
 }
 
 fn has_word(text: &str, w: &str) -> bool {
@@ -461,7 +420,7 @@ pub fn user_class<'a>(saf: &'a Saf, owner: &str, name: &str) -> Option<&'a SafCl
 
 // ---- object identity -------------------------------------------------------------------------
 
-/// The C++ sources of the project (from the SAF's file list), read once per SAF.
+/// The C++ sources of the project (from the SAF's file list), read once per annotate run.
 pub struct ProjectText {
     files: Vec<(String, String)>,
     /// `id_kind` per class id (it scans the whole project's text).
@@ -483,46 +442,23 @@ pub struct TagPlan {
 }
 
 impl ProjectText {
+    /// This run's project text, read on first use (runs never share it: `--verify` re-plans
+    /// over withdrawn classes and rewritten files within one process).
     fn get(cx: &Context) -> Arc<ProjectText> {
-        static CACHE: OnceLock<Mutex<HashMap<String, Arc<ProjectText>>>> = OnceLock::new();
-        let key = format!(
-            "{}\u{0}{}",
-            cx.root.display(),
-            cx.saf
+        cx.memo(Lang::Cpp, || {
+            let files = cx
+                .saf
                 .files
                 .iter()
-                .map(|f| f.sha256.as_str())
-                .collect::<Vec<_>>()
-                .join(",")
-        );
-        // Classes `--verify` withdrew change the identity plans: a separate entry.
-        let withdrawn: Vec<String> = cx
-            .saf
-            .classes
-            .iter()
-            .filter(|c| c.selected && !c.annotatable && c.reason.is_none())
-            .map(|c| c.id.to_string())
-            .collect();
-        let key = format!("{key}\u{0}{}", withdrawn.join(","));
-        let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
-        let mut guard = cache.lock().unwrap_or_else(|e| e.into_inner());
-        guard
-            .entry(key)
-            .or_insert_with(|| {
-                let files = cx
-                    .saf
-                    .files
-                    .iter()
-                    .filter(|f| f.lang == Lang::Cpp)
-                    .filter_map(|f| {
-                        let kept = cx.originals.and_then(|o| o.get(&f.path)).cloned();
-                        kept.or_else(|| std::fs::read_to_string(cx.root.join(&f.path)).ok())
-                            .map(|t| (f.path.clone(), t))
-                    })
-                    .collect();
-                Arc::new(ProjectText::from_files(files))
-            })
-            .clone()
+                .filter(|f| f.lang == Lang::Cpp)
+                .filter_map(|f| {
+                    let kept = cx.originals.and_then(|o| o.get(&f.path)).cloned();
+                    kept.or_else(|| std::fs::read_to_string(cx.root.join(&f.path)).ok())
+                        .map(|t| (f.path.clone(), t))
+                })
+                .collect();
+            ProjectText::from_files(files)
+        })
     }
 
     /// The class's declaration text (its lines in its file), if known.
@@ -1048,6 +984,39 @@ mod tests {
     }
 
     #[test]
+    fn project_text_is_read_per_run_not_shared_between_runs() {
+        // Same root and SAF (hence same file hashes), different texts: `--verify` re-plans
+        // with the originals while the tree on disk is annotated. Each run must see its own.
+        let saf = Saf {
+            version: crate::saf::SAF_VERSION,
+            project: "p".into(),
+            sizes: Default::default(),
+            files: vec![crate::saf::SafFile {
+                path: "a.h".into(),
+                lang: Lang::Cpp,
+                sha256: "same".into(),
+                lines: 1,
+            }],
+            types: Vec::new(),
+            classes: Vec::new(),
+            problems: Vec::new(),
+        };
+        let trace = super::super::TraceSettings {
+            dir: PathBuf::from("/nonexistent/trace"),
+            max_size: 0,
+            project: "p".into(),
+        };
+        let text_of = |t: &str| {
+            let originals: HashMap<String, String> = [("a.h".to_string(), t.to_string())].into();
+            let root = PathBuf::from("/nonexistent/revy-project-text");
+            let cx = Context::new(Mode::Better, &saf, trace.clone(), root, Some(&originals));
+            ProjectText::get(&cx).files[0].1.clone()
+        };
+        assert_eq!(text_of("struct A {};"), "struct A {};");
+        assert_eq!(text_of("struct B {};"), "struct B {};");
+    }
+
+    #[test]
     fn relative_runtime_path() {
         let r = Path::new("/p");
         assert_eq!(
@@ -1069,26 +1038,5 @@ mod tests {
         assert!(has_label("class A {\n public :\n int x;", "public"));
         assert!(!has_label("class A : public B {", "public"));
         assert!(!has_label("x = public::y;", "public"));
-    }
-
-    #[test]
-    fn body_problems() {
-        let s = "void f() try { } catch (...) {}";
-        let b = s.find('{').unwrap();
-        assert_eq!(body_problem(s, b, b + 3), Some("function-try-block"));
-        let s = "#define M void f() { \\\n }\n";
-        let b = s.find('{').unwrap();
-        assert_eq!(
-            body_problem(s, b, s.rfind('}').unwrap() + 1),
-            Some("defined in a macro")
-        );
-        let s = "void f() {\n#if X\n#endif\n}";
-        assert_eq!(
-            body_problem(s, 9, s.len()),
-            Some("body contains preprocessor directives")
-        );
-        let s = "task f() { co_await x; }";
-        let b = s.find('{').unwrap();
-        assert_eq!(body_problem(s, b, s.len()), Some("coroutine"));
     }
 }

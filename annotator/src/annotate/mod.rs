@@ -4,8 +4,10 @@
 pub mod cpp;
 pub mod java;
 
+use std::any::Any;
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
@@ -37,6 +39,9 @@ pub struct Context<'a> {
     /// tree is annotated); other files are read from disk.
     pub originals: Option<&'a HashMap<String, String>>,
     index: SafIndex<'a>,
+    /// Per-run facts an annotator derives once from the whole project (C++: its sources'
+    /// text), by language; dropped with the context, so no run sees another's.
+    memo: Mutex<HashMap<Lang, Arc<dyn Any + Send + Sync>>>,
 }
 
 /// Hash lookups into the SAF, so annotating stays linear in the number of declarations.
@@ -86,7 +91,23 @@ impl<'a> Context<'a> {
             root,
             originals,
             index: SafIndex::new(saf),
+            memo: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// `lang`'s per-run value, built by `init` on first use in this run (one type per
+    /// language; a value of another type is replaced).
+    pub fn memo<T: Any + Send + Sync>(&self, lang: Lang, init: impl FnOnce() -> T) -> Arc<T> {
+        let mut memo = self.memo.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(v) = memo
+            .get(&lang)
+            .and_then(|v| Arc::clone(v).downcast::<T>().ok())
+        {
+            return v;
+        }
+        let v = Arc::new(init());
+        memo.insert(lang, v.clone());
+        v
     }
 
     /// The SAF entry of a class, if it is selected and annotatable.

@@ -663,3 +663,45 @@ fn trailing_annotation_macros_are_blanked() {
     assert!(l.not_annotatable.is_none(), "{:?}", l.not_annotatable);
     assert_eq!(l.methods.iter().filter(|x| x.body.is_some()).count(), 2);
 }
+
+#[test]
+fn bodies_the_annotator_must_leave_alone_are_flagged_on_the_model() {
+    // (source, method, reason the model records): the annotator reads these, never the text.
+    let cases = [
+        (
+            "struct A { void f() try { } catch (...) {} };",
+            "f",
+            Some("function-try-block"),
+        ),
+        (
+            "struct A { void f() {\n#if X\n#endif\n} };",
+            "f",
+            Some("preprocessor directive inside body"),
+        ),
+        (
+            "struct A { T f() { co_await x; } };",
+            "f",
+            Some("coroutine"),
+        ),
+        (
+            "struct A { T f() { co_return 1; } };",
+            "f",
+            Some("coroutine"),
+        ),
+        (
+            "struct A { void f() { \\\n } };",
+            "f",
+            Some("defined in a macro"),
+        ),
+        (
+            "struct A { int f() { int my_co_return = 0; return my_co_return; } };",
+            "f",
+            None,
+        ),
+    ];
+    for (src, name, want) in cases {
+        let m = parse(src);
+        let got = method(class(&m, "A"), name).not_annotatable.as_deref();
+        assert_eq!(got, want, "{src}");
+    }
+}

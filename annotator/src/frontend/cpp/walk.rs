@@ -85,8 +85,8 @@ impl<'a> Walker<'a> {
         if self.too_deep(c, depth) {
             return;
         }
-        match c.kind() {
-            "namespace_definition" => {
+        match decl_kind(c) {
+            Decl::Namespace => {
                 let mut pushed = 0;
                 let is_inline = children(c).any(|x| x.kind() == "inline");
                 if let Some(name) = field(c, "name") {
@@ -105,7 +105,7 @@ impl<'a> Walker<'a> {
                 }
                 ns.truncate(ns.len() - pushed);
             }
-            "linkage_specification" => {
+            Decl::Linkage => {
                 if let Some(body) = field(c, "body") {
                     if body.kind() == "declaration_list" {
                         self.scope(body, ns, depth + 1);
@@ -114,7 +114,7 @@ impl<'a> Walker<'a> {
                     }
                 }
             }
-            "template_declaration" => {
+            Decl::Template => {
                 let t2 = self.push_template(c, tmpl);
                 for x in children(c) {
                     if x.kind() != "template_parameter_list" {
@@ -122,13 +122,13 @@ impl<'a> Walker<'a> {
                     }
                 }
             }
-            k if is_class_spec(k) => {
+            Decl::ClassSpec => {
                 let prefix = Self::ns_prefix(ns);
                 self.class(c, &prefix, None, tmpl, None, depth);
             }
-            "declaration" | "type_definition" => {
+            Decl::Declaration | Decl::TypeDefinition => {
                 if let Some(ty) = field(c, "type") {
-                    if is_class_spec(ty.kind()) {
+                    if is_class_spec(ty) {
                         let tdname = if c.kind() == "type_definition" {
                             field(c, "declarator").map(|d| norm(self.t(d)))
                         } else {
@@ -147,13 +147,12 @@ impl<'a> Walker<'a> {
                     }
                 }
             }
-            "function_definition" => {
+            Decl::FunctionDefinition => {
                 if let Some(d) = field(c, "declarator") {
                     self.out_of_class(c, d, ns, tmpl);
                 }
             }
-            "preproc_if" | "preproc_ifdef" | "preproc_else" | "preproc_elif"
-            | "preproc_elifdef" | "ERROR" => {
+            Decl::Transparent => {
                 self.scope(c, ns, depth + 1);
             }
             _ => {}
@@ -321,14 +320,14 @@ impl<'a> Walker<'a> {
             }
         }
         let name = match ty.kind() {
-            k if is_class_spec(k) || k == "enum_specifier" => field(ty, "name")
+            _ if is_class_spec(ty) || ty.kind() == "enum_specifier" => field(ty, "name")
                 .map(|n| strip_targs(self.t(n)))
                 .unwrap_or_else(|| "(anonymous)".into()),
             "dependent_type" => strip_targs(self.t(ty).trim_start_matches("typename")),
             "placeholder_type_specifier" | "decltype" => norm(self.t(ty)),
             _ => strip_targs(self.t(ty)),
         };
-        let base = if is_class_spec(ty.kind()) || ty.kind() == "enum_specifier" {
+        let base = if is_class_spec(ty) || ty.kind() == "enum_specifier" {
             name.clone()
         } else {
             norm(self.t(ty))
@@ -502,11 +501,9 @@ impl<'a> Walker<'a> {
         let params = info.fdecl.map(|fd| self.params(fd)).unwrap_or_default();
         let body_span = body.map(span_of);
         if not_annotatable.is_none() {
-            if let Some(b) = body {
-                if has_preproc(self.t(b)) {
-                    not_annotatable = Some("preprocessor directive inside body".to_string());
-                }
-            }
+            not_annotatable = body
+                .and_then(|b| body_problem(self.src, b))
+                .map(String::from);
         }
         Some(MethodDecl {
             name: info.name,
@@ -659,8 +656,8 @@ impl<'a> Walker<'a> {
             return;
         }
         let is_template = cls.in_template || tmpl.any;
-        match c.kind() {
-            "function_definition" | "field_declaration" | "declaration" => {
+        match decl_kind(c) {
+            Decl::FunctionDefinition | Decl::FieldDeclaration | Decl::Declaration => {
                 // A function (definition or declaration)?
                 let decls: Vec<Node> = {
                     let mut cur = c.walk();
@@ -702,7 +699,7 @@ impl<'a> Walker<'a> {
                 }
                 let ty = field(c, "type");
                 if let Some(t) = ty {
-                    if is_class_spec(t.kind()) {
+                    if is_class_spec(t) {
                         let q = cls.qname.clone();
                         self.class(t, &q, Some(cls), tmpl, None, depth);
                     }
@@ -749,7 +746,7 @@ impl<'a> Walker<'a> {
                     });
                 }
             }
-            "template_declaration" => {
+            Decl::Template => {
                 let t2 = self.push_template(c, tmpl);
                 for x in children(c) {
                     if x.kind() != "template_parameter_list" {
@@ -757,24 +754,57 @@ impl<'a> Walker<'a> {
                     }
                 }
             }
-            "friend_declaration" => {
+            Decl::Friend => {
                 for x in children(c) {
                     if x.kind() == "function_definition" {
                         self.member(x, cls, tmpl, true, depth + 1);
                     }
                 }
             }
-            k if is_class_spec(k) => {
+            Decl::ClassSpec => {
                 let q = cls.qname.clone();
                 self.class(c, &q, Some(cls), tmpl, None, depth);
             }
-            "preproc_if" | "preproc_ifdef" | "preproc_else" | "preproc_elif"
-            | "preproc_elifdef" | "ERROR" => {
+            Decl::Transparent => {
                 self.members(c, cls, depth + 1);
             }
             _ => {}
         }
     }
+}
+
+/// Why a body must be left alone, if it must (the annotator reads it off the model):
+/// written by a macro, holding preprocessor directives, or a coroutine.
+pub(super) fn body_problem(src: &str, body: Node) -> Option<&'static str> {
+    let (start, text) = (body.start_byte(), txt(src, body));
+    // Inside a macro definition: it continues lines, or its logical line begins with `#`.
+    if text.contains("\\\n") || text.contains("\\\r\n") {
+        return Some("defined in a macro");
+    }
+    let mut ls = src[..start].rfind('\n').map_or(0, |i| i + 1);
+    while ls > 1 && src[..ls - 1].trim_end_matches('\r').ends_with('\\') {
+        ls = src[..ls - 1].rfind('\n').map_or(0, |i| i + 1);
+    }
+    if src[ls..start].trim_start().starts_with('#') {
+        return Some("defined in a macro");
+    }
+    if has_preproc(text) {
+        return Some("preprocessor directive inside body");
+    }
+    let coroutine = ["co_await", "co_return", "co_yield"];
+    if coroutine.iter().any(|k| has_word(text, k)) {
+        return Some("coroutine");
+    }
+    None
+}
+
+/// Whether `w` occurs in `text` as a whole identifier.
+fn has_word(text: &str, w: &str) -> bool {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(w).any(|(i, _)| {
+        !text[..i].chars().next_back().is_some_and(ident)
+            && !text[i + w.len()..].chars().next().is_some_and(ident)
+    })
 }
 
 /// Whether a compound statement's text has a preprocessor directive on one of its lines.

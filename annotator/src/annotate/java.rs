@@ -44,8 +44,18 @@ fn takes_field(kind: ClassKind) -> bool {
 /// The name of the object-ID field of a class: `_rv$oid`, or `_rv$oidN` when the class
 /// already declares a field of that name. Derived from the SAF alone so the table and the
 /// inserted code agree.
-pub fn oid_field_name(c: &SafClass) -> String {
-    let taken: HashSet<&str> = c.fields.iter().map(|f| f.name.as_str()).collect();
+/// The object-ID field's name: one that no field of the class or of a class enclosing it
+/// has, so an inner class's new field never hides a field of its outer class that the inner
+/// code uses.
+pub fn oid_field_name(cx: &Context, c: &SafClass) -> String {
+    let mut taken: HashSet<&str> = c.fields.iter().map(|f| f.name.as_str()).collect();
+    let mut scope = c.qname.as_str();
+    while let Some((outer, _)) = scope.rsplit_once('.') {
+        if let Some(o) = cx.class(outer) {
+            taken.extend(o.fields.iter().map(|f| f.name.as_str()));
+        }
+        scope = outer;
+    }
     fresh_name("_rv$oid", |n| taken.contains(n))
 }
 
@@ -142,7 +152,7 @@ impl JavaAnnotator {
         let sc = cx.class(&c.qname);
         let own_field = sc.filter(|s| has_field(s) && c.not_annotatable.is_none());
         if let Some(s) = own_field {
-            let name = oid_field_name(s);
+            let name = oid_field_name(cx, s);
             let init = match field_ancestor(cx.saf, s) {
                 Some(sup) => format!("revy.runtime.Rv.inherited(this, {})", sup.id),
                 None => format!("revy.runtime.Rv.created(this, {})", s.id),
@@ -214,7 +224,7 @@ impl JavaAnnotator {
                     "this".to_string()
                 };
                 // 0 after deserialisation (the field is transient): a fresh ID then.
-                let field = format!("{this}.{}", oid_field_name(s));
+                let field = format!("{this}.{}", oid_field_name(cx, s));
                 (
                     format!("final long {local} = revy.runtime.Rv.oid({field}, this); "),
                     local,
@@ -338,7 +348,7 @@ pub fn table_source(cx: &Context) -> String {
     for c in saf.classes.iter().filter(|c| c.lang == Lang::Java) {
         max_c = max_c.max(c.id);
         let field = if has_field(c) {
-            oid_field_name(c)
+            oid_field_name(cx, c)
         } else {
             String::new()
         };

@@ -12,6 +12,13 @@ public class Collide {
 
     int sum() {
         long _rv$o = 1;
-        return (int) (_rvOID + _size + _vset + _rv$oid + _rv$o);
+        return (int) (_rvOID + _size + _vset + _rv$oid + _rv$o) + new Inner().outer();
+    }
+
+    /** An inner class reading its outer class's `_rv$oid`: its own ID field must not hide it. */
+    class Inner {
+        int outer() {
+            return (int) _rv$oid * 10;
+        }
     }
 }

@@ -139,3 +139,44 @@ pub fn for_manifest(
         texts.iter().map(|(p, t)| (p.as_str(), t.as_str())),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compile_commands_give_defines_and_include_paths() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        std::fs::create_dir_all(root.join("build")).unwrap();
+        std::fs::create_dir_all(root.join("inc/lib")).unwrap();
+        std::fs::write(
+            root.join("inc/lib/api.h"),
+            "#define LIB_API __attribute__((x))\n",
+        )
+        .unwrap();
+        let cc = format!(
+            r#"[{{"directory": "{}", "file": "a.cpp",
+                "arguments": ["g++", "-DLIB_EXPORT=", "-D", "NS_BEGIN=namespace n {{", "-Iinc", "-c", "a.cpp"]}},
+               {{"directory": "{}", "file": "b.cpp", "command": "g++ -DFLAG -I inc -c b.cpp"}}]"#,
+            root.display(),
+            root.display()
+        );
+        std::fs::write(root.join("build/compile_commands.json"), cc).unwrap();
+        let f = compile_flags(root);
+        assert_eq!(f.defines, ["LIB_EXPORT=", "NS_BEGIN=namespace n {", "FLAG"]);
+        assert_eq!(f.includes, [root.join("inc")]);
+        let toml =
+            "[project]\nname = \"t\"\nsources = [\"*.cpp\"]\nbuild = \"true\"\nrun = \"true\"\n";
+        std::fs::write(root.join("revy.toml"), toml).unwrap();
+        let m = Manifest::load(&root.join("revy.toml")).unwrap();
+        let src = "#include <lib/api.h>\n";
+        let d = project_defines(&m, [("a.cpp", src)].into_iter());
+        assert_eq!(d.get("LIB_EXPORT").unwrap().body, "");
+        assert_eq!(d.get("NS_BEGIN").unwrap().body, "namespace n {");
+        assert!(
+            d.get("LIB_API").is_some(),
+            "define from a header found through -I"
+        );
+    }
+}

@@ -77,9 +77,14 @@ impl Defines {
             Some(Some(old)) if *old == def => {}
             // `#ifdef _WIN32 / #define API __declspec(…) / #else / #define API` : both are
             // specifiers, either reading parses the same.
+            // `#if HAVE_NS / #define NS_BEGIN namespace X { / #else / #define NS_BEGIN`: the
+            // braces are kept (the pair END/BEGIN resolves alike).
             Some(Some(old)) if old.params.is_none() && def.params.is_none() => {
-                if !(is_specifiers(&old.body, self, 0) && is_specifiers(&def.body, self, 0)) {
+                let neutral = |b: &str| is_specifiers(b, self, 0) || is_scope_brace(b);
+                if !(neutral(&old.body) && neutral(&def.body)) {
                     self.map.insert(name, None);
+                } else if old.body.is_empty() && !def.body.is_empty() {
+                    self.map.insert(name, Some(def));
                 }
             }
             Some(None) => {}

@@ -385,6 +385,12 @@ mod tests {
         assert!(is_scope_brace("} }"));
         assert!(!is_scope_brace("{ 1, 2 }"));
         assert!(is_declaration_body("t get_##f() const { return f##_; }"));
+        // Alternative configurations: the namespace braces win over nothing.
+        let d = Defines::of(
+            "#if NS\n# define B\n# define E\n#else\n# define B namespace n {\n# define E }\n#endif\n",
+        );
+        assert_eq!(d.get("B").unwrap().body, "namespace n {");
+        assert_eq!(d.get("E").unwrap().body, "}");
         assert!(!is_declaration_body("do { x(); } while (0)"));
         assert!(!is_declaration_body("((a) > (b) ? (a) : (b))"));
     }

@@ -75,6 +75,18 @@ pub fn parse_file(path: &str, text: &str) -> FileModel {
     frontend::for_lang(lang).parse(path, text)
 }
 
+/// Parses one file, a C++ one seeing through the project's macros `defs`.
+pub fn parse_file_with(
+    path: &str,
+    text: &str,
+    defs: &crate::frontend::cpp::defines::Defines,
+) -> FileModel {
+    match Lang::of_path(path) {
+        Some(Lang::Cpp) => crate::frontend::cpp::parse_with_defines(path, text, defs),
+        _ => parse_file(path, text),
+    }
+}
+
 /// Discovers, reads and parses all sources of `manifest`, using all cores.
 pub fn load(manifest: &Manifest) -> Result<Project> {
     // Annotated sources would put Revy's runtime and insertions into the SAF.
@@ -82,23 +94,31 @@ pub fn load(manifest: &Manifest) -> Result<Project> {
     crate::safepath::check_state_dir(manifest)?;
     let paths = manifest.discover()?;
     let bar = crate::progress::bar(paths.len(), "parsing");
-    let files: Vec<SourceFile> = with_parse_stacks(|| {
-        paths
-            .par_iter()
-            .map(|rel| {
-                bar.inc(1);
-                let text = read_source(manifest, rel)?;
-                let model = parse_file(rel, &text);
-                Ok(SourceFile {
-                    path: rel.clone(),
-                    lang: Lang::of_path(rel).expect("discovered files have a language"),
-                    sha256: sha256_hex(text.as_bytes()),
-                    text,
-                    model,
-                })
-            })
+    let texts: Vec<(String, String)> = with_parse_stacks(|| {
+        (paths.par_iter())
+            .map(|rel| Ok((rel.clone(), read_source(manifest, rel)?)))
             .collect::<Result<Vec<_>>>()
     })?;
+    let defs = crate::cppdefs::project_defines(
+        manifest,
+        texts.iter().map(|(p, t)| (p.as_str(), t.as_str())),
+    );
+    let files: Vec<SourceFile> = with_parse_stacks(|| {
+        texts
+            .into_par_iter()
+            .map(|(rel, text)| {
+                bar.inc(1);
+                let model = parse_file_with(&rel, &text, &defs);
+                SourceFile {
+                    lang: Lang::of_path(&rel).expect("discovered files have a language"),
+                    sha256: sha256_hex(text.as_bytes()),
+                    path: rel,
+                    text,
+                    model,
+                }
+            })
+            .collect()
+    });
     bar.finish_and_clear();
     Ok(link(files))
 }

@@ -15,7 +15,7 @@ use crate::edits::Insertion;
 use crate::error::{Error, Result};
 use crate::manifest::{Manifest, Mode};
 use crate::model::{FileModel, Lang, MethodDecl};
-use crate::project::{parse_file, read_source, sha256_hex};
+use crate::project::{parse_file_with, read_source, sha256_hex};
 use crate::saf::{Saf, SafClass, SafMethod};
 use crate::store::{self, Plan};
 
@@ -353,6 +353,7 @@ fn plan_saf(
         }
     }
     check_saf_paths(m, &saf, &wanted)?;
+    let defs = crate::cppdefs::for_manifest(m, originals);
     let bar = crate::progress::bar(wanted.len(), "annotating");
     let results: Vec<(String, String, FileModel, FileEdits)> =
         crate::project::with_parse_stacks(|| {
@@ -364,7 +365,7 @@ fn plan_saf(
                         Some(t) => t.clone(),
                         None => read_source(m, rel)?,
                     };
-                    let model = parse_file(rel, &text);
+                    let model = parse_file_with(rel, &text, &defs);
                     let lang = Lang::of_path(rel).unwrap_or(Lang::Java);
                     let mut fe = for_lang(lang).annotate_file(&cx, &model, &text);
                     crate::verify::test_break(&cx, &model, &mut fe);

@@ -10,6 +10,8 @@
 //! type text), [`walk`] (the model-building walk); errors are charged here.
 
 mod declarators;
+pub mod defines;
+mod expand;
 mod macros;
 mod walk;
 
@@ -32,10 +34,39 @@ impl Frontend for CppFrontend {
     }
 }
 
+/// Parses one C++ file seeing through the project's macros `defs` (plus the file's own).
+pub fn parse_with_defines(path: &str, src: &str, defs: &defines::Defines) -> FileModel {
+    kit::guarded(Lang::Cpp, path, || {
+        let mut all = defs.clone();
+        all.merge(&defines::Defines::of(src));
+        parse_expanded(path, src, &all)
+    })
+}
+
 fn parse_file(path: &str, src: &str) -> FileModel {
+    parse_expanded(path, src, &defines::Defines::of(src))
+}
+
+/// Parses `src` with the usable macros of `defs` expanded, unless that parses worse; maps
+/// the model back to `src`'s offsets.
+fn parse_expanded(path: &str, src: &str, defs: &defines::Defines) -> FileModel {
     let Some(tree) = kit::parse(Lang::Cpp, src, None) else {
         return kit::no_parser(Lang::Cpp, path);
     };
+    if let Some((text, segs)) = expand::expand(src, defs) {
+        if let Some(t2) = kit::parse(Lang::Cpp, &text, None) {
+            let count = |t: &tree_sitter::Tree| kit::count_errors(t.root_node(), Nested::Report);
+            if count(&t2) <= count(&tree) {
+                let mut model = parse_tree(path, &text, t2);
+                expand::OffsetMap::new(src, &segs).apply(&mut model);
+                return model;
+            }
+        }
+    }
+    parse_tree(path, src, tree)
+}
+
+fn parse_tree(path: &str, src: &str, tree: tree_sitter::Tree) -> FileModel {
     let (text, tree, macro_diags) = macros::blank_failing_macros(path, src, tree);
     let mut w = walk::Walker {
         src: &text,

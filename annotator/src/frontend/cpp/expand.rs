@@ -1,0 +1,397 @@
+//! Applies the project's macros (see [`super::defines`]) to a file for parsing only, and maps
+//! the model built from the expanded text back to the original's byte offsets, so
+//! insertions land in the user's text. What a macro generated is flagged not annotatable.
+
+use super::defines::{is_declaration_body, is_scope_brace, is_specifiers, Defines};
+use super::macros::{is_ident_byte, match_parens};
+use crate::model::{FileModel, MethodDecl, Span};
+
+/// One replaced invocation: expanded `e0..e1` stands for original `o0..o1`.
+#[derive(Debug, Clone)]
+pub struct Seg {
+    e0: usize,
+    e1: usize,
+    o0: usize,
+    o1: usize,
+    name: String,
+    /// Function-like: what it expands to is generated code.
+    generated: bool,
+}
+
+/// The expanded text and its segments (sorted), or `None` when nothing applies.
+pub fn expand(src: &str, defs: &Defines) -> Option<(String, Vec<Seg>)> {
+    if defs.is_empty() {
+        return None;
+    }
+    let b = src.as_bytes();
+    let mut out = String::with_capacity(src.len());
+    let mut segs = Vec::new();
+    let (mut i, mut copied) = (0, 0);
+    while i < b.len() {
+        let c = b[i];
+        if c == b'/' && b.get(i + 1) == Some(&b'/') {
+            i += b[i..]
+                .iter()
+                .position(|&x| x == b'\n')
+                .unwrap_or(b.len() - i);
+        } else if c == b'/' && b.get(i + 1) == Some(&b'*') {
+            i = src[i + 2..].find("*/").map_or(b.len(), |p| i + 2 + p + 2);
+        } else if c == b'#' && line_start(b, i) {
+            i = directive_end(b, i);
+        } else if c == b'"' || (c == b'\'' && !(i > 0 && b[i - 1].is_ascii_alphanumeric())) {
+            i = literal_end(b, i);
+        } else if c.is_ascii_digit() {
+            i += b[i..]
+                .iter()
+                .take_while(|&&x| is_ident_byte(x) || x == b'.' || x == b'\'')
+                .count();
+        } else if is_ident_byte(c) {
+            let j = i + b[i..].iter().take_while(|&&x| is_ident_byte(x)).count();
+            if b.get(j) == Some(&b'"') && src[i..j].ends_with('R') {
+                i = raw_end(src, j);
+                continue;
+            }
+            match invocation(src, i, j, defs) {
+                Some((end, text, generated)) => {
+                    out.push_str(&src[copied..i]);
+                    let e0 = out.len();
+                    out.push_str(&fit(&text, &src[i..end]));
+                    segs.push(Seg {
+                        e0,
+                        e1: out.len(),
+                        o0: i,
+                        o1: end,
+                        name: src[i..j].to_string(),
+                        generated,
+                    });
+                    copied = end;
+                    i = end;
+                }
+                None => i = j,
+            }
+        } else {
+            i += 1;
+        }
+    }
+    if segs.is_empty() {
+        return None;
+    }
+    out.push_str(&src[copied..]);
+    Some((out, segs))
+}
+
+/// `text` padded to the original's length and newline count (so later lines keep their
+/// numbers and, when it fits, their offsets).
+fn fit(text: &str, orig: &str) -> String {
+    let nls = orig.bytes().filter(|&c| c == b'\n').count();
+    let mut s = text.replace('\n', " ");
+    while s.len() + nls < orig.len() {
+        s.push(' ');
+    }
+    s.push_str(&"\n".repeat(nls));
+    s
+}
+
+/// The invocation of a usable macro named `src[i..j]`: its end and replacement.
+fn invocation(src: &str, i: usize, j: usize, defs: &Defines) -> Option<(usize, String, bool)> {
+    let d = defs.get(&src[i..j])?;
+    match &d.params {
+        None if is_specifiers(&d.body, defs, 0) || is_scope_brace(&d.body) => {
+            Some((j, nested(&d.body, defs, 0), false))
+        }
+        None => None,
+        Some(params) if is_declaration_body(&d.body) => {
+            let b = src.as_bytes();
+            let k = j + b[j..]
+                .iter()
+                .take_while(|c| c.is_ascii_whitespace())
+                .count();
+            if b.get(k) != Some(&b'(') {
+                return None;
+            }
+            let end = match_parens(b, k)?;
+            let args = split_args(&src[k + 1..end - 1]);
+            if args.len() != params.len() && !(params.is_empty() && args == [""]) {
+                return None;
+            }
+            let body = substitute(&d.body, params, &args);
+            Some((end, nested(&body, defs, 0), true))
+        }
+        Some(_) => None,
+    }
+}
+
+/// Expands specifier macros inside a replacement (bounded depth).
+fn nested(text: &str, defs: &Defines, depth: usize) -> String {
+    if depth > 4 {
+        return text.to_string();
+    }
+    match expand(text, defs) {
+        Some((t, _)) => nested(&t, defs, depth + 1),
+        None => text.to_string(),
+    }
+}
+
+fn split_args(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (k, c) in s.char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(s[start..k].trim().to_string());
+                start = k + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(s[start..].trim().to_string());
+    out
+}
+
+/// The body with parameters replaced, `#p` stringised and `##` pasted.
+fn substitute(body: &str, params: &[String], args: &[String]) -> String {
+    let b = body.as_bytes();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < b.len() {
+        if is_ident_byte(b[i]) {
+            let j = i + b[i..].iter().take_while(|&&x| is_ident_byte(x)).count();
+            let id = &body[i..j];
+            let stringise = out.ends_with('#') && !out.ends_with("##");
+            match params.iter().position(|p| p == id) {
+                Some(p) if stringise => {
+                    out.pop();
+                    out.push_str(&format!("\"{}\"", args[p]));
+                }
+                Some(p) => out.push_str(&args[p]),
+                None => out.push_str(id),
+            }
+            i = j;
+        } else {
+            out.push(b[i] as char);
+            i += 1;
+        }
+    }
+    // Token pasting: drop `##` and the blanks around it.
+    while let Some(p) = out.find("##") {
+        let l = out[..p].trim_end().len();
+        let r = p + 2 + (out[p + 2..].len() - out[p + 2..].trim_start().len());
+        out.replace_range(l..r, "");
+    }
+    out
+}
+
+fn line_start(b: &[u8], i: usize) -> bool {
+    b[..i]
+        .iter()
+        .rev()
+        .take_while(|&&c| c != b'\n')
+        .all(|c| c.is_ascii_whitespace())
+}
+
+fn directive_end(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && b[i] != b'\n' {
+        if b[i] == b'\\' && b.get(i + 1) == Some(&b'\n') {
+            i += 1;
+        }
+        i += 1;
+    }
+    i
+}
+
+fn literal_end(b: &[u8], i: usize) -> usize {
+    let q = b[i];
+    let mut k = i + 1;
+    while k < b.len() && b[k] != q && b[k] != b'\n' {
+        if b[k] == b'\\' {
+            k += 1;
+        }
+        k += 1;
+    }
+    k + 1
+}
+
+/// End of a raw string `R"delim( … )delim"` whose `"` is at `q`.
+fn raw_end(src: &str, q: usize) -> usize {
+    let Some(open) = src[q..].find('(') else {
+        return src.len();
+    };
+    let close = format!("){}\"", &src[q + 1..q + open]);
+    src[q + open..]
+        .find(&close)
+        .map_or(src.len(), |p| q + open + p + close.len())
+}
+
+/// Maps positions of the expanded text back to the original.
+pub struct OffsetMap<'a> {
+    segs: &'a [Seg],
+    nls: Vec<usize>,
+}
+
+impl<'a> OffsetMap<'a> {
+    pub fn new(src: &str, segs: &'a [Seg]) -> Self {
+        let nls = (src.bytes().enumerate())
+            .filter(|(_, c)| *c == b'\n')
+            .map(|(i, _)| i)
+            .collect();
+        OffsetMap { segs, nls }
+    }
+
+    /// `end` picks the invocation's end for a position inside one, else its start.
+    fn pos(&self, p: usize, end: bool) -> usize {
+        let k = self.segs.partition_point(|s| s.e0 <= p);
+        if k == 0 {
+            return p;
+        }
+        let s = &self.segs[k - 1];
+        if p >= s.e1 {
+            s.o1 + (p - s.e1)
+        } else if p == s.e0 || !end {
+            s.o0
+        } else {
+            s.o1
+        }
+    }
+
+    /// The segment whose interior holds `p`, when that is generated or unsafe to edit.
+    fn inside(&self, p: usize) -> Option<&Seg> {
+        let k = self.segs.partition_point(|s| s.e0 < p);
+        let s = self.segs.get(k.checked_sub(1)?)?;
+        (p < s.e1).then_some(s)
+    }
+
+    fn span(&self, sp: &mut Span) {
+        sp.start = self.pos(sp.start, false);
+        sp.end = self.pos(sp.end, true);
+        sp.line = self.nls.partition_point(|&n| n < sp.start) as u32 + 1;
+        sp.end_line = self.nls.partition_point(|&n| n < sp.end) as u32 + 1;
+    }
+
+    fn method(&self, m: &mut MethodDecl) {
+        let within = self
+            .segs
+            .iter()
+            .find(|s| s.generated && s.e0 <= m.span.start && m.span.end <= s.e1);
+        let cut = (m.entry.and_then(|e| self.inside(e)))
+            .or_else(|| m.body.and_then(|b| self.inside(b.start)))
+            .or_else(|| m.body.and_then(|b| self.inside(b.end - 1)));
+        if let Some(s) = within.or(cut) {
+            m.not_annotatable = Some(format!("generated by macro {}", s.name));
+        }
+        self.span(&mut m.span);
+        if let Some(b) = &mut m.body {
+            self.span(b);
+        }
+        m.entry = m.entry.map(|e| self.pos(e, false));
+    }
+
+    /// Rewrites every offset of `model` (built from the expanded text) to the original's.
+    pub fn apply(&self, model: &mut FileModel) {
+        for c in &mut model.classes {
+            let within = self
+                .segs
+                .iter()
+                .find(|s| s.generated && s.e0 <= c.span.start && c.span.end <= s.e1);
+            let cut = (c.members_at.and_then(|e| self.inside(e)))
+                .or_else(|| self.inside(c.body.start))
+                .or_else(|| self.inside(c.body.end.saturating_sub(1)));
+            if let Some(s) = within.or(cut) {
+                c.not_annotatable = Some(format!("generated by macro {}", s.name));
+            }
+            self.span(&mut c.span);
+            self.span(&mut c.body);
+            c.members_at = c.members_at.map(|e| self.pos(e, false));
+            for f in &mut c.fields {
+                self.span(&mut f.span);
+            }
+            for m in &mut c.methods {
+                self.method(m);
+            }
+        }
+        for (_, m) in &mut model.out_of_class {
+            self.method(m);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::defines::Defines;
+    use crate::model::FileModel;
+
+    const LIB_H: &str = include_str!("../../../../tests/cpp-corpus/unseen/src/lib.h");
+    const LIB_CPP: &str = include_str!("../../../../tests/cpp-corpus/unseen/src/lib.cpp");
+
+    fn parse(path: &str, src: &str) -> FileModel {
+        super::super::parse_with_defines(path, src, &Defines::of(LIB_H))
+    }
+
+    #[test]
+    fn specifier_namespace_and_getter_macros_are_modelled() {
+        let m = parse("lib.h", LIB_H);
+        let g = m.classes.iter().find(|c| c.name == "Gauge").unwrap();
+        assert_eq!(g.qname, "lib::Gauge", "LIB_NS_BEGIN opens namespace lib");
+        assert_eq!(g.not_annotatable, None);
+        // The generated getter is a method, flagged; its span is the invocation's.
+        let get = g.methods.iter().find(|x| x.name == "get_level").unwrap();
+        assert_eq!(
+            get.not_annotatable.as_deref(),
+            Some("generated by macro GETTER")
+        );
+        assert_eq!(&LIB_H[get.span.start..get.span.end], "GETTER(int, level)");
+        assert_eq!(get.span.line, 22);
+        // `LIB_API_FN int bump()` is annotatable, its offsets are the original's.
+        let bump = g.methods.iter().find(|x| x.name == "bump").unwrap();
+        assert_eq!(bump.not_annotatable, None);
+        assert!(LIB_H[bump.span.start..].starts_with("int bump()"));
+        let entry = bump.entry.unwrap();
+        assert_eq!(&LIB_H[entry - 1..entry], "{");
+        assert!(LIB_H[entry..].starts_with(" return ++level_;"));
+        assert_eq!(&LIB_H[g.body.start..g.body.start + 1], "{");
+        assert_eq!(&LIB_H[g.body.end - 1..g.body.end], "}");
+        let errors = m
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == crate::model::Severity::Error);
+        assert_eq!(errors.count(), 0, "{:?}", m.diagnostics);
+    }
+
+    #[test]
+    fn defines_from_another_file_apply() {
+        let m = parse("lib.cpp", LIB_CPP);
+        let errors = m
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == crate::model::Severity::Error);
+        assert_eq!(errors.count(), 0, "{:?}", m.diagnostics);
+        // Without lib.h's defines the namespace macros are reported; with them, nothing.
+        let alone = super::super::parse_with_defines("lib.cpp", LIB_CPP, &Defines::default());
+        assert!(!alone.diagnostics.is_empty());
+        assert!(m.diagnostics.is_empty(), "{:?}", m.diagnostics);
+    }
+
+    #[test]
+    fn macros_classified() {
+        use super::super::defines::{is_declaration_body, is_scope_brace, is_specifiers};
+        let d = Defines::of("#define API __attribute__((visibility(\"default\")))\n");
+        assert!(is_specifiers("API inline", &d, 0));
+        assert!(is_specifiers("__declspec(dllexport)", &d, 0));
+        assert!(is_specifiers("[[nodiscard]] extern \"C\"", &d, 0));
+        assert!(!is_specifiers("42", &d, 0));
+        assert!(!is_specifiers("foo(1)", &d, 0));
+        assert!(is_scope_brace("namespace a { namespace b {"));
+        assert!(is_scope_brace("} }"));
+        assert!(!is_scope_brace("{ 1, 2 }"));
+        assert!(is_declaration_body("t get_##f() const { return f##_; }"));
+        // Alternative configurations: the namespace braces win over nothing.
+        let d = Defines::of(
+            "#if NS\n# define B\n# define E\n#else\n# define B namespace n {\n# define E }\n#endif\n",
+        );
+        assert_eq!(d.get("B").unwrap().body, "namespace n {");
+        assert_eq!(d.get("E").unwrap().body, "}");
+        assert!(!is_declaration_body("do { x(); } while (0)"));
+        assert!(!is_declaration_body("((a) > (b) ? (a) : (b))"));
+    }
+}

@@ -7,7 +7,7 @@
 //! bytes per call = two events at the trace's own mean bytes per event; probe time per call =
 //! the runtime's measured per-call cost for the trace's language (or `probe_ns`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -401,30 +401,17 @@ fn list(items: &[&str]) -> String {
     format!("[{}]", quoted.join(", "))
 }
 
-/// The traces named on the command line: files as they are, folders by their `.rvt`/`.dtf`.
+/// The traces named on the command line: files as they are, folders (and path lists) by
+/// their members, as every trace-taking command reads them (`trace::multi::set_members`).
 pub fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for p in paths {
-        if p.is_dir() {
-            let mut v: Vec<PathBuf> = std::fs::read_dir(p)
-                .map_err(|e| Error::io(p, e))?
-                .filter_map(|d| d.ok().map(|d| d.path()))
-                .filter(|f| is_trace(f))
-                .collect();
-            v.sort();
-            out.extend(v);
-        } else {
-            out.push(p.clone());
+        match crate::trace::multi::set_members(p)? {
+            Some(files) => out.extend(files),
+            None => out.push(p.clone()),
         }
     }
     Ok(out)
-}
-
-fn is_trace(f: &Path) -> bool {
-    matches!(
-        f.extension().and_then(|e| e.to_str()),
-        Some("rvt") | Some("dtf")
-    )
 }
 
 /// `--budget`: bytes or a size like `512MiB` / `1GiB`.

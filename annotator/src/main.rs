@@ -116,10 +116,17 @@ struct AnalyzeArgs {
     /// Rows per table in the text summary.
     #[arg(long, default_value_t = 15)]
     top: usize,
-    /// Cores the proposals are predicted for (default: this machine's).
+    #[command(flatten)]
+    replay: ReplayArgs,
+}
+
+/// The machine model the proposals (`analyze`) and `whatif` replay on.
+#[derive(Args)]
+struct ReplayArgs {
+    /// Cores of the machine to predict for (default: this machine's).
     #[arg(long)]
     cores: Option<usize>,
-    /// Cost of one cross-thread message for the proposals, e.g. `5us` (default: measured).
+    /// Wake-up delay of a cross-thread message, e.g. `5us` (default: measured on this machine).
     #[arg(long)]
     handoff: Option<String>,
     /// CPU a sender spends posting an asynchronous message, e.g. `200ns` (default:
@@ -138,25 +145,14 @@ struct WhatifArgs {
     /// What becomes active: `pkg.Class`, `ns::Class`, `Class#ID`, `Class.method`, `*.get*`.
     #[arg(long, required = true, num_args = 1..)]
     active: Vec<String>,
-    /// Cores of the machine to predict for (default: this machine's).
-    #[arg(long)]
-    cores: Option<usize>,
-    /// Wake-up delay of a cross-thread message, e.g. `5us` (default: measured on this machine).
-    #[arg(long)]
-    handoff: Option<String>,
-    /// CPU a sender spends posting an asynchronous message, e.g. `200ns` (default:
-    /// measured, at most the handoff).
-    #[arg(long)]
-    enqueue: Option<String>,
+    #[command(flatten)]
+    replay: ReplayArgs,
     /// Place the active objects on another machine this far away, e.g. `100us`.
     #[arg(long)]
     latency: Option<String>,
     /// Bytes per second to that machine, e.g. `100MB/s`.
     #[arg(long)]
     bandwidth: Option<String>,
-    /// Keep the probe cost in the times.
-    #[arg(long)]
-    no_compensate: bool,
     #[arg(long, value_enum, default_value = "text")]
     format: OutputFormat,
 }
@@ -352,21 +348,22 @@ fn cmd_analyze(manifest: &Path, args: AnalyzeArgs) -> Result<()> {
             "--threshold is a share of the total between 0 and 1 (e.g. 0.1)",
         ));
     }
-    if args.cores == Some(0) {
+    let r = &args.replay;
+    if r.cores == Some(0) {
         return Err(Error::input("--cores must be at least 1"));
     }
     let opts = revy::analysis::Options {
         detail_cap: args.detail_cap,
         threshold_level: args.threshold,
         threshold_time: args.min_time,
-        compensate: !args.no_compensate,
-        cores: args.cores,
-        handoff_ns: args
+        compensate: !r.no_compensate,
+        cores: r.cores,
+        handoff_ns: r
             .handoff
             .as_deref()
             .map(revy::whatif::parse_duration_ns)
             .transpose()?,
-        enqueue_ns: args
+        enqueue_ns: r
             .enqueue
             .as_deref()
             .map(revy::whatif::parse_duration_ns)
@@ -438,16 +435,16 @@ fn machine(
 
 fn cmd_whatif(manifest: &Path, args: WhatifArgs) -> Result<()> {
     let traces = vec![trace_or_newest(manifest, args.traces)?];
-    let loaded = revy::whatif::load(&traces, !args.no_compensate, Some(manifest))?;
+    let loaded = revy::whatif::load(&traces, !args.replay.no_compensate, Some(manifest))?;
     let mut plan = revy::whatif::Plan::default();
     for p in &args.active {
         revy::whatif::plan::add_pattern(&loaded.tree, &mut plan, p)?;
     }
     let (params, source) = machine(
         loaded.tree.unit(),
-        args.cores,
-        args.handoff.as_deref(),
-        args.enqueue.as_deref(),
+        args.replay.cores,
+        args.replay.handoff.as_deref(),
+        args.replay.enqueue.as_deref(),
         args.latency.as_deref(),
         args.bandwidth.as_deref(),
     )?;

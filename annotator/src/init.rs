@@ -6,13 +6,27 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::error::{Error, Result};
+use crate::lang::LangSpec;
 use crate::model::Lang;
 
 /// What `init` found and wrote.
 pub struct InitSummary {
     pub manifest: std::path::PathBuf,
-    pub java_files: usize,
-    pub cpp_files: usize,
+    /// Source files found per language, in language-table order (languages with none left out).
+    pub files: Vec<(Lang, usize)>,
+}
+
+/// What `revy init` learned of one language's sources under the folder; the language's
+/// [`Starter`](crate::lang::Starter) turns it into build and run commands.
+#[derive(Default)]
+pub struct Found {
+    pub files: usize,
+    /// Top-level folders holding its files (`.` for files at the top).
+    pub top_dirs: BTreeSet<String>,
+    /// Files compiled on their own (the starter's `units` extensions), relative paths.
+    pub units: Vec<String>,
+    /// The program's entry point, if the starter looks for one (Java: the main class).
+    pub entry: Option<String>,
 }
 
 /// Writes `DIR/revy.toml`. Refuses to overwrite unless `force`.
@@ -30,11 +44,46 @@ pub fn init(dir: &Path, force: bool) -> Result<InitSummary> {
             manifest.display()
         )));
     }
+    let (globs, found) = scan(dir);
+    // The language with the most files builds the project (ties: the table's order).
+    let Some((spec, chosen)) = LangSpec::all()
+        .into_iter()
+        .zip(&found)
+        .filter(|(_, f)| f.files > 0)
+        .rev()
+        .max_by_key(|(_, f)| f.files)
+    else {
+        let exts: Vec<String> = LangSpec::all()
+            .iter()
+            .flat_map(|s| s.extensions.iter().map(|e| format!(".{e}")))
+            .collect();
+        return Err(Error::input(format!(
+            "{}: no {} files found; run `revy init` in your project's folder",
+            dir.display(),
+            exts.join("/")
+        )));
+    };
+    let name = std::fs::canonicalize(dir)
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "project".into());
+    let (build, run) = (spec.starter.commands)(dir, &name, chosen);
+    let text = manifest_text(&name, &globs, &build, &run);
+    std::fs::write(&manifest, text).map_err(|e| Error::io(&manifest, e))?;
+    let files = LangSpec::all()
+        .into_iter()
+        .zip(&found)
+        .filter(|(_, f)| f.files > 0)
+        .map(|(s, f)| (s.lang, f.files))
+        .collect();
+    Ok(InitSummary { manifest, files })
+}
+
+/// Source globs (one per top folder and extension) and what was found per language, in
+/// language-table order.
+fn scan(dir: &Path) -> (BTreeSet<String>, Vec<Found>) {
     let mut globs = BTreeSet::new();
-    let (mut java, mut cpp) = (0usize, 0usize);
-    let mut java_dirs = BTreeSet::new();
-    let mut cpp_units = Vec::new();
-    let mut main_class = None;
+    let mut found: Vec<Found> = LangSpec::all().iter().map(|_| Found::default()).collect();
     let walker = walkdir::WalkDir::new(dir)
         .sort_by_file_name()
         .into_iter()
@@ -51,7 +100,7 @@ pub fn init(dir: &Path, force: bool) -> Result<InitSummary> {
             continue;
         };
         let rel = rel.to_string_lossy().replace('\\', "/");
-        let Some(lang) = Lang::of_path(&rel) else {
+        let Some(spec) = LangSpec::of_path(&rel) else {
             continue;
         };
         let ext = rel.rsplit('.').next().unwrap_or_default();
@@ -60,76 +109,37 @@ pub fn init(dir: &Path, force: bool) -> Result<InitSummary> {
             Some(t) => format!("{}/**/*.{ext}", globset::escape(t)),
             None => format!("*.{ext}"),
         });
-        match lang {
-            Lang::Java => {
-                java += 1;
-                java_dirs.insert(top.unwrap_or(".").to_string());
-                if main_class.is_none() {
-                    main_class = find_main(entry.path());
-                }
-            }
-            Lang::Cpp => {
-                cpp += 1;
-                if matches!(ext, "cpp" | "cc" | "cxx") {
-                    cpp_units.push(rel.clone());
-                }
-            }
+        let i = LangSpec::all()
+            .iter()
+            .position(|s| s.lang == spec.lang)
+            .unwrap_or(0);
+        let f = &mut found[i];
+        f.files += 1;
+        f.top_dirs.insert(top.unwrap_or(".").to_string());
+        if spec.starter.units.contains(&ext) {
+            f.units.push(rel.clone());
+        }
+        if let (None, Some(entry_of)) = (&f.entry, spec.starter.entry) {
+            f.entry = entry_of(entry.path());
         }
     }
-    if java + cpp == 0 {
-        return Err(Error::input(format!(
-            "{}: no .java/.cpp/.cc/.h/.hpp files found; run `revy init` in your project's folder",
-            dir.display()
-        )));
-    }
-    let name = std::fs::canonicalize(dir)
-        .ok()
-        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-        .unwrap_or_else(|| "project".into());
+    (globs, found)
+}
+
+/// The starter manifest's text.
+fn manifest_text(name: &str, globs: &BTreeSet<String>, build: &str, run: &str) -> String {
     let q = |s: &str| toml::Value::String(s.to_string()).to_string();
-    let (build, run) = if java >= cpp {
-        let dirs: Vec<_> = java_dirs.iter().map(|d| sh_quote(d)).collect();
-        // `find -exec … {} +` hands the names over as arguments: no word splitting.
-        (
-            format!(
-                "mkdir -p build && find {} -name '*.java' -exec javac -encoding UTF-8 -d build {{}} +",
-                dirs.join(" ")
-            ),
-            format!(
-                "java -cp build {}",
-                sh_quote(&main_class.unwrap_or_else(|| "Main".into()))
-            ),
-        )
-    } else if dir.join("CMakeLists.txt").exists() {
-        (
-            "cmake -S . -B build && cmake --build build".to_string(),
-            format!("./build/{}", sh_quote(&name)),
-        )
-    } else {
-        (
-            format!(
-                "mkdir -p build && g++ -std=c++17 -O1 -pthread -o build/{} {}",
-                sh_quote(&name),
-                cpp_units
-                    .iter()
-                    .map(|u| sh_quote(u))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            ),
-            format!("./build/{}", sh_quote(&name)),
-        )
-    };
     let mut text = String::new();
     let _ = writeln!(
         text,
         "# Revy project manifest, written by `revy init`; edit freely."
     );
-    let _ = writeln!(text, "[project]\nname = {}", q(&name));
+    let _ = writeln!(text, "[project]\nname = {}", q(name));
     let list: Vec<String> = globs.iter().map(|g| q(g)).collect();
     let _ = writeln!(text, "sources = [{}]", list.join(", "));
     let _ = writeln!(text, "exclude = []");
-    let _ = writeln!(text, "build = {}", q(&build));
-    let _ = writeln!(text, "run = {}", q(&run));
+    let _ = writeln!(text, "build = {}", q(build));
+    let _ = writeln!(text, "run = {}", q(run));
     let _ = writeln!(
         text,
         "\n[annotate]\nmode = \"better\"   # or \"faster\"\ninclude = [\"*\"]\nexclude = []\n"
@@ -142,39 +152,16 @@ pub fn init(dir: &Path, force: bool) -> Result<InitSummary> {
         text,
         "[trace]\npath = \".revy/traces\"\nmax_size = \"1GiB\""
     );
-    std::fs::write(&manifest, text).map_err(|e| Error::io(&manifest, e))?;
-    Ok(InitSummary {
-        manifest,
-        java_files: java,
-        cpp_files: cpp,
-    })
+    text
 }
 
 /// `s` as one POSIX shell word: plain names as they are, anything else in single quotes
 /// (so `$(…)`, spaces and globs in file names are never interpreted).
-fn sh_quote(s: &str) -> String {
+pub fn sh_quote(s: &str) -> String {
     let plain = |c: char| c.is_ascii_alphanumeric() || "_-./+,:@%=".contains(c);
     if !s.is_empty() && s.chars().all(plain) {
         s.to_string()
     } else {
         format!("'{}'", s.replace('\'', r"'\''"))
     }
-}
-
-/// The qualified name of the class in `path` that declares `static void main(`, if any.
-fn find_main(path: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(path).ok()?;
-    if !text.contains("static void main(") {
-        return None;
-    }
-    let class = path.file_stem()?.to_string_lossy().into_owned();
-    let package = text.lines().find_map(|l| {
-        l.trim()
-            .strip_prefix("package ")
-            .map(|p| p.trim_end_matches(';').trim().to_string())
-    });
-    Some(match package {
-        Some(p) => format!("{p}.{class}"),
-        None => class,
-    })
 }

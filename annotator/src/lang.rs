@@ -2,12 +2,14 @@
 //! language, in one entry per language. Stages look facts up here instead of matching on
 //! [`Lang`]; only the front end, the annotator and the runtime are code of their own.
 
+use std::path::Path;
 use std::sync::OnceLock;
 
 use tree_sitter::Language;
 
 use crate::annotate::LangAnnotator;
 use crate::frontend::kit::Grammar;
+use crate::init::{sh_quote, Found};
 use crate::model::{Frontend, Lang};
 
 /// One language's facts and parts.
@@ -36,6 +38,18 @@ pub struct LangSpec {
     /// The runtime's sources (file name, text), embedded in the binary; the annotator
     /// decides where in the user's tree they go.
     pub runtime: &'static [(&'static str, &'static str)],
+    /// How `revy init` writes a starter build for a project in this language.
+    pub starter: Starter,
+}
+
+/// A language's part of `revy init`.
+pub struct Starter {
+    /// Extensions of files compiled on their own (the rest are headers).
+    pub units: &'static [&'static str],
+    /// Finds the program's entry point in a source file, if the run command names one.
+    pub entry: Option<fn(&Path) -> Option<String>>,
+    /// Build and run commands for the project in `dir` named `name`.
+    pub commands: fn(dir: &Path, name: &str, found: &Found) -> (String, String),
 }
 
 impl LangSpec {
@@ -124,6 +138,11 @@ static JAVA: LangSpec = LangSpec {
             include_str!("../../runtime-java/src/revy/runtime/RvTrace.java"),
         ),
     ],
+    starter: Starter {
+        units: &["java"],
+        entry: Some(java_main),
+        commands: java_commands,
+    },
 };
 
 static CPP: LangSpec = LangSpec {
@@ -156,6 +175,11 @@ static CPP: LangSpec = LangSpec {
         "revy_runtime.hpp",
         include_str!("../../runtime-cpp/revy_runtime.hpp"),
     )],
+    starter: Starter {
+        units: &["cpp", "cc", "cxx"],
+        entry: None,
+        commands: cpp_commands,
+    },
 };
 
 const CPP_PRIMITIVES: &[(&str, u64)] = &[
@@ -220,6 +244,63 @@ const CPP_PRIMITIVES: &[(&str, u64)] = &[
     ("__int128", 16),
     ("unsigned __int128", 16),
 ];
+
+// ---- starters: `revy init`'s build and run commands -------------------------------------
+
+/// Java's starter: javac over every source folder into `build/`, then `java` on the class
+/// holding `main`.
+fn java_commands(_dir: &Path, _name: &str, f: &Found) -> (String, String) {
+    let dirs: Vec<_> = f.top_dirs.iter().map(|d| sh_quote(d)).collect();
+    // `find -exec … {} +` hands the names over as arguments: no word splitting.
+    (
+        format!(
+            "mkdir -p build && find {} -name '*.java' -exec javac -encoding UTF-8 -d build {{}} +",
+            dirs.join(" ")
+        ),
+        format!(
+            "java -cp build {}",
+            sh_quote(f.entry.as_deref().unwrap_or("Main"))
+        ),
+    )
+}
+
+/// C++'s starter: the project's CMake build if it has one, else g++ over its units.
+fn cpp_commands(dir: &Path, name: &str, f: &Found) -> (String, String) {
+    let run = format!("./build/{}", sh_quote(name));
+    if dir.join("CMakeLists.txt").exists() {
+        return (
+            "cmake -S . -B build && cmake --build build".to_string(),
+            run,
+        );
+    }
+    let units: Vec<String> = f.units.iter().map(|u| sh_quote(u)).collect();
+    (
+        format!(
+            "mkdir -p build && g++ -std=c++17 -O1 -pthread -o build/{} {}",
+            sh_quote(name),
+            units.join(" ")
+        ),
+        run,
+    )
+}
+
+/// The qualified name of the class in `path` that declares `static void main(`, if any.
+fn java_main(path: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    if !text.contains("static void main(") {
+        return None;
+    }
+    let class = path.file_stem()?.to_string_lossy().into_owned();
+    let package = text.lines().find_map(|l| {
+        l.trim()
+            .strip_prefix("package ")
+            .map(|p| p.trim_end_matches(';').trim().to_string())
+    });
+    Some(match package {
+        Some(p) => format!("{p}.{class}"),
+        None => class,
+    })
+}
 
 #[cfg(test)]
 mod tests {

@@ -633,11 +633,15 @@ fn clear_progress() {
 
 fn cmd_init(dir: &std::path::Path, force: bool) -> Result<()> {
     let s = revy::init::init(dir, force)?;
+    let counts: Vec<String> = s
+        .files
+        .iter()
+        .map(|(lang, n)| format!("{n} {}", lang.spec().display))
+        .collect();
     println!(
-        "wrote {} ({} Java and {} C++ files); check build/run, then `revy parse`",
+        "wrote {} ({} files); check build/run, then `revy parse`",
         s.manifest.display(),
-        s.java_files,
-        s.cpp_files
+        counts.join(" and ")
     );
     Ok(())
 }

@@ -402,11 +402,7 @@ fn describe(saf: &Saf, d: Decl) -> (String, &'static str) {
             }
             Decl::Method(id) => {
                 if let Some(x) = c.methods.iter().find(|x| x.id == id) {
-                    let sep = if c.lang == crate::model::Lang::Cpp {
-                        "::"
-                    } else {
-                        "."
-                    };
+                    let sep = c.lang.spec().scope_sep;
                     return (
                         format!("{}:{}: {}{sep}{}", x.file, x.lines[0], c.qname, x.name),
                         "method instrumentation dropped",

@@ -87,6 +87,39 @@ impl Grammar {
     }
 }
 
+/// A front end's own enum of the node kinds it tests, indexed by kind id: built once per
+/// grammar, so a kind test is an index, never a string compare. Every id bearing a listed
+/// name gets its value (named and anonymous alike, aliases included: the same nodes as
+/// comparing `kind()` with the name); anything else, ERROR nodes too, gets `other`.
+pub struct KindTable<K: Copy> {
+    by_id: Vec<K>,
+    other: K,
+}
+
+impl<K: Copy> KindTable<K> {
+    pub fn new(lang: Lang, names: &[(&str, K)], other: K) -> Self {
+        let language = (LangSpec::of(lang).grammar)();
+        let by_id = (0..language.node_kind_count() as u16)
+            .map(|id| {
+                let name = language.node_kind_for_id(id);
+                names
+                    .iter()
+                    .find(|(n, _)| Some(*n) == name)
+                    .map_or(other, |(_, k)| *k)
+            })
+            .collect();
+        KindTable { by_id, other }
+    }
+
+    /// `n`'s value.
+    pub fn of(&self, n: Node) -> K {
+        self.by_id
+            .get(n.kind_id() as usize)
+            .copied()
+            .unwrap_or(self.other)
+    }
+}
+
 /// The cached [`Grammar`] of a language.
 pub fn grammar(lang: Lang) -> &'static Grammar {
     let spec = LangSpec::of(lang);

@@ -5,6 +5,7 @@ use std::sync::OnceLock;
 
 use tree_sitter::Node;
 
+use super::kinds::{k, K};
 use crate::frontend::kit::{self, children};
 use crate::lang::LangSpec;
 use crate::model::Lang;
@@ -54,52 +55,6 @@ pub(super) fn strip_targs(s: &str) -> String {
 /// `n`'s child in field `name` (field ids cached per grammar).
 pub(super) fn field<'t>(n: Node<'t>, name: &str) -> Option<Node<'t>> {
     kit::grammar(Lang::Cpp).child(n, name)
-}
-
-/// Ids of the node kinds the declarator and class code tests most often (cached once:
-/// comparing ids instead of kind strings). A name may have several ids (aliases), so each
-/// entry holds all of them.
-pub(super) struct Kinds {
-    pointer: Vec<u16>,
-    reference: Vec<u16>,
-    array: Vec<u16>,
-    init_declarator: Vec<u16>,
-    variadic_declarator: Vec<u16>,
-    attributed_declarator: Vec<u16>,
-    class_specs: Vec<u16>,
-    destructor_name: Vec<u16>,
-    operator_name: Vec<u16>,
-    template_fn: Vec<u16>,
-    parenthesized_declarator: Vec<u16>,
-}
-
-pub(super) fn kinds() -> &'static Kinds {
-    static KINDS: OnceLock<Kinds> = OnceLock::new();
-    KINDS.get_or_init(|| {
-        let lang = (LangSpec::of(Lang::Cpp).grammar)();
-        let k = |names: &[&str]| -> Vec<u16> {
-            (0..lang.node_kind_count() as u16)
-                .filter(|&id| lang.node_kind_is_named(id))
-                .filter(|&id| {
-                    lang.node_kind_for_id(id)
-                        .is_some_and(|n| names.contains(&n))
-                })
-                .collect()
-        };
-        Kinds {
-            pointer: k(&["pointer_declarator", "abstract_pointer_declarator"]),
-            reference: k(&["reference_declarator", "abstract_reference_declarator"]),
-            array: k(&["array_declarator", "abstract_array_declarator"]),
-            init_declarator: k(&["init_declarator"]),
-            variadic_declarator: k(&["variadic_declarator"]),
-            attributed_declarator: k(&["attributed_declarator"]),
-            class_specs: k(&["class_specifier", "struct_specifier", "union_specifier"]),
-            destructor_name: k(&["destructor_name"]),
-            operator_name: k(&["operator_name"]),
-            template_fn: k(&["template_function", "template_method"]),
-            parenthesized_declarator: k(&["parenthesized_declarator"]),
-        }
-    })
 }
 
 /// The declaration-level node kinds the walk dispatches on.
@@ -155,7 +110,7 @@ pub(super) fn decl_kind(n: Node) -> Decl {
 
 /// Whether `n` is a class, struct or union specifier.
 pub(super) fn is_class_spec(n: Node) -> bool {
-    kinds().class_specs.contains(&n.kind_id())
+    k(n).is_class_spec()
 }
 
 #[derive(Default)]
@@ -175,43 +130,45 @@ pub(super) fn unwrap_decl<'t>(
     mut n: Option<Node<'t>>,
     d: &mut Decor,
 ) -> Option<Node<'t>> {
-    let k = kinds();
     for _ in 0..64 {
         let node = n?;
-        let id = node.kind_id();
-        if k.pointer.contains(&id) {
-            d.pointers += 1;
-            n = field(node, "declarator");
-            n?;
-        } else if k.reference.contains(&id) {
-            let mut refk = "&";
-            let mut inner = None;
-            for c in children(node) {
-                if c.is_named() {
-                    inner = Some(c);
-                } else if c.kind() == "&&" {
-                    refk = "&&"; // an anonymous token: not in the named-kind cache
-                }
+        match k(node) {
+            K::PointerDeclarator => {
+                d.pointers += 1;
+                n = field(node, "declarator");
+                n?;
             }
-            d.reference = Some(refk);
-            n = inner;
-            inner?;
-        } else if k.array.contains(&id) {
-            let size = field(node, "size").map(|s| txt(src, s)).unwrap_or("");
-            d.dims.insert(0, format!("[{size}]"));
-            n = field(node, "declarator");
-            n?;
-        } else if k.init_declarator.contains(&id) {
-            d.value = field(node, "value").map(|v| norm(txt(src, v)));
-            n = field(node, "declarator");
-        } else if k.variadic_declarator.contains(&id) {
-            d.variadic = true;
-            n = node.named_child(0);
-            n?;
-        } else if k.attributed_declarator.contains(&id) {
-            n = node.named_child(0);
-        } else {
-            return Some(node);
+            K::ReferenceDeclarator => {
+                let mut refk = "&";
+                let mut inner = None;
+                for c in children(node) {
+                    if c.is_named() {
+                        inner = Some(c);
+                    } else if k(c) == K::AmpAmp {
+                        refk = "&&";
+                    }
+                }
+                d.reference = Some(refk);
+                n = inner;
+                inner?;
+            }
+            K::ArrayDeclarator => {
+                let size = field(node, "size").map(|s| txt(src, s)).unwrap_or("");
+                d.dims.insert(0, format!("[{size}]"));
+                n = field(node, "declarator");
+                n?;
+            }
+            K::InitDeclarator => {
+                d.value = field(node, "value").map(|v| norm(txt(src, v)));
+                n = field(node, "declarator");
+            }
+            K::VariadicDeclarator => {
+                d.variadic = true;
+                n = node.named_child(0);
+                n?;
+            }
+            K::AttributedDeclarator => n = node.named_child(0),
+            _ => return Some(node),
         }
     }
     None
@@ -223,23 +180,20 @@ pub(super) fn txt<'a>(src: &'a str, n: Node) -> &'a str {
 
 /// The simple name of a declarator's name node.
 pub(super) fn name_of(src: &str, n: Node) -> String {
-    let (k, id) = (kinds(), n.kind_id());
-    if k.destructor_name.contains(&id) {
-        norm(txt(src, n)).replace(' ', "")
-    } else if k.operator_name.contains(&id) {
-        op_name(txt(src, n))
-    } else if k.template_fn.contains(&id) {
-        field(n, "name")
+    match k(n) {
+        K::DestructorName => norm(txt(src, n)).replace(' ', ""),
+        K::OperatorName => op_name(txt(src, n)),
+        K::TemplateFunction | K::TemplateMethod => field(n, "name")
             .map(|x| norm(txt(src, x)))
-            .unwrap_or_default()
-    } else if k.parenthesized_declarator.contains(&id) {
-        let mut d = Decor::default();
-        let inner = kit::named_children(n).filter(|c| !c.is_error()).last();
-        unwrap_decl(src, inner, &mut d)
-            .map(|x| name_of(src, x))
-            .unwrap_or_default()
-    } else {
-        norm(txt(src, n))
+            .unwrap_or_default(),
+        K::ParenthesizedDeclarator => {
+            let mut d = Decor::default();
+            let inner = kit::named_children(n).filter(|c| !c.is_error()).last();
+            unwrap_decl(src, inner, &mut d)
+                .map(|x| name_of(src, x))
+                .unwrap_or_default()
+        }
+        _ => norm(txt(src, n)),
     }
 }
 

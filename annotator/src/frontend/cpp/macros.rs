@@ -7,6 +7,7 @@ use std::borrow::Cow;
 
 use tree_sitter::{Node, Tree};
 
+use super::kinds::k;
 use crate::frontend::kit;
 use crate::model::{Diagnostic, Lang};
 
@@ -112,11 +113,7 @@ pub(super) fn prev_line_ok(b: &[u8], ls: usize) -> bool {
     }
 }
 
-pub(super) const SCOPE_KINDS: &[&str] = &[
-    "field_declaration_list",
-    "declaration_list",
-    "translation_unit",
-];
+/// Kinds inside which a macro-looking token is never a declaration-level macro.
 pub(super) const REJECT_KINDS: &[&str] = &[
     "compound_statement",
     "parameter_list",
@@ -143,14 +140,13 @@ pub(super) fn at_scope_with_error(root: Node, s: usize, e: usize) -> bool {
     };
     let mut saw_error = n.is_error() || n.has_error();
     loop {
-        let k = n.kind();
-        if REJECT_KINDS.contains(&k) {
+        if k(n).is_reject() {
             return false;
         }
         let Some(p) = n.parent() else {
             return saw_error;
         };
-        if SCOPE_KINDS.contains(&p.kind()) {
+        if k(p).is_scope() {
             return saw_error || n.has_error() || n.is_error();
         }
         saw_error |= p.is_error();

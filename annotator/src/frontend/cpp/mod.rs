@@ -12,6 +12,7 @@
 mod declarators;
 pub mod defines;
 mod expand;
+mod kinds;
 mod macros;
 mod walk;
 

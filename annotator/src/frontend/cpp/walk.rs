@@ -4,6 +4,7 @@
 use tree_sitter::Node;
 
 use super::declarators::*;
+use super::kinds::{k, K};
 use super::MAX_DEPTH;
 use crate::frontend::kit::children;
 use crate::frontend::span_of;
@@ -88,7 +89,7 @@ impl<'a> Walker<'a> {
         match decl_kind(c) {
             Decl::Namespace => {
                 let mut pushed = 0;
-                let is_inline = children(c).any(|x| x.kind() == "inline");
+                let is_inline = children(c).any(|x| k(x) == K::Inline);
                 if let Some(name) = field(c, "name") {
                     if !is_inline {
                         for part in self.t(name).split("::") {
@@ -107,7 +108,7 @@ impl<'a> Walker<'a> {
             }
             Decl::Linkage => {
                 if let Some(body) = field(c, "body") {
-                    if body.kind() == "declaration_list" {
+                    if k(body) == K::DeclarationList {
                         self.scope(body, ns, depth + 1);
                     } else {
                         self.scope_item(body, ns, tmpl, depth + 1);
@@ -117,7 +118,7 @@ impl<'a> Walker<'a> {
             Decl::Template => {
                 let t2 = self.push_template(c, tmpl);
                 for x in children(c) {
-                    if x.kind() != "template_parameter_list" {
+                    if k(x) != K::TemplateParameterList {
                         self.scope_item(x, ns, &t2, depth + 1);
                     }
                 }
@@ -129,7 +130,7 @@ impl<'a> Walker<'a> {
             Decl::Declaration | Decl::TypeDefinition => {
                 if let Some(ty) = field(c, "type") {
                     if is_class_spec(ty) {
-                        let tdname = if c.kind() == "type_definition" {
+                        let tdname = if k(c) == K::TypeDefinition {
                             field(c, "declarator").map(|d| norm(self.t(d)))
                         } else {
                             None
@@ -138,10 +139,10 @@ impl<'a> Walker<'a> {
                         self.class(ty, &prefix, None, tmpl, tdname.as_deref(), depth);
                     }
                 }
-                if c.kind() == "declaration" {
+                if k(c) == K::Declaration {
                     // Out-of-class `= default` / `= delete` definitions.
                     for d in children(c) {
-                        if d.kind() == "init_declarator" {
+                        if k(d) == K::InitDeclarator {
                             self.out_of_class(c, d, ns, tmpl);
                         }
                     }
@@ -166,7 +167,7 @@ impl<'a> Walker<'a> {
                 .map(|pl| {
                     let mut cur = pl.walk();
                     pl.named_children(&mut cur)
-                        .filter(|p| p.kind() != "comment")
+                        .filter(|p| k(*p) != K::Comment)
                         .map(|p| norm(self.t(p)))
                         .collect()
                 })
@@ -185,7 +186,7 @@ impl<'a> Walker<'a> {
         if info.scopes.is_empty() {
             return; // free function
         }
-        if def.kind() == "declaration" {
+        if k(def) == K::Declaration {
             let mut d = Decor::default();
             unwrap_decl(self.src, Some(decl), &mut d);
             if !matches!(d.value.as_deref(), Some("default" | "delete")) {
@@ -222,15 +223,15 @@ impl<'a> Walker<'a> {
     fn fn_info<'t>(&self, decl: Node<'t>) -> Option<FnInfo<'t>> {
         let mut ret_decor = Decor::default();
         let inner = unwrap_decl(self.src, Some(decl), &mut ret_decor)?;
-        let (mut name_node, fdecl) = match inner.kind() {
-            "function_declarator" => (field(inner, "declarator")?, Some(inner)),
-            "operator_cast" | "qualified_identifier" => (inner, None),
+        let (mut name_node, fdecl) = match k(inner) {
+            K::FunctionDeclarator => (field(inner, "declarator")?, Some(inner)),
+            K::OperatorCast | K::QualifiedIdentifier => (inner, None),
             _ => return None,
         };
         let mut scopes = Vec::new();
         let mut global = false;
         for _ in 0..32 {
-            if name_node.kind() != "qualified_identifier" {
+            if k(name_node) != K::QualifiedIdentifier {
                 break;
             }
             match field(name_node, "scope") {
@@ -239,17 +240,16 @@ impl<'a> Walker<'a> {
             }
             name_node = field(name_node, "name")?;
         }
-        let (name, kind, fdecl, cast_type, cast_decl) = match name_node.kind() {
-            "operator_cast" => {
+        let (name, kind, fdecl, cast_type, cast_decl) = match k(name_node) {
+            K::OperatorCast => {
                 let ty = field(name_node, "type");
                 let cd = field(name_node, "declarator");
                 let mut d = Decor::default();
                 let af = unwrap_decl(self.src, cd, &mut d);
-                let fd = af.filter(|a| a.kind() == "abstract_function_declarator");
+                let fd = af.filter(|a| k(*a) == K::AbstractFunctionDeclarator);
                 let mut tyname = String::new();
                 for q in children(name_node) {
-                    if q.kind() == "type_qualifier"
-                        && q.end_byte() <= ty.map_or(0, |t| t.start_byte())
+                    if k(q) == K::TypeQualifier && q.end_byte() <= ty.map_or(0, |t| t.start_byte())
                     {
                         tyname.push_str(self.t(q));
                         tyname.push(' ');
@@ -269,22 +269,25 @@ impl<'a> Walker<'a> {
                     cd,
                 )
             }
-            "destructor_name" => (
+            K::DestructorName => (
                 name_of(self.src, name_node),
                 MethodKind::Destructor,
                 fdecl,
                 None,
                 None,
             ),
-            "operator_name" => (
+            K::OperatorName => (
                 name_of(self.src, name_node),
                 MethodKind::Operator,
                 fdecl,
                 None,
                 None,
             ),
-            "identifier" | "field_identifier" | "template_function" | "template_method"
-            | "type_identifier" => (
+            K::Identifier
+            | K::FieldIdentifier
+            | K::TemplateFunction
+            | K::TemplateMethod
+            | K::TypeIdentifier => (
                 name_of(self.src, name_node),
                 MethodKind::Method,
                 fdecl,
@@ -312,22 +315,24 @@ impl<'a> Walker<'a> {
         };
         let mut quals = Vec::new();
         for c in children(holder) {
-            if c.kind() == "type_qualifier" {
+            if k(c) == K::TypeQualifier {
                 let q = self.t(c);
                 if q == "const" || q == "volatile" {
                     quals.push(q);
                 }
             }
         }
-        let name = match ty.kind() {
-            _ if is_class_spec(ty) || ty.kind() == "enum_specifier" => field(ty, "name")
+        let tk = k(ty);
+        let tagged = tk.is_class_spec() || tk == K::EnumSpecifier;
+        let name = match tk {
+            _ if tagged => field(ty, "name")
                 .map(|n| strip_targs(self.t(n)))
                 .unwrap_or_else(|| "(anonymous)".into()),
-            "dependent_type" => strip_targs(self.t(ty).trim_start_matches("typename")),
-            "placeholder_type_specifier" | "decltype" => norm(self.t(ty)),
+            K::DependentType => strip_targs(self.t(ty).trim_start_matches("typename")),
+            K::PlaceholderTypeSpecifier | K::Decltype => norm(self.t(ty)),
             _ => strip_targs(self.t(ty)),
         };
-        let base = if is_class_spec(ty) || ty.kind() == "enum_specifier" {
+        let base = if tagged {
             name.clone()
         } else {
             norm(self.t(ty))
@@ -362,13 +367,14 @@ impl<'a> Walker<'a> {
         };
         let mut out = Vec::new();
         for p in children(pl) {
-            match p.kind() {
-                "parameter_declaration"
-                | "optional_parameter_declaration"
-                | "variadic_parameter_declaration" => {
+            let pk = k(p);
+            match pk {
+                K::ParameterDeclaration
+                | K::OptionalParameterDeclaration
+                | K::VariadicParameterDeclaration => {
                     let mut d = Decor::default();
                     let mut inner = unwrap_decl(self.src, field(p, "declarator"), &mut d);
-                    if let Some(f) = inner.filter(|n| n.kind() == "function_declarator") {
+                    if let Some(f) = inner.filter(|n| k(*n) == K::FunctionDeclarator) {
                         // A function pointer parameter `void (*f)(int)`: its name is inside.
                         inner = unwrap_decl(self.src, field(f, "declarator"), &mut d);
                         d.pointers += 1;
@@ -378,10 +384,10 @@ impl<'a> Walker<'a> {
                     out.push(Param {
                         name,
                         ty,
-                        varargs: d.variadic || p.kind() == "variadic_parameter_declaration",
+                        varargs: d.variadic || pk == K::VariadicParameterDeclaration,
                     });
                 }
-                "..." => out.push(Param {
+                K::Ellipsis => out.push(Param {
                     name: String::new(),
                     ty: TypeRef {
                         name: "...".into(),
@@ -421,20 +427,20 @@ impl<'a> Walker<'a> {
         let mut eq_zero = false;
         let mut saw_eq = false;
         for c in children(def) {
-            match c.kind() {
-                "storage_class_specifier" | "type_qualifier" => match self.t(c) {
+            match k(c) {
+                K::StorageClassSpecifier | K::TypeQualifier => match self.t(c) {
                     "static" => flags.is_static = true,
                     "constexpr" => flags.is_constexpr = true,
                     "consteval" => flags.is_consteval = true,
                     _ => {}
                 },
-                "virtual" => flags.is_virtual = true,
-                "default_method_clause" => flags.is_defaulted = true,
-                "delete_method_clause" => flags.is_deleted = true,
-                "=" => saw_eq = true,
-                "number_literal" if saw_eq && self.t(c) == "0" => eq_zero = true,
-                "compound_statement" => body = Some(c),
-                "try_statement" => {
+                K::Virtual => flags.is_virtual = true,
+                K::DefaultMethodClause => flags.is_defaulted = true,
+                K::DeleteMethodClause => flags.is_deleted = true,
+                K::Equals => saw_eq = true,
+                K::NumberLiteral if saw_eq && self.t(c) == "0" => eq_zero = true,
+                K::CompoundStatement => body = Some(c),
+                K::TryStatement => {
                     body = field(c, "body");
                     not_annotatable = Some("function-try-block".to_string());
                 }
@@ -456,13 +462,13 @@ impl<'a> Walker<'a> {
         let mut trailing = None;
         if let Some(fd) = info.fdecl {
             for c in children(fd) {
-                match c.kind() {
-                    "type_qualifier" if self.t(c) == "const" => flags.is_const = true,
-                    "noexcept" => {
+                match k(c) {
+                    K::TypeQualifier if self.t(c) == "const" => flags.is_const = true,
+                    K::Noexcept => {
                         let t: String = self.t(c).chars().filter(|c| !c.is_whitespace()).collect();
                         flags.is_noexcept = t != "noexcept(false)";
                     }
-                    "virtual_specifier" => match self.t(c) {
+                    K::VirtualSpecifier => match self.t(c) {
                         "override" => flags.is_override = true,
                         "final" => {
                             flags.is_final = true;
@@ -470,7 +476,7 @@ impl<'a> Walker<'a> {
                         }
                         _ => {}
                     },
-                    "trailing_return_type" => trailing = c.named_child(0),
+                    K::TrailingReturnType => trailing = c.named_child(0),
                     _ => {}
                 }
             }
@@ -531,9 +537,9 @@ impl<'a> Walker<'a> {
         depth: usize,
     ) -> Option<usize> {
         let body = field(spec, "body")?;
-        let kind = match spec.kind() {
-            "struct_specifier" => ClassKind::Struct,
-            "union_specifier" => ClassKind::Union,
+        let kind = match k(spec) {
+            K::StructSpecifier => ClassKind::Struct,
+            K::UnionSpecifier => ClassKind::Union,
             _ => ClassKind::Class,
         };
         let mut specialization = None;
@@ -541,7 +547,7 @@ impl<'a> Walker<'a> {
         let name = match field(spec, "name") {
             Some(mut n) => {
                 for _ in 0..32 {
-                    if n.kind() != "qualified_identifier" {
+                    if k(n) != K::QualifiedIdentifier {
                         break;
                     }
                     if let Some(s) = field(n, "scope") {
@@ -552,7 +558,7 @@ impl<'a> Walker<'a> {
                         None => break,
                     }
                 }
-                if n.kind() == "template_type" {
+                if k(n) == K::TemplateType {
                     specialization = field(n, "arguments").map(|a| norm(self.t(a)));
                     field(n, "name")
                         .map(|x| norm(self.t(x)))
@@ -584,11 +590,11 @@ impl<'a> Walker<'a> {
         };
         let mut supers = Vec::new();
         for c in children(spec) {
-            if c.kind() == "base_class_clause" {
+            if k(c) == K::BaseClassClause {
                 for b in children(c) {
                     if matches!(
-                        b.kind(),
-                        "type_identifier" | "qualified_identifier" | "template_type"
+                        k(b),
+                        K::TypeIdentifier | K::QualifiedIdentifier | K::TemplateType
                     ) {
                         supers.push(strip_targs(self.t(b)));
                     }
@@ -668,14 +674,14 @@ impl<'a> Walker<'a> {
                         if !info.scopes.is_empty() {
                             return; // qualified friend etc.
                         }
-                        if friend && c.kind() != "function_definition" {
+                        if friend && k(c) != K::FunctionDefinition {
                             return; // friend declaration only
                         }
                         let span_node = tmpl.outer.unwrap_or(c);
                         let span_node = if friend {
                             span_node
                                 .parent()
-                                .filter(|p| p.kind() == "friend_declaration")
+                                .filter(|p| k(*p) == K::FriendDeclaration)
                                 .unwrap_or(span_node)
                         } else {
                             span_node
@@ -694,7 +700,7 @@ impl<'a> Walker<'a> {
                         return;
                     }
                 }
-                if friend || c.kind() == "function_definition" {
+                if friend || k(c) == K::FunctionDefinition {
                     return;
                 }
                 let ty = field(c, "type");
@@ -707,9 +713,9 @@ impl<'a> Walker<'a> {
                 let mut is_static = false;
                 let mut is_const = false;
                 for x in children(c) {
-                    match (x.kind(), self.t(x)) {
-                        ("storage_class_specifier", "static") => is_static = true,
-                        ("type_qualifier", "const" | "constexpr") => is_const = true,
+                    match (k(x), self.t(x)) {
+                        (K::StorageClassSpecifier, "static") => is_static = true,
+                        (K::TypeQualifier, "const" | "constexpr") => is_const = true,
                         _ => {}
                     }
                 }
@@ -717,9 +723,9 @@ impl<'a> Walker<'a> {
                     let mut dec = Decor::default();
                     let inner = unwrap_decl(self.src, Some(d), &mut dec);
                     let Some(inner) = inner else { continue };
-                    let (name, fptr) = match inner.kind() {
-                        "field_identifier" | "identifier" => (norm(self.t(inner)), false),
-                        "function_declarator" => {
+                    let (name, fptr) = match k(inner) {
+                        K::FieldIdentifier | K::Identifier => (norm(self.t(inner)), false),
+                        K::FunctionDeclarator => {
                             let nm = field(inner, "declarator")
                                 .map(|x| name_of(self.src, x))
                                 .unwrap_or_default();
@@ -749,14 +755,14 @@ impl<'a> Walker<'a> {
             Decl::Template => {
                 let t2 = self.push_template(c, tmpl);
                 for x in children(c) {
-                    if x.kind() != "template_parameter_list" {
+                    if k(x) != K::TemplateParameterList {
                         self.member(x, cls, &t2, friend, depth + 1);
                     }
                 }
             }
             Decl::Friend => {
                 for x in children(c) {
-                    if x.kind() == "function_definition" {
+                    if k(x) == K::FunctionDefinition {
                         self.member(x, cls, tmpl, true, depth + 1);
                     }
                 }

@@ -90,6 +90,113 @@ impl Ids {
     }
 }
 
+/// The node kinds the Java walk tests, looked up by kind id (`kit::KindTable`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum K {
+    PackageDeclaration,
+    Error,
+    MethodDeclaration,
+    ConstructorDeclaration,
+    CompactConstructorDeclaration,
+    FieldDeclaration,
+    ConstantDeclaration,
+    Identifier,
+    ScopedIdentifier,
+    Modifiers,
+    Static,
+    Abstract,
+    Final,
+    Synchronized,
+    Native,
+    Default,
+    Private,
+    ExtendsInterfaces,
+    TypeList,
+    TypeParameter,
+    EnumConstant,
+    EnumBodyDeclarations,
+    ClassBody,
+    Block,
+    StaticInitializer,
+    FormalParameter,
+    SpreadParameter,
+    Annotation,
+    VariableDeclarator,
+    ArrayType,
+    Dimensions,
+    GenericType,
+    AnnotatedType,
+    TypeArguments,
+    ScopedTypeIdentifier,
+    Comment,
+    ExplicitConstructorInvocation,
+    LeftBracket,
+    Other,
+}
+
+/// `n`'s kind (ERROR nodes: `K::Error`).
+fn k(n: Node) -> K {
+    static TABLE: OnceLock<kit::KindTable<K>> = OnceLock::new();
+    if n.is_error() {
+        return K::Error;
+    }
+    TABLE
+        .get_or_init(|| {
+            kit::KindTable::new(
+                Lang::Java,
+                &[
+                    ("package_declaration", K::PackageDeclaration),
+                    ("method_declaration", K::MethodDeclaration),
+                    ("constructor_declaration", K::ConstructorDeclaration),
+                    (
+                        "compact_constructor_declaration",
+                        K::CompactConstructorDeclaration,
+                    ),
+                    ("field_declaration", K::FieldDeclaration),
+                    ("constant_declaration", K::ConstantDeclaration),
+                    ("identifier", K::Identifier),
+                    ("scoped_identifier", K::ScopedIdentifier),
+                    ("modifiers", K::Modifiers),
+                    ("static", K::Static),
+                    ("abstract", K::Abstract),
+                    ("final", K::Final),
+                    ("synchronized", K::Synchronized),
+                    ("native", K::Native),
+                    ("default", K::Default),
+                    ("private", K::Private),
+                    ("extends_interfaces", K::ExtendsInterfaces),
+                    ("type_list", K::TypeList),
+                    ("type_parameter", K::TypeParameter),
+                    ("enum_constant", K::EnumConstant),
+                    ("enum_body_declarations", K::EnumBodyDeclarations),
+                    ("class_body", K::ClassBody),
+                    ("block", K::Block),
+                    ("static_initializer", K::StaticInitializer),
+                    ("formal_parameter", K::FormalParameter),
+                    ("spread_parameter", K::SpreadParameter),
+                    ("annotation", K::Annotation),
+                    ("marker_annotation", K::Annotation),
+                    ("variable_declarator", K::VariableDeclarator),
+                    ("array_type", K::ArrayType),
+                    ("dimensions", K::Dimensions),
+                    ("generic_type", K::GenericType),
+                    ("annotated_type", K::AnnotatedType),
+                    ("type_arguments", K::TypeArguments),
+                    ("scoped_type_identifier", K::ScopedTypeIdentifier),
+                    ("line_comment", K::Comment),
+                    ("block_comment", K::Comment),
+                    (
+                        "explicit_constructor_invocation",
+                        K::ExplicitConstructorInvocation,
+                    ),
+                    ("[", K::LeftBracket),
+                ],
+                K::Other,
+            )
+        })
+        .of(n)
+}
+
 /// Parses one Java file into the language-neutral model. Never panics on any input.
 pub fn parse_java(path: &str, src: &str) -> FileModel {
     let mut model = FileModel {
@@ -179,17 +286,17 @@ impl<'a> Builder<'a> {
                 }
                 continue;
             }
-            match child.kind() {
-                "package_declaration" if self.package.is_none() => {
+            match k(child) {
+                K::PackageDeclaration if self.package.is_none() => {
                     self.package = self.package_name(child);
                 }
                 // `enter` bounds the recursion (and counts the level on success).
-                "ERROR" if self.enter() => {
+                K::Error if self.enter() => {
                     self.top_level(child);
                     self.depth -= 1;
                 }
                 // Java has no top-level members: error recovery closed a class too early.
-                "method_declaration" | "constructor_declaration" | "field_declaration" => {
+                K::MethodDeclaration | K::ConstructorDeclaration | K::FieldDeclaration => {
                     if let Some(idx) = self.last_top_class {
                         self.member(child, idx);
                     }
@@ -203,7 +310,7 @@ impl<'a> Builder<'a> {
         let mut cur = node.walk();
         let name = node
             .named_children(&mut cur)
-            .find(|c| matches!(c.kind(), "identifier" | "scoped_identifier"))?;
+            .find(|c| matches!(k(*c), K::Identifier | K::ScopedIdentifier))?;
         let s: String = self
             .text(name)
             .chars()
@@ -215,19 +322,19 @@ impl<'a> Builder<'a> {
     fn mods(&self, node: Node) -> Mods {
         let mut m = Mods::default();
         let mut cur = node.walk();
-        let Some(modifiers) = node.children(&mut cur).find(|c| c.kind() == "modifiers") else {
+        let Some(modifiers) = node.children(&mut cur).find(|c| k(*c) == K::Modifiers) else {
             return m;
         };
         let mut cur = modifiers.walk();
         for c in modifiers.children(&mut cur) {
-            match c.kind() {
-                "static" => m.is_static = true,
-                "abstract" => m.is_abstract = true,
-                "final" => m.is_final = true,
-                "synchronized" => m.is_synchronized = true,
-                "native" => m.is_native = true,
-                "default" => m.is_default = true,
-                "private" => m.is_private = true,
+            match k(c) {
+                K::Static => m.is_static = true,
+                K::Abstract => m.is_abstract = true,
+                K::Final => m.is_final = true,
+                K::Synchronized => m.is_synchronized = true,
+                K::Native => m.is_native = true,
+                K::Default => m.is_default = true,
+                K::Private => m.is_private = true,
                 _ => {}
             }
         }
@@ -303,7 +410,7 @@ impl<'a> Builder<'a> {
             let mut cur = node.walk();
             let found = node
                 .children(&mut cur)
-                .find(|c| c.kind() == "extends_interfaces");
+                .find(|c| k(*c) == K::ExtendsInterfaces);
             found
         } else {
             node.child_by_field_id(ids.f_interfaces)
@@ -311,7 +418,7 @@ impl<'a> Builder<'a> {
         if let Some(h) = list_holder {
             let mut cur = h.walk();
             for list in h.named_children(&mut cur) {
-                if list.kind() == "type_list" {
+                if k(list) == K::TypeList {
                     let mut cur2 = list.walk();
                     for t in list.named_children(&mut cur2) {
                         interfaces.push(self.base_name_of(t));
@@ -323,7 +430,7 @@ impl<'a> Builder<'a> {
         if let Some(tps) = node.child_by_field_id(ids.f_type_parameters) {
             let mut cur = tps.walk();
             for tp in tps.named_children(&mut cur) {
-                if tp.kind() == "type_parameter" {
+                if k(tp) == K::TypeParameter {
                     type_params.push(collapse_ws(self.text(tp)));
                 }
             }
@@ -378,9 +485,9 @@ impl<'a> Builder<'a> {
         if let Some(body) = body {
             let mut cur = body.walk();
             for child in body.children(&mut cur) {
-                match child.kind() {
-                    "enum_constant" => self.enum_constant(child, idx),
-                    "enum_body_declarations" => {
+                match k(child) {
+                    K::EnumConstant => self.enum_constant(child, idx),
+                    K::EnumBodyDeclarations => {
                         let mut cur2 = child.walk();
                         for m in child.children(&mut cur2) {
                             self.member(m, idx);
@@ -416,12 +523,12 @@ impl<'a> Builder<'a> {
         // Constant bodies are anonymous subclasses: their methods count as the enum's
         // (`PLUS { int apply(…) {…} }`), other members may hold local classes.
         let mut cur = node.walk();
-        let body = node.children(&mut cur).find(|c| c.kind() == "class_body");
+        let body = node.children(&mut cur).find(|c| k(*c) == K::ClassBody);
         match body {
             Some(b) => {
                 let mut cur = b.walk();
                 for m in b.children(&mut cur) {
-                    if m.kind() == "method_declaration" {
+                    if k(m) == K::MethodDeclaration {
                         self.method(m, idx, MethodKind::Method);
                     } else {
                         self.walk_for_classes(m, idx);
@@ -438,16 +545,16 @@ impl<'a> Builder<'a> {
             self.visit_class(node, kind, Some(idx), false);
             return;
         }
-        match node.kind() {
-            "field_declaration" | "constant_declaration" => self.field_decl(node, idx),
-            "method_declaration" => self.method(node, idx, MethodKind::Method),
-            "constructor_declaration" | "compact_constructor_declaration" => {
+        match k(node) {
+            K::FieldDeclaration | K::ConstantDeclaration => self.field_decl(node, idx),
+            K::MethodDeclaration => self.method(node, idx, MethodKind::Method),
+            K::ConstructorDeclaration | K::CompactConstructorDeclaration => {
                 self.method(node, idx, MethodKind::Constructor)
             }
-            "block" | "static_initializer" => self.walk_for_classes(node, idx),
+            K::Block | K::StaticInitializer => self.walk_for_classes(node, idx),
             // Error recovery may wrap well-formed members: keep them.
             // `enter` bounds the recursion (and counts the level on success).
-            "ERROR" if self.enter() => {
+            K::Error if self.enter() => {
                 let mut cur = node.walk();
                 for c in node.children(&mut cur) {
                     self.member(c, idx);
@@ -464,7 +571,7 @@ impl<'a> Builder<'a> {
             return;
         };
         let mods = self.mods(node);
-        let implicit = node.kind() == "constant_declaration"
+        let implicit = k(node) == K::ConstantDeclaration
             || matches!(
                 self.classes[idx].kind,
                 ClassKind::Interface | ClassKind::Annotation
@@ -520,7 +627,7 @@ impl<'a> Builder<'a> {
             });
             (self.text(name).to_string(), ret)
         };
-        let params = if node.kind() == "compact_constructor_declaration" {
+        let params = if k(node) == K::CompactConstructorDeclaration {
             self.record_params
                 .iter()
                 .rev()
@@ -574,8 +681,8 @@ impl<'a> Builder<'a> {
     /// A formal, spread (varargs) parameter; `None` for receiver parameters and junk.
     fn param(&self, p: Node) -> Option<Param> {
         let ids = self.ids;
-        match p.kind() {
-            "formal_parameter" => {
+        match k(p) {
+            K::FormalParameter => {
                 let ty = p.child_by_field_id(ids.f_type)?;
                 let name = p.child_by_field_id(ids.f_name)?;
                 if self.text(name) == "this" {
@@ -588,14 +695,14 @@ impl<'a> Builder<'a> {
                     varargs: false,
                 })
             }
-            "spread_parameter" => {
+            K::SpreadParameter => {
                 let mut cur = p.walk();
                 let mut ty = None;
                 let mut decl = None;
                 for c in p.named_children(&mut cur) {
-                    match c.kind() {
-                        "modifiers" | "annotation" | "marker_annotation" => {}
-                        "variable_declarator" => decl = Some(c),
+                    match k(c) {
+                        K::Modifiers | K::Annotation => {}
+                        K::VariableDeclarator => decl = Some(c),
                         _ => {
                             if ty.is_none() {
                                 ty = Some(c);
@@ -643,25 +750,25 @@ impl<'a> Builder<'a> {
             return 0;
         }
         let depth = depth + 1;
-        match ty.kind() {
-            "array_type" => {
+        match k(ty) {
+            K::ArrayType => {
                 let dims = ty
                     .child_by_field_id(self.ids.f_dimensions)
                     .map_or(0, count_dims);
                 let mut cur = ty.walk();
                 let elem = ty
                     .named_children(&mut cur)
-                    .find(|c| c.kind() != "dimensions" && !is_annotation(*c));
+                    .find(|c| k(*c) != K::Dimensions && !is_annotation(*c));
                 dims + elem.map_or(0, |e| self.base_name(e, out, depth))
             }
-            "generic_type" | "annotated_type" => {
+            K::GenericType | K::AnnotatedType => {
                 let mut cur = ty.walk();
                 let inner = ty
                     .named_children(&mut cur)
-                    .find(|c| c.kind() != "type_arguments" && !is_annotation(*c));
+                    .find(|c| k(*c) != K::TypeArguments && !is_annotation(*c));
                 inner.map_or(0, |i| self.base_name(i, out, depth))
             }
-            "scoped_type_identifier" => {
+            K::ScopedTypeIdentifier => {
                 let mut cur = ty.walk();
                 let mut first = true;
                 for c in ty.named_children(&mut cur) {
@@ -764,16 +871,15 @@ fn members_at(kind: ClassKind, body: Option<Node>) -> Option<usize> {
         return Some(body.start_byte() + 1);
     }
     kit::children(body)
-        .find(|c| c.kind() == "enum_body_declarations") // starts with `;`
+        .find(|c| k(*c) == K::EnumBodyDeclarations) // starts with `;`
         .map(|c| c.start_byte() + 1)
 }
 
 /// See [`MethodDecl::entry`]: after `{`, or after a constructor's `this(…)`/`super(…)`.
 fn entry_of(kind: MethodKind, body: Node) -> usize {
     if kind == MethodKind::Constructor {
-        let first = kit::named_children(body)
-            .find(|c| !matches!(c.kind(), "line_comment" | "block_comment"));
-        if let Some(c) = first.filter(|c| c.kind() == "explicit_constructor_invocation") {
+        let first = kit::named_children(body).find(|c| k(*c) != K::Comment);
+        if let Some(c) = first.filter(|c| k(*c) == K::ExplicitConstructorInvocation) {
             return c.end_byte();
         }
     }
@@ -781,13 +887,15 @@ fn entry_of(kind: MethodKind, body: Node) -> usize {
 }
 
 fn is_annotation(n: Node) -> bool {
-    matches!(n.kind(), "annotation" | "marker_annotation")
+    k(n) == K::Annotation
 }
 
 /// Number of `[]` pairs in a `dimensions` node.
 fn count_dims(d: Node) -> u32 {
     let mut cur = d.walk();
-    d.children(&mut cur).filter(|c| c.kind() == "[").count() as u32
+    d.children(&mut cur)
+        .filter(|c| k(*c) == K::LeftBracket)
+        .count() as u32
 }
 
 fn collapse_ws(s: &str) -> String {
@@ -830,10 +938,10 @@ fn report_errors(root: Node, src: &str, model: &mut FileModel) {
         while let Some(p) = up {
             let decl = ids.class_kind(p.kind_id()).is_some()
                 || matches!(
-                    p.kind(),
-                    "method_declaration"
-                        | "constructor_declaration"
-                        | "compact_constructor_declaration"
+                    k(p),
+                    K::MethodDeclaration
+                        | K::ConstructorDeclaration
+                        | K::CompactConstructorDeclaration
                 );
             if decl {
                 if let Some(t) = index.get(&(p.start_byte(), p.end_byte())) {

@@ -206,6 +206,84 @@ pub struct ClassDecl {
     pub not_annotatable: Option<String>,
 }
 
+/// Code that relies on a type's exact layout or triviality (C++), found by the front end at
+/// parse: a class it names keeps non-intrusive object IDs, since an ID member would change
+/// its size or make it non-trivial.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LayoutUse {
+    /// 1-based line (uses on one line are weighed together, in the order listed).
+    pub line: u32,
+    pub kind: LayoutKind,
+    /// The type as written after the construct (`ns::Packet`, `Packet::Header`); empty for
+    /// the file-wide kinds.
+    pub name: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LayoutKind {
+    /// `sizeof(T)`/`alignof(T)` on a `static_assert` line.
+    StaticAssertSize,
+    /// `offsetof(T, …)`.
+    Offsetof,
+    /// `sizeof(T)` on a line calling `memcpy`/`memset`/`memmove`/`memcmp`.
+    RawMemory,
+    /// A type trait or cast that needs the layout (`is_pod<`, `atomic<`, `bit_cast<`,
+    /// `reinterpret_cast<`…), as written with its `<`.
+    Trait(String),
+    /// `constexpr T`/`constinit T`.
+    ConstantExpression,
+    /// A raw memory function on `this` or `sizeof(*…)`: the classes of this file.
+    RawMemoryOnObjects,
+    /// `#pragma pack` somewhere in the file: the classes of this file.
+    PragmaPack,
+}
+
+impl LayoutUse {
+    /// The SAF's text form: `LINE KIND NAME` (`12 offsetof Packet`, `3 is_pod< ns::P`).
+    pub fn to_saf(&self) -> String {
+        let kind = match &self.kind {
+            LayoutKind::StaticAssertSize => "static_assert",
+            LayoutKind::Offsetof => "offsetof",
+            LayoutKind::RawMemory => "raw_memory",
+            LayoutKind::Trait(t) => t,
+            LayoutKind::ConstantExpression => "constexpr",
+            LayoutKind::RawMemoryOnObjects => "raw_memory_on_objects",
+            LayoutKind::PragmaPack => "pragma_pack",
+        };
+        format!("{} {kind} {}", self.line, self.name)
+            .trim_end()
+            .to_string()
+    }
+
+    /// Reads [`to_saf`](Self::to_saf)'s form back; `None` if malformed.
+    pub fn from_saf(s: &str) -> Option<LayoutUse> {
+        let mut parts = s.splitn(3, ' ');
+        let line = parts.next()?.parse().ok()?;
+        let kind = match parts.next()? {
+            "static_assert" => LayoutKind::StaticAssertSize,
+            "offsetof" => LayoutKind::Offsetof,
+            "raw_memory" => LayoutKind::RawMemory,
+            "constexpr" => LayoutKind::ConstantExpression,
+            "raw_memory_on_objects" => LayoutKind::RawMemoryOnObjects,
+            "pragma_pack" => LayoutKind::PragmaPack,
+            t if t.ends_with('<') => LayoutKind::Trait(t.to_string()),
+            _ => return None,
+        };
+        let name = parts.next().unwrap_or("").to_string();
+        Some(LayoutUse { line, kind, name })
+    }
+
+    /// Whether this use names the type `n` (`n` itself, or `n::…` nested in it).
+    pub fn names(&self, n: &str) -> bool {
+        !n.is_empty()
+            && self.name.starts_with(n)
+            && !self.name[n.len()..]
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_')
+    }
+}
+
 /// Everything a front end learns from one file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FileModel {
@@ -216,6 +294,8 @@ pub struct FileModel {
     /// with the owner's qualified name as written/resolved against enclosing namespaces. The
     /// project stage links them to their classes.
     pub out_of_class: Vec<(String, MethodDecl)>,
+    /// C++: code relying on a type's layout, in source order (see [`LayoutUse`]).
+    pub layout_uses: Vec<LayoutUse>,
     pub diagnostics: Vec<Diagnostic>,
 }
 

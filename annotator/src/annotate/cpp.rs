@@ -33,7 +33,9 @@ use super::{fresh_name, Context, FileEdits, LangAnnotator};
 use crate::edits::Insertion;
 use crate::error::Result;
 use crate::manifest::Mode;
-use crate::model::{ClassKind, FileModel, Lang, MethodDecl, MethodKind, Param};
+use crate::model::{
+    ClassKind, FileModel, Lang, LayoutKind, LayoutUse, MethodDecl, MethodKind, Param,
+};
 use crate::saf::{Saf, SafClass, SafMethod};
 
 /// Folder (relative to the manifest folder) holding the C++ runtime while annotated.
@@ -639,7 +641,7 @@ fn carries_tag(saf: &Saf, c: &SafClass, tagged: &dyn Fn(&SafClass) -> bool, dept
 }
 
 fn id_kind_uncached(saf: &Saf, sc: &SafClass, project: &ProjectText) -> IdKind {
-    if let Some(why) = non_intrusive_reason(sc, project) {
+    if let Some(why) = non_intrusive_reason(saf, sc, project) {
         return IdKind::NonIntrusive(why);
     }
     if sc.kind != ClassKind::Union && is_trivial(saf, sc, 0) {
@@ -708,7 +710,7 @@ fn is_trivial(saf: &Saf, sc: &SafClass, depth: u32) -> bool {
     fields_ok && sc.supers.iter().all(|b| trivial_type(b))
 }
 
-fn non_intrusive_reason(sc: &SafClass, project: &ProjectText) -> Option<String> {
+fn non_intrusive_reason(saf: &Saf, sc: &SafClass, project: &ProjectText) -> Option<String> {
     if sc.kind == ClassKind::Union {
         return Some("union".into());
     }
@@ -737,63 +739,46 @@ fn non_intrusive_reason(sc: &SafClass, project: &ProjectText) -> Option<String> 
     let own_files: Vec<&str> = std::iter::once(sc.file.as_str())
         .chain(sc.methods.iter().map(|m| m.file.as_str()))
         .collect();
-    for (path, text) in &project.files {
-        let own = own_files.contains(&path.as_str());
-        if own && text.contains("#pragma pack") {
-            return Some("`#pragma pack` in its file".into());
+    for f in saf.files.iter().filter(|f| f.lang == Lang::Cpp) {
+        let own = own_files.contains(&f.path.as_str());
+        let uses: Vec<LayoutUse> = f
+            .layout_uses
+            .iter()
+            .filter_map(|u| LayoutUse::from_saf(u))
+            .collect();
+        if let Some(why) = layout_reason(&uses, own, &names) {
+            return Some(why.unwrap_or_else(|r| format!("{}: {r}", f.path)));
         }
-        for line in text.lines() {
-            let mem = ["memcpy", "memset", "memmove", "memcmp"]
+    }
+    None
+}
+
+/// Why the layout uses of one file (recorded by the front end) keep a class named `names`
+/// non-intrusive: `Ok` a whole reason, `Err` one to prefix with the file's path. `own`: the
+/// class is declared or defined in this file. Uses are weighed line by line, per line the
+/// names first.
+fn layout_reason(uses: &[LayoutUse], own: bool, names: &[&str]) -> Option<Result<String, String>> {
+    if own && uses.iter().any(|u| u.kind == LayoutKind::PragmaPack) {
+        return Some(Ok("`#pragma pack` in its file".into()));
+    }
+    for line in uses.chunk_by(|a, b| a.line == b.line) {
+        for n in names {
+            if let Some(u) = line.iter().find(|u| u.names(n)) {
+                return Some(Err(match &u.kind {
+                    LayoutKind::StaticAssertSize => "static_assert on its size".into(),
+                    LayoutKind::Offsetof => "offsetof".into(),
+                    LayoutKind::RawMemory => "raw memory functions on it".into(),
+                    LayoutKind::Trait(t) => format!("`{t}` on it"),
+                    _ => "used in constant expressions".into(),
+                }));
+            }
+        }
+        if own
+            && line
                 .iter()
-                .any(|f| line.contains(f));
-            for n in &names {
-                let mentions = |pre: &str| {
-                    line.match_indices(pre).any(|(i, _)| {
-                        let rest = line[i + pre.len()..].trim_start();
-                        let rest = rest.strip_prefix("const ").unwrap_or(rest).trim_start();
-                        let rest = rest.strip_prefix("::").unwrap_or(rest);
-                        rest.starts_with(n)
-                            && !rest[n.len()..]
-                                .chars()
-                                .next()
-                                .is_some_and(|c| c.is_alphanumeric() || c == '_')
-                    })
-                };
-                if line.contains("static_assert") && (mentions("sizeof(") || mentions("alignof(")) {
-                    return Some(format!("{path}: static_assert on its size"));
-                }
-                if mentions("offsetof(") {
-                    return Some(format!("{path}: offsetof"));
-                }
-                if mem && mentions("sizeof(") {
-                    return Some(format!("{path}: raw memory functions on it"));
-                }
-                for t in [
-                    "atomic<",
-                    "is_trivially_copyable<",
-                    "is_trivially_copyable_v<",
-                    "is_trivial<",
-                    "is_trivial_v<",
-                    "is_standard_layout<",
-                    "is_standard_layout_v<",
-                    "is_pod<",
-                    "is_pod_v<",
-                    "bit_cast<",
-                    "is_aggregate<",
-                    "is_aggregate_v<",
-                    "reinterpret_cast<",
-                ] {
-                    if mentions(t) {
-                        return Some(format!("{path}: `{t}` on it"));
-                    }
-                }
-                if mentions("constexpr ") || mentions("constinit ") {
-                    return Some(format!("{path}: used in constant expressions"));
-                }
-            }
-            if own && mem && (line.contains("this") || line.contains("sizeof(*")) {
-                return Some(format!("{path}: raw memory functions on objects"));
-            }
+                .any(|u| u.kind == LayoutKind::RawMemoryOnObjects)
+        {
+            return Some(Err("raw memory functions on objects".into()));
         }
     }
     None
@@ -996,6 +981,7 @@ mod tests {
                 lang: Lang::Cpp,
                 sha256: "same".into(),
                 lines: 1,
+                layout_uses: Vec::new(),
             }],
             types: Vec::new(),
             classes: Vec::new(),

@@ -21,6 +21,9 @@ pub fn dump(m: &FileModel, src: &str) -> String {
         let _ = writeln!(out, "out of class, owner {owner}");
         method(&mut out, &at, x, "  ");
     }
+    for u in &m.layout_uses {
+        let _ = writeln!(out, "layout use {}", u.to_saf());
+    }
     for d in &m.diagnostics {
         let sev = if d.is_note() { "note" } else { "error" };
         let _ = writeln!(out, "{sev} {}:{}: {}", d.line, d.col, d.message);

@@ -1,12 +1,12 @@
 //! Builds the SAF from a parsed project: type resolution, the type table, static sizes
 //! (thesis fig. 5.6), signatures, annotatability and the selection.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::types::{primitive_size, sig_type_name, signature};
 use super::*;
 use crate::manifest::Manifest;
-use crate::model::{ClassDecl, MethodDecl, TypeRef};
+use crate::model::{ClassDecl, LayoutUse, MethodDecl, TypeRef};
 use crate::project::Project;
 use crate::select;
 
@@ -376,17 +376,7 @@ pub fn build(manifest: &Manifest, project: &Project) -> Saf {
         &manifest.include_patterns,
         &manifest.exclude_patterns,
     );
-    let mut files: Vec<SafFile> = project
-        .files
-        .iter()
-        .map(|f| SafFile {
-            path: f.path.clone(),
-            lang: f.lang,
-            sha256: f.sha256.clone(),
-            lines: f.text.lines().count() as u32,
-        })
-        .collect();
-    files.sort_by(|a, b| a.path.cmp(&b.path));
+    let files = files_of(project, &out_classes);
     Saf {
         version: SAF_VERSION,
         project: manifest.name.clone(),
@@ -396,4 +386,40 @@ pub fn build(manifest: &Manifest, project: &Project) -> Saf {
         classes: out_classes,
         problems: project.diagnostics.iter().map(|d| d.to_string()).collect(),
     }
+}
+
+/// The SAF's file list, sorted by path, with the layout uses that name one of `classes`.
+fn files_of(project: &Project, classes: &[SafClass]) -> Vec<SafFile> {
+    // A use names a class when its name is the class's name or qname, or starts with one
+    // followed by `::` (a nested type): look up the name and each prefix before a `:`.
+    let names: HashSet<&str> = classes
+        .iter()
+        .flat_map(|c| [c.name.as_str(), c.qname.as_str()])
+        .collect();
+    let names_a_class = |u: &LayoutUse| {
+        u.name.is_empty()
+            || names.contains(u.name.as_str())
+            || u.name
+                .match_indices(':')
+                .any(|(i, _)| names.contains(&u.name[..i]))
+    };
+    let mut files: Vec<SafFile> = project
+        .files
+        .iter()
+        .map(|f| SafFile {
+            path: f.path.clone(),
+            lang: f.lang,
+            sha256: f.sha256.clone(),
+            lines: f.text.lines().count() as u32,
+            layout_uses: f
+                .model
+                .layout_uses
+                .iter()
+                .filter(|u| names_a_class(u))
+                .map(LayoutUse::to_saf)
+                .collect(),
+        })
+        .collect();
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    files
 }

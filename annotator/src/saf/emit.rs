@@ -98,6 +98,9 @@ pub(super) fn to_toml(saf: &Saf) -> String {
         w.str("lang", lang(f.lang));
         w.str("sha256", &f.sha256);
         w.num("lines", f.lines);
+        if !f.layout_uses.is_empty() {
+            w.list("layout_uses", &f.layout_uses);
+        }
     }
     for t in &saf.types {
         w.0.push_str("\n[[types]]\n");

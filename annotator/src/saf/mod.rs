@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::manifest::Sizes;
 use crate::model::{ClassKind, Lang, MethodKind};
 
-pub const SAF_VERSION: u32 = 1;
+pub const SAF_VERSION: u32 = 2;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Saf {
@@ -38,6 +38,11 @@ pub struct SafFile {
     /// SHA-256 of the file's bytes, hex; used to refuse a stale SAF.
     pub sha256: String,
     pub lines: u32,
+    /// C++: the file's code that relies on the layout of a project class
+    /// ([`LayoutUse::to_saf`](crate::model::LayoutUse::to_saf) form, source order): those
+    /// classes keep non-intrusive object IDs. Only uses naming a class of the SAF are kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub layout_uses: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]

@@ -13,6 +13,7 @@ mod declarators;
 pub mod defines;
 mod expand;
 mod kinds;
+mod layout;
 mod macros;
 mod walk;
 
@@ -31,17 +32,21 @@ impl Frontend for CppFrontend {
         Lang::Cpp
     }
     fn parse(&self, path: &str, src: &str) -> FileModel {
-        kit::guarded(Lang::Cpp, path, || parse_file(path, src))
+        let mut model = kit::guarded(Lang::Cpp, path, || parse_file(path, src));
+        model.layout_uses = layout::layout_uses(src);
+        model
     }
 }
 
 /// Parses one C++ file seeing through the project's macros `defs` (plus the file's own).
 pub fn parse_with_defines(path: &str, src: &str, defs: &defines::Defines) -> FileModel {
-    kit::guarded(Lang::Cpp, path, || {
+    let mut model = kit::guarded(Lang::Cpp, path, || {
         let mut all = defs.clone();
         all.merge(&defines::Defines::of(src));
         parse_expanded(path, src, &all)
-    })
+    });
+    model.layout_uses = layout::layout_uses(src);
+    model
 }
 
 fn parse_file(path: &str, src: &str) -> FileModel {

@@ -5,3 +5,11 @@ LIB_NS_BEGIN
 LIB_API_FN int twice(int x) { return 2 * x; }
 
 LIB_NS_END
+
+#include <cstddef>
+static_assert(sizeof(Wire) == 2 * sizeof(int), "Wire is sent as two ints");
+static_assert(offsetof(Wire, len) == sizeof(int), "len follows kind");
+int wire_total() {
+    Wire w;
+    return w.total();
+}

@@ -201,5 +201,6 @@ int main() {
     sp.set(1, 10);
     sp.set(2, 32);
     std::cout << "sparse " << sp.sum() << "\n";
+    std::cout << "wire " << wire_total() << "\n";
     return 0;
 }

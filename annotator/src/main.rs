@@ -541,7 +541,7 @@ fn cmd_profile(manifest: &Path, args: ProfileArgs) -> Result<()> {
                 written.instances, written.messages
             );
             if let Some(h) = &written.top_hint {
-                println!("top hint: {h}");
+                println!("{h}"); // "top proposal: …" or "top hint: …"
             }
             println!("report: {}", report.display());
             match failed {

@@ -21,7 +21,10 @@ C=${CORPUS:-/tmp/corpus}
 SCR=${REVY_SCRATCH:-/tmp/revy-corpus}/$P
 JOBS=${JOBS:-2}
 OUTCOMES=$C/outcomes.py
-[ -f "$OUTCOMES" ] || OUTCOMES=$repo/../shared/corpus/outcomes.py
+if [ ! -f "$OUTCOMES" ]; then
+  . "$here/shared.sh"
+  OUTCOMES=$(find_shared)/corpus/outcomes.py || exit 2
+fi
 [ -x "$REVY" ] || { echo "no revy at $REVY (cargo build --release)" >&2; exit 2; }
 
 case $P in

@@ -1,11 +1,13 @@
 #!/bin/bash
-# Fetches the real-code corpus (Debian source packages, see ../shared/corpus/README.md) into
+# Fetches the real-code corpus (Debian source packages, see shared/corpus/README.md) into
 # $CORPUS (default /tmp/corpus) and installs the test dependencies. Idempotent.
 # Usage: tests/corpus/fetch.sh [package ...]   (default: all of them)
+# The shared folder is found going up from here (shared/SPEC.md), or given as SHARED=DIR.
 set -euo pipefail
 C=${CORPUS:-/tmp/corpus}
 here=$(cd "$(dirname "$0")" && pwd)
-shared=${SHARED:-$(cd "$here/../../.." && pwd)/shared}
+. "$here/shared.sh"
+shared=$(find_shared) || exit 2
 mkdir -p "$C/src" "$C/w"
 cp "$shared/corpus/outcomes.py" "$C/outcomes.py"
 if [ ! -f /etc/apt/sources.list.d/debian-src.sources ]; then

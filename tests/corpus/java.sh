@@ -26,7 +26,10 @@ SCRATCH=${SCRATCH:-/tmp/revy-corpus}
 MAX_SIZE=${MAX_SIZE:-2GiB}
 J=/usr/share/java
 OUTCOMES=$C/outcomes.py
-[ -f "$OUTCOMES" ] || OUTCOMES=$repo/../shared/corpus/outcomes.py
+if [ ! -f "$OUTCOMES" ]; then
+  . "$here/shared.sh"
+  OUTCOMES=$(find_shared)/corpus/outcomes.py || exit 2
+fi
 [ -x "$REVY" ] || { echo "no revy binary at $REVY (cargo build --release)" >&2; exit 2; }
 
 # Per project: the extracted folder, then the recipe's class paths and flags.

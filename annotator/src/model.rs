@@ -150,6 +150,33 @@ pub struct MethodFlags {
     pub is_template: bool,
 }
 
+impl MethodFlags {
+    /// The names of the flags that are set, in declaration order (`static`, `abstract`,
+    /// then the SAF's modifiers: `final` … `defaulted`, `deleted`, `template`).
+    pub fn names(&self) -> impl Iterator<Item = &'static str> {
+        [
+            (self.is_static, "static"),
+            (self.is_abstract, "abstract"),
+            (self.is_final, "final"),
+            (self.is_synchronized, "synchronized"),
+            (self.is_native, "native"),
+            (self.is_default, "default"),
+            (self.is_virtual, "virtual"),
+            (self.is_override, "override"),
+            (self.is_const, "const"),
+            (self.is_noexcept, "noexcept"),
+            (self.is_constexpr, "constexpr"),
+            (self.is_consteval, "consteval"),
+            (self.is_defaulted, "defaulted"),
+            (self.is_deleted, "deleted"),
+            (self.is_template, "template"),
+        ]
+        .into_iter()
+        .filter(|(on, _)| *on)
+        .map(|(_, n)| n)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MethodDecl {
     pub name: String,

@@ -10,12 +10,13 @@ use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use parquet::basic::{Compression, Encoding};
+use parquet::basic::{Compression, Encoding, Repetition, Type as Physical};
 use parquet::data_type::{ByteArray, ByteArrayType, Int64Type};
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::parser::parse_message_type;
+use parquet::schema::types::Type;
 
 use crate::analysis::walk::{Closed, InstKind, Instance, Sink, Walker};
 use crate::analysis::{instance_label, walk_trace};
@@ -80,10 +81,12 @@ fn perr(path: &Path, e: parquet::errors::ParquetError) -> Error {
 }
 
 impl Table {
-    fn create(dir: &Path, name: &str, schema: &str, cols: Vec<Col>, unit: &str) -> Result<Table> {
+    /// The table `name` with `schema` (INT64 and UTF8 columns, required or optional).
+    fn create(dir: &Path, name: &str, schema: &str, unit: &str) -> Result<Table> {
         let path = dir.join(format!("{name}.parquet"));
         let tmp = dir.join(format!(".{name}.parquet.tmp"));
         let schema = Arc::new(parse_message_type(schema).map_err(|e| perr(&path, e))?);
+        let cols = columns(&schema);
         let mut props = WriterProperties::builder().set_compression(Compression::SNAPPY);
         if name == "messages" {
             // All INT64, mostly increasing or small: delta encoding beats dictionaries.
@@ -183,8 +186,19 @@ impl Table {
     }
 }
 
-fn ints(n: usize) -> Vec<Col> {
-    (0..n).map(|_| Col::Int(Vec::new())).collect()
+/// One empty buffer per column of `schema`, typed as the schema says.
+fn columns(schema: &Type) -> Vec<Col> {
+    let optional = |f: &Type| f.get_basic_info().repetition() == Repetition::OPTIONAL;
+    schema
+        .get_fields()
+        .iter()
+        .map(|f| match (f.get_physical_type(), optional(f)) {
+            (Physical::INT64, false) => Col::Int(Vec::new()),
+            (Physical::INT64, true) => Col::OptInt(Vec::new()),
+            (_, false) => Col::Str(Vec::new()),
+            (_, true) => Col::OptStr(Vec::new()),
+        })
+        .collect()
 }
 
 /// Per-method totals, kept while messages stream by.
@@ -260,7 +274,7 @@ pub fn export(trace: &Path, dir: &Path) -> Result<(Vec<PathBuf>, Vec<String>)> {
     let unit = probe.header().unit.as_str();
     drop(probe);
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    let messages = Table::create(dir, "messages", MESSAGES, ints(12), unit)?;
+    let messages = Table::create(dir, "messages", MESSAGES, unit)?;
     let mut sink = ParquetSink {
         process,
         messages,
@@ -280,19 +294,7 @@ pub fn export(trace: &Path, dir: &Path) -> Result<(Vec<PathBuf>, Vec<String>)> {
 }
 
 fn instances(dir: &Path, unit: &str, p: i64, w: &Walker, names: &Names) -> Result<PathBuf> {
-    let cols = vec![
-        Col::Int(Vec::new()),
-        Col::Int(Vec::new()),
-        Col::Str(Vec::new()),
-        Col::Str(Vec::new()),
-        Col::OptStr(Vec::new()),
-        Col::Int(Vec::new()),
-        Col::OptInt(Vec::new()),
-        Col::OptInt(Vec::new()),
-        Col::OptInt(Vec::new()),
-        Col::OptInt(Vec::new()),
-    ];
-    let mut t = Table::create(dir, "instances", INSTANCES, cols, unit)?;
+    let mut t = Table::create(dir, "instances", INSTANCES, unit)?;
     for (id, i) in w.instances.iter().enumerate() {
         let root = i.kind == InstKind::Root;
         t.int(0, p);
@@ -318,10 +320,7 @@ fn instances(dir: &Path, unit: &str, p: i64, w: &Walker, names: &Names) -> Resul
 }
 
 fn methods(dir: &Path, unit: &str, p: i64, acc: &[MethodAcc], names: &Names) -> Result<PathBuf> {
-    let mut cols = ints(2);
-    cols.extend((0..3).map(|_| Col::Str(Vec::new())));
-    cols.extend(ints(4));
-    let mut t = Table::create(dir, "methods", METHODS, cols, unit)?;
+    let mut t = Table::create(dir, "methods", METHODS, unit)?;
     for (id, a) in acc.iter().enumerate().filter(|(_, a)| a.calls > 0) {
         let (class, name, sig) = match names.method(id as u32) {
             Some(m) => (names.class(m.class), m.name.as_str(), m.signature.as_str()),
@@ -342,15 +341,7 @@ fn methods(dir: &Path, unit: &str, p: i64, acc: &[MethodAcc], names: &Names) -> 
 }
 
 fn threads(dir: &Path, unit: &str, p: i64, w: &Walker, names: &Names) -> Result<PathBuf> {
-    let cols = vec![
-        Col::Int(Vec::new()),
-        Col::Int(Vec::new()),
-        Col::OptStr(Vec::new()),
-        Col::Int(Vec::new()),
-        Col::Int(Vec::new()),
-        Col::Int(Vec::new()),
-    ];
-    let mut t = Table::create(dir, "threads", THREADS, cols, unit)?;
+    let mut t = Table::create(dir, "threads", THREADS, unit)?;
     for th in &w.threads {
         t.int(0, p);
         t.int(1, th.tid as i64);

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use crate::model::{ClassDecl, FieldDecl, FileModel, MethodDecl, MethodFlags, Span, TypeRef};
+use crate::model::{ClassDecl, FieldDecl, FileModel, MethodDecl, Span, TypeRef};
 
 /// The dump of `m`, parsed from `src`.
 pub fn dump(m: &FileModel, src: &str) -> String {
@@ -95,6 +95,11 @@ fn cut(s: &str, n: usize, tail: bool) -> String {
     }
 }
 
+/// ` a b c`: each word after a space.
+fn words<'a>(ws: impl Iterator<Item = &'a str>) -> String {
+    ws.map(|w| format!(" {w}")).collect()
+}
+
 fn list(name: &str, xs: &[String]) -> String {
     if xs.is_empty() {
         String::new()
@@ -104,24 +109,13 @@ fn list(name: &str, xs: &[String]) -> String {
 }
 
 fn class(out: &mut String, at: &Locator, c: &ClassDecl) {
-    let mut flags = Vec::new();
-    for (on, f) in [
+    let flags = [
         (c.is_abstract, "abstract"),
         (c.is_static, "static"),
         (c.is_local, "local"),
-    ] {
-        if on {
-            flags.push(f);
-        }
-    }
-    let _ = writeln!(
-        out,
-        "{:?} {} (name {}){}",
-        c.kind,
-        c.qname,
-        c.name,
-        flags.iter().map(|f| format!(" {f}")).collect::<String>()
-    );
+    ];
+    let flags = words(flags.iter().filter(|(on, _)| *on).map(|(_, f)| *f));
+    let _ = writeln!(out, "{:?} {} (name {}){}", c.kind, c.qname, c.name, flags);
     let _ = writeln!(
         out,
         "  at {} `{}` in {}",
@@ -170,13 +164,8 @@ fn ty(t: &TypeRef) -> String {
 }
 
 fn field(out: &mut String, at: &Locator, f: &FieldDecl) {
-    let mut flags = String::new();
-    if f.is_static {
-        flags.push_str(" static");
-    }
-    if f.is_final {
-        flags.push_str(" final");
-    }
+    let flags = [(f.is_static, "static"), (f.is_final, "final")];
+    let flags = words(flags.iter().filter(|(on, _)| *on).map(|(_, f)| *f));
     let _ = writeln!(
         out,
         "  field {}: {}{flags} at {} `{}`",
@@ -187,30 +176,6 @@ fn field(out: &mut String, at: &Locator, f: &FieldDecl) {
     );
 }
 
-fn method_flags(f: &MethodFlags) -> String {
-    let all = [
-        (f.is_static, "static"),
-        (f.is_abstract, "abstract"),
-        (f.is_final, "final"),
-        (f.is_synchronized, "synchronized"),
-        (f.is_native, "native"),
-        (f.is_default, "default"),
-        (f.is_virtual, "virtual"),
-        (f.is_override, "override"),
-        (f.is_const, "const"),
-        (f.is_noexcept, "noexcept"),
-        (f.is_constexpr, "constexpr"),
-        (f.is_consteval, "consteval"),
-        (f.is_defaulted, "=default"),
-        (f.is_deleted, "=delete"),
-        (f.is_template, "template"),
-    ];
-    all.iter()
-        .filter(|(on, _)| *on)
-        .map(|(_, n)| format!(" {n}"))
-        .collect()
-}
-
 fn method(out: &mut String, at: &Locator, m: &MethodDecl, ind: &str) {
     let ret = m.ret.as_ref().map_or("-".into(), ty);
     let _ = writeln!(
@@ -218,7 +183,7 @@ fn method(out: &mut String, at: &Locator, m: &MethodDecl, ind: &str) {
         "{ind}{:?} {} -> {ret}{}",
         m.kind,
         m.name,
-        method_flags(&m.flags)
+        words(m.flags.names())
     );
     for p in &m.params {
         let va = if p.varargs { " varargs" } else { "" };

@@ -141,27 +141,13 @@ impl Sizer<'_> {
     }
 }
 
+/// The SAF's `modifiers`: every flag but `static` and `abstract` (fields of their own).
 fn modifiers(m: &MethodDecl) -> Vec<String> {
-    let f = &m.flags;
-    [
-        (f.is_final, "final"),
-        (f.is_synchronized, "synchronized"),
-        (f.is_native, "native"),
-        (f.is_default, "default"),
-        (f.is_virtual, "virtual"),
-        (f.is_override, "override"),
-        (f.is_const, "const"),
-        (f.is_noexcept, "noexcept"),
-        (f.is_constexpr, "constexpr"),
-        (f.is_consteval, "consteval"),
-        (f.is_defaulted, "defaulted"),
-        (f.is_deleted, "deleted"),
-        (f.is_template, "template"),
-    ]
-    .iter()
-    .filter(|(on, _)| *on)
-    .map(|(_, s)| s.to_string())
-    .collect()
+    m.flags
+        .names()
+        .filter(|n| !matches!(*n, "static" | "abstract"))
+        .map(String::from)
+        .collect()
 }
 
 /// Why a method cannot be instrumented, if it cannot.

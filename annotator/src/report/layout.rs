@@ -228,39 +228,23 @@ fn relax(nodes: &[Node], adj: &[Vec<usize>], start: usize, pos: &mut [(f64, f64)
     for it in 0..iters {
         let temp = 40.0 * (1.0 - it as f64 / iters as f64) + 2.0;
         force.iter_mut().for_each(|f| *f = (0.0, 0.0));
-        grid.values_mut().for_each(Vec::clear);
-        for (k, p) in pos.iter().enumerate() {
-            grid.entry((cell(p.0, reach), cell(p.1, reach)))
-                .or_default()
-                .push(k);
-        }
-        for a in 0..n {
-            let (cx, cy) = (cell(pos[a].0, reach), cell(pos[a].1, reach));
-            for dx in -1..=1 {
-                for dy in -1..=1 {
-                    let Some(bucket) = grid.get(&(cx + dx, cy + dy)) else {
-                        continue;
-                    };
-                    for &b in bucket.iter().filter(|&&b| b > a) {
-                        let (mut vx, mut vy) = (pos[b].0 - pos[a].0, pos[b].1 - pos[a].1);
-                        let mut d2 = vx * vx + vy * vy;
-                        if d2 > reach * reach {
-                            continue;
-                        }
-                        if d2 < 0.01 {
-                            (vx, vy, d2) = ((b as f64).cos(), (b as f64).sin(), 1.0);
-                        }
-                        let d = d2.sqrt();
-                        let f = l * l / d;
-                        let (ux, uy) = (vx / d * f, vy / d * f);
-                        force[a].0 -= ux;
-                        force[a].1 -= uy;
-                        force[b].0 += ux;
-                        force[b].1 += uy;
-                    }
-                }
+        near_pairs(&mut grid, pos, reach, |a, b, pos| {
+            let (mut vx, mut vy) = (pos[b].0 - pos[a].0, pos[b].1 - pos[a].1);
+            let mut d2 = vx * vx + vy * vy;
+            if d2 > reach * reach {
+                return;
             }
-        }
+            if d2 < 0.01 {
+                (vx, vy, d2) = ((b as f64).cos(), (b as f64).sin(), 1.0);
+            }
+            let d = d2.sqrt();
+            let f = l * l / d;
+            let (ux, uy) = (vx / d * f, vy / d * f);
+            force[a].0 -= ux;
+            force[a].1 -= uy;
+            force[b].0 += ux;
+            force[b].1 += uy;
+        });
         for &(a, b) in &springs {
             let (vx, vy) = (pos[b].0 - pos[a].0, pos[b].1 - pos[a].1);
             let d = vx.hypot(vy).max(1e-9);
@@ -289,50 +273,64 @@ fn relax(nodes: &[Node], adj: &[Vec<usize>], start: usize, pos: &mut [(f64, f64)
     }
 }
 
+/// Calls `f(a, b, pos)` for every pair `a < b` of points in touching grid cells of `size`
+/// (the candidates of a short-range force; `f` may move points, each `a`'s cell is taken
+/// when its turn comes). `grid` is reused between calls.
+fn near_pairs(
+    grid: &mut FxHashMap<(i64, i64), Vec<usize>>,
+    pos: &mut [(f64, f64)],
+    size: f64,
+    mut f: impl FnMut(usize, usize, &mut [(f64, f64)]),
+) {
+    grid.values_mut().for_each(Vec::clear);
+    for (k, p) in pos.iter().enumerate() {
+        grid.entry((cell(p.0, size), cell(p.1, size)))
+            .or_default()
+            .push(k);
+    }
+    for a in 0..pos.len() {
+        let (cx, cy) = (cell(pos[a].0, size), cell(pos[a].1, size));
+        for dx in -1..=1 {
+            for dy in -1..=1 {
+                let Some(bucket) = grid.get(&(cx + dx, cy + dy)) else {
+                    continue;
+                };
+                for &b in bucket.iter().filter(|&&b| b > a) {
+                    f(a, b, pos);
+                }
+            }
+        }
+    }
+}
+
 /// Push overlapping nodes apart (circles plus a margin), a few rounds.
 fn separate(nodes: &[Node], start: usize, pos: &mut [(f64, f64)]) {
     let min_d = 34.0;
     let mut grid: FxHashMap<(i64, i64), Vec<usize>> = FxHashMap::default();
     for _ in 0..30 {
-        grid.clear();
-        for (k, p) in pos.iter().enumerate() {
-            grid.entry((cell(p.0, min_d), cell(p.1, min_d)))
-                .or_default()
-                .push(k);
-        }
         let mut moved = false;
-        for a in 0..nodes.len() {
-            let (cx, cy) = (cell(pos[a].0, min_d), cell(pos[a].1, min_d));
-            for dx in -1..=1 {
-                for dy in -1..=1 {
-                    let Some(bucket) = grid.get(&(cx + dx, cy + dy)) else {
-                        continue;
-                    };
-                    for &b in bucket.iter().filter(|&&b| b > a) {
-                        let (mut vx, mut vy) = (pos[b].0 - pos[a].0, pos[b].1 - pos[a].1);
-                        let mut d = vx.hypot(vy);
-                        let want = min_d.max(nodes[a].r + nodes[b].r + 8.0);
-                        if d >= want {
-                            continue;
-                        }
-                        if d < 0.01 {
-                            (vx, vy, d) = ((b as f64).cos(), (b as f64).sin(), 1.0);
-                        }
-                        let push = (want - d) / 2.0;
-                        let (ux, uy) = (vx / d * push, vy / d * push);
-                        if a != start {
-                            pos[a].0 -= ux;
-                            pos[a].1 -= uy;
-                        }
-                        if b != start {
-                            pos[b].0 += ux;
-                            pos[b].1 += uy;
-                        }
-                        moved = true;
-                    }
-                }
+        near_pairs(&mut grid, pos, min_d, |a, b, pos| {
+            let (mut vx, mut vy) = (pos[b].0 - pos[a].0, pos[b].1 - pos[a].1);
+            let mut d = vx.hypot(vy);
+            let want = min_d.max(nodes[a].r + nodes[b].r + 8.0);
+            if d >= want {
+                return;
             }
-        }
+            if d < 0.01 {
+                (vx, vy, d) = ((b as f64).cos(), (b as f64).sin(), 1.0);
+            }
+            let push = (want - d) / 2.0;
+            let (ux, uy) = (vx / d * push, vy / d * push);
+            if a != start {
+                pos[a].0 -= ux;
+                pos[a].1 -= uy;
+            }
+            if b != start {
+                pos[b].0 += ux;
+                pos[b].1 += uy;
+            }
+            moved = true;
+        });
         if !moved {
             break;
         }

@@ -352,56 +352,20 @@ impl MultiReader {
             return Ok(None);
         };
         self.sync_names(i);
-        let (_, ev) = self.members[i]
+        let (_, mut ev) = self.members[i]
             .next
             .take()
             .expect("chosen member has an event");
+        // The member's own class and method ids become the merged set's.
         let m = &self.members[i];
-        let ev = match ev {
-            Event::Create {
-                tid,
-                class,
-                oid,
-                size,
-                t,
-            } => Event::Create {
-                tid,
-                class: m.classes[class as usize],
-                oid,
-                size,
-                t,
-            },
-            Event::Destroy { tid, class, oid, t } => Event::Destroy {
-                tid,
-                class: m.classes[class as usize],
-                oid,
-                t,
-            },
-            Event::Start {
-                tid,
-                method,
-                oid,
-                size,
-                t,
-            } => Event::Start {
-                tid,
-                method: m.methods[method as usize],
-                oid,
-                size,
-                t,
-            },
-            Event::End {
-                tid,
-                method,
-                oid,
-                t,
-            } => Event::End {
-                tid,
-                method: m.methods[method as usize],
-                oid,
-                t,
-            },
-        };
+        match &mut ev {
+            Event::Create { class, .. } | Event::Destroy { class, .. } => {
+                *class = m.classes[*class as usize]
+            }
+            Event::Start { method, .. } | Event::End { method, .. } => {
+                *method = m.methods[*method as usize]
+            }
+        }
         let m = &mut self.members[i];
         match m.reader.next_event()? {
             Some(e) => {

@@ -67,6 +67,11 @@ impl<'s> Locator<'s> {
         cut(t.lines().next().unwrap_or(""), 60, false)
     }
 
+    /// `L:C-L:C `first line…` in FILE`.
+    fn located(&self, s: Span, file: &str) -> String {
+        format!("{} `{}` in {file}", self.span(s), self.head(s))
+    }
+
     /// An insertion point with up to 16 bytes of its line on each side: `a {|x = 1;`.
     fn point(&self, off: usize) -> String {
         let Some((before, after)) = self.src.get(..off).zip(self.src.get(off..)) else {
@@ -116,13 +121,7 @@ fn class(out: &mut String, at: &Locator, c: &ClassDecl) {
     ];
     let flags = words(flags.iter().filter(|(on, _)| *on).map(|(_, f)| *f));
     let _ = writeln!(out, "{:?} {} (name {}){}", c.kind, c.qname, c.name, flags);
-    let _ = writeln!(
-        out,
-        "  at {} `{}` in {}",
-        at.span(c.span),
-        at.head(c.span),
-        c.file
-    );
+    let _ = writeln!(out, "  at {}", at.located(c.span, &c.file));
     let members = c.members_at.map_or("-".into(), |o| at.point(o));
     let _ = writeln!(out, "  body {}, members at {members}", at.span(c.body));
     let mut rel = String::new();
@@ -189,13 +188,7 @@ fn method(out: &mut String, at: &Locator, m: &MethodDecl, ind: &str) {
         let va = if p.varargs { " varargs" } else { "" };
         let _ = writeln!(out, "{ind}  param {}: {}{va}", p.name, ty(&p.ty));
     }
-    let _ = writeln!(
-        out,
-        "{ind}  at {} `{}` in {}",
-        at.span(m.span),
-        at.head(m.span),
-        m.file
-    );
+    let _ = writeln!(out, "{ind}  at {}", at.located(m.span, &m.file));
     if let Some(b) = m.body {
         let entry = m.entry.map_or("-".into(), |o| at.point(o));
         let _ = writeln!(out, "{ind}  body {}, entry {entry}", at.span(b));

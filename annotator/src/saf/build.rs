@@ -195,19 +195,55 @@ pub fn build(manifest: &Manifest, project: &Project) -> Saf {
         let (x, y) = (&classes[a], &classes[b]);
         (&x.qname, &x.file, x.span.line).cmp(&(&y.qname, &y.file, y.span.line))
     });
-    let mut types: BTreeMap<(Lang, String), SafType> = BTreeMap::new();
-    let mut note_type = |lang: Lang, ty: &TypeRef, from: &ClassDecl, sizer: &mut Sizer| {
+    let mut types = TypeTable {
+        types: BTreeMap::new(),
+        system: manifest.sizes.system,
+    };
+    let mut out_classes = Vec::with_capacity(classes.len());
+    let mut next_method = 1u32;
+    for (id, &ci) in order.iter().enumerate() {
+        let c = saf_class(id as u32 + 1, ci, &mut sizer, &mut types, &mut next_method);
+        out_classes.push(c);
+    }
+    types.add_basics(&out_classes);
+    select::apply(
+        &mut out_classes,
+        &manifest.include_patterns,
+        &manifest.exclude_patterns,
+    );
+    let files = files_of(project, &out_classes);
+    Saf {
+        version: SAF_VERSION,
+        project: manifest.name.clone(),
+        sizes: manifest.sizes,
+        files,
+        types: types.types.into_values().collect(),
+        classes: out_classes,
+        problems: project.diagnostics.iter().map(|d| d.to_string()).collect(),
+    }
+}
+
+/// The SAF's type table, filled as declarations mention types.
+struct TypeTable {
+    types: BTreeMap<(Lang, String), SafType>,
+    /// `[sizes].system`: the size of a library type.
+    system: u64,
+}
+
+impl TypeTable {
+    /// Lists `ty` (as used in `from`) once: user types under their qualified name, however
+    /// they are written.
+    fn note(&mut self, lang: Lang, ty: &TypeRef, from: &ClassDecl, sizer: &mut Sizer) {
         if ty.name.is_empty() {
             return;
         }
-        // User types are listed once, under their qualified name, however they are written.
         let user = primitive_size(lang, &ty.name)
             .is_none()
             .then(|| sizer.resolver.resolve(&ty.name, from))
             .flatten();
         let name = user.map_or_else(|| ty.name.clone(), |ci| sizer.classes[ci].qname.clone());
         let key = (lang, name.clone());
-        if types.contains_key(&key) {
+        if self.types.contains_key(&key) {
             return;
         }
         let t = if let Some(s) = primitive_size(lang, &ty.name) {
@@ -229,148 +265,143 @@ pub fn build(manifest: &Manifest, project: &Project) -> Saf {
                 name: ty.name.clone(),
                 lang,
                 kind: TypeKind::System,
-                size: manifest.sizes.system,
+                size: self.system,
             }
         };
-        types.insert(key, t);
+        self.types.insert(key, t);
+    }
+
+    /// Every present language's basic types, listed whether used or not.
+    fn add_basics(&mut self, classes: &[SafClass]) {
+        for lang in crate::lang::LangSpec::all().map(|s| s.lang) {
+            if !classes.iter().any(|c| c.lang == lang) {
+                continue;
+            }
+            for b in lang.spec().basic_types {
+                self.types
+                    .entry((lang, b.to_string()))
+                    .or_insert_with(|| SafType {
+                        name: b.to_string(),
+                        lang,
+                        kind: TypeKind::Primitive,
+                        size: primitive_size(lang, b).unwrap_or(0),
+                    });
+            }
+        }
+    }
+}
+
+/// The SAF entry of class `ci` (its methods numbered from `next_method` on).
+fn saf_class(
+    id: u32,
+    ci: usize,
+    sizer: &mut Sizer,
+    types: &mut TypeTable,
+    next_method: &mut u32,
+) -> SafClass {
+    let c = &sizer.classes[ci];
+    let lang = Lang::of_path(&c.file).unwrap_or(Lang::Java);
+    let static_size = sizer.size(ci).0;
+    let own = TypeRef {
+        name: c.qname.clone(),
+        ..Default::default()
     };
-    let mut out_classes = Vec::with_capacity(classes.len());
-    let mut next_method = 1u32;
-    for (id, &ci) in order.iter().enumerate() {
-        let c = &classes[ci];
-        let lang = Lang::of_path(&c.file).unwrap_or(Lang::Java);
-        let static_size = sizer.size(ci).0;
-        note_type(
-            lang,
-            &TypeRef {
-                name: c.qname.clone(),
-                ..Default::default()
-            },
-            c,
-            &mut sizer,
-        );
-        let fields = c
-            .fields
-            .iter()
-            .map(|f| {
-                note_type(lang, &f.ty, c, &mut sizer);
-                SafField {
-                    name: f.name.clone(),
-                    ty: f.ty.name.clone(),
-                    dim: f.ty.dims,
-                    pointers: f.ty.pointers,
-                    is_static: f.is_static,
-                    is_final: f.is_final,
-                }
-            })
-            .collect();
-        let class_blocker = c
-            .not_annotatable
-            .clone()
-            .or_else(|| (c.kind == ClassKind::Annotation).then(|| "annotation type".to_string()));
-        let mut methods: Vec<SafMethod> = c
-            .methods
-            .iter()
-            .map(|m| {
-                for p in &m.params {
-                    note_type(lang, &p.ty, c, &mut sizer);
-                }
-                if let Some(r) = &m.ret {
-                    note_type(lang, r, c, &mut sizer);
-                }
-                let reason = class_blocker
-                    .as_ref()
-                    .map(|r| format!("class: {r}"))
-                    .or_else(|| method_blocker(m));
-                SafMethod {
-                    id: 0,
-                    name: m.name.clone(),
-                    kind: m.kind,
-                    sgn: signature(&m.params),
-                    ret: m.ret.as_ref().map(sig_type_name),
-                    ret_dim: m.ret.as_ref().map_or(0, |r| r.dims),
-                    params: m
-                        .params
-                        .iter()
-                        .map(|p| SafParam {
-                            name: p.name.clone(),
-                            ty: p.ty.name.clone(),
-                            dim: p.ty.dims,
-                            pointers: p.ty.pointers,
-                            reference: p.ty.reference,
-                        })
-                        .collect(),
-                    is_static: m.flags.is_static,
-                    is_abstract: m.flags.is_abstract,
-                    modifiers: modifiers(m),
-                    file: m.file.clone(),
-                    lines: [m.span.line, m.span.end_line],
-                    has_body: m.body.is_some(),
-                    selected: false,
-                    annotatable: reason.is_none(),
-                    reason,
-                }
-            })
-            .collect();
-        methods.sort_by(|a, b| (&a.file, a.lines[0], &a.name).cmp(&(&b.file, b.lines[0], &b.name)));
-        for m in &mut methods {
-            m.id = next_method;
-            next_method += 1;
-        }
-        out_classes.push(SafClass {
-            id: id as u32 + 1,
-            qname: c.qname.clone(),
-            name: c.name.clone(),
-            lang,
-            kind: c.kind,
-            is_abstract: c.is_abstract,
-            outer: c.outer.clone(),
-            local: c.is_local,
-            is_inner: lang.spec().inner_classes && c.outer.is_some() && !c.is_static,
-            supers: c.supers.clone(),
-            interfaces: c.interfaces.clone(),
-            type_params: c.type_params.clone(),
-            specialization: c.specialization.clone(),
-            file: c.file.clone(),
-            lines: [c.span.line, c.span.end_line],
-            static_size,
-            selected: false,
-            annotatable: class_blocker.is_none(),
-            reason: class_blocker,
-            fields,
-            methods,
-        });
+    types.note(lang, &own, c, sizer);
+    let fields = c
+        .fields
+        .iter()
+        .map(|f| {
+            types.note(lang, &f.ty, c, sizer);
+            SafField {
+                name: f.name.clone(),
+                ty: f.ty.name.clone(),
+                dim: f.ty.dims,
+                pointers: f.ty.pointers,
+                is_static: f.is_static,
+                is_final: f.is_final,
+            }
+        })
+        .collect();
+    let class_blocker = c
+        .not_annotatable
+        .clone()
+        .or_else(|| (c.kind == ClassKind::Annotation).then(|| "annotation type".to_string()));
+    let mut methods: Vec<SafMethod> = c
+        .methods
+        .iter()
+        .map(|m| {
+            for p in &m.params {
+                types.note(lang, &p.ty, c, sizer);
+            }
+            if let Some(r) = &m.ret {
+                types.note(lang, r, c, sizer);
+            }
+            let reason = class_blocker
+                .as_ref()
+                .map(|r| format!("class: {r}"))
+                .or_else(|| method_blocker(m));
+            saf_method(m, reason)
+        })
+        .collect();
+    methods.sort_by(|a, b| (&a.file, a.lines[0], &a.name).cmp(&(&b.file, b.lines[0], &b.name)));
+    for m in &mut methods {
+        m.id = *next_method;
+        *next_method += 1;
     }
-    for lang in crate::lang::LangSpec::all().map(|s| s.lang) {
-        if !out_classes.iter().any(|c| c.lang == lang) {
-            continue;
-        }
-        let basics = lang.spec().basic_types;
-        for b in basics {
-            types
-                .entry((lang, b.to_string()))
-                .or_insert_with(|| SafType {
-                    name: b.to_string(),
-                    lang,
-                    kind: TypeKind::Primitive,
-                    size: primitive_size(lang, b).unwrap_or(0),
-                });
-        }
+    SafClass {
+        id,
+        qname: c.qname.clone(),
+        name: c.name.clone(),
+        lang,
+        kind: c.kind,
+        is_abstract: c.is_abstract,
+        outer: c.outer.clone(),
+        local: c.is_local,
+        is_inner: lang.spec().inner_classes && c.outer.is_some() && !c.is_static,
+        supers: c.supers.clone(),
+        interfaces: c.interfaces.clone(),
+        type_params: c.type_params.clone(),
+        specialization: c.specialization.clone(),
+        file: c.file.clone(),
+        lines: [c.span.line, c.span.end_line],
+        static_size,
+        selected: false,
+        annotatable: class_blocker.is_none(),
+        reason: class_blocker,
+        fields,
+        methods,
     }
-    select::apply(
-        &mut out_classes,
-        &manifest.include_patterns,
-        &manifest.exclude_patterns,
-    );
-    let files = files_of(project, &out_classes);
-    Saf {
-        version: SAF_VERSION,
-        project: manifest.name.clone(),
-        sizes: manifest.sizes,
-        files,
-        types: types.into_values().collect(),
-        classes: out_classes,
-        problems: project.diagnostics.iter().map(|d| d.to_string()).collect(),
+}
+
+/// A method's SAF entry (id 0: numbered by the caller); `reason` why it is not annotatable.
+fn saf_method(m: &MethodDecl, reason: Option<String>) -> SafMethod {
+    SafMethod {
+        id: 0,
+        name: m.name.clone(),
+        kind: m.kind,
+        sgn: signature(&m.params),
+        ret: m.ret.as_ref().map(sig_type_name),
+        ret_dim: m.ret.as_ref().map_or(0, |r| r.dims),
+        params: m
+            .params
+            .iter()
+            .map(|p| SafParam {
+                name: p.name.clone(),
+                ty: p.ty.name.clone(),
+                dim: p.ty.dims,
+                pointers: p.ty.pointers,
+                reference: p.ty.reference,
+            })
+            .collect(),
+        is_static: m.flags.is_static,
+        is_abstract: m.flags.is_abstract,
+        modifiers: modifiers(m),
+        file: m.file.clone(),
+        lines: [m.span.line, m.span.end_line],
+        has_body: m.body.is_some(),
+        selected: false,
+        annotatable: reason.is_none(),
+        reason,
     }
 }
 

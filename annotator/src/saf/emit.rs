@@ -110,75 +110,83 @@ pub(super) fn to_toml(saf: &Saf) -> String {
         w.num("size", t.size);
     }
     for c in &saf.classes {
-        w.0.push_str("\n[[classes]]\n");
-        w.num("id", c.id);
-        w.str("qname", &c.qname);
-        w.str("name", &c.name);
-        w.str("lang", lang(c.lang));
-        w.str("kind", &ser_name(&c.kind));
-        w.flag("abstract", c.is_abstract);
-        w.opt("outer", &c.outer);
-        if c.local {
-            w.flag("local", true);
-        }
-        if c.is_inner {
-            w.flag("inner", true);
-        }
-        w.list("supers", &c.supers);
-        if !c.interfaces.is_empty() {
-            w.list("interfaces", &c.interfaces);
-        }
-        if !c.type_params.is_empty() {
-            w.list("type_params", &c.type_params);
-        }
-        w.opt("specialization", &c.specialization);
-        w.str("file", &c.file);
-        w.lines(c.lines);
-        w.num("static_size", c.static_size);
-        w.flag("selected", c.selected);
-        w.flag("annotatable", c.annotatable);
-        w.opt("reason", &c.reason);
-        for f in &c.fields {
-            w.0.push_str("\n[[classes.fields]]\n");
-            w.str("name", &f.name);
-            w.str("type", &f.ty);
-            w.num("dim", f.dim);
-            w.nonzero("pointers", f.pointers);
-            w.flag("static", f.is_static);
-            w.flag("final", f.is_final);
-        }
-        for m in &c.methods {
-            w.0.push_str("\n[[classes.methods]]\n");
-            w.num("id", m.id);
-            w.str("name", &m.name);
-            w.str("kind", &ser_name(&m.kind));
-            w.str("sgn", &m.sgn);
-            w.opt("ret", &m.ret);
-            w.nonzero("ret_dim", m.ret_dim);
-            w.flag("static", m.is_static);
-            w.flag("abstract", m.is_abstract);
-            if !m.modifiers.is_empty() {
-                w.list("modifiers", &m.modifiers);
-            }
-            w.str("file", &m.file);
-            w.lines(m.lines);
-            w.flag("has_body", m.has_body);
-            w.flag("selected", m.selected);
-            w.flag("annotatable", m.annotatable);
-            w.opt("reason", &m.reason);
-            for p in &m.params {
-                w.0.push_str("\n[[classes.methods.params]]\n");
-                w.str("name", &p.name);
-                w.str("type", &p.ty);
-                w.num("dim", p.dim);
-                w.nonzero("pointers", p.pointers);
-                if p.reference {
-                    w.flag("reference", true);
-                }
-            }
-        }
+        class(&mut w, c);
     }
     w.0
+}
+
+fn class(w: &mut W, c: &SafClass) {
+    w.0.push_str("\n[[classes]]\n");
+    w.num("id", c.id);
+    w.str("qname", &c.qname);
+    w.str("name", &c.name);
+    w.str("lang", lang(c.lang));
+    w.str("kind", &ser_name(&c.kind));
+    w.flag("abstract", c.is_abstract);
+    w.opt("outer", &c.outer);
+    if c.local {
+        w.flag("local", true);
+    }
+    if c.is_inner {
+        w.flag("inner", true);
+    }
+    w.list("supers", &c.supers);
+    if !c.interfaces.is_empty() {
+        w.list("interfaces", &c.interfaces);
+    }
+    if !c.type_params.is_empty() {
+        w.list("type_params", &c.type_params);
+    }
+    w.opt("specialization", &c.specialization);
+    w.str("file", &c.file);
+    w.lines(c.lines);
+    w.num("static_size", c.static_size);
+    w.flag("selected", c.selected);
+    w.flag("annotatable", c.annotatable);
+    w.opt("reason", &c.reason);
+    for f in &c.fields {
+        w.0.push_str("\n[[classes.fields]]\n");
+        w.str("name", &f.name);
+        w.str("type", &f.ty);
+        w.num("dim", f.dim);
+        w.nonzero("pointers", f.pointers);
+        w.flag("static", f.is_static);
+        w.flag("final", f.is_final);
+    }
+    for m in &c.methods {
+        method(w, m);
+    }
+}
+
+fn method(w: &mut W, m: &SafMethod) {
+    w.0.push_str("\n[[classes.methods]]\n");
+    w.num("id", m.id);
+    w.str("name", &m.name);
+    w.str("kind", &ser_name(&m.kind));
+    w.str("sgn", &m.sgn);
+    w.opt("ret", &m.ret);
+    w.nonzero("ret_dim", m.ret_dim);
+    w.flag("static", m.is_static);
+    w.flag("abstract", m.is_abstract);
+    if !m.modifiers.is_empty() {
+        w.list("modifiers", &m.modifiers);
+    }
+    w.str("file", &m.file);
+    w.lines(m.lines);
+    w.flag("has_body", m.has_body);
+    w.flag("selected", m.selected);
+    w.flag("annotatable", m.annotatable);
+    w.opt("reason", &m.reason);
+    for p in &m.params {
+        w.0.push_str("\n[[classes.methods.params]]\n");
+        w.str("name", &p.name);
+        w.str("type", &p.ty);
+        w.num("dim", p.dim);
+        w.nonzero("pointers", p.pointers);
+        if p.reference {
+            w.flag("reference", true);
+        }
+    }
 }
 
 #[cfg(test)]

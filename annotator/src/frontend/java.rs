@@ -359,43 +359,10 @@ impl<'a> Builder<'a> {
         }
     }
 
-    fn visit_class_inner(
-        &mut self,
-        node: Node,
-        kind: ClassKind,
-        parent: Option<usize>,
-        is_local: bool,
-    ) {
+    /// A class's `extends` (classes), `implements` (for interfaces: `extends`) and type
+    /// parameters, as written.
+    fn heritage(&self, node: Node, kind: ClassKind) -> (Vec<String>, Vec<String>, Vec<String>) {
         let ids = self.ids;
-        let name = match node.child_by_field_id(ids.f_name) {
-            Some(n) if !n.is_missing() && !self.text(n).is_empty() => self.text(n),
-            _ => {
-                // Unnamed (broken) declaration: still look for classes inside.
-                if let Some(p) = parent {
-                    self.walk_for_classes(node, p);
-                }
-                return;
-            }
-        };
-        let mods = self.mods(node);
-        let outer = parent.map(|p| self.classes[p].qname.clone());
-        let qname = match (&outer, &self.package) {
-            (Some(o), _) => format!("{o}.{name}"),
-            (None, Some(pkg)) => format!("{pkg}.{name}"),
-            (None, None) => name.to_string(),
-        };
-        let parent_kind = parent.map(|p| self.classes[p].kind);
-        let is_static = parent.is_none()
-            || mods.is_static
-            || !matches!(kind, ClassKind::Class)
-            || (!is_local
-                && matches!(
-                    parent_kind,
-                    Some(ClassKind::Interface | ClassKind::Annotation)
-                ));
-        let is_abstract =
-            mods.is_abstract || matches!(kind, ClassKind::Interface | ClassKind::Annotation);
-
         let mut supers = Vec::new();
         let mut interfaces = Vec::new();
         if let Some(sc) = node.child_by_field_id(ids.f_superclass) {
@@ -435,6 +402,87 @@ impl<'a> Builder<'a> {
                 }
             }
         }
+        (supers, interfaces, type_params)
+    }
+
+    /// A record's components: final fields of class `idx`, and the parameters its compact
+    /// constructor gets (kept until the record's body is walked).
+    fn record_components(&mut self, node: Node, idx: usize) {
+        let ids = self.ids;
+        let mut comps = Vec::new();
+        if let Some(ps) = node.child_by_field_id(ids.f_parameters) {
+            let mut cur = ps.walk();
+            for p in ps.named_children(&mut cur) {
+                if let Some(param) = self.param(p) {
+                    self.classes[idx].fields.push(FieldDecl {
+                        name: param.name.clone(),
+                        ty: param.ty.clone(),
+                        is_static: false,
+                        is_final: true,
+                        span: span_of(p),
+                    });
+                    comps.push(param);
+                }
+            }
+        }
+        self.record_params.push((idx, comps));
+    }
+
+    /// The members of class `idx` (enum constants and the declarations after them too).
+    fn class_body(&mut self, body: Node, idx: usize) {
+        let mut cur = body.walk();
+        for child in body.children(&mut cur) {
+            match k(child) {
+                K::EnumConstant => self.enum_constant(child, idx),
+                K::EnumBodyDeclarations => {
+                    let mut cur2 = child.walk();
+                    for m in child.children(&mut cur2) {
+                        self.member(m, idx);
+                    }
+                }
+                _ => self.member(child, idx),
+            }
+        }
+    }
+
+    fn visit_class_inner(
+        &mut self,
+        node: Node,
+        kind: ClassKind,
+        parent: Option<usize>,
+        is_local: bool,
+    ) {
+        let ids = self.ids;
+        let name = match node.child_by_field_id(ids.f_name) {
+            Some(n) if !n.is_missing() && !self.text(n).is_empty() => self.text(n),
+            _ => {
+                // Unnamed (broken) declaration: still look for classes inside.
+                if let Some(p) = parent {
+                    self.walk_for_classes(node, p);
+                }
+                return;
+            }
+        };
+        let mods = self.mods(node);
+        let outer = parent.map(|p| self.classes[p].qname.clone());
+        let qname = match (&outer, &self.package) {
+            (Some(o), _) => format!("{o}.{name}"),
+            (None, Some(pkg)) => format!("{pkg}.{name}"),
+            (None, None) => name.to_string(),
+        };
+        let parent_kind = parent.map(|p| self.classes[p].kind);
+        let is_static = parent.is_none()
+            || mods.is_static
+            || !matches!(kind, ClassKind::Class)
+            || (!is_local
+                && matches!(
+                    parent_kind,
+                    Some(ClassKind::Interface | ClassKind::Annotation)
+                ));
+        let is_abstract =
+            mods.is_abstract || matches!(kind, ClassKind::Interface | ClassKind::Annotation);
+
+        let (supers, interfaces, type_params) = self.heritage(node, kind);
         let body = node.child_by_field_id(ids.f_body);
         let idx = self.classes.len();
         self.classes.push(ClassDecl {
@@ -463,39 +511,11 @@ impl<'a> Builder<'a> {
         }
 
         if kind == ClassKind::Record {
-            let mut comps = Vec::new();
-            if let Some(ps) = node.child_by_field_id(ids.f_parameters) {
-                let mut cur = ps.walk();
-                for p in ps.named_children(&mut cur) {
-                    if let Some(param) = self.param(p) {
-                        self.classes[idx].fields.push(FieldDecl {
-                            name: param.name.clone(),
-                            ty: param.ty.clone(),
-                            is_static: false,
-                            is_final: true,
-                            span: span_of(p),
-                        });
-                        comps.push(param);
-                    }
-                }
-            }
-            self.record_params.push((idx, comps));
+            self.record_components(node, idx);
         }
 
         if let Some(body) = body {
-            let mut cur = body.walk();
-            for child in body.children(&mut cur) {
-                match k(child) {
-                    K::EnumConstant => self.enum_constant(child, idx),
-                    K::EnumBodyDeclarations => {
-                        let mut cur2 = child.walk();
-                        for m in child.children(&mut cur2) {
-                            self.member(m, idx);
-                        }
-                    }
-                    _ => self.member(child, idx),
-                }
-            }
+            self.class_body(body, idx);
         }
 
         if kind == ClassKind::Record {

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use super::types::{primitive_size, sig_type_name, signature};
 use super::*;
 use crate::manifest::Manifest;
-use crate::model::{ClassDecl, LayoutUse, MethodDecl, TypeRef};
+use crate::model::{ClassDecl, FieldDecl, LayoutUse, MethodDecl, TypeRef};
 use crate::project::Project;
 use crate::select;
 
@@ -312,14 +312,7 @@ fn saf_class(
         .iter()
         .map(|f| {
             types.note(lang, &f.ty, c, sizer);
-            SafField {
-                name: f.name.clone(),
-                ty: f.ty.name.clone(),
-                dim: f.ty.dims,
-                pointers: f.ty.pointers,
-                is_static: f.is_static,
-                is_final: f.is_final,
-            }
+            saf_field(f)
         })
         .collect();
     let class_blocker = c
@@ -370,6 +363,17 @@ fn saf_class(
         reason: class_blocker,
         fields,
         methods,
+    }
+}
+
+fn saf_field(f: &FieldDecl) -> SafField {
+    SafField {
+        name: f.name.clone(),
+        ty: f.ty.name.clone(),
+        dim: f.ty.dims,
+        pointers: f.ty.pointers,
+        is_static: f.is_static,
+        is_final: f.is_final,
     }
 }
 

@@ -241,34 +241,7 @@ impl<'a> Walker<'a> {
             name_node = field(name_node, "name")?;
         }
         let (name, kind, fdecl, cast_type, cast_decl) = match k(name_node) {
-            K::OperatorCast => {
-                let ty = field(name_node, "type");
-                let cd = field(name_node, "declarator");
-                let mut d = Decor::default();
-                let af = unwrap_decl(self.src, cd, &mut d);
-                let fd = af.filter(|a| k(*a) == K::AbstractFunctionDeclarator);
-                let mut tyname = String::new();
-                for q in children(name_node) {
-                    if k(q) == K::TypeQualifier && q.end_byte() <= ty.map_or(0, |t| t.start_byte())
-                    {
-                        tyname.push_str(self.t(q));
-                        tyname.push(' ');
-                    }
-                }
-                tyname.push_str(&ty.map(|t| norm(self.t(t))).unwrap_or_default());
-                let suffix = format!(
-                    "{}{}",
-                    "*".repeat(d.pointers as usize),
-                    d.reference.unwrap_or("")
-                );
-                (
-                    format!("operator {tyname}{suffix}"),
-                    MethodKind::Conversion,
-                    fd.or(fdecl),
-                    ty,
-                    cd,
-                )
-            }
+            K::OperatorCast => self.conversion(name_node, fdecl),
             K::DestructorName => (
                 name_of(self.src, name_node),
                 MethodKind::Destructor,
@@ -307,6 +280,46 @@ impl<'a> Walker<'a> {
             cast_decl,
             ret_decor,
         })
+    }
+
+    /// The name, kind and parts of a conversion function `operator T*()`.
+    #[allow(clippy::type_complexity)]
+    fn conversion<'t>(
+        &self,
+        name_node: Node<'t>,
+        fdecl: Option<Node<'t>>,
+    ) -> (
+        String,
+        MethodKind,
+        Option<Node<'t>>,
+        Option<Node<'t>>,
+        Option<Node<'t>>,
+    ) {
+        let ty = field(name_node, "type");
+        let cd = field(name_node, "declarator");
+        let mut d = Decor::default();
+        let af = unwrap_decl(self.src, cd, &mut d);
+        let fd = af.filter(|a| k(*a) == K::AbstractFunctionDeclarator);
+        let mut tyname = String::new();
+        for q in children(name_node) {
+            if k(q) == K::TypeQualifier && q.end_byte() <= ty.map_or(0, |t| t.start_byte()) {
+                tyname.push_str(self.t(q));
+                tyname.push(' ');
+            }
+        }
+        tyname.push_str(&ty.map(|t| norm(self.t(t))).unwrap_or_default());
+        let suffix = format!(
+            "{}{}",
+            "*".repeat(d.pointers as usize),
+            d.reference.unwrap_or("")
+        );
+        (
+            format!("operator {tyname}{suffix}"),
+            MethodKind::Conversion,
+            fd.or(fdecl),
+            ty,
+            cd,
+        )
     }
 
     fn type_ref(&self, holder: Node, ty: Option<Node>, d: &Decor) -> TypeRef {
@@ -422,6 +435,55 @@ impl<'a> Walker<'a> {
             is_static: friend,
             ..Default::default()
         };
+        let (body, mut not_annotatable, mut eq_zero) = self.definition_parts(def, &mut flags);
+        let mut d = Decor::default();
+        unwrap_decl(self.src, Some(decl), &mut d);
+        match d.value.as_deref() {
+            Some("default") => flags.is_defaulted = true,
+            Some("delete") => flags.is_deleted = true,
+            Some("0") => eq_zero = true,
+            _ => {}
+        }
+        if eq_zero {
+            flags.is_abstract = true;
+            flags.is_virtual = true;
+        }
+        let trailing = info
+            .fdecl
+            .and_then(|fd| self.declarator_flags(fd, &mut flags));
+        let mut kind = info.kind;
+        if kind == MethodKind::Method && class_name == Some(info.name.as_str()) {
+            kind = MethodKind::Constructor;
+        }
+        let ret = self.return_type(kind, &info, def, trailing);
+        let params = info.fdecl.map(|fd| self.params(fd)).unwrap_or_default();
+        let body_span = body.map(span_of);
+        if not_annotatable.is_none() {
+            not_annotatable = body
+                .and_then(|b| body_problem(self.src, b))
+                .map(String::from);
+        }
+        Some(MethodDecl {
+            name: info.name,
+            kind,
+            ret,
+            params,
+            flags,
+            file: self.path.to_string(),
+            span: span_of(span_node),
+            body: body_span,
+            entry: body_span.map(|b| b.start + 1),
+            not_annotatable,
+        })
+    }
+
+    /// From a definition's own children: the body, why it must be left alone (a
+    /// function-try-block), whether it ends in `= 0`; sets the specifier flags.
+    fn definition_parts<'t>(
+        &self,
+        def: Node<'t>,
+        flags: &mut MethodFlags,
+    ) -> (Option<Node<'t>>, Option<String>, bool) {
         let mut body = None;
         let mut not_annotatable = None;
         let mut eq_zero = false;
@@ -447,45 +509,45 @@ impl<'a> Walker<'a> {
                 _ => {}
             }
         }
-        let mut d = Decor::default();
-        unwrap_decl(self.src, Some(decl), &mut d);
-        match d.value.as_deref() {
-            Some("default") => flags.is_defaulted = true,
-            Some("delete") => flags.is_deleted = true,
-            Some("0") => eq_zero = true,
-            _ => {}
-        }
-        if eq_zero {
-            flags.is_abstract = true;
-            flags.is_virtual = true;
-        }
+        (body, not_annotatable, eq_zero)
+    }
+
+    /// Sets the flags a function declarator carries (`const`, `noexcept`, `override`,
+    /// `final`); returns its trailing return type, if any.
+    fn declarator_flags<'t>(&self, fd: Node<'t>, flags: &mut MethodFlags) -> Option<Node<'t>> {
         let mut trailing = None;
-        if let Some(fd) = info.fdecl {
-            for c in children(fd) {
-                match k(c) {
-                    K::TypeQualifier if self.t(c) == "const" => flags.is_const = true,
-                    K::Noexcept => {
-                        let t: String = self.t(c).chars().filter(|c| !c.is_whitespace()).collect();
-                        flags.is_noexcept = t != "noexcept(false)";
-                    }
-                    K::VirtualSpecifier => match self.t(c) {
-                        "override" => flags.is_override = true,
-                        "final" => {
-                            flags.is_final = true;
-                            flags.is_override = true;
-                        }
-                        _ => {}
-                    },
-                    K::TrailingReturnType => trailing = c.named_child(0),
-                    _ => {}
+        for c in children(fd) {
+            match k(c) {
+                K::TypeQualifier if self.t(c) == "const" => flags.is_const = true,
+                K::Noexcept => {
+                    let t: String = self.t(c).chars().filter(|c| !c.is_whitespace()).collect();
+                    flags.is_noexcept = t != "noexcept(false)";
                 }
+                K::VirtualSpecifier => match self.t(c) {
+                    "override" => flags.is_override = true,
+                    "final" => {
+                        flags.is_final = true;
+                        flags.is_override = true;
+                    }
+                    _ => {}
+                },
+                K::TrailingReturnType => trailing = c.named_child(0),
+                _ => {}
             }
         }
-        let mut kind = info.kind;
-        if kind == MethodKind::Method && class_name == Some(info.name.as_str()) {
-            kind = MethodKind::Constructor;
-        }
-        let ret = match kind {
+        trailing
+    }
+
+    /// The return type: none for constructors and destructors, the target of a conversion,
+    /// the trailing return type, else the definition's type.
+    fn return_type(
+        &self,
+        kind: MethodKind,
+        info: &FnInfo,
+        def: Node,
+        trailing: Option<Node>,
+    ) -> Option<TypeRef> {
+        match kind {
             MethodKind::Constructor | MethodKind::Destructor => None,
             MethodKind::Conversion => {
                 let mut cd = Decor::default();
@@ -503,26 +565,7 @@ impl<'a> Walker<'a> {
                 }
                 None => Some(self.type_ref(def, field(def, "type"), &info.ret_decor)),
             },
-        };
-        let params = info.fdecl.map(|fd| self.params(fd)).unwrap_or_default();
-        let body_span = body.map(span_of);
-        if not_annotatable.is_none() {
-            not_annotatable = body
-                .and_then(|b| body_problem(self.src, b))
-                .map(String::from);
         }
-        Some(MethodDecl {
-            name: info.name,
-            kind,
-            ret,
-            params,
-            flags,
-            file: self.path.to_string(),
-            span: span_of(span_node),
-            body: body_span,
-            entry: body_span.map(|b| b.start + 1),
-            not_annotatable,
-        })
     }
 
     /// A class/struct/union specifier with a body. Returns the class index.
@@ -542,32 +585,9 @@ impl<'a> Walker<'a> {
             K::UnionSpecifier => ClassKind::Union,
             _ => ClassKind::Class,
         };
-        let mut specialization = None;
-        let mut quals: Vec<String> = Vec::new();
-        let name = match field(spec, "name") {
-            Some(mut n) => {
-                for _ in 0..32 {
-                    if k(n) != K::QualifiedIdentifier {
-                        break;
-                    }
-                    if let Some(s) = field(n, "scope") {
-                        quals.push(strip_targs(self.t(s)));
-                    }
-                    match field(n, "name") {
-                        Some(x) => n = x,
-                        None => break,
-                    }
-                }
-                if k(n) == K::TemplateType {
-                    specialization = field(n, "arguments").map(|a| norm(self.t(a)));
-                    field(n, "name")
-                        .map(|x| norm(self.t(x)))
-                        .unwrap_or_default()
-                } else {
-                    norm(self.t(n))
-                }
-            }
-            None => typedef_name?.to_string(),
+        let (name, quals, specialization) = match field(spec, "name") {
+            Some(n) => self.class_name(n),
+            None => (typedef_name?.to_string(), Vec::new(), None),
         };
         let mut qparts: Vec<&str> = Vec::new();
         if !prefix.is_empty() {
@@ -588,19 +608,7 @@ impl<'a> Walker<'a> {
         } else {
             None
         };
-        let mut supers = Vec::new();
-        for c in children(spec) {
-            if k(c) == K::BaseClassClause {
-                for b in children(c) {
-                    if matches!(
-                        k(b),
-                        K::TypeIdentifier | K::QualifiedIdentifier | K::TemplateType
-                    ) {
-                        supers.push(strip_targs(self.t(b)));
-                    }
-                }
-            }
-        }
+        let supers = self.bases(spec);
         let type_params = if tmpl.any {
             tmpl.params.clone()
         } else {
@@ -641,6 +649,129 @@ impl<'a> Walker<'a> {
         Some(idx)
     }
 
+    /// A class head's name: the simple name, the qualifiers written before it
+    /// (`struct A::B {`) and a specialisation's arguments (`Buffer<bool>`).
+    fn class_name(&self, mut n: Node) -> (String, Vec<String>, Option<String>) {
+        let mut quals: Vec<String> = Vec::new();
+        for _ in 0..32 {
+            if k(n) != K::QualifiedIdentifier {
+                break;
+            }
+            if let Some(s) = field(n, "scope") {
+                quals.push(strip_targs(self.t(s)));
+            }
+            match field(n, "name") {
+                Some(x) => n = x,
+                None => break,
+            }
+        }
+        if k(n) == K::TemplateType {
+            let specialization = field(n, "arguments").map(|a| norm(self.t(a)));
+            let name = field(n, "name")
+                .map(|x| norm(self.t(x)))
+                .unwrap_or_default();
+            (name, quals, specialization)
+        } else {
+            (norm(self.t(n)), quals, None)
+        }
+    }
+
+    /// The base classes of a class specifier, as written (template arguments stripped).
+    fn bases(&self, spec: Node) -> Vec<String> {
+        let mut supers = Vec::new();
+        for c in children(spec) {
+            if k(c) == K::BaseClassClause {
+                for b in children(c) {
+                    if matches!(
+                        k(b),
+                        K::TypeIdentifier | K::QualifiedIdentifier | K::TemplateType
+                    ) {
+                        supers.push(strip_targs(self.t(b)));
+                    }
+                }
+            }
+        }
+        supers
+    }
+
+    /// A member function `c` (declarator `decl`) of `cls`; friends only when defined here.
+    fn member_function<'t>(
+        &mut self,
+        c: Node<'t>,
+        decl: Node<'t>,
+        info: FnInfo<'t>,
+        cls: &ClassCtx,
+        tmpl: &Tmpl<'t>,
+        friend: bool,
+    ) {
+        if !info.scopes.is_empty() {
+            return; // qualified friend etc.
+        }
+        if friend && k(c) != K::FunctionDefinition {
+            return; // friend declaration only
+        }
+        let span_node = tmpl.outer.unwrap_or(c);
+        let span_node = if friend {
+            span_node
+                .parent()
+                .filter(|p| k(*p) == K::FriendDeclaration)
+                .unwrap_or(span_node)
+        } else {
+            span_node
+        };
+        let is_template = cls.in_template || tmpl.any;
+        let class_name = Some(cls.name.as_str());
+        if let Some(m) = self.method(c, decl, info, class_name, is_template, span_node, friend) {
+            self.model.classes[cls.idx].methods.push(m);
+        }
+    }
+
+    /// The fields a member declaration `c` of type `ty` declares (one per declarator).
+    fn fields(&self, c: Node, ty: Option<Node>, decls: &[Node]) -> Vec<FieldDecl> {
+        let mut out = Vec::new();
+        let mut is_static = false;
+        let mut is_const = false;
+        for x in children(c) {
+            match (k(x), self.t(x)) {
+                (K::StorageClassSpecifier, "static") => is_static = true,
+                (K::TypeQualifier, "const" | "constexpr") => is_const = true,
+                _ => {}
+            }
+        }
+        for &d in decls {
+            let mut dec = Decor::default();
+            let inner = unwrap_decl(self.src, Some(d), &mut dec);
+            let Some(inner) = inner else { continue };
+            let (name, fptr) = match k(inner) {
+                K::FieldIdentifier | K::Identifier => (norm(self.t(inner)), false),
+                K::FunctionDeclarator => {
+                    let nm = field(inner, "declarator")
+                        .map(|x| name_of(self.src, x))
+                        .unwrap_or_default();
+                    (nm, true)
+                }
+                _ => continue,
+            };
+            if name.is_empty() {
+                continue;
+            }
+            let mut tr = self.type_ref(c, ty, &dec);
+            if fptr {
+                tr.pointers = tr.pointers.max(1);
+                tr.text =
+                    norm(&self.src[ty.map_or(d.start_byte(), |t| t.start_byte())..d.end_byte()]);
+            }
+            out.push(FieldDecl {
+                name,
+                ty: tr,
+                is_static,
+                is_final: is_static && is_const,
+                span: span_of(c),
+            });
+        }
+        out
+    }
+
     fn members(&mut self, list: Node, cls: &ClassCtx, depth: usize) {
         if self.too_deep(list, depth) {
             return;
@@ -661,7 +792,6 @@ impl<'a> Walker<'a> {
         if self.too_deep(c, depth) {
             return;
         }
-        let is_template = cls.in_template || tmpl.any;
         match decl_kind(c) {
             Decl::FunctionDefinition | Decl::FieldDeclaration | Decl::Declaration => {
                 // A function (definition or declaration)?
@@ -671,32 +801,7 @@ impl<'a> Walker<'a> {
                 };
                 if decls.len() == 1 {
                     if let Some(info) = self.fn_info(decls[0]) {
-                        if !info.scopes.is_empty() {
-                            return; // qualified friend etc.
-                        }
-                        if friend && k(c) != K::FunctionDefinition {
-                            return; // friend declaration only
-                        }
-                        let span_node = tmpl.outer.unwrap_or(c);
-                        let span_node = if friend {
-                            span_node
-                                .parent()
-                                .filter(|p| k(*p) == K::FriendDeclaration)
-                                .unwrap_or(span_node)
-                        } else {
-                            span_node
-                        };
-                        if let Some(m) = self.method(
-                            c,
-                            decls[0],
-                            info,
-                            Some(&cls.name),
-                            is_template,
-                            span_node,
-                            friend,
-                        ) {
-                            self.model.classes[cls.idx].methods.push(m);
-                        }
+                        self.member_function(c, decls[0], info, cls, tmpl, friend);
                         return;
                     }
                 }
@@ -710,47 +815,8 @@ impl<'a> Walker<'a> {
                         self.class(t, &q, Some(cls), tmpl, None, depth);
                     }
                 }
-                let mut is_static = false;
-                let mut is_const = false;
-                for x in children(c) {
-                    match (k(x), self.t(x)) {
-                        (K::StorageClassSpecifier, "static") => is_static = true,
-                        (K::TypeQualifier, "const" | "constexpr") => is_const = true,
-                        _ => {}
-                    }
-                }
-                for d in decls {
-                    let mut dec = Decor::default();
-                    let inner = unwrap_decl(self.src, Some(d), &mut dec);
-                    let Some(inner) = inner else { continue };
-                    let (name, fptr) = match k(inner) {
-                        K::FieldIdentifier | K::Identifier => (norm(self.t(inner)), false),
-                        K::FunctionDeclarator => {
-                            let nm = field(inner, "declarator")
-                                .map(|x| name_of(self.src, x))
-                                .unwrap_or_default();
-                            (nm, true)
-                        }
-                        _ => continue,
-                    };
-                    if name.is_empty() {
-                        continue;
-                    }
-                    let mut tr = self.type_ref(c, ty, &dec);
-                    if fptr {
-                        tr.pointers = tr.pointers.max(1);
-                        tr.text = norm(
-                            &self.src[ty.map_or(d.start_byte(), |t| t.start_byte())..d.end_byte()],
-                        );
-                    }
-                    self.model.classes[cls.idx].fields.push(FieldDecl {
-                        name,
-                        ty: tr,
-                        is_static,
-                        is_final: is_static && is_const,
-                        span: span_of(c),
-                    });
-                }
+                let fields = self.fields(c, ty, &decls);
+                self.model.classes[cls.idx].fields.extend(fields);
             }
             Decl::Template => {
                 let t2 = self.push_template(c, tmpl);

@@ -4,9 +4,11 @@
 //! signatures, flags, spans, insertion points and diagnostics.
 //! Set REVY_BLESS=1 to rewrite the `.model` files after an intended change (then review the diff).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use revy::frontend::{dump::dump, for_lang};
+use revy::lang::LangSpec;
 use revy::model::Lang;
 
 fn fixtures() -> PathBuf {
@@ -39,7 +41,7 @@ fn frontend_models_match_their_dumps() {
     let bless = std::env::var_os("REVY_BLESS").is_some();
     let root = fixtures();
     let mut failures = Vec::new();
-    let mut count = [0usize; 2];
+    let mut count: BTreeMap<Lang, usize> = BTreeMap::new();
     for e in walkdir::WalkDir::new(&root).sort_by_file_name() {
         let e = e.unwrap();
         let rel = e
@@ -51,7 +53,7 @@ fn frontend_models_match_their_dumps() {
         let Some(lang) = Lang::of_path(&rel) else {
             continue;
         };
-        count[(lang == Lang::Cpp) as usize] += 1;
+        *count.entry(lang).or_default() += 1;
         let src = std::fs::read_to_string(e.path()).unwrap();
         let model = for_lang(lang).parse(&rel, &src);
         let got = dump(&model, &src);
@@ -72,12 +74,15 @@ fn frontend_models_match_their_dumps() {
             ));
         }
     }
-    assert!(
-        count[0] >= 5 && count[1] >= 5,
-        "too few fixtures under {} (Java {}, C++ {})",
-        root.display(),
-        count[0],
-        count[1]
-    );
+    for spec in LangSpec::all() {
+        let n = count.get(&spec.lang).copied().unwrap_or(0);
+        assert!(
+            n >= 5,
+            "{} {} fixtures under {}: every language needs its own",
+            n,
+            spec.display,
+            root.display()
+        );
+    }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }

@@ -82,6 +82,10 @@ fn placed_names(text: &str) -> impl Iterator<Item = &str> {
             }
             (depth == 0).then_some(Some(j))
         })??;
+        let place = rest[1..close].trim();
+        if place == "std::nothrow" || place == "nothrow" {
+            return None; // an ordinary heap allocation that returns null instead of throwing
+        }
         let ty = rest[close + 1..].trim_start().trim_start_matches("::");
         let end = ty.find(|c: char| !ident(c) && c != ':').unwrap_or(ty.len());
         let ty = ty[..end].trim_end_matches(':');
@@ -99,7 +103,8 @@ mod tests {
                  new(other) impl::xml_document_struct(p);\n\
                  return memory ? new (memory) xpath_ast_node(t, r, v) : 0;\n\
                  T* x = new (f(a, (b))) ::ns::T;\n\
-                 p = new Foo(1); renew (x) y; q = new int[3];\n";
+                 p = new Foo(1); renew (x) y; q = new int[3];\n\
+                 r = new (std::nothrow) Bar(2);\n";
         let got: Vec<&str> = placed_names(t).collect();
         assert_eq!(
             got,

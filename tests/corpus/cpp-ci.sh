@@ -3,14 +3,15 @@
 # unchanged builds, their own tests compared with the original's, traces read back, restore
 # byte-identical. Runs tests/corpus/cpp.sh for tinyxml2 (plain g++, -std=c++11) and snappy
 # (CMake, -fno-exceptions -fno-rtti) in both modes: a few minutes on 2 cores. leveldb (CMake,
-# ~10 min per mode), jsoncpp and yaml-cpp run the same way by hand:
+# ~10 min per mode), jsoncpp, yaml-cpp, cppunit and pugixml run the same way by hand:
 #   tests/corpus/cpp.sh leveldb better
 # Usage: tests/corpus/cpp-ci.sh [PROJECT...]   (default: tinyxml2 snappy)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 projects=("$@"); [ ${#projects[@]} -gt 0 ] || projects=(tinyxml2 snappy)
-declare -A pkg=([tinyxml2]=tinyxml2 [jsoncpp]=libjsoncpp [yaml-cpp]=yaml-cpp [snappy]=snappy [leveldb]=leveldb)
+declare -A pkg=([tinyxml2]=tinyxml2 [jsoncpp]=libjsoncpp [yaml-cpp]=yaml-cpp [snappy]=snappy [leveldb]=leveldb
+  [cppunit]=cppunit [pugixml]=pugixml)
 pkgs=(); for p in "${projects[@]}"; do pkgs+=("${pkg[$p]:?unknown project $p}"); done
 "$here/fetch.sh" "${pkgs[@]}" > /dev/null || { echo "fetch failed" >&2; exit 2; }
 [ -n "${REVY:-}" ] || (cd "$repo" && cargo build --release -q) || exit 2

@@ -5,7 +5,7 @@
 # the original's, check the traces read back, restore, and check the tree is byte-identical.
 #
 # Usage: tests/corpus/cpp.sh PROJECT MODE
-#   PROJECT: tinyxml2 | jsoncpp | yaml-cpp | snappy | leveldb | cppunit;  MODE: better | faster
+#   PROJECT: tinyxml2 | jsoncpp | yaml-cpp | snappy | leveldb | cppunit | pugixml;  MODE: better | faster
 # Env: REVY (default target/release/revy), CORPUS (default /tmp/corpus, fetched by
 #      tests/corpus/fetch.sh), REVY_SCRATCH (default /tmp/revy-corpus), JOBS (default 2).
 # The original is built and tested once per scratch folder (cached: delete $REVY_SCRATCH/P/orig
@@ -44,6 +44,8 @@ leveldb) src=$C/w/leveldb-1.23
 cppunit) src=$C/w/cppunit-1.15.1  # multiple inheritance (TestCase), explicit specialisations
   sources='["src/cppunit/*.cpp", "include/cppunit/**/*.h"]'
   exclude='["src/cppunit/DllMain.cpp", "include/cppunit/config/config-msvc6.h", "include/cppunit/config/config-bcb5.h", "include/cppunit/config/config-evc4.h", "include/cppunit/plugin/*.h", "src/cppunit/*PlugIn*.cpp", "src/cppunit/Win32*.cpp", "src/cppunit/*DynamicLibraryManager*.cpp"]' ;;
+pugixml) src=$C/w/pugixml-1.13  # xml_document_struct : xml_node_struct, xml_allocator; wchar_selector<2>/<4>
+  sources='["src/pugixml.cpp", "src/pugixml.hpp", "src/pugiconfig.hpp"]'; exclude='[]' ;;
 *) echo "unknown project $P" >&2; exit 2 ;;
 esac
 [ -d "$src" ] || { echo "$src missing: run tests/corpus/fetch.sh" >&2; exit 2; }
@@ -79,6 +81,9 @@ build() {
     printf '%s\n' $lib $tst | xargs -P"$JOBS" -I{} sh -c \
       'g++ -std=c++11 -O0 -g -Wall -Iinclude -Iexamples/cppunittest -c "{}" -o "build/obj/$(echo "{}" | tr / _).o"' &&
       g++ -o build/cppunittestmain build/obj/*.o -ldl ;;
+  pugixml) cmake -S . -B build -DCMAKE_BUILD_TYPE=Debug -DPUGIXML_BUILD_TESTS=ON \
+      -DCMAKE_EXPORT_COMPILE_COMMANDS=ON > build.cfg.log &&
+      make -C build -j"$JOBS" pugixml-check > build.log ;;
   esac
 }
 
@@ -110,6 +115,17 @@ run_tests() {
   cppunit) ./build/cppunittestmain > build/test.log 2>&1; echo "exit=$?" > build/exit.txt
     grep -E ' : (OK|assertion|error)' build/test.log | sed -E 's/^Running //' |
       sed -E 's/^(.*) : OK$/\1\tPASS/; s/^(.*) : [a-z]+.*$/\1\tFAIL/' | sort > build/outcomes.txt ;;
+  pugixml) # Its runner prints failures only: the tests are the compiled test_runner_NAME classes
+    # (test_runner_helper_NAME are TEST_FIXTURE's wrappers; a test that hits an allocation
+    # failure runs again as "NAME (throw)": either failing fails NAME), plus the total line.
+    ./build/pugixml-check > build/test.log 2>&1; echo "exit=$?" > build/exit.txt
+    { nm -C build/pugixml-check | grep -oE 'test_runner_[A-Za-z0-9_]+::run\(\)' |
+        sed -E 's/^test_runner_(.*)::run\(\)$/\1/' | grep -v '^helper_' | sort -u | while read -r t; do
+          if grep -qE "^Test $t( \(throw\))? failed" build/test.log; then printf '%s\tFAIL\n' "$t"
+          else printf '%s\tPASS\n' "$t"; fi
+        done
+      grep -E '^(Success|FAILURE):' build/test.log | sed 's/^/total::/; s/$/\tPASS/'
+    } > build/outcomes.txt ;;
   esac
 }
 

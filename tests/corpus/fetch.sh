@@ -25,7 +25,7 @@ done
 declare -A ver=(
   [jsoup]=1.15.3-1 [libcommons-codec-java]=1.15-1 [libcommons-collections4-java]=4.2-1
   [junit4]=4.13.2-3 [tinyxml2]=9.0.0+dfsg-3.1 [libjsoncpp]=1.9.5-4 [yaml-cpp]=0.7.0+dfsg-8
-  [snappy]=1.1.9-3 [leveldb]=1.23-4 [cppunit]=1.15.1-4
+  [snappy]=1.1.9-3 [leveldb]=1.23-4 [cppunit]=1.15.1-4 [pugixml]=1.13-0.2
 )
 pkgs=("$@"); [ ${#pkgs[@]} -gt 0 ] || pkgs=("${!ver[@]}")
 for p in "${pkgs[@]}"; do

@@ -38,6 +38,8 @@ use crate::model::{
 };
 use crate::saf::{Saf, SafClass, SafMethod};
 
+mod placed;
+
 /// Folder (relative to the manifest folder) holding the C++ runtime while annotated.
 pub const RUNTIME_DIR: &str = ".revy-runtime";
 pub const RUNTIME_HEADER: &str = "revy_runtime.hpp";
@@ -642,6 +644,9 @@ fn carries_tag(saf: &Saf, c: &SafClass, tagged: &dyn Fn(&SafClass) -> bool, dept
 
 fn id_kind_uncached(saf: &Saf, sc: &SafClass, project: &ProjectText) -> IdKind {
     if let Some(why) = non_intrusive_reason(saf, sc, project) {
+        return IdKind::NonIntrusive(why);
+    }
+    if let Some(why) = placed::placed_reason(saf, sc, &project.files) {
         return IdKind::NonIntrusive(why);
     }
     if sc.kind != ClassKind::Union && is_trivial(saf, sc, 0) {

@@ -263,6 +263,9 @@ pub enum LayoutKind {
     RawMemoryOnObjects,
     /// `#pragma pack` somewhere in the file: the classes of this file.
     PragmaPack,
+    /// `new (place) T(…)`: the project constructs `T` in memory it manages (an arena, a page,
+    /// a budget), so `T`'s size — and its bases' and by-value members' — is its accounting.
+    PlacementNew,
 }
 
 impl LayoutUse {
@@ -276,6 +279,7 @@ impl LayoutUse {
             LayoutKind::ConstantExpression => "constexpr",
             LayoutKind::RawMemoryOnObjects => "raw_memory_on_objects",
             LayoutKind::PragmaPack => "pragma_pack",
+            LayoutKind::PlacementNew => "placement_new",
         };
         format!("{} {kind} {}", self.line, self.name)
             .trim_end()
@@ -293,6 +297,7 @@ impl LayoutUse {
             "constexpr" => LayoutKind::ConstantExpression,
             "raw_memory_on_objects" => LayoutKind::RawMemoryOnObjects,
             "pragma_pack" => LayoutKind::PragmaPack,
+            "placement_new" => LayoutKind::PlacementNew,
             t if t.ends_with('<') => LayoutKind::Trait(t.to_string()),
             _ => return None,
         };

@@ -646,7 +646,7 @@ fn id_kind_uncached(saf: &Saf, sc: &SafClass, project: &ProjectText) -> IdKind {
     if let Some(why) = non_intrusive_reason(saf, sc, project) {
         return IdKind::NonIntrusive(why);
     }
-    if let Some(why) = placed::placed_reason(saf, sc, &project.files) {
+    if let Some(why) = placed::placed_reason(saf, sc) {
         return IdKind::NonIntrusive(why);
     }
     if sc.kind != ClassKind::Union && is_trivial(saf, sc, 0) {
@@ -768,7 +768,9 @@ fn layout_reason(uses: &[LayoutUse], own: bool, names: &[&str]) -> Option<Result
     }
     for line in uses.chunk_by(|a, b| a.line == b.line) {
         for n in names {
-            if let Some(u) = line.iter().find(|u| u.names(n)) {
+            // placement new is weighed with the class's bases and members (`placed`)
+            let layout = |u: &&LayoutUse| u.kind != LayoutKind::PlacementNew && u.names(n);
+            if let Some(u) = line.iter().find(layout) {
                 return Some(Err(match &u.kind {
                     LayoutKind::StaticAssertSize => "static_assert on its size".into(),
                     LayoutKind::Offsetof => "offsetof".into(),

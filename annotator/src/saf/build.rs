@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use super::types::{primitive_size, sig_type_name, signature};
 use super::*;
 use crate::manifest::Manifest;
-use crate::model::{ClassDecl, FieldDecl, LayoutUse, MethodDecl, TypeRef};
+use crate::model::{ClassDecl, FieldDecl, LayoutKind, LayoutUse, MethodDecl, TypeRef};
 use crate::project::Project;
 use crate::select;
 
@@ -417,9 +417,13 @@ fn files_of(project: &Project, classes: &[SafClass]) -> Vec<SafFile> {
         .iter()
         .flat_map(|c| [c.name.as_str(), c.qname.as_str()])
         .collect();
+    let last = |n: &str| n.rsplit("::").next().unwrap_or("").to_string();
+    let last_names: HashSet<String> = names.iter().map(|n| last(n)).collect();
     let names_a_class = |u: &LayoutUse| {
         u.name.is_empty()
             || names.contains(u.name.as_str())
+            // `new (p) impl::T(…)` names T through a namespace the SAF does not spell
+            || u.kind == LayoutKind::PlacementNew && last_names.contains(&last(&u.name))
             || u.name
                 .match_indices(':')
                 .any(|(i, _)| names.contains(&u.name[..i]))

@@ -67,6 +67,17 @@ pub fn layout_uses(src: &str) -> Vec<LayoutUse> {
         }
         push(LayoutKind::ConstantExpression, "constexpr ");
         push(LayoutKind::ConstantExpression, "constinit ");
+        for name in placed_names(line) {
+            let seen =
+                |u: &LayoutUse| u.line == n && u.kind == LayoutKind::PlacementNew && u.name == name;
+            if !out.iter().any(seen) {
+                out.push(LayoutUse {
+                    line: n,
+                    kind: LayoutKind::PlacementNew,
+                    name: name.to_string(),
+                });
+            }
+        }
         // Only the first one counts (it decides for every class of the file).
         let first = !out.iter().any(|u| u.kind == LayoutKind::RawMemoryOnObjects);
         if first && mem && (line.contains("this") || line.contains("sizeof(*")) {
@@ -98,6 +109,39 @@ fn names_after(line: &str, pre: &str) -> Vec<String> {
         }
     }
     names
+}
+
+/// The type names written right after a placement new in `text` (`ns::T` of
+/// `new (memory) ns::T(…)`): `new` as a word, a parenthesised place, then a type name.
+fn placed_names(text: &str) -> impl Iterator<Item = &str> {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices("new").filter_map(move |(i, _)| {
+        if text[..i].chars().next_back().is_some_and(ident) {
+            return None;
+        }
+        let rest = text[i + 3..].trim_start_matches([' ', '\t']);
+        if !rest.starts_with('(') {
+            return None;
+        }
+        let mut depth = 0usize;
+        let close = rest.char_indices().find_map(|(j, c)| {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                '\n' | ';' | '{' => return Some(None),
+                _ => {}
+            }
+            (depth == 0).then_some(Some(j))
+        })??;
+        let place = rest[1..close].trim();
+        if place == "std::nothrow" || place == "nothrow" {
+            return None; // an ordinary heap allocation that returns null instead of throwing
+        }
+        let ty = rest[close + 1..].trim_start().trim_start_matches("::");
+        let end = ty.find(|c: char| !ident(c) && c != ':').unwrap_or(ty.len());
+        let ty = ty[..end].trim_end_matches(':');
+        (!ty.is_empty()).then_some(ty)
+    })
 }
 
 #[cfg(test)]
@@ -141,5 +185,25 @@ mod tests {
         let u = LayoutUse::from_saf("1 offsetof Packet::Header").unwrap();
         assert!(u.names("Packet") && u.names("Packet::Header"));
         assert!(!u.names("Pack") && !u.names("Header") && !u.names(""));
+    }
+
+    #[test]
+    fn placement_new_names() {
+        let t = "a = new (memory) xml_node_struct(page, type);\n\
+                 new(other) impl::xml_document_struct(p);\n\
+                 return memory ? new (memory) xpath_ast_node(t, r, v) : 0;\n\
+                 T* x = new (f(a, (b))) ::ns::T;\n\
+                 p = new Foo(1); renew (x) y; q = new int[3];\n\
+                 r = new (std::nothrow) Bar(2);\n";
+        let got: Vec<&str> = placed_names(t).collect();
+        assert_eq!(
+            got,
+            [
+                "xml_node_struct",
+                "impl::xml_document_struct",
+                "xpath_ast_node",
+                "ns::T"
+            ]
+        );
     }
 }

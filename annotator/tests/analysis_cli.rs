@@ -93,8 +93,8 @@ fn interleaved_threads_have_their_own_senders() {
         .iter()
         .map(|e| {
             (
-                a.label(e.sender).into(),
-                a.label(e.receiver).into(),
+                a.label(e.sender),
+                a.label(e.receiver),
                 e.calls,
             )
         })

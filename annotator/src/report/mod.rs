@@ -65,10 +65,10 @@ pub struct Data<'a> {
     /// The root drawn at the centre (the root of the busiest thread).
     pub main_root: Option<u32>,
     pub caps: &'a Caps,
-    pub instances: Vec<&'a InstanceStats>,
+    pub instances: Vec<InstanceStats>,
     pub classes: &'a [ClassStats],
     pub methods: &'a [MethodStats],
-    pub edges: Vec<&'a EdgeStats>,
+    pub edges: Vec<EdgeStats>,
     pub links: Vec<Link>,
     pub links_total: usize,
     pub messages: Vec<&'a MessageRecord>,
@@ -105,14 +105,7 @@ impl Baseline {
 
     pub fn of(input: &Input) -> Baseline {
         let a = &input.analysis;
-        let mut top: Vec<(String, u64)> = a
-            .instances
-            .iter()
-            .filter(|i| i.kind != InstKind::Root)
-            .map(|i| (i.label.clone(), i.active_time))
-            .collect();
-        top.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
-        top.truncate(Self::TOP);
+        let top = top_by_label(&a.instances, Self::TOP);
         Baseline {
             path: a.trace.path.clone(),
             span: input.span,
@@ -128,6 +121,32 @@ impl Baseline {
             top_instances: top,
         }
     }
+}
+
+/// The `n` most active non-root instances as `(label, active time)`, ties by label; labels
+/// are built only for the rows that can make the cut.
+fn top_by_label(insts: &analysis::Instances, n: usize) -> Vec<(String, u64)> {
+    let non_root = |i: &analysis::InstRow| i.kind != InstKind::Root;
+    let best = insts.top(n, non_root, |x, y| {
+        y.active_time.cmp(&x.active_time).then(x.id.cmp(&y.id))
+    });
+    let Some(floor) = best.last().map(|i| i.active_time) else {
+        return Vec::new();
+    };
+    let mut top: Vec<(String, u64)> = Vec::new();
+    for r in insts
+        .rows()
+        .filter(|r| non_root(r) && r.active_time >= floor)
+    {
+        top.push((insts.label(r.id), r.active_time));
+        if top.len() >= 2 * n.max(1024) {
+            top.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
+            top.truncate(n);
+        }
+    }
+    top.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
+    top.truncate(n);
+    top
 }
 
 /// The analysis sink plus per-(sender, receiver, method) totals for the page's filters.
@@ -173,8 +192,8 @@ pub fn analyze(trace: &Path, opts: &Options, caps: &Caps) -> Result<Input> {
         links: FxHashMap::default(),
         span: [u64::MAX, 0],
     };
-    let (reader, walker) = analysis::walk_trace(trace, &mut tee)?;
-    let analysis = analysis::finish_with_advice(trace, &opts, tee.b, &reader, &walker)?;
+    let (reader, mut walker) = analysis::walk_trace(trace, &mut tee)?;
+    let analysis = analysis::finish_with_advice(trace, &opts, tee.b, &reader, &mut walker)?;
     let links = tee
         .links
         .into_iter()
@@ -201,22 +220,24 @@ pub fn data<'a>(input: &'a Input, caps: &'a Caps) -> Data<'a> {
         .max_by_key(|t| (t.total_time, t.messages, std::cmp::Reverse(t.tid)))
         .map(|t| t.root);
     // Instances: roots, then the most active (ties: most messages, lowest id).
-    let mut order: Vec<&InstanceStats> = a.instances.iter().collect();
-    order.sort_by(|x, y| {
-        (y.kind == InstKind::Root)
-            .cmp(&(x.kind == InstKind::Root))
-            .then(y.active_time.cmp(&x.active_time))
-            .then((y.received + y.sent).cmp(&(x.received + x.sent)))
-            .then(x.id.cmp(&y.id))
-    });
-    order.truncate(caps.instances);
+    let mut order = a.instances.top(
+        caps.instances,
+        |_| true,
+        |x, y| {
+            (y.kind == InstKind::Root)
+                .cmp(&(x.kind == InstKind::Root))
+                .then(y.active_time.cmp(&x.active_time))
+                .then((y.received + y.sent).cmp(&(x.received + x.sent)))
+                .then(x.id.cmp(&y.id))
+        },
+    );
     order.sort_by_key(|i| i.id);
     let mut kept = vec![false; a.instances.len()];
     for i in &order {
         kept[i.id as usize] = true;
     }
     let keep = |id: u32| kept.get(id as usize).copied().unwrap_or(false);
-    let mut edges: Vec<&EdgeStats> = a
+    let mut edges: Vec<EdgeStats> = a
         .edges
         .iter()
         .filter(|e| keep(e.sender) && keep(e.receiver))
@@ -250,7 +271,11 @@ pub fn data<'a>(input: &'a Input, caps: &'a Caps) -> Data<'a> {
         .iter()
         .filter(|m| keep(m.sender) && keep(m.receiver))
         .collect();
-    let layout = layout::compute(&order, &edges, main_root);
+    let layout = layout::compute(
+        &order.iter().collect::<Vec<_>>(),
+        &edges.iter().collect::<Vec<_>>(),
+        main_root,
+    );
     Data {
         schema: "revy-report/1",
         version: env!("CARGO_PKG_VERSION"),
@@ -425,7 +450,11 @@ mod tests {
             (2.0 / 24.0, 4.0 / 24.0, 4.0 / 24.0)
         );
         for i in &accounts {
-            let a = &input.analysis.instances[i["id"].as_u64().unwrap() as usize];
+            let a = input
+                .analysis
+                .instances
+                .get(i["id"].as_u64().unwrap() as u32)
+                .unwrap();
             assert_eq!(i["level"].as_f64().unwrap(), a.level);
             assert_eq!(i["active_time"].as_u64().unwrap(), a.active_time);
         }

@@ -10,7 +10,7 @@ pub mod layout;
 use std::path::Path;
 use std::time::Instant;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
 use crate::analysis::stats::MessageRecord;
@@ -70,6 +70,7 @@ pub struct Data<'a> {
     pub methods: &'a [MethodStats],
     pub edges: Vec<EdgeStats>,
     pub links: Vec<Link>,
+    /// Distinct (sender, receiver, method) links on the edges shown, before the links cap.
     pub links_total: usize,
     pub messages: Vec<&'a MessageRecord>,
     /// All messages of the trace.
@@ -149,10 +150,9 @@ fn top_by_label(insts: &analysis::Instances, n: usize) -> Vec<(String, u64)> {
     top
 }
 
-/// The analysis sink plus per-(sender, receiver, method) totals for the page's filters.
+/// The analysis sink plus the span of the messages.
 struct Tee {
     b: Builder,
-    links: FxHashMap<(u32, u32, u32), [u64; 4]>,
     span: [u64; 2],
 }
 
@@ -165,6 +165,23 @@ impl Sink for Tee {
         self.b.closed(c, instances, names);
         let f = &c.frame;
         self.span = [self.span[0].min(f.start), self.span[1].max(c.end)];
+    }
+}
+
+/// Per-(sender, receiver, method) totals for the page's filters, on the edges it shows only
+/// (a second walk: over all edges they would outweigh the whole analysis).
+struct Links {
+    edges: FxHashSet<(u32, u32)>,
+    links: FxHashMap<(u32, u32, u32), [u64; 4]>,
+}
+
+impl Sink for Links {
+    #[inline]
+    fn closed(&mut self, c: &Closed, _: &[Instance], _: &Names) {
+        let f = &c.frame;
+        if !self.edges.contains(&(f.sender, f.receiver)) {
+            return;
+        }
         let l = self
             .links
             .entry((f.sender, f.receiver, f.method))
@@ -189,12 +206,21 @@ pub fn analyze(trace: &Path, opts: &Options, caps: &Caps) -> Result<Input> {
     opts.detail_cap = opts.detail_cap.min(caps.messages);
     let mut tee = Tee {
         b: Builder::for_trace(trace, &opts)?,
-        links: FxHashMap::default(),
         span: [u64::MAX, 0],
     };
     let (reader, mut walker) = analysis::walk_trace(trace, &mut tee)?;
     let analysis = analysis::finish_with_advice(trace, &opts, tee.b, &reader, &mut walker)?;
-    let links = tee
+    drop((reader, walker));
+    let mut ls = Links {
+        edges: select(&analysis, caps)
+            .1
+            .iter()
+            .map(|e| (e.sender, e.receiver))
+            .collect(),
+        links: FxHashMap::default(),
+    };
+    analysis::walk_trace(trace, &mut ls)?;
+    let links = ls
         .links
         .into_iter()
         .map(|((s, r, m), v)| [s as u64, r as u64, m as u64, v[0], v[1], v[2], v[3]])
@@ -211,15 +237,9 @@ pub fn analyze(trace: &Path, opts: &Options, caps: &Caps) -> Result<Input> {
     })
 }
 
-/// Choose what goes into the page.
-pub fn data<'a>(input: &'a Input, caps: &'a Caps) -> Data<'a> {
-    let (a, links) = (&input.analysis, &input.links[..]);
-    let main_root = a
-        .threads
-        .iter()
-        .max_by_key(|t| (t.total_time, t.messages, std::cmp::Reverse(t.tid)))
-        .map(|t| t.root);
-    // Instances: roots, then the most active (ties: most messages, lowest id).
+/// The instances the page shows (roots, then the most active; ties: most messages, lowest
+/// id) and the edges between them (the most called when over the cap), both in id order.
+fn select(a: &Analysis, caps: &Caps) -> (Vec<InstanceStats>, Vec<EdgeStats>) {
     let mut order = a.instances.top(
         caps.instances,
         |_| true,
@@ -232,11 +252,8 @@ pub fn data<'a>(input: &'a Input, caps: &'a Caps) -> Data<'a> {
         },
     );
     order.sort_by_key(|i| i.id);
-    let mut kept = vec![false; a.instances.len()];
-    for i in &order {
-        kept[i.id as usize] = true;
-    }
-    let keep = |id: u32| kept.get(id as usize).copied().unwrap_or(false);
+    let kept: FxHashSet<u32> = order.iter().map(|i| i.id).collect();
+    let keep = |id: u32| kept.contains(&id);
     let mut edges: Vec<EdgeStats> = a
         .edges
         .iter()
@@ -252,8 +269,21 @@ pub fn data<'a>(input: &'a Input, caps: &'a Caps) -> Data<'a> {
         edges.truncate(caps.edges);
         edges.sort_by_key(|e| (e.sender, e.receiver));
     }
-    let edge_set: rustc_hash::FxHashSet<(u32, u32)> =
-        edges.iter().map(|e| (e.sender, e.receiver)).collect();
+    (order, edges)
+}
+
+/// Choose what goes into the page.
+pub fn data<'a>(input: &'a Input, caps: &'a Caps) -> Data<'a> {
+    let (a, links) = (&input.analysis, &input.links[..]);
+    let main_root = a
+        .threads
+        .iter()
+        .max_by_key(|t| (t.total_time, t.messages, std::cmp::Reverse(t.tid)))
+        .map(|t| t.root);
+    let (order, edges) = select(a, caps);
+    let edge_set: FxHashSet<(u32, u32)> = edges.iter().map(|e| (e.sender, e.receiver)).collect();
+    let kept: FxHashSet<u32> = order.iter().map(|i| i.id).collect();
+    let keep = |id: u32| kept.contains(&id);
     let mut ls: Vec<Link> = links
         .iter()
         .filter(|l| edge_set.contains(&(l[0] as u32, l[1] as u32)))

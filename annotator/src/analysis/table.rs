@@ -77,16 +77,22 @@ impl InstSums {
     /// A message from `s` to `r` with this net time and size.
     #[inline]
     pub fn message(&mut self, s: u32, r: u32, net: u64, size: u64) {
+        self.messages(s, r, 1, net, size);
+    }
+    /// `n` messages from `s` to `r` with these summed net times and sizes (a merged
+    /// aggregate; the walk adds one at a time).
+    #[inline]
+    pub fn messages(&mut self, s: u32, r: u32, n: u64, net: u64, size: u64) {
         self.at(s.max(r));
         let w = &mut self.wide;
         let ra = &mut self.acc[r as usize];
         w.add(r, ACTIVE, &mut ra.active, net);
-        w.add(r, RECEIVED, &mut ra.received, 1);
+        w.add(r, RECEIVED, &mut ra.received, n);
         w.add(r, BYTES, &mut ra.bytes, size);
         if s == r {
-            w.add(r, CYCLIC, &mut ra.cyclic, 1);
+            w.add(r, CYCLIC, &mut ra.cyclic, n);
         }
-        w.add(s, SENT, &mut self.acc[s as usize].sent, 1);
+        w.add(s, SENT, &mut self.acc[s as usize].sent, n);
     }
     /// Time outside any message, given to a thread's root.
     pub fn add_active(&mut self, i: u32, t: u64) {
@@ -136,6 +142,12 @@ pub struct EdgeSums {
 impl EdgeSums {
     #[inline]
     pub fn message(&mut self, s: u32, r: u32, agg: u64, net: u64, size: u64) {
+        self.messages(s, r, 1, agg, net, size);
+    }
+    /// `n` messages from `s` to `r` with these summed times and sizes (a merged aggregate;
+    /// the walk adds one at a time).
+    #[inline]
+    pub fn messages(&mut self, s: u32, r: u32, n: u64, agg: u64, net: u64, size: u64) {
         let h = edge_hash(s, r);
         let rows = &self.rows;
         let found = self
@@ -165,7 +177,7 @@ impl EdgeSums {
             }
         };
         let (w, e) = (&mut self.wide, &mut self.rows[at]);
-        w.add((s, r), 0, &mut e.calls, 1);
+        w.add((s, r), 0, &mut e.calls, n);
         w.add((s, r), 1, &mut e.agg, agg);
         w.add((s, r), 2, &mut e.net, net);
         w.add((s, r), 3, &mut e.bytes, size);
@@ -454,11 +466,23 @@ mod tests {
         assert_eq!(s.active(1), 6 * big + 2);
         assert_eq!(s.received(1), u32::MAX as u64 + 1);
         assert_eq!(s.get(0, SENT, |a| a.sent), 7);
+        // A merged aggregate of many messages counts them all.
+        e.messages(0, 1, 3 << 32, 1, 1, 0);
+        s.messages(2, 2, 1 << 33, 0, 0);
+        assert_eq!(
+            (s.received(2), s.get(2, CYCLIC, |a| a.cyclic)),
+            (1 << 33, 1 << 33)
+        );
         let edges = Edges::new(e, 1);
         let row = edges.get(0).unwrap();
         assert_eq!(
             (row.calls, row.aggregate_time, row.net_time, row.bytes),
-            (5, 5 * (big + 1), 5 * big, 5 * u32::MAX as u64)
+            (
+                5 + (3 << 32),
+                5 * (big + 1) + 1,
+                5 * big + 1,
+                5 * u32::MAX as u64
+            )
         );
     }
 

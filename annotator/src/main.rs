@@ -375,12 +375,26 @@ fn cmd_analyze(manifest: &Path, args: AnalyzeArgs) -> Result<()> {
     match args.format {
         OutputFormat::Text => stdout_quiet(&revy::analysis::render::text(&a, args.top))?,
         OutputFormat::Json => {
-            let json = serde_json::to_string_pretty(&a).map_err(|e| Error::input(e.to_string()))?;
-            stdout_quiet(&format!("{json}\n"))?;
+            // Streamed: with a million instances the text would be a gigabyte.
+            json_to_stdout(&a)?;
             print_warnings(&a.trace.warnings);
         }
     }
     Ok(())
+}
+
+/// Pretty JSON and a newline to stdout, written as it is serialised (a closed pipe is quiet).
+fn json_to_stdout(v: &impl serde::Serialize) -> Result<()> {
+    use std::io::Write;
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let r = serde_json::to_writer_pretty(&mut out, v)
+        .map_err(std::io::Error::from)
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush());
+    match r {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::io("<stdout>", e)),
+        _ => Ok(()),
+    }
 }
 
 /// Write `text` to stdout; a closed pipe (`| head -1`) is the reader's choice, not an error.

@@ -91,13 +91,7 @@ fn interleaved_threads_have_their_own_senders() {
     let pairs: Vec<(String, String, u64)> = a
         .edges
         .iter()
-        .map(|e| {
-            (
-                a.label(e.sender).into(),
-                a.label(e.receiver).into(),
-                e.calls,
-            )
-        })
+        .map(|e| (a.label(e.sender), a.label(e.receiver), e.calls))
         .collect();
     let want = [
         ("root@1", "A#1", 1),

@@ -17,7 +17,7 @@ fn fixture() -> PathBuf {
     repo().join("tests/fixtures/traces/appendix-f.dtf")
 }
 
-fn inst<'a>(a: &'a Analysis, label: &str) -> &'a revy::analysis::InstanceStats {
+fn inst(a: &Analysis, label: &str) -> revy::analysis::InstanceStats {
     a.instances
         .iter()
         .find(|i| i.label == label)
@@ -52,7 +52,7 @@ fn appendix_f_numbers() {
         .collect();
     assert_eq!(transfers.len(), 2);
     for m in &transfers {
-        assert_eq!(a.instances[m.sender as usize].label, "root@0");
+        assert_eq!(a.label(m.sender), "root@0");
         assert_eq!((m.aggregate_time, m.net_time, m.size), (5, 3, 24));
         assert_eq!(m.depth, 0);
         assert!((m.level - 3.0 / 24.0).abs() < 1e-12);

@@ -5,10 +5,11 @@
 
 use std::collections::BTreeMap;
 
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use super::walk::InstKind;
-use super::{Analysis, Options};
+use super::{Analysis, InstRow, Options};
 
 /// What a hint is: a replayed proposal or statement first, then the thesis's observations.
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, Hash)]
@@ -125,13 +126,14 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
     let hint = Hint::new;
 
     // Guidelines 1 and 2: candidates above the threshold, most active first.
-    let mut inst: Vec<_> = a
-        .instances
-        .iter()
-        .filter(|i| i.kind != InstKind::Root && above(i.active_time, i.level))
-        .collect();
-    inst.sort_by(|x, y| y.active_time.cmp(&x.active_time).then(x.id.cmp(&y.id)));
-    for i in inst.into_iter().take(cap) {
+    let by_active =
+        |x: &InstRow, y: &InstRow| y.active_time.cmp(&x.active_time).then(x.id.cmp(&y.id));
+    let inst = a.instances.top(
+        cap,
+        |i| i.kind != InstKind::Root && above(i.active_time, i.level),
+        by_active,
+    );
+    for i in inst {
         let mut h = hint(
             HintKind::CandidateInstance,
             i.label.clone(),
@@ -224,7 +226,7 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
                 m.net_time,
                 100.0 * m.net_time as f64 / m.aggregate_time.max(1) as f64,
                 a.method_name(c.method),
-                if c.receiver == u32::MAX { "several receivers" } else { a.label(c.receiver) },
+                if c.receiver == u32::MAX { "several receivers".into() } else { a.label(c.receiver) },
                 c.aggregate_time,
                 100.0 * c.aggregate_time as f64 / m.aggregate_time.max(1) as f64
             ),
@@ -236,18 +238,17 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
     }
 
     // Objects that mostly message themselves with few neighbours, or have one neighbour.
-    let mut selfish: Vec<_> = a
-        .instances
-        .iter()
-        .filter(|i| {
+    let selfish = a.instances.top(
+        cap,
+        |i| {
             i.kind != InstKind::Root
                 && i.cyclic >= 2
                 && 2 * i.cyclic >= i.received
                 && i.neighbours <= 2
-        })
-        .collect();
-    selfish.sort_by(|x, y| y.cyclic.cmp(&x.cyclic).then(x.id.cmp(&y.id)));
-    for i in selfish.into_iter().take(cap) {
+        },
+        |x, y| y.cyclic.cmp(&x.cyclic).then(x.id.cmp(&y.id)),
+    );
+    for i in selfish {
         let mut h = hint(
             HintKind::SelfContained,
             i.label.clone(),
@@ -260,13 +261,12 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
         h.instance = Some(i.id);
         out.push(h);
     }
-    let mut lonely: Vec<_> = a
-        .instances
-        .iter()
-        .filter(|i| i.kind != InstKind::Root && i.neighbours == 1 && i.received > 0)
-        .collect();
-    lonely.sort_by(|x, y| y.active_time.cmp(&x.active_time).then(x.id.cmp(&y.id)));
-    for i in lonely.into_iter().take(cap) {
+    let lonely = a.instances.top(
+        cap,
+        |i| i.kind != InstKind::Root && i.neighbours == 1 && i.received > 0,
+        by_active,
+    );
+    for i in lonely {
         let mut h = hint(
             HintKind::SingleNeighbour,
             i.label.clone(),
@@ -278,6 +278,16 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
     }
 
     // Guideline 3: averages vs individuals, per class and per method.
+    // The most active instance of each class (the last one on ties).
+    let mut most: FxHashMap<&str, (u64, u32)> = FxHashMap::default();
+    for i in a.instances.rows().filter(|i| i.kind != InstKind::Root) {
+        let e = most
+            .entry(a.instances.class_name(i.class))
+            .or_insert((0, i.id));
+        if i.active_time >= e.0 {
+            *e = (i.active_time, i.id);
+        }
+    }
     let mut n = 0;
     for c in &a.classes {
         if n == cap || c.instances < 2 {
@@ -288,11 +298,9 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
             continue;
         }
         n += 1;
-        let outlier = a
-            .instances
-            .iter()
-            .filter(|i| i.class.as_deref() == Some(c.class.as_str()))
-            .max_by_key(|i| i.active_time);
+        let outlier = most
+            .get(c.class.as_str())
+            .and_then(|m| a.instances.get(m.1));
         let Some(top) = outlier else { continue };
         let ratio = top.active_time as f64 / c.mean_active_time.max(f64::MIN_POSITIVE);
         let nums = [

@@ -6,6 +6,7 @@ pub mod hints;
 pub mod proposals;
 pub mod render;
 pub mod stats;
+pub mod table;
 pub mod walk;
 
 use std::collections::BTreeMap;
@@ -18,6 +19,8 @@ use crate::error::Result;
 use crate::trace::{Form, TraceReader, Unit};
 pub use hints::Hint;
 use stats::{Acc, Callee, MessageRecord, Summary, TopMessages};
+use table::{EdgeSums, InstSums};
+pub use table::{Edges, InstRow, Instances};
 use walk::{Closed, InstKind, Instance, Sink, Walker};
 
 pub const SCHEMA: &str = "revy-analysis/1";
@@ -261,12 +264,13 @@ pub struct Analysis {
     pub options: Options,
     pub totals: Totals,
     pub threads: Vec<ThreadStats>,
-    /// Indexed by instance id.
-    pub instances: Vec<InstanceStats>,
+    /// Indexed by instance id (rows built on demand: see [`Instances`]).
+    pub instances: Instances,
     pub classes: Vec<ClassStats>,
     /// Indexed by method id.
     pub methods: Vec<MethodStats>,
-    pub edges: Vec<EdgeStats>,
+    /// In (sender, receiver) order.
+    pub edges: Edges,
     pub messages: Messages,
     /// Proposals first (ranked by predicted speedup), then no-gain statements, then the
     /// thesis's observations.
@@ -290,23 +294,6 @@ pub struct Advice {
 }
 
 #[derive(Default, Clone, Copy)]
-struct InstAcc {
-    active: u64,
-    received: u64,
-    sent: u64,
-    cyclic: u64,
-    bytes: u64,
-}
-
-#[derive(Default, Clone, Copy)]
-struct EdgeAcc {
-    calls: u64,
-    agg: u64,
-    net: u64,
-    bytes: u64,
-}
-
-#[derive(Default, Clone, Copy)]
 struct MethodAcc {
     net: Acc,
     agg: Acc,
@@ -316,8 +303,8 @@ struct MethodAcc {
 
 /// The analysis sink: accumulates per instance, edge and method.
 pub struct Builder {
-    inst: Vec<InstAcc>,
-    edges: FxHashMap<(u32, u32), EdgeAcc>,
+    inst: InstSums,
+    edges: EdgeSums,
     methods: Vec<MethodAcc>,
     top: TopMessages,
     total: u64,
@@ -329,8 +316,8 @@ pub struct Builder {
 impl Builder {
     pub fn new(opts: &Options) -> Self {
         Builder {
-            inst: Vec::new(),
-            edges: FxHashMap::default(),
+            inst: InstSums::default(),
+            edges: EdgeSums::default(),
             methods: Vec::new(),
             top: TopMessages::new(opts.detail_cap),
             total: 0,
@@ -361,25 +348,10 @@ impl Sink for Builder {
             net,
             outer: c.outer,
         };
-        let (s, r) = (f.sender as usize, f.receiver as usize);
-        let need = s.max(r) + 1;
-        if self.inst.len() < need {
-            self.inst.resize(need, InstAcc::default());
-        }
-        let cyclic = s == r;
-        {
-            let ri = &mut self.inst[r];
-            ri.active += c.net;
-            ri.received += 1;
-            ri.bytes += f.size;
-            ri.cyclic += cyclic as u64;
-        }
-        self.inst[s].sent += 1;
-        let e = self.edges.entry((f.sender, f.receiver)).or_default();
-        e.calls += 1;
-        e.agg += c.aggregate;
-        e.net += c.net;
-        e.bytes += f.size;
+        let cyclic = f.sender == f.receiver;
+        self.inst.message(f.sender, f.receiver, c.net, f.size);
+        self.edges
+            .message(f.sender, f.receiver, c.aggregate, c.net, f.size);
         let m = f.method as usize;
         if self.methods.len() <= m {
             self.methods.resize(m + 1, MethodAcc::default());
@@ -460,8 +432,8 @@ pub fn analyze_path_with(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<Analysis> {
     let mut b = Builder::for_trace(path, opts)?;
-    let (reader, walker) = walk_trace_with(path, &mut b, progress)?;
-    finish_with_advice(path, opts, b, &reader, &walker)
+    let (reader, mut walker) = walk_trace_with(path, &mut b, progress)?;
+    finish_with_advice(path, opts, b, &reader, &mut walker)
 }
 
 impl Builder {
@@ -479,7 +451,7 @@ pub fn finish_with_advice(
     opts: &Options,
     b: Builder,
     reader: &TraceReader,
-    walker: &Walker,
+    walker: &mut Walker,
 ) -> Result<Analysis> {
     let compensated = b.probe > 0;
     let mut a = finish(path, opts, b, reader, walker);
@@ -528,18 +500,19 @@ pub fn finish(
     opts: &Options,
     mut b: Builder,
     reader: &TraceReader,
-    walker: &Walker,
+    walker: &mut Walker,
 ) -> Analysis {
     let names = reader.names();
     let own_pid = reader.header().pid();
     let process = |id: u64| names.process_of(id).or(own_pid);
     let status = reader.status();
     // Time outside any message belongs to the thread's root: the run's span is the total.
-    let mut root_time = vec![0u64; walker.instances.len()];
-    for t in &walker.threads {
-        root_time[t.root as usize] = t.span().saturating_sub(t.total);
-    }
-    let total = b.total + root_time.iter().sum::<u64>();
+    let root_time: u64 = walker
+        .threads
+        .iter()
+        .map(|t| t.span().saturating_sub(t.total))
+        .sum();
+    let total = b.total + root_time;
     let one_offs = one_off_messages(&b);
     let mut warnings = status.warnings.clone();
     if status.truncated_at_size.is_some() {
@@ -566,110 +539,25 @@ pub fn finish(
         ));
     }
 
-    // Edges leave their map before the per-instance results are built (the peak of a run
-    // with a million instances is here), and sorted they give the neighbour counts.
-    let mut edges: Vec<EdgeStats> = std::mem::take(&mut b.edges)
-        .into_iter()
-        .map(|((s, r), e)| {
-            let lv = level(e.net, total);
-            EdgeStats {
-                sender: s,
-                receiver: r,
-                calls: e.calls,
-                aggregate_time: e.agg,
-                net_time: e.net,
-                bytes: e.bytes,
-                cyclic: s == r,
-                level: lv,
-                band: Band::of(lv),
-            }
-        })
-        .collect();
-    edges.sort_unstable_by_key(|e| (e.sender, e.receiver));
-
-    // Adjacency: distinct neighbours over undirected sender/receiver pairs; a pair sent both
-    // ways is counted at its lower-sender edge only.
+    // Edges are sorted in place (their lookup table dropped first); sorted they give the
+    // neighbour counts. Instance and edge rows are built only when read or serialised.
+    let edges = Edges::new(std::mem::take(&mut b.edges), total);
     let n = walker.instances.len();
-    let mut neighbours = vec![0u32; n];
-    let has = |s: u32, r: u32| {
-        edges
-            .binary_search_by_key(&(s, r), |e| (e.sender, e.receiver))
-            .is_ok()
-    };
-    for e in &edges {
-        let (s, r) = (e.sender, e.receiver);
-        if s != r && (s < r || !has(r, s)) {
-            neighbours[s as usize] += 1;
-            neighbours[r as usize] += 1;
-        }
+    let neighbours = edges.neighbours(n);
+    let mut sums = std::mem::take(&mut b.inst);
+    for t in &walker.threads {
+        sums.add_active(t.root, t.span().saturating_sub(t.total));
     }
-
-    let label = |i: &Instance| instance_label(i, names);
-    let instances: Vec<InstanceStats> = walker
-        .instances
-        .iter()
-        .enumerate()
-        .map(|(id, inst)| {
-            let mut a = b.inst.get(id).copied().unwrap_or_default();
-            a.active += root_time[id];
-            let lv = level(a.active, total);
-            InstanceStats {
-                id: id as u32,
-                kind: inst.kind,
-                label: label(inst),
-                class: (inst.kind != InstKind::Root).then(|| names.class(inst.class).to_string()),
-                oid: inst.oid,
-                tid: (inst.kind == InstKind::Root).then_some(inst.tid),
-                pid: process(if inst.kind == InstKind::Root {
-                    inst.tid
-                } else {
-                    inst.oid
-                }),
-                size: inst.size,
-                created: inst.created,
-                destroyed: inst.destroyed,
-                active_time: a.active,
-                level: lv,
-                band: Band::of(lv),
-                received: a.received,
-                sent: a.sent,
-                cyclic: a.cyclic,
-                neighbours: neighbours[id],
-                received_bytes: a.bytes,
-                one_off_time: one_offs.by_instance.get(&(id as u32)).copied().unwrap_or(0),
-                granularity: per_byte(a.active, a.bytes),
-            }
-        })
-        .collect();
-
-    // Per class: average over its instances (roots have no class).
-    let mut classes: BTreeMap<&str, ClassStats> = BTreeMap::new();
-    for i in instances.iter().filter(|i| i.kind != InstKind::Root) {
-        let c = i.class.as_deref().unwrap_or("?");
-        let e = classes.entry(c).or_insert_with(|| ClassStats {
-            class: c.to_string(),
-            instances: 0,
-            messages: 0,
-            active_time: 0,
-            mean_active_time: 0.0,
-            mean_level: 0.0,
-            max_level: 0.0,
-            total_size: 0,
-        });
-        e.instances += 1;
-        e.messages += i.received;
-        e.active_time += i.active_time;
-        e.max_level = e.max_level.max(i.level);
-        e.total_size += i.size.unwrap_or(0);
-    }
-    let classes: Vec<ClassStats> = classes
-        .into_values()
-        .map(|mut c| {
-            c.mean_active_time = c.active_time as f64 / c.instances as f64;
-            c.mean_level = level(c.active_time, total) / c.instances as f64;
-            c
-        })
-        .collect();
+    let classes = class_stats(&walker.instances, &sums, names, total);
+    let instances = Instances::new(
+        std::mem::take(&mut walker.instances),
+        sums,
+        neighbours,
+        one_offs.by_instance.clone(),
+        total,
+        names,
+        own_pid,
+    );
 
     let methods: Vec<MethodStats> = names
         .methods
@@ -774,6 +662,46 @@ pub fn finish(
     a
 }
 
+/// Per class: sums and averages over its instances (roots have no class).
+fn class_stats(
+    insts: &[Instance],
+    sums: &InstSums,
+    names: &crate::trace::Names,
+    total: u64,
+) -> Vec<ClassStats> {
+    let mut classes: BTreeMap<&str, ClassStats> = BTreeMap::new();
+    for (id, i) in insts.iter().enumerate() {
+        if i.kind == InstKind::Root {
+            continue;
+        }
+        let c = names.class(i.class);
+        let e = classes.entry(c).or_insert_with(|| ClassStats {
+            class: c.to_string(),
+            instances: 0,
+            messages: 0,
+            active_time: 0,
+            mean_active_time: 0.0,
+            mean_level: 0.0,
+            max_level: 0.0,
+            total_size: 0,
+        });
+        let active = sums.active(id as u32);
+        e.instances += 1;
+        e.messages += sums.received(id as u32);
+        e.active_time += active;
+        e.max_level = e.max_level.max(level(active, total));
+        e.total_size += i.size().unwrap_or(0);
+    }
+    classes
+        .into_values()
+        .map(|mut c| {
+            c.mean_active_time = c.active_time as f64 / c.instances as f64;
+            c.mean_level = level(c.active_time, total) / c.instances as f64;
+            c
+        })
+        .collect()
+}
+
 /// Time per byte; `None` for messages without arguments.
 fn per_byte(time: u64, bytes: u64) -> Option<f64> {
     (bytes > 0).then(|| time as f64 / bytes as f64)
@@ -815,21 +743,21 @@ fn one_off_messages(b: &Builder) -> OneOffs {
 pub fn instance_label(i: &Instance, names: &crate::trace::Names) -> String {
     use crate::trace::multi::local;
     let pid = names.process_of(if i.kind == InstKind::Root {
-        i.tid
+        i.tid()
     } else {
-        i.oid
+        i.oid()
     });
     if let Some(pid) = pid {
         return match i.kind {
-            InstKind::Object => format!("{}#{}@{pid}", names.class(i.class), local(i.oid)),
+            InstKind::Object => format!("{}#{}@{pid}", names.class(i.class), local(i.oid())),
             InstKind::Class => format!("{} (static)@{pid}", names.class(i.class)),
-            InstKind::Root => format!("root@{pid}/{}", local(i.tid)),
+            InstKind::Root => format!("root@{pid}/{}", local(i.tid())),
         };
     }
     match i.kind {
-        InstKind::Object => format!("{}#{}", names.class(i.class), i.oid),
+        InstKind::Object => format!("{}#{}", names.class(i.class), i.oid()),
         InstKind::Class => format!("{} (static)", names.class(i.class)),
-        InstKind::Root => format!("root@{}", i.tid),
+        InstKind::Root => format!("root@{}", i.tid()),
     }
 }
 
@@ -840,9 +768,7 @@ impl Analysis {
             .get(id as usize)
             .map_or_else(|| "?".into(), |m| format!("{}.{}", m.class, m.method))
     }
-    pub fn label(&self, instance: u32) -> &str {
-        self.instances
-            .get(instance as usize)
-            .map_or("?", |i| i.label.as_str())
+    pub fn label(&self, instance: u32) -> String {
+        self.instances.label(instance)
     }
 }

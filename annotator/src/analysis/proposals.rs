@@ -140,8 +140,8 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
     let entry = entry_points(a);
     let off_meth = one_off_by_method(a);
     let mostly_one_off_inst = |i: u32| {
-        let x = &a.instances[i as usize];
-        2 * x.one_off_time > x.active_time
+        let active = a.instances.row(i).map_or(0, |x| x.active_time);
+        2 * a.instances.one_off_time(i) > active
     };
     let mostly_one_off_meth = |m: u32| {
         let x = &a.methods[m as usize];
@@ -222,7 +222,7 @@ fn candidates(a: &Analysis, o: &Options) -> Vec<Candidate> {
     let entry = entry_points(a);
     let entry_classes: FxHashSet<&str> = entry
         .iter()
-        .filter_map(|&i| a.instances[i as usize].class.as_deref())
+        .filter_map(|&i| a.instances.class_of(i))
         .collect();
     let mut out = Vec::new();
     // Classes with several instances: every instance its own thread.
@@ -233,14 +233,13 @@ fn candidates(a: &Analysis, o: &Options) -> Vec<Candidate> {
         .map(|c| {
             let ids: Vec<u32> = a
                 .instances
-                .iter()
-                .filter(|i| i.kind == InstKind::Object && i.class.as_deref() == Some(&c.class))
+                .rows()
+                .filter(|i| {
+                    i.kind == InstKind::Object && a.instances.class_name(i.class) == c.class
+                })
                 .map(|i| i.id)
                 .collect();
-            let one_off: u64 = ids
-                .iter()
-                .map(|&i| a.instances[i as usize].one_off_time)
-                .sum();
+            let one_off: u64 = ids.iter().map(|&i| a.instances.one_off_time(i)).sum();
             (c, ids, steady(c.active_time, one_off))
         })
         .filter(|(_, _, t)| above(*t))
@@ -260,14 +259,16 @@ fn candidates(a: &Analysis, o: &Options) -> Vec<Candidate> {
             pool: false,
         });
     }
-    let mut insts: Vec<_> = a
-        .instances
-        .iter()
-        .filter(|i| i.kind != InstKind::Root && !entry.contains(&i.id))
-        .filter(|i| above(steady(i.active_time, i.one_off_time)))
-        .collect();
-    insts.sort_by(|x, y| y.active_time.cmp(&x.active_time).then(x.id.cmp(&y.id)));
-    for i in insts.into_iter().take(PER_KIND) {
+    let insts = a.instances.top(
+        PER_KIND,
+        |i| {
+            i.kind != InstKind::Root
+                && !entry.contains(&i.id)
+                && above(steady(i.active_time, a.instances.one_off_time(i.id)))
+        },
+        |x, y| y.active_time.cmp(&x.active_time).then(x.id.cmp(&y.id)),
+    );
+    for i in insts {
         out.push(Candidate {
             subject: i.label.clone(),
             class: i.class.clone(),
@@ -409,12 +410,10 @@ fn judge(a: &Analysis, l: &Loaded, c: &Candidate, w: &whatif::WhatIf) -> Hint {
     h.method = c.method;
     if c.instance.is_none() && c.method.is_none() {
         // A class: point at its most active instance for the graph.
-        h.instance = c
-            .plan
-            .instances
-            .iter()
-            .copied()
-            .max_by_key(|&i| (a.instances[i as usize].active_time, std::cmp::Reverse(i)));
+        h.instance = c.plan.instances.iter().copied().max_by_key(|&i| {
+            let active = a.instances.row(i).map_or(0, |x| x.active_time);
+            (active, std::cmp::Reverse(i))
+        });
     }
     h
 }

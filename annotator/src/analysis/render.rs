@@ -76,13 +76,12 @@ pub fn text(a: &Analysis, top: usize) -> String {
         "  {:<32} {:>12} {:>7} {:>8} {:>6} {:>6} {:>10}",
         "instance", "active", "level", "received", "cyclic", "neigh", "size"
     );
-    let mut inst: Vec<_> = a
-        .instances
-        .iter()
-        .filter(|i| i.kind != InstKind::Root)
-        .collect();
-    inst.sort_by(|x, y| y.active_time.cmp(&x.active_time).then(x.id.cmp(&y.id)));
-    for i in inst.iter().take(top) {
+    let inst = a.instances.top(
+        top,
+        |i| i.kind != InstKind::Root,
+        |x, y| y.active_time.cmp(&x.active_time).then(x.id.cmp(&y.id)),
+    );
+    for i in &inst {
         let size = i.size.map_or("-".into(), |s| s.to_string());
         let _ = writeln!(
             s,

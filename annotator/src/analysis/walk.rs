@@ -19,16 +19,115 @@ pub enum InstKind {
     Root,
 }
 
-#[derive(Debug, Clone)]
+/// One instance of the object graph in 40 bytes (a run can have millions): a root keeps its
+/// thread id in the `oid` slot, absent size/creation/destruction are flag bits.
+#[derive(Debug, Clone, Copy)]
 pub struct Instance {
-    pub kind: InstKind,
+    id: u64,
+    size: u64,
+    created: u64,
+    destroyed: u64,
     pub class: u32,
-    pub oid: u64,
-    /// Thread of a root instance.
-    pub tid: u64,
-    pub size: Option<u64>,
-    pub created: Option<u64>,
-    pub destroyed: Option<u64>,
+    pub kind: InstKind,
+    /// Which of size, created, destroyed are known (bits 0, 1, 2).
+    has: u8,
+}
+
+impl Instance {
+    fn new(kind: InstKind, class: u32, id: u64) -> Self {
+        Instance {
+            id,
+            size: 0,
+            created: 0,
+            destroyed: 0,
+            class,
+            kind,
+            has: 0,
+        }
+    }
+    fn opt(&self, bit: u8, v: u64) -> Option<u64> {
+        (self.has & bit != 0).then_some(v)
+    }
+    /// Object id (0 for a class or a root).
+    pub fn oid(&self) -> u64 {
+        if self.kind == InstKind::Root {
+            0
+        } else {
+            self.id
+        }
+    }
+    /// Thread of a root instance (0 otherwise).
+    pub fn tid(&self) -> u64 {
+        if self.kind == InstKind::Root {
+            self.id
+        } else {
+            0
+        }
+    }
+    pub fn size(&self) -> Option<u64> {
+        self.opt(1, self.size)
+    }
+    pub fn created(&self) -> Option<u64> {
+        self.opt(2, self.created)
+    }
+    pub fn destroyed(&self) -> Option<u64> {
+        self.opt(4, self.destroyed)
+    }
+    /// The largest size logged: a derived part or a later runtime size.
+    fn log_size(&mut self, size: Option<u64>) {
+        if let Some(s) = size.max(self.size()) {
+            self.size = s;
+            self.has |= 1;
+        }
+    }
+    fn set_created(&mut self, t: Option<u64>) {
+        if let Some(t) = t {
+            self.created = t;
+            self.has |= 2;
+        }
+    }
+    fn set_destroyed(&mut self, t: u64) {
+        self.destroyed = t;
+        self.has |= 4;
+    }
+}
+
+/// Object id → instance: runtimes count object ids up from 1, so ids up to a few times the
+/// instance count index a dense table (4 bytes per id, no hashing); others go to a map.
+#[derive(Default)]
+struct OidIndex {
+    dense: Vec<u32>,
+    sparse: FxHashMap<u64, u32>,
+}
+
+impl OidIndex {
+    const NONE: u32 = u32::MAX;
+    #[inline]
+    fn get_or_insert(&mut self, oid: u64, next: u32) -> (u32, bool) {
+        if let Some(&i) = self.dense.get(oid as usize) {
+            if i != Self::NONE {
+                return (i, false);
+            }
+        }
+        if !self.sparse.is_empty() {
+            if let Some(&i) = self.sparse.get(&oid) {
+                return (i, false);
+            }
+        }
+        // Dense while the table stays within 4 ids per instance (plus a start).
+        let bound = 4 * next as u64 + (1 << 16);
+        if oid < bound {
+            let o = oid as usize;
+            if o >= self.dense.len() {
+                self.dense
+                    .resize((o + 1).max(self.dense.len() * 5 / 4), Self::NONE);
+            }
+            self.dense[o] = next;
+        } else {
+            self.sparse.insert(oid, next);
+        }
+        (next, true)
+    }
 }
 
 /// An open message on a thread's stack.
@@ -170,7 +269,7 @@ pub struct Balance {
 pub struct Walker {
     pub instances: Vec<Instance>,
     pub threads: Vec<ThreadState>,
-    by_oid: FxHashMap<u64, u32>,
+    by_oid: OidIndex,
     by_class: FxHashMap<u32, u32>,
     by_tid: FxHashMap<u64, usize>,
     last_tid: Option<(u64, usize)>,
@@ -196,15 +295,8 @@ impl Walker {
             Some(&i) => i,
             None => {
                 let root = self.instances.len() as u32;
-                self.instances.push(Instance {
-                    kind: InstKind::Root,
-                    class: u32::MAX,
-                    oid: 0,
-                    tid,
-                    size: None,
-                    created: None,
-                    destroyed: None,
-                });
+                self.instances
+                    .push(Instance::new(InstKind::Root, u32::MAX, tid));
                 self.threads.push(ThreadState {
                     tid,
                     root,
@@ -232,24 +324,16 @@ impl Walker {
             let e = self.by_class.entry(class).or_insert(next);
             (*e, *e == next)
         } else {
-            let e = self.by_oid.entry(oid).or_insert(next);
-            (*e, *e == next)
+            self.by_oid.get_or_insert(oid, next)
         };
         if new {
-            self.instances.push(Instance {
-                // A static receiver of a trace set keeps its process tag above the local id.
-                kind: if crate::trace::multi::local(oid) == 0 {
-                    InstKind::Class
-                } else {
-                    InstKind::Object
-                },
-                class,
-                oid,
-                tid: 0,
-                size: None,
-                created: None,
-                destroyed: None,
-            });
+            // A static receiver of a trace set keeps its process tag above the local id.
+            let kind = if crate::trace::multi::local(oid) == 0 {
+                InstKind::Class
+            } else {
+                InstKind::Object
+            };
+            self.instances.push(Instance::new(kind, class, oid));
         }
         id
     }
@@ -272,9 +356,8 @@ impl Walker {
                 let i = self.instance(class, oid) as usize;
                 let inst = &mut self.instances[i];
                 inst.class = class; // the creation entry names the runtime class
-                                    // The largest size logged: a derived part or a later runtime size.
-                inst.size = size.max(inst.size);
-                inst.created = t.or(inst.created);
+                inst.log_size(size);
+                inst.set_created(t);
             }
             Event::Destroy { class, oid, t, tid } => {
                 let th = self.thread(tid);
@@ -283,7 +366,7 @@ impl Walker {
                 }
                 let last = self.threads[th].last_t;
                 let i = self.instance(class, oid) as usize;
-                self.instances[i].destroyed = Some(t.unwrap_or(last));
+                self.instances[i].set_destroyed(t.unwrap_or(last));
             }
             Event::Start {
                 tid,

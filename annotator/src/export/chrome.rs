@@ -134,7 +134,7 @@ impl<W: Write> ChromeSink<W> {
             self.names[m] = Some(json(&n));
         }
         let recv = &instances[f.receiver as usize];
-        let size = recv.size.map_or("null".to_string(), |s| s.to_string());
+        let size = recv.size().map_or("null".to_string(), |s| s.to_string());
         let (ts, dur) = (self.us(f.start), self.us(c.aggregate));
         let (pid, tid) = split_tid(names, c.tid, 1);
         let ev = format!(
@@ -142,7 +142,7 @@ impl<W: Write> ChromeSink<W> {
             self.names[m].as_deref().unwrap_or("\"?\""),
             json(&instance_label(recv, names)),
             json(names.class(recv.class)),
-            recv.oid,
+            recv.oid(),
             json(&instance_label(&instances[f.sender as usize], names)),
             f.size,
             c.net,

@@ -16,11 +16,16 @@ pub fn write(
     w: &mut impl Write,
     top: Option<usize>,
 ) -> std::io::Result<(usize, usize)> {
-    let mut edges: Vec<_> = a.edges.iter().collect();
+    // Edge positions (4 bytes each), in (sender, receiver) order; rows built when written.
+    let mut edges: Vec<u32> = (0..a.edges.len() as u32).collect();
+    let row = |i: &u32| a.edges.get(*i as usize).expect("edge position");
     if let Some(n) = top.filter(|&n| n < edges.len()) {
-        edges.sort_by_key(|e| (std::cmp::Reverse(e.net_time), e.sender, e.receiver));
+        edges.sort_by_cached_key(|i| {
+            let e = row(i);
+            (std::cmp::Reverse(e.net_time), e.sender, e.receiver)
+        });
         edges.truncate(n);
-        edges.sort_by_key(|e| (e.sender, e.receiver));
+        edges.sort_unstable();
     }
     let u = a.trace.unit.as_str();
     writeln!(w, "digraph revy {{")?;
@@ -35,11 +40,12 @@ pub fn write(
     writeln!(w, "  node [shape=ellipse, fontsize=10];")?;
     writeln!(w, "  edge [fontsize=9];")?;
     let mut used = vec![false; a.instances.len()];
-    for e in &edges {
+    for e in edges.iter().map(row) {
         used[e.sender as usize] = true;
         used[e.receiver as usize] = true;
     }
-    for i in a.instances.iter().filter(|i| used[i.id as usize]) {
+    let kept = (0..used.len() as u32).filter(|&i| used[i as usize]);
+    for i in kept.filter_map(|i| a.instances.get(i)) {
         let c = i.band.colour();
         let label = format!(
             "{}\\n{} {u} ({:.1}%)",
@@ -53,7 +59,7 @@ pub fn write(
             i.id
         )?;
     }
-    for e in &edges {
+    for e in edges.iter().map(row) {
         let c = e.band.colour();
         writeln!(
             w,

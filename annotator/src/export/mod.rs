@@ -188,7 +188,7 @@ pub fn export(trace: &Path, t: &Targets) -> Result<Done> {
             .as_ref()
             .map(|_| folded::FoldedSink::new(t.by_instance)),
     };
-    let (reader, walker) = walk(trace, &mut sink)?;
+    let (reader, mut walker) = walk(trace, &mut sink)?;
     let mut done = Done {
         warnings: reader.status().warnings.clone(),
         ..Done::default()
@@ -242,7 +242,7 @@ pub fn export(trace: &Path, t: &Targets) -> Result<Done> {
         done.dropped.push(format!("folded: {base}{top}"));
     }
     if let (Some(b), Some(p)) = (sink.builder.take(), &t.dot) {
-        let a = analysis::finish(trace, &Options::default(), b, &reader, &walker);
+        let a = analysis::finish(trace, &Options::default(), b, &reader, &mut walker);
         let mut w = create(p)?;
         let (kept, all) = dot::write(&a, &mut w, t.filter.top)
             .and_then(|r| std::io::Write::flush(&mut w).map(|_| r))

@@ -309,11 +309,11 @@ fn instances(dir: &Path, unit: &str, p: i64, w: &Walker, names: &Names) -> Resul
         );
         t.str(3, &instance_label(i, names));
         t.opt_str(4, (!root).then(|| names.class(i.class)));
-        t.int(5, i.oid as i64);
-        t.opt_int(6, root.then_some(i.tid));
-        t.opt_int(7, i.size);
-        t.opt_int(8, i.created);
-        t.opt_int(9, i.destroyed);
+        t.int(5, i.oid() as i64);
+        t.opt_int(6, root.then_some(i.tid()));
+        t.opt_int(7, i.size());
+        t.opt_int(8, i.created());
+        t.opt_int(9, i.destroyed());
         t.row()?;
     }
     t.finish()

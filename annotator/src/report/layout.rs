@@ -382,7 +382,11 @@ mod tests {
                 assert!(d2 >= 400, "{a:?} {b:?}");
             }
         }
-        let again = compute(&d.instances, &d.edges, d.main_root);
+        let again = compute(
+            &d.instances.iter().collect::<Vec<_>>(),
+            &d.edges.iter().collect::<Vec<_>>(),
+            d.main_root,
+        );
         assert_eq!(again.instances, l.instances);
         assert_eq!(again.classes, l.classes);
     }

@@ -10,7 +10,7 @@ pub mod layout;
 use std::path::Path;
 use std::time::Instant;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
 use crate::analysis::stats::MessageRecord;
@@ -65,11 +65,12 @@ pub struct Data<'a> {
     /// The root drawn at the centre (the root of the busiest thread).
     pub main_root: Option<u32>,
     pub caps: &'a Caps,
-    pub instances: Vec<&'a InstanceStats>,
+    pub instances: Vec<InstanceStats>,
     pub classes: &'a [ClassStats],
     pub methods: &'a [MethodStats],
-    pub edges: Vec<&'a EdgeStats>,
+    pub edges: Vec<EdgeStats>,
     pub links: Vec<Link>,
+    /// Distinct (sender, receiver, method) links on the edges shown, before the links cap.
     pub links_total: usize,
     pub messages: Vec<&'a MessageRecord>,
     /// All messages of the trace.
@@ -105,14 +106,7 @@ impl Baseline {
 
     pub fn of(input: &Input) -> Baseline {
         let a = &input.analysis;
-        let mut top: Vec<(String, u64)> = a
-            .instances
-            .iter()
-            .filter(|i| i.kind != InstKind::Root)
-            .map(|i| (i.label.clone(), i.active_time))
-            .collect();
-        top.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
-        top.truncate(Self::TOP);
+        let top = top_by_label(&a.instances, Self::TOP);
         Baseline {
             path: a.trace.path.clone(),
             span: input.span,
@@ -130,10 +124,35 @@ impl Baseline {
     }
 }
 
-/// The analysis sink plus per-(sender, receiver, method) totals for the page's filters.
+/// The `n` most active non-root instances as `(label, active time)`, ties by label; labels
+/// are built only for the rows that can make the cut.
+fn top_by_label(insts: &analysis::Instances, n: usize) -> Vec<(String, u64)> {
+    let non_root = |i: &analysis::InstRow| i.kind != InstKind::Root;
+    let best = insts.top(n, non_root, |x, y| {
+        y.active_time.cmp(&x.active_time).then(x.id.cmp(&y.id))
+    });
+    let Some(floor) = best.last().map(|i| i.active_time) else {
+        return Vec::new();
+    };
+    let mut top: Vec<(String, u64)> = Vec::new();
+    for r in insts
+        .rows()
+        .filter(|r| non_root(r) && r.active_time >= floor)
+    {
+        top.push((insts.label(r.id), r.active_time));
+        if top.len() >= 2 * n.max(1024) {
+            top.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
+            top.truncate(n);
+        }
+    }
+    top.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
+    top.truncate(n);
+    top
+}
+
+/// The analysis sink plus the span of the messages.
 struct Tee {
     b: Builder,
-    links: FxHashMap<(u32, u32, u32), [u64; 4]>,
     span: [u64; 2],
 }
 
@@ -146,6 +165,23 @@ impl Sink for Tee {
         self.b.closed(c, instances, names);
         let f = &c.frame;
         self.span = [self.span[0].min(f.start), self.span[1].max(c.end)];
+    }
+}
+
+/// Per-(sender, receiver, method) totals for the page's filters, on the edges it shows only
+/// (a second walk: over all edges they would outweigh the whole analysis).
+struct Links {
+    edges: FxHashSet<(u32, u32)>,
+    links: FxHashMap<(u32, u32, u32), [u64; 4]>,
+}
+
+impl Sink for Links {
+    #[inline]
+    fn closed(&mut self, c: &Closed, _: &[Instance], _: &Names) {
+        let f = &c.frame;
+        if !self.edges.contains(&(f.sender, f.receiver)) {
+            return;
+        }
         let l = self
             .links
             .entry((f.sender, f.receiver, f.method))
@@ -170,12 +206,21 @@ pub fn analyze(trace: &Path, opts: &Options, caps: &Caps) -> Result<Input> {
     opts.detail_cap = opts.detail_cap.min(caps.messages);
     let mut tee = Tee {
         b: Builder::for_trace(trace, &opts)?,
-        links: FxHashMap::default(),
         span: [u64::MAX, 0],
     };
-    let (reader, walker) = analysis::walk_trace(trace, &mut tee)?;
-    let analysis = analysis::finish_with_advice(trace, &opts, tee.b, &reader, &walker)?;
-    let links = tee
+    let (reader, mut walker) = analysis::walk_trace(trace, &mut tee)?;
+    let analysis = analysis::finish_with_advice(trace, &opts, tee.b, &reader, &mut walker)?;
+    drop((reader, walker));
+    let mut ls = Links {
+        edges: select(&analysis, caps)
+            .1
+            .iter()
+            .map(|e| (e.sender, e.receiver))
+            .collect(),
+        links: FxHashMap::default(),
+    };
+    analysis::walk_trace(trace, &mut ls)?;
+    let links = ls
         .links
         .into_iter()
         .map(|((s, r, m), v)| [s as u64, r as u64, m as u64, v[0], v[1], v[2], v[3]])
@@ -192,31 +237,24 @@ pub fn analyze(trace: &Path, opts: &Options, caps: &Caps) -> Result<Input> {
     })
 }
 
-/// Choose what goes into the page.
-pub fn data<'a>(input: &'a Input, caps: &'a Caps) -> Data<'a> {
-    let (a, links) = (&input.analysis, &input.links[..]);
-    let main_root = a
-        .threads
-        .iter()
-        .max_by_key(|t| (t.total_time, t.messages, std::cmp::Reverse(t.tid)))
-        .map(|t| t.root);
-    // Instances: roots, then the most active (ties: most messages, lowest id).
-    let mut order: Vec<&InstanceStats> = a.instances.iter().collect();
-    order.sort_by(|x, y| {
-        (y.kind == InstKind::Root)
-            .cmp(&(x.kind == InstKind::Root))
-            .then(y.active_time.cmp(&x.active_time))
-            .then((y.received + y.sent).cmp(&(x.received + x.sent)))
-            .then(x.id.cmp(&y.id))
-    });
-    order.truncate(caps.instances);
+/// The instances the page shows (roots, then the most active; ties: most messages, lowest
+/// id) and the edges between them (the most called when over the cap), both in id order.
+fn select(a: &Analysis, caps: &Caps) -> (Vec<InstanceStats>, Vec<EdgeStats>) {
+    let mut order = a.instances.top(
+        caps.instances,
+        |_| true,
+        |x, y| {
+            (y.kind == InstKind::Root)
+                .cmp(&(x.kind == InstKind::Root))
+                .then(y.active_time.cmp(&x.active_time))
+                .then((y.received + y.sent).cmp(&(x.received + x.sent)))
+                .then(x.id.cmp(&y.id))
+        },
+    );
     order.sort_by_key(|i| i.id);
-    let mut kept = vec![false; a.instances.len()];
-    for i in &order {
-        kept[i.id as usize] = true;
-    }
-    let keep = |id: u32| kept.get(id as usize).copied().unwrap_or(false);
-    let mut edges: Vec<&EdgeStats> = a
+    let kept: FxHashSet<u32> = order.iter().map(|i| i.id).collect();
+    let keep = |id: u32| kept.contains(&id);
+    let mut edges: Vec<EdgeStats> = a
         .edges
         .iter()
         .filter(|e| keep(e.sender) && keep(e.receiver))
@@ -231,8 +269,21 @@ pub fn data<'a>(input: &'a Input, caps: &'a Caps) -> Data<'a> {
         edges.truncate(caps.edges);
         edges.sort_by_key(|e| (e.sender, e.receiver));
     }
-    let edge_set: rustc_hash::FxHashSet<(u32, u32)> =
-        edges.iter().map(|e| (e.sender, e.receiver)).collect();
+    (order, edges)
+}
+
+/// Choose what goes into the page.
+pub fn data<'a>(input: &'a Input, caps: &'a Caps) -> Data<'a> {
+    let (a, links) = (&input.analysis, &input.links[..]);
+    let main_root = a
+        .threads
+        .iter()
+        .max_by_key(|t| (t.total_time, t.messages, std::cmp::Reverse(t.tid)))
+        .map(|t| t.root);
+    let (order, edges) = select(a, caps);
+    let edge_set: FxHashSet<(u32, u32)> = edges.iter().map(|e| (e.sender, e.receiver)).collect();
+    let kept: FxHashSet<u32> = order.iter().map(|i| i.id).collect();
+    let keep = |id: u32| kept.contains(&id);
     let mut ls: Vec<Link> = links
         .iter()
         .filter(|l| edge_set.contains(&(l[0] as u32, l[1] as u32)))
@@ -250,7 +301,11 @@ pub fn data<'a>(input: &'a Input, caps: &'a Caps) -> Data<'a> {
         .iter()
         .filter(|m| keep(m.sender) && keep(m.receiver))
         .collect();
-    let layout = layout::compute(&order, &edges, main_root);
+    let layout = layout::compute(
+        &order.iter().collect::<Vec<_>>(),
+        &edges.iter().collect::<Vec<_>>(),
+        main_root,
+    );
     Data {
         schema: "revy-report/1",
         version: env!("CARGO_PKG_VERSION"),
@@ -425,7 +480,11 @@ mod tests {
             (2.0 / 24.0, 4.0 / 24.0, 4.0 / 24.0)
         );
         for i in &accounts {
-            let a = &input.analysis.instances[i["id"].as_u64().unwrap() as usize];
+            let a = input
+                .analysis
+                .instances
+                .get(i["id"].as_u64().unwrap() as u32)
+                .unwrap();
             assert_eq!(i["level"].as_f64().unwrap(), a.level);
             assert_eq!(i["active_time"].as_u64().unwrap(), a.active_time);
         }

@@ -216,7 +216,7 @@ fn inst_info(i: &Instance, names: &Names, process: usize) -> InstInfo {
         kind: i.kind,
         label,
         class: (i.kind != InstKind::Root).then(|| names.class(i.class).to_string()),
-        oid: i.oid,
+        oid: i.oid(),
     }
 }
 

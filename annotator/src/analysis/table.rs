@@ -1,0 +1,501 @@
+//! Compact per-instance and per-edge statistics (issue 13, item 4): a run can have millions
+//! of instances and edges, so sums are kept in 32-bit cells whose carries spill into a side
+//! map (rarely used: a sum must pass 2³² to get there), and the public rows
+//! ([`InstanceStats`], [`EdgeStats`]) are built only when asked for or serialised.
+
+use hashbrown::HashTable;
+use rustc_hash::FxHashMap;
+use serde::ser::{Serialize, SerializeSeq, Serializer};
+
+use super::walk::{InstKind, Instance};
+use super::{level, per_byte, Band, EdgeStats, InstanceStats};
+use crate::trace::Names;
+
+/// Adds `x` to the 32-bit cell `lo`; returns the carry above 32 bits (usually 0).
+#[inline]
+fn add(lo: &mut u32, x: u64) -> u64 {
+    let s = *lo as u64 + x;
+    *lo = s as u32;
+    s >> 32
+}
+
+/// High parts of 32-bit sums, by key: `value = cell + wide[key][field]`.
+#[derive(Debug, Clone, Default)]
+struct Wide<K: std::hash::Hash + Eq, const N: usize>(FxHashMap<K, [u64; N]>);
+
+impl<K: std::hash::Hash + Eq + Copy, const N: usize> Wide<K, N> {
+    #[inline]
+    fn add(&mut self, key: K, field: usize, lo: &mut u32, x: u64) {
+        let carry = add(lo, x);
+        if carry != 0 {
+            self.0.entry(key).or_insert([0; N])[field] += carry << 32;
+        }
+    }
+    #[inline]
+    fn get(&self, key: K, field: usize, lo: u32) -> u64 {
+        lo as u64
+            + if self.0.is_empty() {
+                0
+            } else {
+                self.0.get(&key).map_or(0, |w| w[field])
+            }
+    }
+}
+
+/// Per-instance sums of the walk, 20 bytes each.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct InstAcc {
+    active: u32,
+    received: u32,
+    sent: u32,
+    cyclic: u32,
+    bytes: u32,
+}
+
+const ACTIVE: usize = 0;
+const RECEIVED: usize = 1;
+const SENT: usize = 2;
+const CYCLIC: usize = 3;
+const BYTES: usize = 4;
+
+/// Per-instance accumulators, indexed by instance id.
+#[derive(Debug, Default, Clone)]
+pub struct InstSums {
+    acc: Vec<InstAcc>,
+    wide: Wide<u32, 5>,
+}
+
+impl InstSums {
+    #[inline]
+    fn at(&mut self, i: u32) -> &mut InstAcc {
+        let i = i as usize;
+        if self.acc.len() <= i {
+            self.acc.resize(i + 1, InstAcc::default());
+        }
+        &mut self.acc[i]
+    }
+    /// A message from `s` to `r` with this net time and size.
+    #[inline]
+    pub fn message(&mut self, s: u32, r: u32, net: u64, size: u64) {
+        self.messages(s, r, 1, net, size);
+    }
+    /// `n` messages from `s` to `r` with these summed net times and sizes (a merged
+    /// aggregate; the walk adds one at a time).
+    #[inline]
+    pub fn messages(&mut self, s: u32, r: u32, n: u64, net: u64, size: u64) {
+        self.at(s.max(r));
+        let w = &mut self.wide;
+        let ra = &mut self.acc[r as usize];
+        w.add(r, ACTIVE, &mut ra.active, net);
+        w.add(r, RECEIVED, &mut ra.received, n);
+        w.add(r, BYTES, &mut ra.bytes, size);
+        if s == r {
+            w.add(r, CYCLIC, &mut ra.cyclic, n);
+        }
+        w.add(s, SENT, &mut self.acc[s as usize].sent, n);
+    }
+    /// Time outside any message, given to a thread's root.
+    pub fn add_active(&mut self, i: u32, t: u64) {
+        let a = self.at(i);
+        let mut lo = a.active;
+        self.wide.add(i, ACTIVE, &mut lo, t);
+        self.acc[i as usize].active = lo;
+    }
+    pub fn received(&self, i: u32) -> u64 {
+        self.get(i, RECEIVED, |a| a.received)
+    }
+    pub fn active(&self, i: u32) -> u64 {
+        self.get(i, ACTIVE, |a| a.active)
+    }
+    fn get(&self, i: u32, field: usize, f: impl Fn(&InstAcc) -> u32) -> u64 {
+        let lo = self.acc.get(i as usize).map_or(0, f);
+        self.wide.get(i, field, lo)
+    }
+}
+
+/// Per-edge sums, 24 bytes each.
+#[derive(Debug, Clone, Copy)]
+struct EdgeRow {
+    sender: u32,
+    receiver: u32,
+    calls: u32,
+    agg: u32,
+    net: u32,
+    bytes: u32,
+}
+
+fn edge_hash(s: u32, r: u32) -> u64 {
+    let k = ((s as u64) << 32) | r as u64;
+    let h = (k ^ (k >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^ (h >> 32)
+}
+
+/// The (sender, receiver) edges of the walk: rows in one array, found through a table of
+/// 4-byte row numbers (5 bytes a slot with its tag) rather than a map holding the rows.
+#[derive(Default)]
+pub struct EdgeSums {
+    rows: Vec<EdgeRow>,
+    index: HashTable<u32>,
+    wide: Wide<(u32, u32), 4>,
+}
+
+impl EdgeSums {
+    #[inline]
+    pub fn message(&mut self, s: u32, r: u32, agg: u64, net: u64, size: u64) {
+        self.messages(s, r, 1, agg, net, size);
+    }
+    /// `n` messages from `s` to `r` with these summed times and sizes (a merged aggregate;
+    /// the walk adds one at a time).
+    #[inline]
+    pub fn messages(&mut self, s: u32, r: u32, n: u64, agg: u64, net: u64, size: u64) {
+        let h = edge_hash(s, r);
+        let rows = &self.rows;
+        let found = self
+            .index
+            .find(h, |&i| {
+                rows[i as usize].sender == s && rows[i as usize].receiver == r
+            })
+            .copied();
+        let at = match found {
+            Some(i) => i as usize,
+            None => {
+                let i = self.rows.len();
+                self.rows.push(EdgeRow {
+                    sender: s,
+                    receiver: r,
+                    calls: 0,
+                    agg: 0,
+                    net: 0,
+                    bytes: 0,
+                });
+                let rows = &self.rows;
+                self.index.insert_unique(h, i as u32, |&j| {
+                    let e = &rows[j as usize];
+                    edge_hash(e.sender, e.receiver)
+                });
+                i
+            }
+        };
+        let (w, e) = (&mut self.wide, &mut self.rows[at]);
+        w.add((s, r), 0, &mut e.calls, n);
+        w.add((s, r), 1, &mut e.agg, agg);
+        w.add((s, r), 2, &mut e.net, net);
+        w.add((s, r), 3, &mut e.bytes, size);
+    }
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+}
+
+/// The edges of an analysis, sorted by (sender, receiver); rows are built on demand.
+#[derive(Debug, Clone, Default)]
+pub struct Edges {
+    rows: Vec<EdgeRow>,
+    wide: Wide<(u32, u32), 4>,
+    total: u64,
+}
+
+impl Edges {
+    /// Sort the walk's edges (the index is dropped first) against the run's `total`.
+    pub fn new(sums: EdgeSums, total: u64) -> Edges {
+        let EdgeSums {
+            mut rows,
+            index,
+            wide,
+        } = sums;
+        drop(index);
+        rows.sort_unstable_by_key(|e| (e.sender, e.receiver));
+        Edges { rows, wide, total }
+    }
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+    fn stats(&self, e: &EdgeRow) -> EdgeStats {
+        let (s, r) = (e.sender, e.receiver);
+        let net = self.wide.get((s, r), 2, e.net);
+        let lv = level(net, self.total);
+        EdgeStats {
+            sender: s,
+            receiver: r,
+            calls: self.wide.get((s, r), 0, e.calls),
+            aggregate_time: self.wide.get((s, r), 1, e.agg),
+            net_time: net,
+            bytes: self.wide.get((s, r), 3, e.bytes),
+            cyclic: s == r,
+            level: lv,
+            band: Band::of(lv),
+        }
+    }
+    /// In (sender, receiver) order.
+    pub fn iter(&self) -> impl Iterator<Item = EdgeStats> + '_ {
+        self.rows.iter().map(|e| self.stats(e))
+    }
+    pub fn get(&self, i: usize) -> Option<EdgeStats> {
+        self.rows.get(i).map(|e| self.stats(e))
+    }
+    /// Distinct neighbours per instance over undirected pairs (itself excluded).
+    pub fn neighbours(&self, n: usize) -> Vec<u32> {
+        // Rows of each sender: first[s]..first[s + 1].
+        let mut first = vec![0u32; n + 1];
+        for e in &self.rows {
+            first[e.sender as usize + 1] += 1;
+        }
+        for i in 0..n {
+            first[i + 1] += first[i];
+        }
+        let has = |s: u32, r: u32| {
+            let (a, b) = (first[s as usize] as usize, first[s as usize + 1] as usize);
+            self.rows[a..b]
+                .binary_search_by_key(&r, |e| e.receiver)
+                .is_ok()
+        };
+        let mut out = vec![0u32; n];
+        // A pair sent both ways is counted at its lower-sender edge only.
+        for e in &self.rows {
+            let (s, r) = (e.sender, e.receiver);
+            if s != r && (s < r || !has(r, s)) {
+                out[s as usize] += 1;
+                out[r as usize] += 1;
+            }
+        }
+        out
+    }
+}
+
+impl Serialize for Edges {
+    fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        let mut seq = ser.serialize_seq(Some(self.rows.len()))?;
+        for e in self.iter() {
+            seq.serialize_element(&e)?;
+        }
+        seq.end()
+    }
+}
+
+/// What a cheap pass over instances sees (no strings built).
+#[derive(Debug, Clone, Copy)]
+pub struct InstRow {
+    pub id: u32,
+    pub kind: InstKind,
+    pub class: u32,
+    pub active_time: u64,
+    pub level: f64,
+    pub received: u64,
+    pub sent: u64,
+    pub cyclic: u64,
+    pub neighbours: u32,
+}
+
+/// The instances of an analysis, indexed by id; [`InstanceStats`] are built on demand.
+#[derive(Debug, Clone, Default)]
+pub struct Instances {
+    core: Vec<Instance>,
+    sums: InstSums,
+    neighbours: Vec<u32>,
+    one_off: FxHashMap<u32, u64>,
+    total: u64,
+    names: Names,
+    own_pid: Option<u64>,
+}
+
+impl Instances {
+    pub fn new(
+        core: Vec<Instance>,
+        sums: InstSums,
+        neighbours: Vec<u32>,
+        one_off: FxHashMap<u32, u64>,
+        total: u64,
+        names: &Names,
+        own_pid: Option<u64>,
+    ) -> Instances {
+        // The per-instance names are built from the class names and process ids only.
+        let mut own = Names::default();
+        own.classes = names.classes.clone();
+        own.processes = names.processes.clone();
+        let names = own;
+        Instances {
+            core,
+            sums,
+            neighbours,
+            one_off,
+            total,
+            names,
+            own_pid,
+        }
+    }
+    pub fn len(&self) -> usize {
+        self.core.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.core.is_empty()
+    }
+    fn sum(&self, i: u32, field: usize, f: impl Fn(&InstAcc) -> u32) -> u64 {
+        self.sums.get(i, field, f)
+    }
+    /// The numbers of instance `id`, without its strings.
+    pub fn row(&self, id: u32) -> Option<InstRow> {
+        let inst = self.core.get(id as usize)?;
+        let active = self.sums.active(id);
+        Some(InstRow {
+            id,
+            kind: inst.kind,
+            class: inst.class,
+            active_time: active,
+            level: level(active, self.total),
+            received: self.sum(id, RECEIVED, |a| a.received),
+            sent: self.sum(id, SENT, |a| a.sent),
+            cyclic: self.sum(id, CYCLIC, |a| a.cyclic),
+            neighbours: self.neighbours.get(id as usize).copied().unwrap_or(0),
+        })
+    }
+    /// Every instance's numbers, in id order.
+    pub fn rows(&self) -> impl Iterator<Item = InstRow> + '_ {
+        (0..self.core.len() as u32).filter_map(|i| self.row(i))
+    }
+    pub fn one_off_time(&self, id: u32) -> u64 {
+        self.one_off.get(&id).copied().unwrap_or(0)
+    }
+    /// Class name of an object or class instance (`None` for a root).
+    pub fn class_of(&self, id: u32) -> Option<&str> {
+        let i = self.core.get(id as usize)?;
+        (i.kind != InstKind::Root).then(|| self.names.class(i.class))
+    }
+    pub fn label(&self, id: u32) -> String {
+        self.core
+            .get(id as usize)
+            .map_or_else(|| "?".into(), |i| super::instance_label(i, &self.names))
+    }
+    pub fn class_name(&self, class: u32) -> &str {
+        self.names.class(class)
+    }
+    /// The full statistics of instance `id`.
+    pub fn get(&self, id: u32) -> Option<InstanceStats> {
+        let inst = self.core.get(id as usize)?;
+        let r = self.row(id)?;
+        let root = inst.kind == InstKind::Root;
+        let bytes = self.sum(id, BYTES, |a| a.bytes);
+        let names = &self.names;
+        Some(InstanceStats {
+            id,
+            kind: inst.kind,
+            label: super::instance_label(inst, names),
+            class: (!root).then(|| names.class(inst.class).to_string()),
+            oid: inst.oid(),
+            tid: root.then_some(inst.tid()),
+            pid: names
+                .process_of(if root { inst.tid() } else { inst.oid() })
+                .or(self.own_pid),
+            size: inst.size(),
+            created: inst.created(),
+            destroyed: inst.destroyed(),
+            active_time: r.active_time,
+            level: r.level,
+            band: Band::of(r.level),
+            received: r.received,
+            sent: r.sent,
+            cyclic: r.cyclic,
+            neighbours: r.neighbours,
+            received_bytes: bytes,
+            one_off_time: self.one_off.get(&id).copied().unwrap_or(0),
+            granularity: per_byte(r.active_time, bytes),
+        })
+    }
+    /// Every instance's statistics, in id order (built one at a time).
+    pub fn iter(&self) -> impl Iterator<Item = InstanceStats> + '_ {
+        (0..self.core.len() as u32).filter_map(|i| self.get(i))
+    }
+    /// The statistics of the first `n` rows passing `keep` in the order `before` (a strict
+    /// "x comes first" order), in that order; the others are never built.
+    pub fn top(
+        &self,
+        n: usize,
+        keep: impl Fn(&InstRow) -> bool,
+        before: impl Fn(&InstRow, &InstRow) -> std::cmp::Ordering,
+    ) -> Vec<InstanceStats> {
+        let mut rows: Vec<InstRow> = Vec::new();
+        for r in self.rows().filter(|r| keep(r)) {
+            rows.push(r);
+            // Cut back to the best `n` whenever the buffer doubles: memory stays O(n).
+            if rows.len() >= 2 * n.max(1024) {
+                let nth = n.saturating_sub(1);
+                rows.select_nth_unstable_by(nth, &before);
+                rows.truncate(n);
+            }
+        }
+        rows.sort_by(&before);
+        rows.truncate(n);
+        rows.iter().filter_map(|r| self.get(r.id)).collect()
+    }
+}
+
+impl Serialize for Instances {
+    fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        let mut seq = ser.serialize_seq(Some(self.core.len()))?;
+        for i in self.iter() {
+            seq.serialize_element(&i)?;
+        }
+        seq.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sums past 2³² carry into the side map and read back exactly (times in ns pass 2³²
+    /// after 4.3 s; counts after 4.3 G messages, simulated by starting the cell near the top).
+    #[test]
+    fn sums_past_32_bits_are_exact() {
+        let mut s = InstSums::default();
+        let mut e = EdgeSums::default();
+        let big = 3_000_000_000u64;
+        for _ in 0..5 {
+            s.message(0, 1, big, 7);
+            e.message(0, 1, big + 1, big, u32::MAX as u64);
+        }
+        s.acc[1].received = u32::MAX - 1;
+        s.message(0, 1, 1, 0);
+        s.message(0, 1, 1, 0);
+        s.add_active(1, big);
+        assert_eq!(s.active(1), 6 * big + 2);
+        assert_eq!(s.received(1), u32::MAX as u64 + 1);
+        assert_eq!(s.get(0, SENT, |a| a.sent), 7);
+        // A merged aggregate of many messages counts them all.
+        e.messages(0, 1, 3 << 32, 1, 1, 0);
+        s.messages(2, 2, 1 << 33, 0, 0);
+        assert_eq!(
+            (s.received(2), s.get(2, CYCLIC, |a| a.cyclic)),
+            (1 << 33, 1 << 33)
+        );
+        let edges = Edges::new(e, 1);
+        let row = edges.get(0).unwrap();
+        assert_eq!(
+            (row.calls, row.aggregate_time, row.net_time, row.bytes),
+            (
+                5 + (3 << 32),
+                5 * (big + 1) + 1,
+                5 * big + 1,
+                5 * u32::MAX as u64
+            )
+        );
+    }
+
+    #[test]
+    fn edges_are_found_again_and_sorted() {
+        let mut e = EdgeSums::default();
+        for k in 0..10_000u32 {
+            e.message(k % 97, k % 89, 1, 1, 0);
+        }
+        assert_eq!(e.len(), 8633);
+        let edges = Edges::new(e, 1);
+        let rows: Vec<_> = edges.iter().map(|r| (r.sender, r.receiver)).collect();
+        assert!(rows.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(edges.iter().map(|r| r.calls).sum::<u64>(), 10_000);
+    }
+}

@@ -86,11 +86,27 @@ fn warnings(s: &str) -> usize {
 }
 
 /// Checks the structural invariants every trace of a clean run must meet.
+/// A `key=number` field of a trace header.
+fn header_ns(header: &str, key: &str) -> Option<f64> {
+    header
+        .split(' ')
+        .find_map(|f| f.strip_prefix(key)?.strip_prefix('=')?.parse().ok())
+}
+
 fn check_trace(t: &Trace, what: &str) {
     assert!(
         t.header.contains("unit=ns") && t.header.contains("lang=cpp"),
         "{what}: header"
     );
+    // The runtime's start-up measurements: probe cost and thread handoff, in ns.
+    for key in ["probe_ns", "handoff_ns"] {
+        let v = header_ns(&t.header, key);
+        assert!(
+            v.is_some_and(|v| v > 0.0 && v < 1e7),
+            "{what}: {key} {v:?} in {}",
+            t.header
+        );
+    }
     assert_eq!(t.end, Some(t.events.len() as u64), "{what}: E count");
     assert!(!t.truncated, "{what}: truncated");
     let mut stacks: HashMap<u64, Vec<(u64, u64)>> = HashMap::new();

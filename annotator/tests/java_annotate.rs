@@ -124,6 +124,18 @@ fn check_trace(t: &Trace, allow_open: &[&str]) -> BTreeMap<String, usize> {
         "{}",
         t.header
     );
+    // The runtime's start-up measurements: probe cost and thread handoff, in ns.
+    for key in ["probe_ns", "handoff_ns"] {
+        let v: Option<f64> = t
+            .header
+            .split(' ')
+            .find_map(|f| f.strip_prefix(key)?.strip_prefix('=')?.parse().ok());
+        assert!(
+            v.is_some_and(|v| v > 0.0 && v < 1e8),
+            "{key} {v:?} in {}",
+            t.header
+        );
+    }
     assert!(t.end.is_some(), "no E record");
     assert!(!t.truncated);
     assert_eq!(t.end.unwrap() as usize, t.events.len());

@@ -1,6 +1,7 @@
 //! Per-language front ends behind the [`Frontend`](crate::model::Frontend) trait.
 
 pub mod cpp;
+pub mod effects;
 pub mod java;
 pub mod kit;
 

@@ -285,7 +285,8 @@ pub fn build(manifest: &Manifest, project: &Project) -> Saf {
         let mut methods: Vec<SafMethod> = c
             .methods
             .iter()
-            .map(|m| {
+            .zip(super::state::stateless(c))
+            .map(|(m, stateless)| {
                 for p in &m.params {
                     note_type(lang, &p.ty, c, &mut sizer);
                 }
@@ -320,6 +321,7 @@ pub fn build(manifest: &Manifest, project: &Project) -> Saf {
                     file: m.file.clone(),
                     lines: [m.span.line, m.span.end_line],
                     has_body: m.body.is_some(),
+                    stateless,
                     selected: false,
                     annotatable: reason.is_none(),
                     reason,

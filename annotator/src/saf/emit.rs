@@ -160,6 +160,9 @@ pub(super) fn to_toml(saf: &Saf) -> String {
             w.str("file", &m.file);
             w.lines(m.lines);
             w.flag("has_body", m.has_body);
+            if m.stateless {
+                w.flag("stateless", true);
+            }
             w.flag("selected", m.selected);
             w.flag("annotatable", m.annotatable);
             w.opt("reason", &m.reason);

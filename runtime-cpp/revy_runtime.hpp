@@ -32,6 +32,7 @@
 #include <cstring>
 #include <ctime>
 #include <iterator>
+#include <memory>
 #include <mutex>
 #include <new>
 #include <string>
@@ -950,7 +951,8 @@ inline std::string probe_cost_ns() {
     return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10);
 }
 
-// Two threads passing a turn back and forth, for `handoff_cost_ns`.
+// Two threads passing a turn back and forth, for `handoff_cost_ns`; shared, so that the echo
+// thread may outlive a measurement that gave up on it.
 struct HandoffPing {
     std::mutex m;
     std::condition_variable cv;
@@ -958,50 +960,58 @@ struct HandoffPing {
     bool stop = false;
 };
 
-inline void handoff_echo(HandoffPing* p) {
+inline void handoff_echo(std::shared_ptr<HandoffPing> p) {
     std::unique_lock<std::mutex> g(p->m);
     for (std::uint64_t i = 0;; ++i) {
         while (p->turn != 2 * i + 1 && !p->stop) p->cv.wait(g);
-        if (p->turn != 2 * i + 1) return;
+        if (p->stop) return;
         ++p->turn;
         p->cv.notify_one();
     }
 }
 
+// One-way handoff in ns: the 10th percentile of 30 to 200 round trips, halved; rounds stop
+// after 3 ms once there are 30, and at 5 ms in any case (0 when fewer than 10 fit: a machine
+// too busy to say).
 inline std::uint64_t handoff_measure_ns() {
     typedef std::chrono::steady_clock clock;
     const int rounds = 200;
     std::uint64_t rtt[rounds];
     int n = 0;
-    HandoffPing p;
-    std::thread echo(handoff_echo, &p);
-    clock::time_point deadline = clock::now() + std::chrono::milliseconds(3);
+    std::shared_ptr<HandoffPing> p = std::make_shared<HandoffPing>();
+    std::thread echo(handoff_echo, p);
+    clock::time_point start = clock::now();
+    clock::time_point enough = start + std::chrono::milliseconds(3);
+    clock::time_point limit = start + std::chrono::milliseconds(5);
     {
-        std::unique_lock<std::mutex> g(p.m);
+        std::unique_lock<std::mutex> g(p->m);
         for (int i = 0; i < rounds; ++i) {
+            std::uint64_t back = 2 * static_cast<std::uint64_t>(i) + 2;
             clock::time_point t0 = clock::now();
-            p.turn = 2 * static_cast<std::uint64_t>(i) + 1;
-            p.cv.notify_one();
-            while (p.turn != 2 * static_cast<std::uint64_t>(i) + 2) p.cv.wait(g);
+            p->turn = back - 1;
+            p->cv.notify_one();
+            while (p->turn != back && p->cv.wait_until(g, limit) != std::cv_status::timeout) {
+            }
             clock::time_point t1 = clock::now();
+            if (p->turn != back) break;
             rtt[n++] = static_cast<std::uint64_t>(
                 std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count());
-            if (t1 > deadline && n >= 30) break;  // a percentile needs rounds
+            if (t1 > limit || (t1 > enough && n >= 30)) break;
         }
-        p.stop = true;
+        p->stop = true;
     }
-    p.cv.notify_one();
-    echo.join();
+    p->cv.notify_one();
+    echo.detach();  // ends when it next runs; joining could wait on a busy machine
+    if (n < 10) return 0;
     std::sort(rtt, rtt + n);
     return rtt[n / 10] / 2;
 }
 
-// The handoff for the trace header: one-way wake-up between two threads in ns (a mutex and
-// condition variable ping-pong, as an active object's queue wakes its thread), the 10th
-// percentile of 30 to 200 round trips halved, the statistic `revy whatif` uses; about 2-4 ms
-// of start-up (more on a machine too busy for 30 rounds in 3 ms). The what-if replays use
-// this machine's figure, not the analysing one's.
-// Measured once per process: a forked child keeps its parent's figure.
+// The handoff for the trace header (`handoff_ns=`): one-way wake-up between two threads (a
+// mutex and condition variable ping-pong, as an active object's queue wakes its thread), the
+// statistic `revy whatif` uses, at most 5 ms of start-up. The what-if replays use this
+// machine's figure, not the analysing one's. Measured once per process: a forked child keeps
+// its parent's figure.
 inline std::string handoff_cost_ns() {
     static const std::string ns = std::to_string(handoff_measure_ns());
     return ns;

@@ -90,8 +90,9 @@ final class RvBuf {
     /**
      * The handoff for the trace header: nanoseconds of one-way wake-up between two threads (a
      * monitor ping-pong, as an active object's queue wakes its thread), the 10th percentile of
-     * 30 to 300 round trips halved, the statistic `revy whatif` uses; rounds stop after 5 ms
-     * (plus the thread's start). The what-if replays then use the profiled machine's figure.
+     * 30 to 300 round trips halved, the statistic `revy whatif` uses. Rounds stop after 5 ms
+     * once there are 30 and at 10 ms in any case ("0" when fewer than 10 fit: a machine too
+     * busy to say). The what-if replays then use the profiled machine's figure.
      */
     static String handoffNs() {
         final Object lock = new Object();
@@ -121,19 +122,26 @@ final class RvBuf {
         final int rounds = 300;
         long[] rtt = new long[rounds];
         int n = 0;
-        long deadline = System.nanoTime() + 5000000L;
+        long start = System.nanoTime();
+        long enough = start + 5000000L;
+        long limit = start + 10000000L;
         synchronized (lock) {
             try {
                 for (int i = 0; i < rounds; i++) {
+                    long back = 2L * i + 2;
                     long t0 = System.nanoTime();
-                    turn[0] = 2L * i + 1;
+                    turn[0] = back - 1;
                     lock.notify();
-                    while (turn[0] != 2L * i + 2) {
-                        lock.wait();
+                    long left;
+                    while (turn[0] != back && (left = limit - System.nanoTime()) > 0) {
+                        lock.wait(Math.max(1L, left / 1000000L));
                     }
                     long t1 = System.nanoTime();
+                    if (turn[0] != back) {
+                        break;
+                    }
                     rtt[n++] = t1 - t0;
-                    if (t1 > deadline && n >= 30) { // a percentile needs rounds
+                    if (t1 > limit || (t1 > enough && n >= 30)) {
                         break;
                     }
                 }
@@ -143,7 +151,7 @@ final class RvBuf {
             turn[0] = -1;
             lock.notify();
         }
-        if (n == 0) {
+        if (n < 10) {
             return "0";
         }
         java.util.Arrays.sort(rtt, 0, n);

@@ -970,9 +970,10 @@ inline void handoff_echo(std::shared_ptr<HandoffPing> p) {
     }
 }
 
-// One-way handoff in ns: the 10th percentile of 30 to 200 round trips, halved; rounds stop
-// after 3 ms once there are 30, and at 5 ms in any case (0 when fewer than 10 fit: a machine
-// too busy to say).
+// One-way handoff in ns: the 10th percentile of 30 to 200 round trips, halved. A first,
+// untimed round waits (up to 1 ms) for the helper thread to start; then rounds stop after
+// 2.5 ms once there are 30, and at 4 ms in any case (0 when fewer than 10 fit: a machine too
+// busy to say).
 inline std::uint64_t handoff_measure_ns() {
     typedef std::chrono::steady_clock clock;
     const int rounds = 200;
@@ -980,12 +981,11 @@ inline std::uint64_t handoff_measure_ns() {
     int n = 0;
     std::shared_ptr<HandoffPing> p = std::make_shared<HandoffPing>();
     std::thread echo(handoff_echo, p);
-    clock::time_point start = clock::now();
-    clock::time_point enough = start + std::chrono::milliseconds(3);
-    clock::time_point limit = start + std::chrono::milliseconds(5);
+    clock::time_point limit = clock::now() + std::chrono::milliseconds(1);
+    clock::time_point enough = limit;
     {
         std::unique_lock<std::mutex> g(p->m);
-        for (int i = 0; i < rounds; ++i) {
+        for (int i = 0; i < rounds + 1; ++i) {
             std::uint64_t back = 2 * static_cast<std::uint64_t>(i) + 2;
             clock::time_point t0 = clock::now();
             p->turn = back - 1;
@@ -994,6 +994,11 @@ inline std::uint64_t handoff_measure_ns() {
             }
             clock::time_point t1 = clock::now();
             if (p->turn != back) break;
+            if (i == 0) {  // the thread's start, not a handoff
+                enough = t1 + std::chrono::microseconds(2500);
+                limit = t1 + std::chrono::milliseconds(4);
+                continue;
+            }
             rtt[n++] = static_cast<std::uint64_t>(
                 std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count());
             if (t1 > limit || (t1 > enough && n >= 30)) break;

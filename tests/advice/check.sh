@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Advice checked against reality: for each program under tests/advice, profile the sequential
-# version with Revy, ask `revy whatif` for the change its hand-written parallel version makes
-# (on this machine's cores), measure both versions (several runs each, interleaved, the
-# minimum of each) and print predicted against measured speedup and the error.
+# version with Revy, ask `revy whatif` for the change each hand-written parallel version makes
+# (on this machine's cores; a program may have several, `par`, `par-writer`…), measure all
+# versions (several runs each, interleaved, the minimum of each), print predicted against
+# measured speedup and the error, and whether `revy analyze`'s top proposal names the change
+# measured best ("top proposal: X — measured best: Y — agrees/disagrees").
 #
 #   tests/advice/check.sh [--tolerance FRACTION] [--runs N] [--only NAME] [--boost] [--keep]
 #
-# --tolerance 0.15 makes it exit 1 when any |error| is larger (and when the synchronous chain
-# is predicted above 1.05x); without it the table is only printed. Programs report their own
+# --tolerance 0.15 makes it exit 1 when any |error| is larger, when the synchronous chain is
+# predicted above 1.05x, and when the top proposal names a hand-made change measured more
+# than that fraction below the best; without it the tables are only printed. Programs report their own
 # elapsed time on stderr (`elapsed_ms=`), so JVM start-up is left out of both versions.
 # --boost runs the profiled run, `revy whatif` (it measures the handoff) and each measured run
 # in a session of its own whose scheduler autogroup gets nice -20 (needs root): on a machine
@@ -162,6 +165,8 @@ best = max(measured, key=measured.get)
 parts = top.split("|") if top.count("|") == 4 else ["?", top, "", "", ""]
 kind, subject, cls, shape_, speed = parts
 shown = f"{subject} ({float(speed):.2f}x)" if speed else subject
+# A statement (no-gain) is no proposal: say so.
+shown = f"top proposal: {shown}" if kind == "proposal" else f"top hint: {kind} {shown}"
 if measured[best] < 1.05:
     # Nothing made by hand pays: analyze should not propose any of them.
     hit = [p for p in measured if kind == "proposal" and shape_ == "object" and names(cls, p)]
@@ -184,7 +189,7 @@ else:
         verdict = f"disagrees ({mine[0]} measured {m:.2f}x)" + (", within the tolerance" if close else "")
         if tol and not close:
             fails.append(f"FAIL {name}: analyze's top proposal {subject} is not the change that pays most ({best})")
-print(f"TOP| {name}: top proposal: {shown} — {msg} — {verdict}")
+print(f"TOP| {name}: {shown} — {msg} — {verdict}")
 for f in fails:
     print(f"FAILED|{f}")
 EOF

@@ -90,9 +90,10 @@ final class RvBuf {
     /**
      * The handoff for the trace header: nanoseconds of one-way wake-up between two threads (a
      * monitor ping-pong, as an active object's queue wakes its thread), the 10th percentile of
-     * 30 to 300 round trips halved, the statistic `revy whatif` uses. Rounds stop after 5 ms
-     * once there are 30 and at 10 ms in any case ("0" when fewer than 10 fit: a machine too
-     * busy to say). The what-if replays then use the profiled machine's figure.
+     * 30 to 300 round trips halved, the statistic `revy whatif` uses. A first, untimed round
+     * waits (up to 10 ms) for the helper thread to start; then rounds stop after 5 ms once
+     * there are 30 and at 10 ms in any case ("0" when fewer than 10 fit: a machine too busy
+     * to say). The what-if replays then use the profiled machine's figure.
      */
     static String handoffNs() {
         final Object lock = new Object();
@@ -122,12 +123,11 @@ final class RvBuf {
         final int rounds = 300;
         long[] rtt = new long[rounds];
         int n = 0;
-        long start = System.nanoTime();
-        long enough = start + 5000000L;
-        long limit = start + 10000000L;
+        long limit = System.nanoTime() + 10000000L;
+        long enough = limit;
         synchronized (lock) {
             try {
-                for (int i = 0; i < rounds; i++) {
+                for (int i = 0; i < rounds + 1; i++) {
                     long back = 2L * i + 2;
                     long t0 = System.nanoTime();
                     turn[0] = back - 1;
@@ -139,6 +139,11 @@ final class RvBuf {
                     long t1 = System.nanoTime();
                     if (turn[0] != back) {
                         break;
+                    }
+                    if (i == 0) { // the thread's start, not a handoff
+                        enough = t1 + 5000000L;
+                        limit = t1 + 10000000L;
+                        continue;
                     }
                     rtt[n++] = t1 - t0;
                     if (t1 > limit || (t1 > enough && n >= 30)) {

@@ -971,8 +971,8 @@ inline void handoff_echo(std::shared_ptr<HandoffPing> p) {
 }
 
 // One-way handoff in ns: the 10th percentile of 30 to 200 round trips, halved. A first,
-// untimed round waits (up to 1 ms) for the helper thread to start; then rounds stop after
-// 2.5 ms once there are 30, and at 4 ms in any case (0 when fewer than 10 fit: a machine too
+// untimed round waits (up to 1.5 ms) for the helper thread to start; then rounds stop after
+// 2 ms once there are 30, and at 3.5 ms in any case (0 when fewer than 10 fit: a machine too
 // busy to say).
 inline std::uint64_t handoff_measure_ns() {
     typedef std::chrono::steady_clock clock;
@@ -981,7 +981,7 @@ inline std::uint64_t handoff_measure_ns() {
     int n = 0;
     std::shared_ptr<HandoffPing> p = std::make_shared<HandoffPing>();
     std::thread echo(handoff_echo, p);
-    clock::time_point limit = clock::now() + std::chrono::milliseconds(1);
+    clock::time_point limit = clock::now() + std::chrono::microseconds(1500);
     clock::time_point enough = limit;
     {
         std::unique_lock<std::mutex> g(p->m);
@@ -995,8 +995,8 @@ inline std::uint64_t handoff_measure_ns() {
             clock::time_point t1 = clock::now();
             if (p->turn != back) break;
             if (i == 0) {  // the thread's start, not a handoff
-                enough = t1 + std::chrono::microseconds(2500);
-                limit = t1 + std::chrono::milliseconds(4);
+                enough = t1 + std::chrono::milliseconds(2);
+                limit = t1 + std::chrono::microseconds(3500);
                 continue;
             }
             rtt[n++] = static_cast<std::uint64_t>(

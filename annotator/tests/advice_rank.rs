@@ -333,6 +333,29 @@ fn a_method_that_writes_its_object_gets_no_pool_proposal() {
 }
 
 #[test]
+fn past_the_replay_cap_a_stateful_method_is_not_advised_either() {
+    let cap = |o: Options| Options {
+        max_replay_messages: 3,
+        ..o
+    };
+    let kinds = |p: &Path| -> Vec<String> {
+        let a = analyze_path(p, &cap(opts(4))).unwrap();
+        a.hints
+            .iter()
+            .map(|h| format!("{} {}", h.kind, h.subject))
+            .collect()
+    };
+    let (_dir, p) = accumulator(STATEFUL_ACC);
+    let k = kinds(&p);
+    assert!(k[0].starts_with("no-gain the run"), "{k:?}");
+    assert!(!k.iter().any(|k| k == "candidate-method Acc.push"), "{k:?}");
+    // A stateless one keeps its observation (nothing was replayed to answer it).
+    let (_dir, p) = accumulator(STATELESS_ACC);
+    let k = kinds(&p);
+    assert!(k.iter().any(|k| k == "candidate-method Acc.push"), "{k:?}");
+}
+
+#[test]
 fn a_method_pool_ranks_below_the_object_change_and_says_when_it_holds() {
     let (_dir, p) = accumulator(STATELESS_ACC);
     let a = analyze_path(&p, &opts(4)).unwrap();

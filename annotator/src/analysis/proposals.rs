@@ -76,6 +76,7 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
             notes: Vec::new(),
             caveat: whatif::CAVEAT,
         });
+        drop_parallel_observations(a, &saf_stateful(a, path)?);
         a.hints
             .insert(0, Hint::new(HintKind::NoGain, "the run".into(), text, &[]));
         return Ok(());
@@ -196,6 +197,43 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
     }
     a.hints = pays.into_iter().chain(none).chain(rest).collect();
     Ok(())
+}
+
+/// Methods the SAF beside the trace says write state of their object (none without a SAF:
+/// unreplayed, nothing is judged).
+fn saf_stateful(a: &Analysis, path: &Path) -> Result<FxHashSet<u32>> {
+    let Some(saf) = whatif::plan::find_saf(path, None) else {
+        return Ok(FxHashSet::default());
+    };
+    let saf = crate::saf::Saf::load(&saf)?;
+    let mut stateless = rustc_hash::FxHashMap::default();
+    for c in &saf.classes {
+        for m in &c.methods {
+            stateless.insert(
+                (c.qname.as_str(), m.name.as_str(), m.sgn.as_str()),
+                m.stateless,
+            );
+        }
+    }
+    Ok(a.methods
+        .iter()
+        .filter(|m| {
+            stateless.get(&(m.class.as_str(), m.method.as_str(), m.signature.as_str()))
+                == Some(&false)
+        })
+        .map(|m| m.id)
+        .collect())
+}
+
+/// Drop the observations that advise running one of `methods` in parallel.
+fn drop_parallel_observations(a: &mut Analysis, methods: &FxHashSet<u32>) {
+    a.hints.retain(|h| {
+        let advises = matches!(
+            h.kind,
+            HintKind::CandidateMethod | HintKind::MethodOutlier | HintKind::MethodUniform
+        );
+        !(advises && h.method.is_some_and(|m| methods.contains(&m)))
+    });
 }
 
 /// Net time of one-off messages per method.

@@ -407,10 +407,12 @@ fn stdout_quiet(text: &str) -> Result<()> {
     }
 }
 
-/// The machine model of `revy whatif` / `analyze`: cores and handoff default to this
-/// machine's; returns it with where the handoff came from.
+/// The machine model of `revy whatif`: cores default to this machine's, the handoff to the
+/// trace header's (`header_handoff`, the profiled machine's), else this machine's; returns
+/// it with where the handoff came from.
 fn machine(
     unit: revy::trace::Unit,
+    header_handoff: Option<f64>,
     cores: Option<usize>,
     handoff: Option<&str>,
     enqueue: Option<&str>,
@@ -423,13 +425,8 @@ fn machine(
         Some(n) => n,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
-    let (handoff_ns, source) = match handoff {
-        Some(h) => (parse_duration_ns(h)?, "given"),
-        None => (
-            revy::whatif::measure_handoff_ns(),
-            revy::whatif::HANDOFF_MEASURED,
-        ),
-    };
+    let given = handoff.map(parse_duration_ns).transpose()?;
+    let (handoff_ns, source) = revy::whatif::handoff_for(given, header_handoff);
     let enqueue_ns = match enqueue {
         Some(e) => parse_duration_ns(e)?,
         None => revy::whatif::measure_enqueue_ns().min(handoff_ns),
@@ -456,6 +453,7 @@ fn cmd_whatif(manifest: &Path, args: WhatifArgs) -> Result<()> {
     }
     let (params, source) = machine(
         loaded.tree.unit(),
+        loaded.tree.handoff_ns,
         args.replay.cores,
         args.replay.handoff.as_deref(),
         args.replay.enqueue.as_deref(),

@@ -197,6 +197,29 @@ pub struct MethodDecl {
     pub entry: Option<usize>,
     /// Why this method cannot be instrumented (parse error inside, constexpr, macro body…).
     pub not_annotatable: Option<String>,
+    /// What the body may change, as written; `None` without a body or with syntax errors.
+    pub effects: Option<BodyEffects>,
+}
+
+/// What a method body may change, by name as written (`frontend::effects`); `saf::build`
+/// resolves the names against the class's fields to tell a method that writes no state of
+/// its receiver. Sorted, deduplicated.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BodyEffects {
+    /// Roots of places assigned or incremented: `x`, `this.x`, `Class.x`, or `this` for a
+    /// place reached through a call's result.
+    pub writes: Vec<String>,
+    /// Roots of places passed bare to a call (a C++ reference or a Java object may be
+    /// changed there).
+    pub passed: Vec<String>,
+    /// Roots of objects a method is called on (`x.add(…)`, `x->f()`).
+    pub receivers: Vec<String>,
+    /// Names declared in the body (locals, lambda and catch parameters).
+    pub locals: Vec<String>,
+    /// Functions called without an object or on `this`: own, inherited or free.
+    pub calls: Vec<String>,
+    /// `this` is used other than for a member (passed, returned, stored, `super.m()`).
+    pub this_escapes: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

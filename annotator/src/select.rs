@@ -107,6 +107,7 @@ mod tests {
                     file: "A.java".into(),
                     lines: [1, 1],
                     has_body: true,
+                    stateless: false,
                     selected: false,
                     annotatable: true,
                     reason: None,

@@ -27,6 +27,11 @@ fn msg(cls: &str, oid: u64, mth: &str, sgn: &str, t0: u64, t1: u64) -> String {
 /// A parsed project with a trace of `main`: two workers (void `run`, 300 ns each), then two
 /// `Lexer.next` calls whose results main waits for (150 ns each); 1000 ns in all.
 fn project() -> (tempfile::TempDir, PathBuf) {
+    project_with_header("")
+}
+
+/// [`project`] with further header fields (` handoff_ns=…`).
+fn project_with_header(fields: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     std::fs::create_dir_all(d.join("src")).unwrap();
@@ -38,8 +43,8 @@ fn project() -> (tempfile::TempDir, PathBuf) {
     .unwrap();
     let o = revy(&["-m", d.join("revy.toml").to_str().unwrap(), "parse"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let mut t = String::from(
-        "##### revy-trace 1 unit=ns lang=java pid=1\n<Msg cls=Main oid=0 mth=main sgn=!String^1! size=8 tid=1 t=0>\n",
+    let mut t = format!(
+        "##### revy-trace 1 unit=ns lang=java pid=1{fields}\n<Msg cls=Main oid=0 mth=main sgn=!String^1! size=8 tid=1 t=0>\n",
     );
     t += &msg("Worker", 1, "run", "!int^0!", 10, 310);
     t += &msg("Worker", 2, "run", "!int^0!", 320, 620);
@@ -269,15 +274,16 @@ fn the_probe_cost_is_subtracted_unless_told_not_to() {
 
 /// A parsed project whose `main` sends four void `push`es of 200 ns to one Acc (1000 ns in
 /// all): as an object Acc runs them one after another, as a pool of four in parallel.
-fn accumulator() -> (tempfile::TempDir, PathBuf) {
+/// `acc` is the class's source (stateful or not).
+fn accumulator(acc: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     std::fs::create_dir_all(d.join("src")).unwrap();
-    let src = "public class Main {
-    public static void main(String[] args) { Acc a = new Acc(); for (int i = 0; i < 4; i++) a.push(i); }
-}
-class Acc { int total; void push(int x) { total += x; } }
-";
+    let src = format!("public class Main {{
+    public static void main(String[] args) {{ Acc a = new Acc(); for (int i = 0; i < 4; i++) a.push(i); }}
+}}
+{acc}
+");
     std::fs::write(d.join("src/Main.java"), src).unwrap();
     std::fs::write(
         d.join("revy.toml"),
@@ -299,9 +305,59 @@ class Acc { int total; void push(int x) { total += x; } }
     (dir, p)
 }
 
+/// Each push adds into the object's total: the calls depend on each other.
+const STATEFUL_ACC: &str = "class Acc { int total; void push(int x) { total += x; } }";
+/// Each push works on its argument and locals only (it reads a constant field).
+const STATELESS_ACC: &str = "class Acc {
+    final int rounds = 3;
+    void push(int x) { long h = x; for (int r = 0; r < rounds; r++) { h = h * 31 + r; } System.identityHashCode(h); }
+}";
+
+#[test]
+fn a_method_that_writes_its_object_gets_no_pool_proposal() {
+    let (_dir, p) = accumulator(STATEFUL_ACC);
+    let a = analyze_path(&p, &opts(4)).unwrap();
+    let kinds: Vec<String> = a
+        .hints
+        .iter()
+        .map(|h| format!("{} {}", h.kind, h.subject))
+        .collect();
+    assert_eq!(kinds[0], "proposal Acc#1", "{kinds:?}");
+    // No pool, and no observation advising to run the method in parallel.
+    assert!(
+        !kinds
+            .iter()
+            .any(|k| k == "proposal Acc.push" || k == "candidate-method Acc.push"),
+        "a pool of a stateful method: {kinds:?}"
+    );
+}
+
+#[test]
+fn past_the_replay_cap_a_stateful_method_is_not_advised_either() {
+    let cap = |o: Options| Options {
+        max_replay_messages: 3,
+        ..o
+    };
+    let kinds = |p: &Path| -> Vec<String> {
+        let a = analyze_path(p, &cap(opts(4))).unwrap();
+        a.hints
+            .iter()
+            .map(|h| format!("{} {}", h.kind, h.subject))
+            .collect()
+    };
+    let (_dir, p) = accumulator(STATEFUL_ACC);
+    let k = kinds(&p);
+    assert!(k[0].starts_with("no-gain the run"), "{k:?}");
+    assert!(!k.iter().any(|k| k == "candidate-method Acc.push"), "{k:?}");
+    // A stateless one keeps its observation (nothing was replayed to answer it).
+    let (_dir, p) = accumulator(STATELESS_ACC);
+    let k = kinds(&p);
+    assert!(k.iter().any(|k| k == "candidate-method Acc.push"), "{k:?}");
+}
+
 #[test]
 fn a_method_pool_ranks_below_the_object_change_and_says_when_it_holds() {
-    let (_dir, p) = accumulator();
+    let (_dir, p) = accumulator(STATELESS_ACC);
     let a = analyze_path(&p, &opts(4)).unwrap();
     let kinds: Vec<String> = a
         .hints
@@ -318,7 +374,7 @@ fn a_method_pool_ranks_below_the_object_change_and_says_when_it_holds() {
     assert!(
         a.hints[pool]
             .text
-            .contains("only if its calls are independent"),
+            .contains("write no state of their object"),
         "{}",
         a.hints[pool].text
     );
@@ -365,4 +421,48 @@ fn whatif_text_into_a_closed_pipe_ends_quietly() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!err.contains("panicked"), "{err}");
     assert!(o.status.success(), "{:?} {err}", o.status);
+}
+
+#[test]
+fn the_handoff_comes_from_the_trace_header_unless_given() {
+    // The runtime measured 5 µs on the profiled machine: analyze and whatif use it.
+    let (dir, p) = project_with_header(" handoff_ns=5000");
+    let header = Options {
+        handoff_ns: None,
+        ..opts(4)
+    };
+    let a = analyze_path(&p, &header).unwrap();
+    let adv = a.advice.as_ref().unwrap();
+    assert_eq!(adv.handoff, 5000.0);
+    assert_eq!(adv.handoff_source, revy::whatif::HANDOFF_TRACE);
+    let text = revy::analysis::render::text(&a, 10);
+    assert!(
+        text.contains("handoff 5.00 µs (trace header"),
+        "{}",
+        text.lines().find(|l| l.contains("handoff")).unwrap_or("")
+    );
+    // `--handoff` still overrides.
+    let a = analyze_path(&p, &opts(4)).unwrap();
+    let adv = a.advice.as_ref().unwrap();
+    assert_eq!((adv.handoff, adv.handoff_source), (0.0, "given"));
+    let o = revy(&[
+        "-m",
+        dir.path().join("revy.toml").to_str().unwrap(),
+        "whatif",
+        p.to_str().unwrap(),
+        "--active",
+        "Worker",
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["handoff"], 5000.0);
+    assert_eq!(j["handoff_source"], revy::whatif::HANDOFF_TRACE);
+    // An older trace, without the field: measured on this machine.
+    let (_dir, p) = project();
+    let a = analyze_path(&p, &header).unwrap();
+    let adv = a.advice.as_ref().unwrap();
+    assert_eq!(adv.handoff_source, revy::whatif::HANDOFF_MEASURED);
+    assert!(adv.handoff > 0.0);
 }

@@ -86,10 +86,31 @@ fn warnings(s: &str) -> usize {
 }
 
 /// Checks the structural invariants every trace of a clean run must meet.
+/// A `key=number` field of a trace header.
+fn header_ns(header: &str, key: &str) -> Option<f64> {
+    header
+        .split(' ')
+        .find_map(|f| f.strip_prefix(key)?.strip_prefix('=')?.parse().ok())
+}
+
 fn check_trace(t: &Trace, what: &str) {
     assert!(
         t.header.contains("unit=ns") && t.header.contains("lang=cpp"),
         "{what}: header"
+    );
+    // The runtime's start-up measurements: probe cost and thread handoff, in ns (a handoff
+    // of 0 says the machine was too busy for 10 round trips in 5 ms).
+    let probe = header_ns(&t.header, "probe_ns");
+    assert!(
+        probe.is_some_and(|v| v > 0.0 && v < 1e7),
+        "{what}: probe_ns {probe:?} in {}",
+        t.header
+    );
+    let handoff = header_ns(&t.header, "handoff_ns");
+    assert!(
+        handoff.is_some_and(|v| (0.0..1e7).contains(&v)),
+        "{what}: handoff_ns {handoff:?} in {}",
+        t.header
     );
     assert_eq!(t.end, Some(t.events.len() as u64), "{what}: E count");
     assert!(!t.truncated, "{what}: truncated");

@@ -124,6 +124,19 @@ fn check_trace(t: &Trace, allow_open: &[&str]) -> BTreeMap<String, usize> {
         "{}",
         t.header
     );
+    // The runtime's start-up measurements: probe cost and thread handoff, in ns (a handoff
+    // of 0 says the machine was too busy for 10 round trips in 10 ms).
+    for (key, least) in [("probe_ns", f64::MIN_POSITIVE), ("handoff_ns", 0.0)] {
+        let v: Option<f64> = t
+            .header
+            .split(' ')
+            .find_map(|f| f.strip_prefix(key)?.strip_prefix('=')?.parse().ok());
+        assert!(
+            v.is_some_and(|v| v >= least && v < 1e8),
+            "{key} {v:?} in {}",
+            t.header
+        );
+    }
     assert!(t.end.is_some(), "no E record");
     assert!(!t.truncated);
     assert_eq!(t.end.unwrap() as usize, t.events.len());

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Advice checked against reality: for each program under tests/advice, profile the sequential
-# version with Revy, ask `revy whatif` for the change its hand-written parallel version makes
-# (on this machine's cores), measure both versions (several runs each, interleaved, the
-# minimum of each) and print predicted against measured speedup and the error.
+# version with Revy, ask `revy whatif` for the change each hand-written parallel version makes
+# (on this machine's cores; a program may have several, `par`, `par-writer`…), measure all
+# versions (several runs each, interleaved, the minimum of each), print predicted against
+# measured speedup and the error, and whether `revy analyze`'s top proposal names the change
+# measured best ("top proposal: X — measured best: Y — agrees/disagrees").
 #
 #   tests/advice/check.sh [--tolerance FRACTION] [--runs N] [--only NAME] [--boost] [--keep]
 #
-# --tolerance 0.15 makes it exit 1 when any |error| is larger (and when the synchronous chain
-# is predicted above 1.05x); without it the table is only printed. Programs report their own
+# --tolerance 0.15 makes it exit 1 when any |error| is larger, when the synchronous chain is
+# predicted above 1.05x, and when the top proposal names a hand-made change measured more
+# than that fraction below the best; without it the tables are only printed. Programs report their own
 # elapsed time on stderr (`elapsed_ms=`), so JVM start-up is left out of both versions.
 # --boost runs the profiled run, `revy whatif` (it measures the handoff) and each measured run
 # in a session of its own whose scheduler autogroup gets nice -20 (needs root): on a machine
@@ -32,13 +35,15 @@ while [ $# -gt 0 ]; do
     esac
 done
 
-# name | language | shape | --active pattern | further whatif options (the par version's own)
+# name | language | shape | hand-made versions, each DIR=--active pattern | further whatif
+# options (the par versions' own). A program may have several hand-made versions: each is
+# measured and predicted, and analyze's top proposal is checked against the best measured.
 programs=(
-    "workers|Java|independent workers|workers.Worker|"
-    "pipeline|C++|unbalanced pipeline|Transformer|"
-    "chain|Java|synchronous chain|chain.Lexer|"
-    "finegrained|C++|fine-grained messages|Histogram|"
-    "distribute|Java|distribution, 2 MiB messages|distribute.Analyzer|--latency 1ms --bandwidth 1000000000"
+    "workers|Java|independent workers|par=workers.Worker|"
+    "pipeline|C++|unbalanced pipeline|par=Transformer par-writer=Writer|"
+    "chain|Java|synchronous chain|par=chain.Lexer|"
+    "finegrained|C++|fine-grained messages|par=Histogram|"
+    "distribute|Java|distribution, 2 MiB messages|par=distribute.Analyzer|--latency 1ms --bandwidth 1000000000"
 )
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -74,80 +79,136 @@ rows=()
 tops=()
 failed=0
 for p in "${programs[@]}"; do
-    IFS='|' read -r name lang shape pattern extra <<<"$p"
+    IFS='|' read -r name lang shape versions extra <<<"$p"
     if [ -n "$only" ] && [ "$only" != "$name" ]; then continue; fi
     seq="$work/advice/$name/seq"
-    par="$work/advice/$name/par"
-    echo "== $name: profile, whatif --active $pattern $extra" >&2
+    echo "== $name: profile" >&2
     (cd "$seq" && ${prio[@]+"${prio[@]}"} "$revy" profile >"$work/$name.profile" 2>&1) || {
         cat "$work/$name.profile" >&2
         exit 1
     }
     trace="$seq/$(sed -n 's/^trace: //p' "$work/$name.profile")"
-    # shellcheck disable=SC2086 # $extra is a list of options
-    if ${prio[@]+"${prio[@]}"} "$revy" whatif "$trace" --active "$pattern" --cores "$cores" $extra --format json \
-        >"$work/$name.whatif" 2>"$work/$name.whatif.err"; then
-        predicted=$(json 'j["predicted_speedup"]' <"$work/$name.whatif")
-    else
-        echo "revy whatif failed: $(head -c 300 "$work/$name.whatif.err")" >&2
-        predicted=""
-    fi
-    # analyze's top hint, to see whether it names this change (kind, subject, predicted gain).
+    # analyze's top hint, to see whether it names the change that pays most (kind, subject,
+    # class, predicted gain).
     top="?"
     if "$revy" analyze "$trace" --cores "$cores" --format json >"$work/$name.analyze" 2>/dev/null; then
-        top=$(json '(lambda h: "%s %s %s" % (h[0]["kind"], h[0]["subject"], h[0]["numbers"].get("predicted_speedup", "")) if h else "-")(j["hints"])' <"$work/$name.analyze")
+        top=$(json '(lambda h: "%s|%s|%s|%s|%s" % (h[0]["kind"], h[0]["subject"], h[0].get("class") or "", "pool" if h[0].get("method") is not None else "object", h[0]["numbers"].get("predicted_speedup", "")) if h else "-")(j["hints"])' <"$work/$name.analyze")
     fi
     echo "   analyze's top hint: $top" >&2
-    tops+=("$name: $top")
 
-    for v in "$seq" "$par"; do
+    dirs=("$seq")
+    preds=()
+    pats=()
+    for v in $versions; do
+        dir="${v%%=*}"
+        pattern="${v#*=}"
+        echo "== $name/$dir: whatif --active $pattern $extra" >&2
+        # shellcheck disable=SC2086 # $extra is a list of options
+        if ${prio[@]+"${prio[@]}"} "$revy" whatif "$trace" --active "$pattern" --cores "$cores" $extra --format json \
+            >"$work/$name.$dir.whatif" 2>"$work/$name.$dir.whatif.err"; then
+            preds+=("$(json 'j["predicted_speedup"]' <"$work/$name.$dir.whatif")")
+        else
+            echo "revy whatif failed: $(head -c 300 "$work/$name.$dir.whatif.err")" >&2
+            preds+=("")
+        fi
+        dirs+=("$work/advice/$name/$dir")
+        pats+=("$dir=$pattern")
+    done
+    for v in "${dirs[@]}"; do
         (cd "$v" && bash -c "$(command_of "$v" build)") >/dev/null
     done
-    best_seq=""
-    best_par=""
+    # Interleaved: seq, par, par-…, seq, … ; the minimum of each.
+    best=()
     for _ in $(seq 1 "$runs"); do
-        s=$(elapsed "$seq")
-        q=$(elapsed "$par")
-        best_seq=$(python3 -c 'import sys; a = [float(x) for x in sys.argv[1:] if x]; print(min(a))' "$s" "$best_seq")
-        best_par=$(python3 -c 'import sys; a = [float(x) for x in sys.argv[1:] if x]; print(min(a))' "$q" "$best_par")
+        for i in "${!dirs[@]}"; do
+            t=$(elapsed "${dirs[$i]}")
+            best[i]=$(python3 -c 'import sys; a = [float(x) for x in sys.argv[1:] if x]; print(min(a))' "$t" "${best[i]:-}")
+        done
     done
-    row=$(python3 - "$name" "$lang" "$shape" "$pattern" "$best_seq" "$best_par" "$predicted" <<'EOF'
+    load=$(cut -d' ' -f1 /proc/loadavg)
+    out=$(python3 - "$name" "$lang" "$shape" "$load" "$tolerance" "$top" "${best[0]}" \
+        "${pats[@]}" -- "${best[@]:1}" -- "${preds[@]}" <<'EOF'
 import sys
-name, lang, shape, pattern, s, q, pred = sys.argv[1:]
-s, q = float(s), float(q)
-measured = s / q
-if pred:
-    pred = float(pred)
-    err = (pred - measured) / measured
-    print(f"| {name} | {lang} | {shape} | {pattern} | {s:.0f} | {q:.0f} | {measured:.2f}x | {pred:.2f}x | {err * 100:+.1f} % |")
+name, lang, shape, load, tol, top, s = sys.argv[1:8]
+rest = sys.argv[8:]
+cut = rest.index("--")
+pats = rest[:cut]
+rest = rest[cut + 1:]
+cut = rest.index("--")
+pars, preds = rest[:cut], rest[cut + 1:]
+s = float(s)
+fails, measured = [], {}
+for pat, q, pred in zip(pats, pars, preds):
+    d, pattern = pat.split("=", 1)
+    q = float(q)
+    m = s / q
+    measured[pattern] = m
+    if pred:
+        e = (float(pred) - m) / m
+        pe = f"{float(pred):.2f}x | {e * 100:+.1f} %"
+        if tol and abs(e) > float(tol):
+            fails.append(f"FAIL {name}/{d}: error {e * 100:+.1f} % beyond the tolerance {tol}")
+        if tol and name == "chain" and float(pred) > 1.05:
+            fails.append(f"FAIL chain: predicted {float(pred):.2f}x, a synchronous chain must be <= 1.05x")
+    else:
+        pe = "n/a | n/a"
+        if tol:
+            fails.append(f"FAIL {name}/{d}: no prediction")
+    print(f"ROW| {name} | {lang} | {shape} | {d}: `{pattern}` | {s:.0f} | {q:.0f} | {m:.2f}x | {pe} | {load} |")
+
+# Does analyze's top hint name the change measured best? A pattern names a class
+# (`pkg.Class`, `ns::Class`, `Class`); the hint names an instance or class of it.
+def names(cls, pattern):
+    short = lambda x: x.replace("::", ".").split(".")[-1]
+    return cls == pattern or short(cls) == short(pattern)
+best = max(measured, key=measured.get)
+parts = top.split("|") if top.count("|") == 4 else ["?", top, "", "", ""]
+kind, subject, cls, shape_, speed = parts
+shown = f"{subject} ({float(speed):.2f}x)" if speed else subject
+# A statement (no-gain) is no proposal: say so.
+shown = f"top proposal: {shown}" if kind == "proposal" else f"top hint: {kind} {shown}"
+if measured[best] < 1.05:
+    # Nothing made by hand pays: analyze should not propose any of them.
+    hit = [p for p in measured if kind == "proposal" and shape_ == "object" and names(cls, p)]
+    verdict = "disagrees" if hit else "agrees (nothing pays)"
+    msg = f"measured best: none pays ({best} {measured[best]:.2f}x)"
+elif kind != "proposal" or shape_ != "object":
+    verdict = "disagrees"
+    msg = f"measured best: {best} {measured[best]:.2f}x"
 else:
-    print(f"| {name} | {lang} | {shape} | {pattern} | {s:.0f} | {q:.0f} | {measured:.2f}x | n/a | n/a |")
+    mine = [p for p in measured if names(cls, p)]
+    msg = f"measured best: {best} {measured[best]:.2f}x"
+    if not mine:
+        verdict = "unconfirmed (no hand-made version of it)"
+    elif mine[0] == best:
+        verdict = "agrees"
+    else:
+        m = measured[mine[0]]
+        # Within the tolerance of the best, the measurement cannot tell them apart.
+        close = tol and m >= measured[best] * (1 - float(tol))
+        verdict = f"disagrees ({mine[0]} measured {m:.2f}x)" + (", within the tolerance" if close else "")
+        if tol and not close:
+            fails.append(f"FAIL {name}: analyze's top proposal {subject} is not the change that pays most ({best})")
+print(f"TOP| {name}: {shown} — {msg} — {verdict}")
+for f in fails:
+    print(f"FAILED|{f}")
 EOF
 )
-    row="$row $(cut -d' ' -f1 /proc/loadavg) |"
-    rows+=("$row")
-    echo "$row" >&2
-    err=$(echo "$row" | awk -F'|' '{gsub(/[ %+]/, "", $10); print $10}')
-    if [ -n "$tolerance" ]; then
-        if [ "$err" = "n/a" ] ||
-            python3 -c 'import sys; sys.exit(0 if abs(float(sys.argv[1])) > 100 * float(sys.argv[2]) else 1)' "$err" "$tolerance"; then
-            echo "FAIL $name: error $err % beyond the tolerance $tolerance" >&2
-            failed=1
-        fi
-        if [ "$name" = chain ] && [ -n "$predicted" ] &&
-            python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) > 1.05 else 1)' "$predicted"; then
-            echo "FAIL chain: predicted ${predicted}x, a synchronous chain must be <= 1.05x" >&2
-            failed=1
-        fi
-    fi
+    while IFS= read -r line; do
+        case "$line" in
+            ROW\|*) rows+=("${line#ROW}"); echo "${line#ROW}" >&2 ;;
+            TOP\|*) tops+=("${line#TOP| }"); echo "   ${line#TOP| }" >&2 ;;
+            FAILED\|*) echo "${line#FAILED|}" >&2; failed=1 ;;
+        esac
+    done <<<"$out"
 done
 
 echo
-echo "| program | language | shape | change (--active) | sequential ms | parallel ms | measured | predicted | error | load |"
+echo "| program | language | shape | version: change (--active) | sequential ms | parallel ms | measured | predicted | error | load |"
 echo "|---|---|---|---|---:|---:|---:|---:|---:|---:|"
 printf '%s\n' "${rows[@]}"
 echo
-echo "revy analyze --cores $cores, top hint (kind, subject, predicted speedup):"
+echo "revy analyze --cores $cores, top hint against the hand-made change measured best:"
 printf '  %s\n' "${tops[@]}"
 echo
 echo "minimum of $runs runs each; error = (predicted - measured) / measured;" \

@@ -285,6 +285,8 @@ pub struct Advice {
     pub cores: usize,
     /// Handoff per cross-thread message, in the trace's unit.
     pub handoff: f64,
+    /// Where the handoff comes from: given, the trace header, or measured here.
+    pub handoff_source: &'static str,
     /// Sender's CPU per asynchronous message, in the trace's unit.
     pub enqueue: f64,
     /// Candidates replayed.
@@ -470,12 +472,22 @@ pub fn probe_units(ns: f64, unit: crate::trace::Unit) -> u64 {
 
 /// The header's `probe_ns=` (read before the walk: text headers are parsed lazily).
 pub fn header_probe_ns(path: &Path) -> Result<Option<f64>> {
+    header_ns(path, "probe_ns")
+}
+
+/// The header's `handoff_ns=`: the thread wake-up the runtime measured at start-up (absent
+/// from older traces; 0 means it could not measure).
+pub fn header_handoff_ns(path: &Path) -> Result<Option<f64>> {
+    Ok(header_ns(path, "handoff_ns")?.filter(|h| *h > 0.0))
+}
+
+fn header_ns(path: &Path, key: &str) -> Result<Option<f64>> {
     let mut r = TraceReader::open(path)?;
     let _ = r.next_event()?;
     Ok(r.header()
         .fields
         .iter()
-        .find(|(k, _)| k == "probe_ns")
+        .find(|(k, _)| k == key)
         .and_then(|(_, v)| v.parse::<f64>().ok())
         .filter(|p| p.is_finite() && *p >= 0.0))
 }

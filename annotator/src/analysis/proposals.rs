@@ -19,21 +19,27 @@ const PAYS: f64 = 1.05;
 /// Candidates of each kind (classes, instances, methods) replayed at most.
 const PER_KIND: usize = 8;
 
-/// The handoff measured once per process.
-fn handoff_ns(o: &Options) -> f64 {
+/// The handoff in ns and its source: given, else the trace header's (the profiled
+/// machine's), else measured here once per process.
+fn handoff_ns(o: &Options, header: Option<f64>) -> (f64, &'static str) {
     static MEASURED: OnceLock<f64> = OnceLock::new();
-    o.handoff_ns
-        .unwrap_or_else(|| *MEASURED.get_or_init(whatif::measure_handoff_ns))
+    match (o.handoff_ns, header) {
+        (None, None) => (
+            *MEASURED.get_or_init(whatif::measure_handoff_ns),
+            whatif::HANDOFF_MEASURED,
+        ),
+        (given, header) => whatif::handoff_for(given, header),
+    }
 }
 
 /// The sender's cost of an asynchronous message, measured once per process; never more
 /// than the handoff (a given `--handoff 0` means free messages).
-fn enqueue_ns(o: &Options) -> f64 {
+fn enqueue_ns(o: &Options, handoff: f64) -> f64 {
     static MEASURED: OnceLock<f64> = OnceLock::new();
     o.enqueue_ns.unwrap_or_else(|| {
         MEASURED
             .get_or_init(whatif::measure_enqueue_ns)
-            .min(handoff_ns(o))
+            .min(handoff)
     })
 }
 
@@ -64,11 +70,13 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
         a.advice = Some(super::Advice {
             cores: o.cores.unwrap_or(1),
             handoff: 0.0,
+            handoff_source: "not evaluated",
             enqueue: 0.0,
             candidates: 0,
             notes: Vec::new(),
             caveat: whatif::CAVEAT,
         });
+        drop_parallel_observations(a, &saf_stateful(a, path)?);
         a.hints
             .insert(0, Hint::new(HintKind::NoGain, "the run".into(), text, &[]));
         return Ok(());
@@ -78,12 +86,13 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
         m.void = t.void;
     }
     let unit = loaded.tree.unit();
+    let (handoff, handoff_source) = handoff_ns(o, loaded.tree.handoff_ns);
     let p = Params {
         cores: o
             .cores
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
-        handoff: whatif::ns_to(unit, handoff_ns(o)),
-        enqueue: whatif::ns_to(unit, enqueue_ns(o)),
+        handoff: whatif::ns_to(unit, handoff),
+        enqueue: whatif::ns_to(unit, enqueue_ns(o, handoff)),
         latency: 0.0,
         bandwidth: None,
     };
@@ -92,10 +101,14 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
     let mut judged_inst = FxHashSet::default();
     let mut judged_meth = FxHashSet::default();
     let mut judged_class = FxHashSet::default();
-    let cands = candidates(a, o);
+    let (cands, stateful) = candidates(a, o, &loaded);
+    // A heavy method that writes its object's state is no pool: observations that advise
+    // running it in parallel would contradict that (its object is the candidate).
+    judged_meth.extend(stateful);
     a.advice = Some(super::Advice {
         cores: p.cores,
         handoff: p.handoff,
+        handoff_source,
         enqueue: p.enqueue,
         candidates: cands.len(),
         // The return types matter to the proposals (the probe cost is in the totals).
@@ -124,8 +137,8 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
         }
     }
     let speed = |h: &Hint| h.numbers.get("predicted_speedup").copied().unwrap_or(0.0);
-    // Object changes first: a method pool is only right when the calls are independent,
-    // which the trace cannot tell (they may build on their object's state).
+    // Object changes first: a method pool is proposed only for methods that write no state
+    // of their object, but calls may still share state the sources do not show.
     pays.sort_by(|(px, x), (py, y)| px.cmp(py).then(speed(y).total_cmp(&speed(x))));
     let pays: Vec<Hint> = pays.into_iter().map(|(_, h)| h).collect();
     none.sort_by(|x, y| {
@@ -186,6 +199,43 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
     Ok(())
 }
 
+/// Methods the SAF beside the trace says write state of their object (none without a SAF:
+/// unreplayed, nothing is judged).
+fn saf_stateful(a: &Analysis, path: &Path) -> Result<FxHashSet<u32>> {
+    let Some(saf) = whatif::plan::find_saf(path, None) else {
+        return Ok(FxHashSet::default());
+    };
+    let saf = crate::saf::Saf::load(&saf)?;
+    let mut stateless = rustc_hash::FxHashMap::default();
+    for c in &saf.classes {
+        for m in &c.methods {
+            stateless.insert(
+                (c.qname.as_str(), m.name.as_str(), m.sgn.as_str()),
+                m.stateless,
+            );
+        }
+    }
+    Ok(a.methods
+        .iter()
+        .filter(|m| {
+            stateless.get(&(m.class.as_str(), m.method.as_str(), m.signature.as_str()))
+                == Some(&false)
+        })
+        .map(|m| m.id)
+        .collect())
+}
+
+/// Drop the observations that advise running one of `methods` in parallel.
+fn drop_parallel_observations(a: &mut Analysis, methods: &FxHashSet<u32>) {
+    a.hints.retain(|h| {
+        let advises = matches!(
+            h.kind,
+            HintKind::CandidateMethod | HintKind::MethodOutlier | HintKind::MethodUniform
+        );
+        !(advises && h.method.is_some_and(|m| methods.contains(&m)))
+    });
+}
+
 /// Net time of one-off messages per method.
 fn one_off_by_method(a: &Analysis) -> rustc_hash::FxHashMap<u32, u64> {
     let mut m = rustc_hash::FxHashMap::default();
@@ -211,7 +261,9 @@ fn entry_points(a: &Analysis) -> FxHashSet<u32> {
         .collect()
 }
 
-fn candidates(a: &Analysis, o: &Options) -> Vec<Candidate> {
+/// The candidates to replay, and the heavy methods left out because they (may) write state
+/// of their object.
+fn candidates(a: &Analysis, o: &Options, l: &Loaded) -> (Vec<Candidate>, Vec<u32>) {
     let total = a.totals.total_time.max(1) as f64;
     let steady = |active: u64, one_off: u64| active.saturating_sub(one_off);
     let above = |time: u64| {
@@ -285,11 +337,19 @@ fn candidates(a: &Analysis, o: &Options) -> Vec<Candidate> {
     let off = one_off_by_method(a);
     let msteady =
         |m: &super::MethodStats| steady(m.net_time.total, off.get(&m.id).copied().unwrap_or(0));
-    let mut meths: Vec<_> = a
+    // A pool runs calls at once: only valid when no call depends on what an earlier one
+    // left in its object, i.e. for methods that write no state of their receiver (the SAF).
+    let stateless = |m: &super::MethodStats| {
+        l.tree
+            .methods
+            .get(m.id as usize)
+            .is_some_and(|t| t.stateless == Some(true))
+    };
+    let (mut meths, stateful): (Vec<_>, Vec<_>) = a
         .methods
         .iter()
         .filter(|m| m.method != "main" && above(msteady(m)))
-        .collect();
+        .partition(|m| stateless(m));
     meths.sort_by(|x, y| msteady(y).cmp(&msteady(x)).then(x.id.cmp(&y.id)));
     for m in meths.into_iter().take(PER_KIND) {
         out.push(Candidate {
@@ -305,7 +365,7 @@ fn candidates(a: &Analysis, o: &Options) -> Vec<Candidate> {
             pool: true,
         });
     }
-    out
+    (out, stateful.into_iter().map(|m| m.id).collect())
 }
 
 /// Methods the candidate's active part receives, split into void and value-returning.
@@ -363,7 +423,7 @@ fn judge(a: &Analysis, l: &Loaded, c: &Candidate, w: &whatif::WhatIf) -> Hint {
     );
     let (kind, reason) = if s >= PAYS {
         let caveat = if c.pool {
-            " — only if its calls are independent of each other: when each builds on the state the previous one left in its object, make the object active instead"
+            " — its calls write no state of their object (so say the sources), so they may run at once unless they share state elsewhere (globals, arguments)"
         } else {
             ""
         };

@@ -52,9 +52,10 @@ pub fn text(a: &Analysis, top: usize) -> String {
                 .as_ref()
                 .filter(|x| x.candidates > 0)
                 .map_or(String::new(), |x| format!(
-                    " ({} core(s), handoff {}, enqueue {})",
+                    " ({} core(s), handoff {} ({}), enqueue {})",
                     x.cores,
                     crate::whatif::human(x.handoff, a.trace.unit),
+                    x.handoff_source,
                     crate::whatif::human(x.enqueue, a.trace.unit)
                 ))
         );

@@ -692,6 +692,7 @@ impl<'a> Builder<'a> {
             body: body.map(span_of),
             entry: body.map(|b| entry_of(kind, b)),
             not_annotatable: None,
+            effects: body.and_then(|b| super::effects::of_body(Lang::Java, b, self.src)),
         });
         if let Some(b) = body {
             self.walk_for_classes(b, idx);

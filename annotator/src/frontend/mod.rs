@@ -2,6 +2,7 @@
 
 pub mod cpp;
 pub mod dump;
+pub mod effects;
 pub mod java;
 pub mod kit;
 

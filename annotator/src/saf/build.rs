@@ -322,7 +322,8 @@ fn saf_class(
     let mut methods: Vec<SafMethod> = c
         .methods
         .iter()
-        .map(|m| {
+        .zip(super::state::stateless(c))
+        .map(|(m, stateless)| {
             for p in &m.params {
                 types.note(lang, &p.ty, c, sizer);
             }
@@ -333,7 +334,7 @@ fn saf_class(
                 .as_ref()
                 .map(|r| format!("class: {r}"))
                 .or_else(|| method_blocker(m));
-            saf_method(m, reason)
+            saf_method(m, reason, stateless)
         })
         .collect();
     methods.sort_by(|a, b| (&a.file, a.lines[0], &a.name).cmp(&(&b.file, b.lines[0], &b.name)));
@@ -377,8 +378,9 @@ fn saf_field(f: &FieldDecl) -> SafField {
     }
 }
 
-/// A method's SAF entry (id 0: numbered by the caller); `reason` why it is not annotatable.
-fn saf_method(m: &MethodDecl, reason: Option<String>) -> SafMethod {
+/// A method's SAF entry (id 0: numbered by the caller); `reason` why it is not annotatable;
+/// `stateless`: its body writes none of its object's state (`saf::state`).
+fn saf_method(m: &MethodDecl, reason: Option<String>, stateless: bool) -> SafMethod {
     SafMethod {
         id: 0,
         name: m.name.clone(),
@@ -403,6 +405,7 @@ fn saf_method(m: &MethodDecl, reason: Option<String>) -> SafMethod {
         file: m.file.clone(),
         lines: [m.span.line, m.span.end_line],
         has_body: m.body.is_some(),
+        stateless,
         selected: false,
         annotatable: reason.is_none(),
         reason,

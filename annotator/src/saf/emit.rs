@@ -174,6 +174,9 @@ fn method(w: &mut W, m: &SafMethod) {
     w.str("file", &m.file);
     w.lines(m.lines);
     w.flag("has_body", m.has_body);
+    if m.stateless {
+        w.flag("stateless", true);
+    }
     w.flag("selected", m.selected);
     w.flag("annotatable", m.annotatable);
     w.opt("reason", &m.reason);

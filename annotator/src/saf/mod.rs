@@ -151,6 +151,10 @@ pub struct SafMethod {
     pub file: String,
     pub lines: [u32; 2],
     pub has_body: bool,
+    /// Writes no state of its receiver (`saf::state`): calls may run on a pool at once.
+    /// Absent (false) when it may, or when the body could not be read.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub stateless: bool,
     pub selected: bool,
     pub annotatable: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -252,6 +256,7 @@ pub fn in_scopes<T>(
 
 mod build;
 mod emit;
+mod state;
 mod types;
 pub use build::build;
 pub use types::{primitive_size, sig_type_name, signature};

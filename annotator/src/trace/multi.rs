@@ -225,6 +225,15 @@ impl MultiReader {
             let p = probes.iter().copied().fold(f64::INFINITY, f64::min);
             h.fields.push(("probe_ns".into(), format!("{p}")));
         }
+        // One handoff for all: the slowest process's wake-up, so no gain is overstated.
+        let handoffs: Vec<f64> = get("handoff_ns")
+            .iter()
+            .filter_map(|v| v.parse().ok())
+            .collect();
+        if handoffs.len() == self.members.len() {
+            let slowest = handoffs.iter().copied().fold(0.0, f64::max);
+            h.fields.push(("handoff_ns".into(), format!("{slowest}")));
+        }
         let pids: Vec<String> = self.members.iter().map(|m| m.pid.to_string()).collect();
         h.fields.push(("processes".into(), pids.join(",")));
         // The set is anchored too: time 0 of the shared line is `base` on the wall clock.

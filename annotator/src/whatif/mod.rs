@@ -19,7 +19,7 @@ pub use tree::Tree;
 pub const SCHEMA: &str = "revy-whatif/1";
 
 /// The statement every prediction carries.
-pub const CAVEAT: &str = "the prediction holds only if the change is free of data races: shared state the trace cannot see is assumed safe, and the program's own synchronisation is not replayed";
+pub const CAVEAT: &str = "the prediction holds only if the change is free of data races: shared state the trace cannot see is assumed safe, and the program's own synchronisation is not replayed; each message is taken to cost what it cost in the profiled run, though memory allocation (page faults, per-thread arenas) and caches may change once threads share the work";
 
 /// Read traces into a tree and learn which methods return nothing from the project's SAF.
 pub fn load(traces: &[PathBuf], compensate: bool, manifest: Option<&Path>) -> Result<Loaded> {
@@ -184,7 +184,7 @@ pub fn predict_against(
         unit: t.unit().as_str(),
         cores: p.cores,
         handoff: p.handoff,
-        handoff_source: "given",
+        handoff_source: HANDOFF_GIVEN,
         enqueue: p.enqueue,
         compensated: t.threads.iter().any(|th| th.probe > 0.0),
         baseline_time: base_time,
@@ -372,8 +372,23 @@ pub fn ns_to(unit: Unit, ns: f64) -> f64 {
     ns * Unit::Ns.micros() / unit.micros()
 }
 
-/// How `measure_handoff_ns` gets its figure, for the output.
-pub const HANDOFF_MEASURED: &str = "measured: 10th percentile of 500 thread round trips, halved";
+/// How `measure_handoff_ns` gets its figure, for the output (a trace without `handoff_ns=`).
+pub const HANDOFF_MEASURED: &str =
+    "measured here: 10th percentile of 500 thread round trips, halved (the trace states none)";
+/// A handoff from the trace header: the profiled machine's, measured by the runtime.
+pub const HANDOFF_TRACE: &str = "trace header: measured by the runtime at start-up";
+/// A handoff given on the command line.
+pub const HANDOFF_GIVEN: &str = "given";
+
+/// The handoff in ns and where it comes from: given (`--handoff`), else the trace header's
+/// `handoff_ns=` (the profiled machine), else measured on this machine.
+pub fn handoff_for(given: Option<f64>, header: Option<f64>) -> (f64, &'static str) {
+    match (given, header) {
+        (Some(h), _) => (h, HANDOFF_GIVEN),
+        (None, Some(h)) => (h, HANDOFF_TRACE),
+        (None, None) => (measure_handoff_ns(), HANDOFF_MEASURED),
+    }
+}
 
 /// One-way handoff between two threads on this machine (mutex + condition variable
 /// ping-pong), in nanoseconds: the 10th percentile of 500 round trips, halved. A low

@@ -108,22 +108,29 @@ pub fn find_saf(trace: &Path, manifest: Option<&Path>) -> Option<PathBuf> {
     })
 }
 
-/// Mark each method of the tree void or not from the SAF (by class, name and signature).
-/// Returns how many methods stay unknown.
+/// Mark each method of the tree void or not, and stateless or not, from the SAF (by class,
+/// name and signature). Returns how many methods stay unknown.
 pub fn apply_saf(tree: &mut Tree, saf: &Saf) -> usize {
-    let mut ret: FxHashMap<(&str, &str, &str), bool> = FxHashMap::default();
+    let mut ret: FxHashMap<(&str, &str, &str), (bool, bool)> = FxHashMap::default();
     for c in &saf.classes {
         for m in &c.methods {
             let void = m.ret.as_deref() == Some("void") && m.ret_dim == 0;
-            ret.insert((c.qname.as_str(), m.name.as_str(), m.sgn.as_str()), void);
+            ret.insert(
+                (c.qname.as_str(), m.name.as_str(), m.sgn.as_str()),
+                (void, m.stateless),
+            );
         }
     }
     let mut unknown = 0;
     for m in &mut tree.methods {
+        let found = ret
+            .get(&(m.class.as_str(), m.name.as_str(), m.signature.as_str()))
+            .copied();
         if m.void.is_none() {
-            m.void = ret
-                .get(&(m.class.as_str(), m.name.as_str(), m.signature.as_str()))
-                .copied();
+            m.void = found.map(|f| f.0);
+        }
+        if m.stateless.is_none() {
+            m.stateless = found.map(|f| f.1);
         }
         // Method ids are the SAF's, so the table has holes (empty names).
         unknown += (m.void.is_none() && !m.name.is_empty()) as usize;

@@ -40,6 +40,9 @@ pub struct MethodInfo {
     pub signature: String,
     /// Returns nothing (`void`); `None` when unknown (treated as returning a value).
     pub void: Option<bool>,
+    /// Writes no state of its receiver (the SAF's `stateless`), so its calls are independent
+    /// and may run on a pool; `None` when unknown (treated as writing state).
+    pub stateless: Option<bool>,
 }
 
 #[derive(Debug, Clone)]
@@ -63,6 +66,9 @@ pub struct Tree {
     pub paths: Vec<PathBuf>,
     /// Probe cost of each trace as found in its header (`probe_ns=`), in the tree's unit.
     pub probe_found: bool,
+    /// The thread handoff the runtime measured at start-up (`handoff_ns=`), in ns; `None`
+    /// for older traces.
+    pub handoff_ns: Option<f64>,
 }
 
 impl Tree {
@@ -109,6 +115,14 @@ impl Tree {
             .find(|(k, _)| k == "probe_ns")
             .and_then(|(_, v)| v.parse::<f64>().ok());
         self.probe_found |= probe_ns.is_some();
+        let handoff = reader
+            .header()
+            .fields
+            .iter()
+            .find(|(k, _)| k == "handoff_ns")
+            .and_then(|(_, v)| v.parse::<f64>().ok())
+            .filter(|h| h.is_finite() && *h > 0.0);
+        self.handoff_ns = self.handoff_ns.or(handoff);
         let probe = if compensate {
             probe_ns.unwrap_or(0.0) * Unit::Ns.micros() / self.unit().micros()
         } else {
@@ -135,6 +149,7 @@ impl Tree {
                 name: m.name.clone(),
                 signature: m.signature.clone(),
                 void: None,
+                stateless: None,
             }));
         // Roots first (one per thread that sent anything), then the file's messages.
         let mut root_of = vec![NONE; walker.threads.len()];

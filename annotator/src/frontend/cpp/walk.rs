@@ -474,6 +474,9 @@ impl<'a> Walker<'a> {
             body: body_span,
             entry: body_span.map(|b| b.start + 1),
             not_annotatable,
+            effects: body.and_then(|b| {
+                crate::frontend::effects::of_body(crate::model::Lang::Cpp, b, self.src)
+            }),
         })
     }
 

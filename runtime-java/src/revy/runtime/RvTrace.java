@@ -124,7 +124,7 @@ final class RvTrace {
             long wall = now.getEpochSecond() * 1000000000L + now.getNano();
             String header = "unit=ns lang=java pid=" + pid + " start=" + iso.format(new Date())
                     + " anchor_wall_ns=" + wall + " anchor_t=" + anchorT
-                    + " probe_ns=" + RvBuf.probeNs();
+                    + " probe_ns=" + RvBuf.probeNs() + " handoff_ns=" + RvBuf.handoffNs();
             byte[] hb = header.getBytes(UTF8);
             byte[] hh = new byte[8];
             hh[0] = 'H';

@@ -95,6 +95,16 @@ impl LangAnnotator for CppAnnotator {
                     };
                     let fin = if plan.is_final { "" } else { ", false" };
                     let text = match &plan.sub {
+                        None if plan.join.is_some() => {
+                            let bases = plan.join.as_deref().unwrap_or_default();
+                            format!(
+                                "{} public: ::revy::JoinTag<{}, {}, {size}{fin}> {}{{this}}; ",
+                                super::cpp_join::join_fn(bases),
+                                c.name,
+                                sc.id,
+                                plan.member
+                            )
+                        }
                         None if plan.is_final => {
                             format!(" ::revy::Tag<{}, {size}> {}; ", sc.id, plan.member)
                         }
@@ -228,12 +238,22 @@ fn annotate_method(
     } else {
         IdKind::NonIntrusive("class not selected".into())
     };
+    // A non-intrusive class below a tagged one reports the ID of the object it is part of.
+    let inherited = match &kind {
+        IdKind::NonIntrusive(_) if sc.selected => project.inherited_tag(cx.saf, sc),
+        _ => None,
+    };
     let cls = sc.id;
     let ssize = sc.static_size.max(1);
     let text = if is_static {
         format!(" ::revy::Scope {scope_name}({}, 0, {size}); ", sm.id)
     } else {
         match (&kind, m.kind) {
+            _ if inherited.is_some() => format!(
+                " ::revy::Scope {scope_name}({}, this->{}.oid, {size}); ",
+                sm.id,
+                inherited.as_deref().unwrap_or_default()
+            ),
             (IdKind::Tag(_), _) => format!(
                 " ::revy::Scope {scope_name}({}, this->{}.oid, {size}); ",
                 sm.id,
@@ -426,7 +446,7 @@ pub struct ProjectText {
     /// `id_kind` per class id (it scans the whole project's text).
     kinds: Mutex<HashMap<u32, IdKind>>,
     /// How each tagged class gets its identity member, by class id.
-    plans: OnceLock<HashMap<u32, TagPlan>>,
+    plans: OnceLock<Plans>,
 }
 
 /// The identity member of a selected class with an intrusive ID.
@@ -437,8 +457,19 @@ pub struct TagPlan {
     /// `Some(name)`: the class derives from exactly one tagged selected class, so it gets a
     /// `SubTag` member of this name (same object ID, Crt names the most-derived class).
     pub sub: Option<String>,
-    /// No selected class derives from this one through a `SubTag`.
+    /// No selected class derives from this one through a `SubTag`, nor joins it.
     pub is_final: bool,
+    /// `Some`: a `JoinTag` (several tagged bases, or a virtual one): each base as written and
+    /// the tag member seen through it.
+    pub join: Option<Vec<(String, String)>>,
+}
+
+/// Identity plans of the tagged classes, and the tag member that non-intrusive classes
+/// inherit from exactly one tagged ancestor (their methods report that ID).
+#[derive(Debug, Default)]
+pub struct Plans {
+    pub tags: HashMap<u32, TagPlan>,
+    pub inherited: HashMap<u32, String>,
 }
 
 impl ProjectText {
@@ -506,13 +537,21 @@ impl ProjectText {
     pub fn tag_plan(&self, saf: &Saf, sc: &SafClass) -> TagPlan {
         self.plans
             .get_or_init(|| tag_plans(saf, self))
+            .tags
             .get(&sc.id)
             .cloned()
             .unwrap_or_else(|| TagPlan {
                 member: "_rv_tag".into(),
                 sub: None,
                 is_final: true,
+                join: None,
             })
+    }
+
+    /// The tag member a non-intrusive class inherits from its one tagged ancestor, if any.
+    pub fn inherited_tag(&self, saf: &Saf, sc: &SafClass) -> Option<String> {
+        let plans = self.plans.get_or_init(|| tag_plans(saf, self));
+        plans.inherited.get(&sc.id).cloned()
     }
 }
 
@@ -541,50 +580,58 @@ fn member_taken(sc: &SafClass, n: &str) -> bool {
     sc.fields.iter().any(|f| f.name == n) || sc.methods.iter().any(|m| m.name == n)
 }
 
-/// Identity plans of every selected tagged class. A class derived (non-virtually) from exactly
-/// one selected tagged class shares its root's tag: one object = one ID and one Crt/Dst.
-fn tag_plans(saf: &Saf, project: &ProjectText) -> HashMap<u32, TagPlan> {
+/// Identity plans of every selected tagged class: one object = one ID and one Crt/Dst. A class
+/// derived (non-virtually) from exactly one selected tagged class shares its root's tag
+/// (`SubTag`); one with several tag-carrying bases, or a virtual one, unites them (`JoinTag`).
+fn tag_plans(saf: &Saf, project: &ProjectText) -> Plans {
     let tagged = |c: &SafClass| {
         c.selected
             && c.annotatable
             && c.lang == Lang::Cpp
             && matches!(id_kind(saf, c, project), IdKind::Tag(_))
     };
-    // The one tagged direct base, if exactly one (by class id).
+    let carriers_of = |c: &SafClass| -> Vec<&SafClass> {
+        // Bases that carry a tag member, their own or an ancestor's (a non-intrusive base
+        // of a tagged class still inherits its tag).
+        c.supers
+            .iter()
+            .filter_map(|s| user_class(saf, &c.qname, s))
+            .filter(|b| b.id != c.id && carries_tag(saf, b, &tagged, 0))
+            .collect()
+    };
+    // The one tagged direct base, if exactly one (by class id); the joined bases otherwise.
     let mut parent: HashMap<u32, u32> = HashMap::new();
+    let mut joins: HashMap<u32, Vec<(String, u32)>> = HashMap::new();
     for c in saf.classes.iter().filter(|c| tagged(c)) {
         let head = project
             .class_text(c)
             .map(|t| t.split('{').next().unwrap_or("").to_string())
             .unwrap_or_default();
-        if has_word(&head, "virtual") {
-            continue; // virtual bases: member offsets differ between objects
+        let carriers = carriers_of(c);
+        if carriers.is_empty() {
+            continue;
         }
-        // Bases that carry a tag member, their own or an ancestor's (a non-intrusive base
-        // of a tagged class still inherits its tag): with two, `this->_rv_tag` is ambiguous.
-        let carriers: Vec<&SafClass> = c
-            .supers
-            .iter()
-            .filter_map(|s| user_class(saf, &c.qname, s))
-            .filter(|b| b.id != c.id && carries_tag(saf, b, &tagged, 0))
-            .collect();
-        if carriers.len() == 1 && tagged(carriers[0]) {
+        // Virtual bases: member offsets differ between objects, so no SubTag.
+        if carriers.len() == 1 && tagged(carriers[0]) && !has_word(&head, "virtual") {
             parent.insert(c.id, carriers[0].id);
+            continue;
+        }
+        if let Some(j) = join_bases(c, &head, &carriers) {
+            joins.insert(c.id, j);
         }
     }
     let by_id: HashMap<u32, &SafClass> = saf.classes.iter().map(|c| (c.id, c)).collect();
     let mut plans: HashMap<u32, TagPlan> = HashMap::new();
-    // Roots first (their member names), then derived classes by walking up.
+    // Roots and joining classes first (their own member names), then derived classes.
     for c in saf.classes.iter().filter(|c| tagged(c)) {
         if let IdKind::Tag(name) = id_kind(saf, c, project) {
-            plans.insert(
-                c.id,
-                TagPlan {
-                    member: name,
-                    sub: None,
-                    is_final: true,
-                },
-            );
+            let plan = TagPlan {
+                member: name,
+                sub: None,
+                is_final: true,
+                join: None,
+            };
+            plans.insert(c.id, plan);
         }
     }
     let root_of = |mut id: u32| {
@@ -617,13 +664,78 @@ fn tag_plans(saf: &Saf, project: &ProjectText) -> HashMap<u32, TagPlan> {
         }
         final_false.push(par);
     }
-    // A parent whose child kept its own tag is still final; only SubTag children count.
+    // The member seen through a class (its plan's, or for a non-intrusive class its one
+    // tag-carrying base's) and the tagged class whose tag or SubTag that is.
+    let seen = |id: u32, plans: &HashMap<u32, TagPlan>| {
+        let mut id = id;
+        for _ in 0..32 {
+            if let Some(p) = plans.get(&id) {
+                return Some((p.member.clone(), id));
+            }
+            let carriers = carriers_of(by_id.get(&id)?);
+            if carriers.len() != 1 {
+                return None;
+            }
+            id = carriers[0].id;
+        }
+        None
+    };
+    for (&id, bases) in &joins {
+        let mut listed = Vec::new();
+        for (written, base) in bases {
+            let Some((member, owner)) = seen(*base, &plans) else {
+                break;
+            };
+            listed.push((written.clone(), member));
+            final_false.push(owner);
+        }
+        if listed.len() == bases.len() {
+            if let Some(p) = plans.get_mut(&id) {
+                p.join = Some(listed);
+            }
+        }
+    }
+    let mut inherited = HashMap::new();
+    for c in saf
+        .classes
+        .iter()
+        .filter(|c| c.selected && c.lang == Lang::Cpp)
+    {
+        if !plans.contains_key(&c.id) && !carriers_of(c).is_empty() {
+            if let Some((member, owner)) = seen(c.id, &plans) {
+                inherited.insert(c.id, member);
+                final_false.push(owner); // public, so the subclass reaches it
+            }
+        }
+    }
+    // A parent whose child kept its own tag is still final; only SubTag/JoinTag children count.
     for par in final_false {
         if let Some(p) = plans.get_mut(&par) {
             p.is_final = false;
         }
     }
-    plans
+    Plans {
+        tags: plans,
+        inherited,
+    }
+}
+
+/// The bases a joining class lists: each tag-carrying base as written in its head. `None` when
+/// one is not found there, the class has no usable name, or `_rv_join` is taken.
+fn join_bases(c: &SafClass, head: &str, carriers: &[&SafClass]) -> Option<Vec<(String, u32)>> {
+    let simple_ok =
+        !c.name.is_empty() && c.name.chars().all(|ch| ch.is_alphanumeric() || ch == '_');
+    if !simple_ok || member_taken(c, "_rv_join") {
+        return None;
+    }
+    let written = super::cpp_join::written_bases(head)?;
+    carriers
+        .iter()
+        .map(|b| {
+            let w = written.iter().find(|w| w.simple() == b.name)?;
+            Some((w.name.clone(), b.id))
+        })
+        .collect()
 }
 
 /// Whether objects of `c` hold a tag member: its own or one inherited from any ancestor.

@@ -1421,6 +1421,25 @@ inline std::uint64_t nid_new(const volatile void* self, std::uint32_t cls, std::
     log_crt(cls, oid, size);
     return oid;
 }
+// A CRTP base's methods: the ID of the derived object `D` they belong to when `D` carries a
+// tag (and derives from the base), else the base's own non-intrusive ID.
+namespace detail {
+template <class D, class B>
+auto crtp_tag(const B* self, int) noexcept
+    -> decltype(static_cast<std::uint64_t>(static_cast<const D*>(self)->_rv_tag.oid)) {
+    return static_cast<const D*>(self)->_rv_tag.oid;
+}
+template <class D, class B>
+std::uint64_t crtp_tag(const B*, long) noexcept {
+    return 0;
+}
+}  // namespace detail
+template <class D, class B>
+std::uint64_t crtp_oid(const B* self, std::uint32_t cls, std::uint64_t size) noexcept {
+    std::uint64_t oid = detail::crtp_tag<D>(self, 0);
+    return oid ? oid : nid(self, cls, size);
+}
+
 class NidEnd {
 public:
     NidEnd(const volatile void* self, std::uint32_t cls, std::uint64_t size) noexcept

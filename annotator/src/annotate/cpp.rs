@@ -243,12 +243,24 @@ fn annotate_method(
         IdKind::NonIntrusive(_) if sc.selected => project.inherited_tag(cx.saf, sc),
         _ => None,
     };
+    // A CRTP base's methods (not its constructors and destructor, which run while the derived
+    // part does not exist) report the derived object's ID.
+    let crtp = match m.kind {
+        MethodKind::Constructor | MethodKind::Destructor => None,
+        _ if inherited.is_none() && sc.selected => project.crtp_param(cx.saf, sc),
+        _ => None,
+    };
     let cls = sc.id;
     let ssize = sc.static_size.max(1);
     let text = if is_static {
         format!(" ::revy::Scope {scope_name}({}, 0, {size}); ", sm.id)
     } else {
         match (&kind, m.kind) {
+            _ if crtp.is_some() => format!(
+                " ::revy::Scope {scope_name}({}, ::revy::crtp_oid<{}>(this, {cls}, {ssize}), {size}); ",
+                sm.id,
+                crtp.as_deref().unwrap_or_default()
+            ),
             _ if inherited.is_some() => format!(
                 " ::revy::Scope {scope_name}({}, this->{}.oid, {size}); ",
                 sm.id,
@@ -276,9 +288,52 @@ fn annotate_method(
             ),
         }
     };
+    // Constructors log their start before the initialisers where one can take the call.
+    let early = (m.kind == MethodKind::Constructor && !is_static)
+        .then(|| super::cpp_ctor::first_init_arg(src, m.span.start, body.start, &m.name))
+        .flatten();
+    let text = match early {
+        Some((a, b)) => {
+            let start = format!("((void)::revy::ctor_start({}, {size}, this), ", sm.id);
+            fe.insertions.push(Insertion::new(a, start));
+            fe.insertions.push(Insertion::new(b, ")"));
+            ctor_scope(&text, &scope_name, sm.id)
+        }
+        None => text,
+    };
     fe.insertions
         .push(Insertion::new(m.entry.unwrap_or(body.start + 1), text));
     fe.methods += 1;
+}
+
+/// ` ::revy::Scope NAME(MID, OID, SIZE); ` → ` ::revy::CtorScope NAME(MID, this, OID); `: the
+/// start was logged before the initialisers, the body fills in the ID and logs the end.
+fn ctor_scope(scope: &str, name: &str, mid: u32) -> String {
+    let head = format!("::revy::Scope {name}({mid}, ");
+    let Some(at) = scope.find(&head) else {
+        return scope.to_string();
+    };
+    let args = &scope[at + head.len()..];
+    // The OID is everything up to the last top-level `, SIZE);`.
+    let mut depth = 0i32;
+    let mut last_comma = None;
+    for (i, c) in args.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' if depth == 0 => break,
+            ')' => depth -= 1,
+            ',' if depth == 0 => last_comma = Some(i),
+            _ => {}
+        }
+    }
+    let Some(comma) = last_comma else {
+        return scope.to_string();
+    };
+    format!(
+        "{}::revy::CtorScope {name}({mid}, this, {}); ",
+        &scope[..at],
+        &args[..comma]
+    )
 }
 
 fn has_word(text: &str, w: &str) -> bool {
@@ -548,6 +603,14 @@ impl ProjectText {
             })
     }
 
+    /// A non-intrusive CRTP base's derived-type parameter (see `cpp_join::crtp_param`).
+    fn crtp_param(&self, saf: &Saf, sc: &SafClass) -> Option<String> {
+        if sc.type_params.is_empty() || !matches!(id_kind(saf, sc, self), IdKind::NonIntrusive(_)) {
+            return None;
+        }
+        super::cpp_join::crtp_param(&sc.type_params, &self.class_text(sc)?)
+    }
+
     /// The tag member a non-intrusive class inherits from its one tagged ancestor, if any.
     pub fn inherited_tag(&self, saf: &Saf, sc: &SafClass) -> Option<String> {
         let plans = self.plans.get_or_init(|| tag_plans(saf, self));
@@ -706,6 +769,16 @@ fn tag_plans(saf: &Saf, project: &ProjectText) -> Plans {
                 inherited.insert(c.id, member);
                 final_false.push(owner); // public, so the subclass reaches it
             }
+        }
+    }
+    // A CRTP base reaches its derived class's tag: public.
+    for c in saf.classes.iter().filter(|c| plans.contains_key(&c.id)) {
+        let crtp = c.supers.iter().filter_map(|s| user_class(saf, &c.qname, s));
+        if crtp
+            .filter(|b| b.id != c.id)
+            .any(|b| project.crtp_param(saf, b).is_some())
+        {
+            final_false.push(c.id);
         }
     }
     // A parent whose child kept its own tag is still final; only SubTag/JoinTag children count.

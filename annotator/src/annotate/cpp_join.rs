@@ -48,6 +48,9 @@ pub fn written_bases(head: &str) -> Option<Vec<WrittenBase>> {
 
 /// Offset of the `:` opening the base clause (`Some(None)`: no base clause).
 fn base_clause_start(head: &str) -> Option<Option<usize>> {
+    if head.contains(['/', '"', '\'', '#']) {
+        return None; // comments, strings, directives: not understood here
+    }
     let b = head.as_bytes();
     let mut depth = 0i32;
     let mut seen_key = false;
@@ -56,7 +59,6 @@ fn base_clause_start(head: &str) -> Option<Option<usize>> {
         match b[i] {
             b'<' | b'(' | b'[' => depth += 1,
             b'>' | b')' | b']' => depth -= 1,
-            b'/' | b'"' | b'\'' | b'#' => return None, // comments, strings, directives: give up
             b':' if b.get(i + 1) == Some(&b':') => i += 1,
             b':' if depth == 0 && seen_key => return Some(Some(i)),
             c if depth == 0 && c.is_ascii_alphabetic() => {
@@ -140,5 +142,52 @@ mod tests {
             "Counter"
         );
         assert_eq!(written_bases("struct A : /* x */ B "), None);
+    }
+}
+
+/// CRTP: the type parameter `D` of a class template whose body casts `this` to `D`
+/// (`static_cast<const D*>(this)`, `static_cast<D&>(*this)`): its methods then report the ID of
+/// the derived object they are part of (`::revy::crtp_oid<D>`).
+pub fn crtp_param(type_params: &[String], body: &str) -> Option<String> {
+    let compact: String = body.chars().filter(|c| !c.is_whitespace()).collect();
+    type_params.iter().find_map(|p| {
+        let name = p
+            .split('=')
+            .next()?
+            .split_whitespace()
+            .last()?
+            .trim_start_matches("...");
+        let casts = [
+            format!("static_cast<{name}*>(this)"),
+            format!("static_cast<const{name}*>(this)"),
+            format!("static_cast<{name}&>(*this)"),
+            format!("static_cast<const{name}&>(*this)"),
+        ];
+        casts
+            .iter()
+            .any(|c| compact.contains(c.as_str()))
+            .then(|| name.to_string())
+    })
+}
+
+#[cfg(test)]
+mod crtp_tests {
+    use super::crtp_param;
+
+    #[test]
+    fn crtp_parameter_is_found_by_its_cast() {
+        let body = "int count() const { return static_cast<const D *>(this)->n(); }";
+        assert_eq!(crtp_param(&["class D".into()], body), Some("D".into()));
+        assert_eq!(
+            crtp_param(
+                &["typename T".into(), "class D".into()],
+                "static_cast<D&>(*this)"
+            ),
+            Some("D".into())
+        );
+        assert_eq!(
+            crtp_param(&["class D".into()], "static_cast<E*>(this)"),
+            None
+        );
     }
 }

@@ -562,17 +562,16 @@ impl ProjectText {
     /// Whether a class without user constructors may be brace-initialised as an aggregate:
     /// no virtual functions and no private/protected section (a `class` needs a `public:`).
     fn looks_aggregate(&self, sc: &SafClass) -> bool {
-        if sc
-            .methods
-            .iter()
-            .any(|m| m.has_modifier("virtual") || m.is_abstract)
-        {
+        if sc.methods.iter().any(is_virtual) {
             return false;
         }
         let Some(text) = self.class_text(sc) else {
             return sc.kind == ClassKind::Struct;
         };
         let restricted = has_label(&text, "private") || has_label(&text, "protected");
+        if has_word(text.split('{').next().unwrap_or(""), "virtual") {
+            return false; // a virtual base: never an aggregate
+        }
         match sc.kind {
             ClassKind::Struct => !restricted,
             _ => has_label(&text, "public") && !restricted,
@@ -616,6 +615,15 @@ impl ProjectText {
         let plans = self.plans.get_or_init(|| tag_plans(saf, self));
         plans.inherited.get(&sc.id).cloned()
     }
+}
+
+/// A virtual member function: declared `virtual`, pure, or overriding one (`override`,
+/// `final`), so its class is polymorphic (never an aggregate, never trivial).
+fn is_virtual(m: &SafMethod) -> bool {
+    m.is_abstract
+        || ["virtual", "override", "final"]
+            .iter()
+            .any(|k| m.has_modifier(k))
 }
 
 /// Decides how objects of `sc` are identified. Depends only on the SAF and the project's
@@ -849,7 +857,7 @@ fn is_trivial(saf: &Saf, sc: &SafClass, depth: u32) -> bool {
     let mut default_ctor = false;
     let mut other_ctor = false;
     for m in &sc.methods {
-        if m.has_modifier("virtual") || m.is_abstract {
+        if is_virtual(m) {
             return false;
         }
         match m.kind {

@@ -1344,9 +1344,18 @@ public:
             if (t_[i]->oid < t_[c]->oid) c = i;
         std::uint64_t id = t_[c]->oid;
         bool on = detail::on();
+        // Several tags may hold one ID already (a joined base's parts): merge it once.
+        std::uint64_t done[kMax], apart[kMax];
+        unsigned nd = 0, na = 0;
         for (unsigned i = 0; i < n_; ++i) {
             TagCore& t = *t_[i];
-            if (t.oid != id && on && !detail::crt_merge(t.oid, id)) continue;  // stays apart
+            if (t.oid != id && on && !seen(done, nd, t.oid)) {
+                if (seen(apart, na, t.oid) || !detail::crt_merge(t.oid, id)) {
+                    apart[na++] = t.oid;
+                    continue;  // its Crt already left the buffer: that part keeps its ID
+                }
+                done[nd++] = t.oid;
+            }
             t.oid = id;
             t.cls = 0;
         }
@@ -1358,6 +1367,11 @@ public:
 
 private:
     enum { kMax = 16 };
+    static bool seen(const std::uint64_t* ids, unsigned n, std::uint64_t oid) {
+        for (unsigned i = 0; i < n; ++i)
+            if (ids[i] == oid) return true;
+        return false;
+    }
     TagCore* t_[kMax];
     unsigned n_;
 };

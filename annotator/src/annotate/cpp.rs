@@ -516,7 +516,7 @@ pub struct TagPlan {
     pub is_final: bool,
     /// `Some`: a `JoinTag` (several tagged bases, or a virtual one): each base as written and
     /// the tag member seen through it.
-    pub join: Option<Vec<(String, String)>>,
+    pub join: Option<Vec<super::cpp_join::JoinBase>>,
 }
 
 /// Identity plans of the tagged classes, and the tag member that non-intrusive classes
@@ -751,19 +751,30 @@ fn tag_plans(saf: &Saf, project: &ProjectText) -> Plans {
         }
         None
     };
+    // Bases as (written, member, tagged owner), for the joins whose every base is understood.
+    let mut listed: HashMap<u32, Vec<(String, String, u32)>> = HashMap::new();
     for (&id, bases) in &joins {
-        let mut listed = Vec::new();
-        for (written, base) in bases {
-            let Some((member, owner)) = seen(*base, &plans) else {
-                break;
-            };
-            listed.push((written.clone(), member));
-            final_false.push(owner);
+        let l: Vec<(String, String, u32)> = bases
+            .iter()
+            .map_while(|(w, b)| seen(*b, &plans).map(|(m, owner)| (w.clone(), m, owner)))
+            .collect();
+        if l.len() == bases.len() {
+            final_false.extend(l.iter().map(|x| x.2));
+            listed.insert(id, l);
         }
-        if listed.len() == bases.len() {
-            if let Some(p) = plans.get_mut(&id) {
-                p.join = Some(listed);
-            }
+    }
+    // Whether a tagged class has an `_rv_join`: its own, or its SubTag root's.
+    let has_join = |id: u32| listed.contains_key(&id) || listed.contains_key(&root_of(id));
+    for (id, l) in &listed {
+        let bases = l
+            .iter()
+            .map(|(name, member, owner)| super::cpp_join::JoinBase {
+                name: name.clone(),
+                member: member.clone(),
+                nested: has_join(*owner),
+            });
+        if let Some(p) = plans.get_mut(id) {
+            p.join = Some(bases.collect());
         }
     }
     let mut inherited = HashMap::new();

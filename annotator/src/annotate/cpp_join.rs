@@ -96,12 +96,30 @@ fn split_top(text: &str, sep: char) -> Vec<&str> {
     out
 }
 
-/// The generated member function listing the tags of the bases (`members[i]` is the tag
-/// member name seen through base `i`).
-pub fn join_fn(bases: &[(String, String)]) -> String {
+/// A base listed by a joining class's `_rv_join`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JoinBase {
+    /// As written in the class head.
+    pub name: String,
+    /// The tag member seen through it.
+    pub member: String,
+    /// It joins parts of its own (has an `_rv_join`): those are listed first, so that when
+    /// this object takes another part's ID they take it too.
+    pub nested: bool,
+}
+
+/// The generated member function listing the tags of the bases.
+pub fn join_fn(bases: &[JoinBase]) -> String {
     let calls: Vec<String> = bases
         .iter()
-        .map(|(b, m)| format!("j(this->{b}::{m});"))
+        .map(|b| {
+            let nested = if b.nested {
+                format!("this->{}::_rv_join(j); ", b.name)
+            } else {
+                String::new()
+            };
+            format!("{nested}j(this->{}::{});", b.name, b.member)
+        })
         .collect();
     format!(
         " public: void _rv_join(::revy::Joiner& j) {{ {} }}",

@@ -44,6 +44,8 @@ int main() {
     Fancy f;
     Outer o;
     std::cout << "fancy " << f.fancy() << " " << o.outer() << "\n";
+    Combo cb;
+    std::cout << "combo " << cb.combo() << "\n";
     Case cs;
     std::cout << "case " << cs.total() << "\n";
     Person p(std::string(40, 'x'));

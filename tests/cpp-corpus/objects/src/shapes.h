@@ -119,3 +119,14 @@ public:
 private:
     std::string name_;
 };
+
+// A class joining a joined class (Doc) after another tagged base: Doc's own parts follow.
+struct Other {
+    Other() : o(7) {}
+    int other() const { return o; }
+    int o;
+};
+struct Combo : Other, Doc {
+    Combo() {}
+    int combo() { return other() + work(); }
+};

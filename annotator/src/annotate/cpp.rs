@@ -11,11 +11,15 @@
 //!   after every base and member (creation log) and destroyed right after the destructor body
 //!   (destruction log); copies/moves get a new ID, assignment keeps it. A class derived from
 //!   exactly one selected tagged class gets ` public: ::revy::SubTag<…> _rv_sub{&this->_rv_tag}; `
-//!   instead (one object = one ID; see [`TagPlan`]), and the root's tag is `public:` and
-//!   `Tag<…, false>`. Better mode adds ` public: unsigned long long _rv_rsize() const {…} `
-//!   to classes with standard-container fields ([`runtime_size_fn`]);
+//!   instead, one with several tag-carrying bases or a virtual one a `JoinTag` and its
+//!   `_rv_join` (one object = one ID and one Crt; see [`TagPlan`], `cpp_join.rs`), and the
+//!   root's tag is `public:` and `Tag<…, false>`. Better mode adds
+//!   ` public: unsigned long long _rv_rsize() const {…} ` to classes with standard-container
+//!   fields ([`runtime_size_fn`]);
 //! - right after each selected method body's `{`:
-//!   ` ::revy::Scope _rv_s(METHOD_ID, OID, SIZE); ` whose destructor logs the end on every exit.
+//!   ` ::revy::Scope _rv_s(METHOD_ID, OID, SIZE); ` whose destructor logs the end on every exit;
+//!   constructors log their start in their first initialiser instead and open the body with
+//!   ` ::revy::CtorScope _rv_s(METHOD_ID, this, OID); ` (`cpp_ctor.rs`).
 //!   OID is `this->_rv_tag.oid`, `0` for static member functions, or a non-intrusive
 //!   `::revy::nid(this, CLASS_ID, STATIC_SIZE)` (address map) for aggregates, unions and
 //!   layout-sensitive classes; constructors of those use `nid_new`, destructors add a

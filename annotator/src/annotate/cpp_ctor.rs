@@ -11,8 +11,12 @@
 /// whose declaration starts at `decl` and whose body's `{` is at `body`.
 pub fn first_init_arg(src: &str, decl: usize, body: usize, name: &str) -> Option<(usize, usize)> {
     let head = src.get(decl..body)?;
-    if head.contains("//") || head.contains("/*") || head.contains('#') || name.is_empty() {
-        return None; // comments and directives: not understood here
+    if head.contains("//")
+        || head.contains("/*")
+        || head.contains(['#', '"', '\''])
+        || name.is_empty()
+    {
+        return None; // comments, directives and literals: brackets not countable here
     }
     let b = head.as_bytes();
     let open = params_open(head, name)?;
@@ -34,7 +38,7 @@ pub fn first_init_arg(src: &str, decl: usize, body: usize, name: &str) -> Option
     let args_open = i;
     let args_close = matching(b, args_open)?;
     let args = &head[args_open + 1..args_close];
-    if args.contains("...") || args.contains(['"', '\'']) {
+    if args.contains("...") {
         return None;
     }
     let first_end = top_comma(args).unwrap_or(args.len());
@@ -163,5 +167,6 @@ mod tests {
         assert_eq!(arg("A(int a) : m_(f<int>(a)) {}", "A"), Some("f<int>(a)"));
         assert_eq!(arg("A(int a) : m_(a < 1, 2 > a) {}", "A"), None);
         assert_eq!(arg("A(int a) : // c\n m_(a) {}", "A"), None);
+        assert_eq!(arg("A(std::string s = \")\") : m_(s) {}", "A"), None);
     }
 }

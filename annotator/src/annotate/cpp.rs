@@ -33,6 +33,7 @@ use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use super::cpp_plan::{tag_plans, Plans, TagPlan};
 use super::{fresh_name, Context, FileEdits, LangAnnotator};
 use crate::edits::Insertion;
 use crate::error::Result;
@@ -340,7 +341,7 @@ fn ctor_scope(scope: &str, name: &str, mid: u32) -> String {
     )
 }
 
-fn has_word(text: &str, w: &str) -> bool {
+pub(super) fn has_word(text: &str, w: &str) -> bool {
     let ident = |c: char| c.is_alphanumeric() || c == '_';
     text.match_indices(w).any(|(i, _)| {
         !text[..i].chars().next_back().is_some_and(ident)
@@ -508,29 +509,6 @@ pub struct ProjectText {
     plans: OnceLock<Plans>,
 }
 
-/// The identity member of a selected class with an intrusive ID.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TagPlan {
-    /// The root tag's member name (`this->NAME.oid` is the object's ID).
-    pub member: String,
-    /// `Some(name)`: the class derives from exactly one tagged selected class, so it gets a
-    /// `SubTag` member of this name (same object ID, Crt names the most-derived class).
-    pub sub: Option<String>,
-    /// No selected class derives from this one through a `SubTag`, nor joins it.
-    pub is_final: bool,
-    /// `Some`: a `JoinTag` (several tagged bases, or a virtual one): each base as written and
-    /// the tag member seen through it.
-    pub join: Option<Vec<super::cpp_join::JoinBase>>,
-}
-
-/// Identity plans of the tagged classes, and the tag member that non-intrusive classes
-/// inherit from exactly one tagged ancestor (their methods report that ID).
-#[derive(Debug, Default)]
-pub struct Plans {
-    pub tags: HashMap<u32, TagPlan>,
-    pub inherited: HashMap<u32, String>,
-}
-
 impl ProjectText {
     /// This run's project text, read on first use (runs never share it: `--verify` re-plans
     /// over withdrawn classes and rewritten files within one process).
@@ -552,7 +530,7 @@ impl ProjectText {
     }
 
     /// The class's declaration text (its lines in its file), if known.
-    fn class_text(&self, sc: &SafClass) -> Option<String> {
+    pub(super) fn class_text(&self, sc: &SafClass) -> Option<String> {
         let (_, text) = self.files.iter().find(|(p, _)| *p == sc.file)?;
         let [a, b] = sc.lines;
         let lines: Vec<&str> = text
@@ -607,7 +585,7 @@ impl ProjectText {
     }
 
     /// A non-intrusive CRTP base's derived-type parameter (see `cpp_join::crtp_param`).
-    fn crtp_param(&self, saf: &Saf, sc: &SafClass) -> Option<String> {
+    pub(super) fn crtp_param(&self, saf: &Saf, sc: &SafClass) -> Option<String> {
         if sc.type_params.is_empty() || !matches!(id_kind(saf, sc, self), IdKind::NonIntrusive(_)) {
             return None;
         }
@@ -651,199 +629,8 @@ pub fn id_kind(saf: &Saf, sc: &SafClass, project: &ProjectText) -> IdKind {
 }
 
 /// Whether `name` is a member (field or method) of `sc`.
-fn member_taken(sc: &SafClass, n: &str) -> bool {
+pub(super) fn member_taken(sc: &SafClass, n: &str) -> bool {
     sc.fields.iter().any(|f| f.name == n) || sc.methods.iter().any(|m| m.name == n)
-}
-
-/// Identity plans of every selected tagged class: one object = one ID and one Crt/Dst. A class
-/// derived (non-virtually) from exactly one selected tagged class shares its root's tag
-/// (`SubTag`); one with several tag-carrying bases, or a virtual one, unites them (`JoinTag`).
-fn tag_plans(saf: &Saf, project: &ProjectText) -> Plans {
-    let tagged = |c: &SafClass| {
-        c.selected
-            && c.annotatable
-            && c.lang == Lang::Cpp
-            && matches!(id_kind(saf, c, project), IdKind::Tag(_))
-    };
-    let carriers_of = |c: &SafClass| -> Vec<&SafClass> {
-        // Bases that carry a tag member, their own or an ancestor's (a non-intrusive base
-        // of a tagged class still inherits its tag).
-        c.supers
-            .iter()
-            .filter_map(|s| user_class(saf, &c.qname, s))
-            .filter(|b| b.id != c.id && carries_tag(saf, b, &tagged, 0))
-            .collect()
-    };
-    // The one tagged direct base, if exactly one (by class id); the joined bases otherwise.
-    let mut parent: HashMap<u32, u32> = HashMap::new();
-    let mut joins: HashMap<u32, Vec<(String, u32)>> = HashMap::new();
-    for c in saf.classes.iter().filter(|c| tagged(c)) {
-        let head = project
-            .class_text(c)
-            .map(|t| t.split('{').next().unwrap_or("").to_string())
-            .unwrap_or_default();
-        let carriers = carriers_of(c);
-        if carriers.is_empty() {
-            continue;
-        }
-        // Virtual bases: member offsets differ between objects, so no SubTag.
-        if carriers.len() == 1 && tagged(carriers[0]) && !has_word(&head, "virtual") {
-            parent.insert(c.id, carriers[0].id);
-            continue;
-        }
-        if let Some(j) = join_bases(c, &head, &carriers) {
-            joins.insert(c.id, j);
-        }
-    }
-    let by_id: HashMap<u32, &SafClass> = saf.classes.iter().map(|c| (c.id, c)).collect();
-    let mut plans: HashMap<u32, TagPlan> = HashMap::new();
-    // Roots and joining classes first (their own member names), then derived classes.
-    for c in saf.classes.iter().filter(|c| tagged(c)) {
-        if let IdKind::Tag(name) = id_kind(saf, c, project) {
-            let plan = TagPlan {
-                member: name,
-                sub: None,
-                is_final: true,
-                join: None,
-            };
-            plans.insert(c.id, plan);
-        }
-    }
-    let root_of = |mut id: u32| {
-        let mut seen = 0;
-        while let Some(p) = parent.get(&id) {
-            id = *p;
-            seen += 1;
-            if seen > 64 {
-                break; // a cycle would be a front-end mistake: stop
-            }
-        }
-        id
-    };
-    let mut final_false: Vec<u32> = Vec::new();
-    for (&child, &par) in &parent {
-        let root = root_of(child);
-        let Some(root_member) = plans.get(&root).map(|p| p.member.clone()) else {
-            continue;
-        };
-        let Some(sc) = by_id.get(&child) else {
-            continue;
-        };
-        if member_taken(sc, &root_member) {
-            continue; // its own member hides the root's: it keeps a root tag of its own
-        }
-        let sub = fresh_name("_rv_sub", |n| member_taken(sc, n));
-        if let Some(p) = plans.get_mut(&child) {
-            p.member = root_member;
-            p.sub = Some(sub);
-        }
-        final_false.push(par);
-    }
-    // The member seen through a class (its plan's, or for a non-intrusive class its one
-    // tag-carrying base's) and the tagged class whose tag or SubTag that is.
-    let seen = |id: u32, plans: &HashMap<u32, TagPlan>| {
-        let mut id = id;
-        for _ in 0..32 {
-            if let Some(p) = plans.get(&id) {
-                return Some((p.member.clone(), id));
-            }
-            let carriers = carriers_of(by_id.get(&id)?);
-            if carriers.len() != 1 {
-                return None;
-            }
-            id = carriers[0].id;
-        }
-        None
-    };
-    // Bases as (written, member, tagged owner), for the joins whose every base is understood.
-    let mut listed: HashMap<u32, Vec<(String, String, u32)>> = HashMap::new();
-    for (&id, bases) in &joins {
-        let l: Vec<(String, String, u32)> = bases
-            .iter()
-            .map_while(|(w, b)| seen(*b, &plans).map(|(m, owner)| (w.clone(), m, owner)))
-            .collect();
-        if l.len() == bases.len() {
-            final_false.extend(l.iter().map(|x| x.2));
-            listed.insert(id, l);
-        }
-    }
-    // Whether a tagged class has an `_rv_join`: its own, or its SubTag root's.
-    let has_join = |id: u32| listed.contains_key(&id) || listed.contains_key(&root_of(id));
-    for (id, l) in &listed {
-        let bases = l
-            .iter()
-            .map(|(name, member, owner)| super::cpp_join::JoinBase {
-                name: name.clone(),
-                member: member.clone(),
-                nested: has_join(*owner),
-            });
-        if let Some(p) = plans.get_mut(id) {
-            p.join = Some(bases.collect());
-        }
-    }
-    let mut inherited = HashMap::new();
-    for c in saf
-        .classes
-        .iter()
-        .filter(|c| c.selected && c.lang == Lang::Cpp)
-    {
-        if !plans.contains_key(&c.id) && !carriers_of(c).is_empty() {
-            if let Some((member, owner)) = seen(c.id, &plans) {
-                inherited.insert(c.id, member);
-                final_false.push(owner); // public, so the subclass reaches it
-            }
-        }
-    }
-    // A CRTP base reaches its derived class's tag: public.
-    for c in saf.classes.iter().filter(|c| plans.contains_key(&c.id)) {
-        let crtp = c.supers.iter().filter_map(|s| user_class(saf, &c.qname, s));
-        if crtp
-            .filter(|b| b.id != c.id)
-            .any(|b| project.crtp_param(saf, b).is_some())
-        {
-            final_false.push(c.id);
-        }
-    }
-    // A parent whose child kept its own tag is still final; only SubTag/JoinTag children count.
-    for par in final_false {
-        if let Some(p) = plans.get_mut(&par) {
-            p.is_final = false;
-        }
-    }
-    Plans {
-        tags: plans,
-        inherited,
-    }
-}
-
-/// The bases a joining class lists: each tag-carrying base as written in its head. `None` when
-/// one is not found there, the class has no usable name, or `_rv_join` is taken.
-fn join_bases(c: &SafClass, head: &str, carriers: &[&SafClass]) -> Option<Vec<(String, u32)>> {
-    let simple_ok =
-        !c.name.is_empty() && c.name.chars().all(|ch| ch.is_alphanumeric() || ch == '_');
-    if !simple_ok || member_taken(c, "_rv_join") {
-        return None;
-    }
-    let written = super::cpp_join::written_bases(head)?;
-    carriers
-        .iter()
-        .map(|b| {
-            let w = written.iter().find(|w| w.simple() == b.name)?;
-            Some((w.name.clone(), b.id))
-        })
-        .collect()
-}
-
-/// Whether objects of `c` hold a tag member: its own or one inherited from any ancestor.
-fn carries_tag(saf: &Saf, c: &SafClass, tagged: &dyn Fn(&SafClass) -> bool, depth: u32) -> bool {
-    if tagged(c) {
-        return true;
-    }
-    depth < 32
-        && c.supers
-            .iter()
-            .filter_map(|s| user_class(saf, &c.qname, s))
-            .any(|b| b.id != c.id && carries_tag(saf, b, tagged, depth + 1))
 }
 
 fn id_kind_uncached(saf: &Saf, sc: &SafClass, project: &ProjectText) -> IdKind {

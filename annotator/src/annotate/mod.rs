@@ -4,6 +4,7 @@
 pub mod cpp;
 mod cpp_ctor;
 mod cpp_join;
+mod cpp_plan;
 pub mod java;
 
 use std::any::Any;

@@ -1344,6 +1344,10 @@ public:
             if (t_[i]->oid < t_[c]->oid) c = i;
         std::uint64_t id = t_[c]->oid;
         bool on = detail::on();
+        // The class its Crt names now (kept when that Crt already left the buffer).
+        std::uint32_t now = 0;
+        for (unsigned i = 0; i < n_ && !now; ++i)
+            if (t_[i]->oid == id) now = t_[i]->cls;
         // Several tags may hold one ID already (a joined base's parts): merge it once.
         std::uint64_t done[kMax], apart[kMax];
         unsigned nd = 0, na = 0;
@@ -1360,8 +1364,7 @@ public:
             t.cls = 0;
         }
         me.oid = id;
-        me.cls = cls;
-        if (on) detail::crt_upgrade(cls, id, size, final);
+        me.cls = !on || detail::crt_upgrade(cls, id, size, final) || !now ? cls : now;
         return t_[c];
     }
 

@@ -46,6 +46,8 @@ int main() {
     std::cout << "fancy " << f.fancy() << " " << o.outer() << "\n";
     Combo cb;
     std::cout << "combo " << cb.combo() << "\n";
+    Split sp;
+    std::cout << "split " << sp.split() << "\n";
     Case cs;
     std::cout << "case " << cs.total() << "\n";
     Person p(std::string(40, 'x'));

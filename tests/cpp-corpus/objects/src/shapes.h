@@ -130,3 +130,23 @@ struct Combo : Other, Doc {
     Combo() {}
     int combo() { return other() + work(); }
 };
+
+// A first part whose constructor body logs more than a buffer (64 KiB) before the second part
+// exists: its creation has left the buffer, so the parts cannot be united; the trace must
+// still pair every creation with a destruction of the same class.
+struct Busy {
+    Busy() : n(0) {
+        for (int i = 0; i < 20000; ++i) tick();
+    }
+    void tick() { ++n; }
+    int n;
+};
+struct Late {
+    Late() : m(1) {}
+    int late() const { return m; }
+    int m;
+};
+struct Split : Busy, Late {
+    Split() {}
+    int split() { return n + late(); }
+};

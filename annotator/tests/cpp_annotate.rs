@@ -383,48 +383,31 @@ fn check_expectations(name: &str, o: &Outcome, expect: &str) {
                     w[1]
                 );
             }
-            "size" => {
-                // `size METHOD N`: every call of METHOD weighs N bytes (both modes).
-                let (m, n) = v.rsplit_once(' ').unwrap();
-                let n: u64 = n.parse().unwrap();
-                let ids = method_ids(t, m);
-                let sizes: Vec<u64> = t
-                    .events
-                    .iter()
-                    .filter_map(|(_, _, e)| match e {
-                        Ev::Start { mth, size, .. } if ids.contains(mth) => Some(*size),
-                        _ => None,
-                    })
-                    .collect();
-                assert!(
-                    !sizes.is_empty() && sizes.iter().all(|s| *s == n),
-                    "{name}: sizes of {m}: {sizes:?}, expected {n}"
-                );
-            }
-            "better-size" => {
-                // `better-size METHOD N`: in better mode every call of METHOD weighs N bytes.
-                if !t.header.contains("mode=better") {
-                    continue;
-                }
-                let (m, n) = v.rsplit_once(' ').unwrap();
-                let n: u64 = n.parse().unwrap();
-                let id = method_id(t, m);
-                let sizes: Vec<u64> = t
-                    .events
-                    .iter()
-                    .filter_map(|(_, _, e)| match e {
-                        Ev::Start { mth, size, .. } if *mth == id => Some(*size),
-                        _ => None,
-                    })
-                    .collect();
-                assert!(
-                    !sizes.is_empty() && sizes.iter().all(|s| *s == n),
-                    "{name}: sizes of {m}: {sizes:?}, expected {n}"
-                );
-            }
+            // `size METHOD N`: every call of METHOD weighs N bytes (`better-size`: in better
+            // mode only).
+            "size" => check_sizes(name, t, v),
+            "better-size" if t.header.contains("mode=better") => check_sizes(name, t, v),
+            "better-size" => {}
             _ => panic!("{name}: bad expect line {line}"),
         }
     }
+}
+
+/// Every call of the method named in `v` (`METHOD N`) weighs N bytes.
+fn check_sizes(name: &str, t: &Trace, v: &str) {
+    let (m, n) = v.rsplit_once(' ').unwrap();
+    let n: u64 = n.parse().unwrap();
+    let ids = method_ids(t, m);
+    let sizes: Vec<u64> = (t.events.iter())
+        .filter_map(|(_, _, e)| match e {
+            Ev::Start { mth, size, .. } if ids.contains(mth) => Some(*size),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        !sizes.is_empty() && sizes.iter().all(|s| *s == n),
+        "{name}: sizes of {m}: {sizes:?}, expected {n}"
+    );
 }
 
 /// Every method id of that name (overrides and overloads included).

@@ -667,8 +667,21 @@ struct Pending {
     std::uint64_t gen;
     std::uint32_t pos;  // offset of the class id (5 bytes); the size follows the oid
     std::uint32_t size_pos;
+    std::uint32_t idx;  // events before it in the buffer
 };
-enum { kPending = 8 };
+enum { kPending = 16 };
+
+// A constructor's start logged before its initialisers (`ctor_start`), when the object's ID
+// does not exist yet: the event's oid is a 5-byte placeholder that the constructor body's
+// `CtorScope` fills in (`ctor_bind`).
+struct CtorPending {
+    const volatile void* self;
+    std::uint32_t mid;
+    std::uint32_t pos;  // offset of the placeholder oid
+    ThreadBuf* buf;
+    std::uint64_t gen;
+};
+enum { kCtorPending = 16 };
 
 // Trivially constructible and destructible: no guard, no registration on the hot path.
 struct ThreadState {
@@ -677,6 +690,8 @@ struct ThreadState {
     bool dead;
     unsigned pending_next;
     Pending pending[kPending];
+    unsigned ctor_top;
+    CtorPending ctor[kCtorPending];
 };
 REVY_HOT ThreadState& tls() {
     static thread_local ThreadState s;
@@ -1059,6 +1074,7 @@ inline void crt_patchable(std::uint32_t cls, std::uint64_t oid, std::uint64_t si
     e.gen = buf->gen;
     e.pos = len + 1;
     e.size_pos = size_pos;
+    e.idx = count;
     commit(buf, len, count, n);
 }
 
@@ -1077,6 +1093,172 @@ inline bool crt_upgrade(std::uint32_t cls, std::uint64_t oid, std::uint64_t size
         }
         if (final || !ok) e.buf = nullptr;
         return ok;
+    }
+    return false;
+}
+
+// ---- merging two parts of one object (multiple and virtual inheritance) ---------------------
+
+inline std::size_t get_v(const std::uint8_t* p, std::uint64_t& v) {
+    std::size_t n = 0;
+    unsigned shift = 0;
+    v = 0;
+    for (;;) {
+        std::uint8_t b = p[n++];
+        if (shift < 64) v |= static_cast<std::uint64_t>(b & 0x7f) << shift;
+        shift += 7;
+        if (!(b & 0x80)) return n;
+    }
+}
+// `v` in exactly `w` bytes (a padded varint, read back as the same value): rewrites in place.
+inline void put_vw(std::uint8_t* p, std::uint64_t v, std::size_t w) {
+    for (std::size_t i = 0; i + 1 < w; ++i) {
+        p[i] = static_cast<std::uint8_t>((v & 0x7f) | 0x80);
+        v >>= 7;
+    }
+    p[w - 1] = static_cast<std::uint8_t>(v & 0x7f);
+}
+inline std::int64_t unzig(std::uint64_t z) {
+    return static_cast<std::int64_t>(z >> 1) ^ -static_cast<std::int64_t>(z & 1);
+}
+
+// Where an encoded event keeps its oid (always the second field) and its time delta (last).
+struct EvLayout {
+    std::uint32_t oid_at, oid_w, delta_at, len;
+    std::uint64_t oid;
+};
+inline EvLayout ev_layout(const std::uint8_t* p) {
+    EvLayout e;
+    std::uint64_t v;
+    std::size_t n = 1;
+    n += get_v(p + n, v);
+    e.oid_at = static_cast<std::uint32_t>(n);
+    e.oid_w = static_cast<std::uint32_t>(get_v(p + n, e.oid));
+    n += e.oid_w;
+    if (p[0] == kCrt || p[0] == kStart) n += get_v(p + n, v);
+    e.delta_at = static_cast<std::uint32_t>(n);
+    n += get_v(p + n, v);
+    e.len = static_cast<std::uint32_t>(n);
+    return e;
+}
+
+inline Pending* pending_of(ThreadState& ts, std::uint64_t oid) {
+    for (unsigned i = 0; i < kPending; ++i)
+        if (ts.pending[i].buf && ts.pending[i].oid == oid) return &ts.pending[i];
+    return nullptr;
+}
+inline bool in_buffer(const ThreadState& ts, const Pending* e) {
+    return e && e->buf == ts.buf && e->gen == e->buf->gen;
+}
+
+// Removes the event at `drop` (its delta goes to the next one); returns the new length and
+// moves the pending records behind it.
+inline std::uint32_t drop_event(ThreadState& ts, ThreadBuf* b, std::uint32_t drop, std::uint32_t len) {
+    std::uint8_t* d = b->data;
+    EvLayout ev = ev_layout(d + drop);
+    std::uint64_t z;
+    get_v(d + drop + ev.delta_at, z);
+    std::int64_t dd = unzig(z);
+    std::uint32_t next = drop + ev.len, next_end = next, grown = 0, out = drop;
+    if (next < len) {
+        EvLayout nx = ev_layout(d + next);
+        get_v(d + next + nx.delta_at, z);
+        std::uint8_t tmp[kMaxEvent + 16];
+        std::memcpy(tmp, d + next, nx.delta_at);
+        std::size_t tn = nx.delta_at + put_z(tmp + nx.delta_at, unzig(z) + dd);
+        next_end = next + nx.len;
+        std::memcpy(d + drop, tmp, tn);  // tn <= ev.len + nx.len: a Crt is >= 13 bytes
+        out = drop + static_cast<std::uint32_t>(tn);
+        std::memmove(d + out, d + next_end, len - next_end);
+        grown = static_cast<std::uint32_t>(tn) - nx.len;
+    } else {
+        b->last -= static_cast<std::uint64_t>(dd);  // the last event is now the one before
+    }
+    std::uint32_t cut = ev.len;
+    struct Move {
+        std::uint32_t drop, next_end, cut, grown;
+        std::uint32_t operator()(std::uint32_t p) const {
+            return p < drop ? p : p < next_end ? p - cut : p - cut + grown;
+        }
+    } moved = {drop, next_end, cut, grown};
+    for (unsigned i = 0; i < kPending; ++i) {
+        Pending& e = ts.pending[i];
+        if (!in_buffer(ts, &e) || e.pos < drop) continue;
+        e.pos = moved(e.pos);
+        e.size_pos = moved(e.size_pos);
+        e.idx--;
+    }
+    for (unsigned i = 0; i < ts.ctor_top && i < kCtorPending; ++i) {
+        CtorPending& c = ts.ctor[i];
+        if (c.buf == b && c.gen == b->gen && c.pos > drop) c.pos = moved(c.pos);
+    }
+    return len - cut + grown;
+}
+
+// Object `from` is a part of object `into` (a derived class's JoinTag found both among its
+// bases): `from`'s Crt leaves this thread's buffer and every event logged since `into`'s Crt
+// names `into` instead of `from`. Both Crts must still be in the buffer (else false: the parts
+// keep their IDs). Only shrinks the buffer; a flusher at exit sees the events before `into`'s
+// Crt while this runs.
+inline bool crt_merge(std::uint64_t from, std::uint64_t into) {
+    ThreadState& ts = tls();
+    Pending* ef = pending_of(ts, from);
+    Pending* ei = pending_of(ts, into);
+    if (!in_buffer(ts, ef) || !in_buffer(ts, ei) || ei->pos >= ef->pos) return false;
+    ThreadBuf* b = ts.buf;
+    std::uint64_t st = b->state.load(std::memory_order_relaxed);
+    std::uint32_t len = static_cast<std::uint32_t>(st & 0xffffffffu);
+    std::uint32_t count = static_cast<std::uint32_t>(st >> 32);
+    std::uint32_t scan = ei->pos - 1, drop = ef->pos - 1;
+    b->state.store((static_cast<std::uint64_t>(ei->idx) << 32) | scan, std::memory_order_release);
+    for (std::uint32_t p = scan; p < len;) {
+        EvLayout e = ev_layout(b->data + p);
+        if (e.oid == from) put_vw(b->data + p + e.oid_at, into, e.oid_w);  // into < from
+        p += e.len;
+    }
+    ef->buf = nullptr;
+    len = drop_event(ts, b, drop, len);
+    b->state.store((static_cast<std::uint64_t>(count - 1) << 32) | len, std::memory_order_release);
+    return true;
+}
+
+// ---- constructors: start before the initialisers ------------------------------------------
+
+inline void ctor_start_slow(std::uint32_t mid, std::uint64_t size, const volatile void* self) {
+    ThreadState& ts = tls();
+    if (ts.ctor_top >= kCtorPending) return;  // too deep: the body's CtorScope logs the start
+    std::uint32_t len = 0, count = 0;
+    ThreadBuf* buf = reserve(ts, len, count);
+    if (!buf) return;
+    define_method(mid);
+    std::uint8_t* p = buf->data + len;
+    std::size_t n = 0;
+    p[n++] = kStart;
+    n += put_v(p + n, mid);
+    CtorPending& c = ts.ctor[ts.ctor_top++];
+    c.self = self;
+    c.mid = mid;
+    c.pos = len + static_cast<std::uint32_t>(n);
+    c.buf = buf;
+    c.gen = buf->gen;
+    put_v5(p + n, 0);
+    n += 5;
+    n += put_v(p + n, size);
+    commit(buf, len, count, n);
+}
+
+// The body of constructor `mid` of `self` begins: fills in the ID of the start logged before
+// its initialisers. False when there is none (the caller logs the start now); `oid` becomes 0
+// when that start already left the buffer with its placeholder (the end then matches it).
+inline bool ctor_bind(std::uint32_t mid, const volatile void* self, std::uint64_t& oid) {
+    ThreadState& ts = tls();
+    for (unsigned i = ts.ctor_top; i-- > 0;) {
+        CtorPending& c = ts.ctor[i];
+        if (c.self != self || c.mid != mid) continue;
+        if (c.buf == ts.buf && c.gen == c.buf->gen) put_v5(c.buf->data + c.pos, oid);
+        else oid = 0;
+        ts.ctor_top = i;  // also forgets starts above it left by an exception
+        return true;
     }
     return false;
 }
@@ -1124,8 +1306,30 @@ private:
     std::uint64_t oid_;
 };
 
+// Constructors: the start is logged before the member initialisers (the call is put in the
+// first initialiser's argument, so arguments are measured before they are moved), with the
+// object's ID filled in by `CtorScope` at the top of the body, once the ID exists.
+REVY_HOT void ctor_start(std::uint32_t mid, std::uint64_t size, const volatile void* self) noexcept {
+    if (!detail::on()) return;
+    detail::ctor_start_slow(mid, size, self);
+}
+class CtorScope {
+public:
+    CtorScope(std::uint32_t mid, const volatile void* self, std::uint64_t oid) noexcept
+        : mid_(mid), oid_(oid) {
+        if (detail::on() && !detail::ctor_bind(mid, self, oid_)) log_start(mid, oid, 0);
+    }
+    ~CtorScope() { log_end(mid_, oid_); }
+
+private:
+    CtorScope(const CtorScope&);
+    CtorScope& operator=(const CtorScope&);
+    std::uint32_t mid_;
+    std::uint64_t oid_;
+};
+
 // The common part of a root tag whose class has selected subclasses: the most-derived
-// selected class, for the destruction log.
+// selected class, for the destruction log (0: another part of the object logs it).
 struct TagCore {
     std::uint64_t oid;
     std::uint32_t cls;
@@ -1170,7 +1374,9 @@ struct Tag<Cls, Size, false> : TagCore {
     Tag(Tag&&) noexcept { start(); }
     Tag& operator=(const Tag&) noexcept { return *this; }
     Tag& operator=(Tag&&) noexcept { return *this; }
-    ~Tag() { log_dst(cls, oid); }
+    ~Tag() {
+        if (cls) log_dst(cls, oid);
+    }
 };
 
 // The member a selected class derived from a selected class gets instead of its own tag:
@@ -1192,6 +1398,92 @@ struct SubTag {
     SubTag(SubTag&& o) noexcept : off(o.off) { upgrade(); }
     SubTag& operator=(const SubTag&) noexcept { return *this; }
     SubTag& operator=(SubTag&&) noexcept { return *this; }
+};
+
+// The bases' tags a JoinTag unites: the owner class's generated `_rv_join` lists them.
+class Joiner {
+public:
+    Joiner() : n_(0) {}
+    void operator()(TagCore& t) {
+        if (n_ < kMax) t_[n_++] = &t;
+    }
+    // One ID for all: the first-constructed part's (smallest oid; it is destroyed last, so it
+    // logs the Dst, see ~JoinTag); the others' Crts are taken back. Returns that part.
+    TagCore* unite(TagCore& me, std::uint32_t cls, std::uint64_t size, bool final) {
+        if (n_ == 0) {
+            me.oid = detail::tag_new(cls, size, !final);
+            me.cls = cls;
+            return nullptr;
+        }
+        unsigned c = 0;
+        for (unsigned i = 1; i < n_; ++i)
+            if (t_[i]->oid < t_[c]->oid) c = i;
+        std::uint64_t id = t_[c]->oid;
+        bool on = detail::on();
+        // The class its Crt names now (kept when that Crt already left the buffer).
+        std::uint32_t now = 0;
+        for (unsigned i = 0; i < n_ && !now; ++i)
+            if (t_[i]->oid == id) now = t_[i]->cls;
+        // Several tags may hold one ID already (a joined base's parts): merge it once.
+        std::uint64_t done[kMax], apart[kMax];
+        unsigned nd = 0, na = 0;
+        for (unsigned i = 0; i < n_; ++i) {
+            TagCore& t = *t_[i];
+            if (t.oid != id && on && !seen(done, nd, t.oid)) {
+                if (seen(apart, na, t.oid) || !detail::crt_merge(t.oid, id)) {
+                    apart[na++] = t.oid;
+                    continue;  // its Crt already left the buffer: that part keeps its ID
+                }
+                done[nd++] = t.oid;
+            }
+            t.oid = id;
+            t.cls = 0;
+        }
+        me.oid = id;
+        me.cls = !on || detail::crt_upgrade(cls, id, size, final) || !now ? cls : now;
+        return t_[c];
+    }
+
+private:
+    enum { kMax = 16 };
+    static bool seen(const std::uint64_t* ids, unsigned n, std::uint64_t oid) {
+        for (unsigned i = 0; i < n; ++i)
+            if (ids[i] == oid) return true;
+        return false;
+    }
+    TagCore* t_[kMax];
+    unsigned n_;
+};
+
+// The identity member of a class with several tagged bases, or a virtual one: constructed
+// after them, it unites their IDs into one (`Joiner::unite`: the other parts' creations are
+// taken back from the thread's buffer) and makes the object's Crt name `Cls`. Its name hides
+// the bases' tags, so the class's methods and subclasses see one ID. `Owner::_rv_join`
+// (generated) lists the bases' tags; copies find the new object's through the owner.
+template <class Owner, std::uint32_t Cls, std::uint64_t Size, bool Final = true>
+struct JoinTag : TagCore {
+    std::ptrdiff_t owner_off;  // from this member to its owner (fixed for Owner)
+    std::ptrdiff_t canon_off;  // to the part destroyed last, which logs the Dst (0: none)
+    void join() {
+        char* self = reinterpret_cast<char*>(this);
+        Joiner j;
+        reinterpret_cast<Owner*>(self + owner_off)->_rv_join(j);
+        TagCore* c = j.unite(*this, Cls, Size, Final);
+        canon_off = c ? reinterpret_cast<char*>(c) - self : 0;
+    }
+    explicit JoinTag(Owner* o) noexcept
+        : owner_off(reinterpret_cast<char*>(o) - reinterpret_cast<char*>(this)), canon_off(0) {
+        join();
+    }
+    JoinTag(const JoinTag& o) noexcept : owner_off(o.owner_off), canon_off(0) { join(); }
+    JoinTag(JoinTag&& o) noexcept : owner_off(o.owner_off), canon_off(0) { join(); }
+    JoinTag& operator=(const JoinTag&) noexcept { return *this; }
+    JoinTag& operator=(JoinTag&&) noexcept { return *this; }
+    ~JoinTag() {
+        if (!cls) return;
+        if (canon_off) reinterpret_cast<TagCore*>(reinterpret_cast<char*>(this) + canon_off)->cls = cls;
+        else log_dst(cls, oid);
+    }
 };
 
 // Non-intrusive object IDs (aggregates, unions, layout-sensitive classes): a map keyed by
@@ -1222,6 +1514,25 @@ inline std::uint64_t nid_new(const volatile void* self, std::uint32_t cls, std::
     log_crt(cls, oid, size);
     return oid;
 }
+// A CRTP base's methods: the ID of the derived object `D` they belong to when `D` carries a
+// tag (and derives from the base), else the base's own non-intrusive ID.
+namespace detail {
+template <class D, class B>
+auto crtp_tag(const B* self, int) noexcept
+    -> decltype(static_cast<std::uint64_t>(static_cast<const D*>(self)->_rv_tag.oid)) {
+    return static_cast<const D*>(self)->_rv_tag.oid;
+}
+template <class D, class B>
+std::uint64_t crtp_tag(const B*, long) noexcept {
+    return 0;
+}
+}  // namespace detail
+template <class D, class B>
+std::uint64_t crtp_oid(const B* self, std::uint32_t cls, std::uint64_t size) noexcept {
+    std::uint64_t oid = detail::crtp_tag<D>(self, 0);
+    return oid ? oid : nid(self, cls, size);
+}
+
 class NidEnd {
 public:
     NidEnd(const volatile void* self, std::uint32_t cls, std::uint64_t size) noexcept

@@ -344,7 +344,9 @@ fn cpp_corpus_in_both_modes() {
 
 /// `expect.txt` lines: `skipped SUBSTRING`, `note SUBSTRING`, `traced METHOD`,
 /// `threads N` (at least N threads traced), `created CLASS N` (exactly N creations),
-/// `better-size METHOD N` (better mode: every call's message size).
+/// `better-size METHOD N` (better mode: every call's message size), `size METHOD N` (both
+/// modes), `one-id CLASS METHOD…` (see [`check_one_id`]), `ctor-covers A B R` (A's time ≥
+/// R × B's).
 fn check_expectations(name: &str, o: &Outcome, expect: &str) {
     let t = &o.trace;
     for line in expect
@@ -386,28 +388,105 @@ fn check_expectations(name: &str, o: &Outcome, expect: &str) {
                     .count();
                 assert_eq!(got, n, "{name}: creations of {c}");
             }
-            "better-size" => {
-                // `better-size METHOD N`: in better mode every call of METHOD weighs N bytes.
-                if !t.header.contains("mode=better") {
-                    continue;
-                }
-                let (m, n) = v.rsplit_once(' ').unwrap();
-                let n: u64 = n.parse().unwrap();
-                let id = method_id(t, m);
-                let sizes: Vec<u64> = t
-                    .events
-                    .iter()
-                    .filter_map(|(_, _, e)| match e {
-                        Ev::Start { mth, size, .. } if *mth == id => Some(*size),
-                        _ => None,
-                    })
-                    .collect();
+            "one-id" => check_one_id(name, t, v),
+            "ctor-covers" => {
+                // `ctor-covers A B R`: method A's fastest call takes at least R × method B's
+                // fastest (the minimum: the machine may be busy during any one call).
+                let w: Vec<&str> = v.split_whitespace().collect();
+                let (a, b) = (durations(t, w[0]), durations(t, w[1]));
+                let r: f64 = w[2].parse().unwrap();
+                let min = |d: &[u64]| d.iter().copied().min().unwrap_or(0);
+                let (sa, sb) = (min(&a), min(&b));
                 assert!(
-                    !sizes.is_empty() && sizes.iter().all(|s| *s == n),
-                    "{name}: sizes of {m}: {sizes:?}, expected {n}"
+                    !a.is_empty() && !b.is_empty() && sa as f64 >= r * sb as f64,
+                    "{name}: {} took {sa} ns, {} {sb} ns ({a:?} vs {b:?})",
+                    w[0],
+                    w[1]
                 );
             }
+            // `size METHOD N`: every call of METHOD weighs N bytes (`better-size`: in better
+            // mode only).
+            "size" => check_sizes(name, t, v),
+            "better-size" if t.header.contains("mode=better") => check_sizes(name, t, v),
+            "better-size" => {}
             _ => panic!("{name}: bad expect line {line}"),
+        }
+    }
+}
+
+/// Every call of the method named in `v` (`METHOD N`) weighs N bytes.
+fn check_sizes(name: &str, t: &Trace, v: &str) {
+    let (m, n) = v.rsplit_once(' ').unwrap();
+    let n: u64 = n.parse().unwrap();
+    let ids = method_ids(t, m);
+    let sizes: Vec<u64> = (t.events.iter())
+        .filter_map(|(_, _, e)| match e {
+            Ev::Start { mth, size, .. } if ids.contains(mth) => Some(*size),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        !sizes.is_empty() && sizes.iter().all(|s| *s == n),
+        "{name}: sizes of {m}: {sizes:?}, expected {n}"
+    );
+}
+
+/// Every method id of that name (overrides and overloads included).
+fn method_ids(t: &Trace, name: &str) -> Vec<u64> {
+    let ids: Vec<u64> = (t.methods.iter())
+        .filter(|(_, (_, n, _))| n == name)
+        .map(|(id, _)| *id)
+        .collect();
+    assert!(!ids.is_empty(), "method {name} not in trace");
+    ids
+}
+
+/// Durations of the calls of method `name` (start to matching end, per thread).
+fn durations(t: &Trace, name: &str) -> Vec<u64> {
+    let ids = method_ids(t, name);
+    let mut open: HashMap<u64, Vec<(u64, u64)>> = HashMap::new();
+    let mut out = Vec::new();
+    for (tid, time, e) in &t.events {
+        match e {
+            Ev::Start { mth, .. } => open.entry(*tid).or_default().push((*mth, *time)),
+            Ev::End { mth, .. } => {
+                let (m, t0) = open.get_mut(tid).and_then(|s| s.pop()).unwrap();
+                assert_eq!(m, *mth);
+                if ids.contains(mth) {
+                    out.push(time - t0);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// `one-id CLASS METHOD…`: every object created as CLASS (one Crt each) is the receiver of
+/// every listed method, whichever of its parts (bases) declares it: one object, one ID.
+fn check_one_id(name: &str, t: &Trace, v: &str) {
+    let mut w = v.split_whitespace();
+    let class = w.next().unwrap();
+    let oids: Vec<u64> = (t.events.iter())
+        .filter_map(|(_, _, e)| match e {
+            Ev::Crt { cls, oid, .. } if t.classes[cls] == class => Some(*oid),
+            _ => None,
+        })
+        .collect();
+    assert!(!oids.is_empty(), "{name}: no {class} created");
+    for m in w {
+        let ids = method_ids(t, m);
+        let receivers: std::collections::HashSet<u64> = (t.events.iter())
+            .filter_map(|(_, _, e)| match e {
+                Ev::Start { mth, oid, .. } if ids.contains(mth) => Some(*oid),
+                _ => None,
+            })
+            .collect();
+        for oid in &oids {
+            assert!(
+                receivers.contains(oid),
+                "{name}: {m} never ran on the {class} object {oid}; its receivers: {receivers:?}"
+            );
         }
     }
 }

@@ -11,11 +11,15 @@
 //!   after every base and member (creation log) and destroyed right after the destructor body
 //!   (destruction log); copies/moves get a new ID, assignment keeps it. A class derived from
 //!   exactly one selected tagged class gets ` public: ::revy::SubTag<…> _rv_sub{&this->_rv_tag}; `
-//!   instead (one object = one ID; see [`TagPlan`]), and the root's tag is `public:` and
-//!   `Tag<…, false>`. Better mode adds ` public: unsigned long long _rv_rsize() const {…} `
-//!   to classes with standard-container fields ([`runtime_size_fn`]);
+//!   instead, one with several tag-carrying bases or a virtual one a `JoinTag` and its
+//!   `_rv_join` (one object = one ID and one Crt; see [`TagPlan`], `cpp_join.rs`), and the
+//!   root's tag is `public:` and `Tag<…, false>`. Better mode adds
+//!   ` public: unsigned long long _rv_rsize() const {…} ` to classes with standard-container
+//!   fields ([`runtime_size_fn`]);
 //! - right after each selected method body's `{`:
-//!   ` ::revy::Scope _rv_s(METHOD_ID, OID, SIZE); ` whose destructor logs the end on every exit.
+//!   ` ::revy::Scope _rv_s(METHOD_ID, OID, SIZE); ` whose destructor logs the end on every exit;
+//!   constructors log their start in their first initialiser instead and open the body with
+//!   ` ::revy::CtorScope _rv_s(METHOD_ID, this, OID); ` (`cpp_ctor.rs`).
 //!   OID is `this->_rv_tag.oid`, `0` for static member functions, or a non-intrusive
 //!   `::revy::nid(this, CLASS_ID, STATIC_SIZE)` (address map) for aggregates, unions and
 //!   layout-sensitive classes; constructors of those use `nid_new`, destructors add a
@@ -29,6 +33,7 @@ use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use super::cpp_plan::{tag_plans, Plans, TagPlan};
 use super::{fresh_name, Context, FileEdits, LangAnnotator};
 use crate::edits::Insertion;
 use crate::error::Result;
@@ -99,6 +104,16 @@ impl LangAnnotator for CppAnnotator {
                     };
                     let fin = if plan.is_final { "" } else { ", false" };
                     let text = match &plan.sub {
+                        None if plan.join.is_some() => {
+                            let bases = plan.join.as_deref().unwrap_or_default();
+                            format!(
+                                "{} public: ::revy::JoinTag<{}, {}, {size}{fin}> {}{{this}}; ",
+                                super::cpp_join::join_fn(bases),
+                                c.name,
+                                sc.id,
+                                plan.member
+                            )
+                        }
                         None if plan.is_final => {
                             format!(" ::revy::Tag<{}, {size}> {}; ", sc.id, plan.member)
                         }
@@ -232,12 +247,34 @@ fn annotate_method(
     } else {
         IdKind::NonIntrusive("class not selected".into())
     };
+    // A non-intrusive class below a tagged one reports the ID of the object it is part of.
+    let inherited = match &kind {
+        IdKind::NonIntrusive(_) if sc.selected => project.inherited_tag(cx.saf, sc),
+        _ => None,
+    };
+    // A CRTP base's methods (not its constructors and destructor, which run while the derived
+    // part does not exist) report the derived object's ID.
+    let crtp = match m.kind {
+        MethodKind::Constructor | MethodKind::Destructor => None,
+        _ if inherited.is_none() && sc.selected => project.crtp_param(cx.saf, sc),
+        _ => None,
+    };
     let cls = sc.id;
     let ssize = sc.static_size.max(1);
     let text = if is_static {
         format!(" ::revy::Scope {scope_name}({}, 0, {size}); ", sm.id)
     } else {
         match (&kind, m.kind) {
+            _ if crtp.is_some() => format!(
+                " ::revy::Scope {scope_name}({}, ::revy::crtp_oid<{}>(this, {cls}, {ssize}), {size}); ",
+                sm.id,
+                crtp.as_deref().unwrap_or_default()
+            ),
+            _ if inherited.is_some() => format!(
+                " ::revy::Scope {scope_name}({}, this->{}.oid, {size}); ",
+                sm.id,
+                inherited.as_deref().unwrap_or_default()
+            ),
             (IdKind::Tag(_), _) => format!(
                 " ::revy::Scope {scope_name}({}, this->{}.oid, {size}); ",
                 sm.id,
@@ -260,12 +297,55 @@ fn annotate_method(
             ),
         }
     };
+    // Constructors log their start before the initialisers where one can take the call.
+    let early = (m.kind == MethodKind::Constructor && !is_static)
+        .then(|| super::cpp_ctor::first_init_arg(src, m.span.start, body.start, &m.name))
+        .flatten();
+    let text = match early {
+        Some((a, b)) => {
+            let start = format!("((void)::revy::ctor_start({}, {size}, this), ", sm.id);
+            fe.insertions.push(Insertion::new(a, start));
+            fe.insertions.push(Insertion::new(b, ")"));
+            ctor_scope(&text, &scope_name, sm.id)
+        }
+        None => text,
+    };
     fe.insertions
         .push(Insertion::new(m.entry.unwrap_or(body.start + 1), text));
     fe.methods += 1;
 }
 
-fn has_word(text: &str, w: &str) -> bool {
+/// ` ::revy::Scope NAME(MID, OID, SIZE); ` → ` ::revy::CtorScope NAME(MID, this, OID); `: the
+/// start was logged before the initialisers, the body fills in the ID and logs the end.
+fn ctor_scope(scope: &str, name: &str, mid: u32) -> String {
+    let head = format!("::revy::Scope {name}({mid}, ");
+    let Some(at) = scope.find(&head) else {
+        return scope.to_string();
+    };
+    let args = &scope[at + head.len()..];
+    // The OID is everything up to the last top-level `, SIZE);`.
+    let mut depth = 0i32;
+    let mut last_comma = None;
+    for (i, c) in args.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' if depth == 0 => break,
+            ')' => depth -= 1,
+            ',' if depth == 0 => last_comma = Some(i),
+            _ => {}
+        }
+    }
+    let Some(comma) = last_comma else {
+        return scope.to_string();
+    };
+    format!(
+        "{}::revy::CtorScope {name}({mid}, this, {}); ",
+        &scope[..at],
+        &args[..comma]
+    )
+}
+
+pub(super) fn has_word(text: &str, w: &str) -> bool {
     let ident = |c: char| c.is_alphanumeric() || c == '_';
     text.match_indices(w).any(|(i, _)| {
         !text[..i].chars().next_back().is_some_and(ident)
@@ -430,19 +510,7 @@ pub struct ProjectText {
     /// `id_kind` per class id (it scans the whole project's text).
     kinds: Mutex<HashMap<u32, IdKind>>,
     /// How each tagged class gets its identity member, by class id.
-    plans: OnceLock<HashMap<u32, TagPlan>>,
-}
-
-/// The identity member of a selected class with an intrusive ID.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TagPlan {
-    /// The root tag's member name (`this->NAME.oid` is the object's ID).
-    pub member: String,
-    /// `Some(name)`: the class derives from exactly one tagged selected class, so it gets a
-    /// `SubTag` member of this name (same object ID, Crt names the most-derived class).
-    pub sub: Option<String>,
-    /// No selected class derives from this one through a `SubTag`.
-    pub is_final: bool,
+    plans: OnceLock<Plans>,
 }
 
 impl ProjectText {
@@ -466,7 +534,7 @@ impl ProjectText {
     }
 
     /// The class's declaration text (its lines in its file), if known.
-    fn class_text(&self, sc: &SafClass) -> Option<String> {
+    pub(super) fn class_text(&self, sc: &SafClass) -> Option<String> {
         let (_, text) = self.files.iter().find(|(p, _)| *p == sc.file)?;
         let [a, b] = sc.lines;
         let lines: Vec<&str> = text
@@ -480,17 +548,16 @@ impl ProjectText {
     /// Whether a class without user constructors may be brace-initialised as an aggregate:
     /// no virtual functions and no private/protected section (a `class` needs a `public:`).
     fn looks_aggregate(&self, sc: &SafClass) -> bool {
-        if sc
-            .methods
-            .iter()
-            .any(|m| m.has_modifier("virtual") || m.is_abstract)
-        {
+        if sc.methods.iter().any(is_virtual) {
             return false;
         }
         let Some(text) = self.class_text(sc) else {
             return sc.kind == ClassKind::Struct;
         };
         let restricted = has_label(&text, "private") || has_label(&text, "protected");
+        if has_word(text.split('{').next().unwrap_or(""), "virtual") {
+            return false; // a virtual base: never an aggregate
+        }
         match sc.kind {
             ClassKind::Struct => !restricted,
             _ => has_label(&text, "public") && !restricted,
@@ -510,14 +577,39 @@ impl ProjectText {
     pub fn tag_plan(&self, saf: &Saf, sc: &SafClass) -> TagPlan {
         self.plans
             .get_or_init(|| tag_plans(saf, self))
+            .tags
             .get(&sc.id)
             .cloned()
             .unwrap_or_else(|| TagPlan {
                 member: "_rv_tag".into(),
                 sub: None,
                 is_final: true,
+                join: None,
             })
     }
+
+    /// A non-intrusive CRTP base's derived-type parameter (see `cpp_join::crtp_param`).
+    pub(super) fn crtp_param(&self, saf: &Saf, sc: &SafClass) -> Option<String> {
+        if sc.type_params.is_empty() || !matches!(id_kind(saf, sc, self), IdKind::NonIntrusive(_)) {
+            return None;
+        }
+        super::cpp_join::crtp_param(&sc.type_params, &self.class_text(sc)?)
+    }
+
+    /// The tag member a non-intrusive class inherits from its one tagged ancestor, if any.
+    pub fn inherited_tag(&self, saf: &Saf, sc: &SafClass) -> Option<String> {
+        let plans = self.plans.get_or_init(|| tag_plans(saf, self));
+        plans.inherited.get(&sc.id).cloned()
+    }
+}
+
+/// A virtual member function: declared `virtual`, pure, or overriding one (`override`,
+/// `final`), so its class is polymorphic (never an aggregate, never trivial).
+fn is_virtual(m: &SafMethod) -> bool {
+    m.is_abstract
+        || ["virtual", "override", "final"]
+            .iter()
+            .any(|k| m.has_modifier(k))
 }
 
 /// Decides how objects of `sc` are identified. Depends only on the SAF and the project's
@@ -541,105 +633,8 @@ pub fn id_kind(saf: &Saf, sc: &SafClass, project: &ProjectText) -> IdKind {
 }
 
 /// Whether `name` is a member (field or method) of `sc`.
-fn member_taken(sc: &SafClass, n: &str) -> bool {
+pub(super) fn member_taken(sc: &SafClass, n: &str) -> bool {
     sc.fields.iter().any(|f| f.name == n) || sc.methods.iter().any(|m| m.name == n)
-}
-
-/// Identity plans of every selected tagged class. A class derived (non-virtually) from exactly
-/// one selected tagged class shares its root's tag: one object = one ID and one Crt/Dst.
-fn tag_plans(saf: &Saf, project: &ProjectText) -> HashMap<u32, TagPlan> {
-    let tagged = |c: &SafClass| {
-        c.selected
-            && c.annotatable
-            && c.lang == Lang::Cpp
-            && matches!(id_kind(saf, c, project), IdKind::Tag(_))
-    };
-    // The one tagged direct base, if exactly one (by class id).
-    let mut parent: HashMap<u32, u32> = HashMap::new();
-    for c in saf.classes.iter().filter(|c| tagged(c)) {
-        let head = project
-            .class_text(c)
-            .map(|t| t.split('{').next().unwrap_or("").to_string())
-            .unwrap_or_default();
-        if has_word(&head, "virtual") {
-            continue; // virtual bases: member offsets differ between objects
-        }
-        // Bases that carry a tag member, their own or an ancestor's (a non-intrusive base
-        // of a tagged class still inherits its tag): with two, `this->_rv_tag` is ambiguous.
-        let carriers: Vec<&SafClass> = c
-            .supers
-            .iter()
-            .filter_map(|s| user_class(saf, &c.qname, s))
-            .filter(|b| b.id != c.id && carries_tag(saf, b, &tagged, 0))
-            .collect();
-        if carriers.len() == 1 && tagged(carriers[0]) {
-            parent.insert(c.id, carriers[0].id);
-        }
-    }
-    let by_id: HashMap<u32, &SafClass> = saf.classes.iter().map(|c| (c.id, c)).collect();
-    let mut plans: HashMap<u32, TagPlan> = HashMap::new();
-    // Roots first (their member names), then derived classes by walking up.
-    for c in saf.classes.iter().filter(|c| tagged(c)) {
-        if let IdKind::Tag(name) = id_kind(saf, c, project) {
-            plans.insert(
-                c.id,
-                TagPlan {
-                    member: name,
-                    sub: None,
-                    is_final: true,
-                },
-            );
-        }
-    }
-    let root_of = |mut id: u32| {
-        let mut seen = 0;
-        while let Some(p) = parent.get(&id) {
-            id = *p;
-            seen += 1;
-            if seen > 64 {
-                break; // a cycle would be a front-end mistake: stop
-            }
-        }
-        id
-    };
-    let mut final_false: Vec<u32> = Vec::new();
-    for (&child, &par) in &parent {
-        let root = root_of(child);
-        let Some(root_member) = plans.get(&root).map(|p| p.member.clone()) else {
-            continue;
-        };
-        let Some(sc) = by_id.get(&child) else {
-            continue;
-        };
-        if member_taken(sc, &root_member) {
-            continue; // its own member hides the root's: it keeps a root tag of its own
-        }
-        let sub = fresh_name("_rv_sub", |n| member_taken(sc, n));
-        if let Some(p) = plans.get_mut(&child) {
-            p.member = root_member;
-            p.sub = Some(sub);
-        }
-        final_false.push(par);
-    }
-    // A parent whose child kept its own tag is still final; only SubTag children count.
-    for par in final_false {
-        if let Some(p) = plans.get_mut(&par) {
-            p.is_final = false;
-        }
-    }
-    plans
-}
-
-/// Whether objects of `c` hold a tag member: its own or one inherited from any ancestor.
-fn carries_tag(saf: &Saf, c: &SafClass, tagged: &dyn Fn(&SafClass) -> bool, depth: u32) -> bool {
-    if tagged(c) {
-        return true;
-    }
-    depth < 32
-        && c.supers
-            .iter()
-            .filter_map(|s| user_class(saf, &c.qname, s))
-            .any(|b| b.id != c.id && carries_tag(saf, b, tagged, depth + 1))
 }
 
 fn id_kind_uncached(saf: &Saf, sc: &SafClass, project: &ProjectText) -> IdKind {
@@ -671,7 +666,7 @@ fn is_trivial(saf: &Saf, sc: &SafClass, depth: u32) -> bool {
     let mut default_ctor = false;
     let mut other_ctor = false;
     for m in &sc.methods {
-        if m.has_modifier("virtual") || m.is_abstract {
+        if is_virtual(m) {
             return false;
         }
         match m.kind {

@@ -2,6 +2,9 @@
 //! language annotator each) plus the runtime files to add; the store stage writes them.
 
 pub mod cpp;
+mod cpp_ctor;
+mod cpp_join;
+mod cpp_plan;
 pub mod java;
 
 use std::any::Any;

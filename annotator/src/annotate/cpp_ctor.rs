@@ -1,0 +1,172 @@
+//! C++ constructors: the start entry goes before the member initialisers, so work done in them
+//! is timed and arguments are measured before an initialiser moves them. The call is put into
+//! the first written initialiser's first argument as a comma expression:
+//! `name_(((void)::revy::ctor_start(MID, SIZE, this), std::move(name)))` — evaluated before
+//! that initialiser (and every later one) runs. The object's ID does not exist yet; the body's
+//! `::revy::CtorScope` fills it in and logs the end. Where no initialiser can take it (none,
+//! braces, an empty or pack argument list, a null pointer constant that the comma would turn
+//! into a plain integer), the body's `CtorScope` logs the start itself, as before.
+
+/// Offsets of the first initialiser's first argument (start, end) in `src`, for a constructor
+/// whose declaration starts at `decl` and whose body's `{` is at `body`.
+pub fn first_init_arg(src: &str, decl: usize, body: usize, name: &str) -> Option<(usize, usize)> {
+    let head = src.get(decl..body)?;
+    if head.contains("//")
+        || head.contains("/*")
+        || head.contains(['#', '"', '\''])
+        || name.is_empty()
+    {
+        return None; // comments, directives and literals: brackets not countable here
+    }
+    let b = head.as_bytes();
+    let open = params_open(head, name)?;
+    let close = matching(b, open)?;
+    let colon = init_list_colon(b, close + 1)?;
+    // The initialised name: identifiers, `::` and template arguments up to `(` or `{`.
+    let mut i = colon + 1;
+    let mut angle = 0i32;
+    while i < b.len() {
+        match b[i] {
+            b'<' => angle += 1,
+            b'>' => angle -= 1,
+            b'(' if angle == 0 => break,
+            b'{' | b'(' | b';' | b'"' | b'\'' => return None,
+            _ => {}
+        }
+        i += 1;
+    }
+    let args_open = i;
+    let args_close = matching(b, args_open)?;
+    let args = &head[args_open + 1..args_close];
+    if args.contains("...") {
+        return None;
+    }
+    let first_end = top_comma(args).unwrap_or(args.len());
+    if first_end < args.len() && args.contains('<') {
+        return None; // `f(a < b, c > d)` or `X<A, B>(…)`: the first argument is not certain
+    }
+    let first = &args[..first_end];
+    let t = first.trim();
+    if t.is_empty() || t.starts_with('{') || is_null_constant(t) {
+        return None;
+    }
+    let lead = first.len() - first.trim_start().len();
+    let start = decl + args_open + 1 + lead;
+    Some((start, start + t.len()))
+}
+
+/// The `(` of the parameter list: the first `name` followed by `(`.
+fn params_open(head: &str, name: &str) -> Option<usize> {
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let b = head.as_bytes();
+    for (i, _) in head.match_indices(name) {
+        if i > 0 && ident(b[i - 1]) {
+            continue;
+        }
+        let rest = &head[i + name.len()..];
+        let trimmed = rest.trim_start();
+        if trimmed.starts_with('(') {
+            return Some(head.len() - trimmed.len());
+        }
+    }
+    None
+}
+
+/// The bracket closing the one at `open` (`(`/`{`), counting all bracket kinds.
+fn matching(b: &[u8], open: usize) -> Option<usize> {
+    let mut depth = 0i32;
+    for (i, &c) in b.iter().enumerate().skip(open) {
+        match c {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The `:` opening the member-initialiser list, after the parameter list (not `::`).
+fn init_list_colon(b: &[u8], from: usize) -> Option<usize> {
+    let mut depth = 0i32;
+    let mut i = from;
+    while i < b.len() {
+        match b[i] {
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => depth -= 1,
+            b':' if b.get(i + 1) == Some(&b':') => i += 1,
+            b':' if depth == 0 => return Some(i),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Offset of the first comma outside brackets (`()`, `[]`, `{}`).
+fn top_comma(text: &str) -> Option<usize> {
+    let mut depth = 0i32;
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => return Some(i),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `0`, `0L`, `NULL`, `false`…: null pointer constants only while they stand alone.
+fn is_null_constant(t: &str) -> bool {
+    let t = t.trim_matches(|c| c == '(' || c == ')' || c == ' ');
+    t == "NULL"
+        || t == "false"
+        || (!t.is_empty()
+            && t.trim_start_matches("0x")
+                .trim_start_matches("0X")
+                .chars()
+                .all(|c| c == '0' || c == 'u' || c == 'U' || c == 'l' || c == 'L'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn arg(src: &str, name: &str) -> Option<&'static str> {
+        let body = src.rfind('{').unwrap();
+        let (a, b) = first_init_arg(src, 0, body, name)?;
+        Some(Box::leak(src[a..b].to_string().into_boxed_str()))
+    }
+
+    #[test]
+    fn first_argument_of_the_first_initialiser() {
+        let s = "explicit Person(std::string name) : name_(std::move(name)) {}";
+        assert_eq!(arg(s, "Person"), Some("std::move(name)"));
+        let s = "Sorter(int n) noexcept(true) : Base(n, 2), data_(sorted(n)) {}";
+        assert_eq!(arg(s, "Sorter"), Some("n"));
+        let s = "template <class T> Buffer<T>::Buffer(int n) : lib::B<T>( f(n) ) {}";
+        assert_eq!(arg(s, "Buffer"), Some("f(n)"));
+        let s = "X::X(const X& o) : Base(o), p_(o.p_) {}";
+        assert_eq!(arg(s, "X"), Some("o"));
+    }
+
+    #[test]
+    fn no_place_for_the_start() {
+        assert_eq!(arg("A() {}", "A"), None); // no initialisers
+        assert_eq!(arg("A() : x_{1} {}", "A"), None); // braces: narrowing checks
+        assert_eq!(arg("A() : x_() {}", "A"), None);
+        assert_eq!(arg("A() : p_(0), q_(1) {}", "A"), None); // a null pointer constant
+        assert_eq!(arg("A() : p_(NULL) {}", "A"), None);
+        assert_eq!(arg("A(Ts... t) : b_(t...) {}", "A"), None);
+        assert_eq!(arg("A(int a) : m_(f<int, 2>(a)) {}", "A"), None);
+        assert_eq!(arg("A(int a) : m_(f<int>(a)) {}", "A"), Some("f<int>(a)"));
+        assert_eq!(arg("A(int a) : m_(a < 1, 2 > a) {}", "A"), None);
+        assert_eq!(arg("A(int a) : // c\n m_(a) {}", "A"), None);
+        assert_eq!(arg("A(std::string s = \")\") : m_(s) {}", "A"), None);
+    }
+}

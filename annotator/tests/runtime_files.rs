@@ -101,6 +101,8 @@ namespace revy { namespace config {
 inline const char* project() { return "rt"; }
 inline const char* trace_dir() { return "traces"; }
 constexpr std::uint64_t max_size = MAX_SIZEull;
+constexpr std::uint64_t throttle_calls = 0;
+constexpr std::uint64_t throttle_ns = 0;
 inline const char* mode() { return "faster"; }
 constexpr bool better = false;
 constexpr std::uint64_t collection_sample = 8;
@@ -342,6 +344,8 @@ final class RvTable {
     static final String PROJECT = "rt";
     static final String DIR = "traces";
     static final long MAX_SIZE = MAX_SIZE_L;
+    static final long THROTTLE_CALLS = 0L;
+    static final long THROTTLE_NS = 0L;
     static final boolean BETTER = false;
     static final long POINTER = 8L;
     static final long SYSTEM = 32L;

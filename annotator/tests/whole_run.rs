@@ -190,7 +190,15 @@ fn counters(out: &str) -> std::collections::BTreeMap<String, u64> {
 
 /// Annotates a fresh copy with `trace` as its `[trace]` table, runs it, analyses the trace.
 /// Returns (the program's counters, the analysis JSON, the trace path).
-fn profile(lang: &Lang, trace: &str, tmp: &Path) -> (std::collections::BTreeMap<String, u64>, Value, std::path::PathBuf) {
+fn profile(
+    lang: &Lang,
+    trace: &str,
+    tmp: &Path,
+) -> (
+    std::collections::BTreeMap<String, u64>,
+    Value,
+    std::path::PathBuf,
+) {
     let dir = tmp.join("p");
     let _ = std::fs::remove_dir_all(&dir);
     for (rel, text) in lang.files {
@@ -214,7 +222,10 @@ fn profile(lang: &Lang, trace: &str, tmp: &Path) -> (std::collections::BTreeMap<
     let out = sh(&dir, lang.run, &rvt);
     ok(&revy_in(&dir, &["restore"]), "revy restore");
     let json = ok(
-        &revy_in(&dir, &["analyze", rvt.to_str().unwrap(), "--format", "json"]),
+        &revy_in(
+            &dir,
+            &["analyze", rvt.to_str().unwrap(), "--format", "json"],
+        ),
         "revy analyze",
     );
     let a: Value = serde_json::from_str(&json).unwrap();
@@ -262,7 +273,11 @@ fn check_counts(c: &std::collections::BTreeMap<String, u64>, a: &Value, what: &s
     assert_eq!(received(a, "Node"), nodes, "{what}: Node instances");
     let mut counters = vec![c["c1"], c["c2"]];
     counters.sort();
-    assert_eq!(received(a, "Counter"), counters, "{what}: Counter instances");
+    assert_eq!(
+        received(a, "Counter"),
+        counters,
+        "{what}: Counter instances"
+    );
     let class_msgs: u64 = a["classes"]
         .as_array()
         .unwrap()
@@ -276,7 +291,9 @@ fn check_counts(c: &std::collections::BTreeMap<String, u64>, a: &Value, what: &s
         .as_array()
         .unwrap()
         .iter()
-        .filter(|e| short(&a["instances"][e["receiver"].as_u64().unwrap() as usize]["class"]) == "Counter")
+        .filter(|e| {
+            short(&a["instances"][e["receiver"].as_u64().unwrap() as usize]["class"]) == "Counter"
+        })
         .map(|e| e["calls"].as_u64().unwrap())
         .sum();
     assert_eq!(edge_calls, c["tick"], "{what}: edges into Counter");
@@ -292,7 +309,10 @@ fn whole_run(lang: &Lang, name: &str) {
     assert_eq!(a["trace"]["truncated"], true, "{name}");
     check_counts(&c, &a, &format!("{name}, max_size 16KiB"));
     let cov = &a["trace"]["coverage"];
-    assert!(cov["aggregated_calls"].as_u64().unwrap() > 40_000, "{name}: {cov}");
+    assert!(
+        cov["aggregated_calls"].as_u64().unwrap() > 40_000,
+        "{name}: {cov}"
+    );
     let warnings = a["trace"]["warnings"].to_string();
     assert!(warnings.contains("cover the recorded part"), "{warnings}");
     // The truncated-then-aggregated trace prints as text, and the text reads back the same.
@@ -305,7 +325,10 @@ fn whole_run(lang: &Lang, name: &str) {
     let dtf = tmp.path().join("t.dtf");
     std::fs::write(&dtf, &text).unwrap();
     let back = ok(
-        &revy_in(tmp.path(), &["analyze", dtf.to_str().unwrap(), "--format", "json"]),
+        &revy_in(
+            tmp.path(),
+            &["analyze", dtf.to_str().unwrap(), "--format", "json"],
+        ),
         "revy analyze (text form)",
     );
     let back: Value = serde_json::from_str(&back).unwrap();
@@ -319,7 +342,11 @@ fn whole_run(lang: &Lang, name: &str) {
     let throttled = a["trace"]["coverage"]["throttled"].as_array().unwrap();
     let tick = throttled
         .iter()
-        .find(|t| t["method"].as_str().is_some_and(|m| m.ends_with("Counter.tick")))
+        .find(|t| {
+            t["method"]
+                .as_str()
+                .is_some_and(|m| m.ends_with("Counter.tick"))
+        })
         .unwrap_or_else(|| panic!("{name}: tick not throttled: {throttled:?}"));
     assert!(tick["t"].as_u64().unwrap() > 0 && tick["calls"].as_u64().unwrap() > 100);
     // Events stop after the verdict: at most a few hundred ticks recorded per thread.

@@ -1018,6 +1018,7 @@ struct AggTable {
     std::uint32_t m_len;  // method ids covered
     AggEdge* e;
     std::uint32_t cap, used;
+    std::uint32_t last;  // the slot found last + 1 (a loop repeats one edge: no hashing)
     std::uint64_t folded, dropped, last_t;
 };
 
@@ -1048,16 +1049,24 @@ inline bool agg_grow(AggTable& a) {
     delete[] a.e;
     a.e = e;
     a.cap = cap;
+    a.last = 0;
     return true;
 }
 
 // The slot of an edge, inserted when new; null past the bound.
 inline AggEdge* agg_slot(AggTable& a, std::uint32_t s, std::uint64_t so, std::uint32_t r,
                          std::uint64_t o, bool folding) {
+    if (a.last) {
+        AggEdge& x = a.e[a.last - 1];
+        if (x.r == r && x.o == o && x.s == s && x.so == so) return &x;
+    }
     if (!a.cap && !agg_grow(a)) return nullptr;
     for (std::uint32_t i = agg_hash(s, so, r, o) & (a.cap - 1);; i = (i + 1) & (a.cap - 1)) {
         AggEdge& x = a.e[i];
-        if (x.r == r && x.o == o && x.s == s && x.so == so) return &x;
+        if (x.r == r && x.o == o && x.s == s && x.so == so) {
+            a.last = i + 1;
+            return &x;
+        }
         if (x.r) continue;
         Global& G = g();
         if (folding ? a.used >= kHardKeys
@@ -1074,6 +1083,7 @@ inline AggEdge* agg_slot(AggTable& a, std::uint32_t s, std::uint64_t so, std::ui
         x.so = so;
         x.r = r;
         x.o = o;
+        a.last = i + 1;
         return &x;
     }
 }

@@ -32,6 +32,8 @@ final class RvAgg {
     private long[] v = new long[cap * 4];
     long folded;
     long dropped;
+    /** The slot found last (a loop repeats one edge: no hashing), -1 when none. */
+    private int last = -1;
 
     /** The call in frame {@code d} of {@code b} ended after {@code agg} ns, unrecorded. */
     void add(RvBuf b, int d, long agg) {
@@ -102,6 +104,10 @@ final class RvAgg {
 
     /** The slot of a key, inserted when new; -1 past the bound. */
     private int slot(int s, long so, int r, long o, boolean folding) {
+        int l = last;
+        if (l >= 0 && km[l] == r && ko[l] == o && ks[l] == s && kso[l] == so) {
+            return l;
+        }
         long h = (so * 0x9E3779B97F4A7C15L) ^ (o * 0xC2B2AE3D27D4EB4FL) ^ (((long) s << 32) | r);
         h ^= h >>> 29;
         int mask = cap - 1;
@@ -121,9 +127,11 @@ final class RvAgg {
                 km[i] = r;
                 kso[i] = so;
                 ko[i] = o;
+                last = i;
                 return i;
             }
             if (km[i] == r && ko[i] == o && ks[i] == s && kso[i] == so) {
+                last = i;
                 return i;
             }
         }
@@ -139,6 +147,7 @@ final class RvAgg {
         ko = new long[cap];
         v = new long[cap * 4];
         int mask = cap - 1;
+        last = -1;
         for (int i = 0; i < om.length; i++) {
             if (om[i] == 0) {
                 continue;

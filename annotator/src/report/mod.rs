@@ -155,6 +155,26 @@ impl Sink for Tee {
         l[2] += c.aggregate;
         l[3] += f.size;
     }
+    /// Aggregated calls count in the analysis and in the graph's links (the timeline and
+    /// message views show recorded calls only).
+    fn aggregated(
+        &mut self,
+        aggs: &crate::trace::agg::Aggregates,
+        edges: &[crate::analysis::aggregates::Resolved],
+        instances: &[Instance],
+    ) {
+        self.b.aggregated(aggs, edges, instances);
+        for e in edges {
+            let l = self
+                .links
+                .entry((e.sender, e.receiver, e.method))
+                .or_default();
+            l[0] += e.calls;
+            l[1] = l[1].saturating_add_signed(e.net);
+            l[2] += e.agg;
+            l[3] += e.size;
+        }
+    }
 }
 
 /// The analysis and the links of one trace.

@@ -63,6 +63,8 @@ pub struct Tree {
     pub paths: Vec<PathBuf>,
     /// Probe cost of each trace as found in its header (`probe_ns=`), in the tree's unit.
     pub probe_found: bool,
+    /// Calls the runtimes aggregated instead of recording (not in the tree).
+    pub aggregated_calls: u64,
 }
 
 impl Tree {
@@ -100,6 +102,7 @@ impl Tree {
     fn add_trace(&mut self, path: &Path, compensate: bool) -> Result<()> {
         let mut sink = Collect::default();
         let (reader, walker) = walk_trace(path, &mut sink)?;
+        self.aggregated_calls += reader.status().aggregates.calls();
         let unit = reader.header().unit;
         let scale = unit.micros() / self.unit.get_or_insert(unit).micros();
         let probe_ns = reader

@@ -13,11 +13,14 @@ final class RvAgg {
     static final long FOLDED = -1L;
     /** Per method: calls, agg, net, size, aggMin, aggMax, netMin, netMax, sizeMin, sizeMax. */
     private static final int M = 10;
-    /** Instance-level edges per thread, and in the whole process, before folding. */
-    private static final int THREAD_KEYS = 1 << 16;
+    /**
+     * Instance-level edges per thread, and in the whole process, before folding. Small: every
+     * unrecorded call looks the table up, and a large one costs a cache miss per call.
+     */
+    private static final int THREAD_KEYS = 1 << 12;
     private static final long GLOBAL_KEYS = 1L << 20;
     /** Past this many edges a thread counts calls per method only. */
-    private static final int HARD_KEYS = 1 << 17;
+    private static final int HARD_KEYS = 1 << 13;
     private static final AtomicLong KEYS = new AtomicLong();
 
     private long[] m = new long[0];

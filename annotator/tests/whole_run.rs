@@ -288,7 +288,7 @@ fn check_counts(c: &std::collections::BTreeMap<String, u64>, a: &Value, what: &s
     }
     // a and b are the two busiest Node instances (the others received 2 calls each, some
     // folded into `Node#*`).
-    let mut nodes = vec![c["a"], c["b"]];
+    let mut nodes = [c["a"], c["b"]];
     nodes.sort();
     let got = received(a, "Node");
     assert_eq!(got[got.len() - 2..], nodes[..], "{what}: Node instances");

@@ -187,25 +187,11 @@ fn names_are_escaped_in_print_and_analyze() {
     }
 }
 
-/// Item 11: a 0-byte file was read as an empty text trace (exit 0), `unit=fortnight` as
-/// milliseconds. Both are errors naming the file.
-#[test]
-fn empty_files_and_unknown_units_are_errors() {
-    let tmp = tempfile::tempdir().unwrap();
-    let mut fortnight = MAGIC.to_vec();
-    fortnight.extend(rec(b'H', &[], &[b"unit=fortnight lang=cpp"]));
-    let cases: [(&str, Vec<u8>, &str); 4] = [
-        ("empty.rvt", Vec::new(), "empty file"),
-        ("blank.dtf", b"\n\n  \n".to_vec(), "not a Revy trace"),
-        (
-            "fortnight.dtf",
-            b"##### revy-trace 1 unit=fortnight\n<Crt cls=A oid=1 tid=1 t=0>\n".to_vec(),
-            "unit=fortnight",
-        ),
-        ("fortnight.rvt", fortnight, "unit=fortnight"),
-    ];
+/// Each (file name, bytes, what the error says): `trace print` and `analyze` exit 2 with one
+/// line naming the file.
+fn one_line_errors(dir: &Path, cases: Vec<(&str, Vec<u8>, &str)>) {
     for (name, bytes, says) in cases {
-        let p = tmp.path().join(name);
+        let p = dir.join(name);
         std::fs::write(&p, bytes).unwrap();
         for args in [&["trace", "print"][..], &["analyze"][..]] {
             let mut a = args.to_vec();
@@ -217,6 +203,26 @@ fn empty_files_and_unknown_units_are_errors() {
             assert_eq!(err.lines().count(), 1, "{err}");
         }
     }
+}
+
+/// Item 11: a 0-byte file was read as an empty text trace (exit 0), `unit=fortnight` as
+/// milliseconds. Both are errors naming the file.
+#[test]
+fn empty_files_and_unknown_units_are_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut fortnight = MAGIC.to_vec();
+    fortnight.extend(rec(b'H', &[], &[b"unit=fortnight lang=cpp"]));
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("empty.rvt", Vec::new(), "empty file"),
+        ("blank.dtf", b"\n\n  \n".to_vec(), "not a Revy trace"),
+        (
+            "fortnight.dtf",
+            b"##### revy-trace 1 unit=fortnight\n<Crt cls=A oid=1 tid=1 t=0>\n".to_vec(),
+            "unit=fortnight",
+        ),
+        ("fortnight.rvt", fortnight, "unit=fortnight"),
+    ];
+    one_line_errors(tmp.path(), cases);
 }
 
 /// Issue 13 item 2: aggregate records (`A`, `X`, `##### aggregate…`) are input like the rest:
@@ -260,19 +266,7 @@ fn garbled_aggregate_records_are_one_line_errors() {
             "agg-edge.dtf:2: `aggregate-edge` line without from_cls= or from=root",
         ),
     ];
-    for (name, bytes, says) in cases {
-        let p = tmp.path().join(name);
-        std::fs::write(&p, bytes).unwrap();
-        for args in [&["trace", "print"][..], &["analyze"][..]] {
-            let mut a = args.to_vec();
-            a.push(p.to_str().unwrap());
-            let o = revy(&a);
-            let err = stderr(&o);
-            assert_eq!(o.status.code(), Some(2), "{name} {args:?}: {err}");
-            assert!(err.contains(name) && err.contains(says), "{name}: {err}");
-            assert_eq!(err.lines().count(), 1, "{err}");
-        }
-    }
+    one_line_errors(tmp.path(), cases);
 }
 
 /// Item 11: `revy analyze … | head -1` panicked on the closed pipe (exit 101).

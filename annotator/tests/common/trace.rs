@@ -171,7 +171,7 @@ pub fn decode(bytes: &[u8]) -> Trace {
                 let m = r.v();
                 assert!(t.methods.contains_key(&m), "X before its M");
                 t.throttled.push(m);
-                (r.v(), r.v(), r.v());
+                skip(&mut r, 3);
             }
             b'A' => aggregates(&mut r, &mut t),
             x => panic!("bad record tag {x:#x} at {}", r.i - 1),
@@ -180,23 +180,25 @@ pub fn decode(bytes: &[u8]) -> Trace {
     t
 }
 
+/// Reads `n` varints (zigzag ones read the same way).
+fn skip(r: &mut Rd, n: usize) {
+    for _ in 0..n {
+        r.v();
+    }
+}
+
 fn aggregates(r: &mut Rd, t: &mut Trace) {
-    (r.v(), r.v());
+    skip(r, 2);
     for _ in 0..r.v() {
-        assert!(
-            t.methods.contains_key(&r.v()),
-            "A names a method before its M"
-        );
+        let m = r.v();
+        assert!(t.methods.contains_key(&m), "A names a method before its M");
         t.aggregated += r.v();
-        (r.v(), r.z());
-        for _ in 0..7 {
-            r.v();
-        }
+        skip(r, 9);
     }
     for _ in 0..r.v() {
-        (r.v(), r.v(), r.v(), r.v(), r.v(), r.v(), r.z(), r.v());
+        skip(r, 8);
     }
-    (r.v(), r.v());
+    skip(r, 2);
 }
 
 fn block(r: &mut Rd, t: &mut Trace) {

@@ -86,6 +86,9 @@ pub struct Estimate {
     pub exclude: Vec<String>,
     /// The prediction with `exclude` applied.
     pub predicted_bytes_after: f64,
+    /// The throttle rule applied (`[trace] throttle_calls` / `throttle_us`).
+    pub throttle_calls: u64,
+    pub throttle_us: f64,
 }
 
 /// What one pass over the traces gathers per method id (per trace).
@@ -280,6 +283,8 @@ pub fn estimate(paths: &[PathBuf], opts: &Options) -> Result<Estimate> {
         budget: opts.budget,
         exclude,
         predicted_bytes_after: after,
+        throttle_calls: opts.throttle_calls,
+        throttle_us: opts.throttle_us,
     })
 }
 
@@ -363,14 +368,19 @@ pub fn render(e: &Estimate, top: usize) -> String {
     if !throttled.is_empty() {
         let _ = writeln!(
             s,
-            "\n{} method(s) match the throttle rule (many calls, short on average): {}{}",
+            "\n{} method(s) match the throttle rule (many calls, short on average): {}{}\n\
+             with `[trace] throttle_calls = {}` and `throttle_us = {}` (throttle = true, the \
+             default) the runtime records their first calls per thread and counts the rest \
+             as aggregates: statistics stay complete, the trace small",
             throttled.len(),
             list(&throttled[..throttled.len().min(10)]),
             if throttled.len() > 10 {
                 " … (all in --format json)"
             } else {
                 ""
-            }
+            },
+            e.throttle_calls,
+            e.throttle_us
         );
     }
     if let Some(b) = e.budget {

@@ -114,6 +114,10 @@ static JAVA: LangSpec = LangSpec {
             include_str!("../../runtime-java/src/revy/runtime/Rv.java"),
         ),
         (
+            "RvAgg.java",
+            include_str!("../../runtime-java/src/revy/runtime/RvAgg.java"),
+        ),
+        (
             "RvBuf.java",
             include_str!("../../runtime-java/src/revy/runtime/RvBuf.java"),
         ),

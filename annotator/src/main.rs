@@ -229,12 +229,13 @@ struct EstimateArgs {
     /// Per-call probe cost in ns (default: the measured one for the trace's language).
     #[arg(long)]
     probe_ns: Option<f64>,
-    /// Throttle rule: more calls than this in the full run ...
-    #[arg(long, default_value_t = 100_000)]
-    throttle_calls: u64,
-    /// ... averaging under this many microseconds.
-    #[arg(long, default_value_t = 10.0)]
-    throttle_us: f64,
+    /// Throttle rule: more calls than this in the full run ... (default: the manifest's
+    /// `[trace] throttle_calls`, else 100000)
+    #[arg(long)]
+    throttle_calls: Option<u64>,
+    /// ... averaging under this many microseconds (default: `[trace] throttle_us`, else 10).
+    #[arg(long)]
+    throttle_us: Option<f64>,
     #[arg(long, value_enum, default_value = "text")]
     format: OutputFormat,
     /// Rows in the text summary.
@@ -249,13 +250,21 @@ fn cmd_estimate(manifest: &Path, args: EstimateArgs) -> Result<()> {
     } else {
         est::expand(&args.traces)?
     };
+    // The manifest's `[trace]` rule when there is a manifest (its errors are reported).
+    let rule = if manifest.exists() {
+        revy::manifest::Manifest::load(manifest)?
+            .trace_throttle
+            .unwrap_or_default()
+    } else {
+        revy::manifest::Throttle::default()
+    };
     let opts = est::Options {
         scale: args.scale,
         full_secs: args.full_secs,
         budget: args.budget.as_deref().map(est::parse_budget).transpose()?,
         probe_ns: args.probe_ns,
-        throttle_calls: args.throttle_calls,
-        throttle_us: args.throttle_us,
+        throttle_calls: args.throttle_calls.unwrap_or(rule.calls),
+        throttle_us: args.throttle_us.unwrap_or(rule.us),
     };
     let e = est::estimate(&traces, &opts)?;
     match args.format {

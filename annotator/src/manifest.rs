@@ -121,6 +121,13 @@ struct RawTrace {
     path: String,
     #[serde(default)]
     max_size: Option<Spanned<toml::Value>>,
+    /// `false` turns throttling off.
+    #[serde(default)]
+    throttle: Option<Spanned<toml::Value>>,
+    #[serde(default)]
+    throttle_calls: Option<Spanned<toml::Value>>,
+    #[serde(default)]
+    throttle_us: Option<Spanned<toml::Value>>,
 }
 fn d_trace_path() -> String {
     ".revy/traces".into()
@@ -130,6 +137,9 @@ impl Default for RawTrace {
         RawTrace {
             path: d_trace_path(),
             max_size: None,
+            throttle: None,
+            throttle_calls: None,
+            throttle_us: None,
         }
     }
 }
@@ -161,8 +171,70 @@ pub struct Manifest {
     /// Trace folder, relative to `root` unless absolute.
     pub trace_path: String,
     pub trace_max_size: u64,
+    /// TAU's rule, `[trace] throttle_calls` / `throttle_us`: a method with more calls than
+    /// this on a thread, averaging under the time, stops producing events (its calls are
+    /// aggregated). `None` when `throttle = false`.
+    pub trace_throttle: Option<Throttle>,
     source_set: GlobSet,
     exclude_set: PathSet,
+}
+
+/// The throttling rule of `[trace]`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Throttle {
+    pub calls: u64,
+    pub us: f64,
+}
+
+impl Default for Throttle {
+    fn default() -> Self {
+        Throttle {
+            calls: 100_000,
+            us: 10.0,
+        }
+    }
+}
+
+/// `[trace] throttle`, `throttle_calls`, `throttle_us`, each error naming its `line:col`.
+fn trace_throttle(
+    t: &RawTrace,
+    at: &dyn Fn(std::ops::Range<usize>) -> String,
+) -> Result<Option<Throttle>> {
+    let bad = |v: &Spanned<toml::Value>, what: &str| {
+        Error::input(format!("{}: trace.{what}", at(v.span())))
+    };
+    if let Some(v) = &t.throttle {
+        match v.get_ref() {
+            toml::Value::Boolean(true) => {}
+            toml::Value::Boolean(false) => return Ok(None),
+            _ => return Err(bad(v, "throttle must be true or false")),
+        }
+    }
+    let mut r = Throttle::default();
+    if let Some(v) = &t.throttle_calls {
+        r.calls = match v.get_ref() {
+            toml::Value::Integer(i) if *i > 0 => *i as u64,
+            _ => {
+                return Err(bad(
+                    v,
+                    "throttle_calls must be a positive number of calls (e.g. 100000)",
+                ))
+            }
+        };
+    }
+    if let Some(v) = &t.throttle_us {
+        r.us = match v.get_ref() {
+            toml::Value::Integer(i) if *i >= 0 => *i as f64,
+            toml::Value::Float(f) if f.is_finite() && *f >= 0.0 => *f,
+            _ => {
+                return Err(bad(
+                    v,
+                    "throttle_us must be a number of microseconds >= 0 (e.g. 10 or 2.5)",
+                ))
+            }
+        };
+    }
+    Ok(Some(r))
 }
 
 /// 1-based line and column of a byte offset in `text`.
@@ -363,6 +435,7 @@ impl Manifest {
                 ))
             })?,
         };
+        let trace_throttle = trace_throttle(&raw.trace, &at)?;
         Ok(Manifest {
             path: path.to_path_buf(),
             root,
@@ -388,6 +461,7 @@ impl Manifest {
             sizes: raw.sizes,
             trace_path: raw.trace.path,
             trace_max_size,
+            trace_throttle,
             source_set,
             exclude_set,
         })
@@ -526,6 +600,28 @@ mod tests {
         assert_eq!(m.sizes, Sizes::default());
         assert_eq!(m.trace_max_size, 1 << 30);
         assert_eq!(m.include_patterns[0].text, "*");
+    }
+
+    #[test]
+    fn throttle_keys_default_configure_disable_and_name_their_line() {
+        let base = "[project]\nname=\"a\"\nsources=[\"*\"]\n[trace]\n";
+        let m = load(base).unwrap();
+        assert_eq!(m.trace_throttle, Some(Throttle::default()));
+        let m = load(&format!("{base}throttle_calls = 50\nthrottle_us = 2.5\n")).unwrap();
+        assert_eq!(m.trace_throttle, Some(Throttle { calls: 50, us: 2.5 }));
+        let m = load(&format!("{base}throttle = false\nthrottle_calls = 50\n")).unwrap();
+        assert_eq!(m.trace_throttle, None);
+        for (line, want) in [
+            ("throttle_calls = 0", "revy.toml:6:18: trace.throttle_calls"),
+            ("throttle_us = -1", "revy.toml:6:15: trace.throttle_us"),
+            (
+                "throttle = \"no\"",
+                "revy.toml:6:12: trace.throttle must be",
+            ),
+        ] {
+            let e = load(&format!("{base}\n{line}\n")).unwrap_err().to_string();
+            assert!(e.contains(want), "{line}: {e}");
+        }
     }
 
     #[test]

@@ -82,6 +82,8 @@ fn annotate(dir: &Path, mode: Mode) -> Vec<String> {
         dir: dir.join(".revy/traces"),
         max_size: 1 << 30,
         project: m.name.clone(),
+        throttle_calls: 0,
+        throttle_ns: 0,
     };
     let cx = Context::new(mode, &saf, trace, dir.to_path_buf(), None);
     let mut annotated = Vec::new();

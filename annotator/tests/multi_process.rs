@@ -14,6 +14,8 @@ namespace revy { namespace config {
 inline const char* project() { return "mp"; }
 inline const char* trace_dir() { return "traces"; }
 constexpr std::uint64_t max_size = 1ull << 30;
+constexpr std::uint64_t throttle_calls = 0;
+constexpr std::uint64_t throttle_ns = 0;
 inline const char* mode() { return "faster"; }
 constexpr bool better = false;
 constexpr std::uint64_t collection_sample = 8;

@@ -101,6 +101,8 @@ namespace revy { namespace config {
 inline const char* project() { return "rt"; }
 inline const char* trace_dir() { return "traces"; }
 constexpr std::uint64_t max_size = MAX_SIZEull;
+constexpr std::uint64_t throttle_calls = 0;
+constexpr std::uint64_t throttle_ns = 0;
 inline const char* mode() { return "faster"; }
 constexpr bool better = false;
 constexpr std::uint64_t collection_sample = 8;
@@ -228,7 +230,10 @@ fn revy_run_reports_the_new_file_beside_a_named_one() {
 }
 
 /// Item 13: a `max_size` of 64 KiB or less kept no event once a run filled one 64 KiB
-/// buffer; 128 KiB kept only 64 KiB. The limit now keeps as many events as fit.
+/// buffer; 128 KiB kept only 64 KiB. The limit now keeps at least as many events as fit.
+/// Since issue 13 item 2 the block that crosses the limit is written whole (so every
+/// recorded start has its end, and every other call is aggregated): the file exceeds the
+/// limit by less than one 64 KiB block per thread plus the aggregate records.
 #[test]
 fn cpp_small_size_limits_keep_what_fits() {
     let tmp = tempfile::tempdir().unwrap();
@@ -237,7 +242,10 @@ fn cpp_small_size_limits_keep_what_fits() {
         let r = sh(&dir, "./t 100000", &[("REVY_TRACE", "l.rvt")]);
         assert!(r.status.success(), "{}", text(&r.stderr));
         let len = std::fs::metadata(dir.join("l.rvt")).unwrap().len();
-        assert!(len <= max && len + 128 >= max, "max {max}: {len} bytes");
+        assert!(
+            len >= max && len <= max + 64 * 1024 + 512,
+            "max {max}: {len} bytes"
+        );
         let s = read(&dir.join("l.rvt"));
         assert!(s.truncated && s.clean && !s.cut, "{s:?}");
         // About 5 bytes per event: the file is full of them.
@@ -342,6 +350,8 @@ final class RvTable {
     static final String PROJECT = "rt";
     static final String DIR = "traces";
     static final long MAX_SIZE = MAX_SIZE_L;
+    static final long THROTTLE_CALLS = 0L;
+    static final long THROTTLE_NS = 0L;
     static final boolean BETTER = false;
     static final long POINTER = 8L;
     static final long SYSTEM = 32L;
@@ -436,7 +446,8 @@ fn java_small_limit_and_halt() {
     let r = sh(&dir, &format!("{JAVA} 100000"), &[("REVY_TRACE", "l.rvt")]);
     assert!(r.status.success(), "{}", text(&r.stderr));
     let len = std::fs::metadata(dir.join("l.rvt")).unwrap().len();
-    assert!(len <= max && len + 128 >= max, "{len} bytes");
+    // the block crossing the limit is written whole (see cpp_small_size_limits_keep_what_fits)
+    assert!(len >= max && len <= max + 64 * 1024 + 512, "{len} bytes");
     let s = read(&dir.join("l.rvt"));
     assert!(
         s.truncated && s.clean && s.starts * 2 * 6 >= max - 200,

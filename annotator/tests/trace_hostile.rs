@@ -187,25 +187,11 @@ fn names_are_escaped_in_print_and_analyze() {
     }
 }
 
-/// Item 11: a 0-byte file was read as an empty text trace (exit 0), `unit=fortnight` as
-/// milliseconds. Both are errors naming the file.
-#[test]
-fn empty_files_and_unknown_units_are_errors() {
-    let tmp = tempfile::tempdir().unwrap();
-    let mut fortnight = MAGIC.to_vec();
-    fortnight.extend(rec(b'H', &[], &[b"unit=fortnight lang=cpp"]));
-    let cases: [(&str, Vec<u8>, &str); 4] = [
-        ("empty.rvt", Vec::new(), "empty file"),
-        ("blank.dtf", b"\n\n  \n".to_vec(), "not a Revy trace"),
-        (
-            "fortnight.dtf",
-            b"##### revy-trace 1 unit=fortnight\n<Crt cls=A oid=1 tid=1 t=0>\n".to_vec(),
-            "unit=fortnight",
-        ),
-        ("fortnight.rvt", fortnight, "unit=fortnight"),
-    ];
+/// Each (file name, bytes, what the error says): `trace print` and `analyze` exit 2 with one
+/// line naming the file.
+fn one_line_errors(dir: &Path, cases: Vec<(&str, Vec<u8>, &str)>) {
     for (name, bytes, says) in cases {
-        let p = tmp.path().join(name);
+        let p = dir.join(name);
         std::fs::write(&p, bytes).unwrap();
         for args in [&["trace", "print"][..], &["analyze"][..]] {
             let mut a = args.to_vec();
@@ -217,6 +203,70 @@ fn empty_files_and_unknown_units_are_errors() {
             assert_eq!(err.lines().count(), 1, "{err}");
         }
     }
+}
+
+/// Item 11: a 0-byte file was read as an empty text trace (exit 0), `unit=fortnight` as
+/// milliseconds. Both are errors naming the file.
+#[test]
+fn empty_files_and_unknown_units_are_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut fortnight = MAGIC.to_vec();
+    fortnight.extend(rec(b'H', &[], &[b"unit=fortnight lang=cpp"]));
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("empty.rvt", Vec::new(), "empty file"),
+        ("blank.dtf", b"\n\n  \n".to_vec(), "not a Revy trace"),
+        (
+            "fortnight.dtf",
+            b"##### revy-trace 1 unit=fortnight\n<Crt cls=A oid=1 tid=1 t=0>\n".to_vec(),
+            "unit=fortnight",
+        ),
+        ("fortnight.rvt", fortnight, "unit=fortnight"),
+    ];
+    one_line_errors(tmp.path(), cases);
+}
+
+/// Issue 13 item 2: aggregate records (`A`, `X`, `##### aggregate…`) are input like the rest:
+/// one naming an undefined method, or with a value that is not a number, is a one-line error
+/// naming the file and position (before, the compact record stopped the reading as an
+/// unknown tag and the text line was ignored: both "succeeded" with wrong statistics).
+#[test]
+fn garbled_aggregate_records_are_one_line_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let head = [
+        rec(b'H', &[], &[b"unit=ns"]),
+        rec(b'C', &[1], &[b"A"]),
+        rec(b'M', &[1, 1], &[b"f", b"!!"]),
+    ];
+    // f on oid 5 starts at 0 and ends at 1 on thread 1.
+    let mut block = rec(b'B', &[1, 0, 2, 9], &[]);
+    block.extend([3u8, 1, 5, 0, 0, 4, 1, 5, 2]);
+    // A: tid 1, last_t 9, one method entry naming method id 7 (never defined).
+    let bad_method = rec(b'A', &[1, 9, 1, 7, 1, 1, 2, 0, 1, 1, 1, 1, 0, 0], &[]);
+    // X: tid 1, method id 9 (never defined).
+    let bad_throttle = rec(b'X', &[1, 9, 5, 100, 10], &[]);
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        (
+            "agg-method.rvt",
+            compact(&[&head[0], &head[1], &head[2], &block, &bad_method]),
+            "aggregate record names method id 7",
+        ),
+        (
+            "throttle.rvt",
+            compact(&[&head[0], &head[1], &head[2], &block, &bad_throttle]),
+            "aggregate record names method id 9",
+        ),
+        (
+            "agg-method.dtf",
+            b"##### revy-trace 1 unit=ns\n<Msg cls=A oid=5 mth=f sgn=!! size=0 tid=1 t=0>\n</Msg cls=A oid=5 mth=f sgn=!! tid=1 t=1>\n##### aggregate-method tid=1 cls=A mth=f sgn=!! calls=x agg=1 net=1 size=0 agg_min=1 agg_max=1 net_min=1 net_max=1 size_min=0 size_max=0\n".to_vec(),
+            "agg-method.dtf:4: `aggregate-method` line: calls=x is not a number",
+        ),
+        (
+            "agg-edge.dtf",
+            b"##### revy-trace 1 unit=ns\n##### aggregate-edge tid=1 cls=A mth=f sgn=!! oid=5 calls=1 agg=1 net=1 size=0\n".to_vec(),
+            "agg-edge.dtf:2: `aggregate-edge` line without from_cls= or from=root",
+        ),
+    ];
+    one_line_errors(tmp.path(), cases);
 }
 
 /// Item 11: `revy analyze … | head -1` panicked on the closed pipe (exit 101).

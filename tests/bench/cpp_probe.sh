@@ -8,10 +8,18 @@
 # All variants run in the same invocation, interleaved, ROUNDS times; the best round counts.
 # Prints ns per call, ns added per call over plain, and trace bytes per call.
 # Usage: tests/bench/cpp_probe.sh [N] [ROUNDS]    (default N=30000000, ROUNDS=3)
+# THROTTLE=on keeps `[trace]` throttling at its default (the method is throttled after 100,000
+# calls and the rest of the loop measures the aggregated path); default off (every call is
+# recorded); THROTTLE=none writes no throttle key (for revy builds before it existed).
 # Targets (issue 4): ≤ 25 ns added per call, and no slower than the hook.
 set -euo pipefail
 N=${1:-30000000}
 ROUNDS=${2:-3}
+case ${THROTTLE:-off} in
+off) throttle_line='throttle = false' ;;
+on | none) throttle_line='' ;;
+*) echo "THROTTLE must be off, on or none" >&2; exit 2 ;;
+esac
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 REVY=${REVY:-$repo/target/release/revy}
@@ -94,6 +102,7 @@ include = ["*"]
 [trace]
 path = ".revy/traces"
 max_size = "8GiB"
+$throttle_line
 EOF
   (cd "$d" && "$REVY" parse > /dev/null && "$REVY" annotate --$mode > /dev/null)
   $CXX -o "$tmp/$mode.bin" "$d/bench.cc" "$d/counter.cc"

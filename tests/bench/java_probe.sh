@@ -3,20 +3,30 @@
 # plain vs annotated (better and faster modes). Prints ns added per call (start+end) and
 # trace bytes per call. Usage: tests/bench/java_probe.sh [N]   (default 50,000,000)
 # Needs javac/java and a built revy (cargo build); uses target/debug/revy unless REVY is set.
+# THROTTLE=on keeps `[trace]` throttling at its default (the method is throttled after 100,000
+# calls: the loop measures the aggregated path); default off (every call recorded);
+# THROTTLE=none writes no throttle key (for revy builds before it existed).
 set -euo pipefail
 N=${1:-50000000}
 HERE=$(cd "$(dirname "$0")/../.." && pwd)
 REVY=${REVY:-$HERE/target/debug/revy}
+case ${THROTTLE:-off} in
+off) throttle_line='throttle = false' ;;
+on | none) throttle_line='' ;;
+*) echo "THROTTLE must be off, on or none" >&2; exit 2 ;;
+esac
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
 mkdir -p "$WORK/proj/src/bench"
-cat > "$WORK/proj/revy.toml" <<'TOML'
+cat > "$WORK/proj/revy.toml" <<TOML
 [project]
 name = "probe"
 sources = ["src/**/*.java"]
 [annotate]
 include = ["bench.Counter"]
+[trace]
+$throttle_line
 TOML
 cat > "$WORK/proj/src/bench/Counter.java" <<'JAVA'
 package bench;

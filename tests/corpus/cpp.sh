@@ -7,7 +7,8 @@
 # Usage: tests/corpus/cpp.sh PROJECT MODE
 #   PROJECT: tinyxml2 | jsoncpp | yaml-cpp | snappy | leveldb | cppunit | pugixml;  MODE: better | faster
 # Env: REVY (default target/release/revy), CORPUS (default /tmp/corpus, fetched by
-#      tests/corpus/fetch.sh), REVY_SCRATCH (default /tmp/revy-corpus), JOBS (default 2).
+#      tests/corpus/fetch.sh), REVY_SCRATCH (default /tmp/revy-corpus), JOBS (default 2),
+#      REVY_MAX_SIZE (default 512MiB), TRACE_EXTRA (more [trace] lines, e.g. "throttle = false").
 # The original is built and tested once per scratch folder (cached: delete $REVY_SCRATCH/P/orig
 # to redo). Prints one summary line; exit 0 only when everything matched.
 set -uo pipefail
@@ -171,6 +172,7 @@ include = ["*"]
 [trace]
 path = ".revy/traces"
 max_size = "${REVY_MAX_SIZE:-512MiB}"
+${TRACE_EXTRA:-}
 EOF
 (cd "$work" && "$REVY" parse) >> "$log" 2>&1
 [ $? -le 1 ] || fail "revy parse"
@@ -208,6 +210,12 @@ if ! diff "$SCR/orig.noise" "$SCR/$MODE.noise" > "$SCR/$MODE.restore.diff"; then
 fi
 
 mb=$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1048576 }')
+# Events, truncation, aggregated calls and throttled methods over the process traces.
+counts=$(awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "=");
+    if (kv[1] == "events") e += kv[2]; if (kv[1] == "aggregated") a += kv[2];
+    if (kv[1] == "throttled") th += kv[2]; if ($i == "truncated=yes") tr++ } }
+  END { printf "%d events, %d truncated, %d calls aggregated, %d method verdicts throttled", e, tr, a, th }' \
+  "$SCR/$MODE.traces.txt" 2>/dev/null)
 verdict=$([ $status -eq 0 ] && echo ok || echo MISMATCH)
-echo "$P $MODE: tests $(summary "$work/build/outcomes.txt") vs original $(summary "$SCR/orig.outcomes"), build ${bs}s vs $(cat "$SCR/orig.build.s")s, tests ${ts}s vs $(cat "$SCR/orig.test.s")s, trace ${mb} MB in $ntr file(s), restore $([ -s "$SCR/$MODE.restore.diff" ] && echo DIFFERS || echo identical): $verdict"
+echo "$P $MODE: tests $(summary "$work/build/outcomes.txt") vs original $(summary "$SCR/orig.outcomes"), build ${bs}s vs $(cat "$SCR/orig.build.s")s, tests ${ts}s vs $(cat "$SCR/orig.test.s")s, trace ${mb} MB in $ntr file(s) (${counts:-?}), restore $([ -s "$SCR/$MODE.restore.diff" ] && echo DIFFERS || echo identical): $verdict"
 exit $status

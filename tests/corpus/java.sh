@@ -13,6 +13,7 @@
 #   SCRATCH   work folder (default /tmp/revy-corpus); the original's outcomes and times are
 #             cached in $SCRATCH/PROJECT/orig and reused (delete it to measure again)
 #   MAX_SIZE  the trace size limit written to revy.toml (default 2GiB)
+#   TRACE_EXTRA  more lines for revy.toml's [trace] table (e.g. "throttle = false")
 # Prints one summary line; exits non-zero on any mismatch.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -200,6 +201,7 @@ include = ["*"]
 [trace]
 path = ".revy/traces"
 max_size = "$MAX_SIZE"
+${TRACE_EXTRA:-}
 EOF
 cd "$tree"
 t0=$(now)
@@ -239,6 +241,8 @@ else
   echo "$check" > "$base/$mode/trace.check"
   grep -q 'truncated=yes' <<< "$check" && truncated=yes
   events=$(sed -n 's/.*events=\([0-9]*\).*/\1/p' <<< "$check")
+  aggregated=$(sed -n 's/.*aggregated=\([0-9]*\).*/\1/p' <<< "$check")
+  throttled=$(sed -n 's/.*throttled=\([0-9]*\).*/\1/p' <<< "$check")
   # Processes the tests start inherit REVY_TRACE and write trace-PID.rvt beside it.
   children=0
   for t in "$base/$mode"/trace-*.rvt; do
@@ -266,5 +270,5 @@ if ! diff -r -q -x revy.toml -x .revy "$src" "$tree" > "$base/$mode/restore.diff
   fail=1
 fi
 
-echo "$project $mode: tests $(pfs "$out/totals.txt") vs original $(pfs "$orig/totals.txt"), build $(cat "$out/build.secs")s vs $(cat "$orig/build.secs")s, tests $(cat "$out/test.secs")s vs $(cat "$orig/test.secs")s (cpu $(cat "$out/test.cpu" 2>/dev/null || echo ?)s vs $(cat "$orig/test.cpu" 2>/dev/null || echo ?)s), trace $trace_mb MB, ${events:-0} events$([ "$truncated" = yes ] && echo " (truncated at $MAX_SIZE)")$([ $fail = 0 ] || echo " MISMATCH")"
+echo "$project $mode: tests $(pfs "$out/totals.txt") vs original $(pfs "$orig/totals.txt"), build $(cat "$out/build.secs")s vs $(cat "$orig/build.secs")s, tests $(cat "$out/test.secs")s vs $(cat "$orig/test.secs")s (cpu $(cat "$out/test.cpu" 2>/dev/null || echo ?)s vs $(cat "$orig/test.cpu" 2>/dev/null || echo ?)s), trace $trace_mb MB, ${events:-0} events$([ "$truncated" = yes ] && echo " (truncated at $MAX_SIZE)"), ${aggregated:-0} calls aggregated, ${throttled:-0} methods throttled$([ $fail = 0 ] || echo " MISMATCH")"
 exit $fail

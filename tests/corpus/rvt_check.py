@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Reads compact Revy traces (docs/trace-format.md) completely and checks them: magic, header
 first, every record well formed, definitions before use, balanced messages per thread,
-Crt/Dst pairing. Prints one summary line per file; exit 1 if any file is unreadable.
+Crt/Dst pairing; aggregate (A) and throttle (X) records name defined methods, and the calls
+they count are reported (recorded + aggregated = every call of the run). Prints one summary line per file; exit 1 if any file is unreadable.
 Events are decoded in the first DEEP bytes of block data (env RVT_DEEP, default 64 MiB; 0 =
 everything); past that, records are walked structurally (block headers and lengths, definitions).
 Usage: rvt_check.py FILE..."""
@@ -53,6 +54,8 @@ def check(path):
     live = {}
     header = None
     events = crt = dst = msgs = 0
+    agg_calls = 0
+    throttled = set()
     end = None
     truncated = False
     complete_to = pos
@@ -128,6 +131,30 @@ def check(path):
             elif tag == ord('T'):
                 v()
                 truncated = True
+            elif tag == ord('X'):
+                _tid, m, _t, _calls, _total = v(), v(), v(), v(), v()
+                if m not in methods:
+                    raise Bad('X record of undefined method %d' % m)
+                throttled.add(m)
+            elif tag == ord('A'):
+                _tid, _last = v(), v()
+                for _ in range(v()):
+                    m = v()
+                    if m not in methods:
+                        raise Bad('A record of undefined method %d' % m)
+                    agg_calls += v()
+                    v(), z()
+                    for _ in range(7):
+                        v()
+                for _ in range(v()):
+                    s = v()
+                    if s and s - 1 not in methods:
+                        raise Bad('A record edge from undefined method %d' % (s - 1))
+                    v()
+                    if v() not in methods:
+                        raise Bad('A record edge to an undefined method')
+                    v(), v(), v(), z(), v()
+                v(), v()
             elif tag == ord('E'):
                 end = v()
             else:
@@ -143,10 +170,10 @@ def check(path):
         'end' if end is not None else 'no end mark (killed?) after byte %d' % complete_to)
     # The trailing key=value pairs are what tests/corpus/java.sh reads.
     return ('%s: %d bytes, %d events (%d decoded: %d messages, %d Crt, %d Dst), %d classes, '
-            '%d methods, %d threads, %s; events=%d truncated=%s'
+            '%d methods, %d threads, %s; events=%d truncated=%s aggregated=%d throttled=%d'
             % (path, len(data), events + skipped, events, msgs, crt, dst, len(classes),
                len(methods), len(threads), status, events + skipped,
-               'yes' if truncated else 'no'))
+               'yes' if truncated else 'no', agg_calls, len(throttled)))
 
 
 bad = 0

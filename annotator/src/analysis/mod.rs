@@ -2,6 +2,7 @@
 //! Memory grows with instances, methods, threads' stack depth and distinct edges; per-message
 //! detail is capped (top-N by aggregate time).
 
+pub mod aggregates;
 pub mod hints;
 pub mod proposals;
 pub mod render;
@@ -119,6 +120,9 @@ pub struct TraceInfo {
     /// The file ended early or held a corrupt entry; analysed up to the last good one.
     pub cut_short: bool,
     pub warnings: Vec<String>,
+    /// Calls recorded as events against calls the runtime aggregated (past `max_size`,
+    /// throttled methods), and which methods were throttled when.
+    pub coverage: aggregates::Coverage,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -135,7 +139,10 @@ pub struct Totals {
     /// Messages far above their method's typical call (class loading, JIT, first I/O).
     pub one_off_messages: u64,
     pub instances: usize,
+    /// Calls in the whole run: recorded as events plus aggregated by the runtime.
     pub messages: u64,
+    /// Calls recorded as events (what the message list, timelines and what-if see).
+    pub recorded_messages: u64,
     pub threads: usize,
     pub classes: usize,
     pub methods: usize,
@@ -313,6 +320,8 @@ pub struct Builder {
     cyclic: u64,
     /// Probe cost per message, in trace units (0 when not compensating).
     probe: u64,
+    /// Calls the runtime aggregated instead of recording.
+    aggregated_calls: u64,
 }
 
 impl Builder {
@@ -325,7 +334,15 @@ impl Builder {
             total: 0,
             cyclic: 0,
             probe: 0,
+            aggregated_calls: 0,
         }
+    }
+    fn method_acc(&mut self, m: u32) -> &mut MethodAcc {
+        let m = m as usize;
+        if self.methods.len() <= m {
+            self.methods.resize(m + 1, MethodAcc::default());
+        }
+        &mut self.methods[m]
     }
     /// Subtract `probe` trace units per message (once for itself, once per nested one).
     pub fn with_probe(mut self, probe: u64) -> Self {
@@ -335,6 +352,14 @@ impl Builder {
 }
 
 impl Sink for Builder {
+    fn aggregated(
+        &mut self,
+        aggs: &crate::trace::agg::Aggregates,
+        edges: &[aggregates::Resolved],
+        _instances: &[Instance],
+    ) {
+        self.add_aggregates(aggs, edges);
+    }
     #[inline]
     fn closed(&mut self, c: &Closed, _instances: &[Instance], _names: &crate::trace::Names) {
         let f = &c.frame;
@@ -418,6 +443,12 @@ pub fn walk_trace_with(
             progress(reader.bytes_read(), size);
         }
     }
+    aggregates::merge(
+        &mut walker,
+        &reader.status().aggregates,
+        reader.names(),
+        sink,
+    );
     walker.finish(reader.names(), sink);
     Ok((reader, walker))
 }
@@ -527,13 +558,39 @@ pub fn finish(
     let total = b.total + root_time;
     let one_offs = one_off_messages(&b);
     let mut warnings = status.warnings.clone();
-    if status.truncated_at_size.is_some() {
+    let coverage = aggregates::coverage(&status.aggregates, walker.messages, names);
+    if status.truncated_at_size.is_some() && !status.aggregates.is_empty() {
+        warnings.push(format!(
+            "{}: the runtime stopped recording events at its size limit (max_size={}); it counted later calls as aggregates",
+            path.display(),
+            status.truncated_at_size.unwrap_or(0)
+        ));
+    } else if status.truncated_at_size.is_some() {
         warnings.push(format!(
             "{}: the runtime stopped recording at its size limit (max_size={}); later activity is missing",
             path.display(),
             status.truncated_at_size.unwrap_or(0)
         ));
     }
+    if !coverage.throttled.is_empty() {
+        let list: Vec<String> = coverage
+            .throttled
+            .iter()
+            .take(5)
+            .map(|t| format!("{} (t={}, after {} calls)", t.method, t.t, t.calls))
+            .collect();
+        warnings.push(format!(
+            "{} method(s) throttled (many short calls; counted as aggregates from then on): {}{}",
+            coverage.throttled.len(),
+            list.join(", "),
+            if coverage.throttled.len() > 5 {
+                ", …"
+            } else {
+                ""
+            }
+        ));
+    }
+    warnings.extend(coverage.statement());
     if status.clean_end.is_none() && !status.cut_short {
         warnings.push(format!(
             "{}: no end marker: the run may have died; analysed up to the last complete entry",
@@ -643,6 +700,7 @@ pub fn finish(
             truncated: status.truncated_at_size.is_some(),
             cut_short: status.cut_short,
             warnings,
+            coverage,
         },
         options: opts.clone(),
         totals: Totals {
@@ -652,7 +710,8 @@ pub fn finish(
             compensated: false,
             one_off_messages: one_offs.orders.len() as u64,
             instances: instances.len(),
-            messages: walker.messages,
+            messages: walker.messages + b.aggregated_calls,
+            recorded_messages: walker.messages,
             threads: walker.threads.len(),
             classes: classes.len(),
             methods: methods.len(),
@@ -754,6 +813,9 @@ fn one_off_messages(b: &Builder) -> OneOffs {
 /// `Class (static)@pid` and `root@pid/tid`.
 pub fn instance_label(i: &Instance, names: &crate::trace::Names) -> String {
     use crate::trace::multi::local;
+    if let Some(l) = aggregates::folded_label(i, names) {
+        return l;
+    }
     let pid = names.process_of(if i.kind == InstKind::Root {
         i.tid()
     } else {

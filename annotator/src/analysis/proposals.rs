@@ -57,15 +57,16 @@ struct Candidate {
 }
 
 pub fn add(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
-    if a.totals.messages == 0 {
+    // The replay holds the recorded messages (aggregated calls are not replayed).
+    if a.totals.recorded_messages == 0 {
         return Ok(());
     }
-    if a.totals.messages > o.max_replay_messages {
+    if a.totals.recorded_messages > o.max_replay_messages {
         // Say plainly that nothing was predicted, ahead of the observations (which are not
         // predictions: a "candidate" there may well lose once made active).
         let text = format!(
             "not evaluated: {} messages are more than analyze replays ({}), so no proposal was predicted; ask `revy whatif TRACE --active PATTERN` for a subject below (the observations that follow are not predictions)",
-            a.totals.messages, o.max_replay_messages
+            a.totals.recorded_messages, o.max_replay_messages
         );
         a.advice = Some(super::Advice {
             cores: o.cores.unwrap_or(1),

@@ -26,6 +26,21 @@ impl Acc {
         self.sum += x;
         self.sq += (x as f64) * (x as f64);
     }
+    /// Adds `n` values of sum `sum` known only by their range (the runtime's aggregates):
+    /// the sum of squares counts them at their mean.
+    pub fn merge(&mut self, n: u64, sum: u64, min: u64, max: u64) {
+        if n == 0 {
+            return;
+        }
+        if self.n == 0 || min < self.min {
+            self.min = min;
+        }
+        self.max = self.max.max(max);
+        self.n += n;
+        self.sum += sum;
+        let mean = sum as f64 / n as f64;
+        self.sq += n as f64 * mean * mean;
+    }
     pub fn summary(&self) -> Summary {
         let mean = if self.n == 0 {
             0.0

@@ -31,6 +31,15 @@ impl<K: std::hash::Hash + Eq + Copy, const N: usize> Wide<K, N> {
             self.0.entry(key).or_insert([0; N])[field] += carry << 32;
         }
     }
+    /// Takes `x` off the sum (saturating at 0): the runtimes' net-time corrections.
+    fn sub(&mut self, key: K, field: usize, lo: &mut u32, x: u64) {
+        let v = self.get(key, field, *lo).saturating_sub(x);
+        *lo = v as u32;
+        let hi = v >> 32 << 32;
+        if hi != 0 || self.0.contains_key(&key) {
+            self.0.entry(key).or_insert([0; N])[field] = hi;
+        }
+    }
     #[inline]
     fn get(&self, key: K, field: usize, lo: u32) -> u64 {
         lo as u64
@@ -99,6 +108,13 @@ impl InstSums {
         let a = self.at(i);
         let mut lo = a.active;
         self.wide.add(i, ACTIVE, &mut lo, t);
+        self.acc[i as usize].active = lo;
+    }
+    /// Takes `t` off an instance's active time (a runtime's correction of a recorded call
+    /// whose callees it counted instead).
+    pub fn sub_active(&mut self, i: u32, t: u64) {
+        let mut lo = self.at(i).active;
+        self.wide.sub(i, ACTIVE, &mut lo, t);
         self.acc[i as usize].active = lo;
     }
     pub fn received(&self, i: u32) -> u64 {
@@ -181,6 +197,17 @@ impl EdgeSums {
         w.add((s, r), 1, &mut e.agg, agg);
         w.add((s, r), 2, &mut e.net, net);
         w.add((s, r), 3, &mut e.bytes, size);
+    }
+    /// Takes `t` off an existing edge's net time (a runtime's correction).
+    pub fn sub_net(&mut self, s: u32, r: u32, t: u64) {
+        self.messages(s, r, 0, 0, 0, 0);
+        let rows = &self.rows;
+        let found = self.index.find(edge_hash(s, r), |&i| {
+            rows[i as usize].sender == s && rows[i as usize].receiver == r
+        });
+        if let Some(&i) = found {
+            self.wide.sub((s, r), 2, &mut self.rows[i as usize].net, t);
+        }
     }
     pub fn len(&self) -> usize {
         self.rows.len()

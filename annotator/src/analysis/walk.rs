@@ -169,6 +169,14 @@ pub trait Sink {
         0
     }
     fn closed(&mut self, _c: &Closed, _instances: &[Instance], _names: &Names) {}
+    /// The runtime's aggregates, their edges resolved to instances (`analysis::aggregates`).
+    fn aggregated(
+        &mut self,
+        _aggs: &crate::trace::agg::Aggregates,
+        _edges: &[super::aggregates::Resolved],
+        _instances: &[Instance],
+    ) {
+    }
 }
 
 pub struct ThreadState {
@@ -285,7 +293,7 @@ impl Walker {
     }
 
     #[inline]
-    fn thread(&mut self, tid: u64) -> usize {
+    pub(crate) fn thread(&mut self, tid: u64) -> usize {
         if let Some((t, i)) = self.last_tid {
             if t == tid {
                 return i;
@@ -318,7 +326,7 @@ impl Walker {
     }
 
     #[inline]
-    fn instance(&mut self, class: u32, oid: u64) -> u32 {
+    pub(crate) fn instance(&mut self, class: u32, oid: u64) -> u32 {
         let next = self.instances.len() as u32;
         let (id, new) = if oid == 0 {
             let e = self.by_class.entry(class).or_insert(next);

@@ -920,8 +920,10 @@ pub fn config_header(cx: &Context) -> String {
         c_string(&cx.trace.dir.display().to_string())
     ));
     s.push_str(&format!(
-        "constexpr std::uint64_t max_size = {}ull;\n",
-        cx.trace.max_size
+        "constexpr std::uint64_t max_size = {}ull;\n\
+         constexpr std::uint64_t throttle_calls = {}ull;\n\
+         constexpr std::uint64_t throttle_ns = {}ull;\n",
+        cx.trace.max_size, cx.trace.throttle_calls, cx.trace.throttle_ns
     ));
     s.push_str(&format!(
         "inline const char* mode() {{ return \"{}\"; }}\nconstexpr bool better = {better};\n",
@@ -993,6 +995,8 @@ mod tests {
             dir: PathBuf::from("/nonexistent/trace"),
             max_size: 0,
             project: "p".into(),
+            throttle_calls: 0,
+            throttle_ns: 0,
         };
         let text_of = |t: &str| {
             let originals: HashMap<String, String> = [("a.h".to_string(), t.to_string())].into();

@@ -406,6 +406,8 @@ pub fn table_source(cx: &Context) -> String {
          \x20   static final String PROJECT = {project};\n\
          \x20   static final String DIR = {dir};\n\
          \x20   static final long MAX_SIZE = {max}L;\n\
+         \x20   static final long THROTTLE_CALLS = {tcalls}L;\n\
+         \x20   static final long THROTTLE_NS = {tns}L;\n\
          \x20   static final boolean BETTER = {better};\n\
          \x20   static final long POINTER = {ptr}L;\n\
          \x20   static final long SYSTEM = {sys}L;\n\
@@ -417,6 +419,8 @@ pub fn table_source(cx: &Context) -> String {
         project = java_str(&project),
         dir = java_str(&cx.trace.dir.to_string_lossy()),
         max = cx.trace.max_size,
+        tcalls = cx.trace.throttle_calls,
+        tns = cx.trace.throttle_ns,
         better = cx.mode == Mode::Better,
         ptr = saf.sizes.pointer,
         sys = saf.sizes.system,

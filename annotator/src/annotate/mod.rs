@@ -29,6 +29,9 @@ pub struct TraceSettings {
     pub dir: PathBuf,
     pub max_size: u64,
     pub project: String,
+    /// `[trace]` throttling: calls (0 = off) and mean nanoseconds per call.
+    pub throttle_calls: u64,
+    pub throttle_ns: u64,
 }
 
 /// Everything a language annotator needs besides the file itself.
@@ -340,6 +343,10 @@ fn plan_saf(
         dir: std::fs::canonicalize(&trace_dir).map_err(|e| Error::io(&trace_dir, e))?,
         max_size: m.trace_max_size,
         project: m.name.clone(),
+        throttle_calls: m.trace_throttle.map_or(0, |t| t.calls),
+        throttle_ns: m
+            .trace_throttle
+            .map_or(0, |t| (t.us * 1000.0).round() as u64),
     };
     let cx = Context::new(mode, &saf, trace, root, originals);
     // Files holding anything selected: class declarations or method definitions (also of

@@ -121,6 +121,18 @@ impl Sink for All {
             }
         }
     }
+    fn aggregated(
+        &mut self,
+        aggs: &crate::trace::agg::Aggregates,
+        edges: &[crate::analysis::aggregates::Resolved],
+        instances: &[Instance],
+    ) {
+        // The DOT graph covers the whole run: aggregated calls have no time, so the time
+        // filters do not apply to them.
+        if let Some(b) = &mut self.builder {
+            b.aggregated(aggs, edges, instances);
+        }
+    }
 }
 
 fn create(path: &Path) -> Result<BufWriter<File>> {

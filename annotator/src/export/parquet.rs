@@ -254,6 +254,26 @@ impl Sink for ParquetSink {
         a.net += c.net;
         a.size += f.size;
     }
+    /// The methods table covers the whole run: calls the runtime aggregated count too (the
+    /// messages table holds the recorded ones).
+    fn aggregated(
+        &mut self,
+        aggs: &crate::trace::agg::Aggregates,
+        _edges: &[crate::analysis::aggregates::Resolved],
+        _instances: &[Instance],
+    ) {
+        for m in &aggs.methods {
+            let i = m.method as usize;
+            if self.methods.len() <= i {
+                self.methods.resize(i + 1, MethodAcc::default());
+            }
+            let a = &mut self.methods[i];
+            a.calls += m.calls;
+            a.aggregate += m.agg;
+            a.net = a.net.saturating_add_signed(m.net);
+            a.size += m.size;
+        }
+    }
 }
 
 /// The process id of a trace: its header's `pid`, else 0.

@@ -166,6 +166,16 @@ impl Sink for Tee {
         let f = &c.frame;
         self.span = [self.span[0].min(f.start), self.span[1].max(c.end)];
     }
+    /// Aggregated calls count in the analysis (the timeline and message views show recorded
+    /// calls only).
+    fn aggregated(
+        &mut self,
+        aggs: &crate::trace::agg::Aggregates,
+        edges: &[crate::analysis::aggregates::Resolved],
+        instances: &[Instance],
+    ) {
+        self.b.aggregated(aggs, edges, instances);
+    }
 }
 
 /// Per-(sender, receiver, method) totals for the page's filters, on the edges it shows only
@@ -190,6 +200,27 @@ impl Sink for Links {
         l[1] += c.net;
         l[2] += c.aggregate;
         l[3] += f.size;
+    }
+    /// Aggregated calls count in the graph's links too, on the edges the page shows.
+    fn aggregated(
+        &mut self,
+        _: &crate::trace::agg::Aggregates,
+        edges: &[crate::analysis::aggregates::Resolved],
+        _: &[Instance],
+    ) {
+        for e in edges
+            .iter()
+            .filter(|e| self.edges.contains(&(e.sender, e.receiver)))
+        {
+            let l = self
+                .links
+                .entry((e.sender, e.receiver, e.method))
+                .or_default();
+            l[0] += e.calls;
+            l[1] = l[1].saturating_add_signed(e.net);
+            l[2] += e.agg;
+            l[3] += e.size;
+        }
     }
 }
 

@@ -240,10 +240,110 @@ impl<R: Read> CompactReader<R> {
                 self.left = count;
             }
             b'T' => self.status.truncated_at_size = Some(self.var()?),
+            b'A' => self.aggregate()?,
+            b'X' => {
+                let tid = self.var()?;
+                let method = self.method_id()?;
+                let (t, calls, total) = (self.var()?, self.var()?, self.var()?);
+                self.status
+                    .aggregates
+                    .throttled
+                    .push(super::agg::Throttled {
+                        tid,
+                        method,
+                        t,
+                        calls,
+                        total,
+                    });
+            }
             b'E' => self.status.clean_end = Some(self.var()?),
             _ => return Err(Fail::Bad("unknown record tag")),
         }
         Ok(true)
+    }
+
+    /// A method id of an `A`/`X` record: defined before, else the record is invalid.
+    fn method_id(&mut self) -> std::result::Result<u32, Fail> {
+        let id = self.var()?;
+        self.methods.get(id).ok_or_else(|| {
+            Fail::Invalid(format!(
+                "aggregate record names method id {id}, which no M record defines (a damaged trace)"
+            ))
+        })
+    }
+
+    fn zig(&mut self) -> std::result::Result<i64, Fail> {
+        let z = self.var()?;
+        Ok(((z >> 1) as i64) ^ -((z & 1) as i64))
+    }
+
+    /// An `A` record: one thread's aggregates. Entries are pushed as they are read, so a
+    /// crafted count allocates no more than the bytes in the file.
+    fn aggregate(&mut self) -> std::result::Result<(), Fail> {
+        use super::agg::{EdgeAgg, MethodAgg, ThreadAgg};
+        let tid = self.var()?;
+        let last_t = self.var()?;
+        let n = self.var()?;
+        for _ in 0..n {
+            let method = self.method_id()?;
+            let m = MethodAgg {
+                tid,
+                method,
+                calls: self.var()?,
+                agg: self.var()?,
+                net: self.zig()?,
+                size: self.var()?,
+                agg_min: self.var()?,
+                agg_max: self.var()?,
+                net_min: self.var()?,
+                net_max: self.var()?,
+                size_min: self.var()?,
+                size_max: self.var()?,
+            };
+            self.status.aggregates.methods.push(m);
+        }
+        let n = self.var()?;
+        for _ in 0..n {
+            let from = match self.var()? {
+                0 => None,
+                m => {
+                    let sender = self.methods.get(m - 1).ok_or_else(|| {
+                        Fail::Invalid(format!(
+                            "aggregate record names sender method id {}, which no M record defines (a damaged trace)",
+                            m - 1
+                        ))
+                    })?;
+                    Some((self.names.methods[sender as usize].class, 0))
+                }
+            };
+            let from = match from {
+                Some((c, _)) => Some((c, self.var()?)),
+                None => {
+                    self.var()?;
+                    None
+                }
+            };
+            let method = self.method_id()?;
+            let e = EdgeAgg {
+                tid,
+                from,
+                method,
+                oid: self.var()?,
+                calls: self.var()?,
+                agg: self.var()?,
+                net: self.zig()?,
+                size: self.var()?,
+            };
+            self.status.aggregates.edges.push(e);
+        }
+        let (folded, dropped) = (self.var()?, self.var()?);
+        self.status.aggregates.threads.push(ThreadAgg {
+            tid,
+            last_t,
+            folded,
+            dropped,
+        });
+        Ok(())
     }
 
     /// Read `len` bytes into the block buffer. The buffer grows with the bytes actually

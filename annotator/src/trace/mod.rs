@@ -2,6 +2,7 @@
 //! [`Event`] stream with class and method names interned to small dense ids, so the
 //! analysis never touches strings per event.
 
+pub mod agg;
 pub mod compact;
 pub mod multi;
 pub mod synth;
@@ -290,6 +291,9 @@ pub struct Status {
     /// The file itself ended early or held a corrupt entry: reading stopped there.
     pub cut_short: bool,
     pub warnings: Vec<String>,
+    /// What the runtime counted instead of recording (past `max_size`, throttled methods).
+    #[serde(skip)]
+    pub aggregates: agg::Aggregates,
 }
 
 /// A reader that hands out events from either form.
@@ -417,6 +421,8 @@ pub fn print_as_text(path: &Path, out: &mut impl std::io::Write) -> Result<Statu
         events += 1;
     }
     let status = r.status().clone();
+    w.raw(&agg::text_lines(&status.aggregates, r.names()))
+        .map_err(io)?;
     if let Some(max) = status.truncated_at_size {
         w.truncated(max).map_err(io)?;
     }

@@ -396,8 +396,22 @@ impl MultiReader {
             ..Status::default()
         };
         s.warnings = self.notes.clone();
-        for m in &self.members {
+        let unit_ns = self.unit_ns;
+        for (i, m) in self.members.iter().enumerate() {
             let st = m.reader.status();
+            if m.done {
+                let tag = (i as u64 + 1) << LOCAL_BITS;
+                let time = |t: u64| -> u64 {
+                    ((t as i128 * m.scale + m.offset) / unit_ns).clamp(0, u64::MAX as i128) as u64
+                };
+                s.aggregates.extend_mapped(
+                    &st.aggregates,
+                    &|x| m.methods.get(x as usize).copied().unwrap_or(x),
+                    &|x| m.classes.get(x as usize).copied().unwrap_or(x),
+                    &|x| tag | local(x),
+                    &time,
+                );
+            }
             s.clean_end = match (s.clean_end, st.clean_end) {
                 (Some(a), Some(b)) if m.done => Some(a + b),
                 _ => None,

@@ -333,6 +333,9 @@ fn comment(
             .find_map(|w| w.strip_prefix(key).and_then(|v| v.strip_prefix('=')))
             .map(str::to_string)
     };
+    if super::agg::parse_text(first, text, names, &mut status.aggregates)? {
+        return Ok(());
+    }
     match first {
         "revy-trace" => {
             let rest = text.split_once(' ').map_or("", |x| x.1);
@@ -388,6 +391,10 @@ impl<W: Write> TextWriter<W> {
             "##### thread tid={tid} name={}",
             name.replace(' ', "_")
         )
+    }
+    /// Lines written as they are (`agg::text_lines`).
+    pub fn raw(&mut self, lines: &str) -> std::io::Result<()> {
+        self.w.write_all(lines.as_bytes())
     }
     pub fn truncated(&mut self, max: u64) -> std::io::Result<()> {
         writeln!(self.w, "##### truncated max_size={max}")
@@ -458,7 +465,7 @@ impl<W: Write> TextWriter<W> {
     }
 }
 
-fn method_names(names: &Names, id: u32) -> (Cow<'_, str>, Cow<'_, str>, Cow<'_, str>) {
+pub(super) fn method_names(names: &Names, id: u32) -> (Cow<'_, str>, Cow<'_, str>, Cow<'_, str>) {
     match names.method(id) {
         Some(d) => (
             value(names.class(d.class)),
@@ -471,7 +478,7 @@ fn method_names(names: &Names, id: u32) -> (Cow<'_, str>, Cow<'_, str>, Cow<'_, 
 
 /// A name as an attribute value: values hold no spaces (they separate attributes). Names
 /// read from traces hold no control characters (see `escape_name`).
-fn value(s: &str) -> Cow<'_, str> {
+pub(super) fn value(s: &str) -> Cow<'_, str> {
     if s.contains(' ') {
         Cow::Owned(s.replace(' ', "_"))
     } else {

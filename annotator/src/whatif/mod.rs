@@ -51,6 +51,14 @@ pub fn load(traces: &[PathBuf], compensate: bool, manifest: Option<&Path>) -> Re
             "the trace header has no probe cost (probe_ns=): times are not compensated".into(),
         );
     }
+    if tree.aggregated_calls > 0 {
+        let recorded = tree.messages() as u64;
+        warnings.push(format!(
+            "the replay covers the recorded calls only: {recorded} of {} ({:.0} %); the runtime counted the rest as aggregates (past max_size or throttled)",
+            recorded + tree.aggregated_calls,
+            100.0 * recorded as f64 / (recorded + tree.aggregated_calls) as f64
+        ));
+    }
     let agg = sim::compensated_aggregates(&tree);
     Ok(Loaded {
         tree,

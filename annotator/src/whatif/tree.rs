@@ -69,6 +69,8 @@ pub struct Tree {
     /// The thread handoff the runtime measured at start-up (`handoff_ns=`), in ns; `None`
     /// for older traces.
     pub handoff_ns: Option<f64>,
+    /// Calls the runtimes aggregated instead of recording (not in the tree).
+    pub aggregated_calls: u64,
 }
 
 impl Tree {
@@ -106,6 +108,7 @@ impl Tree {
     fn add_trace(&mut self, path: &Path, compensate: bool) -> Result<()> {
         let mut sink = Collect::default();
         let (reader, walker) = walk_trace(path, &mut sink)?;
+        self.aggregated_calls += reader.status().aggregates.calls();
         let unit = reader.header().unit;
         let scale = unit.micros() / self.unit.get_or_insert(unit).micros();
         let probe_ns = reader

@@ -62,6 +62,10 @@ pub struct Trace {
     pub events: Vec<(u64, u64, Ev)>,
     pub end: Option<u64>,
     pub truncated: bool,
+    /// Calls counted in `A` records (docs/trace-format.md) instead of as events.
+    pub aggregated: u64,
+    /// Method ids named by `X` (throttled) records.
+    pub throttled: Vec<u64>,
 }
 
 impl Trace {
@@ -162,10 +166,39 @@ pub fn decode(bytes: &[u8]) -> Trace {
             }
             b'E' => t.end = Some(r.v()),
             b'B' => block(&mut r, &mut t),
+            b'X' => {
+                r.v();
+                let m = r.v();
+                assert!(t.methods.contains_key(&m), "X before its M");
+                t.throttled.push(m);
+                skip(&mut r, 3);
+            }
+            b'A' => aggregates(&mut r, &mut t),
             x => panic!("bad record tag {x:#x} at {}", r.i - 1),
         }
     }
     t
+}
+
+/// Reads `n` varints (zigzag ones read the same way).
+fn skip(r: &mut Rd, n: usize) {
+    for _ in 0..n {
+        r.v();
+    }
+}
+
+fn aggregates(r: &mut Rd, t: &mut Trace) {
+    skip(r, 2);
+    for _ in 0..r.v() {
+        let m = r.v();
+        assert!(t.methods.contains_key(&m), "A names a method before its M");
+        t.aggregated += r.v();
+        skip(r, 9);
+    }
+    for _ in 0..r.v() {
+        skip(r, 8);
+    }
+    skip(r, 2);
 }
 
 fn block(r: &mut Rd, t: &mut Trace) {

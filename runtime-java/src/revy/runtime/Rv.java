@@ -104,23 +104,19 @@ public final class Rv {
     /** Method start: method id, receiver object ID (0 for static), message size in bytes. */
     public static void start(int mid, long oid, long size) {
         RvBuf b = RvBuf.TL.get();
-        if (b == null || b.quiet != 0 || !RvTrace.live) {
+        if (b == null || b.quiet != 0) {
             return;
         }
-        boolean[] d = RvTrace.mdef;
-        if (!d[mid]) {
-            RvTrace.defineMethod(mid);
-        }
-        b.ev(RvBuf.START, mid, oid, size, true);
+        b.start(mid, oid, size);
     }
 
     /** Method end (every exit, exceptions included). */
     public static void end(int mid, long oid) {
         RvBuf b = RvBuf.TL.get();
-        if (b == null || b.quiet != 0 || !RvTrace.live) {
+        if (b == null || b.quiet != 0) {
             return;
         }
-        b.ev(RvBuf.END, mid, oid, 0L, false);
+        b.end(mid, oid);
     }
 
     /** Message-size helper, better mode: walks the object graph of {@code o}. */

@@ -37,8 +37,137 @@ final class RvBuf {
     /** Event kinds of the compact trace form (docs/trace-format.md). */
     static final int CRT = 1, DST = 2, START = 3, END = 4;
 
+    // The shadow stack of open calls: which are recorded as events, and the time of their
+    // callees, so what is not recorded is aggregated with its sender and net time.
+    int depth;
+    int[] fMid = new int[32];
+    long[] fOid = new long[32];
+    long[] fT = new long[32];
+    long[] fChild = new long[32];
+    long[] fHidden = new long[32];
+    long[] fSize = new long[32];
+    boolean[] fRec = new boolean[32];
+    /** Per method id: calls and their total time on this thread (the throttle rule). */
+    private long[] tc = new long[0];
+    /** The probe-cost measurement's buffer: never throttles. */
+    boolean scratch;
+    /** Created at the first unrecorded call. */
+    RvAgg agg;
+    long lastT;
+
+    /** A call starts: recorded, or (past the limit, throttled, under an unrecorded call) kept. */
+    void start(int mid, long oid, long size) {
+        long t = System.nanoTime() - RvTrace.t0;
+        int d = depth;
+        if (d == fMid.length) {
+            growStack();
+        }
+        boolean rec = RvTrace.live && (d == 0 || fRec[d - 1]) && !RvTrace.throttled[mid];
+        fMid[d] = mid;
+        fOid[d] = oid;
+        fT[d] = t;
+        fChild[d] = 0L;
+        fHidden[d] = 0L;
+        fSize[d] = size;
+        fRec[d] = rec;
+        depth = d + 1;
+        if (rec) {
+            if (!RvTrace.mdef[mid]) {
+                RvTrace.defineMethod(mid);
+            }
+            evAt(START, mid, oid, size, true, t);
+        }
+    }
+
+    void end(int mid, long oid) {
+        long t = System.nanoTime() - RvTrace.t0;
+        int d = depth - 1;
+        if (d >= 0 && fMid[d] == mid && fOid[d] == oid) {
+            pop(d, t);
+            return;
+        }
+        while (d >= 0 && (fMid[d] != mid || fOid[d] != oid)) {
+            d--;
+        }
+        if (d < 0) {
+            // No open start: recorded as it is (the analysis counts unmatched ends).
+            if (RvTrace.live) {
+                evAt(END, mid, oid, 0L, false, t);
+            }
+            return;
+        }
+        while (depth > d) {
+            pop(depth - 1, t);
+        }
+    }
+
+    private void pop(int d, long t) {
+        depth = d;
+        int mid = fMid[d];
+        long a = Math.max(0L, t - fT[d]);
+        if (d > 0) {
+            fChild[d - 1] += a;
+        }
+        lastT = t;
+        if (fRec[d]) {
+            // its start is in the trace: so is its end, past the limit too
+            evAt(END, mid, fOid[d], 0L, false, t);
+            if (fHidden[d] != 0L) {
+                aggs().correct(this, d, fHidden[d]);
+            }
+        } else {
+            aggs().add(this, d, a);
+            if (d > 0 && fRec[d - 1]) {
+                fHidden[d - 1] += a;
+            }
+        }
+        if (RvTable.THROTTLE_CALLS > 0L && !scratch) {
+            count(mid, a, t);
+        }
+    }
+
+    /** TAU's rule: more than THROTTLE_CALLS calls averaging under THROTTLE_NS. */
+    private void count(int mid, long a, long t) {
+        int i = mid * 2;
+        if (i + 2 > tc.length) {
+            long[] g = new long[Math.max(i + 2, tc.length * 2)];
+            System.arraycopy(tc, 0, g, 0, tc.length);
+            tc = g;
+        }
+        long c = ++tc[i];
+        long sum = tc[i + 1] += a;
+        if (c > RvTable.THROTTLE_CALLS && sum < c * RvTable.THROTTLE_NS && !RvTrace.throttled[mid]) {
+            RvTrace.throttle(mid, tid, t, c, sum);
+        }
+    }
+
+    private RvAgg aggs() {
+        RvAgg g = agg;
+        if (g == null) {
+            g = new RvAgg();
+            agg = g;
+        }
+        return g;
+    }
+
+    private void growStack() {
+        int c = fMid.length * 2;
+        fMid = java.util.Arrays.copyOf(fMid, c);
+        fOid = java.util.Arrays.copyOf(fOid, c);
+        fT = java.util.Arrays.copyOf(fT, c);
+        fChild = java.util.Arrays.copyOf(fChild, c);
+        fHidden = java.util.Arrays.copyOf(fHidden, c);
+        fSize = java.util.Arrays.copyOf(fSize, c);
+        fRec = java.util.Arrays.copyOf(fRec, c);
+    }
+
     /** Appends one event (kinds CRT..END of the compact trace form). */
     void ev(int kind, int id, long oid, long size, boolean hasSize) {
+        evAt(kind, id, oid, size, hasSize, System.nanoTime() - RvTrace.t0);
+    }
+
+    /** Appends one event that happened at {@code t}. */
+    void evAt(int kind, int id, long oid, long size, boolean hasSize, long t) {
         int p = n;
         if (p > LIMIT) {
             full();
@@ -47,7 +176,6 @@ final class RvBuf {
                 return;
             }
         }
-        long t = System.nanoTime() - RvTrace.t0;
         byte[] a = b;
         if (p == 0) {
             base = t;
@@ -75,6 +203,9 @@ final class RvBuf {
      */
     static String probeNs() {
         RvBuf s = new RvBuf(Thread.currentThread());
+        s.scratch = true;
+        // Method id 0 is never a real one (SAF ids start at 1): no M record for it.
+        RvTrace.mdef[0] = true;
         ThreadLocal<RvBuf> tl = new ThreadLocal<RvBuf>();
         tl.set(s);
         final int pairs = 1000;
@@ -171,8 +302,8 @@ final class RvBuf {
             if (b.n > LIMIT - 2 * 40) {
                 b.n = 0; // never full(): a scratch buffer is not flushed
             }
-            b.ev(3, 4321, 1000000 + i, 24, true);
-            tl.get().ev(4, 4321, 1000000 + i, 0L, false);
+            b.start(0, 1000000 + i, 24);
+            tl.get().end(0, 1000000 + i);
         }
         return System.nanoTime() - t0;
     }

@@ -100,7 +100,7 @@ final class RvSize {
         if (root == null) {
             return POINTER;
         }
-        if (!RvTrace.live) {
+        if (!RvTrace.counting) {
             return 0;
         }
         RvBuf b = RvBuf.TL.get();
@@ -245,7 +245,7 @@ final class RvSize {
         if (o == null) {
             return POINTER;
         }
-        if (!RvTrace.live) {
+        if (!RvTrace.counting) {
             return 0;
         }
         RvBuf b = RvBuf.TL.get();

@@ -24,6 +24,10 @@ final class RvTrace {
 
     /** True while events are recorded. */
     static volatile boolean live = true;
+    /** True while calls are counted (recorded or aggregated): false untraced or closed. */
+    static volatile boolean counting = true;
+    /** Methods that stopped producing events (TAU's rule; indexed by method id). */
+    static final boolean[] throttled = new boolean[RvClasses.methodCount()];
     static long t0 = System.nanoTime();
     /** Method ids whose M record is written (indexed by method id). */
     static final boolean[] mdef = new boolean[RvClasses.methodCount()];
@@ -56,6 +60,7 @@ final class RvTrace {
             for (RvBuf d : dead) {
                 synchronized (d) {
                     flushBuffer(d, true);
+                    writeAggregates(d);
                 }
             }
         }
@@ -94,6 +99,7 @@ final class RvTrace {
             String env = System.getenv("REVY_TRACE");
             if (env != null && env.trim().equalsIgnoreCase("off")) {
                 live = false;
+                counting = false;
                 return false;
             }
             String pid = pid();
@@ -148,6 +154,7 @@ final class RvTrace {
             return true;
         } catch (Throwable t) {
             live = false;
+            counting = false;
             problem("cannot write the trace" + (f == null ? "" : " " + f) + "; this run is not traced", t);
             return false;
         }
@@ -269,18 +276,13 @@ final class RvTrace {
             len = (int) ce;
         }
         synchronized (LOCK) {
-            if (len > 0 && count > 0 && state == 1 && !truncated) {
-                int p = blockHead(b, count, len);
-                if (written + p + len + TAIL <= maxSize) {
-                    writeBlock(b, p, count, len);
-                } else {
-                    // Past the limit: keep the events that still fit (a limit below one
-                    // buffer would otherwise keep none), then stop.
-                    long room = maxSize - written - TAIL - 32;
-                    long ce = room > 0 ? RvBuf.countEvents(b.b, (int) Math.min(len, room)) : 0;
-                    if ((ce >>> 32) > 0) {
-                        writeBlock(b, blockHead(b, (int) (ce >>> 32), (int) ce), (int) (ce >>> 32), (int) ce);
-                    }
+            if (len > 0 && count > 0 && state == 1) {
+                // The block that crosses the limit is written whole, and so are blocks after
+                // it: they hold only events begun before it (starts other threads had
+                // buffered, ends of calls whose starts are recorded), so every recorded
+                // start has its end and every call is either an event or aggregated.
+                writeBlock(b, blockHead(b, count, len), count, len);
+                if (!truncated && written + TAIL > maxSize) {
                     truncate();
                 }
             }
@@ -317,6 +319,52 @@ final class RvTrace {
         write(h, 0, p);
     }
 
+    /**
+     * Method {@code mid} stops producing events (its calls from now on are aggregated): the
+     * X record says which, on which thread's verdict, when, after how many calls of what
+     * total time.
+     */
+    static void throttle(int mid, long tid, long t, long calls, long total) {
+        defineMethod(mid);
+        synchronized (LOCK) {
+            if (throttled[mid]) {
+                return;
+            }
+            throttled[mid] = true;
+            if (state == 1) {
+                RvAgg.Bytes o = new RvAgg.Bytes();
+                o.b('X');
+                o.v(tid);
+                o.v(mid);
+                o.v(t);
+                o.v(calls);
+                o.v(total);
+                byte[] r = o.done();
+                write(r, 0, r.length);
+            }
+        }
+    }
+
+    /** Writes the A record of a buffer's aggregates; the caller holds b's monitor. */
+    static void writeAggregates(RvBuf b) {
+        RvAgg a = b.agg;
+        if (a == null) {
+            return;
+        }
+        try {
+            a.defineAll();
+            byte[] r = a.encode(b.tid, b.lastT);
+            synchronized (LOCK) {
+                if (state == 1) {
+                    write(r, 0, r.length);
+                }
+            }
+            b.agg = null;
+        } catch (Throwable t) {
+            problem("cannot write a thread's aggregates", t);
+        }
+    }
+
     /** Moves dead threads' buffers from the registry to {@code dead}. Caller holds LOCK. */
     private static void reapDead(ArrayList<RvBuf> dead) {
         for (Iterator<RvBuf> it = BUFS.iterator(); it.hasNext();) {
@@ -338,6 +386,9 @@ final class RvTrace {
         for (RvBuf b : all) {
             synchronized (b) {
                 flushBuffer(b, b.thread.get() != Thread.currentThread());
+                if (exiting) {
+                    writeAggregates(b);
+                }
             }
         }
         synchronized (LOCK) {
@@ -347,6 +398,7 @@ final class RvTrace {
             try {
                 if (exiting) {
                     live = false;
+                    counting = false;
                     int p = 0;
                     byte[] h = SCRATCH;
                     h[p++] = 'E';

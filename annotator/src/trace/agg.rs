@@ -1,0 +1,279 @@
+//! What the runtimes count instead of recording (docs/trace-format.md, "Aggregates"): calls
+//! past `max_size` and calls of throttled methods, per thread, per method and per
+//! sender→receiver edge, plus the moments methods were throttled. Read from the compact `A`
+//! and `X` records and the text form's `##### aggregate…` / `##### throttled` lines.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use super::Names;
+
+/// An oid the runtime folded into its class (its per-thread edge table was full).
+pub const FOLDED: u64 = u64::MAX;
+
+/// One thread's totals of what it did not record.
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
+pub struct ThreadAgg {
+    pub tid: u64,
+    /// The thread's last probe time (its span reaches here even when events stopped earlier).
+    pub last_t: u64,
+    /// Calls whose sender or receiver was folded into its class (table bound reached).
+    pub folded: u64,
+    /// Calls counted per method only (no edge: the table's hard bound was reached).
+    pub dropped: u64,
+}
+
+/// Per thread and method: calls aggregated, and `net` corrections (calls = 0, net < 0) for
+/// recorded messages whose direct callees were aggregated.
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
+pub struct MethodAgg {
+    pub tid: u64,
+    pub method: u32,
+    pub calls: u64,
+    pub agg: u64,
+    pub net: i64,
+    pub size: u64,
+    pub agg_min: u64,
+    pub agg_max: u64,
+    pub net_min: u64,
+    pub net_max: u64,
+    pub size_min: u64,
+    pub size_max: u64,
+}
+
+/// Per thread, sender (class and oid; `None` = the thread's root) and receiver (method, oid).
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
+pub struct EdgeAgg {
+    pub tid: u64,
+    pub from: Option<(u32, u64)>,
+    pub method: u32,
+    pub oid: u64,
+    pub calls: u64,
+    pub agg: u64,
+    pub net: i64,
+    pub size: u64,
+}
+
+/// A method that stopped producing events on a thread's verdict at time `t`.
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
+pub struct Throttled {
+    pub tid: u64,
+    pub method: u32,
+    pub t: u64,
+    /// Calls and their total aggregate time on that thread when it was throttled.
+    pub calls: u64,
+    pub total: u64,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Aggregates {
+    pub threads: Vec<ThreadAgg>,
+    pub methods: Vec<MethodAgg>,
+    pub edges: Vec<EdgeAgg>,
+    pub throttled: Vec<Throttled>,
+}
+
+impl Aggregates {
+    pub fn is_empty(&self) -> bool {
+        self.threads.is_empty() && self.throttled.is_empty()
+    }
+    /// Calls counted here instead of as events.
+    pub fn calls(&self) -> u64 {
+        self.methods.iter().map(|m| m.calls).sum()
+    }
+
+    /// Append `other` with its ids mapped (a trace set: dense method and class ids, tagged
+    /// thread and object ids, times on the shared line).
+    pub fn extend_mapped(
+        &mut self,
+        other: &Aggregates,
+        method: &dyn Fn(u32) -> u32,
+        class: &dyn Fn(u32) -> u32,
+        id: &dyn Fn(u64) -> u64,
+        time: &dyn Fn(u64) -> u64,
+    ) {
+        let oid = |o: u64| if o == FOLDED || o == 0 { o } else { id(o) };
+        self.threads.extend(other.threads.iter().map(|t| ThreadAgg {
+            tid: id(t.tid),
+            last_t: time(t.last_t),
+            ..*t
+        }));
+        self.methods.extend(other.methods.iter().map(|m| MethodAgg {
+            tid: id(m.tid),
+            method: method(m.method),
+            ..*m
+        }));
+        self.edges.extend(other.edges.iter().map(|e| EdgeAgg {
+            tid: id(e.tid),
+            from: e.from.map(|(c, o)| (class(c), oid(o))),
+            method: method(e.method),
+            oid: oid(e.oid),
+            ..*e
+        }));
+        self.throttled
+            .extend(other.throttled.iter().map(|x| Throttled {
+                tid: id(x.tid),
+                method: method(x.method),
+                t: time(x.t),
+                ..*x
+            }));
+    }
+}
+
+fn oid_text(o: u64) -> String {
+    if o == FOLDED {
+        "*".into()
+    } else {
+        o.to_string()
+    }
+}
+
+/// The text form's lines for `a` (names as attribute values, no spaces).
+pub fn text_lines(a: &Aggregates, names: &Names) -> String {
+    let m = |id: u32| {
+        let (c, n, s) = super::text::method_names(names, id);
+        format!("cls={c} mth={n} sgn={s}")
+    };
+    let mut out = String::new();
+    for x in &a.throttled {
+        let _ = writeln!(
+            out,
+            "##### throttled tid={} {} t={} calls={} total={}",
+            x.tid,
+            m(x.method),
+            x.t,
+            x.calls,
+            x.total
+        );
+    }
+    for t in &a.threads {
+        let _ = writeln!(
+            out,
+            "##### aggregate tid={} last_t={} folded={} dropped={}",
+            t.tid, t.last_t, t.folded, t.dropped
+        );
+    }
+    for x in &a.methods {
+        let _ = writeln!(
+            out,
+            "##### aggregate-method tid={} {} calls={} agg={} net={} size={} agg_min={} agg_max={} net_min={} net_max={} size_min={} size_max={}",
+            x.tid, m(x.method), x.calls, x.agg, x.net, x.size, x.agg_min, x.agg_max,
+            x.net_min, x.net_max, x.size_min, x.size_max
+        );
+    }
+    for e in &a.edges {
+        let from = match e.from {
+            None => "from=root".to_string(),
+            Some((c, o)) => format!(
+                "from_cls={} from_oid={}",
+                super::text::value(names.class(c)),
+                oid_text(o)
+            ),
+        };
+        let _ = writeln!(
+            out,
+            "##### aggregate-edge tid={} {from} {} oid={} calls={} agg={} net={} size={}",
+            e.tid,
+            m(e.method),
+            oid_text(e.oid),
+            e.calls,
+            e.agg,
+            e.net,
+            e.size
+        );
+    }
+    out
+}
+
+/// Parse one text line's body (after `#####`) whose first word is `kind`; `Ok(false)` when
+/// it is not an aggregate line. Errors say which attribute is wrong.
+pub fn parse_text(
+    kind: &str,
+    text: &str,
+    names: &mut Names,
+    a: &mut Aggregates,
+) -> Result<bool, String> {
+    if !matches!(
+        kind,
+        "throttled" | "aggregate" | "aggregate-method" | "aggregate-edge"
+    ) {
+        return Ok(false);
+    }
+    let get = |key: &str| {
+        text.split_ascii_whitespace()
+            .find_map(|w| w.strip_prefix(key).and_then(|v| v.strip_prefix('=')))
+    };
+    let num = |key: &str| -> Result<u64, String> {
+        let v = get(key).ok_or_else(|| format!("`{kind}` line without {key}="))?;
+        v.parse()
+            .map_err(|_| format!("`{kind}` line: {key}={v} is not a number"))
+    };
+    let signed = |key: &str| -> Result<i64, String> {
+        let v = get(key).ok_or_else(|| format!("`{kind}` line without {key}="))?;
+        v.parse()
+            .map_err(|_| format!("`{kind}` line: {key}={v} is not a number"))
+    };
+    let oid = |key: &str| -> Result<u64, String> {
+        if get(key) == Some("*") {
+            Ok(FOLDED)
+        } else {
+            num(key)
+        }
+    };
+    let method = |names: &mut Names| -> Result<u32, String> {
+        let (Some(c), Some(m)) = (get("cls"), get("mth")) else {
+            return Err(format!("`{kind}` line without cls= and mth="));
+        };
+        let s = get("sgn").unwrap_or("!!");
+        Ok(names.intern_method(c.as_bytes(), m.as_bytes(), s.as_bytes()))
+    };
+    let tid = num("tid")?;
+    match kind {
+        "throttled" => a.throttled.push(Throttled {
+            tid,
+            method: method(names)?,
+            t: num("t")?,
+            calls: num("calls")?,
+            total: num("total").unwrap_or(0),
+        }),
+        "aggregate" => a.threads.push(ThreadAgg {
+            tid,
+            last_t: num("last_t")?,
+            folded: num("folded").unwrap_or(0),
+            dropped: num("dropped").unwrap_or(0),
+        }),
+        "aggregate-method" => a.methods.push(MethodAgg {
+            tid,
+            method: method(names)?,
+            calls: num("calls")?,
+            agg: num("agg")?,
+            net: signed("net")?,
+            size: num("size")?,
+            agg_min: num("agg_min")?,
+            agg_max: num("agg_max")?,
+            net_min: num("net_min")?,
+            net_max: num("net_max")?,
+            size_min: num("size_min")?,
+            size_max: num("size_max")?,
+        }),
+        _ => {
+            let from = match get("from_cls") {
+                None if get("from") == Some("root") => None,
+                None => return Err("`aggregate-edge` line without from_cls= or from=root".into()),
+                Some(c) => Some((names.intern_class(c.as_bytes()), oid("from_oid")?)),
+            };
+            a.edges.push(EdgeAgg {
+                tid,
+                from,
+                method: method(names)?,
+                oid: oid("oid")?,
+                calls: num("calls")?,
+                agg: num("agg")?,
+                net: signed("net")?,
+                size: num("size")?,
+            });
+        }
+    }
+    Ok(true)
+}

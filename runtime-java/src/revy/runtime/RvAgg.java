@@ -1,0 +1,272 @@
+package revy.runtime;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One thread's aggregates of the calls it does not record (past {@code max_size}, throttled
+ * methods, and everything they call): per method and per sender-receiver edge. Only the
+ * owning thread writes; the exit hook reads. Written as an {@code A} record
+ * (docs/trace-format.md).
+ */
+final class RvAgg {
+    /** An oid folded into its class once the edge table is full. */
+    static final long FOLDED = -1L;
+    /** Per method: calls, agg, net, size, aggMin, aggMax, netMin, netMax, sizeMin, sizeMax. */
+    private static final int M = 10;
+    /**
+     * Instance-level edges per thread, and in the whole process, before folding. Small: every
+     * unrecorded call looks the table up, and a large one costs a cache miss per call.
+     */
+    private static final int THREAD_KEYS = 1 << 12;
+    private static final long GLOBAL_KEYS = 1L << 20;
+    /** Past this many edges a thread counts calls per method only. */
+    private static final int HARD_KEYS = 1 << 13;
+    private static final AtomicLong KEYS = new AtomicLong();
+
+    private long[] m = new long[0];
+    private int cap = 64;
+    private int used;
+    /** Sender mid + 1 (0 = the thread's root), receiver mid + 1 (0 = empty slot). */
+    private int[] ks = new int[cap];
+    private int[] km = new int[cap];
+    private long[] kso = new long[cap];
+    private long[] ko = new long[cap];
+    /** Per edge: calls, agg, net, size. */
+    private long[] v = new long[cap * 4];
+    long folded;
+    long dropped;
+    /** The slot found last (a loop repeats one edge: no hashing), -1 when none. */
+    private int last = -1;
+
+    /** The call in frame {@code d} of {@code b} ended after {@code agg} ns, unrecorded. */
+    void add(RvBuf b, int d, long agg) {
+        int mid = b.fMid[d];
+        long net = agg - b.fChild[d];
+        long size = b.fSize[d];
+        int i = mid * M;
+        if (i + M > m.length) {
+            growMethods(mid);
+        }
+        long[] a = m;
+        if (a[i] == 0L) {
+            a[i + 4] = agg;
+            a[i + 5] = agg;
+            a[i + 6] = net;
+            a[i + 7] = net;
+            a[i + 8] = size;
+            a[i + 9] = size;
+        } else {
+            a[i + 4] = Math.min(a[i + 4], agg);
+            a[i + 5] = Math.max(a[i + 5], agg);
+            a[i + 6] = Math.min(a[i + 6], net);
+            a[i + 7] = Math.max(a[i + 7], net);
+            a[i + 8] = Math.min(a[i + 8], size);
+            a[i + 9] = Math.max(a[i + 9], size);
+        }
+        a[i]++;
+        a[i + 1] += agg;
+        a[i + 2] += net;
+        a[i + 3] += size;
+        edge(b, d, 1L, agg, net, size);
+    }
+
+    /**
+     * The recorded call in frame {@code d} ended; {@code hidden} ns of it were spent in
+     * unrecorded callees, which the analysis would count as its own time: subtracted here.
+     */
+    void correct(RvBuf b, int d, long hidden) {
+        int mid = b.fMid[d];
+        int i = mid * M;
+        if (i + M > m.length) {
+            growMethods(mid);
+        }
+        m[i + 2] -= hidden;
+        edge(b, d, 0L, 0L, -hidden, 0L);
+    }
+
+    private void edge(RvBuf b, int d, long calls, long agg, long net, long size) {
+        int s = d > 0 ? b.fMid[d - 1] + 1 : 0;
+        long so = d > 0 ? b.fOid[d - 1] : 0L;
+        int r = b.fMid[d] + 1;
+        long o = b.fOid[d];
+        int slot = slot(s, so, r, o, false);
+        if (slot < 0) {
+            folded += calls;
+            slot = slot(s, so == 0L ? 0L : FOLDED, r, o == 0L ? 0L : FOLDED, true);
+            if (slot < 0) {
+                dropped += calls;
+                return;
+            }
+        }
+        int j = slot * 4;
+        v[j] += calls;
+        v[j + 1] += agg;
+        v[j + 2] += net;
+        v[j + 3] += size;
+    }
+
+    /** The slot of a key, inserted when new; -1 past the bound. */
+    private int slot(int s, long so, int r, long o, boolean folding) {
+        int l = last;
+        if (l >= 0 && km[l] == r && ko[l] == o && ks[l] == s && kso[l] == so) {
+            return l;
+        }
+        long h = (so * 0x9E3779B97F4A7C15L) ^ (o * 0xC2B2AE3D27D4EB4FL) ^ (((long) s << 32) | r);
+        h ^= h >>> 29;
+        int mask = cap - 1;
+        for (int i = (int) h & mask;; i = (i + 1) & mask) {
+            if (km[i] == 0) {
+                if (folding ? used >= HARD_KEYS
+                        : used >= THREAD_KEYS || KEYS.get() >= GLOBAL_KEYS) {
+                    return -1;
+                }
+                if ((used + 1) * 2 > cap) {
+                    grow();
+                    return slot(s, so, r, o, folding);
+                }
+                used++;
+                KEYS.incrementAndGet();
+                ks[i] = s;
+                km[i] = r;
+                kso[i] = so;
+                ko[i] = o;
+                last = i;
+                return i;
+            }
+            if (km[i] == r && ko[i] == o && ks[i] == s && kso[i] == so) {
+                last = i;
+                return i;
+            }
+        }
+    }
+
+    private void grow() {
+        int[] os = ks, om = km;
+        long[] oso = kso, oo = ko, ov = v;
+        cap *= 2;
+        ks = new int[cap];
+        km = new int[cap];
+        kso = new long[cap];
+        ko = new long[cap];
+        v = new long[cap * 4];
+        int mask = cap - 1;
+        last = -1;
+        for (int i = 0; i < om.length; i++) {
+            if (om[i] == 0) {
+                continue;
+            }
+            long h = (oso[i] * 0x9E3779B97F4A7C15L) ^ (oo[i] * 0xC2B2AE3D27D4EB4FL)
+                    ^ (((long) os[i] << 32) | om[i]);
+            h ^= h >>> 29;
+            int j = (int) h & mask;
+            while (km[j] != 0) {
+                j = (j + 1) & mask;
+            }
+            ks[j] = os[i];
+            km[j] = om[i];
+            kso[j] = oso[i];
+            ko[j] = oo[i];
+            System.arraycopy(ov, i * 4, v, j * 4, 4);
+        }
+    }
+
+    private void growMethods(int mid) {
+        long[] g = new long[Math.max((mid + 1) * M, m.length * 2)];
+        System.arraycopy(m, 0, g, 0, m.length);
+        m = g;
+    }
+
+    /** Defines every method the record names (M records come first). */
+    void defineAll() {
+        for (int i = 0; i + M <= m.length; i += M) {
+            if (m[i] != 0L || m[i + 2] != 0L) {
+                RvTrace.defineMethod(i / M);
+            }
+        }
+        for (int i = 0; i < cap; i++) {
+            if (km[i] != 0) {
+                RvTrace.defineMethod(km[i] - 1);
+                if (ks[i] != 0) {
+                    RvTrace.defineMethod(ks[i] - 1);
+                }
+            }
+        }
+    }
+
+    /** The A record: tid, last time, methods, edges, folded and dropped calls. */
+    byte[] encode(long tid, long lastT) {
+        Bytes o = new Bytes();
+        o.b(0x41);
+        o.v(tid);
+        o.v(lastT);
+        int n = 0;
+        for (int i = 0; i + M <= m.length; i += M) {
+            if (m[i] != 0L || m[i + 2] != 0L) {
+                n++;
+            }
+        }
+        o.v(n);
+        for (int i = 0; i + M <= m.length; i += M) {
+            if (m[i] != 0L || m[i + 2] != 0L) {
+                o.v(i / M);
+                o.v(m[i]);
+                o.v(m[i + 1]);
+                o.z(m[i + 2]);
+                o.v(m[i + 3]);
+                for (int k = 4; k < M; k++) {
+                    o.v(m[i + k]);
+                }
+            }
+        }
+        o.v(used);
+        for (int i = 0; i < cap; i++) {
+            if (km[i] != 0) {
+                o.v(ks[i]);
+                o.v(kso[i]);
+                o.v(km[i] - 1);
+                o.v(ko[i]);
+                o.v(v[i * 4]);
+                o.v(v[i * 4 + 1]);
+                o.z(v[i * 4 + 2]);
+                o.v(v[i * 4 + 3]);
+            }
+        }
+        o.v(folded);
+        o.v(dropped);
+        return o.done();
+    }
+
+    /** A growing byte array of varints. */
+    static final class Bytes {
+        private byte[] a = new byte[256];
+        private int n;
+
+        void b(int x) {
+            room();
+            a[n++] = (byte) x;
+        }
+
+        void v(long x) {
+            room();
+            n = RvBuf.v(a, n, x);
+        }
+
+        void z(long x) {
+            v((x << 1) ^ (x >> 63));
+        }
+
+        private void room() {
+            if (n + 16 > a.length) {
+                byte[] g = new byte[a.length * 2];
+                System.arraycopy(a, 0, g, 0, n);
+                a = g;
+            }
+        }
+
+        byte[] done() {
+            byte[] r = new byte[n];
+            System.arraycopy(a, 0, r, 0, n);
+            return r;
+        }
+    }
+}

@@ -14,6 +14,7 @@
 #             cached in $SCRATCH/PROJECT/orig and reused (delete it to measure again)
 #   MAX_SIZE  the trace size limit written to revy.toml (default 2GiB)
 #   TRACE_EXTRA  more lines for revy.toml's [trace] table (e.g. "throttle = false")
+#   STRICT_TIMING=1  also fail when a wall-clock test (below) changes outcome
 # Prints one summary line; exits non-zero on any mismatch.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -218,7 +219,26 @@ export REVY_TRACE=$trace
 build_and_test "$tree" "$out"
 unset REVY_TRACE
 fail=0
-if ! diff "$orig/outcomes.txt" "$out/outcomes.txt" > "$base/$mode/outcomes.diff"; then
+# Tests that assert a wall-clock bound on work Revy instruments: a profiled run is slower by
+# design, so their outcome is reported but compared only with STRICT_TIMING=1.
+case $project in
+  jsoup) timing='org.jsoup.parser.HtmlParserTest::handlesManyChildren()' ;; # parse < 1000 ms
+  *) timing= ;;
+esac
+if [ -n "$timing" ] && [ "${STRICT_TIMING:-0}" != 1 ]; then
+  printf '%s\n' $timing > "$base/$mode/timing-tests.txt"
+  for t in $timing; do
+    was=$(grep -F "$t" "$orig/outcomes.txt" | cut -f2 || true)
+    now=$(grep -F "$t" "$out/outcomes.txt" | cut -f2 || true)
+    [ "$was" = "$now" ] || log "wall-clock test $t: $was -> $now (asserts a time bound; not compared, STRICT_TIMING=1 to compare)"
+  done
+  grep -vF -f "$base/$mode/timing-tests.txt" "$orig/outcomes.txt" > "$base/$mode/orig-outcomes.txt" || true
+  grep -vF -f "$base/$mode/timing-tests.txt" "$out/outcomes.txt" > "$base/$mode/new-outcomes.txt" || true
+else
+  cp "$orig/outcomes.txt" "$base/$mode/orig-outcomes.txt"
+  cp "$out/outcomes.txt" "$base/$mode/new-outcomes.txt"
+fi
+if ! diff "$base/$mode/orig-outcomes.txt" "$base/$mode/new-outcomes.txt" > "$base/$mode/outcomes.diff"; then
   log "per-test outcomes differ from the original:"
   head -40 "$base/$mode/outcomes.diff" >&2
   fail=1

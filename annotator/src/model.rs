@@ -254,6 +254,25 @@ pub struct ClassDecl {
     /// `;` that ends its constants; `None` for an enum without that `;` (write one first).
     pub members_at: Option<usize>,
     pub not_annotatable: Option<String>,
+    /// C++: the access labels written in the body (`public`, `protected`, `private`), each once
+    /// in source order; nested classes' labels not included.
+    pub access_labels: Vec<String>,
+    /// C++: the base clause as written, one entry per base, in order.
+    pub bases_written: Vec<BaseDecl>,
+    /// C++: type parameters the body casts `this` to (`static_cast<D*>(this)`,
+    /// `static_cast<const D&>(*this)`): a CRTP base's derived-type parameter.
+    pub crtp_self_casts: Vec<String>,
+}
+
+/// One base of a C++ class head as written (`virtual public lib::Base<T, 3>`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct BaseDecl {
+    /// The base's type as written, template arguments kept, whitespace runs made one space;
+    /// a pack expansion ends in `...`.
+    pub name: String,
+    pub is_virtual: bool,
+    /// `public`, `protected` or `private` when written.
+    pub access: Option<String>,
 }
 
 /// Code that relies on a type's exact layout or triviality (C++), found by the front end at

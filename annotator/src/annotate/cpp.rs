@@ -68,7 +68,7 @@ impl LangAnnotator for CppAnnotator {
 
     fn annotate_file(&self, cx: &Context, file: &FileModel, src: &str) -> FileEdits {
         let mut fe = FileEdits::default();
-        let project = ProjectText::get(cx);
+        let project = IdPlans::get(cx);
         let path = file.path.as_str();
 
         // Object identity for the selected classes declared here.
@@ -178,7 +178,7 @@ impl LangAnnotator for CppAnnotator {
 
 fn annotate_method(
     cx: &Context,
-    project: &ProjectText,
+    project: &IdPlans,
     path: &str,
     src: &str,
     owner: &str,
@@ -353,17 +353,6 @@ pub(super) fn has_word(text: &str, w: &str) -> bool {
     })
 }
 
-/// Whether `text` has an access label `word:` (not `word::`).
-fn has_label(text: &str, word: &str) -> bool {
-    let ident = |c: char| c.is_alphanumeric() || c == '_';
-    text.match_indices(word).any(|(i, _)| {
-        let rest = text[i + word.len()..].trim_start();
-        !text[..i].chars().next_back().is_some_and(ident)
-            && rest.starts_with(':')
-            && !rest.starts_with("::")
-    })
-}
-
 /// `base`, or `base1`, `base2`… whichever does not occur as an identifier in `text`.
 fn unique_name(base: &str, text: &str) -> String {
     fresh_name(base, |n| has_word(text, n))
@@ -504,70 +493,39 @@ pub fn user_class<'a>(saf: &'a Saf, owner: &str, name: &str) -> Option<&'a SafCl
 
 // ---- object identity -------------------------------------------------------------------------
 
-/// The C++ sources of the project (from the SAF's file list), read once per annotate run.
-pub struct ProjectText {
-    files: Vec<(String, String)>,
-    /// `id_kind` per class id (it scans the whole project's text).
+/// Per annotate run: how each class is identified, decided from the SAF's facts alone (the
+/// annotator reads no source but the file it edits).
+pub struct IdPlans {
+    /// `id_kind` per class id (it weighs the whole project's layout uses).
     kinds: Mutex<HashMap<u32, IdKind>>,
     /// How each tagged class gets its identity member, by class id.
     plans: OnceLock<Plans>,
 }
 
-impl ProjectText {
-    /// This run's project text, read on first use (runs never share it: `--verify` re-plans
-    /// over withdrawn classes and rewritten files within one process).
-    fn get(cx: &Context) -> Arc<ProjectText> {
-        cx.memo(Lang::Cpp, || {
-            let files = cx
-                .saf
-                .files
-                .iter()
-                .filter(|f| f.lang == Lang::Cpp)
-                .filter_map(|f| {
-                    let kept = cx.originals.and_then(|o| o.get(&f.path)).cloned();
-                    kept.or_else(|| std::fs::read_to_string(cx.root.join(&f.path)).ok())
-                        .map(|t| (f.path.clone(), t))
-                })
-                .collect();
-            ProjectText::from_files(files)
-        })
-    }
-
-    /// The class's declaration text (its lines in its file), if known.
-    pub(super) fn class_text(&self, sc: &SafClass) -> Option<String> {
-        let (_, text) = self.files.iter().find(|(p, _)| *p == sc.file)?;
-        let [a, b] = sc.lines;
-        let lines: Vec<&str> = text
-            .lines()
-            .skip(a.saturating_sub(1) as usize)
-            .take((b + 1).saturating_sub(a) as usize)
-            .collect();
-        Some(lines.join("\n"))
+impl IdPlans {
+    /// This run's plans, made on first use (runs never share them: `--verify` re-plans over
+    /// withdrawn classes within one process).
+    fn get(cx: &Context) -> Arc<IdPlans> {
+        cx.memo(Lang::Cpp, IdPlans::new)
     }
 
     /// Whether a class without user constructors may be brace-initialised as an aggregate:
-    /// no virtual functions and no private/protected section (a `class` needs a `public:`).
+    /// no virtual functions or bases, and no private/protected section (a `class` needs a
+    /// `public:`).
     fn looks_aggregate(&self, sc: &SafClass) -> bool {
-        if sc.methods.iter().any(is_virtual) {
+        if sc.methods.iter().any(is_virtual) || sc.bases_written.iter().any(|b| b.is_virtual) {
             return false;
         }
-        let Some(text) = self.class_text(sc) else {
-            return sc.kind == ClassKind::Struct;
-        };
-        let restricted = has_label(&text, "private") || has_label(&text, "protected");
-        if has_word(text.split('{').next().unwrap_or(""), "virtual") {
-            return false; // a virtual base: never an aggregate
-        }
+        let label = |l: &str| sc.access.iter().any(|a| a == l);
+        let restricted = label("private") || label("protected");
         match sc.kind {
             ClassKind::Struct => !restricted,
-            _ => has_label(&text, "public") && !restricted,
+            _ => label("public") && !restricted,
         }
     }
 
-    /// Builds one from texts directly (tests).
-    pub fn from_files(files: Vec<(String, String)>) -> Self {
-        ProjectText {
-            files,
+    fn new() -> Self {
+        IdPlans {
             kinds: Mutex::new(HashMap::new()),
             plans: OnceLock::new(),
         }
@@ -588,12 +546,12 @@ impl ProjectText {
             })
     }
 
-    /// A non-intrusive CRTP base's derived-type parameter (see `cpp_join::crtp_param`).
+    /// A non-intrusive CRTP base's derived-type parameter: the first its body casts `this` to.
     pub(super) fn crtp_param(&self, saf: &Saf, sc: &SafClass) -> Option<String> {
         if sc.type_params.is_empty() || !matches!(id_kind(saf, sc, self), IdKind::NonIntrusive(_)) {
             return None;
         }
-        super::cpp_join::crtp_param(&sc.type_params, &self.class_text(sc)?)
+        sc.crtp_self_casts.first().cloned()
     }
 
     /// The tag member a non-intrusive class inherits from its one tagged ancestor, if any.
@@ -612,9 +570,9 @@ fn is_virtual(m: &SafMethod) -> bool {
             .any(|k| m.has_modifier(k))
 }
 
-/// Decides how objects of `sc` are identified. Depends only on the SAF and the project's
-/// text, so every file (header and sources) decides the same.
-pub fn id_kind(saf: &Saf, sc: &SafClass, project: &ProjectText) -> IdKind {
+/// Decides how objects of `sc` are identified. Depends only on the SAF, so every file
+/// (header and sources) decides the same.
+pub fn id_kind(saf: &Saf, sc: &SafClass, project: &IdPlans) -> IdKind {
     if let Some(k) = project
         .kinds
         .lock()
@@ -637,7 +595,7 @@ pub(super) fn member_taken(sc: &SafClass, n: &str) -> bool {
     sc.fields.iter().any(|f| f.name == n) || sc.methods.iter().any(|m| m.name == n)
 }
 
-fn id_kind_uncached(saf: &Saf, sc: &SafClass, project: &ProjectText) -> IdKind {
+fn id_kind_uncached(saf: &Saf, sc: &SafClass, project: &IdPlans) -> IdKind {
     if let Some(why) = non_intrusive_reason(saf, sc, project) {
         return IdKind::NonIntrusive(why);
     }
@@ -710,7 +668,7 @@ fn is_trivial(saf: &Saf, sc: &SafClass, depth: u32) -> bool {
     fields_ok && sc.supers.iter().all(|b| trivial_type(b))
 }
 
-fn non_intrusive_reason(saf: &Saf, sc: &SafClass, project: &ProjectText) -> Option<String> {
+fn non_intrusive_reason(saf: &Saf, sc: &SafClass, project: &IdPlans) -> Option<String> {
     if sc.kind == ClassKind::Union {
         return Some("union".into());
     }
@@ -973,42 +931,6 @@ mod tests {
     }
 
     #[test]
-    fn project_text_is_read_per_run_not_shared_between_runs() {
-        // Same root and SAF (hence same file hashes), different texts: `--verify` re-plans
-        // with the originals while the tree on disk is annotated. Each run must see its own.
-        let saf = Saf {
-            version: crate::saf::SAF_VERSION,
-            project: "p".into(),
-            sizes: Default::default(),
-            files: vec![crate::saf::SafFile {
-                path: "a.h".into(),
-                lang: Lang::Cpp,
-                sha256: "same".into(),
-                lines: 1,
-                layout_uses: Vec::new(),
-            }],
-            types: Vec::new(),
-            classes: Vec::new(),
-            problems: Vec::new(),
-        };
-        let trace = super::super::TraceSettings {
-            dir: PathBuf::from("/nonexistent/trace"),
-            max_size: 0,
-            project: "p".into(),
-            throttle_calls: 0,
-            throttle_ns: 0,
-        };
-        let text_of = |t: &str| {
-            let originals: HashMap<String, String> = [("a.h".to_string(), t.to_string())].into();
-            let root = PathBuf::from("/nonexistent/revy-project-text");
-            let cx = Context::new(Mode::Better, &saf, trace.clone(), root, Some(&originals));
-            ProjectText::get(&cx).files[0].1.clone()
-        };
-        assert_eq!(text_of("struct A {};"), "struct A {};");
-        assert_eq!(text_of("struct B {};"), "struct B {};");
-    }
-
-    #[test]
     fn relative_runtime_path() {
         let r = Path::new("/p");
         assert_eq!(
@@ -1027,8 +949,5 @@ mod tests {
         assert_eq!(unique_name("_rv_s", "{ int _rv_sx = 1; }"), "_rv_s");
         assert!(has_word("x co_return 1;", "co_return"));
         assert!(!has_word("my_co_return", "co_return"));
-        assert!(has_label("class A {\n public :\n int x;", "public"));
-        assert!(!has_label("class A : public B {", "public"));
-        assert!(!has_label("x = public::y;", "public"));
     }
 }

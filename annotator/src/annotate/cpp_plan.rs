@@ -7,8 +7,8 @@
 
 use std::collections::HashMap;
 
-use super::cpp::{has_word, id_kind, member_taken, user_class, IdKind, ProjectText};
-use super::cpp_join::{written_bases, JoinBase};
+use super::cpp::{id_kind, member_taken, user_class, IdKind, IdPlans};
+use super::cpp_join::{base_simple, JoinBase};
 use super::fresh_name;
 use crate::model::Lang;
 use crate::saf::{Saf, SafClass};
@@ -36,7 +36,7 @@ pub struct Plans {
 }
 
 /// Computes every plan of the project (once per annotate run).
-pub fn tag_plans(saf: &Saf, project: &ProjectText) -> Plans {
+pub fn tag_plans(saf: &Saf, project: &IdPlans) -> Plans {
     let p = Planner { saf, project };
     let (parent, joins) = p.shapes();
     let mut tags = p.own_members();
@@ -56,7 +56,7 @@ pub fn tag_plans(saf: &Saf, project: &ProjectText) -> Plans {
 
 struct Planner<'a> {
     saf: &'a Saf,
-    project: &'a ProjectText,
+    project: &'a IdPlans,
 }
 
 impl Planner<'_> {
@@ -91,17 +91,17 @@ impl Planner<'_> {
         let mut parent = HashMap::new();
         let mut joins = HashMap::new();
         for c in self.saf.classes.iter().filter(|c| self.tagged(c)) {
-            let head = (self.project.class_text(c))
-                .map(|t| t.split('{').next().unwrap_or("").to_string())
-                .unwrap_or_default();
             let carriers = self.carriers(c);
             if carriers.is_empty() {
                 continue;
             }
             // Virtual bases: member offsets differ between objects, so no SubTag.
-            if carriers.len() == 1 && self.tagged(carriers[0]) && !has_word(&head, "virtual") {
+            if carriers.len() == 1
+                && self.tagged(carriers[0])
+                && !c.bases_written.iter().any(|b| b.is_virtual)
+            {
                 parent.insert(c.id, carriers[0].id);
-            } else if let Some(j) = join_bases(c, &head, &carriers) {
+            } else if let Some(j) = join_bases(c, &carriers) {
                 joins.insert(c.id, j);
             }
         }
@@ -251,16 +251,19 @@ fn root_of(parent: &HashMap<u32, u32>, mut id: u32) -> u32 {
 
 /// The bases a joining class lists: each tag-carrying base as written in its head. `None` when
 /// one is not found there, the class has no usable name, or `_rv_join` is taken.
-fn join_bases(c: &SafClass, head: &str, carriers: &[&SafClass]) -> Option<Vec<(String, u32)>> {
+fn join_bases(c: &SafClass, carriers: &[&SafClass]) -> Option<Vec<(String, u32)>> {
     let named = !c.name.is_empty() && c.name.chars().all(|ch| ch.is_alphanumeric() || ch == '_');
     if !named || member_taken(c, "_rv_join") {
         return None;
     }
-    let written = written_bases(head)?;
+    let written = &c.bases_written;
+    if written.iter().any(|w| w.name.contains("...")) {
+        return None; // a pack expansion: its bases are not named
+    }
     carriers
         .iter()
         .map(|b| {
-            let w = written.iter().find(|w| w.simple() == b.name)?;
+            let w = written.iter().find(|w| base_simple(&w.name) == b.name)?;
             Some((w.name.clone(), b.id))
         })
         .collect()

@@ -137,6 +137,22 @@ fn class(out: &mut String, at: &Locator, c: &ClassDecl) {
     if !rel.is_empty() {
         let _ = writeln!(out, " {rel}");
     }
+    let mut facts = list("access", &c.access_labels);
+    let bases: Vec<String> = (c.bases_written.iter())
+        .map(|b| {
+            let v = if b.is_virtual { "virtual " } else { "" };
+            let a = b
+                .access
+                .as_deref()
+                .map_or(String::new(), |a| format!("{a} "));
+            format!("{v}{a}{}", b.name)
+        })
+        .collect();
+    facts.push_str(&list("bases written", &bases));
+    facts.push_str(&list("crtp self casts", &c.crtp_self_casts));
+    if !facts.is_empty() {
+        let _ = writeln!(out, " {facts}");
+    }
     if let Some(why) = &c.not_annotatable {
         let _ = writeln!(out, "  not annotatable: {why}");
     }

@@ -504,6 +504,9 @@ impl<'a> Builder<'a> {
             body: body.map(span_of).unwrap_or_default(),
             members_at: members_at(kind, body),
             not_annotatable: None,
+            access_labels: Vec::new(),
+            bases_written: Vec::new(),
+            crtp_self_casts: Vec::new(),
         });
         self.parents.push(parent);
         if is_local {

@@ -356,6 +356,15 @@ fn saf_class(
         interfaces: c.interfaces.clone(),
         type_params: c.type_params.clone(),
         specialization: c.specialization.clone(),
+        access: c.access_labels.clone(),
+        bases_written: (c.bases_written.iter())
+            .map(|b| SafBase {
+                name: b.name.clone(),
+                is_virtual: b.is_virtual,
+                access: b.access.clone(),
+            })
+            .collect(),
+        crtp_self_casts: c.crtp_self_casts.clone(),
         file: c.file.clone(),
         lines: [c.span.line, c.span.end_line],
         static_size,

@@ -60,6 +60,24 @@ impl W {
         }
         self.0.push_str("]\n");
     }
+    /// Inline tables: `bases_written = [{ name = "B<T>", virtual = true, access = "public" }]`.
+    fn bases(&mut self, v: &[SafBase]) {
+        self.0.push_str("bases_written = [");
+        for (i, b) in v.iter().enumerate() {
+            self.0
+                .push_str(if i > 0 { ", { name = " } else { "{ name = " });
+            esc(&mut self.0, &b.name);
+            if b.is_virtual {
+                self.0.push_str(", virtual = true");
+            }
+            if let Some(a) = &b.access {
+                self.0.push_str(", access = ");
+                esc(&mut self.0, a);
+            }
+            self.0.push_str(" }");
+        }
+        self.0.push_str("]\n");
+    }
     fn lines(&mut self, l: [u32; 2]) {
         let _ = writeln!(self.0, "lines = [{}, {}]", l[0], l[1]);
     }
@@ -138,6 +156,15 @@ fn class(w: &mut W, c: &SafClass) {
         w.list("type_params", &c.type_params);
     }
     w.opt("specialization", &c.specialization);
+    if !c.access.is_empty() {
+        w.list("access", &c.access);
+    }
+    if !c.bases_written.is_empty() {
+        w.bases(&c.bases_written);
+    }
+    if !c.crtp_self_casts.is_empty() {
+        w.list("crtp_self_casts", &c.crtp_self_casts);
+    }
     w.str("file", &c.file);
     w.lines(c.lines);
     w.num("static_size", c.static_size);

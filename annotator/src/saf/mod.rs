@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::manifest::Sizes;
 use crate::model::{ClassKind, Lang, MethodKind};
 
-pub const SAF_VERSION: u32 = 2;
+pub const SAF_VERSION: u32 = 3;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Saf {
@@ -85,6 +85,15 @@ pub struct SafClass {
     pub type_params: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub specialization: Option<String>,
+    /// C++: the access labels its body writes (see `ClassDecl::access_labels`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub access: Vec<String>,
+    /// C++: the base clause as written (see `ClassDecl::bases_written`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bases_written: Vec<SafBase>,
+    /// C++: type parameters its body casts `this` to (CRTP).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub crtp_self_casts: Vec<String>,
     pub file: String,
     /// First and last line of the declaration.
     pub lines: [u32; 2],
@@ -97,6 +106,16 @@ pub struct SafClass {
     pub fields: Vec<SafField>,
     #[serde(default)]
     pub methods: Vec<SafMethod>,
+}
+
+/// One base of a C++ class head as written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SafBase {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "is_false", rename = "virtual")]
+    pub is_virtual: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

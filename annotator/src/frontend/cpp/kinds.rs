@@ -49,6 +49,7 @@ pub(super) enum K {
     DeclarationList,
     TemplateParameterList,
     BaseClassClause,
+    AccessSpecifier,
     ParameterDeclaration,
     OptionalParameterDeclaration,
     VariadicParameterDeclaration,
@@ -117,6 +118,7 @@ const NAMES: &[(&str, K)] = &[
     ("declaration_list", K::DeclarationList),
     ("template_parameter_list", K::TemplateParameterList),
     ("base_class_clause", K::BaseClassClause),
+    ("access_specifier", K::AccessSpecifier),
     ("parameter_declaration", K::ParameterDeclaration),
     (
         "optional_parameter_declaration",

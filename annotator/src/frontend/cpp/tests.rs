@@ -137,3 +137,29 @@ fn bodies_the_annotator_must_leave_alone_are_flagged_on_the_model() {
         assert_eq!(got, want, "{src}");
     }
 }
+
+#[test]
+fn class_heads_and_bodies_are_recorded_as_facts() {
+    let m = parse(
+        "template <class T = a::B<int, 2>> class X final : virtual public lib::Base<T, 3>, Y {\n\
+         public: int a; private: int b; public: struct In { protected: int c; };\n};\n\
+         template <typename T, class D> struct Crtp { int n() const { return static_cast<const D *>(this)->k(); } };\n\
+         template <class... Ps> struct All : Ps... {};",
+    );
+    let x = class(&m, "X");
+    assert_eq!(x.access_labels, vec!["public", "private"]);
+    let bases: Vec<_> = (x.bases_written.iter())
+        .map(|b| (b.name.as_str(), b.is_virtual, b.access.as_deref()))
+        .collect();
+    assert_eq!(
+        bases,
+        vec![
+            ("lib::Base<T, 3>", true, Some("public")),
+            ("Y", false, None)
+        ]
+    );
+    assert_eq!(class(&m, "X::In").access_labels, vec!["protected"]);
+    assert_eq!(class(&m, "Crtp").crtp_self_casts, vec!["D"]);
+    assert!(class(&m, "X").crtp_self_casts.is_empty());
+    assert_eq!(class(&m, "All").bases_written[0].name, "Ps...");
+}

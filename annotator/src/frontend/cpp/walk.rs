@@ -9,7 +9,8 @@ use super::MAX_DEPTH;
 use crate::frontend::kit::children;
 use crate::frontend::span_of;
 use crate::model::{
-    ClassDecl, ClassKind, FieldDecl, FileModel, MethodDecl, MethodFlags, MethodKind, Param, TypeRef,
+    BaseDecl, ClassDecl, ClassKind, FieldDecl, FileModel, MethodDecl, MethodFlags, MethodKind,
+    Param, TypeRef,
 };
 
 pub(super) struct Walker<'a> {
@@ -612,6 +613,7 @@ impl<'a> Walker<'a> {
             None
         };
         let supers = self.bases(spec);
+        let bases_written = self.bases_written(spec);
         let type_params = if tmpl.any {
             tmpl.params.clone()
         } else {
@@ -619,6 +621,7 @@ impl<'a> Walker<'a> {
         };
         let in_template = !type_params.is_empty() || outer.is_some_and(|o| o.in_template);
         let span_node = tmpl.outer.unwrap_or(spec);
+        let crtp_self_casts = crtp_self_casts(&type_params, self.t(body));
         let idx = self.model.classes.len();
         self.model.classes.push(ClassDecl {
             name: name.clone(),
@@ -639,6 +642,9 @@ impl<'a> Walker<'a> {
             body: span_of(body),
             members_at: Some(body.start_byte() + 1),
             not_annotatable: None,
+            access_labels: self.access_labels(body),
+            bases_written,
+            crtp_self_casts,
         });
         let ctx = ClassCtx {
             idx,
@@ -695,6 +701,45 @@ impl<'a> Walker<'a> {
             }
         }
         supers
+    }
+
+    /// The base clause as written: each base's type (template arguments kept), `virtual` and
+    /// access, so the annotator can name the bases exactly as the class head does.
+    fn bases_written(&self, spec: Node) -> Vec<BaseDecl> {
+        let mut out = Vec::new();
+        let Some(clause) = children(spec).find(|&c| k(c) == K::BaseClassClause) else {
+            return out;
+        };
+        let mut cur = BaseDecl::default();
+        for b in children(clause) {
+            match (k(b), self.t(b)) {
+                (K::Virtual, _) => cur.is_virtual = true,
+                (K::AccessSpecifier, a) => cur.access = Some(a.trim().to_string()),
+                (K::Ellipsis, _) => {
+                    if let Some(last) = out.last_mut() {
+                        last.name.push_str("...");
+                    }
+                }
+                (K::TypeIdentifier | K::QualifiedIdentifier | K::TemplateType, t) => {
+                    cur.name = t.split_whitespace().collect::<Vec<_>>().join(" ");
+                    out.push(std::mem::take(&mut cur));
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// The access labels of a class body (its own, not nested classes'), each once.
+    fn access_labels(&self, body: Node) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for c in children(body).filter(|&c| k(c) == K::AccessSpecifier) {
+            let label = self.t(c).trim_end_matches(':').trim().to_string();
+            if !out.contains(&label) {
+                out.push(label);
+            }
+        }
+        out
     }
 
     /// A member function `c` (declarator `decl`) of `cls`; friends only when defined here.
@@ -846,6 +891,30 @@ impl<'a> Walker<'a> {
             _ => {}
         }
     }
+}
+
+/// The type parameters `body` casts `this` to (`static_cast<const D *>(this)`,
+/// `static_cast<D&>(*this)`): a CRTP base's methods then report the derived object's ID.
+fn crtp_self_casts(type_params: &[String], body: &str) -> Vec<String> {
+    let compact: String = body.chars().filter(|c| !c.is_whitespace()).collect();
+    let name = |p: &str| -> Option<String> {
+        let n = p.split('=').next()?.split_whitespace().last()?;
+        Some(n.trim_start_matches("...").to_string())
+    };
+    type_params
+        .iter()
+        .filter_map(|p| name(p))
+        .filter(|n| {
+            [
+                format!("static_cast<{n}*>(this)"),
+                format!("static_cast<const{n}*>(this)"),
+                format!("static_cast<{n}&>(*this)"),
+                format!("static_cast<const{n}&>(*this)"),
+            ]
+            .iter()
+            .any(|c| compact.contains(c.as_str()))
+        })
+        .collect()
 }
 
 /// Why a body must be left alone, if it must (the annotator reads it off the model):

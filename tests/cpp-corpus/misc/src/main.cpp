@@ -43,6 +43,22 @@ private:
     int _rv_tag;
 };
 
+// An aggregate (brace-initialised by position) whose nested class has a private section: the
+// nested labels are not its own, so it gets no ID member that would break `Span{2, 9, "sp"}`.
+class Span {
+public:
+    int from;
+    int to;
+    std::string name;  // not trivial: only being an aggregate keeps it from an ID member
+    class Cursor {
+    private:
+        int at_ = 0;
+    public:
+        int at() const { return at_; }
+    };
+    int length() const { return to - from; }
+};
+
 class Pool {
 public:
     long run_all(int threads, int work) {
@@ -104,5 +120,7 @@ int main() {
     std::printf("%d %d\n", cl._rv_s(2), cl.ignore(1, "x"));
     Worker w(9);
     std::printf("%d %d\n", w.id(), w.speed());
+    Span sp{2, 9, "sp"};
+    std::printf("%d %s\n", sp.length(), sp.name.c_str());
     return 7;
 }

@@ -145,6 +145,8 @@ fn add_signed(x: u64, d: i64) -> u64 {
 impl Builder {
     /// Adds aggregated calls to the per-instance, per-edge and per-method accumulators.
     pub(super) fn add_aggregates(&mut self, aggs: &Aggregates, edges: &[Resolved]) {
+        // The corrections below saturate at 0: recorded messages go in first.
+        self.flush();
         for e in edges {
             let (s, r) = (e.sender, e.receiver);
             let cyclic = if s == r { e.calls } else { 0 };

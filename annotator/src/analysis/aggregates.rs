@@ -145,6 +145,8 @@ fn add_signed(x: u64, d: i64) -> u64 {
 impl Builder {
     /// Adds aggregated calls to the per-instance, per-edge and per-method accumulators.
     pub(super) fn add_aggregates(&mut self, aggs: &Aggregates, edges: &[Resolved]) {
+        // The corrections below saturate at 0: recorded messages go in first.
+        self.flush();
         for e in edges {
             let (s, r) = (e.sender, e.receiver);
             let cyclic = if s == r { e.calls } else { 0 };
@@ -206,4 +208,52 @@ pub fn coverage(aggs: &Aggregates, recorded: u64, names: &Names) -> Coverage {
 /// `Class#*` for the stand-in of folded objects.
 pub fn folded_label(i: &Instance, names: &Names) -> Option<String> {
     is_folded(i.oid()).then(|| format!("{}#*", names.class(i.class)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::walk::{Closed, Frame, Sink};
+    use super::super::{Builder, Options};
+    use super::*;
+
+    /// A runtime's net correction applies after the recorded messages still waiting in the
+    /// batch: it saturates at 0, so taking it first would lose it.
+    #[test]
+    fn corrections_follow_pending_messages() {
+        let mut b = Builder::new(&Options::default());
+        let frame = Frame {
+            order: 0,
+            method: 0,
+            oid: 1,
+            receiver: 1,
+            sender: 0,
+            start: 0,
+            size: 0,
+            child_agg: 0,
+            heaviest: None,
+            descendants: 0,
+            ctx: 0,
+        };
+        let c = Closed {
+            frame,
+            tid: 1,
+            end: 100,
+            aggregate: 100,
+            net: 100,
+            outer: &[],
+        };
+        b.closed(&c, &[], &crate::trace::Names::default());
+        let fix = Resolved {
+            sender: 0,
+            receiver: 1,
+            method: 0,
+            calls: 0,
+            agg: 0,
+            net: -40,
+            size: 0,
+        };
+        b.add_aggregates(&Aggregates::default(), &[fix]);
+        b.flush();
+        assert_eq!(b.inst.active(1), 60);
+    }
 }

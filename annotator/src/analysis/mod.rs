@@ -322,7 +322,12 @@ pub struct Builder {
     probe: u64,
     /// Calls the runtime aggregated instead of recording.
     aggregated_calls: u64,
+    /// Messages not yet in `inst` and `edges`: (sender, receiver, aggregate, net, size).
+    pending: Vec<(u32, u32, u64, u64, u64)>,
 }
+
+/// Messages added to the instance and edge sums at a time: their cache misses overlap.
+const BATCH: usize = 32;
 
 impl Builder {
     pub fn new(opts: &Options) -> Self {
@@ -335,7 +340,20 @@ impl Builder {
             cyclic: 0,
             probe: 0,
             aggregated_calls: 0,
+            pending: Vec::with_capacity(BATCH),
         }
+    }
+    /// Adds the pending messages to the instance and edge sums, their cells loaded first.
+    fn flush(&mut self) {
+        let p = &self.pending;
+        let x = self.inst.touch(p.iter().flat_map(|m| [m.0, m.1]))
+            ^ self.edges.touch(p.iter().map(|m| (m.0, m.1)));
+        std::hint::black_box(x);
+        for &(s, r, agg, net, size) in &self.pending {
+            self.inst.message(s, r, net, size);
+            self.edges.message(s, r, agg, net, size);
+        }
+        self.pending.clear();
     }
     fn method_acc(&mut self, m: u32) -> &mut MethodAcc {
         let m = m as usize;
@@ -376,9 +394,11 @@ impl Sink for Builder {
             outer: c.outer,
         };
         let cyclic = f.sender == f.receiver;
-        self.inst.message(f.sender, f.receiver, c.net, f.size);
-        self.edges
-            .message(f.sender, f.receiver, c.aggregate, c.net, f.size);
+        self.pending
+            .push((f.sender, f.receiver, c.aggregate, c.net, f.size));
+        if self.pending.len() == BATCH {
+            self.flush();
+        }
         let m = f.method as usize;
         if self.methods.len() <= m {
             self.methods.resize(m + 1, MethodAcc::default());
@@ -545,6 +565,7 @@ pub fn finish(
     reader: &TraceReader,
     walker: &mut Walker,
 ) -> Analysis {
+    b.flush();
     let names = reader.names();
     let own_pid = reader.header().pid();
     let process = |id: u64| names.process_of(id).or(own_pid);

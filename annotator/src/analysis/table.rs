@@ -3,7 +3,6 @@
 //! map (rarely used: a sum must pass 2³² to get there), and the public rows
 //! ([`InstanceStats`], [`EdgeStats`]) are built only when asked for or serialised.
 
-use hashbrown::HashTable;
 use rustc_hash::FxHashMap;
 use serde::ser::{Serialize, SerializeSeq, Serializer};
 
@@ -83,6 +82,14 @@ impl InstSums {
         }
         &mut self.acc[i]
     }
+    /// Loads the cells of these instances (see [`EdgeSums::touch`]).
+    pub fn touch(&self, ids: impl Iterator<Item = u32>) -> u32 {
+        let mut x = 0;
+        for i in ids {
+            x ^= self.acc.get(i as usize).map_or(0, |a| a.sent);
+        }
+        x
+    }
     /// A message from `s` to `r` with this net time and size.
     #[inline]
     pub fn message(&mut self, s: u32, r: u32, net: u64, size: u64) {
@@ -146,12 +153,14 @@ fn edge_hash(s: u32, r: u32) -> u64 {
     h ^ (h >> 32)
 }
 
-/// The (sender, receiver) edges of the walk: rows in one array, found through a table of
-/// 4-byte row numbers (5 bytes a slot with its tag) rather than a map holding the rows.
+/// The (sender, receiver) edges of the walk: rows in one array, found through an
+/// open-addressing table of row numbers + 1 (0 = empty; linear probing, at most 3/4 full:
+/// 4 bytes a slot). Own table rather than a map so a batch of lookups can touch its slots
+/// and rows ahead of use ([`EdgeSums::touch`]): the walk is bound by memory latency.
 #[derive(Default)]
 pub struct EdgeSums {
     rows: Vec<EdgeRow>,
-    index: HashTable<u32>,
+    slots: Vec<u32>,
     wide: Wide<(u32, u32), 4>,
 }
 
@@ -160,22 +169,65 @@ impl EdgeSums {
     pub fn message(&mut self, s: u32, r: u32, agg: u64, net: u64, size: u64) {
         self.messages(s, r, 1, agg, net, size);
     }
+    /// Loads the first slot of each edge, then the row it names, each stage for the whole
+    /// batch at once, so the cache misses overlap instead of queueing one after another.
+    pub fn touch(&self, edges: impl Iterator<Item = (u32, u32)> + Clone) -> u32 {
+        if self.slots.is_empty() {
+            return 0;
+        }
+        let mask = self.slots.len() - 1;
+        let mut x = 0u32;
+        for (s, r) in edges.clone() {
+            x ^= self.slots[edge_hash(s, r) as usize & mask];
+        }
+        for (s, r) in edges {
+            let v = self.slots[edge_hash(s, r) as usize & mask];
+            if v != 0 {
+                x ^= self.rows[v as usize - 1].calls;
+            }
+        }
+        x
+    }
+    /// Row of edge (s, r), or the empty slot where it goes.
+    #[inline]
+    fn find(&self, s: u32, r: u32) -> Result<usize, usize> {
+        let mask = self.slots.len().wrapping_sub(1);
+        let mut p = edge_hash(s, r) as usize & mask;
+        loop {
+            match self.slots[p] {
+                0 => return Err(p),
+                v => {
+                    let e = &self.rows[v as usize - 1];
+                    if e.sender == s && e.receiver == r {
+                        return Ok(v as usize - 1);
+                    }
+                }
+            }
+            p = (p + 1) & mask;
+        }
+    }
+    /// Doubles the table (from 1024 slots) and re-places every row.
+    fn grow(&mut self) {
+        let n = (self.slots.len() * 2).max(1024);
+        self.slots = vec![0; n];
+        for (i, e) in self.rows.iter().enumerate() {
+            let mut p = edge_hash(e.sender, e.receiver) as usize & (n - 1);
+            while self.slots[p] != 0 {
+                p = (p + 1) & (n - 1);
+            }
+            self.slots[p] = i as u32 + 1;
+        }
+    }
     /// `n` messages from `s` to `r` with these summed times and sizes (a merged aggregate;
     /// the walk adds one at a time).
     #[inline]
     pub fn messages(&mut self, s: u32, r: u32, n: u64, agg: u64, net: u64, size: u64) {
-        let h = edge_hash(s, r);
-        let rows = &self.rows;
-        let found = self
-            .index
-            .find(h, |&i| {
-                rows[i as usize].sender == s && rows[i as usize].receiver == r
-            })
-            .copied();
-        let at = match found {
-            Some(i) => i as usize,
-            None => {
-                let i = self.rows.len();
+        if (self.rows.len() + 1) * 4 > self.slots.len() * 3 {
+            self.grow();
+        }
+        let at = match self.find(s, r) {
+            Ok(i) => i,
+            Err(p) => {
                 self.rows.push(EdgeRow {
                     sender: s,
                     receiver: r,
@@ -184,12 +236,8 @@ impl EdgeSums {
                     net: 0,
                     bytes: 0,
                 });
-                let rows = &self.rows;
-                self.index.insert_unique(h, i as u32, |&j| {
-                    let e = &rows[j as usize];
-                    edge_hash(e.sender, e.receiver)
-                });
-                i
+                self.slots[p] = self.rows.len() as u32;
+                self.rows.len() - 1
             }
         };
         let (w, e) = (&mut self.wide, &mut self.rows[at]);
@@ -201,12 +249,8 @@ impl EdgeSums {
     /// Takes `t` off an existing edge's net time (a runtime's correction).
     pub fn sub_net(&mut self, s: u32, r: u32, t: u64) {
         self.messages(s, r, 0, 0, 0, 0);
-        let rows = &self.rows;
-        let found = self.index.find(edge_hash(s, r), |&i| {
-            rows[i as usize].sender == s && rows[i as usize].receiver == r
-        });
-        if let Some(&i) = found {
-            self.wide.sub((s, r), 2, &mut self.rows[i as usize].net, t);
+        if let Ok(i) = self.find(s, r) {
+            self.wide.sub((s, r), 2, &mut self.rows[i].net, t);
         }
     }
     pub fn len(&self) -> usize {
@@ -230,10 +274,10 @@ impl Edges {
     pub fn new(sums: EdgeSums, total: u64) -> Edges {
         let EdgeSums {
             mut rows,
-            index,
+            slots,
             wide,
         } = sums;
-        drop(index);
+        drop(slots);
         rows.sort_unstable_by_key(|e| (e.sender, e.receiver));
         Edges { rows, wide, total }
     }

@@ -1321,6 +1321,24 @@ inline bool grow_frames(ThreadState& ts) {
     return true;
 }
 
+// Opens call `mid` on the thread's shadow stack at depth `d` (room checked by the caller):
+// recorded as events (returns true) when the trace records and so does its caller, else
+// counted in the thread's aggregates.
+REVY_HOT bool push_frame(ThreadState& ts, std::uint32_t d, std::uint32_t mid, std::uint64_t oid,
+                         std::uint64_t size, std::uint64_t t) {
+    bool rec = recording() && (d == 0 || ts.frames[d - 1].rec == kRecorded) && !is_throttled(mid);
+    Frame& f = ts.frames[d];
+    f.oid = oid;
+    f.t = t;
+    f.child = 0;
+    f.hidden = 0;
+    f.size = size;
+    f.mid = mid;
+    f.rec = rec ? kRecorded : kAggregated;
+    ts.depth = d + 1;
+    return rec;
+}
+
 REVY_HOT void start(std::uint32_t mid, std::uint64_t oid, std::uint64_t size) {
     ThreadState& ts = tls();
     std::uint64_t t = now_ns();
@@ -1333,17 +1351,7 @@ REVY_HOT void start(std::uint32_t mid, std::uint64_t oid, std::uint64_t size) {
         }
         return;
     }
-    bool rec = recording() && (d == 0 || ts.frames[d - 1].rec == kRecorded) && !is_throttled(mid);
-    Frame& f = ts.frames[d];
-    f.oid = oid;
-    f.t = t;
-    f.child = 0;
-    f.hidden = 0;
-    f.size = size;
-    f.mid = mid;
-    f.rec = rec ? kRecorded : kAggregated;
-    ts.depth = d + 1;
-    if (rec) {
+    if (push_frame(ts, d, mid, oid, size, t)) {
         define_method(mid);
         ev4(kStart, mid, oid, size, true, t);
     }
@@ -1643,17 +1651,7 @@ inline void ctor_start_slow(std::uint32_t mid, std::uint64_t size, const volatil
     std::uint64_t t = now_ns();
     std::uint32_t d = ts.depth;
     if (d == ts.cap && !grow_frames(ts)) return;  // the body's CtorScope logs it plainly
-    // the same decision as `start`: the call is recorded, or counted in the thread's aggregates
-    bool rec = recording() && (d == 0 || ts.frames[d - 1].rec == kRecorded) && !is_throttled(mid);
-    Frame& f = ts.frames[d];
-    f.oid = 0;  // bound by `ctor_bind`
-    f.t = t;
-    f.child = 0;
-    f.hidden = 0;
-    f.size = size;
-    f.mid = mid;
-    f.rec = rec ? kRecorded : kAggregated;
-    ts.depth = d + 1;
+    bool rec = push_frame(ts, d, mid, 0, size, t);  // its ID is bound by `ctor_bind`
     CtorPending& c = ts.ctor[ts.ctor_top++];
     c.self = self;
     c.mid = mid;

@@ -3,31 +3,12 @@
 //! one export with a root per process, counts that add up, and times on one line.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use serde_json::Value;
 
-const CONFIG: &str = r#"#ifndef REVY_CONFIG_HPP_INCLUDED
-#define REVY_CONFIG_HPP_INCLUDED
-#include <cstdint>
-namespace revy { namespace config {
-inline const char* project() { return "mp"; }
-inline const char* trace_dir() { return "traces"; }
-constexpr std::uint64_t max_size = 1ull << 30;
-constexpr std::uint64_t throttle_calls = 0;
-constexpr std::uint64_t throttle_ns = 0;
-inline const char* mode() { return "faster"; }
-constexpr bool better = false;
-constexpr std::uint64_t collection_sample = 8;
-constexpr std::uint64_t system_size = 32;
-constexpr std::uint32_t class_count = 1;
-inline const char* const* class_names() { static const char* const t[] = {"", "P"}; return t; }
-struct Method { std::uint32_t cls; const char* name; const char* sgn; };
-constexpr std::uint32_t method_count = 1;
-inline const Method* methods() { static const Method t[] = {{0, "", ""}, {1, "work", "!int^0!"}}; return t; }
-}}
-#endif
-"#;
+mod common;
+use common::cpp_rt::{build_one_method, text};
 
 /// The parent calls `work` 1000 times, runs itself as a child process (a fresh one, with its
 /// own clock base) that calls it 500 times while the parent waits, then calls it 1000 times
@@ -56,34 +37,9 @@ int main(int argc, char** argv) {
 }
 "#;
 
-fn sh(dir: &Path, cmd: &str) -> Output {
-    Command::new("sh")
-        .arg("-c")
-        .arg(cmd)
-        .current_dir(dir)
-        .output()
-        .unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
 /// Builds and runs the program; returns (folder of the traces, parent pid, child pid).
 fn run_forking_program(dir: &Path) -> (PathBuf, u64, u64) {
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    std::fs::write(dir.join("revy_config.hpp"), CONFIG).unwrap();
-    std::fs::copy(
-        repo.join("runtime-cpp/revy_runtime.hpp"),
-        dir.join("revy_runtime.hpp"),
-    )
-    .unwrap();
-    std::fs::write(dir.join("t.cpp"), PROGRAM).unwrap();
-    let b = sh(
-        dir,
-        "g++ -std=c++11 -Wall -Wextra -Werror -fno-exceptions -fno-rtti -O1 -pthread -o t t.cpp",
-    );
-    assert!(b.status.success(), "{}", text(&b.stderr));
+    build_one_method(dir, "mp", 1 << 30, PROGRAM);
     std::fs::create_dir(dir.join("traces")).unwrap();
     let r = Command::new(dir.join("t"))
         .current_dir(dir)

@@ -4,31 +4,18 @@
 //! and a wall-clock anchor. Both runtimes, driven by small hand-written programs.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use revy::trace::{Event, TraceReader};
 
 mod common;
+use common::cpp_rt::{build_one_method, sh, text};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .unwrap()
         .into()
-}
-
-fn sh(dir: &Path, cmd: &str, env: &[(&str, &str)]) -> Output {
-    Command::new("sh")
-        .arg("-c")
-        .arg(cmd)
-        .current_dir(dir)
-        .envs(env.iter().copied())
-        .output()
-        .unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 /// What a trace holds: (starts, ends, clean end, truncated, pid, anchor).
@@ -94,28 +81,6 @@ fn check_header(s: &Seen, pid: Option<u32>, before: u64) {
 
 // ---- C++ ---------------------------------------------------------------------------------
 
-const CPP_CONFIG: &str = r#"#ifndef REVY_CONFIG_HPP_INCLUDED
-#define REVY_CONFIG_HPP_INCLUDED
-#include <cstdint>
-namespace revy { namespace config {
-inline const char* project() { return "rt"; }
-inline const char* trace_dir() { return "traces"; }
-constexpr std::uint64_t max_size = MAX_SIZEull;
-constexpr std::uint64_t throttle_calls = 0;
-constexpr std::uint64_t throttle_ns = 0;
-inline const char* mode() { return "faster"; }
-constexpr bool better = false;
-constexpr std::uint64_t collection_sample = 8;
-constexpr std::uint64_t system_size = 32;
-constexpr std::uint32_t class_count = 1;
-inline const char* const* class_names() { static const char* const t[] = {"", "P"}; return t; }
-struct Method { std::uint32_t cls; const char* name; const char* sgn; };
-constexpr std::uint32_t method_count = 1;
-inline const Method* methods() { static const Method t[] = {{0, "", ""}, {1, "work", "!int^0!"}}; return t; }
-}}
-#endif
-"#;
-
 const CPP_PROGRAM: &str = r#"#include "revy_runtime.hpp"
 #include <cstdio>
 #include <cstdlib>
@@ -148,24 +113,7 @@ int main(int argc, char** argv) {
 
 /// Builds the test program in `dir` with the given size limit; returns the folder.
 fn cpp_program(dir: &Path, max_size: u64) -> PathBuf {
-    std::fs::create_dir_all(dir).unwrap();
-    std::fs::write(
-        dir.join("revy_config.hpp"),
-        CPP_CONFIG.replace("MAX_SIZE", &max_size.to_string()),
-    )
-    .unwrap();
-    std::fs::copy(
-        repo().join("runtime-cpp/revy_runtime.hpp"),
-        dir.join("revy_runtime.hpp"),
-    )
-    .unwrap();
-    std::fs::write(dir.join("t.cpp"), CPP_PROGRAM).unwrap();
-    let b = sh(
-        dir,
-        "g++ -std=c++11 -Wall -Wextra -Werror -fno-exceptions -fno-rtti -O1 -pthread -o t t.cpp",
-        &[],
-    );
-    assert!(b.status.success(), "{}", text(&b.stderr));
+    build_one_method(dir, "rt", max_size, CPP_PROGRAM);
     dir.to_path_buf()
 }
 

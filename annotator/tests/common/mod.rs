@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests (each test crate uses a different subset).
 #![allow(dead_code)]
 
+pub mod cpp_rt;
 pub mod trace;
 
 use std::collections::BTreeMap;

@@ -1,6 +1,7 @@
 //! Signals for `revy profile`: SIGINT, SIGTERM and SIGHUP only record which signal came, so
-//! the sources are always restored; a build or run child gets its own process group, which
-//! is ended (SIGTERM, then SIGKILL) when a signal arrives.
+//! the sources are always restored; a build or run child gets its own process group (unless
+//! revy is a terminal's foreground job), which is ended (SIGTERM, then SIGKILL) when a signal
+//! arrives.
 //!
 //! Handlers, not SIG_IGN: an ignored disposition would be inherited by the child, a handler
 //! is reset on exec.
@@ -66,37 +67,56 @@ pub fn name(sig: i32) -> &'static str {
 }
 
 /// Runs `cmd` to completion. With handlers installed it runs in its own process group,
-/// which is ended once a signal has arrived; otherwise it is a plain `status()`.
+/// which is ended once a signal has arrived; otherwise it is a plain `status()`. When revy
+/// is a terminal's foreground job the child stays in revy's group instead: a background
+/// group would be stopped (SIGTTIN) as soon as the program reads the terminal, and Ctrl-C
+/// from the terminal reaches the whole foreground group anyway.
 pub fn status(cmd: &mut Command) -> std::io::Result<ExitStatus> {
     if !INSTALLED.load(Ordering::SeqCst) {
         return cmd.status();
     }
     use std::os::unix::process::CommandExt;
-    let mut child = cmd.process_group(0).spawn()?;
-    let group = child.id() as i32;
+    let own_group = !terminal_foreground();
+    if own_group {
+        cmd.process_group(0);
+    }
+    let mut child = cmd.spawn()?;
     loop {
         if let Some(st) = child.try_wait()? {
             return Ok(st);
         }
         if caught().is_some() {
-            return end_group(&mut child, group);
+            // Negative: the child's whole group; positive: the child alone.
+            let target = child.id() as i32;
+            return end_child(&mut child, if own_group { -target } else { target });
         }
         std::thread::sleep(Duration::from_millis(20));
     }
 }
 
-/// SIGTERM to the whole group, a grace period, then SIGKILL to whatever is left.
-fn end_group(child: &mut std::process::Child, group: i32) -> std::io::Result<ExitStatus> {
-    // SAFETY: killpg only sends a signal; a vanished group gives ESRCH, which is fine.
-    unsafe { libc::killpg(group, libc::SIGTERM) };
+/// Whether standard input is a terminal whose foreground process group is revy's.
+fn terminal_foreground() -> bool {
+    // SAFETY: isatty, tcgetpgrp and getpgrp only read process and descriptor state.
+    unsafe { libc::isatty(0) == 1 && libc::tcgetpgrp(0) == libc::getpgrp() }
+}
+
+/// SIGTERM to `target` (a pid, or minus a process group), a grace period, then SIGKILL to
+/// whatever is left.
+fn end_child(child: &mut std::process::Child, target: i32) -> std::io::Result<ExitStatus> {
+    // SAFETY: kill only sends a signal; a vanished process or group gives ESRCH, which is fine.
+    unsafe { libc::kill(target, libc::SIGTERM) };
     let until = Instant::now() + Duration::from_secs(3);
     while Instant::now() < until {
-        if child.try_wait()?.is_some() {
-            break;
+        if let Some(st) = child.try_wait()? {
+            // Grandchildren may outlive the child: a group goes either way. A reaped pid
+            // may already belong to another process, so a lone child is left alone.
+            if target < 0 {
+                unsafe { libc::kill(target, libc::SIGKILL) };
+            }
+            return Ok(st);
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    // Grandchildren may outlive the child: the group goes either way.
-    unsafe { libc::killpg(group, libc::SIGKILL) };
+    unsafe { libc::kill(target, libc::SIGKILL) };
     child.wait()
 }

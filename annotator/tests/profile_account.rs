@@ -206,3 +206,47 @@ fn profile_restores_on_ctrl_c() {
     assert_eq!(snapshot(&dir), before, "tree byte-identical after Ctrl-C");
     assert!(!dir.join(".revy/state.toml").exists());
 }
+
+/// A program that reads the terminal, profiled from a terminal (a pty from `script`): it was
+/// started in a background process group and stopped by SIGTTIN on its first read, so
+/// `revy profile` hung; now it reads its line and the loop ends with the tree restored.
+#[test]
+fn profile_from_a_terminal_lets_the_program_read_it() {
+    use std::io::Write;
+    use std::process::Stdio;
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: no `script` to give revy a terminal");
+        return;
+    }
+    let (_tmp, dir) = project(
+        Some("true"),
+        Some("read line; echo \"got $line\" > .revy/got"),
+    );
+    let before = snapshot(&dir);
+    let cmd = format!(
+        "{} -m {} profile",
+        env!("CARGO_BIN_EXE_revy"),
+        dir.join("revy.toml").display()
+    );
+    let mut script = Command::new("script")
+        .args(["-q", "-e", "-c", &cmd, "/dev/null"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    script.stdin.take().unwrap().write_all(b"hello\n").unwrap();
+    let t0 = Instant::now();
+    while script.try_wait().unwrap().is_none() && t0.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    if script.try_wait().unwrap().is_none() {
+        let _ = Command::new("pkill").args(["-KILL", "-f", &cmd]).status();
+        script.kill().unwrap();
+        panic!("revy profile hung: the program could not read the terminal");
+    }
+    let o = script.wait_with_output().unwrap();
+    let got = std::fs::read_to_string(dir.join(".revy/got")).unwrap_or_default();
+    assert_eq!(got.trim(), "got hello", "{}", text(&o));
+    assert_eq!(snapshot(&dir), before, "tree byte-identical after profile");
+}

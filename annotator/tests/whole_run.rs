@@ -327,6 +327,48 @@ fn check_counts(c: &std::collections::BTreeMap<String, u64>, a: &Value, what: &s
     assert!(recorded < total, "{what}: {recorded} of {total}");
 }
 
+/// `revy estimate` of a throttled trace predicts (at scale 1) every call the program made,
+/// and its trace size counts the calls the runtime only counted.
+fn check_estimate(c: &std::collections::BTreeMap<String, u64>, rvt: &Path, name: &str) {
+    let dir = rvt.parent().unwrap();
+    let out = ok(
+        &revy_in(
+            dir,
+            &["estimate", rvt.to_str().unwrap(), "--format", "json"],
+        ),
+        "revy estimate",
+    );
+    let e: Value = serde_json::from_str(&out).unwrap();
+    let methods = e["methods"].as_array().unwrap();
+    let calls = |m: &str| -> f64 {
+        let suffix = [format!(".{m}"), format!("::{m}")];
+        methods
+            .iter()
+            .filter(|x| {
+                suffix
+                    .iter()
+                    .any(|s| x["pattern"].as_str().unwrap().ends_with(s))
+            })
+            .map(|x| x["predicted_calls"].as_f64().unwrap())
+            .sum()
+    };
+    for m in ["tick", "visit", "work"] {
+        assert_eq!(calls(m), c[m] as f64, "{name}: estimate's calls of {m}");
+    }
+    let tick = methods
+        .iter()
+        .find(|x| x["pattern"].as_str().unwrap().ends_with("tick"))
+        .unwrap();
+    assert_eq!(tick["throttled"], true, "{name}: {tick}");
+    // Every tick would have written two events: the prediction exceeds the small trace.
+    let per_event = e["bytes_per_event"].as_f64().unwrap();
+    let predicted = e["predicted_bytes"].as_f64().unwrap();
+    assert!(
+        predicted >= 2.0 * per_event * c["tick"] as f64,
+        "{name}: predicted {predicted} bytes"
+    );
+}
+
 fn whole_run(lang: &Lang, name: &str) {
     let tmp = tempfile::tempdir().unwrap();
     // 1. A tiny size limit, no throttling: most calls come after the limit.
@@ -369,8 +411,9 @@ fn whole_run(lang: &Lang, name: &str) {
 
     // 2. Throttling forced low: methods with over 100 calls averaging under 1 ms stop
     // producing events; the trace names them with a time.
-    let (c, a, _) = profile(lang, "throttle_calls = 100\nthrottle_us = 1000", tmp.path());
+    let (c, a, rvt) = profile(lang, "throttle_calls = 100\nthrottle_us = 1000", tmp.path());
     assert_eq!(a["trace"]["truncated"], false, "{name}");
+    check_estimate(&c, &rvt, name);
     check_counts(&c, &a, &format!("{name}, throttled"));
     let throttled = a["trace"]["coverage"]["throttled"].as_array().unwrap();
     let tick = throttled

@@ -203,9 +203,18 @@ struct ThreadBuf {
     ThreadBuf* next;
     ThreadBuf* prev;
     struct AggTable* agg;  // what this thread did not record (created on first need)
+    struct ThreadState* owner;  // its shadow stack (calls still open at exit are counted)
     std::uint8_t data[kBufCap];
     ThreadBuf()
-        : state(), base(0), last(0), tid(0), gen(0), next(nullptr), prev(nullptr), agg(nullptr) {}
+        : state(),
+          base(0),
+          last(0),
+          tid(0),
+          gen(0),
+          next(nullptr),
+          prev(nullptr),
+          agg(nullptr),
+          owner(nullptr) {}
 };
 
 enum : int { kUninit = 0, kOn = 1, kOff = 2 };
@@ -438,6 +447,7 @@ struct AggTable;
 inline void define_aggregated_locked(Global& G, const AggTable& a);
 inline void write_aggregates_locked(Global& G, std::uint64_t tid, const AggTable& a);
 inline void agg_free(AggTable* a);
+inline void write_open_calls_locked(Global& G, const ThreadBuf& b, std::uint64_t t);
 
 // ---- crash handling -----------------------------------------------------------------------
 
@@ -721,6 +731,8 @@ struct ThreadGuard {
             define_aggregated_locked(G, *buf->agg);
             write_aggregates_locked(G, buf->tid, *buf->agg);
         }
+        // exit() inside a call runs the calling thread's thread_local destructors first
+        write_open_calls_locked(G, *buf, now_ns());
         if (buf->prev) buf->prev->next = buf->next;
         else G.buffers = buf->next;
         if (buf->next) buf->next->prev = buf->prev;
@@ -760,6 +772,7 @@ inline ThreadBuf* new_buffer() {
 inline ThreadBuf* buffer_slow(ThreadState& ts) {
     if (ts.dead) return nullptr;
     ts.buf = new_buffer();
+    ts.buf->owner = &ts;
     ts.tid = ts.buf->tid;
     static thread_local ThreadGuard guard;  // its destructor flushes at thread exit
     guard.buf = ts.buf;
@@ -876,6 +889,7 @@ inline void finish() {
     if (hot().status.load(std::memory_order_acquire) == kUninit) return;
     G.lock.lock();
     if (!G.finished && G.pid == current_pid()) {
+        std::uint64_t t = now_ns();
         for (ThreadBuf* b = G.buffers; b; b = b->next) {
             std::uint64_t st = b->state.load(std::memory_order_acquire);
             write_block_locked(G, b->tid, b->base, static_cast<std::uint32_t>(st >> 32), b->data,
@@ -884,6 +898,7 @@ inline void finish() {
                 define_aggregated_locked(G, *b->agg);
                 write_aggregates_locked(G, b->tid, *b->agg);
             }
+            write_open_calls_locked(G, *b, t);
         }
         std::uint8_t e[16];
         e[0] = 'E';
@@ -1224,14 +1239,14 @@ inline void agg_edge(AggTable& a, const ThreadState& ts, std::uint32_t d, std::u
     x->size += size;
 }
 
-// Frame `d` ended unrecorded after `agg` ns.
-inline void agg_add(ThreadState& ts, std::uint32_t d, std::uint64_t agg, std::uint64_t t) {
-    AggTable* a = agg_of(ts);
-    if (!a) return;
+// Frame `d` ended unrecorded after `agg` ns, `child` of them in its callees.
+inline void agg_put(AggTable& ta, const ThreadState& ts, std::uint32_t d, std::uint64_t agg,
+                    std::uint64_t child, std::uint64_t t) {
+    AggTable* a = &ta;
     const Frame& f = ts.frames[d];
     std::uint64_t* m = agg_method(*a, f.mid);
     if (!m) return;
-    std::uint64_t net = agg > f.child ? agg - f.child : 0;
+    std::uint64_t net = agg > child ? agg - child : 0;
     if (m[0] == 0) {
         m[4] = m[5] = agg;
         m[6] = m[7] = net;
@@ -1250,6 +1265,12 @@ inline void agg_add(ThreadState& ts, std::uint32_t d, std::uint64_t agg, std::ui
     m[3] += f.size;
     a->last_t = t;
     agg_edge(*a, ts, d, 1, agg, static_cast<std::int64_t>(net), f.size);
+}
+
+// Frame `d` ended unrecorded after `agg` ns.
+inline void agg_add(ThreadState& ts, std::uint32_t d, std::uint64_t agg, std::uint64_t t) {
+    AggTable* a = agg_of(ts);
+    if (a) agg_put(*a, ts, d, agg, ts.frames[d].child, t);
 }
 
 // Recorded frame `d` ended; `hidden` ns of it went to unrecorded callees, which the analysis
@@ -1385,6 +1406,49 @@ REVY_HOT void end(std::uint32_t mid, std::uint64_t oid) {
         return;
     }
     while (ts.depth >= d) pop(ts, ts.depth - 1, t);
+}
+
+// ---- calls still open at the final flush ----------------------------------------------
+//
+// A call open when the process exits (exit() inside it, or a thread still running) has no
+// end: the analysis closes a recorded one at its thread's last time, so an unrecorded one is
+// counted here as ended at the flush (`t`, which becomes the thread's last time), and a
+// recorded one gets the net correction for its unrecorded callees. Counted into a table of
+// their own, written as a second A record (the analysis adds A records up): the shadow stack
+// is only read, and the thread's own table is left to it.
+inline void agg_open_frames(const ThreadState& ts, AggTable& out, std::uint64_t t) {
+    std::uint64_t above = 0;  // time of the open callee, not yet in the frame's `child`
+    bool above_agg = false;
+    for (std::uint32_t d = ts.depth; d-- > 0;) {
+        const Frame& f = ts.frames[d];
+        std::uint64_t agg = t > f.t ? t - f.t : 0;
+        if (f.rec == kAggregated) {
+            agg_put(out, ts, d, agg, f.child + above, t);
+        } else if (f.rec == kRecorded) {
+            std::uint64_t hidden = f.hidden + (above_agg ? above : 0);
+            std::uint64_t* m = hidden ? agg_method(out, f.mid) : nullptr;
+            if (m) {
+                m[2] -= hidden;
+                agg_edge(out, ts, d, 0, 0, -static_cast<std::int64_t>(hidden), 0);
+            }
+        }
+        above = agg;
+        above_agg = f.rec == kAggregated;
+    }
+    out.last_t = t;
+}
+
+inline void write_open_calls_locked(Global& G, const ThreadBuf& b, std::uint64_t t) {
+    const ThreadState* ts = b.owner;
+    if (!ts || ts->dead || ts->depth == 0 || !ts->frames) return;
+    AggTable* open = new (std::nothrow) AggTable();
+    if (!open) return;
+    agg_open_frames(*ts, *open, t);
+    if (open->m_len) {  // something unrecorded was open
+        define_aggregated_locked(G, *open);
+        write_aggregates_locked(G, b.tid, *open);
+    }
+    agg_free(open);
 }
 
 // ---- the A record -----------------------------------------------------------------------

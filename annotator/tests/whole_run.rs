@@ -430,6 +430,123 @@ fn whole_run(lang: &Lang, name: &str) {
     assert!(recorded < 2_000, "{name}: {recorded} recorded");
 }
 
+// exit() inside a call: the throttled `run` (its 300th call) and the recorded `go` are still
+// open when the process ends.
+const JAVA_EXIT: &str = r#"package w;
+
+public class Main {
+    public static void main(String[] args) {
+        new Outer().go(new Step(), 300);
+        System.exit(1);
+    }
+}
+
+class Step {
+    long calls;
+
+    void run(int i) {
+        calls++;
+        if (i == 299) {
+            System.out.println("run=" + calls + " go=1");
+            System.exit(0);
+        }
+    }
+}
+
+class Outer {
+    void go(Step s, int n) {
+        for (int i = 0; i < n; i++) s.run(i);
+    }
+}
+"#;
+
+const CPP_EXIT_H: &str = r#"#pragma once
+class Step {
+public:
+    long calls = 0;
+    void run(int i);
+};
+class Outer {
+public:
+    void go(Step& s, int n);
+};
+"#;
+
+const CPP_EXIT: &str = r#"#include "w.h"
+#include <cstdio>
+#include <cstdlib>
+void Step::run(int i) {
+    ++calls;
+    if (i == 299) {
+        std::printf("run=%ld go=1\n", calls);
+        std::fflush(stdout);
+        std::exit(0);
+    }
+}
+void Outer::go(Step& s, int n) {
+    for (int i = 0; i < n; ++i) s.run(i);
+}
+int main() {
+    Step s;
+    Outer o;
+    o.go(s, 300);
+    return 1;
+}
+"#;
+
+/// Calls open at exit() count: the analysis's calls of the throttled method that called
+/// exit() and of its recorded caller equal the program's counts.
+fn open_at_exit(lang: &Lang, name: &str) {
+    let tmp = tempfile::tempdir().unwrap();
+    let (c, a, _) = profile(lang, "throttle_calls = 100\nthrottle_us = 1000", tmp.path());
+    assert_eq!(c["run"], 300, "{name}: {c:?}");
+    assert_eq!(method_calls(&a, "go"), 1, "{name}: calls of go");
+    assert_eq!(method_calls(&a, "run"), c["run"], "{name}: calls of run");
+    let throttled = a["trace"]["coverage"]["throttled"].to_string();
+    assert!(
+        throttled.contains("run"),
+        "{name}: run not throttled: {throttled}"
+    );
+    // run's time is inside go's: go's total time covers every run counted.
+    let m = |n: &str| {
+        a["methods"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["method"] == n)
+            .unwrap()
+            .clone()
+    };
+    let (go, run) = (m("go"), m("run"));
+    let total = |v: &Value| v["aggregate_time"]["total"].as_u64().unwrap();
+    assert!(
+        total(&go) >= total(&run) && total(&run) > 0,
+        "{name}: go {go} run {run}"
+    );
+}
+
+#[test]
+fn java_calls_open_at_exit_are_counted() {
+    open_at_exit(
+        &Lang {
+            files: &[("src/w/Main.java", JAVA_EXIT)],
+            ..JAVA
+        },
+        "java",
+    );
+}
+
+#[test]
+fn cpp_calls_open_at_exit_are_counted() {
+    open_at_exit(
+        &Lang {
+            files: &[("src/w.h", CPP_EXIT_H), ("src/main.cpp", CPP_EXIT)],
+            ..CPP
+        },
+        "cpp",
+    );
+}
+
 #[test]
 fn java_counts_cover_the_whole_run() {
     whole_run(&JAVA, "java");

@@ -674,6 +674,15 @@ enum { kPending = 16 };
 // A constructor's start logged before its initialisers (`ctor_start`), when the object's ID
 // does not exist yet: the event's oid is a 5-byte placeholder that the constructor body's
 // `CtorScope` fills in (`ctor_bind`).
+// Unrecorded calls its initialisers made before the ID existed: their edges wait here for the
+// sender's ID (`ctor_bind`), else they would all go to one phantom instance with oid 0.
+struct CtorEdge {
+    std::uint64_t o, calls, agg, size;
+    std::int64_t net;
+    std::uint32_t r;        // receiver mid + 1
+    std::uint32_t pending;  // index of its constructor in ThreadState::ctor
+};
+enum { kCtorEdges = 16 };
 struct CtorPending {
     const volatile void* self;
     std::uint32_t mid;
@@ -701,6 +710,8 @@ struct ThreadState {
     Pending pending[kPending];
     unsigned ctor_top;
     CtorPending ctor[kCtorPending];
+    unsigned ctor_edges;
+    CtorEdge ctor_edge[kCtorEdges];
     Frame* frames;
     std::uint32_t depth, cap;
     std::uint64_t* tc;  // per method id: calls and total time (the throttle rule)
@@ -1218,16 +1229,18 @@ inline std::uint64_t* agg_method(AggTable& a, std::uint32_t mid) {
     return a.m + static_cast<std::size_t>(mid) * kAggM;
 }
 
-// Adds to the edge of frame `d` (its sender is the frame below), folding oids past the bound.
-inline void agg_edge(AggTable& a, const ThreadState& ts, std::uint32_t d, std::uint64_t calls,
-                     std::uint64_t agg, std::int64_t net, std::uint64_t size) {
-    const Frame& f = ts.frames[d];
-    std::uint32_t s = d ? ts.frames[d - 1].mid + 1 : 0;
-    std::uint64_t so = d ? ts.frames[d - 1].oid : 0;
-    AggEdge* x = agg_slot(a, s, so, f.mid + 1, f.oid, false);
+inline bool ctor_stash(const ThreadState& ts, const AggTable& a, std::uint32_t d, std::uint32_t r,
+                       std::uint64_t o, std::uint64_t calls, std::uint64_t agg, std::int64_t net,
+                       std::uint64_t size);
+
+// Adds to edge s/so → r/o, folding oids past the bound.
+inline void agg_edge_add(AggTable& a, std::uint32_t s, std::uint64_t so, std::uint32_t r,
+                         std::uint64_t o, std::uint64_t calls, std::uint64_t agg,
+                         std::int64_t net, std::uint64_t size) {
+    AggEdge* x = agg_slot(a, s, so, r, o, false);
     if (!x) {
         a.folded += calls;
-        x = agg_slot(a, s, so ? kFolded : 0, f.mid + 1, f.oid ? kFolded : 0, true);
+        x = agg_slot(a, s, so ? kFolded : 0, r, o ? kFolded : 0, true);
         if (!x) {
             a.dropped += calls;
             return;
@@ -1237,6 +1250,16 @@ inline void agg_edge(AggTable& a, const ThreadState& ts, std::uint32_t d, std::u
     x->agg += agg;
     x->net += net;
     x->size += size;
+}
+
+// Adds to the edge of frame `d` (its sender is the frame below).
+inline void agg_edge(AggTable& a, const ThreadState& ts, std::uint32_t d, std::uint64_t calls,
+                     std::uint64_t agg, std::int64_t net, std::uint64_t size) {
+    const Frame& f = ts.frames[d];
+    std::uint32_t s = d ? ts.frames[d - 1].mid + 1 : 0;
+    std::uint64_t so = d ? ts.frames[d - 1].oid : 0;
+    if (d && !so && ctor_stash(ts, a, d - 1, f.mid + 1, f.oid, calls, agg, net, size)) return;
+    agg_edge_add(a, s, so, f.mid + 1, f.oid, calls, agg, net, size);
 }
 
 // Frame `d` ended unrecorded after `agg` ns, `child` of them in its callees.
@@ -1739,6 +1762,53 @@ inline void ctor_start_slow(std::uint32_t mid, std::uint64_t size, const volatil
     commit(buf, len, count, n, t);
 }
 
+// Frame `d` is a constructor still before its body (no ID yet): keeps the edge of its
+// unrecorded callee until `ctor_bind` (only for the thread's own table; the exit flush's
+// table of open calls is not). Past kCtorEdges receivers the sender folds into its class.
+inline bool ctor_stash(const ThreadState& cts, const AggTable& a, std::uint32_t d, std::uint32_t r,
+                       std::uint64_t o, std::uint64_t calls, std::uint64_t agg, std::int64_t net,
+                       std::uint64_t size) {
+    if (!cts.buf || cts.buf->agg != &a) return false;
+    ThreadState& ts = const_cast<ThreadState&>(cts);  // the caller's own (its table is)
+    unsigned i = ts.ctor_top;
+    while (i-- > 0 && (ts.ctor[i].frame != d || ts.ctor[i].mid != ts.frames[d].mid)) {
+    }
+    if (i >= ts.ctor_top) return false;
+    unsigned k = 0;
+    while (k < ts.ctor_edges && (ts.ctor_edge[k].pending != i || ts.ctor_edge[k].r != r ||
+                                 ts.ctor_edge[k].o != o))
+        ++k;
+    if (k == kCtorEdges) {
+        agg_edge_add(const_cast<AggTable&>(a), ts.frames[d].mid + 1, kFolded, r, o, calls, agg,
+                     net, size);
+        return true;
+    }
+    CtorEdge& e = ts.ctor_edge[k];
+    if (k == ts.ctor_edges) {
+        e = CtorEdge{o, 0, 0, 0, 0, r, i};
+        ++ts.ctor_edges;
+    }
+    e.calls += calls;
+    e.agg += agg;
+    e.net += net;
+    e.size += size;
+    return true;
+}
+
+// Constructor `i`'s ID is known: its initialisers' stashed edges go to the table (those of
+// constructors above it, left by an exception, are dropped with them).
+inline void ctor_unstash(ThreadState& ts, unsigned i, std::uint64_t oid) {
+    AggTable* a = ts.ctor_edges ? agg_of(ts) : nullptr;
+    unsigned kept = 0;
+    for (unsigned k = 0; k < ts.ctor_edges; ++k) {
+        const CtorEdge& e = ts.ctor_edge[k];
+        if (e.pending < i) ts.ctor_edge[kept++] = e;
+        else if (e.pending == i && a)
+            agg_edge_add(*a, ts.ctor[i].mid + 1, oid, e.r, e.o, e.calls, e.agg, e.net, e.size);
+    }
+    ts.ctor_edges = kept;
+}
+
 // The body of constructor `mid` of `self` begins: fills in the ID of the start logged before
 // its initialisers. False when there is none (the caller logs the start now); `oid` becomes 0
 // when that start already left the buffer with its placeholder (the end then matches it).
@@ -1751,6 +1821,7 @@ inline bool ctor_bind(std::uint32_t mid, const volatile void* self, std::uint64_
         else if (c.buf) oid = 0;
         // the shadow stack's call takes the same ID, so the end finds it
         if (c.frame < ts.depth && ts.frames[c.frame].mid == mid) ts.frames[c.frame].oid = oid;
+        ctor_unstash(ts, i, oid);
         ts.ctor_top = i;  // also forgets starts above it left by an exception
         return true;
     }

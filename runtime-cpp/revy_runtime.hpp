@@ -1438,7 +1438,10 @@ REVY_HOT void end(std::uint32_t mid, std::uint64_t oid) {
 // counted here as ended at the flush (`t`, which becomes the thread's last time), and a
 // recorded one gets the net correction for its unrecorded callees. Counted into a table of
 // their own, written as a second A record (the analysis adds A records up): the shadow stack
-// is only read, and the thread's own table is left to it.
+// is only read, and the thread's own table is left to it. A thread still running while
+// another exits may change its stack under this read (a miscounted open call; a stack
+// growing at that instant frees the array read here): the price of counting calls open in
+// threads that are blocked, which is the common case at exit.
 inline void agg_open_frames(const ThreadState& ts, AggTable& out, std::uint64_t t) {
     std::uint64_t above = 0;  // time of the open callee, not yet in the frame's `child`
     bool above_agg = false;

@@ -203,9 +203,18 @@ struct ThreadBuf {
     ThreadBuf* next;
     ThreadBuf* prev;
     struct AggTable* agg;  // what this thread did not record (created on first need)
+    struct ThreadState* owner;  // its shadow stack (calls still open at exit are counted)
     std::uint8_t data[kBufCap];
     ThreadBuf()
-        : state(), base(0), last(0), tid(0), gen(0), next(nullptr), prev(nullptr), agg(nullptr) {}
+        : state(),
+          base(0),
+          last(0),
+          tid(0),
+          gen(0),
+          next(nullptr),
+          prev(nullptr),
+          agg(nullptr),
+          owner(nullptr) {}
 };
 
 enum : int { kUninit = 0, kOn = 1, kOff = 2 };
@@ -438,6 +447,7 @@ struct AggTable;
 inline void define_aggregated_locked(Global& G, const AggTable& a);
 inline void write_aggregates_locked(Global& G, std::uint64_t tid, const AggTable& a);
 inline void agg_free(AggTable* a);
+inline void write_open_calls_locked(Global& G, const ThreadBuf& b, std::uint64_t t);
 
 // ---- crash handling -----------------------------------------------------------------------
 
@@ -664,6 +674,15 @@ enum { kPending = 16 };
 // A constructor's start logged before its initialisers (`ctor_start`), when the object's ID
 // does not exist yet: the event's oid is a 5-byte placeholder that the constructor body's
 // `CtorScope` fills in (`ctor_bind`).
+// Unrecorded calls its initialisers made before the ID existed: their edges wait here for the
+// sender's ID (`ctor_bind`), else they would all go to one phantom instance with oid 0.
+struct CtorEdge {
+    std::uint64_t o, calls, agg, size;
+    std::int64_t net;
+    std::uint32_t r;        // receiver mid + 1
+    std::uint32_t pending;  // index of its constructor in ThreadState::ctor
+};
+enum { kCtorEdges = 16 };
 struct CtorPending {
     const volatile void* self;
     std::uint32_t mid;
@@ -691,6 +710,8 @@ struct ThreadState {
     Pending pending[kPending];
     unsigned ctor_top;
     CtorPending ctor[kCtorPending];
+    unsigned ctor_edges;
+    CtorEdge ctor_edge[kCtorEdges];
     Frame* frames;
     std::uint32_t depth, cap;
     std::uint64_t* tc;  // per method id: calls and total time (the throttle rule)
@@ -721,6 +742,8 @@ struct ThreadGuard {
             define_aggregated_locked(G, *buf->agg);
             write_aggregates_locked(G, buf->tid, *buf->agg);
         }
+        // exit() inside a call runs the calling thread's thread_local destructors first
+        write_open_calls_locked(G, *buf, now_ns());
         if (buf->prev) buf->prev->next = buf->next;
         else G.buffers = buf->next;
         if (buf->next) buf->next->prev = buf->prev;
@@ -760,6 +783,7 @@ inline ThreadBuf* new_buffer() {
 inline ThreadBuf* buffer_slow(ThreadState& ts) {
     if (ts.dead) return nullptr;
     ts.buf = new_buffer();
+    ts.buf->owner = &ts;
     ts.tid = ts.buf->tid;
     static thread_local ThreadGuard guard;  // its destructor flushes at thread exit
     guard.buf = ts.buf;
@@ -876,6 +900,7 @@ inline void finish() {
     if (hot().status.load(std::memory_order_acquire) == kUninit) return;
     G.lock.lock();
     if (!G.finished && G.pid == current_pid()) {
+        std::uint64_t t = now_ns();
         for (ThreadBuf* b = G.buffers; b; b = b->next) {
             std::uint64_t st = b->state.load(std::memory_order_acquire);
             write_block_locked(G, b->tid, b->base, static_cast<std::uint32_t>(st >> 32), b->data,
@@ -884,6 +909,7 @@ inline void finish() {
                 define_aggregated_locked(G, *b->agg);
                 write_aggregates_locked(G, b->tid, *b->agg);
             }
+            write_open_calls_locked(G, *b, t);
         }
         std::uint8_t e[16];
         e[0] = 'E';
@@ -1203,16 +1229,18 @@ inline std::uint64_t* agg_method(AggTable& a, std::uint32_t mid) {
     return a.m + static_cast<std::size_t>(mid) * kAggM;
 }
 
-// Adds to the edge of frame `d` (its sender is the frame below), folding oids past the bound.
-inline void agg_edge(AggTable& a, const ThreadState& ts, std::uint32_t d, std::uint64_t calls,
-                     std::uint64_t agg, std::int64_t net, std::uint64_t size) {
-    const Frame& f = ts.frames[d];
-    std::uint32_t s = d ? ts.frames[d - 1].mid + 1 : 0;
-    std::uint64_t so = d ? ts.frames[d - 1].oid : 0;
-    AggEdge* x = agg_slot(a, s, so, f.mid + 1, f.oid, false);
+inline bool ctor_stash(const ThreadState& ts, const AggTable& a, std::uint32_t d, std::uint32_t r,
+                       std::uint64_t o, std::uint64_t calls, std::uint64_t agg, std::int64_t net,
+                       std::uint64_t size);
+
+// Adds to edge s/so → r/o, folding oids past the bound.
+inline void agg_edge_add(AggTable& a, std::uint32_t s, std::uint64_t so, std::uint32_t r,
+                         std::uint64_t o, std::uint64_t calls, std::uint64_t agg,
+                         std::int64_t net, std::uint64_t size) {
+    AggEdge* x = agg_slot(a, s, so, r, o, false);
     if (!x) {
         a.folded += calls;
-        x = agg_slot(a, s, so ? kFolded : 0, f.mid + 1, f.oid ? kFolded : 0, true);
+        x = agg_slot(a, s, so ? kFolded : 0, r, o ? kFolded : 0, true);
         if (!x) {
             a.dropped += calls;
             return;
@@ -1224,14 +1252,24 @@ inline void agg_edge(AggTable& a, const ThreadState& ts, std::uint32_t d, std::u
     x->size += size;
 }
 
-// Frame `d` ended unrecorded after `agg` ns.
-inline void agg_add(ThreadState& ts, std::uint32_t d, std::uint64_t agg, std::uint64_t t) {
-    AggTable* a = agg_of(ts);
-    if (!a) return;
+// Adds to the edge of frame `d` (its sender is the frame below).
+inline void agg_edge(AggTable& a, const ThreadState& ts, std::uint32_t d, std::uint64_t calls,
+                     std::uint64_t agg, std::int64_t net, std::uint64_t size) {
+    const Frame& f = ts.frames[d];
+    std::uint32_t s = d ? ts.frames[d - 1].mid + 1 : 0;
+    std::uint64_t so = d ? ts.frames[d - 1].oid : 0;
+    if (d && !so && ctor_stash(ts, a, d - 1, f.mid + 1, f.oid, calls, agg, net, size)) return;
+    agg_edge_add(a, s, so, f.mid + 1, f.oid, calls, agg, net, size);
+}
+
+// Frame `d` ended unrecorded after `agg` ns, `child` of them in its callees.
+inline void agg_put(AggTable& ta, const ThreadState& ts, std::uint32_t d, std::uint64_t agg,
+                    std::uint64_t child, std::uint64_t t) {
+    AggTable* a = &ta;
     const Frame& f = ts.frames[d];
     std::uint64_t* m = agg_method(*a, f.mid);
     if (!m) return;
-    std::uint64_t net = agg > f.child ? agg - f.child : 0;
+    std::uint64_t net = agg > child ? agg - child : 0;
     if (m[0] == 0) {
         m[4] = m[5] = agg;
         m[6] = m[7] = net;
@@ -1250,6 +1288,12 @@ inline void agg_add(ThreadState& ts, std::uint32_t d, std::uint64_t agg, std::ui
     m[3] += f.size;
     a->last_t = t;
     agg_edge(*a, ts, d, 1, agg, static_cast<std::int64_t>(net), f.size);
+}
+
+// Frame `d` ended unrecorded after `agg` ns.
+inline void agg_add(ThreadState& ts, std::uint32_t d, std::uint64_t agg, std::uint64_t t) {
+    AggTable* a = agg_of(ts);
+    if (a) agg_put(*a, ts, d, agg, ts.frames[d].child, t);
 }
 
 // Recorded frame `d` ended; `hidden` ns of it went to unrecorded callees, which the analysis
@@ -1385,6 +1429,52 @@ REVY_HOT void end(std::uint32_t mid, std::uint64_t oid) {
         return;
     }
     while (ts.depth >= d) pop(ts, ts.depth - 1, t);
+}
+
+// ---- calls still open at the final flush ----------------------------------------------
+//
+// A call open when the process exits (exit() inside it, or a thread still running) has no
+// end: the analysis closes a recorded one at its thread's last time, so an unrecorded one is
+// counted here as ended at the flush (`t`, which becomes the thread's last time), and a
+// recorded one gets the net correction for its unrecorded callees. Counted into a table of
+// their own, written as a second A record (the analysis adds A records up): the shadow stack
+// is only read, and the thread's own table is left to it. A thread still running while
+// another exits may change its stack under this read (a miscounted open call; a stack
+// growing at that instant frees the array read here): the price of counting calls open in
+// threads that are blocked, which is the common case at exit.
+inline void agg_open_frames(const ThreadState& ts, AggTable& out, std::uint64_t t) {
+    std::uint64_t above = 0;  // time of the open callee, not yet in the frame's `child`
+    bool above_agg = false;
+    for (std::uint32_t d = ts.depth; d-- > 0;) {
+        const Frame& f = ts.frames[d];
+        std::uint64_t agg = t > f.t ? t - f.t : 0;
+        if (f.rec == kAggregated) {
+            agg_put(out, ts, d, agg, f.child + above, t);
+        } else if (f.rec == kRecorded) {
+            std::uint64_t hidden = f.hidden + (above_agg ? above : 0);
+            std::uint64_t* m = hidden ? agg_method(out, f.mid) : nullptr;
+            if (m) {
+                m[2] -= hidden;
+                agg_edge(out, ts, d, 0, 0, -static_cast<std::int64_t>(hidden), 0);
+            }
+        }
+        above = agg;
+        above_agg = f.rec == kAggregated;
+    }
+    out.last_t = t;
+}
+
+inline void write_open_calls_locked(Global& G, const ThreadBuf& b, std::uint64_t t) {
+    const ThreadState* ts = b.owner;
+    if (!ts || ts->dead || ts->depth == 0 || !ts->frames) return;
+    AggTable* open = new (std::nothrow) AggTable();
+    if (!open) return;
+    agg_open_frames(*ts, *open, t);
+    if (open->m_len) {  // something unrecorded was open
+        define_aggregated_locked(G, *open);
+        write_aggregates_locked(G, b.tid, *open);
+    }
+    agg_free(open);
 }
 
 // ---- the A record -----------------------------------------------------------------------
@@ -1675,6 +1765,53 @@ inline void ctor_start_slow(std::uint32_t mid, std::uint64_t size, const volatil
     commit(buf, len, count, n, t);
 }
 
+// Frame `d` is a constructor still before its body (no ID yet): keeps the edge of its
+// unrecorded callee until `ctor_bind` (only for the thread's own table; the exit flush's
+// table of open calls is not). Past kCtorEdges receivers the sender folds into its class.
+inline bool ctor_stash(const ThreadState& cts, const AggTable& a, std::uint32_t d, std::uint32_t r,
+                       std::uint64_t o, std::uint64_t calls, std::uint64_t agg, std::int64_t net,
+                       std::uint64_t size) {
+    if (!cts.buf || cts.buf->agg != &a) return false;
+    ThreadState& ts = const_cast<ThreadState&>(cts);  // the caller's own (its table is)
+    unsigned i = ts.ctor_top;
+    while (i-- > 0 && (ts.ctor[i].frame != d || ts.ctor[i].mid != ts.frames[d].mid)) {
+    }
+    if (i >= ts.ctor_top) return false;
+    unsigned k = 0;
+    while (k < ts.ctor_edges && (ts.ctor_edge[k].pending != i || ts.ctor_edge[k].r != r ||
+                                 ts.ctor_edge[k].o != o))
+        ++k;
+    if (k == kCtorEdges) {
+        agg_edge_add(const_cast<AggTable&>(a), ts.frames[d].mid + 1, kFolded, r, o, calls, agg,
+                     net, size);
+        return true;
+    }
+    CtorEdge& e = ts.ctor_edge[k];
+    if (k == ts.ctor_edges) {
+        e = CtorEdge{o, 0, 0, 0, 0, r, i};
+        ++ts.ctor_edges;
+    }
+    e.calls += calls;
+    e.agg += agg;
+    e.net += net;
+    e.size += size;
+    return true;
+}
+
+// Constructor `i`'s ID is known: its initialisers' stashed edges go to the table (those of
+// constructors above it, left by an exception, are dropped with them).
+inline void ctor_unstash(ThreadState& ts, unsigned i, std::uint64_t oid) {
+    AggTable* a = ts.ctor_edges ? agg_of(ts) : nullptr;
+    unsigned kept = 0;
+    for (unsigned k = 0; k < ts.ctor_edges; ++k) {
+        const CtorEdge& e = ts.ctor_edge[k];
+        if (e.pending < i) ts.ctor_edge[kept++] = e;
+        else if (e.pending == i && a)
+            agg_edge_add(*a, ts.ctor[i].mid + 1, oid, e.r, e.o, e.calls, e.agg, e.net, e.size);
+    }
+    ts.ctor_edges = kept;
+}
+
 // The body of constructor `mid` of `self` begins: fills in the ID of the start logged before
 // its initialisers. False when there is none (the caller logs the start now); `oid` becomes 0
 // when that start already left the buffer with its placeholder (the end then matches it).
@@ -1687,6 +1824,7 @@ inline bool ctor_bind(std::uint32_t mid, const volatile void* self, std::uint64_
         else if (c.buf) oid = 0;
         // the shadow stack's call takes the same ID, so the end finds it
         if (c.frame < ts.depth && ts.frames[c.frame].mid == mid) ts.frames[c.frame].oid = oid;
+        ctor_unstash(ts, i, oid);
         ts.ctor_top = i;  // also forgets starts above it left by an exception
         return true;
     }

@@ -2,10 +2,12 @@
 //! full run will cost (trace bytes, probe time) and which `[annotate] exclude` patterns would
 //! bring the trace under a budget (in the spirit of Score-P's scoring).
 //!
-//! What it extrapolates from: each method's recorded calls, scaled by `scale` (the full run
-//! is `scale` times the traced one: given, or the full run's duration over the traced span);
-//! bytes per call = two events at the trace's own mean bytes per event; probe time per call =
-//! the runtime's measured per-call cost for the trace's language (or `probe_ns`).
+//! What it extrapolates from: each method's calls — recorded ones plus those the runtime only
+//! counted (aggregates: past `max_size`, throttled) — scaled by `scale` (the full run is
+//! `scale` times the traced one: given, or the full run's duration over the traced span);
+//! bytes per call = two events at the trace's own mean bytes per event (so the predicted size
+//! is what recording every call would write); probe time per call = the runtime's measured
+//! per-call cost for the trace's language (or `probe_ns`).
 
 use std::path::PathBuf;
 
@@ -54,6 +56,8 @@ pub struct MethodCost {
     /// `Class.method` (Java) or `Class::method` (C++): usable as an exclude pattern.
     pub pattern: String,
     pub recorded_calls: u64,
+    /// Calls the runtime counted without recording them (past `max_size`, throttled).
+    pub aggregated_calls: u64,
     pub predicted_calls: f64,
     /// Mean inclusive time per recorded call, µs (completed calls only).
     pub mean_us: f64,
@@ -63,12 +67,16 @@ pub struct MethodCost {
     pub probe_share: f64,
     /// Matches the throttle rule in the full run.
     pub throttle: bool,
+    /// The traced run's runtime throttled it (on some thread).
+    pub throttled: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Estimate {
     pub traces: Vec<PathBuf>,
     pub recorded_events: u64,
+    /// Calls counted in the traces' aggregates instead of as events.
+    pub aggregated_calls: u64,
     pub recorded_bytes: u64,
     pub traced_secs: f64,
     pub truncated: bool,
@@ -97,17 +105,52 @@ struct Tally {
     calls: u64,
     done: u64,
     inclusive: u64,
+    aggregated: u64,
+    throttled: bool,
+}
+
+/// Per pattern, summed over overloads and traces.
+#[derive(Default, Clone, Copy)]
+struct PatternTally {
+    /// Recorded calls.
+    calls: u64,
+    /// Completed calls (recorded and aggregated) and their inclusive time in µs.
+    done: u64,
+    incl_us: f64,
+    aggregated: u64,
+    throttled: bool,
 }
 
 #[derive(Default)]
 struct Gathered {
-    /// pattern → (calls, completed calls, inclusive time in µs)
-    by_pattern: FxHashMap<String, (u64, u64, f64)>,
+    by_pattern: FxHashMap<String, PatternTally>,
     events: u64,
+    aggregated: u64,
     bytes: u64,
     span_secs: f64,
     truncated: bool,
     cpp: bool,
+}
+
+/// Adds the calls the runtime counted instead of recording: each is a completed call with
+/// its aggregate time (rows with no calls are net-time corrections, not calls).
+fn add_aggregates(tally: &mut Vec<Tally>, a: &crate::trace::agg::Aggregates) {
+    fn at(tally: &mut Vec<Tally>, m: u32) -> &mut Tally {
+        let i = m as usize;
+        if tally.len() <= i {
+            tally.resize(i + 1, Tally::default());
+        }
+        &mut tally[i]
+    }
+    for m in a.methods.iter().filter(|m| m.calls > 0) {
+        let t = at(tally, m.method);
+        t.aggregated += m.calls;
+        t.done += m.calls;
+        t.inclusive += m.agg;
+    }
+    for x in &a.throttled {
+        at(tally, x.method).throttled = true;
+    }
 }
 
 /// Reads every trace once (memory grows with methods, threads and stack depth only).
@@ -145,6 +188,7 @@ fn gather(paths: &[PathBuf]) -> Result<Gathered> {
                 _ => {}
             }
         }
+        add_aggregates(&mut tally, &r.status().aggregates);
         let unit_us = r.header().unit.micros();
         let names = r.names();
         g.cpp |= r
@@ -154,7 +198,7 @@ fn gather(paths: &[PathBuf]) -> Result<Gathered> {
             .any(|(k, v)| k == "lang" && v.eq_ignore_ascii_case("cpp"));
         let sep = if g.cpp { "::" } else { "." };
         for (id, c) in tally.iter().enumerate() {
-            if c.calls == 0 {
+            if c.calls == 0 && c.aggregated == 0 {
                 continue;
             }
             let pattern = match names.method(id as u32) {
@@ -162,9 +206,12 @@ fn gather(paths: &[PathBuf]) -> Result<Gathered> {
                 _ => format!("method#{id}"),
             };
             let e = g.by_pattern.entry(pattern).or_default();
-            e.0 += c.calls;
-            e.1 += c.done;
-            e.2 += c.inclusive as f64 * unit_us;
+            e.calls += c.calls;
+            e.done += c.done;
+            e.incl_us += c.inclusive as f64 * unit_us;
+            e.aggregated += c.aggregated;
+            e.throttled |= c.throttled;
+            g.aggregated += c.aggregated;
         }
         if first <= last {
             g.span_secs += (last - first) as f64 * unit_us * 1e-6;
@@ -237,13 +284,15 @@ pub fn estimate(paths: &[PathBuf], opts: &Options) -> Result<Estimate> {
     let mut methods: Vec<MethodCost> = g
         .by_pattern
         .into_iter()
-        .map(|(pattern, (calls, done, incl_us))| {
-            let predicted_calls = calls as f64 * scale;
+        .map(|(pattern, p)| {
+            let (calls, done, incl_us) = (p.calls, p.done, p.incl_us);
+            let predicted_calls = (calls + p.aggregated) as f64 * scale;
             let mean_us = if done > 0 { incl_us / done as f64 } else { 0.0 };
             let probe_secs = predicted_calls * probe_ns * 1e-9;
             MethodCost {
                 pattern,
                 recorded_calls: calls,
+                aggregated_calls: p.aggregated,
                 predicted_calls,
                 mean_us,
                 predicted_bytes: predicted_calls * 2.0 * bytes_per_event,
@@ -255,6 +304,7 @@ pub fn estimate(paths: &[PathBuf], opts: &Options) -> Result<Estimate> {
                 },
                 throttle: predicted_calls > opts.throttle_calls as f64
                     && mean_us < opts.throttle_us,
+                throttled: p.throttled,
             }
         })
         .collect();
@@ -263,13 +313,15 @@ pub fn estimate(paths: &[PathBuf], opts: &Options) -> Result<Estimate> {
             .total_cmp(&a.predicted_bytes)
             .then_with(|| a.pattern.cmp(&b.pattern))
     });
-    // Everything the trace holds beyond method events (creations, names) scales too.
-    let predicted_bytes = g.bytes as f64 * scale;
+    // Everything the trace holds beyond method events (creations, names) scales too; calls
+    // only counted would each have written two events.
+    let predicted_bytes = (g.bytes as f64 + g.aggregated as f64 * 2.0 * bytes_per_event) * scale;
     let predicted_probe_secs = methods.iter().map(|m| m.predicted_probe_secs).sum();
     let (exclude, after) = fit_budget(&methods, predicted_bytes, opts.budget);
     Ok(Estimate {
         traces: paths.to_vec(),
         recorded_events: g.events,
+        aggregated_calls: g.aggregated,
         recorded_bytes: g.bytes,
         traced_secs: g.span_secs,
         truncated: g.truncated,
@@ -329,6 +381,13 @@ pub fn render(e: &Estimate, top: usize) -> String {
         e.traced_secs,
         if e.truncated { " (truncated)" } else { "" }
     );
+    if e.aggregated_calls > 0 {
+        let _ = writeln!(
+            s,
+            "counted, not recorded (past max_size or throttled): {} calls, included below",
+            e.aggregated_calls
+        );
+    }
     let _ = writeln!(s, "extrapolated {}", e.basis);
     let _ = writeln!(
         s,
@@ -356,7 +415,11 @@ pub fn render(e: &Estimate, top: usize) -> String {
             m.mean_us,
             m.probe_share * 100.0,
             m.pattern,
-            if m.throttle { "  [throttle rule]" } else { "" }
+            match (m.throttle, m.throttled) {
+                (_, true) => "  [throttled in the trace]",
+                (true, false) => "  [throttle rule]",
+                _ => "",
+            }
         );
     }
     let throttled: Vec<&str> = e

@@ -2,32 +2,36 @@
 //! which holds the holder's PID for the message others get.
 //!
 //! The OS drops the lock when its holder dies, so a lock left by a killed revy is taken
-//! over without asking. The lock is re-entrant within a process (`revy profile` holds it
-//! while its annotate and restore take it again).
+//! over without asking. The lock is re-entrant within a process, per project (`revy
+//! profile` holds it while its annotate and restore take it again). Keyed by project: one
+//! process-wide count let a library caller holding project X "re-enter" for project Y without
+//! locking Y, and kept X locked until Y's guard dropped — a `revy annotate` of X started
+//! meanwhile was refused with "another revy" (seen in the parallel cpp_annotate tests).
 
 use std::fs::File;
 use std::io::{Read, Seek, Write};
+use std::path::PathBuf;
 use std::sync::Mutex;
 
 use crate::error::{Error, Result};
 use crate::manifest::Manifest;
 
-/// (open lock file, holders in this process)
-static HELD: Mutex<Option<(File, usize)>> = Mutex::new(None);
+/// (lock file path, open lock file, holders in this process), one entry per locked project.
+static HELD: Mutex<Vec<(PathBuf, File, usize)>> = Mutex::new(Vec::new());
 
 /// Holds the project lock until dropped.
 #[must_use = "the lock is released when the guard is dropped"]
-pub struct Guard(());
+pub struct Guard(PathBuf);
 
 impl Drop for Guard {
     fn drop(&mut self) {
         let mut held = HELD.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((_, n)) = held.as_mut() {
-            *n -= 1;
-            if *n == 0 {
+        if let Some(i) = held.iter().position(|(p, _, _)| *p == self.0) {
+            held[i].2 -= 1;
+            if held[i].2 == 0 {
                 // Closing the file releases the lock. The file stays: removing it would let
                 // a waiter lock a deleted inode while a newcomer locks a new one.
-                *held = None;
+                held.swap_remove(i);
             }
         }
     }
@@ -35,15 +39,18 @@ impl Drop for Guard {
 
 /// Takes the project lock, or says which process holds it.
 pub fn acquire(m: &Manifest) -> Result<Guard> {
-    let mut held = HELD.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some((_, n)) = held.as_mut() {
-        *n += 1;
-        return Ok(Guard(()));
-    }
     crate::safepath::check_state_dir(m)?;
     let dir = m.state_dir();
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-    let path = dir.join("lock");
+    // The same project reached by two spellings of its root is one lock.
+    let path = std::fs::canonicalize(&dir)
+        .map_err(|e| Error::io(&dir, e))?
+        .join("lock");
+    let mut held = HELD.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(h) = held.iter_mut().find(|(p, _, _)| *p == path) {
+        h.2 += 1;
+        return Ok(Guard(path));
+    }
     let mut f = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
@@ -74,6 +81,6 @@ pub fn acquire(m: &Manifest) -> Result<Guard> {
         .set_len(0)
         .and_then(|_| f.rewind())
         .and_then(|_| f.write_all(pid.as_bytes()));
-    *held = Some((f, 1));
-    Ok(Guard(()))
+    held.push((path.clone(), f, 1));
+    Ok(Guard(path))
 }

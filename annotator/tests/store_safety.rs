@@ -233,3 +233,51 @@ fn syntax_errors_skip_only_the_spoiled_method() {
     assert!(!line("int bad()").contains("Rv."), "{a}");
     assert_eq!(revy(dir, &["restore"]).status.code(), Some(0));
 }
+
+/// Whether another open of `dir`'s lock file could take the lock now (flock locks belong to
+/// one open file, so this sees this process's own holders too).
+fn lock_free(dir: &Path) -> bool {
+    let Ok(f) = std::fs::File::open(dir.join(".revy/lock")) else {
+        return true; // never locked
+    };
+    match f.try_lock() {
+        Ok(()) => true,
+        Err(std::fs::TryLockError::WouldBlock) => false,
+        Err(e) => panic!("{e:?}"),
+    }
+}
+
+/// The lock is re-entrant per project, not per process: a library caller holding project X
+/// must neither skip locking project Y nor keep X locked until Y is released (the race that
+/// refused a parallel test's `revy annotate` with "another revy").
+#[test]
+fn lock_is_per_project_within_a_process() {
+    let (x, y) = (
+        project_copy("projects/account"),
+        project_copy("projects/account"),
+    );
+    let load = |d: &Path| revy::manifest::Manifest::load(&d.join("revy.toml")).unwrap();
+    let (mx, my) = (load(x.path()), load(y.path()));
+    let gx = revy::lock::acquire(&mx).unwrap();
+    let gy = revy::lock::acquire(&my).unwrap();
+    assert!(
+        !lock_free(y.path()),
+        "project Y is not locked while its guard is held"
+    );
+    let again = revy::lock::acquire(&mx).unwrap();
+    drop(again);
+    assert!(!lock_free(x.path()), "re-entry released X early");
+    drop(gx);
+    assert!(
+        lock_free(x.path()),
+        "X stays locked after its last guard dropped"
+    );
+    let out = revy(x.path(), &["restore"]);
+    assert!(
+        !err(&out).contains("another revy"),
+        "a revy of X was refused: {}",
+        err(&out)
+    );
+    drop(gy);
+    assert!(lock_free(y.path()));
+}

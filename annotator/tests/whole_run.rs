@@ -327,6 +327,48 @@ fn check_counts(c: &std::collections::BTreeMap<String, u64>, a: &Value, what: &s
     assert!(recorded < total, "{what}: {recorded} of {total}");
 }
 
+/// `revy estimate` of a throttled trace predicts (at scale 1) every call the program made,
+/// and its trace size counts the calls the runtime only counted.
+fn check_estimate(c: &std::collections::BTreeMap<String, u64>, rvt: &Path, name: &str) {
+    let dir = rvt.parent().unwrap();
+    let out = ok(
+        &revy_in(
+            dir,
+            &["estimate", rvt.to_str().unwrap(), "--format", "json"],
+        ),
+        "revy estimate",
+    );
+    let e: Value = serde_json::from_str(&out).unwrap();
+    let methods = e["methods"].as_array().unwrap();
+    let calls = |m: &str| -> f64 {
+        let suffix = [format!(".{m}"), format!("::{m}")];
+        methods
+            .iter()
+            .filter(|x| {
+                suffix
+                    .iter()
+                    .any(|s| x["pattern"].as_str().unwrap().ends_with(s))
+            })
+            .map(|x| x["predicted_calls"].as_f64().unwrap())
+            .sum()
+    };
+    for m in ["tick", "visit", "work"] {
+        assert_eq!(calls(m), c[m] as f64, "{name}: estimate's calls of {m}");
+    }
+    let tick = methods
+        .iter()
+        .find(|x| x["pattern"].as_str().unwrap().ends_with("tick"))
+        .unwrap();
+    assert_eq!(tick["throttled"], true, "{name}: {tick}");
+    // Every tick would have written two events: the prediction exceeds the small trace.
+    let per_event = e["bytes_per_event"].as_f64().unwrap();
+    let predicted = e["predicted_bytes"].as_f64().unwrap();
+    assert!(
+        predicted >= 2.0 * per_event * c["tick"] as f64,
+        "{name}: predicted {predicted} bytes"
+    );
+}
+
 fn whole_run(lang: &Lang, name: &str) {
     let tmp = tempfile::tempdir().unwrap();
     // 1. A tiny size limit, no throttling: most calls come after the limit.
@@ -369,8 +411,9 @@ fn whole_run(lang: &Lang, name: &str) {
 
     // 2. Throttling forced low: methods with over 100 calls averaging under 1 ms stop
     // producing events; the trace names them with a time.
-    let (c, a, _) = profile(lang, "throttle_calls = 100\nthrottle_us = 1000", tmp.path());
+    let (c, a, rvt) = profile(lang, "throttle_calls = 100\nthrottle_us = 1000", tmp.path());
     assert_eq!(a["trace"]["truncated"], false, "{name}");
+    check_estimate(&c, &rvt, name);
     check_counts(&c, &a, &format!("{name}, throttled"));
     let throttled = a["trace"]["coverage"]["throttled"].as_array().unwrap();
     let tick = throttled
@@ -385,6 +428,273 @@ fn whole_run(lang: &Lang, name: &str) {
     // Events stop after the verdict: at most a few hundred ticks recorded per thread.
     let recorded = a["totals"]["recorded_messages"].as_u64().unwrap();
     assert!(recorded < 2_000, "{name}: {recorded} recorded");
+}
+
+// exit() inside a call: the throttled `run` (its 300th call) and the recorded `go` are still
+// open when the process ends.
+const JAVA_EXIT: &str = r#"package w;
+
+public class Main {
+    public static void main(String[] args) {
+        new Outer().go(new Step(), 300);
+        System.exit(1);
+    }
+}
+
+class Step {
+    long calls;
+
+    void run(int i) {
+        calls++;
+        if (i == 299) {
+            System.out.println("run=" + calls + " go=1");
+            System.exit(0);
+        }
+    }
+}
+
+class Outer {
+    void go(Step s, int n) {
+        for (int i = 0; i < n; i++) s.run(i);
+    }
+}
+"#;
+
+const CPP_EXIT_H: &str = r#"#pragma once
+class Step {
+public:
+    long calls = 0;
+    void run(int i);
+};
+class Outer {
+public:
+    void go(Step& s, int n);
+};
+"#;
+
+const CPP_EXIT: &str = r#"#include "w.h"
+#include <cstdio>
+#include <cstdlib>
+void Step::run(int i) {
+    ++calls;
+    if (i == 299) {
+        std::printf("run=%ld go=1\n", calls);
+        std::fflush(stdout);
+        std::exit(0);
+    }
+}
+void Outer::go(Step& s, int n) {
+    for (int i = 0; i < n; ++i) s.run(i);
+}
+int main() {
+    Step s;
+    Outer o;
+    o.go(s, 300);
+    return 1;
+}
+"#;
+
+/// Calls open at exit() count: the analysis's calls of the throttled method that called
+/// exit() and of its recorded caller equal the program's counts.
+fn open_at_exit(lang: &Lang, name: &str) {
+    let tmp = tempfile::tempdir().unwrap();
+    let (c, a, rvt) = profile(lang, "throttle_calls = 100\nthrottle_us = 1000", tmp.path());
+    assert_eq!(c["run"], 300, "{name}: {c:?}");
+    assert_eq!(method_calls(&a, "go"), 1, "{name}: calls of go");
+    assert_eq!(method_calls(&a, "run"), c["run"], "{name}: calls of run");
+    let throttled = a["trace"]["coverage"]["throttled"].to_string();
+    assert!(
+        throttled.contains("run"),
+        "{name}: run not throttled: {throttled}"
+    );
+    // run's time is inside go's: go's total time covers every run counted (as recorded: the
+    // default compensation takes the header's probe cost, measured under load, off go).
+    let raw = ok(
+        &revy_in(
+            tmp.path(),
+            &[
+                "analyze",
+                rvt.to_str().unwrap(),
+                "--format",
+                "json",
+                "--no-compensate",
+            ],
+        ),
+        "revy analyze --no-compensate",
+    );
+    let raw: Value = serde_json::from_str(&raw).unwrap();
+    let m = |n: &str| {
+        raw["methods"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["method"] == n)
+            .unwrap()
+            .clone()
+    };
+    let (go, run) = (m("go"), m("run"));
+    let total = |v: &Value| v["aggregate_time"]["total"].as_u64().unwrap();
+    assert!(
+        total(&go) >= total(&run) && total(&run) > 0,
+        "{name}: go {go} run {run}"
+    );
+}
+
+// Constructors with member initialiser lists (the runtime's `ctor_start` before the object's
+// ID exists, `ctor_bind` in the body): nested (a temporary `Part` built inside `Whole`'s
+// initialisers), calling methods from the initialisers, past `max_size` and throttled.
+const CPP_CTOR_H: &str = r#"#pragma once
+#include <atomic>
+extern std::atomic<long> PART, WHOLE, VALUE;
+class Part {
+public:
+    explicit Part(int v) : v_(v) { ++PART; }
+    int value() const;
+private:
+    int v_;
+};
+class Whole {
+public:
+    Whole(int a, int b) : p_(a), q_(Part(b).value() + 1), sum_(p_.value() + q_.value()) { ++WHOLE; }
+    int sum() const;
+private:
+    Part p_;
+    Part q_;
+    int sum_;
+};
+"#;
+
+const CPP_CTOR: &str = r#"#include "w.h"
+#include <cstdio>
+#include <thread>
+std::atomic<long> PART(0), WHOLE(0), VALUE(0);
+int Part::value() const { ++VALUE; return v_; }
+int Whole::sum() const { return sum_; }
+static long build(int n) {
+    long s = 0;
+    for (int i = 0; i < n; ++i) {
+        Whole w(i, i + 1);
+        s += w.sum();
+    }
+    return s;
+}
+int main() {
+    long s2 = 0;
+    std::thread t([&s2] { s2 = build(1500); });
+    long s = build(3000);
+    t.join();
+    std::printf("Part=%ld Whole=%ld value=%ld s=%ld\n", PART.load(), WHOLE.load(), VALUE.load(),
+                s + s2);
+    return 0;
+}
+"#;
+
+/// The analysis's calls of the constructors and of the method their initialisers call equal
+/// the program's counters, past `max_size` and throttled, and the annotated program prints
+/// what the original prints.
+fn ctor_init_lists(trace: &str, what: &str) {
+    let tmp = tempfile::tempdir().unwrap();
+    let lang = Lang {
+        files: &[("src/w.h", CPP_CTOR_H), ("src/main.cpp", CPP_CTOR)],
+        ..CPP
+    };
+    let (c, a, _) = profile(&lang, trace, tmp.path());
+    // The original, built and run alone.
+    let orig = tmp.path().join("orig");
+    for (rel, text) in lang.files {
+        let p = orig.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    sh(&orig, lang.build, Path::new("off"));
+    let want = counters(&sh(&orig, lang.run, Path::new("off")));
+    assert_eq!(c, want, "{what}: annotated output differs");
+    assert_eq!(c["Whole"], 4500, "{what}: {c:?}");
+    for m in ["Part", "Whole", "value"] {
+        assert_eq!(method_calls(&a, m), c[m], "{what}: calls of {m}");
+    }
+    let total = a["totals"]["messages"].as_u64().unwrap();
+    let recorded = a["totals"]["recorded_messages"].as_u64().unwrap();
+    assert!(recorded < total, "{what}: {recorded} of {total}");
+    // What the initialisers call before the object's ID exists is sent by that object, not by
+    // a phantom `Whole (static)` (oid 0), and every Whole whose edges were not folded into
+    // `Whole#*` (the table's bound) sent 6 (3 Part constructors, 3 value()). Known gap: a
+    // recorded constructor start whose block is flushed before the body binds its ID keeps
+    // the placeholder 0, so that one construction (6 sends) lands on the phantom. On each of
+    // the two threads one Whole may straddle the edge table's bound (some edges folded).
+    let inst = a["instances"].as_array().unwrap();
+    let n = |v: &Value| v.as_u64().unwrap();
+    let flushed: u64 = inst
+        .iter()
+        .filter(|i| i["class"] == "Whole" && i["oid"] == 0)
+        .map(|i| {
+            assert!(
+                n(&i["sent"]) <= 6 * n(&i["received"]),
+                "{what}: a phantom Whole: {i}"
+            );
+            n(&i["received"])
+        })
+        .sum();
+    let wholes: Vec<&Value> = inst
+        .iter()
+        .filter(|i| i["class"] == "Whole" && i["kind"] == "object")
+        .filter(|i| !i["label"].as_str().unwrap_or("").ends_with("#*"))
+        .filter(|i| i["received"] != 0 || i["sent"] != 0)
+        .collect();
+    let odd: Vec<String> = wholes
+        .iter()
+        .filter(|w| w["sent"] != 6)
+        .map(|w| {
+            format!(
+                "{} received {} sent {}",
+                w["label"], w["received"], w["sent"]
+            )
+        })
+        .collect();
+    assert!(
+        wholes.len() > 400,
+        "{what}: {} Whole instances",
+        wholes.len()
+    );
+    assert!(
+        odd.len() as u64 <= flushed + 2,
+        "{what}: {} of {}: {:?}",
+        odd.len(),
+        wholes.len(),
+        &odd[..odd.len().min(5)]
+    );
+}
+
+#[test]
+fn cpp_ctor_init_lists_past_max_size() {
+    ctor_init_lists("max_size = \"16KiB\"\nthrottle = false", "max_size 16KiB");
+}
+
+#[test]
+fn cpp_ctor_init_lists_throttled() {
+    ctor_init_lists("throttle_calls = 100\nthrottle_us = 1000", "throttled");
+}
+
+#[test]
+fn java_calls_open_at_exit_are_counted() {
+    open_at_exit(
+        &Lang {
+            files: &[("src/w/Main.java", JAVA_EXIT)],
+            ..JAVA
+        },
+        "java",
+    );
+}
+
+#[test]
+fn cpp_calls_open_at_exit_are_counted() {
+    open_at_exit(
+        &Lang {
+            files: &[("src/w.h", CPP_EXIT_H), ("src/main.cpp", CPP_EXIT)],
+            ..CPP
+        },
+        "cpp",
+    );
 }
 
 #[test]

@@ -40,8 +40,42 @@ final class RvAgg {
 
     /** The call in frame {@code d} of {@code b} ended after {@code agg} ns, unrecorded. */
     void add(RvBuf b, int d, long agg) {
+        put(b, d, agg, b.fChild[d]);
+    }
+
+    /**
+     * The calls still open on {@code b}'s shadow stack at the final flush (time {@code t}):
+     * an unrecorded one is counted as ended at {@code t}, a recorded one (which the analysis
+     * closes at its thread's last time) gets the net correction for its unrecorded callees.
+     * A table of their own, written as a second A record: the stack is only read. Null when
+     * nothing unrecorded is open.
+     */
+    static RvAgg open(RvBuf b, long t) {
+        RvAgg out = null;
+        long above = 0L; // the open callee's time, not yet in the frame's fChild
+        boolean aboveAgg = false;
+        for (int d = b.depth - 1; d >= 0; d--) {
+            long agg = Math.max(0L, t - b.fT[d]);
+            long hidden = b.fRec[d] ? b.fHidden[d] + (aboveAgg ? above : 0L) : 0L;
+            if (!b.fRec[d] || hidden != 0L) {
+                if (out == null) {
+                    out = new RvAgg();
+                }
+                if (b.fRec[d]) {
+                    out.correct(b, d, hidden);
+                } else {
+                    out.put(b, d, agg, b.fChild[d] + above);
+                }
+            }
+            above = agg;
+            aboveAgg = !b.fRec[d];
+        }
+        return out;
+    }
+
+    private void put(RvBuf b, int d, long agg, long child) {
         int mid = b.fMid[d];
-        long net = agg - b.fChild[d];
+        long net = agg - child;
         long size = b.fSize[d];
         int i = mid * M;
         if (i + M > m.length) {

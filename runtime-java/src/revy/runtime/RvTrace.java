@@ -365,6 +365,28 @@ final class RvTrace {
         }
     }
 
+    /**
+     * Writes the calls still open on b's shadow stack at exit as an A record of their own
+     * (System.exit inside a call; threads still running). The caller holds b's monitor.
+     */
+    static void writeOpenCalls(RvBuf b, long t) {
+        try {
+            RvAgg a = b.scratch ? null : RvAgg.open(b, t);
+            if (a == null) {
+                return;
+            }
+            a.defineAll();
+            byte[] r = a.encode(b.tid, Math.max(t, b.lastT));
+            synchronized (LOCK) {
+                if (state == 1) {
+                    write(r, 0, r.length);
+                }
+            }
+        } catch (Throwable e) {
+            problem("cannot write a thread's open calls", e);
+        }
+    }
+
     /** Moves dead threads' buffers from the registry to {@code dead}. Caller holds LOCK. */
     private static void reapDead(ArrayList<RvBuf> dead) {
         for (Iterator<RvBuf> it = BUFS.iterator(); it.hasNext();) {
@@ -383,11 +405,13 @@ final class RvTrace {
         synchronized (LOCK) {
             all = BUFS.toArray(new RvBuf[0]);
         }
+        long t = System.nanoTime() - t0;
         for (RvBuf b : all) {
             synchronized (b) {
                 flushBuffer(b, b.thread.get() != Thread.currentThread());
                 if (exiting) {
                     writeAggregates(b);
+                    writeOpenCalls(b, t);
                 }
             }
         }

@@ -169,13 +169,17 @@ fn edge_hash(s: u32, r: u32) -> u64 {
 }
 
 /// The (sender, receiver) edges of the walk: rows in one array, found through an
-/// open-addressing table of row numbers + 1 (0 = empty; linear probing, at most 3/4 full:
-/// 4 bytes a slot). Own table rather than a map so a batch of lookups can touch its slots
-/// and rows ahead of use ([`EdgeSums::touch`]): the walk is bound by memory latency.
+/// open-addressing table of 4-byte slots (0 = empty; linear probing, at most 3/4 full).
+/// With 2^k slots a slot holds the row number + 1 in its low k bits and, above them, more
+/// bits of the edge's hash, so a probe past another edge's slot seldom has to read that
+/// edge's row. Own table rather than a map so a batch of lookups can ask for its slots and
+/// rows ahead of use ([`EdgeSums::touch`]): the walk is bound by memory latency.
 #[derive(Default)]
 pub struct EdgeSums {
     rows: Vec<EdgeRow>,
     slots: Vec<u32>,
+    /// The row part of a slot: `slots.len() - 1` (`u32::MAX` once the table has 2^32 slots).
+    low: u32,
     wide: Wide<(u32, u32), 4>,
 }
 
@@ -184,34 +188,54 @@ impl EdgeSums {
     pub fn message(&mut self, s: u32, r: u32, agg: u64, net: u64, size: u64) {
         self.messages(s, r, 1, agg, net, size);
     }
-    /// Asks for the first slot of each edge, then for the row it names, each stage for the
-    /// whole batch at once, so the cache misses overlap instead of queueing one after another.
+    /// First slot of edge (s, r) and the tag its slot carries above the row part.
+    #[inline]
+    fn place(&self, s: u32, r: u32) -> (usize, u32) {
+        let h = edge_hash(s, r);
+        let tag = ((h >> 32) as u32) & !self.low;
+        (h as usize & (self.slots.len().wrapping_sub(1)), tag)
+    }
+    /// Asks for the first slot of each edge, then for the row its tag points to, each stage
+    /// for the whole batch at once, so the cache misses overlap instead of queueing.
     pub fn touch(&self, edges: impl Iterator<Item = (u32, u32)> + Clone) {
         if self.slots.is_empty() {
             return;
         }
-        let mask = self.slots.len() - 1;
         for (s, r) in edges.clone() {
-            prefetch(&self.slots, edge_hash(s, r) as usize & mask);
+            prefetch(&self.slots, self.place(s, r).0);
         }
+        let mask = self.slots.len() - 1;
         for (s, r) in edges {
-            let v = self.slots[edge_hash(s, r) as usize & mask];
-            prefetch(&self.rows, (v as usize).wrapping_sub(1));
+            let (mut p, tag) = self.place(s, r);
+            // A few probes (one cache line, mostly); a longer run is left to `find`.
+            for _ in 0..4 {
+                let v = self.slots[p];
+                if v == 0 {
+                    break;
+                }
+                if v & !self.low == tag {
+                    prefetch(&self.rows, (v & self.low) as usize - 1);
+                    break;
+                }
+                p = (p + 1) & mask;
+            }
         }
     }
     /// Row of edge (s, r), or the empty slot where it goes.
     #[inline]
     fn find(&self, s: u32, r: u32) -> Result<usize, usize> {
         let mask = self.slots.len().wrapping_sub(1);
-        let mut p = edge_hash(s, r) as usize & mask;
+        let (mut p, tag) = self.place(s, r);
         loop {
-            match self.slots[p] {
-                0 => return Err(p),
-                v => {
-                    let e = &self.rows[v as usize - 1];
-                    if e.sender == s && e.receiver == r {
-                        return Ok(v as usize - 1);
-                    }
+            let v = self.slots[p];
+            if v == 0 {
+                return Err(p);
+            }
+            if v & !self.low == tag {
+                let i = (v & self.low) as usize - 1;
+                let e = &self.rows[i];
+                if e.sender == s && e.receiver == r {
+                    return Ok(i);
                 }
             }
             p = (p + 1) & mask;
@@ -221,12 +245,14 @@ impl EdgeSums {
     fn grow(&mut self) {
         let n = (self.slots.len() * 2).max(1024);
         self.slots = vec![0; n];
-        for (i, e) in self.rows.iter().enumerate() {
-            let mut p = edge_hash(e.sender, e.receiver) as usize & (n - 1);
+        self.low = u32::try_from(n - 1).unwrap_or(u32::MAX);
+        for i in 0..self.rows.len() {
+            let e = self.rows[i];
+            let (mut p, tag) = self.place(e.sender, e.receiver);
             while self.slots[p] != 0 {
                 p = (p + 1) & (n - 1);
             }
-            self.slots[p] = i as u32 + 1;
+            self.slots[p] = tag | (i as u32 + 1);
         }
     }
     /// `n` messages from `s` to `r` with these summed times and sizes (a merged aggregate;
@@ -247,7 +273,8 @@ impl EdgeSums {
                     net: 0,
                     bytes: 0,
                 });
-                self.slots[p] = self.rows.len() as u32;
+                let tag = self.place(s, r).1;
+                self.slots[p] = tag | self.rows.len() as u32;
                 self.rows.len() - 1
             }
         };
@@ -287,6 +314,7 @@ impl Edges {
             mut rows,
             slots,
             wide,
+            ..
         } = sums;
         drop(slots);
         rows.sort_unstable_by_key(|e| (e.sender, e.receiver));

@@ -17,7 +17,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
 use crate::error::Result;
-use crate::trace::{Event, Form, TraceReader, Unit};
+use crate::trace::{Form, TraceReader, Unit};
 pub use hints::Hint;
 use stats::{Acc, Callee, MessageRecord, Summary, TopMessages};
 use table::{EdgeSums, InstSums};
@@ -439,9 +439,6 @@ impl Sink for Builder {
     }
 }
 
-/// Events decoded ahead of the walk (see [`walk_trace_with`]).
-const AHEAD: usize = 32;
-
 /// Run a whole trace through the walker with `sink`; returns the reader (for names,
 /// header and status) and the walker (instances, threads, balance).
 pub fn walk_trace(path: &Path, sink: &mut impl Sink) -> Result<(TraceReader, Walker)> {
@@ -458,26 +455,11 @@ pub fn walk_trace_with(
     let mut reader = TraceReader::open(path)?;
     let mut walker = Walker::new();
     let mut n = 0u32;
-    // Events are decoded a few at a time so their id-table entries can be loaded ahead.
-    let mut ahead: Vec<Event> = Vec::with_capacity(AHEAD);
-    loop {
-        ahead.clear();
-        while ahead.len() < AHEAD {
-            match reader.next_event()? {
-                Some(ev) => ahead.push(ev),
-                None => break,
-            }
-        }
-        if ahead.is_empty() {
-            break;
-        }
-        walker.prefetch(&ahead);
-        for ev in &ahead {
-            walker.event(ev, reader.names(), sink);
-            n = n.wrapping_add(1);
-            if n & ((1 << 22) - 1) == 0 {
-                progress(reader.bytes_read(), size);
-            }
+    while let Some(ev) = reader.next_event()? {
+        walker.event(&ev, reader.names(), sink);
+        n = n.wrapping_add(1);
+        if n & ((1 << 22) - 1) == 0 {
+            progress(reader.bytes_read(), size);
         }
     }
     aggregates::merge(

@@ -346,15 +346,6 @@ impl Walker {
         id
     }
 
-    /// Loads the object-id table entries of these coming events ahead of their use.
-    pub fn prefetch(&self, events: &[Event]) {
-        for ev in events {
-            if let Event::Start { oid, .. } = *ev {
-                super::table::prefetch(&self.by_oid.dense, oid as usize);
-            }
-        }
-    }
-
     #[inline]
     pub fn event(&mut self, ev: &Event, names: &Names, sink: &mut impl Sink) {
         self.events += 1;

@@ -596,6 +596,28 @@ mod tests {
         );
     }
 
+    /// The hash bits above the row number never leak into it: every slot names its own row
+    /// and carries that row's tag, across the table's growth.
+    #[test]
+    fn edge_slots_keep_row_and_tag_apart() {
+        let mut e = EdgeSums::default();
+        for k in 0..50_000u32 {
+            e.message(k % 997, k / 997 * 7919 % 5003, 1, 1, 0);
+            if k.is_power_of_two() || k == 49_999 {
+                let mut seen = 0;
+                for &v in e.slots.iter().filter(|&&v| v != 0) {
+                    let row = (v & e.low) as usize - 1;
+                    let r = e.rows[row];
+                    assert_eq!(v & !e.low, e.place(r.sender, r.receiver).1);
+                    assert_eq!(e.find(r.sender, r.receiver), Ok(row));
+                    seen += 1;
+                }
+                assert_eq!(seen, e.len());
+                assert!(e.low < u32::MAX && e.slots.len() - 1 == e.low as usize);
+            }
+        }
+    }
+
     #[test]
     fn edges_are_found_again_and_sorted() {
         let mut e = EdgeSums::default();

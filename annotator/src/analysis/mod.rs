@@ -343,7 +343,7 @@ impl Builder {
             pending: Vec::with_capacity(BATCH),
         }
     }
-    /// Adds the pending messages to the instance and edge sums, their cells loaded first.
+    /// Adds the pending messages to the instance and edge sums, their cells asked for first.
     fn flush(&mut self) {
         let p = &self.pending;
         self.inst.touch(p.iter().flat_map(|m| [m.0, m.1]));

@@ -10,6 +10,23 @@ use super::walk::{InstKind, Instance};
 use super::{level, per_byte, Band, EdgeStats, InstanceStats};
 use crate::trace::Names;
 
+/// Asks the cache for `v[i]` without waiting for it (nothing when out of range): the walk
+/// is bound by memory latency, so a batch's lookups are announced before they are made.
+#[inline]
+pub(crate) fn prefetch<T>(v: &[T], i: usize) {
+    if let Some(x) = v.get(i) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            // SAFETY: a prefetch is only a hint (it cannot fault), and SSE is part of the
+            // x86_64 baseline.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>((x as *const T).cast()) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        std::hint::black_box(x);
+    }
+}
+
 /// Adds `x` to the 32-bit cell `lo`; returns the carry above 32 bits (usually 0).
 #[inline]
 fn add(lo: &mut u32, x: u64) -> u64 {
@@ -82,13 +99,11 @@ impl InstSums {
         }
         &mut self.acc[i]
     }
-    /// Loads the cells of these instances (see [`EdgeSums::touch`]).
-    pub fn touch(&self, ids: impl Iterator<Item = u32>) -> u32 {
-        let mut x = 0;
+    /// Asks for the cells of these instances ahead of use (see [`EdgeSums::touch`]).
+    pub fn touch(&self, ids: impl Iterator<Item = u32>) {
         for i in ids {
-            x ^= self.acc.get(i as usize).map_or(0, |a| a.sent);
+            prefetch(&self.acc, i as usize);
         }
-        x
     }
     /// A message from `s` to `r` with this net time and size.
     #[inline]
@@ -154,13 +169,17 @@ fn edge_hash(s: u32, r: u32) -> u64 {
 }
 
 /// The (sender, receiver) edges of the walk: rows in one array, found through an
-/// open-addressing table of row numbers + 1 (0 = empty; linear probing, at most 3/4 full:
-/// 4 bytes a slot). Own table rather than a map so a batch of lookups can touch its slots
-/// and rows ahead of use ([`EdgeSums::touch`]): the walk is bound by memory latency.
+/// open-addressing table of 4-byte slots (0 = empty; linear probing, at most 3/4 full).
+/// With 2^k slots a slot holds the row number + 1 in its low k bits and, above them, more
+/// bits of the edge's hash, so a probe past another edge's slot seldom has to read that
+/// edge's row. Own table rather than a map so a batch of lookups can ask for its slots and
+/// rows ahead of use ([`EdgeSums::touch`]): the walk is bound by memory latency.
 #[derive(Default)]
 pub struct EdgeSums {
     rows: Vec<EdgeRow>,
     slots: Vec<u32>,
+    /// The row part of a slot: `slots.len() - 1` (`u32::MAX` once the table has 2^32 slots).
+    low: u32,
     wide: Wide<(u32, u32), 4>,
 }
 
@@ -169,38 +188,54 @@ impl EdgeSums {
     pub fn message(&mut self, s: u32, r: u32, agg: u64, net: u64, size: u64) {
         self.messages(s, r, 1, agg, net, size);
     }
-    /// Loads the first slot of each edge, then the row it names, each stage for the whole
-    /// batch at once, so the cache misses overlap instead of queueing one after another.
-    pub fn touch(&self, edges: impl Iterator<Item = (u32, u32)> + Clone) -> u32 {
+    /// First slot of edge (s, r) and the tag its slot carries above the row part.
+    #[inline]
+    fn place(&self, s: u32, r: u32) -> (usize, u32) {
+        let h = edge_hash(s, r);
+        let tag = ((h >> 32) as u32) & !self.low;
+        (h as usize & (self.slots.len().wrapping_sub(1)), tag)
+    }
+    /// Asks for the first slot of each edge, then for the row its tag points to, each stage
+    /// for the whole batch at once, so the cache misses overlap instead of queueing.
+    pub fn touch(&self, edges: impl Iterator<Item = (u32, u32)> + Clone) {
         if self.slots.is_empty() {
-            return 0;
+            return;
+        }
+        for (s, r) in edges.clone() {
+            prefetch(&self.slots, self.place(s, r).0);
         }
         let mask = self.slots.len() - 1;
-        let mut x = 0u32;
-        for (s, r) in edges.clone() {
-            x ^= self.slots[edge_hash(s, r) as usize & mask];
-        }
         for (s, r) in edges {
-            let v = self.slots[edge_hash(s, r) as usize & mask];
-            if v != 0 {
-                x ^= self.rows[v as usize - 1].calls;
+            let (mut p, tag) = self.place(s, r);
+            // A few probes (one cache line, mostly); a longer run is left to `find`.
+            for _ in 0..4 {
+                let v = self.slots[p];
+                if v == 0 {
+                    break;
+                }
+                if v & !self.low == tag {
+                    prefetch(&self.rows, (v & self.low) as usize - 1);
+                    break;
+                }
+                p = (p + 1) & mask;
             }
         }
-        x
     }
     /// Row of edge (s, r), or the empty slot where it goes.
     #[inline]
     fn find(&self, s: u32, r: u32) -> Result<usize, usize> {
         let mask = self.slots.len().wrapping_sub(1);
-        let mut p = edge_hash(s, r) as usize & mask;
+        let (mut p, tag) = self.place(s, r);
         loop {
-            match self.slots[p] {
-                0 => return Err(p),
-                v => {
-                    let e = &self.rows[v as usize - 1];
-                    if e.sender == s && e.receiver == r {
-                        return Ok(v as usize - 1);
-                    }
+            let v = self.slots[p];
+            if v == 0 {
+                return Err(p);
+            }
+            if v & !self.low == tag {
+                let i = (v & self.low) as usize - 1;
+                let e = &self.rows[i];
+                if e.sender == s && e.receiver == r {
+                    return Ok(i);
                 }
             }
             p = (p + 1) & mask;
@@ -210,12 +245,14 @@ impl EdgeSums {
     fn grow(&mut self) {
         let n = (self.slots.len() * 2).max(1024);
         self.slots = vec![0; n];
-        for (i, e) in self.rows.iter().enumerate() {
-            let mut p = edge_hash(e.sender, e.receiver) as usize & (n - 1);
+        self.low = u32::try_from(n - 1).unwrap_or(u32::MAX);
+        for i in 0..self.rows.len() {
+            let e = self.rows[i];
+            let (mut p, tag) = self.place(e.sender, e.receiver);
             while self.slots[p] != 0 {
                 p = (p + 1) & (n - 1);
             }
-            self.slots[p] = i as u32 + 1;
+            self.slots[p] = tag | (i as u32 + 1);
         }
     }
     /// `n` messages from `s` to `r` with these summed times and sizes (a merged aggregate;
@@ -236,7 +273,8 @@ impl EdgeSums {
                     net: 0,
                     bytes: 0,
                 });
-                self.slots[p] = self.rows.len() as u32;
+                let tag = self.place(s, r).1;
+                self.slots[p] = tag | self.rows.len() as u32;
                 self.rows.len() - 1
             }
         };
@@ -276,6 +314,7 @@ impl Edges {
             mut rows,
             slots,
             wide,
+            ..
         } = sums;
         drop(slots);
         rows.sort_unstable_by_key(|e| (e.sender, e.receiver));
@@ -555,6 +594,28 @@ mod tests {
                 5 * u32::MAX as u64
             )
         );
+    }
+
+    /// The hash bits above the row number never leak into it: every slot names its own row
+    /// and carries that row's tag, across the table's growth.
+    #[test]
+    fn edge_slots_keep_row_and_tag_apart() {
+        let mut e = EdgeSums::default();
+        for k in 0..50_000u32 {
+            e.message(k % 997, k / 997 * 7919 % 5003, 1, 1, 0);
+            if k.is_power_of_two() || k == 49_999 {
+                let mut seen = 0;
+                for &v in e.slots.iter().filter(|&&v| v != 0) {
+                    let row = (v & e.low) as usize - 1;
+                    let r = e.rows[row];
+                    assert_eq!(v & !e.low, e.place(r.sender, r.receiver).1);
+                    assert_eq!(e.find(r.sender, r.receiver), Ok(row));
+                    seen += 1;
+                }
+                assert_eq!(seen, e.len());
+                assert!(e.low < u32::MAX && e.slots.len() - 1 == e.low as usize);
+            }
+        }
     }
 
     #[test]

@@ -19,7 +19,7 @@ pub use tree::Tree;
 pub const SCHEMA: &str = "revy-whatif/1";
 
 /// The statement every prediction carries.
-pub const CAVEAT: &str = "the prediction holds only if the change is free of data races: shared state the trace cannot see is assumed safe, and the program's own synchronisation is not replayed; each message is taken to cost what it cost in the profiled run, though memory allocation (page faults, per-thread arenas) and caches may change once threads share the work";
+pub const CAVEAT: &str = "the prediction holds only if the change is free of data races: shared state the trace cannot see is assumed safe, and the program's own synchronisation is not replayed; each message is taken to cost what it cost in the profiled run, less its page-fault time when the change moves it to a thread of its own (measured by the C++ runtime on Linux only; Java has no cheap per-thread fault counter), though caches, and memory the change itself passes between threads, may behave differently once threads share the work";
 
 /// Read traces into a tree and learn which methods return nothing from the project's SAF.
 pub fn load(traces: &[PathBuf], compensate: bool, manifest: Option<&Path>) -> Result<Loaded> {

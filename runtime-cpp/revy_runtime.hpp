@@ -1173,6 +1173,8 @@ inline void fault_leave(ThreadState& ts, std::uint32_t d, std::uint64_t agg) {
         if (s != kFaultTries) score.store(kFaultTries, std::memory_order_relaxed);
     } else if (s) {
         score.store(static_cast<std::uint8_t>(s - 1), std::memory_order_relaxed);
+    } else {
+        return;  // a short call of a method not measured: the common case, nothing more
     }
     FaultTable* f = ts.buf ? ts.buf->faults : nullptr;
     if (!f || !fault_open_at(ts, *f, d)) return;

@@ -139,6 +139,10 @@ pub struct WhatIf {
     pub waits: Vec<Wait>,
     pub asynchronous_messages: u64,
     pub synchronous_messages: u64,
+    /// Page-fault time taken off messages the change moved to another thread (in `unit`);
+    /// absent when the trace measured no faults (Java, other systems, older traces).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page_faults_dropped: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub distribution: Option<Distribution>,
     pub deadlock: Vec<String>,
@@ -212,6 +216,7 @@ pub fn predict_against(
         waits: waits(t, &out),
         asynchronous_messages: out.async_sends,
         synchronous_messages: out.sync_sends,
+        page_faults_dropped: t.faults_found.then_some(out.faults_dropped),
         distribution: remote.then(|| distribution(l, plan, p)),
         deadlock: out.deadlocked,
         caveat: CAVEAT,
@@ -495,6 +500,13 @@ pub fn render_text(w: &WhatIf) -> String {
         "  {} asynchronous and {} synchronous cross-thread message(s)",
         w.asynchronous_messages, w.synchronous_messages
     );
+    if let Some(f) = w.page_faults_dropped {
+        let _ = writeln!(
+            s,
+            "  page faults: {} of the profiled run's taken off messages moved to a thread of their own",
+            h(f)
+        );
+    }
     if let Some(d) = &w.distribution {
         let _ = writeln!(
             s,

@@ -149,6 +149,9 @@ pub struct Outcome {
     pub waits: Vec<WaitOut>,
     pub async_sends: u64,
     pub sync_sends: u64,
+    /// Page-fault time taken off moved messages (at most: a debt larger than the message's
+    /// own time is not all used).
+    pub faults_dropped: f64,
     /// Executors still waiting at the end: the change deadlocks.
     pub deadlocked: Vec<String>,
 }
@@ -201,6 +204,7 @@ pub struct Sim<'a> {
     waits: Vec<WaitOut>,
     async_sends: u64,
     sync_sends: u64,
+    faults_dropped: f64,
 }
 
 fn exec(label: String, queue: u32) -> Exec {
@@ -267,6 +271,7 @@ impl<'a> Sim<'a> {
             waits: Vec::new(),
             async_sends: 0,
             sync_sends: 0,
+            faults_dropped: 0.0,
         };
         let t0 = t
             .threads
@@ -503,14 +508,18 @@ impl<'a> Sim<'a> {
                 top.pos = cn.end;
                 match self.route(c, x) {
                     None if !self.has_active[c as usize] => {
-                        let w = self.agg[c as usize] - self.moved_faults(x, c, true);
+                        let f = self.moved_faults(x, c, true).min(self.agg[c as usize]);
+                        self.faults_dropped += f;
+                        let w = self.agg[c as usize] - f;
                         if w > EPS {
                             return self.compute(x, w, c);
                         }
                     }
                     None => {
                         let probe = t.threads[cn.thread as usize].probe;
-                        let debt = probe + self.moved_faults(x, c, false);
+                        let f = self.moved_faults(x, c, false);
+                        self.faults_dropped += f;
+                        let debt = probe + f;
                         self.execs[xi].stack.push(Cursor {
                             node: c,
                             next: 0,
@@ -585,7 +594,9 @@ impl<'a> Sim<'a> {
             e.cause = task.cause;
         }
         let n = &self.t.nodes[task.node as usize];
-        let debt = self.t.threads[n.thread as usize].probe + self.moved_faults(x, task.node, false);
+        let f = self.moved_faults(x, task.node, false);
+        self.faults_dropped += f;
+        let debt = self.t.threads[n.thread as usize].probe + f;
         let e = &mut self.execs[x as usize];
         e.stack.push(Cursor {
             node: task.node,
@@ -629,6 +640,7 @@ impl<'a> Sim<'a> {
             waits: self.waits,
             async_sends: self.async_sends,
             sync_sends: self.sync_sends,
+            faults_dropped: self.faults_dropped,
             deadlocked,
         }
     }

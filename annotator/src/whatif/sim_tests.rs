@@ -327,6 +327,12 @@ fn page_faults_are_shed_by_messages_that_move_to_another_thread() {
     let (base, p) = run(&t, &["P"], &params(2));
     assert_eq!(base.time, 900.0);
     assert!((p.time - 520.0).abs() < 1e-6, "{}", p.time);
+    assert!(
+        (p.faults_dropped - 180.0).abs() < 1e-6,
+        "{}",
+        p.faults_dropped
+    );
+    assert_eq!(base.faults_dropped, 0.0);
     // W active: main keeps 200 ns a block and ends at 600; W's last write (40) follows.
     let (_, w) = run(&t, &["W"], &params(2));
     assert!((w.time - 640.0).abs() < 1e-6, "{}", w.time);

@@ -1195,10 +1195,9 @@ inline void fault_leave(ThreadState& ts, std::uint32_t d, std::uint64_t agg) {
 #endif
 }
 
-// The cost of one minor fault for the header (`fault_ns=`): fresh anonymous pages touched one
-// by one (512 KiB, too small for a transparent huge page), the best of 5 rounds; "0" where
-// faults are not counted.
-inline std::string fault_cost_ns() {
+// The cost of one minor fault: fresh anonymous pages touched one by one (512 KiB, too small
+// for a transparent huge page), the best of 5 rounds; "0" where faults are not counted.
+inline std::string fault_measure_ns() {
 #if defined(__linux__) && defined(RUSAGE_THREAD)
     const std::size_t pages = 128, page = 4096;
     std::uint64_t best = ~static_cast<std::uint64_t>(0);
@@ -1219,6 +1218,12 @@ inline std::string fault_cost_ns() {
 #else
     return "0";
 #endif
+}
+
+// For the header (`fault_ns=`), measured once per process: a forked child keeps its parent's.
+inline std::string fault_cost_ns() {
+    static const std::string ns = fault_measure_ns();
+    return ns;
 }
 
 inline void fault_free(FaultTable* f) { delete f; }

@@ -78,3 +78,66 @@ pub fn hints(a: &Analysis, faults: &[FaultAgg], fault_ns: Option<f64>) -> Vec<Hi
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::super::{analyze_path, Options};
+    use super::HintKind;
+
+    /// main (1 ms) calls W#2.write ten times, 50 µs each; the runtime counted 100 faults over
+    /// the ten calls: at `fault_ns` 1000, 10 µs of each call (20 %), 10 % of the run.
+    fn trace(fault_ns: &str) -> tempfile::NamedTempFile {
+        let mut f = tempfile::Builder::new().suffix(".dtf").tempfile().unwrap();
+        writeln!(f, "##### revy-trace 1 unit=ns lang=cpp pid=1{fault_ns}").unwrap();
+        writeln!(f, "<Msg cls=Main oid=1 mth=main sgn=!! size=0 tid=1 t=0>").unwrap();
+        for i in 0..10u64 {
+            let t = 1000 + i * 60_000;
+            writeln!(f, "<Msg cls=W oid=2 mth=write sgn=!! size=8 tid=1 t={t}>").unwrap();
+            writeln!(
+                f,
+                "</Msg cls=W oid=2 mth=write sgn=!! tid=1 t={}>",
+                t + 50_000
+            )
+            .unwrap();
+        }
+        writeln!(f, "</Msg cls=Main oid=1 mth=main sgn=!! tid=1 t=1000000>").unwrap();
+        writeln!(
+            f,
+            "##### faults tid=1 cls=W mth=write sgn=!! oid=2 calls=10 faults=100"
+        )
+        .unwrap();
+        writeln!(f, "##### end events=22").unwrap();
+        f.flush().unwrap();
+        f
+    }
+
+    #[test]
+    fn a_method_spending_its_time_in_page_faults_is_told_so() {
+        let opts = Options {
+            proposals: false,
+            ..Options::default()
+        };
+        let f = trace(" fault_ns=1000");
+        let a = analyze_path(f.path(), &opts).unwrap();
+        let h: Vec<_> = a
+            .hints
+            .iter()
+            .filter(|h| h.kind == HintKind::PageFaults)
+            .collect();
+        assert_eq!(h.len(), 1, "{:?}", a.hints);
+        assert_eq!(h[0].subject, "W.write");
+        assert!(
+            (h[0].numbers["fault_share"] - 0.2).abs() < 1e-9,
+            "{:?}",
+            h[0]
+        );
+        assert!((h[0].numbers["level"] - 0.1).abs() < 1e-9, "{:?}", h[0]);
+        assert!(h[0].text.contains("20% of its time"), "{}", h[0].text);
+        // Without the header's fault cost the faults cannot be timed: nothing is said.
+        let f = trace("");
+        let a = analyze_path(f.path(), &opts).unwrap();
+        assert!(a.hints.iter().all(|h| h.kind != HintKind::PageFaults));
+    }
+}

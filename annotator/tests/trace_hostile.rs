@@ -269,6 +269,49 @@ fn garbled_aggregate_records_are_one_line_errors() {
     one_line_errors(tmp.path(), cases);
 }
 
+/// Issue 11 (page faults): the `F` record and the `##### faults` line are input like the
+/// rest: one naming an undefined method or with a value that is not a number is a one-line
+/// error; a valid one prints as its text line and an old trace without any still reads.
+#[test]
+fn fault_records_are_read_and_garbled_ones_are_one_line_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let head = [
+        rec(b'H', &[], &[b"unit=ns fault_ns=900"]),
+        rec(b'C', &[1], &[b"A"]),
+        rec(b'M', &[1, 1], &[b"f", b"!!"]),
+    ];
+    let mut block = rec(b'B', &[1, 0, 2, 9], &[]);
+    block.extend([3u8, 1, 5, 0, 0, 4, 1, 5, 2]);
+    // F: tid 1, one entry: method id 1 on oid 5, 2 calls measured, 7 faults.
+    let good = rec(b'F', &[1, 1, 1, 5, 2, 7], &[]);
+    let p = tmp.path().join("faults.rvt");
+    std::fs::write(&p, compact(&[&head[0], &head[1], &head[2], &block, &good])).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_revy"))
+        .args(["trace", "print", p.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("##### faults tid=1 cls=A mth=f sgn=!! oid=5 calls=2 faults=7"),
+        "{text}"
+    );
+    let bad = rec(b'F', &[1, 1, 9, 5, 2, 7], &[]);
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        (
+            "fault-method.rvt",
+            compact(&[&head[0], &head[1], &head[2], &block, &bad]),
+            "aggregate record names method id 9",
+        ),
+        (
+            "faults.dtf",
+            b"##### revy-trace 1 unit=ns\n<Msg cls=A oid=5 mth=f sgn=!! size=0 tid=1 t=0>\n</Msg cls=A oid=5 mth=f sgn=!! tid=1 t=1>\n##### faults tid=1 cls=A mth=f sgn=!! oid=5 calls=2 faults=x\n".to_vec(),
+            "faults.dtf:4: `faults` line: faults=x is not a number",
+        ),
+    ];
+    one_line_errors(tmp.path(), cases);
+}
+
 /// Item 11: `revy analyze … | head -1` panicked on the closed pipe (exit 101).
 #[test]
 fn a_closed_stdout_pipe_is_quiet() {

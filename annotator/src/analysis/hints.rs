@@ -29,6 +29,8 @@ pub enum HintKind {
     ClassUniform,
     MethodOutlier,
     MethodUniform,
+    /// A method that spends much of its time in page faults (C++ on Linux).
+    PageFaults,
 }
 
 impl HintKind {
@@ -46,6 +48,7 @@ impl HintKind {
             HintKind::ClassUniform => "class-uniform",
             HintKind::MethodOutlier => "method-outlier",
             HintKind::MethodUniform => "method-uniform",
+            HintKind::PageFaults => "page-faults",
         }
     }
 }

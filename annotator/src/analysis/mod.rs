@@ -3,6 +3,7 @@
 //! detail is capped (top-N by aggregate time).
 
 pub mod aggregates;
+pub mod faults;
 pub mod hints;
 pub mod proposals;
 pub mod render;
@@ -19,6 +20,7 @@ use serde::Serialize;
 use crate::error::Result;
 use crate::trace::{Form, TraceReader, Unit};
 pub use hints::Hint;
+use hints::HintKind;
 use stats::{Acc, Callee, MessageRecord, Summary, TopMessages};
 use table::{EdgeSums, InstSums};
 pub use table::{Edges, InstRow, Instances};
@@ -512,6 +514,18 @@ pub fn finish_with_advice(
     if opts.proposals {
         proposals::add(&mut a, path, opts)?;
     }
+    // Page faults: an observation placed after the proposals and no-gain statements.
+    let fault_hints = faults::hints(
+        &a,
+        &reader.status().aggregates.faults,
+        header_ns(path, "fault_ns")?,
+    );
+    let at = a
+        .hints
+        .iter()
+        .position(|h| !matches!(h.kind, HintKind::Proposal | HintKind::NoGain))
+        .unwrap_or(a.hints.len());
+    a.hints.splice(at..at, fault_hints);
     Ok(a)
 }
 

@@ -66,12 +66,26 @@ pub struct Throttled {
     pub total: u64,
 }
 
+/// Per thread, method and receiver: the calls whose minor page faults the runtime counted
+/// (only calls of long methods are measured) and their net faults (`F` records).
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
+pub struct FaultAgg {
+    pub tid: u64,
+    pub method: u32,
+    pub oid: u64,
+    pub calls: u64,
+    pub faults: u64,
+}
+
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Aggregates {
     pub threads: Vec<ThreadAgg>,
     pub methods: Vec<MethodAgg>,
     pub edges: Vec<EdgeAgg>,
     pub throttled: Vec<Throttled>,
+    /// Page faults of measured calls (not unrecorded calls: they ride here as the other
+    /// per-thread footers do).
+    pub faults: Vec<FaultAgg>,
 }
 
 impl Aggregates {
@@ -118,6 +132,12 @@ impl Aggregates {
                 t: time(x.t),
                 ..*x
             }));
+        self.faults.extend(other.faults.iter().map(|f| FaultAgg {
+            tid: id(f.tid),
+            method: method(f.method),
+            oid: oid(f.oid),
+            ..*f
+        }));
     }
 }
 
@@ -183,6 +203,17 @@ pub fn text_lines(a: &Aggregates, names: &Names) -> String {
             e.size
         );
     }
+    for f in &a.faults {
+        let _ = writeln!(
+            out,
+            "##### faults tid={} {} oid={} calls={} faults={}",
+            f.tid,
+            m(f.method),
+            oid_text(f.oid),
+            f.calls,
+            f.faults
+        );
+    }
     out
 }
 
@@ -196,7 +227,7 @@ pub fn parse_text(
 ) -> Result<bool, String> {
     if !matches!(
         kind,
-        "throttled" | "aggregate" | "aggregate-method" | "aggregate-edge"
+        "throttled" | "aggregate" | "aggregate-method" | "aggregate-edge" | "faults"
     ) {
         return Ok(false);
     }
@@ -236,6 +267,13 @@ pub fn parse_text(
             t: num("t")?,
             calls: num("calls")?,
             total: num("total").unwrap_or(0),
+        }),
+        "faults" => a.faults.push(FaultAgg {
+            tid,
+            method: method(names)?,
+            oid: oid("oid")?,
+            calls: num("calls")?,
+            faults: num("faults")?,
         }),
         "aggregate" => a.threads.push(ThreadAgg {
             tid,

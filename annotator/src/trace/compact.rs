@@ -256,6 +256,7 @@ impl<R: Read> CompactReader<R> {
                         total,
                     });
             }
+            b'F' => self.faults()?,
             b'E' => self.status.clean_end = Some(self.var()?),
             _ => return Err(Fail::Bad("unknown record tag")),
         }
@@ -343,6 +344,23 @@ impl<R: Read> CompactReader<R> {
             folded,
             dropped,
         });
+        Ok(())
+    }
+
+    /// An `F` record: one thread's page faults per (method, oid), pushed as read.
+    fn faults(&mut self) -> std::result::Result<(), Fail> {
+        let tid = self.var()?;
+        let n = self.var()?;
+        for _ in 0..n {
+            let f = super::agg::FaultAgg {
+                tid,
+                method: self.method_id()?,
+                oid: self.var()?,
+                calls: self.var()?,
+                faults: self.var()?,
+            };
+            self.status.aggregates.faults.push(f);
+        }
         Ok(())
     }
 

@@ -19,7 +19,7 @@ pub use tree::Tree;
 pub const SCHEMA: &str = "revy-whatif/1";
 
 /// The statement every prediction carries.
-pub const CAVEAT: &str = "the prediction holds only if the change is free of data races: shared state the trace cannot see is assumed safe, and the program's own synchronisation is not replayed; each message is taken to cost what it cost in the profiled run, though memory allocation (page faults, per-thread arenas) and caches may change once threads share the work";
+pub const CAVEAT: &str = "the prediction holds only if the change is free of data races: shared state the trace cannot see is assumed safe, and the program's own synchronisation is not replayed; each message is taken to cost what it cost in the profiled run, less its page-fault time when the change moves it to a thread of its own (measured by the C++ runtime on Linux only; Java has no cheap per-thread fault counter), though caches, and memory the change itself passes between threads, may behave differently once threads share the work";
 
 /// Read traces into a tree and learn which methods return nothing from the project's SAF.
 pub fn load(traces: &[PathBuf], compensate: bool, manifest: Option<&Path>) -> Result<Loaded> {
@@ -139,6 +139,10 @@ pub struct WhatIf {
     pub waits: Vec<Wait>,
     pub asynchronous_messages: u64,
     pub synchronous_messages: u64,
+    /// Page-fault time taken off messages the change moved to another thread (in `unit`);
+    /// absent when the trace measured no faults (Java, other systems, older traces).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page_faults_dropped: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub distribution: Option<Distribution>,
     pub deadlock: Vec<String>,
@@ -212,6 +216,7 @@ pub fn predict_against(
         waits: waits(t, &out),
         asynchronous_messages: out.async_sends,
         synchronous_messages: out.sync_sends,
+        page_faults_dropped: t.faults_found.then_some(out.faults_dropped),
         distribution: remote.then(|| distribution(l, plan, p)),
         deadlock: out.deadlocked,
         caveat: CAVEAT,
@@ -495,6 +500,13 @@ pub fn render_text(w: &WhatIf) -> String {
         "  {} asynchronous and {} synchronous cross-thread message(s)",
         w.asynchronous_messages, w.synchronous_messages
     );
+    if let Some(f) = w.page_faults_dropped {
+        let _ = writeln!(
+            s,
+            "  page faults: {} of the profiled run's taken off messages moved to a thread of their own",
+            h(f)
+        );
+    }
     if let Some(d) = &w.distribution {
         let _ = writeln!(
             s,

@@ -149,6 +149,9 @@ pub struct Outcome {
     pub waits: Vec<WaitOut>,
     pub async_sends: u64,
     pub sync_sends: u64,
+    /// Page-fault time taken off moved messages (at most: a debt larger than the message's
+    /// own time is not all used).
+    pub faults_dropped: f64,
     /// Executors still waiting at the end: the change deadlocks.
     pub deadlocked: Vec<String>,
 }
@@ -185,6 +188,8 @@ pub struct Sim<'a> {
     p: &'a Params,
     agg: &'a [f64],
     has_active: Vec<bool>,
+    /// Page-fault time of each message's subtree (`Node::fault` summed).
+    fault_sub: Vec<f64>,
     execs: Vec<Exec>,
     queues: Vec<Queue>,
     inst_queue: FxHashMap<u32, u32>,
@@ -199,6 +204,7 @@ pub struct Sim<'a> {
     waits: Vec<WaitOut>,
     async_sends: u64,
     sync_sends: u64,
+    faults_dropped: f64,
 }
 
 fn exec(label: String, queue: u32) -> Exec {
@@ -230,8 +236,14 @@ pub fn replay(t: &Tree, plan: &Plan, p: &Params, agg: &[f64]) -> Outcome {
 impl<'a> Sim<'a> {
     fn new(t: &'a Tree, plan: &'a Plan, p: &'a Params, agg: &'a [f64]) -> Self {
         let mut has_active = vec![false; t.nodes.len()];
+        let mut fault_sub = vec![0.0; t.nodes.len()];
         for i in (0..t.nodes.len()).rev() {
             let n = &t.nodes[i];
+            fault_sub[i] += n.fault;
+            if n.parent != NONE {
+                let f = fault_sub[i];
+                fault_sub[n.parent as usize] += f;
+            }
             has_active[i] |= n.method != NONE
                 && (plan.instances.contains(&n.receiver) || plan.methods.contains(&n.method));
             if has_active[i] && n.parent != NONE {
@@ -244,6 +256,7 @@ impl<'a> Sim<'a> {
             p,
             agg,
             has_active,
+            fault_sub,
             execs: Vec::new(),
             queues: Vec::new(),
             inst_queue: FxHashMap::default(),
@@ -258,6 +271,7 @@ impl<'a> Sim<'a> {
             waits: Vec::new(),
             async_sends: 0,
             sync_sends: 0,
+            faults_dropped: 0.0,
         };
         let t0 = t
             .threads
@@ -437,6 +451,21 @@ impl<'a> Sim<'a> {
         false
     }
 
+    /// The page-fault time message `c` (with `subtree`, its callees' too) sheds when executor
+    /// `x` is not the thread that recorded it: faults belong to the recording thread's
+    /// allocation pattern (its heap handing pages back to the OS between allocations), and a
+    /// thread the change creates allocates from memory of its own (SPEC §8.1).
+    fn moved_faults(&self, x: u32, c: u32, subtree: bool) -> f64 {
+        if x == self.t.nodes[c as usize].thread {
+            return 0.0;
+        }
+        if subtree {
+            self.fault_sub[c as usize]
+        } else {
+            self.t.nodes[c as usize].fault
+        }
+    }
+
     /// The queue a message goes to, or `None` to run it on the executor at hand.
     fn route(&self, c: u32, x: u32) -> Option<u32> {
         let n = &self.t.nodes[c as usize];
@@ -479,18 +508,23 @@ impl<'a> Sim<'a> {
                 top.pos = cn.end;
                 match self.route(c, x) {
                     None if !self.has_active[c as usize] => {
-                        let w = self.agg[c as usize];
+                        let f = self.moved_faults(x, c, true).min(self.agg[c as usize]);
+                        self.faults_dropped += f;
+                        let w = self.agg[c as usize] - f;
                         if w > EPS {
                             return self.compute(x, w, c);
                         }
                     }
                     None => {
                         let probe = t.threads[cn.thread as usize].probe;
+                        let f = self.moved_faults(x, c, false);
+                        self.faults_dropped += f;
+                        let debt = probe + f;
                         self.execs[xi].stack.push(Cursor {
                             node: c,
                             next: 0,
                             pos: cn.start,
-                            debt: probe,
+                            debt,
                             reply: NONE,
                         });
                     }
@@ -560,11 +594,15 @@ impl<'a> Sim<'a> {
             e.cause = task.cause;
         }
         let n = &self.t.nodes[task.node as usize];
+        let f = self.moved_faults(x, task.node, false);
+        self.faults_dropped += f;
+        let debt = self.t.threads[n.thread as usize].probe + f;
+        let e = &mut self.execs[x as usize];
         e.stack.push(Cursor {
             node: task.node,
             next: 0,
             pos: n.start,
-            debt: self.t.threads[n.thread as usize].probe,
+            debt,
             reply: task.reply,
         });
         true
@@ -602,6 +640,7 @@ impl<'a> Sim<'a> {
             waits: self.waits,
             async_sends: self.async_sends,
             sync_sends: self.sync_sends,
+            faults_dropped: self.faults_dropped,
             deadlocked,
         }
     }

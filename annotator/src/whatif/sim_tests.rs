@@ -285,3 +285,59 @@ fn distribution_loses_below_the_granularity_threshold() {
     assert!((d.granularity_threshold - (200.0 / 1000.0 + 1.0)).abs() < 1e-9);
     assert!(!d.pays);
 }
+
+/// main (100 ns of its own) sends P#1.push three times; push works 100 ns and calls
+/// W#2.write, 100 ns of which the runtime counted 6 minor faults of `fault_ns` each.
+fn faulting_pipeline(fault_ns: Option<u64>) -> (Tree, tempfile::NamedTempFile) {
+    let mut f = tempfile::Builder::new().suffix(".dtf").tempfile().unwrap();
+    let fault = fault_ns.map_or(String::new(), |n| format!(" fault_ns={n}"));
+    writeln!(f, "##### revy-trace 1 unit=ns lang=cpp pid=1{fault}").unwrap();
+    writeln!(f, "<Msg cls=Main oid=0 mth=main sgn=!! size=0 tid=1 t=0>").unwrap();
+    for b in [0, 300, 600] {
+        let msg = |s: &str, c: &str, o: u32, m: &str, t: u32| {
+            let size = if s.is_empty() { " size=0" } else { "" };
+            format!("<{s}Msg cls={c} oid={o} mth={m} sgn=!!{size} tid=1 t={t}>")
+        };
+        writeln!(f, "{}", msg("", "P", 1, "push", b + 100)).unwrap();
+        writeln!(f, "{}", msg("", "W", 2, "write", b + 200)).unwrap();
+        writeln!(f, "{}", msg("/", "W", 2, "write", b + 300)).unwrap();
+        writeln!(f, "{}", msg("/", "P", 1, "push", b + 300)).unwrap();
+    }
+    writeln!(f, "</Msg cls=Main oid=0 mth=main sgn=!! tid=1 t=900>").unwrap();
+    writeln!(
+        f,
+        "##### faults tid=1 cls=W mth=write sgn=!! oid=2 calls=3 faults=18"
+    )
+    .unwrap();
+    writeln!(f, "##### end events=14").unwrap();
+    f.flush().unwrap();
+    let mut t = Tree::load(&[f.path().to_path_buf()], true).unwrap();
+    for m in &mut t.methods {
+        m.void = Some(m.name != "main");
+    }
+    (t, f)
+}
+
+#[test]
+fn page_faults_are_shed_by_messages_that_move_to_another_thread() {
+    let (t, _f) = faulting_pipeline(Some(10));
+    assert!(t.faults_found);
+    // P active: its thread runs push (100) + write less its 60 ns of faults (40), three
+    // times from t = 100: 100 + 3 × 140; the baseline keeps every fault.
+    let (base, p) = run(&t, &["P"], &params(2));
+    assert_eq!(base.time, 900.0);
+    assert!((p.time - 520.0).abs() < 1e-6, "{}", p.time);
+    assert!(
+        (p.faults_dropped - 180.0).abs() < 1e-6,
+        "{}",
+        p.faults_dropped
+    );
+    assert_eq!(base.faults_dropped, 0.0);
+    // W active: main keeps 200 ns a block and ends at 600; W's last write (40) follows.
+    let (_, w) = run(&t, &["W"], &params(2));
+    assert!((w.time - 640.0).abs() < 1e-6, "{}", w.time);
+    // Without the header's fault cost the faults are not known: they move with the work.
+    let (t, _f) = faulting_pipeline(None);
+    let (_, p) = run(&t, &["P"], &params(2));
+    assert!((p.time - 700.0).abs() < 1e-6, "{}", p.time);
+}

@@ -23,6 +23,9 @@ pub struct Node {
     pub parent: u32,
     /// Index into [`Tree::threads`].
     pub thread: u32,
+    /// Time of its own minor page faults (the runtime's count per call of its method and
+    /// receiver × the header's `fault_ns=`), in the tree's unit; 0 when not measured.
+    pub fault: f64,
 }
 
 #[derive(Debug, Clone)]
@@ -71,6 +74,8 @@ pub struct Tree {
     pub handoff_ns: Option<f64>,
     /// Calls the runtimes aggregated instead of recording (not in the tree).
     pub aggregated_calls: u64,
+    /// Some message carries page-fault time (a C++ trace on Linux with `fault_ns=`).
+    pub faults_found: bool,
 }
 
 impl Tree {
@@ -118,6 +123,7 @@ impl Tree {
             .find(|(k, _)| k == "probe_ns")
             .and_then(|(_, v)| v.parse::<f64>().ok());
         self.probe_found |= probe_ns.is_some();
+        self.faults_found |= !reader.status().aggregates.faults.is_empty();
         let handoff = reader
             .header()
             .fields
@@ -179,8 +185,10 @@ impl Tree {
                 end: st.last_t as f64 * scale,
                 parent: NONE,
                 thread: self.threads.len() as u32 - 1,
+                fault: 0.0,
             });
         }
+        let fault_of = fault_times(&reader, self.unit());
         for n in sink.nodes {
             let parent = match n.parent {
                 NONE => root_of[n.thread as usize],
@@ -195,6 +203,10 @@ impl Tree {
                 end: n.end as f64 * scale,
                 parent,
                 thread,
+                fault: fault_of
+                    .get(&(n.method, walker.instances[n.receiver as usize].oid()))
+                    .copied()
+                    .unwrap_or(0.0),
             });
         }
         Ok(())
@@ -223,6 +235,35 @@ impl Tree {
         }
         self.child_at = count;
     }
+}
+
+/// Page-fault time per call of each (method, oid) of one trace, in `unit`: the `F` records'
+/// faults per measured call × the header's `fault_ns=` (none without it).
+fn fault_times(
+    reader: &crate::trace::TraceReader,
+    unit: Unit,
+) -> std::collections::HashMap<(u32, u64), f64> {
+    let fault_ns = reader
+        .header()
+        .fields
+        .iter()
+        .find(|(k, _)| k == "fault_ns")
+        .and_then(|(_, v)| v.parse::<f64>().ok())
+        .filter(|f| f.is_finite() && *f > 0.0);
+    let mut sums: std::collections::HashMap<(u32, u64), (u64, u64)> = Default::default();
+    let Some(fault_ns) = fault_ns else {
+        return Default::default();
+    };
+    for f in &reader.status().aggregates.faults {
+        let e = sums.entry((f.method, f.oid)).or_default();
+        e.0 = e.0.saturating_add(f.calls);
+        e.1 = e.1.saturating_add(f.faults);
+    }
+    let per_ns = Unit::Ns.micros() / unit.micros();
+    sums.into_iter()
+        .filter(|(_, (calls, _))| *calls > 0)
+        .map(|(k, (calls, faults))| (k, faults as f64 / calls as f64 * fault_ns * per_ns))
+        .collect()
 }
 
 fn inst_info(i: &Instance, names: &Names, process: usize) -> InstInfo {

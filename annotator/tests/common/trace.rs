@@ -66,6 +66,8 @@ pub struct Trace {
     pub aggregated: u64,
     /// Method ids named by `X` (throttled) records.
     pub throttled: Vec<u64>,
+    /// `F` records' entries: (tid, method id, oid, calls measured, faults).
+    pub faults: Vec<(u64, u64, u64, u64, u64)>,
 }
 
 impl Trace {
@@ -174,6 +176,7 @@ pub fn decode(bytes: &[u8]) -> Trace {
                 skip(&mut r, 3);
             }
             b'A' => aggregates(&mut r, &mut t),
+            b'F' => faults(&mut r, &mut t),
             x => panic!("bad record tag {x:#x} at {}", r.i - 1),
         }
     }
@@ -199,6 +202,17 @@ fn aggregates(r: &mut Rd, t: &mut Trace) {
         skip(r, 8);
     }
     skip(r, 2);
+}
+
+fn faults(r: &mut Rd, t: &mut Trace) {
+    let tid = r.v();
+    for _ in 0..r.v() {
+        let m = r.v();
+        assert!(t.methods.contains_key(&m), "F names a method before its M");
+        let (oid, calls, faults) = (r.v(), r.v(), r.v());
+        assert!(calls > 0, "an F entry without a measured call");
+        t.faults.push((tid, m, oid, calls, faults));
+    }
 }
 
 fn block(r: &mut Rd, t: &mut Trace) {

@@ -231,6 +231,8 @@ struct Statics {
     static Atom<std::uint8_t> method_defined[config::method_count + 1];
     // Methods that stopped producing events (TAU's rule, `[trace] throttle_*`).
     static Atom<std::uint8_t> throttled[config::method_count + 1];
+    // Per throttled method: 1 + its mean ns per call at the verdict (0 = not throttled).
+    static Atom<std::uint64_t> estimate[config::method_count + 1];
 };
 template <typename Unused>
 Hot Statics<Unused>::hot = {{kUninit}, {1}, {1}, {2}, 0, 0, 0, 0};
@@ -240,6 +242,8 @@ template <typename Unused>
 Atom<std::uint8_t> Statics<Unused>::method_defined[config::method_count + 1];
 template <typename Unused>
 Atom<std::uint8_t> Statics<Unused>::throttled[config::method_count + 1];
+template <typename Unused>
+Atom<std::uint64_t> Statics<Unused>::estimate[config::method_count + 1];
 
 REVY_HOT Hot& hot() { return Statics<>::hot; }
 
@@ -676,7 +680,8 @@ enum { kCtorPending = 16 };
 
 // An open call on a thread's shadow stack: whether it is recorded as events (else it is
 // aggregated), and the time of its callees, so unrecorded calls get their sender and net time.
-enum : std::uint32_t { kAggregated = 0, kRecorded = 1, kInherited = 2 };
+// kEstimated: a throttled method's call, untimed (its time is the mean at the verdict).
+enum : std::uint32_t { kAggregated = 0, kRecorded = 1, kInherited = 2, kEstimated = 3 };
 struct Frame {
     std::uint64_t oid, t, child, hidden, size;
     std::uint32_t mid, rec;
@@ -1248,7 +1253,7 @@ inline void agg_add(ThreadState& ts, std::uint32_t d, std::uint64_t agg, std::ui
     m[1] += agg;
     m[2] += net;
     m[3] += f.size;
-    a->last_t = t;
+    if (t > a->last_t) a->last_t = t;
     agg_edge(*a, ts, d, 1, agg, static_cast<std::int64_t>(net), f.size);
 }
 
@@ -1277,6 +1282,7 @@ inline void throttle(const ThreadState& ts, std::uint32_t mid, std::uint64_t t,
     Global& G = g();
     G.lock.lock();
     if (!Statics<>::throttled[mid].exchange(1, std::memory_order_relaxed)) {
+        Statics<>::estimate[mid].store(1 + total / (calls ? calls : 1), std::memory_order_relaxed);
         std::uint8_t r[64];
         std::size_t n = 0;
         r[n++] = 'X';
@@ -1307,6 +1313,47 @@ inline void count_call(ThreadState& ts, std::uint32_t mid, std::uint64_t agg, st
     std::uint64_t sum = ts.tc[2 * mid + 1] += agg;
     if (c > config::throttle_calls && sum < c * config::throttle_ns && !is_throttled(mid))
         throttle(ts, mid, t, c, sum);
+}
+
+inline bool grow_frames(ThreadState& ts);
+
+// ---- throttled calls: counted without reading the clock -----------------------------------
+//
+// A throttled method's later calls are counted exactly (per method and edge) but not timed:
+// each takes the mean of the calls timed before the verdict (the X record's total / calls),
+// or its callees' time when that is more, so its callers' net time stays total − children.
+
+inline std::uint64_t estimate_of(std::uint32_t mid) {
+    return mid <= config::method_count ? Statics<>::estimate[mid].load(std::memory_order_relaxed)
+                                       : 0;
+}
+
+REVY_HOT bool start_estimated(ThreadState& ts, std::uint32_t mid, std::uint64_t oid,
+                              std::uint64_t size) {
+    if (!estimate_of(mid)) return false;
+    std::uint32_t d = ts.depth;
+    if (d == ts.cap && !grow_frames(ts)) return false;
+    Frame& f = ts.frames[d];
+    f.oid = oid;
+    f.t = 0;
+    f.child = 0;
+    f.hidden = 0;
+    f.size = size;
+    f.mid = mid;
+    f.rec = kEstimated;
+    ts.depth = d + 1;
+    return true;
+}
+
+// Frame `d` (estimated) ends: its time is the estimate, at least its callees' time.
+inline void pop_estimated(ThreadState& ts, std::uint32_t d) {
+    ts.depth = d;
+    const Frame& f = ts.frames[d];
+    std::uint64_t est = estimate_of(f.mid) - 1;
+    std::uint64_t agg = f.child > est ? f.child : est;
+    if (d) ts.frames[d - 1].child += agg;
+    agg_add(ts, d, agg, 0);
+    if (d && ts.frames[d - 1].rec == kRecorded) ts.frames[d - 1].hidden += agg;
 }
 
 inline bool grow_frames(ThreadState& ts) {
@@ -1341,6 +1388,7 @@ REVY_HOT bool push_frame(ThreadState& ts, std::uint32_t d, std::uint32_t mid, st
 
 REVY_HOT void start(std::uint32_t mid, std::uint64_t oid, std::uint64_t size) {
     ThreadState& ts = tls();
+    if (config::throttle_calls && start_estimated(ts, mid, oid, size)) return;
     std::uint64_t t = now_ns();
     std::uint32_t d = ts.depth;
     if (d == ts.cap && !grow_frames(ts)) {
@@ -1358,6 +1406,7 @@ REVY_HOT void start(std::uint32_t mid, std::uint64_t oid, std::uint64_t size) {
 }
 
 inline void pop(ThreadState& ts, std::uint32_t d, std::uint64_t t) {
+    if (ts.frames[d].rec == kEstimated) return pop_estimated(ts, d);
     ts.depth = d;
     const Frame& f = ts.frames[d];
     std::uint64_t agg = t > f.t ? t - f.t : 0;
@@ -1375,8 +1424,11 @@ inline void pop(ThreadState& ts, std::uint32_t d, std::uint64_t t) {
 
 REVY_HOT void end(std::uint32_t mid, std::uint64_t oid) {
     ThreadState& ts = tls();
-    std::uint64_t t = now_ns();
     std::uint32_t d = ts.depth;
+    if (d && ts.frames[d - 1].rec == kEstimated && ts.frames[d - 1].mid == mid &&
+        ts.frames[d - 1].oid == oid)
+        return pop_estimated(ts, d - 1);
+    std::uint64_t t = now_ns();
     if (d && ts.frames[d - 1].mid == mid && ts.frames[d - 1].oid == oid) return pop(ts, d - 1, t);
     while (d && (ts.frames[d - 1].mid != mid || ts.frames[d - 1].oid != oid)) --d;
     if (!d) {

@@ -47,6 +47,8 @@ final class RvBuf {
     long[] fHidden = new long[32];
     long[] fSize = new long[32];
     boolean[] fRec = new boolean[32];
+    /** Untimed calls of throttled methods (their time is estimated). */
+    boolean[] fEst = new boolean[32];
     /** Per method id: calls and their total time on this thread (the throttle rule). */
     private long[] tc = new long[0];
     /** The probe-cost measurement's buffer: never throttles. */
@@ -57,11 +59,15 @@ final class RvBuf {
 
     /** A call starts: recorded, or (past the limit, throttled, under an unrecorded call) kept. */
     void start(int mid, long oid, long size) {
-        long t = System.nanoTime() - RvTrace.t0;
         int d = depth;
         if (d == fMid.length) {
             growStack();
         }
+        if (RvTable.THROTTLE_CALLS > 0L && RvTrace.estimate[mid] != 0L && !scratch) {
+            startEstimated(d, mid, oid, size);
+            return;
+        }
+        long t = System.nanoTime() - RvTrace.t0;
         boolean rec = RvTrace.live && (d == 0 || fRec[d - 1]) && !RvTrace.throttled[mid];
         fMid[d] = mid;
         fOid[d] = oid;
@@ -70,6 +76,7 @@ final class RvBuf {
         fHidden[d] = 0L;
         fSize[d] = size;
         fRec[d] = rec;
+        fEst[d] = false;
         depth = d + 1;
         if (rec) {
             if (!RvTrace.mdef[mid]) {
@@ -80,8 +87,12 @@ final class RvBuf {
     }
 
     void end(int mid, long oid) {
-        long t = System.nanoTime() - RvTrace.t0;
         int d = depth - 1;
+        if (d >= 0 && fEst[d] && fMid[d] == mid && fOid[d] == oid) {
+            popEstimated(d);
+            return;
+        }
+        long t = System.nanoTime() - RvTrace.t0;
         if (d >= 0 && fMid[d] == mid && fOid[d] == oid) {
             pop(d, t);
             return;
@@ -102,6 +113,10 @@ final class RvBuf {
     }
 
     private void pop(int d, long t) {
+        if (fEst[d]) {
+            popEstimated(d);
+            return;
+        }
         depth = d;
         int mid = fMid[d];
         long a = Math.max(0L, t - fT[d]);
@@ -123,6 +138,35 @@ final class RvBuf {
         }
         if (RvTable.THROTTLE_CALLS > 0L && !scratch) {
             count(mid, a, t);
+        }
+    }
+
+    // A throttled method's later calls are counted exactly (per method and edge) but not timed:
+    // each takes the mean of the calls timed before the verdict (the X record's total / calls),
+    // or its callees' time when that is more, so its callers' net time stays total - children.
+
+    private void startEstimated(int d, int mid, long oid, long size) {
+        fMid[d] = mid;
+        fOid[d] = oid;
+        fT[d] = 0L;
+        fChild[d] = 0L;
+        fHidden[d] = 0L;
+        fSize[d] = size;
+        fRec[d] = false;
+        fEst[d] = true;
+        depth = d + 1;
+    }
+
+    private void popEstimated(int d) {
+        depth = d;
+        fEst[d] = false;
+        long a = Math.max(RvTrace.estimate[fMid[d]] - 1L, fChild[d]);
+        if (d > 0) {
+            fChild[d - 1] += a;
+        }
+        aggs().add(this, d, a);
+        if (d > 0 && fRec[d - 1]) {
+            fHidden[d - 1] += a;
         }
     }
 
@@ -158,6 +202,7 @@ final class RvBuf {
         fChild = java.util.Arrays.copyOf(fChild, c);
         fHidden = java.util.Arrays.copyOf(fHidden, c);
         fSize = java.util.Arrays.copyOf(fSize, c);
+        fEst = java.util.Arrays.copyOf(fEst, c);
         fRec = java.util.Arrays.copyOf(fRec, c);
     }
 

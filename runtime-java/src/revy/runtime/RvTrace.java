@@ -28,6 +28,8 @@ final class RvTrace {
     static volatile boolean counting = true;
     /** Methods that stopped producing events (TAU's rule; indexed by method id). */
     static final boolean[] throttled = new boolean[RvClasses.methodCount()];
+    /** Per throttled method: 1 + its mean ns per call at the verdict (0 = not throttled). */
+    static final long[] estimate = new long[RvClasses.methodCount()];
     static long t0 = System.nanoTime();
     /** Method ids whose M record is written (indexed by method id). */
     static final boolean[] mdef = new boolean[RvClasses.methodCount()];
@@ -330,6 +332,7 @@ final class RvTrace {
             if (throttled[mid]) {
                 return;
             }
+            estimate[mid] = 1L + total / Math.max(1L, calls);
             throttled[mid] = true;
             if (state == 1) {
                 RvAgg.Bytes o = new RvAgg.Bytes();

@@ -67,6 +67,9 @@ final class RvBuf {
             startEstimated(d, mid, oid, size);
             return;
         }
+        if (size < 0L) {
+            size = 0L; // only when throttling is off in this buffer (the probe measurement)
+        }
         long t = System.nanoTime() - RvTrace.t0;
         boolean rec = RvTrace.live && (d == 0 || fRec[d - 1]) && !RvTrace.throttled[mid];
         fMid[d] = mid;
@@ -137,7 +140,7 @@ final class RvBuf {
             }
         }
         if (RvTable.THROTTLE_CALLS > 0L && !scratch) {
-            count(mid, a, t);
+            count(mid, a, t, fSize[d]);
         }
     }
 
@@ -151,7 +154,7 @@ final class RvBuf {
         fT[d] = 0L;
         fChild[d] = 0L;
         fHidden[d] = 0L;
-        fSize[d] = size;
+        fSize[d] = size < 0L ? RvTrace.estimateSize[mid] : size;
         fRec[d] = false;
         fEst[d] = true;
         depth = d + 1;
@@ -171,7 +174,7 @@ final class RvBuf {
     }
 
     /** TAU's rule: more than THROTTLE_CALLS calls averaging under THROTTLE_NS. */
-    private void count(int mid, long a, long t) {
+    private void count(int mid, long a, long t, long size) {
         int i = mid * 2;
         if (i + 2 > tc.length) {
             long[] g = new long[Math.max(i + 2, tc.length * 2)];
@@ -181,7 +184,7 @@ final class RvBuf {
         long c = ++tc[i];
         long sum = tc[i + 1] += a;
         if (c > RvTable.THROTTLE_CALLS && sum < c * RvTable.THROTTLE_NS && !RvTrace.throttled[mid]) {
-            RvTrace.throttle(mid, tid, t, c, sum);
+            RvTrace.throttle(mid, tid, t, c, sum, size);
         }
     }
 

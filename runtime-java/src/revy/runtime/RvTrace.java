@@ -30,6 +30,8 @@ final class RvTrace {
     static final boolean[] throttled = new boolean[RvClasses.methodCount()];
     /** Per throttled method: 1 + its mean ns per call at the verdict (0 = not throttled). */
     static final long[] estimate = new long[RvClasses.methodCount()];
+    /** Per throttled method: the size measured last before the verdict (better mode skips the walk). */
+    static final long[] estimateSize = new long[RvClasses.methodCount()];
     static long t0 = System.nanoTime();
     /** Method ids whose M record is written (indexed by method id). */
     static final boolean[] mdef = new boolean[RvClasses.methodCount()];
@@ -326,12 +328,13 @@ final class RvTrace {
      * X record says which, on which thread's verdict, when, after how many calls of what
      * total time.
      */
-    static void throttle(int mid, long tid, long t, long calls, long total) {
+    static void throttle(int mid, long tid, long t, long calls, long total, long size) {
         defineMethod(mid);
         synchronized (LOCK) {
             if (throttled[mid]) {
                 return;
             }
+            estimateSize[mid] = size;
             estimate[mid] = 1L + total / Math.max(1L, calls);
             throttled[mid] = true;
             if (state == 1) {

@@ -698,7 +698,8 @@ struct ThreadState {
     CtorPending ctor[kCtorPending];
     Frame* frames;
     std::uint32_t depth, cap;
-    std::uint64_t* tc;  // per method id: calls and total time (the throttle rule)
+    // per method id: calls, total time (the throttle rule), total time at the half-way mark
+    std::uint64_t* tc;
     std::uint32_t tc_len;
 };
 REVY_HOT ThreadState& tls() {
@@ -1277,12 +1278,12 @@ inline bool is_throttled(std::uint32_t mid) {
 // The X record: which method, on which thread's verdict, when, after how many calls of what
 // total time.
 inline void throttle(const ThreadState& ts, std::uint32_t mid, std::uint64_t t,
-                     std::uint64_t calls, std::uint64_t total) {
+                     std::uint64_t calls, std::uint64_t total, std::uint64_t mean) {
     define_method(mid);
     Global& G = g();
     G.lock.lock();
     if (!Statics<>::throttled[mid].exchange(1, std::memory_order_relaxed)) {
-        Statics<>::estimate[mid].store(1 + total / (calls ? calls : 1), std::memory_order_relaxed);
+        Statics<>::estimate[mid].store(1 + mean, std::memory_order_relaxed);
         std::uint8_t r[64];
         std::size_t n = 0;
         r[n++] = 'X';
@@ -1301,18 +1302,23 @@ inline void count_call(ThreadState& ts, std::uint32_t mid, std::uint64_t agg, st
     if (mid > config::method_count) return;
     if (mid >= ts.tc_len) {
         std::uint32_t n = mid + 1 > ts.tc_len * 2 ? mid + 1 : ts.tc_len * 2;
-        std::uint64_t* c = new (std::nothrow) std::uint64_t[static_cast<std::size_t>(n) * 2];
+        std::uint64_t* c = new (std::nothrow) std::uint64_t[static_cast<std::size_t>(n) * 3];
         if (!c) return;
-        std::memset(c, 0, sizeof(std::uint64_t) * n * 2);
-        if (ts.tc) std::memcpy(c, ts.tc, sizeof(std::uint64_t) * ts.tc_len * 2);
+        std::memset(c, 0, sizeof(std::uint64_t) * n * 3);
+        if (ts.tc) std::memcpy(c, ts.tc, sizeof(std::uint64_t) * ts.tc_len * 3);
         delete[] ts.tc;
         ts.tc = c;
         ts.tc_len = n;
     }
-    std::uint64_t c = ++ts.tc[2 * mid];
-    std::uint64_t sum = ts.tc[2 * mid + 1] += agg;
-    if (c > config::throttle_calls && sum < c * config::throttle_ns && !is_throttled(mid))
-        throttle(ts, mid, t, c, sum);
+    std::uint64_t* x = ts.tc + 3 * static_cast<std::size_t>(mid);
+    std::uint64_t c = ++x[0];
+    std::uint64_t sum = x[1] += agg;
+    if (c == config::throttle_calls / 2) x[2] = sum;
+    if (c > config::throttle_calls && sum < c * config::throttle_ns && !is_throttled(mid)) {
+        // the estimate: the mean of the later half, past the warm-up of the first calls
+        std::uint64_t half = config::throttle_calls / 2;
+        throttle(ts, mid, t, c, sum, (sum - x[2]) / (c - half));
+    }
 }
 
 inline bool grow_frames(ThreadState& ts);
@@ -1320,7 +1326,8 @@ inline bool grow_frames(ThreadState& ts);
 // ---- throttled calls: counted without reading the clock -----------------------------------
 //
 // A throttled method's later calls are counted exactly (per method and edge) but not timed:
-// each takes the mean of the calls timed before the verdict (the X record's total / calls),
+// each takes the mean time of the later half of the calls timed before the verdict on the
+// deciding thread (past warm-up and first-touch costs),
 // or its callees' time when that is more, so its callers' net time stays total − children.
 
 inline std::uint64_t estimate_of(std::uint32_t mid) {

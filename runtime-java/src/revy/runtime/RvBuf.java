@@ -49,7 +49,7 @@ final class RvBuf {
     boolean[] fRec = new boolean[32];
     /** Untimed calls of throttled methods (their time is estimated). */
     boolean[] fEst = new boolean[32];
-    /** Per method id: calls and their total time on this thread (the throttle rule). */
+    /** Per method id: calls, their total time on this thread (the throttle rule), and the total at half-way. */
     private long[] tc = new long[0];
     /** The probe-cost measurement's buffer: never throttles. */
     boolean scratch;
@@ -145,7 +145,8 @@ final class RvBuf {
     }
 
     // A throttled method's later calls are counted exactly (per method and edge) but not timed:
-    // each takes the mean of the calls timed before the verdict (the X record's total / calls),
+    // each takes the mean time of the later half of the calls timed before the verdict on the
+    // deciding thread (past the interpreter and JIT warm-up),
     // or its callees' time when that is more, so its callers' net time stays total - children.
 
     private void startEstimated(int d, int mid, long oid, long size) {
@@ -175,16 +176,21 @@ final class RvBuf {
 
     /** TAU's rule: more than THROTTLE_CALLS calls averaging under THROTTLE_NS. */
     private void count(int mid, long a, long t, long size) {
-        int i = mid * 2;
-        if (i + 2 > tc.length) {
-            long[] g = new long[Math.max(i + 2, tc.length * 2)];
+        int i = mid * 3;
+        if (i + 3 > tc.length) {
+            long[] g = new long[Math.max(i + 3, tc.length * 2)];
             System.arraycopy(tc, 0, g, 0, tc.length);
             tc = g;
         }
         long c = ++tc[i];
         long sum = tc[i + 1] += a;
+        long half = RvTable.THROTTLE_CALLS / 2;
+        if (c == half) {
+            tc[i + 2] = sum;
+        }
         if (c > RvTable.THROTTLE_CALLS && sum < c * RvTable.THROTTLE_NS && !RvTrace.throttled[mid]) {
-            RvTrace.throttle(mid, tid, t, c, sum, size);
+            // the estimate: the mean of the later half, past the warm-up (interpreter, JIT)
+            RvTrace.throttle(mid, tid, t, c, sum, (sum - tc[i + 2]) / (c - half), size);
         }
     }
 

@@ -328,14 +328,14 @@ final class RvTrace {
      * X record says which, on which thread's verdict, when, after how many calls of what
      * total time.
      */
-    static void throttle(int mid, long tid, long t, long calls, long total, long size) {
+    static void throttle(int mid, long tid, long t, long calls, long total, long mean, long size) {
         defineMethod(mid);
         synchronized (LOCK) {
             if (throttled[mid]) {
                 return;
             }
             estimateSize[mid] = size;
-            estimate[mid] = 1L + total / Math.max(1L, calls);
+            estimate[mid] = 1L + mean;
             throttled[mid] = true;
             if (state == 1) {
                 RvAgg.Bytes o = new RvAgg.Bytes();

@@ -680,7 +680,7 @@ enum { kCtorPending = 16 };
 
 // An open call on a thread's shadow stack: whether it is recorded as events (else it is
 // aggregated), and the time of its callees, so unrecorded calls get their sender and net time.
-// kEstimated: a throttled method's call, untimed (its time is the mean at the verdict).
+// kEstimated: a throttled method's call, untimed (its time is the estimate set at the verdict).
 enum : std::uint32_t { kAggregated = 0, kRecorded = 1, kInherited = 2, kEstimated = 3 };
 struct Frame {
     std::uint64_t oid, t, child, hidden, size;
@@ -1121,6 +1121,7 @@ struct AggTable {
     std::uint32_t cap, used;
     std::uint32_t last;  // the slot found last + 1 (a loop repeats one edge: no hashing)
     std::uint64_t folded, dropped, last_t;
+    bool untimed;  // estimated calls counted (no clock read): last_t is taken when written
 };
 
 inline void agg_free(AggTable* a) {
@@ -1360,6 +1361,7 @@ inline void pop_estimated(ThreadState& ts, std::uint32_t d) {
     std::uint64_t agg = f.child > est ? f.child : est;
     if (d) ts.frames[d - 1].child += agg;
     agg_add(ts, d, agg, 0);
+    if (ts.buf && ts.buf->agg) ts.buf->agg->untimed = true;
     if (d && ts.frames[d - 1].rec == kRecorded) ts.frames[d - 1].hidden += agg;
 }
 
@@ -1500,7 +1502,8 @@ inline void write_aggregates_locked(Global& G, std::uint64_t tid, const AggTable
     RecOut o(G);
     o.b[o.n++] = 'A';
     o.v(tid);
-    o.v(a.last_t);
+    std::uint64_t now = a.untimed ? now_ns() : 0;
+    o.v(now > a.last_t ? now : a.last_t);
     std::uint64_t n = 0;
     for (std::uint32_t i = 0; i < a.m_len; ++i) n += method_entry(a, i);
     o.v(n);

@@ -56,6 +56,8 @@ final class RvBuf {
     /** Created at the first unrecorded call. */
     RvAgg agg;
     long lastT;
+    /** Estimated (untimed) calls were counted: the A record's last time is taken when written. */
+    boolean untimed;
 
     /** A call starts: recorded, or (past the limit, throttled, under an unrecorded call) kept. */
     void start(int mid, long oid, long size) {
@@ -169,6 +171,7 @@ final class RvBuf {
             fChild[d - 1] += a;
         }
         aggs().add(this, d, a);
+        untimed = true;
         if (d > 0 && fRec[d - 1]) {
             fHidden[d - 1] += a;
         }

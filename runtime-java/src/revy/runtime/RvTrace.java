@@ -359,7 +359,9 @@ final class RvTrace {
         }
         try {
             a.defineAll();
-            byte[] r = a.encode(b.tid, b.lastT);
+            // untimed (estimated) calls read no clock: their thread's span reaches the writing
+            long last = b.untimed ? Math.max(b.lastT, System.nanoTime() - t0) : b.lastT;
+            byte[] r = a.encode(b.tid, last);
             synchronized (LOCK) {
                 if (state == 1) {
                     write(r, 0, r.length);

@@ -246,6 +246,8 @@ struct Statics {
     static Atom<std::uint8_t> method_defined[config::method_count + 1];
     // Methods that stopped producing events (TAU's rule, `[trace] throttle_*`).
     static Atom<std::uint8_t> throttled[config::method_count + 1];
+    // Per throttled method: 1 + its mean ns per call at the verdict (0 = not throttled).
+    static Atom<std::uint64_t> estimate[config::method_count + 1];
 };
 template <typename Unused>
 Hot Statics<Unused>::hot = {{kUninit}, {1}, {1}, {2}, 0, 0, 0, 0};
@@ -255,6 +257,8 @@ template <typename Unused>
 Atom<std::uint8_t> Statics<Unused>::method_defined[config::method_count + 1];
 template <typename Unused>
 Atom<std::uint8_t> Statics<Unused>::throttled[config::method_count + 1];
+template <typename Unused>
+Atom<std::uint64_t> Statics<Unused>::estimate[config::method_count + 1];
 
 REVY_HOT Hot& hot() { return Statics<>::hot; }
 
@@ -705,7 +709,8 @@ enum { kCtorPending = 16 };
 
 // An open call on a thread's shadow stack: whether it is recorded as events (else it is
 // aggregated), and the time of its callees, so unrecorded calls get their sender and net time.
-enum : std::uint32_t { kAggregated = 0, kRecorded = 1, kInherited = 2 };
+// kEstimated: a throttled method's call, untimed (its time is the estimate set at the verdict).
+enum : std::uint32_t { kAggregated = 0, kRecorded = 1, kInherited = 2, kEstimated = 3 };
 struct Frame {
     std::uint64_t oid, t, child, hidden, size;
     std::uint32_t mid, rec;
@@ -724,7 +729,8 @@ struct ThreadState {
     CtorEdge ctor_edge[kCtorEdges];
     Frame* frames;
     std::uint32_t depth, cap;
-    std::uint64_t* tc;  // per method id: calls and total time (the throttle rule)
+    // per method id: calls, total time (the throttle rule), total time at the half-way mark
+    std::uint64_t* tc;
     std::uint32_t tc_len;
 };
 REVY_HOT ThreadState& tls() {
@@ -1302,6 +1308,7 @@ struct AggTable {
     std::uint32_t cap, used;
     std::uint32_t last;  // the slot found last + 1 (a loop repeats one edge: no hashing)
     std::uint64_t folded, dropped, last_t;
+    bool untimed;  // estimated calls counted (no clock read): last_t is taken when written
 };
 
 inline void agg_free(AggTable* a) {
@@ -1447,7 +1454,7 @@ inline void agg_put(AggTable& ta, const ThreadState& ts, std::uint32_t d, std::u
     m[1] += agg;
     m[2] += net;
     m[3] += f.size;
-    a->last_t = t;
+    if (t > a->last_t) a->last_t = t;
     agg_edge(*a, ts, d, 1, agg, static_cast<std::int64_t>(net), f.size);
 }
 
@@ -1477,11 +1484,12 @@ inline bool is_throttled(std::uint32_t mid) {
 // The X record: which method, on which thread's verdict, when, after how many calls of what
 // total time.
 inline void throttle(const ThreadState& ts, std::uint32_t mid, std::uint64_t t,
-                     std::uint64_t calls, std::uint64_t total) {
+                     std::uint64_t calls, std::uint64_t total, std::uint64_t mean) {
     define_method(mid);
     Global& G = g();
     G.lock.lock();
     if (!Statics<>::throttled[mid].exchange(1, std::memory_order_relaxed)) {
+        Statics<>::estimate[mid].store(1 + mean, std::memory_order_relaxed);
         std::uint8_t r[64];
         std::size_t n = 0;
         r[n++] = 'X';
@@ -1500,18 +1508,66 @@ inline void count_call(ThreadState& ts, std::uint32_t mid, std::uint64_t agg, st
     if (mid > config::method_count) return;
     if (mid >= ts.tc_len) {
         std::uint32_t n = mid + 1 > ts.tc_len * 2 ? mid + 1 : ts.tc_len * 2;
-        std::uint64_t* c = new (std::nothrow) std::uint64_t[static_cast<std::size_t>(n) * 2];
+        std::uint64_t* c = new (std::nothrow) std::uint64_t[static_cast<std::size_t>(n) * 3];
         if (!c) return;
-        std::memset(c, 0, sizeof(std::uint64_t) * n * 2);
-        if (ts.tc) std::memcpy(c, ts.tc, sizeof(std::uint64_t) * ts.tc_len * 2);
+        std::memset(c, 0, sizeof(std::uint64_t) * n * 3);
+        if (ts.tc) std::memcpy(c, ts.tc, sizeof(std::uint64_t) * ts.tc_len * 3);
         delete[] ts.tc;
         ts.tc = c;
         ts.tc_len = n;
     }
-    std::uint64_t c = ++ts.tc[2 * mid];
-    std::uint64_t sum = ts.tc[2 * mid + 1] += agg;
-    if (c > config::throttle_calls && sum < c * config::throttle_ns && !is_throttled(mid))
-        throttle(ts, mid, t, c, sum);
+    std::uint64_t* x = ts.tc + 3 * static_cast<std::size_t>(mid);
+    std::uint64_t c = ++x[0];
+    std::uint64_t sum = x[1] += agg;
+    if (c == config::throttle_calls / 2) x[2] = sum;
+    if (c > config::throttle_calls && sum < c * config::throttle_ns && !is_throttled(mid)) {
+        // the estimate: the mean of the later half, past the warm-up of the first calls
+        std::uint64_t half = config::throttle_calls / 2;
+        throttle(ts, mid, t, c, sum, (sum - x[2]) / (c - half));
+    }
+}
+
+inline bool grow_frames(ThreadState& ts);
+
+// ---- throttled calls: counted without reading the clock -----------------------------------
+//
+// A throttled method's later calls are counted exactly (per method and edge) but not timed:
+// each takes the mean time of the later half of the calls timed before the verdict on the
+// deciding thread (past warm-up and first-touch costs),
+// or its callees' time when that is more, so its callers' net time stays total − children.
+
+inline std::uint64_t estimate_of(std::uint32_t mid) {
+    return mid <= config::method_count ? Statics<>::estimate[mid].load(std::memory_order_relaxed)
+                                       : 0;
+}
+
+REVY_HOT bool start_estimated(ThreadState& ts, std::uint32_t mid, std::uint64_t oid,
+                              std::uint64_t size) {
+    if (!estimate_of(mid)) return false;
+    std::uint32_t d = ts.depth;
+    if (d == ts.cap && !grow_frames(ts)) return false;
+    Frame& f = ts.frames[d];
+    f.oid = oid;
+    f.t = 0;
+    f.child = 0;
+    f.hidden = 0;
+    f.size = size;
+    f.mid = mid;
+    f.rec = kEstimated;
+    ts.depth = d + 1;
+    return true;
+}
+
+// Frame `d` (estimated) ends: its time is the estimate, at least its callees' time.
+inline void pop_estimated(ThreadState& ts, std::uint32_t d) {
+    ts.depth = d;
+    const Frame& f = ts.frames[d];
+    std::uint64_t est = estimate_of(f.mid) - 1;
+    std::uint64_t agg = f.child > est ? f.child : est;
+    if (d) ts.frames[d - 1].child += agg;
+    agg_add(ts, d, agg, 0);
+    if (ts.buf && ts.buf->agg) ts.buf->agg->untimed = true;
+    if (d && ts.frames[d - 1].rec == kRecorded) ts.frames[d - 1].hidden += agg;
 }
 
 inline bool grow_frames(ThreadState& ts) {
@@ -1546,6 +1602,7 @@ REVY_HOT bool push_frame(ThreadState& ts, std::uint32_t d, std::uint32_t mid, st
 
 REVY_HOT void start(std::uint32_t mid, std::uint64_t oid, std::uint64_t size) {
     ThreadState& ts = tls();
+    if (config::throttle_calls && start_estimated(ts, mid, oid, size)) return;
     std::uint64_t t = now_ns();
     std::uint32_t d = ts.depth;
     if (d == ts.cap && !grow_frames(ts)) {
@@ -1564,6 +1621,7 @@ REVY_HOT void start(std::uint32_t mid, std::uint64_t oid, std::uint64_t size) {
 }
 
 inline void pop(ThreadState& ts, std::uint32_t d, std::uint64_t t) {
+    if (ts.frames[d].rec == kEstimated) return pop_estimated(ts, d);
     ts.depth = d;
     const Frame& f = ts.frames[d];
     std::uint64_t agg = t > f.t ? t - f.t : 0;
@@ -1582,8 +1640,11 @@ inline void pop(ThreadState& ts, std::uint32_t d, std::uint64_t t) {
 
 REVY_HOT void end(std::uint32_t mid, std::uint64_t oid) {
     ThreadState& ts = tls();
-    std::uint64_t t = now_ns();
     std::uint32_t d = ts.depth;
+    if (d && ts.frames[d - 1].rec == kEstimated && ts.frames[d - 1].mid == mid &&
+        ts.frames[d - 1].oid == oid)
+        return pop_estimated(ts, d - 1);
+    std::uint64_t t = now_ns();
     if (d && ts.frames[d - 1].mid == mid && ts.frames[d - 1].oid == oid) return pop(ts, d - 1, t);
     while (d && (ts.frames[d - 1].mid != mid || ts.frames[d - 1].oid != oid)) --d;
     if (!d) {
@@ -1694,7 +1755,8 @@ inline void write_aggregates_locked(Global& G, std::uint64_t tid, const AggTable
     RecOut o(G);
     o.b[o.n++] = 'A';
     o.v(tid);
-    o.v(a.last_t);
+    std::uint64_t now = a.untimed ? now_ns() : 0;
+    o.v(now > a.last_t ? now : a.last_t);
     std::uint64_t n = 0;
     for (std::uint32_t i = 0; i < a.m_len; ++i) n += method_entry(a, i);
     o.v(n);

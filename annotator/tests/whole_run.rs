@@ -428,6 +428,63 @@ fn whole_run(lang: &Lang, name: &str) {
     // Events stop after the verdict: at most a few hundred ticks recorded per thread.
     let recorded = a["totals"]["recorded_messages"].as_u64().unwrap();
     assert!(recorded < 2_000, "{name}: {recorded} recorded");
+    check_estimated(&a, &rvt, tick, name);
+}
+
+/// `key=value` fields of a text-form line.
+fn fields(line: &str) -> std::collections::HashMap<&str, &str> {
+    line.split_whitespace()
+        .filter_map(|w| w.split_once('='))
+        .collect()
+}
+
+/// After the verdict a throttled method's calls are counted untimed: each is credited with one
+/// estimate (the mean of the later half of the calls timed before it), so every thread's
+/// aggregate of `tick` (a leaf, aggregated only once throttled) has exactly that time per call,
+/// and the analysis says so.
+fn check_estimated(a: &Value, rvt: &Path, tick: &Value, name: &str) {
+    let calls = tick["calls"].as_u64().unwrap();
+    let row = a["methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["method"] == "tick")
+        .unwrap();
+    assert_eq!(row["time_estimated_from"], calls, "{name}: {row}");
+    let warnings = a["trace"]["warnings"].to_string();
+    assert!(
+        warnings.contains(&format!("estimated from the first {calls} calls")),
+        "{name}: {warnings}"
+    );
+    let text = ok(
+        &revy_in(
+            rvt.parent().unwrap(),
+            &["trace", "print", rvt.to_str().unwrap()],
+        ),
+        "revy trace print",
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("##### throttled ") && l.contains(" mth=tick ")),
+        "{name}: no X record for tick"
+    );
+    let num = |f: &std::collections::HashMap<&str, &str>, k: &str| -> u64 { f[k].parse().unwrap() };
+    let mut est = None;
+    let mut counted = 0;
+    for l in text
+        .lines()
+        .filter(|l| l.starts_with("##### aggregate-method ") && l.contains(" mth=tick "))
+    {
+        let m = fields(l);
+        let est = *est.get_or_insert(num(&m, "agg_min"));
+        assert_eq!(
+            (num(&m, "agg_min"), num(&m, "agg_max"), num(&m, "agg")),
+            (est, est, est * num(&m, "calls")),
+            "{name}: tick's aggregated calls are not all estimated at {est}: {l}"
+        );
+        counted += num(&m, "calls");
+    }
+    assert!(counted > 40_000, "{name}: {counted} ticks aggregated");
 }
 
 // exit() inside a call: the throttled `run` (its 300th call) and the recorded `go` are still

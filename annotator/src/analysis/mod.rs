@@ -238,6 +238,10 @@ pub struct MethodStats {
     /// Return type known to be void (from the SAF beside the trace), when known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub void: Option<bool>,
+    /// Throttled: the runtime did not time its calls after the verdict but credited each with
+    /// the mean of the calls timed before it, this many (its times are partly estimated).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_estimated_from: Option<u64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -611,10 +615,15 @@ pub fn finish(
             .throttled
             .iter()
             .take(5)
-            .map(|t| format!("{} (t={}, after {} calls)", t.method, t.t, t.calls))
+            .map(|t| {
+                format!(
+                    "{} (t={}, estimated from the first {} calls)",
+                    t.method, t.t, t.calls
+                )
+            })
             .collect();
         warnings.push(format!(
-            "{} method(s) throttled (many short calls; counted as aggregates from then on): {}{}",
+            "{} method(s) throttled (many short calls; counted as aggregates from then on, untimed: their later calls' time is estimated from the mean of the first calls): {}{}",
             coverage.throttled.len(),
             list.join(", "),
             if coverage.throttled.len() > 5 {
@@ -683,9 +692,16 @@ pub fn finish(
                 band: Band::of(lv),
                 granularity: per_byte(a.net.sum, a.size.sum),
                 void: None,
+                time_estimated_from: None,
             }
         })
         .collect();
+    let mut methods = methods;
+    for t in &coverage.throttled {
+        if let Some(m) = methods.get_mut(t.method_id as usize) {
+            m.time_estimated_from = Some(t.calls);
+        }
+    }
 
     let seen = b.top.seen;
     let mut list = b.top.into_sorted();

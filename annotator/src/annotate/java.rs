@@ -118,8 +118,9 @@ fn is_primitive(name: &str) -> Option<u64> {
         .filter(|_| name != "void")
 }
 
-/// The message-size expression of a parameter list.
-fn size_expr(mode: Mode, m: &MethodDecl) -> String {
+/// The message-size expression of a parameter list. In better mode a walk is skipped once the
+/// method is throttled (`-1`: the runtime uses the size measured last before the verdict).
+fn size_expr(mode: Mode, m: &MethodDecl, mid: u32) -> String {
     let helper = match mode {
         Mode::Better => "revy.runtime.Rv.size",
         Mode::Faster => "revy.runtime.Rv.sizeFast",
@@ -133,9 +134,12 @@ fn size_expr(mode: Mode, m: &MethodDecl) -> String {
         }
     }
     let mut out = format!("{constant}L");
-    for p in parts {
+    for p in &parts {
         out.push_str(" + ");
-        out.push_str(&p);
+        out.push_str(p);
+    }
+    if mode == Mode::Better && !parts.is_empty() {
+        out = format!("(revy.runtime.Rv.sized({mid}) ? {out} : -1L)");
     }
     out
 }
@@ -236,7 +240,7 @@ impl JavaAnnotator {
                 )
             };
             let start = m.entry.unwrap_or(body.start + 1);
-            let size = size_expr(cx.mode, m);
+            let size = size_expr(cx.mode, m, sm.id);
             out.insertions.push(Insertion::new(
                 start,
                 format!(

@@ -119,6 +119,11 @@ public final class Rv {
         b.end(mid, oid);
     }
 
+    /** Better mode: whether method {@code mid}'s arguments are still measured (not throttled). */
+    public static boolean sized(int mid) {
+        return RvTrace.estimate[mid] == 0L;
+    }
+
     /** Message-size helper, better mode: walks the object graph of {@code o}. */
     public static long size(Object o) {
         return RvSize.better(o);

@@ -47,21 +47,32 @@ final class RvBuf {
     long[] fHidden = new long[32];
     long[] fSize = new long[32];
     boolean[] fRec = new boolean[32];
-    /** Per method id: calls and their total time on this thread (the throttle rule). */
+    /** Untimed calls of throttled methods (their time is estimated). */
+    boolean[] fEst = new boolean[32];
+    /** Per method id: calls, their total time on this thread (the throttle rule), and the total at half-way. */
     private long[] tc = new long[0];
     /** The probe-cost measurement's buffer: never throttles. */
     boolean scratch;
     /** Created at the first unrecorded call. */
     RvAgg agg;
     long lastT;
+    /** Estimated (untimed) calls were counted: the A record's last time is taken when written. */
+    boolean untimed;
 
     /** A call starts: recorded, or (past the limit, throttled, under an unrecorded call) kept. */
     void start(int mid, long oid, long size) {
-        long t = System.nanoTime() - RvTrace.t0;
         int d = depth;
         if (d == fMid.length) {
             growStack();
         }
+        if (RvTable.THROTTLE_CALLS > 0L && RvTrace.estimate[mid] != 0L && !scratch) {
+            startEstimated(d, mid, oid, size);
+            return;
+        }
+        if (size < 0L) {
+            size = 0L; // only when throttling is off in this buffer (the probe measurement)
+        }
+        long t = System.nanoTime() - RvTrace.t0;
         boolean rec = RvTrace.live && (d == 0 || fRec[d - 1]) && !RvTrace.throttled[mid];
         fMid[d] = mid;
         fOid[d] = oid;
@@ -70,6 +81,7 @@ final class RvBuf {
         fHidden[d] = 0L;
         fSize[d] = size;
         fRec[d] = rec;
+        fEst[d] = false;
         depth = d + 1;
         if (rec) {
             if (!RvTrace.mdef[mid]) {
@@ -80,8 +92,12 @@ final class RvBuf {
     }
 
     void end(int mid, long oid) {
-        long t = System.nanoTime() - RvTrace.t0;
         int d = depth - 1;
+        if (d >= 0 && fEst[d] && fMid[d] == mid && fOid[d] == oid) {
+            popEstimated(d);
+            return;
+        }
+        long t = System.nanoTime() - RvTrace.t0;
         if (d >= 0 && fMid[d] == mid && fOid[d] == oid) {
             pop(d, t);
             return;
@@ -102,6 +118,10 @@ final class RvBuf {
     }
 
     private void pop(int d, long t) {
+        if (fEst[d]) {
+            popEstimated(d);
+            return;
+        }
         depth = d;
         int mid = fMid[d];
         long a = Math.max(0L, t - fT[d]);
@@ -122,22 +142,58 @@ final class RvBuf {
             }
         }
         if (RvTable.THROTTLE_CALLS > 0L && !scratch) {
-            count(mid, a, t);
+            count(mid, a, t, fSize[d]);
+        }
+    }
+
+    // A throttled method's later calls are counted exactly (per method and edge) but not timed:
+    // each takes the mean time of the later half of the calls timed before the verdict on the
+    // deciding thread (past the interpreter and JIT warm-up),
+    // or its callees' time when that is more, so its callers' net time stays total - children.
+
+    private void startEstimated(int d, int mid, long oid, long size) {
+        fMid[d] = mid;
+        fOid[d] = oid;
+        fT[d] = 0L;
+        fChild[d] = 0L;
+        fHidden[d] = 0L;
+        fSize[d] = size < 0L ? RvTrace.estimateSize[mid] : size;
+        fRec[d] = false;
+        fEst[d] = true;
+        depth = d + 1;
+    }
+
+    private void popEstimated(int d) {
+        depth = d;
+        fEst[d] = false;
+        long a = Math.max(RvTrace.estimate[fMid[d]] - 1L, fChild[d]);
+        if (d > 0) {
+            fChild[d - 1] += a;
+        }
+        aggs().add(this, d, a);
+        untimed = true;
+        if (d > 0 && fRec[d - 1]) {
+            fHidden[d - 1] += a;
         }
     }
 
     /** TAU's rule: more than THROTTLE_CALLS calls averaging under THROTTLE_NS. */
-    private void count(int mid, long a, long t) {
-        int i = mid * 2;
-        if (i + 2 > tc.length) {
-            long[] g = new long[Math.max(i + 2, tc.length * 2)];
+    private void count(int mid, long a, long t, long size) {
+        int i = mid * 3;
+        if (i + 3 > tc.length) {
+            long[] g = new long[Math.max(i + 3, tc.length * 2)];
             System.arraycopy(tc, 0, g, 0, tc.length);
             tc = g;
         }
         long c = ++tc[i];
         long sum = tc[i + 1] += a;
+        long half = RvTable.THROTTLE_CALLS / 2;
+        if (c == half) {
+            tc[i + 2] = sum;
+        }
         if (c > RvTable.THROTTLE_CALLS && sum < c * RvTable.THROTTLE_NS && !RvTrace.throttled[mid]) {
-            RvTrace.throttle(mid, tid, t, c, sum);
+            // the estimate: the mean of the later half, past the warm-up (interpreter, JIT)
+            RvTrace.throttle(mid, tid, t, c, sum, (sum - tc[i + 2]) / (c - half), size);
         }
     }
 
@@ -158,6 +214,7 @@ final class RvBuf {
         fChild = java.util.Arrays.copyOf(fChild, c);
         fHidden = java.util.Arrays.copyOf(fHidden, c);
         fSize = java.util.Arrays.copyOf(fSize, c);
+        fEst = java.util.Arrays.copyOf(fEst, c);
         fRec = java.util.Arrays.copyOf(fRec, c);
     }
 

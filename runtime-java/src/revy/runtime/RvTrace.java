@@ -28,6 +28,10 @@ final class RvTrace {
     static volatile boolean counting = true;
     /** Methods that stopped producing events (TAU's rule; indexed by method id). */
     static final boolean[] throttled = new boolean[RvClasses.methodCount()];
+    /** Per throttled method: 1 + its mean ns per call at the verdict (0 = not throttled). */
+    static final long[] estimate = new long[RvClasses.methodCount()];
+    /** Per throttled method: the size measured last before the verdict (better mode skips the walk). */
+    static final long[] estimateSize = new long[RvClasses.methodCount()];
     static long t0 = System.nanoTime();
     /** Method ids whose M record is written (indexed by method id). */
     static final boolean[] mdef = new boolean[RvClasses.methodCount()];
@@ -324,12 +328,14 @@ final class RvTrace {
      * X record says which, on which thread's verdict, when, after how many calls of what
      * total time.
      */
-    static void throttle(int mid, long tid, long t, long calls, long total) {
+    static void throttle(int mid, long tid, long t, long calls, long total, long mean, long size) {
         defineMethod(mid);
         synchronized (LOCK) {
             if (throttled[mid]) {
                 return;
             }
+            estimateSize[mid] = size;
+            estimate[mid] = 1L + mean;
             throttled[mid] = true;
             if (state == 1) {
                 RvAgg.Bytes o = new RvAgg.Bytes();
@@ -353,7 +359,9 @@ final class RvTrace {
         }
         try {
             a.defineAll();
-            byte[] r = a.encode(b.tid, b.lastT);
+            // untimed (estimated) calls read no clock: their thread's span reaches the writing
+            long last = b.untimed ? Math.max(b.lastT, System.nanoTime() - t0) : b.lastT;
+            byte[] r = a.encode(b.tid, last);
             synchronized (LOCK) {
                 if (state == 1) {
                     write(r, 0, r.length);

@@ -1672,7 +1672,11 @@ inline void agg_open_frames(const ThreadState& ts, AggTable& out, std::uint64_t 
     for (std::uint32_t d = ts.depth; d-- > 0;) {
         const Frame& f = ts.frames[d];
         std::uint64_t agg = t > f.t ? t - f.t : 0;
-        if (f.rec == kAggregated) {
+        if (f.rec == kEstimated) {  // untimed: its estimate, as at its end
+            std::uint64_t est = estimate_of(f.mid), ch = f.child + above;
+            agg = est && est - 1 > ch ? est - 1 : ch;
+            agg_put(out, ts, d, agg, ch, t);
+        } else if (f.rec == kAggregated) {
             agg_put(out, ts, d, agg, f.child + above, t);
         } else if (f.rec == kRecorded) {
             std::uint64_t hidden = f.hidden + (above_agg ? above : 0);
@@ -1683,7 +1687,7 @@ inline void agg_open_frames(const ThreadState& ts, AggTable& out, std::uint64_t 
             }
         }
         above = agg;
-        above_agg = f.rec == kAggregated;
+        above_agg = f.rec == kAggregated || f.rec == kEstimated;
     }
     out.last_t = t;
 }

@@ -55,7 +55,10 @@ final class RvAgg {
         long above = 0L; // the open callee's time, not yet in the frame's fChild
         boolean aboveAgg = false;
         for (int d = b.depth - 1; d >= 0; d--) {
-            long agg = Math.max(0L, t - b.fT[d]);
+            // An estimated (untimed) frame has no start time: it takes its estimate, as at its end.
+            long agg = b.fEst[d]
+                    ? Math.max(RvTrace.estimate[b.fMid[d]] - 1L, b.fChild[d] + above)
+                    : Math.max(0L, t - b.fT[d]);
             long hidden = b.fRec[d] ? b.fHidden[d] + (aboveAgg ? above : 0L) : 0L;
             if (!b.fRec[d] || hidden != 0L) {
                 if (out == null) {

@@ -28,6 +28,7 @@ print('%d methods, %d calls default (%d recorded, %d aggregated, %d throttled) v
           len(keys), sum(d.values()), cov.get('recorded_calls', 0),
           cov.get('aggregated_calls', 0), len(cov.get('throttled', [])), sum(e.values()),
           len(diff), sum(abs(d.get(k, 0) - e.get(k, 0)) for k in diff)))
+print('whole run: %d methods equal / %d' % (len(keys) - len(diff), len(keys)))
 for k in diff[:10]:
     print('  %s.%s %s: %d vs %d' % (k[0], k[1], k[2], d.get(k, 0), e.get(k, 0)))
 sys.exit(1 if diff else 0)

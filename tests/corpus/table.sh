@@ -1,0 +1,115 @@
+#!/bin/bash
+# One row of README's "Real projects" table for one corpus project and mode: runs the project's
+# suite original vs annotated at default settings (1 GiB max_size, throttling on) through
+# java.sh / cpp.sh (which also check outcomes, traces and restore), analyses the traces with
+# `revy analyze --format json`, and prints the row: test time (wall and CPU) vs original,
+# events recorded, calls (recorded %), trace size, truncated?, methods throttled.
+# With EXACT=1 it then runs the annotated suite again with throttling off and a max_size the
+# run never reaches (every call an event) and checks that every method's call count of the
+# default run equals the exact one (tests/corpus/compare_calls.py): "whole run: N equal / M".
+#
+# Usage: tests/corpus/table.sh PROJECT MODE
+#   PROJECT: a project of java.sh or cpp.sh;  MODE: better | faster
+# Env: SCRATCH (default /tmp/revy-table), REVY, CORPUS as for java.sh / cpp.sh;
+#      MAX_SIZE (default 1GiB), EXACT=1, EXACT_SIZE (default 64GiB),
+#      KEEP=1 keeps the traces (by default each is deleted once analysed: they reach GiBs).
+# Exit 0 when the runs matched the original and (with EXACT=1) every count is equal.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+P=${1:?usage: table.sh PROJECT better|faster}
+MODE=${2:?usage: table.sh PROJECT better|faster}
+REVY=${REVY:-$repo/target/release/revy}
+export REVY
+export SCRATCH=${SCRATCH:-/tmp/revy-table}
+export REVY_SCRATCH=$SCRATCH
+MAX_SIZE=${MAX_SIZE:-1GiB}
+case $P in
+  jsoup | commons-codec | commons-collections4 | junit4) lang=java ;;
+  *) lang=cpp ;;
+esac
+out=$SCRATCH/$P/table-$MODE
+mkdir -p "$out"
+
+# run SIZE EXTRA TAG: the suite annotated; leaves $out/TAG.line (the script's summary),
+# TAG.json (the analysis), TAG.{secs,cpu,osecs,ocpu,check} and returns the script's status.
+run() {
+  local size=$1 extra=$2 tag=$3 status traces
+  if [ $lang = java ]; then
+    MAX_SIZE=$size TRACE_EXTRA=$extra nice -n 5 "$here/java.sh" "$P" "$MODE" > "$out/$tag.line" 2> "$out/$tag.log"
+    status=$?
+    local b=$SCRATCH/$P
+    cat "$b/$MODE/out/test.secs" > "$out/$tag.secs"; cat "$b/$MODE/out/test.cpu" > "$out/$tag.cpu"
+    cat "$b/orig/test.secs" > "$out/$tag.osecs"; cat "$b/orig/test.cpu" > "$out/$tag.ocpu"
+    traces=$(ls "$b/$MODE"/trace.rvt "$b/$MODE"/trace-*.rvt 2> /dev/null)
+    cp "$b/$MODE/trace.check" "$out/$tag.check" 2> /dev/null || : > "$out/$tag.check"
+  else
+    REVY_MAX_SIZE=$size TRACE_EXTRA=$extra nice -n 5 "$here/cpp.sh" "$P" "$MODE" > "$out/$tag.line" 2> "$out/$tag.log"
+    status=$?
+    local b=$SCRATCH/$P
+    sed -nE 's/.*, tests ([0-9.]+)s vs.*/\1/p' "$out/$tag.line" > "$out/$tag.secs"
+    cat "$b/$MODE.test.cpu" > "$out/$tag.cpu"; cat "$b/orig.test.s" > "$out/$tag.osecs"
+    cat "$b/orig.test.cpu" > "$out/$tag.ocpu"
+    traces=$(find "$b/$MODE/.revy/traces" -name '*.rvt' 2> /dev/null | sort)
+    cp "$b/$MODE.traces.txt" "$out/$tag.check" 2> /dev/null || : > "$out/$tag.check"
+  fi
+  cat "$out/$tag.line" >&2
+  if [ -z "$traces" ]; then
+    echo '{}' > "$out/$tag.json"
+    return 1
+  fi
+  du -cb $traces | tail -1 | cut -f1 > "$out/$tag.bytes"
+  # shellcheck disable=SC2086
+  nice -n 5 /usr/bin/time -f "%e s, %M KB" -o "$out/$tag.analyze.time" \
+    "$REVY" analyze --format json $traces > "$out/$tag.json" 2> "$out/$tag.analyze.err" || status=1
+  [ "${KEEP:-0}" = 1 ] || rm -f $traces
+  return $status
+}
+
+# row TAG [EXACT-CELL]: the original's row and the mode's row, from the files of one tag.
+row() {
+  local tag=$1
+  python3 - "$out" "$tag" "$P" "$MODE" "${2:-not run (EXACT=1)}" <<'EOF'
+import json, sys
+out, tag, p, mode, exact = sys.argv[1:]
+r = lambda n: open('%s/%s.%s' % (out, tag, n)).read().strip()
+a = json.load(open('%s/%s.json' % (out, tag)))
+cov = a.get('trace', {}).get('coverage', {})
+calls = sum(m['calls'] for m in a.get('methods', []))
+rec = cov.get('recorded_calls', 0)
+ev = tr = 0
+thr = 0
+for l in open('%s/%s.check' % (out, tag)):
+    for kv in l.split():
+        k, eq, v = kv.partition('=')
+        if not eq: continue
+        if k == 'events': ev += int(v)
+        if k == 'truncated' and v == 'yes': tr += 1
+        if k == 'throttled': thr += int(v)
+secs, cpu, osecs, ocpu = (float(r(n)) for n in ('secs', 'cpu', 'osecs', 'ocpu'))
+x = lambda a, b: '%.1f×' % (a / b) if b > 0 else '?×'
+mb = int(r('bytes')) / 1048576
+print('| %s | original | %.1f s CPU, %.1f s wall | — | — | — | — | — |' % (p, ocpu, osecs))
+print('| %s | %s | %.1f s CPU (%s), %.1f s wall (%s) | %.1f M | %.1f M (%.0f %%) | %.0f MB '
+      '| %s / %d methods | %s |' % (
+          p, mode, cpu, x(cpu, ocpu), secs, x(secs, osecs), ev / 1e6, calls / 1e6,
+          100.0 * rec / calls if calls else 0, mb, 'yes' if tr else 'no', thr, exact))
+EOF
+}
+
+ok=0
+run "$MAX_SIZE" "" default || ok=1
+cell=
+if [ "${EXACT:-0}" = 1 ]; then
+  run "${EXACT_SIZE:-64GiB}" "throttle = false" exact || ok=1
+  echo "exact run: $(cat "$out/exact.line") (analyze $(cat "$out/exact.analyze.time"))"
+  if python3 "$here/compare_calls.py" "$out/default.json" "$out/exact.json" > "$out/compare.txt"; then
+    cell="yes: $(sed -n 's/^whole run: //p' "$out/compare.txt")"
+  else
+    ok=1
+    cell="NO: $(sed -n 's/^whole run: //p' "$out/compare.txt")"
+  fi
+  cat "$out/compare.txt"
+fi
+row default "$cell" | tee "$out/row.txt"
+exit $ok

@@ -105,18 +105,27 @@ for l in open('%s/%s.check' % (out, tag)):
         if k == 'truncated' and v == 'yes': tr += 1
         if k == 'throttled': thr += int(v)
 secs, cpu, osecs, ocpu = (float(r(n)) for n in ('secs', 'cpu', 'osecs', 'ocpu'))
-x = lambda a, b: '%.1f×' % (a / b) if b > 0 else '?×'
+# Times are read to 0.1 s: a suite under that is shown as such, without a ratio.
+x = lambda a, b: ' (%.1f×)' % (a / b) if b > 0 else ''
+t = lambda v: '%.1f s' % v if v > 0 else '< 0.1 s'
+n = lambda v: '%.1f M' % (v / 1e6) if v >= 1e5 else '{:,}'.format(v)
 mb = int(r('bytes')) / 1048576
-print('| %s | original | %.1f s CPU, %.1f s wall | — | — | — | — | — |' % (p, ocpu, osecs))
-print('| %s | %s | %.1f s CPU (%s), %.1f s wall (%s) | %.1f M | %.1f M (%.0f %%) | %.0f MB '
+print('| %s | original | %s CPU, %s wall | — | — | — | — | — |' % (p, t(ocpu), t(osecs)))
+print('| %s | %s | %s CPU%s, %s wall%s | %s | %s (%.0f %%) | %s MB '
       '| %s / %d methods | %s |' % (
-          p, mode, cpu, x(cpu, ocpu), secs, x(secs, osecs), ev / 1e6, calls / 1e6,
-          100.0 * rec / calls if calls else 0, mb, 'yes' if tr else 'no', thr, exact))
+          p, mode, t(cpu), x(cpu, ocpu), t(secs), x(secs, osecs), n(ev), n(calls),
+          100.0 * rec / calls if calls else 0, '%.0f' % mb if mb >= 1 else '%.1f' % mb,
+          'yes' if tr else 'no', thr, exact))
 EOF
 }
 
 ok=0
 run "$MAX_SIZE" "" default || ok=1
+if ! grep -q "^$P $MODE: tests" "$out/default.line"; then
+  echo "$P $MODE: the suite did not run:" >&2
+  tail -5 "$out/default.log" >&2
+  exit 1
+fi
 cell=
 if [ "${EXACT:-0}" = 1 ]; then
   run "${EXACT_SIZE:-64GiB}" "throttle = false" exact || ok=1

@@ -53,6 +53,11 @@ esac
 
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+# cpu_mark FILE: saves this shell's `times` (not in a subshell: it must see the finished
+# children); cpu_secs A B: the children's CPU seconds (user + sys) between two marks.
+cpu_mark() { times > "$1"; }
+cpu_secs() { awk 'FNR == 2 { for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t[FILENAME] += a[1] * 60 + a[2] } }
+  END { printf "%.1f", t[ARGV[2]] - t[ARGV[1]] }' "$1" "$2"; }
 
 # ---- the recipes' exact build and test commands (run in the project's root) ---------------
 build() {
@@ -141,11 +146,12 @@ noise() { (cd "$1" && diff -rq "$src" . 2>&1 | grep -v '^Only in \.' | sed "s#$s
 # ---- the original, once ---------------------------------------------------------------------
 mkdir -p "$SCR"
 orig=$SCR/orig
-if [ ! -f "$SCR/orig.done" ]; then
+if [ ! -f "$SCR/orig.done" ] || [ ! -f "$SCR/orig.test.cpu" ]; then
   rm -rf "$orig" && cp -a "$src" "$orig"
   t0=$(now); (cd "$orig" && build) > "$SCR/orig.build.log" 2>&1 || { echo "$P: original build failed (see $SCR/orig.build.log)" >&2; exit 1; }
-  t1=$(now); (cd "$orig" && run_tests); t2=$(now)
+  t1=$(now); cpu_mark "$SCR/cpu.0"; (cd "$orig" && run_tests); t2=$(now); cpu_mark "$SCR/cpu.1"
   secs "$t0" "$t1" > "$SCR/orig.build.s"; secs "$t1" "$t2" > "$SCR/orig.test.s"
+  cpu_secs "$SCR/cpu.0" "$SCR/cpu.1" > "$SCR/orig.test.cpu"
   cp "$orig/build/outcomes.txt" "$SCR/orig.outcomes"; cp "$orig/build/exit.txt" "$SCR/orig.exit"
   noise "$orig" > "$SCR/orig.noise"
   touch "$SCR/orig.done"
@@ -179,8 +185,9 @@ EOF
 (cd "$work" && "$REVY" annotate --"$MODE") >> "$log" 2>&1
 [ $? -le 1 ] || fail "revy annotate"
 t0=$(now); (cd "$work" && build) >> "$log" 2>&1 || fail "annotated build (compiler errors in $log$( [ -f "$work/build.log" ] && echo " and $work/build.log"))"
-t1=$(now); (cd "$work" && run_tests); t2=$(now)
+t1=$(now); cpu_mark "$SCR/cpu.0"; (cd "$work" && run_tests); t2=$(now); cpu_mark "$SCR/cpu.1"
 bs=$(secs "$t0" "$t1"); ts=$(secs "$t1" "$t2")
+cpu_secs "$SCR/cpu.0" "$SCR/cpu.1" > "$SCR/$MODE.test.cpu"
 status=0
 if ! diff "$SCR/orig.outcomes" "$work/build/outcomes.txt" > "$SCR/$MODE.outcomes.diff"; then
   status=1; echo "outcomes differ: $SCR/$MODE.outcomes.diff" >> "$log"
@@ -217,5 +224,5 @@ counts=$(awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "=");
   END { printf "%d events, %d truncated, %d calls aggregated, %d method verdicts throttled", e, tr, a, th }' \
   "$SCR/$MODE.traces.txt" 2>/dev/null)
 verdict=$([ $status -eq 0 ] && echo ok || echo MISMATCH)
-echo "$P $MODE: tests $(summary "$work/build/outcomes.txt") vs original $(summary "$SCR/orig.outcomes"), build ${bs}s vs $(cat "$SCR/orig.build.s")s, tests ${ts}s vs $(cat "$SCR/orig.test.s")s, trace ${mb} MB in $ntr file(s) (${counts:-?}), restore $([ -s "$SCR/$MODE.restore.diff" ] && echo DIFFERS || echo identical): $verdict"
+echo "$P $MODE: tests $(summary "$work/build/outcomes.txt") vs original $(summary "$SCR/orig.outcomes"), build ${bs}s vs $(cat "$SCR/orig.build.s")s, tests ${ts}s vs $(cat "$SCR/orig.test.s")s (cpu $(cat "$SCR/$MODE.test.cpu")s vs $(cat "$SCR/orig.test.cpu")s), trace ${mb} MB in $ntr file(s) (${counts:-?}), restore $([ -s "$SCR/$MODE.restore.diff" ] && echo DIFFERS || echo identical): $verdict"
 exit $status

@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 
 /// sha256 of the normalised JSON of the synthetic trace below (1,500 instances, 5,183 edges,
 /// 15,000 messages: 9 MB of JSON, too big to keep as a file).
-const SYNTH_SHA256: &str = "d5968939b84f01f20296ceb3194b654e2db1f7028b5c52c7925f6370593e7ea1";
+const SYNTH_SHA256: &str = "bbd453cf7a3b71862497d3025cbde5896396ccc878f9ce70e26041c9db151e4a";
 
 fn fixture(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel)

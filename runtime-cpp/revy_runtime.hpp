@@ -447,6 +447,8 @@ struct AggTable;
 inline void define_aggregated_locked(Global& G, const AggTable& a);
 inline void write_aggregates_locked(Global& G, std::uint64_t tid, const AggTable& a);
 inline void agg_free(AggTable* a);
+inline void write_late_objects_locked(Global& G);
+inline void late_objects_reset();
 inline void write_open_calls_locked(Global& G, const ThreadBuf& b, std::uint64_t t);
 
 // ---- crash handling -----------------------------------------------------------------------
@@ -458,6 +460,7 @@ inline void flush_all_unlocked_for_crash(Global& G) {
                            static_cast<std::uint32_t>(st & 0xffffffffu));
         if (b->agg) write_aggregates_locked(G, b->tid, *b->agg);
     }
+    write_late_objects_locked(G);
 }
 
 #if REVY_POSIX
@@ -813,6 +816,7 @@ inline void fork_child() {
         agg_free(mine->agg);  // the parent's: it writes them
         mine->agg = nullptr;
     }
+    late_objects_reset();
     // Calls open at the fork are the parent's: neither recorded nor aggregated here.
     ThreadState& ts = tls();
     for (std::uint32_t i = 0; i < ts.depth; ++i) ts.frames[i].rec = kInherited;
@@ -911,6 +915,7 @@ inline void finish() {
             }
             write_open_calls_locked(G, *b, t);
         }
+        write_late_objects_locked(G);
         std::uint8_t e[16];
         e[0] = 'E';
         std::size_t n = 1 + put_v(e + 1, G.events);
@@ -1556,12 +1561,9 @@ inline std::uint64_t* obj_class(ObjCounts& o, std::uint32_t cls) {
     return o.k + static_cast<std::size_t>(cls) * kObjK;
 }
 
-// Object `oid` of class `cls` was created (or destroyed) while events are not recorded.
-inline void obj_count(std::uint32_t cls, std::uint64_t oid, std::uint64_t size, bool created) {
-    AggTable* a = agg_of(tls());
-    if (!a) return;
-    define_class(cls);  // the O record names defined classes only (the crash handler can't)
-    std::uint64_t* k = obj_class(a->objs, cls);
+inline void obj_add(ObjCounts& o, std::uint32_t cls, std::uint64_t oid, std::uint64_t size,
+                    bool created) {
+    std::uint64_t* k = obj_class(o, cls);
     if (!k) return;
     if (!created) {
         k[1] += 1;
@@ -1570,9 +1572,39 @@ inline void obj_count(std::uint32_t cls, std::uint64_t oid, std::uint64_t size, 
     k[0] += 1;
     k[2] += size;
     if (size > k[3]) k[3] = size;
-    a->objs.last_cls = cls;
-    a->objs.last_oid = oid;
-    a->objs.last_size = size;
+    o.last_cls = cls;
+    o.last_oid = oid;
+    o.last_size = size;
+}
+
+// What threads count after their exit flush (static destructors run after main's
+// thread_local guard): one table for the process, written by finish() (POD: zero-initialised,
+// no guard). Its tid is the first such thread's.
+struct LateObjs {
+    ObjCounts o;
+    std::uint64_t tid;
+};
+inline LateObjs& late_objects() {
+    static LateObjs l;
+    return l;
+}
+inline void late_objects_reset() {
+    delete[] late_objects().o.k;
+    late_objects() = LateObjs();
+}
+
+// Object `oid` of class `cls` was created (or destroyed) while events are not recorded.
+inline void obj_count(std::uint32_t cls, std::uint64_t oid, std::uint64_t size, bool created) {
+    define_class(cls);  // the O record names defined classes only (the crash handler can't)
+    ThreadState& ts = tls();
+    AggTable* a = ts.dead ? nullptr : agg_of(ts);
+    if (a) return obj_add(a->objs, cls, oid, size, created);
+    Global& G = g();
+    G.lock.lock();
+    LateObjs& l = late_objects();
+    if (!l.tid) l.tid = ts.tid ? ts.tid : this_tid();
+    obj_add(l.o, cls, oid, size, created);
+    G.lock.unlock();
 }
 
 // A derived part's tag makes the creation of `oid` name `cls` with `size` (SubTag::upgrade):
@@ -1611,6 +1643,10 @@ inline void write_objects_locked(Global& G, std::uint64_t tid, const ObjCounts& 
         for (int j = 0; j < kObjK; ++j) r.v(k[j]);
     }
     r.flush();
+}
+
+inline void write_late_objects_locked(Global& G) {
+    write_objects_locked(G, late_objects().tid, late_objects().o);
 }
 
 // The A record of thread `tid` (docs/trace-format.md), then its O record. Entries naming a

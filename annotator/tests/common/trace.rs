@@ -66,6 +66,8 @@ pub struct Trace {
     pub aggregated: u64,
     /// Method ids named by `X` (throttled) records.
     pub throttled: Vec<u64>,
+    /// Objects created and destroyed past `max_size`, per class id (`O` records).
+    pub objects: HashMap<u64, (u64, u64)>,
 }
 
 impl Trace {
@@ -174,6 +176,7 @@ pub fn decode(bytes: &[u8]) -> Trace {
                 skip(&mut r, 3);
             }
             b'A' => aggregates(&mut r, &mut t),
+            b'O' => objects(&mut r, &mut t),
             x => panic!("bad record tag {x:#x} at {}", r.i - 1),
         }
     }
@@ -199,6 +202,21 @@ fn aggregates(r: &mut Rd, t: &mut Trace) {
         skip(r, 8);
     }
     skip(r, 2);
+}
+
+/// `O`: tid, n, n × (class id, created, destroyed, size sum, size max).
+fn objects(r: &mut Rd, t: &mut Trace) {
+    r.v();
+    for _ in 0..r.v() {
+        let c = r.v();
+        assert!(t.classes.contains_key(&c), "O names a class before its C");
+        let (created, destroyed) = (r.v(), r.v());
+        let (size, max) = (r.v(), r.v());
+        assert!(max <= size && (created > 0 || size == 0), "O sizes");
+        let e = t.objects.entry(c).or_default();
+        e.0 += created;
+        e.1 += destroyed;
+    }
 }
 
 fn block(r: &mut Rd, t: &mut Trace) {

@@ -457,6 +457,8 @@ struct AggTable;
 inline void define_aggregated_locked(Global& G, const AggTable& a);
 inline void write_aggregates_locked(Global& G, std::uint64_t tid, const AggTable& a);
 inline void agg_free(AggTable* a);
+inline void write_late_objects_locked(Global& G);
+inline void late_objects_reset();
 inline void write_open_calls_locked(Global& G, const ThreadBuf& b, std::uint64_t t);
 struct FaultTable;
 inline void write_faults_locked(Global& G, std::uint64_t tid, const FaultTable* f);
@@ -471,6 +473,7 @@ inline void flush_all_unlocked_for_crash(Global& G) {
                            static_cast<std::uint32_t>(st & 0xffffffffu));
         if (b->agg) write_aggregates_locked(G, b->tid, *b->agg);
     }
+    write_late_objects_locked(G);
 }
 
 #if REVY_POSIX
@@ -833,6 +836,7 @@ inline void fork_child() {
         fault_free(mine->faults);
         mine->faults = nullptr;
     }
+    late_objects_reset();
     // Calls open at the fork are the parent's: neither recorded nor aggregated here.
     ThreadState& ts = tls();
     for (std::uint32_t i = 0; i < ts.depth; ++i) ts.frames[i].rec = kInherited;
@@ -932,6 +936,7 @@ inline void finish() {
             write_open_calls_locked(G, *b, t);
             write_faults_locked(G, b->tid, b->faults);
         }
+        write_late_objects_locked(G);
         std::uint8_t e[16];
         e[0] = 'E';
         std::size_t n = 1 + put_v(e + 1, G.events);
@@ -1301,6 +1306,16 @@ struct AggEdge {
     std::uint32_t s, r;  // sender mid + 1 (0 = the thread's root), receiver mid + 1 (0 = empty)
 };
 
+// Per class id: objects created and destroyed unrecorded, their size sum and largest size;
+// and the creation counted last (a derived part's tag may re-name it, see obj_rename).
+enum { kObjK = 4 };
+struct ObjCounts {
+    std::uint64_t* k;  // kObjK per class id
+    std::uint32_t len;  // class ids covered
+    std::uint32_t last_cls;
+    std::uint64_t last_oid, last_size;
+};
+
 struct AggTable {
     std::uint64_t* m;  // kAggM per method id
     std::uint32_t m_len;  // method ids covered
@@ -1309,12 +1324,14 @@ struct AggTable {
     std::uint32_t last;  // the slot found last + 1 (a loop repeats one edge: no hashing)
     std::uint64_t folded, dropped, last_t;
     bool untimed;  // estimated calls counted (no clock read): last_t is taken when written
+    ObjCounts objs;  // creations and destructions past max_size (the O record)
 };
 
 inline void agg_free(AggTable* a) {
     if (!a) return;
     delete[] a->m;
     delete[] a->e;
+    delete[] a->objs.k;
     delete a;
 }
 
@@ -1752,8 +1769,117 @@ inline void define_aggregated_locked(Global& G, const AggTable& a) {
     }
 }
 
-// The A record of thread `tid` (docs/trace-format.md). Entries naming a method without an M
-// record are left out (only the crash handler, which cannot define, meets them).
+// ---- objects created and destroyed unrecorded (the O record) ---------------------------
+//
+// Past max_size a creation or destruction is no event: the thread counts it per class
+// (created, destroyed, size sum and largest size, the sizes a Crt would have carried),
+// written as an O record after its A record, so per-class counts cover the whole run.
+
+inline std::uint64_t* obj_class(ObjCounts& o, std::uint32_t cls) {
+    if (cls >= o.len) {
+        std::uint32_t n = cls + 1 > o.len * 2 ? cls + 1 : o.len * 2;
+        std::uint64_t* k = new (std::nothrow) std::uint64_t[static_cast<std::size_t>(n) * kObjK];
+        if (!k) return nullptr;
+        std::memset(k, 0, sizeof(std::uint64_t) * n * kObjK);
+        if (o.k) std::memcpy(k, o.k, sizeof(std::uint64_t) * o.len * kObjK);
+        delete[] o.k;
+        o.k = k;
+        o.len = n;
+    }
+    return o.k + static_cast<std::size_t>(cls) * kObjK;
+}
+
+inline void obj_add(ObjCounts& o, std::uint32_t cls, std::uint64_t oid, std::uint64_t size,
+                    bool created) {
+    std::uint64_t* k = obj_class(o, cls);
+    if (!k) return;
+    if (!created) {
+        k[1] += 1;
+        return;
+    }
+    k[0] += 1;
+    k[2] += size;
+    if (size > k[3]) k[3] = size;
+    o.last_cls = cls;
+    o.last_oid = oid;
+    o.last_size = size;
+}
+
+// What threads count after their exit flush (static destructors run after main's
+// thread_local guard): one table for the process, written by finish() (POD: zero-initialised,
+// no guard). Its tid is the first such thread's.
+struct LateObjs {
+    ObjCounts o;
+    std::uint64_t tid;
+};
+inline LateObjs& late_objects() {
+    static LateObjs l;
+    return l;
+}
+inline void late_objects_reset() {
+    delete[] late_objects().o.k;
+    late_objects() = LateObjs();
+}
+
+// Object `oid` of class `cls` was created (or destroyed) while events are not recorded.
+inline void obj_count(std::uint32_t cls, std::uint64_t oid, std::uint64_t size, bool created) {
+    define_class(cls);  // the O record names defined classes only (the crash handler can't)
+    ThreadState& ts = tls();
+    AggTable* a = ts.dead ? nullptr : agg_of(ts);
+    if (a) return obj_add(a->objs, cls, oid, size, created);
+    Global& G = g();
+    G.lock.lock();
+    LateObjs& l = late_objects();
+    if (!l.tid) l.tid = ts.tid ? ts.tid : this_tid();
+    obj_add(l.o, cls, oid, size, created);
+    G.lock.unlock();
+}
+
+// A derived part's tag makes the creation of `oid` name `cls` with `size` (SubTag::upgrade):
+// the count moves when it was this thread's last one (the base's maximum may stay high).
+inline void obj_rename(std::uint64_t oid, std::uint32_t cls, std::uint64_t size) {
+    ThreadState& ts = tls();
+    AggTable* a = ts.buf ? ts.buf->agg : nullptr;
+    if (!a || a->objs.last_oid != oid || a->objs.last_cls == cls || !a->objs.k) return;
+    std::uint64_t* from = a->objs.k + static_cast<std::size_t>(a->objs.last_cls) * kObjK;
+    if (from[0] == 0) return;
+    from[0] -= 1;
+    from[2] -= from[2] < a->objs.last_size ? from[2] : a->objs.last_size;
+    obj_count(cls, oid, size, true);
+}
+
+inline bool obj_entry(const ObjCounts& o, std::uint32_t cls) {
+    const std::uint64_t* k = o.k + static_cast<std::size_t>(cls) * kObjK;
+    return (k[0] || k[1]) && cls <= config::class_count &&
+           Statics<>::class_defined[cls].load(std::memory_order_acquire) != 0;
+}
+
+// The O record of thread `tid` (docs/trace-format.md); none when nothing was counted. No
+// allocation (the crash handler calls it).
+inline void write_objects_locked(Global& G, std::uint64_t tid, const ObjCounts& o) {
+    std::uint64_t n = 0;
+    for (std::uint32_t i = 0; i < o.len; ++i) n += obj_entry(o, i);
+    if (!n || !writable_locked(G)) return;
+    RecOut r(G);
+    r.b[r.n++] = 'O';
+    r.v(tid);
+    r.v(n);
+    for (std::uint32_t i = 0; i < o.len; ++i) {
+        if (!obj_entry(o, i)) continue;
+        const std::uint64_t* k = o.k + static_cast<std::size_t>(i) * kObjK;
+        r.v(i);
+        for (int j = 0; j < kObjK; ++j) r.v(k[j]);
+    }
+    r.flush();
+}
+
+inline void write_late_objects_locked(Global& G) {
+    write_objects_locked(G, late_objects().tid, late_objects().o);
+}
+
+// The A record of thread `tid` (docs/trace-format.md), then its O record. Entries naming a
+// method without an M record are left out (only the crash handler, which cannot define,
+// meets them).
 inline void write_aggregates_locked(Global& G, std::uint64_t tid, const AggTable& a) {
     if (!writable_locked(G)) return;
     RecOut o(G);
@@ -1791,6 +1917,7 @@ inline void write_aggregates_locked(Global& G, std::uint64_t tid, const AggTable
     o.v(a.folded);
     o.v(a.dropped);
     o.flush();
+    write_objects_locked(G, tid, a.objs);
 }
 
 // The F record of thread `tid` (docs/trace-format.md): per (method, oid), the measured calls
@@ -2090,12 +2217,14 @@ REVY_HOT std::uint64_t new_oid() noexcept {
 }
 
 REVY_HOT void log_crt(std::uint32_t cls, std::uint64_t oid, std::uint64_t size) noexcept {
-    if (!detail::on() || !detail::recording()) return;
+    if (!detail::on()) return;
+    if (!detail::recording()) return detail::obj_count(cls, oid, size, true);
     detail::define_class(cls);
     detail::ev4(detail::kCrt, cls, oid, size, true, detail::now_ns());
 }
 REVY_HOT void log_dst(std::uint32_t cls, std::uint64_t oid) noexcept {
-    if (!detail::on() || !detail::recording()) return;
+    if (!detail::on()) return;
+    if (!detail::recording()) return detail::obj_count(cls, oid, 0, false);
     detail::define_class(cls);
     detail::ev4(detail::kDst, cls, oid, 0, false, detail::now_ns());
 }
@@ -2155,7 +2284,11 @@ struct TagCore {
 namespace detail {
 inline std::uint64_t tag_new(std::uint32_t cls, std::uint64_t size, bool patchable) {
     std::uint64_t oid = new_oid();
-    if (!on() || !recording()) return oid;
+    if (!on()) return oid;
+    if (!recording()) {
+        obj_count(cls, oid, size, true);
+        return oid;
+    }
     define_class(cls);
     if (patchable) crt_patchable(cls, oid, size);
     else ev4(kCrt, cls, oid, size, true, now_ns());
@@ -2205,6 +2338,7 @@ struct SubTag {
     TagCore& core() { return *reinterpret_cast<TagCore*>(reinterpret_cast<char*>(this) + off); }
     void upgrade() {
         TagCore& c = core();
+        if (detail::on() && !detail::recording()) detail::obj_rename(c.oid, Cls, Size);
         if (!detail::on() || !detail::recording() || detail::crt_upgrade(Cls, c.oid, Size, Final))
             c.cls = Cls;
     }

@@ -130,6 +130,10 @@ static JAVA: LangSpec = LangSpec {
             include_str!("../../runtime-java/src/revy/runtime/RvIds.java"),
         ),
         (
+            "RvObjs.java",
+            include_str!("../../runtime-java/src/revy/runtime/RvObjs.java"),
+        ),
+        (
             "RvSize.java",
             include_str!("../../runtime-java/src/revy/runtime/RvSize.java"),
         ),

@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 
 /// sha256 of the normalised JSON of the synthetic trace below (1,500 instances, 5,183 edges,
 /// 15,000 messages: 9 MB of JSON, too big to keep as a file).
-const SYNTH_SHA256: &str = "ec012afec9649c30e15874a8473f74c3f0be7e3ecf814d00766d49aeeb580f0f";
+const SYNTH_SHA256: &str = "baec378c11e9c786c8d40a80c08ea89a3e755e5d242635976fdb73a67fce322e";
 
 fn fixture(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel)

@@ -662,4 +662,13 @@ fn runtime_threads_limits_crashes_and_file_names() {
     assert_eq!(l.end, Some(l.events.len() as u64));
     // Every call is counted: as a start event or in the threads' aggregates.
     assert_eq!(starts(&l) as u64 + l.aggregated, 4 * 20000 * 2 + 2);
+    // And every creation and destruction: as an event or in the `O` records' counts.
+    let count = |t: &Trace, dst: bool| {
+        let n = t.events.iter();
+        n.filter(|(_, _, e)| matches!(e, Ev::Dst { .. }) == dst && e.kind() <= 2)
+            .count() as u64
+    };
+    let (made, gone) = (l.objects.values()).fold((0, 0), |a, x| (a.0 + x.0, a.1 + x.1));
+    assert_eq!(count(&l, false) + made, count(&t, false), "{:?}", l.objects);
+    assert_eq!(count(&l, true) + gone, count(&t, true), "{:?}", l.objects);
 }

@@ -312,6 +312,39 @@ fn fault_records_are_read_and_garbled_ones_are_one_line_errors() {
     one_line_errors(tmp.path(), cases);
 }
 
+/// Objects counted past `max_size` (`O`, `##### aggregate-class`) are input like the rest: a
+/// record naming an undefined class, or a line with a value that is not a number or without
+/// its class, is a one-line error naming the file and position (before, `O` was an unknown
+/// tag: the reading stopped there with a warning, and the text line was ignored).
+#[test]
+fn garbled_object_records_are_one_line_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let head = [rec(b'H', &[], &[b"unit=ns"]), rec(b'C', &[1], &[b"A"])];
+    // A created at 0 on thread 1.
+    let mut block = rec(b'B', &[1, 0, 1, 5], &[]);
+    block.extend([1u8, 1, 5, 8, 0]);
+    // O: tid 1, one entry naming class id 7 (never defined): 3 created, 1 destroyed.
+    let bad_class = rec(b'O', &[1, 1, 7, 3, 1, 24, 8], &[]);
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        (
+            "objs.rvt",
+            compact(&[&head[0], &head[1], &block, &bad_class]),
+            "byte 31: object record names class id 7",
+        ),
+        (
+            "objs.dtf",
+            b"##### revy-trace 1 unit=ns\n<Crt cls=A oid=5 size=8 tid=1 t=0>\n##### aggregate-class tid=1 cls=A created=3 destroyed=x size=24 size_max=8\n".to_vec(),
+            "objs.dtf:3: `aggregate-class` line: destroyed=x is not a number",
+        ),
+        (
+            "objs-nocls.dtf",
+            b"##### revy-trace 1 unit=ns\n##### aggregate-class tid=1 created=3 destroyed=0 size=24 size_max=8\n".to_vec(),
+            "objs-nocls.dtf:2: `aggregate-class` line without cls=",
+        ),
+    ];
+    one_line_errors(tmp.path(), cases);
+}
+
 /// Item 11: `revy analyze … | head -1` panicked on the closed pipe (exit 101).
 #[test]
 fn a_closed_stdout_pipe_is_quiet() {

@@ -155,6 +155,20 @@ def check(path):
                         raise Bad('A record edge to an undefined method')
                     v(), v(), v(), z(), v()
                 v(), v()
+            elif tag == ord('F'):
+                _tid = v()
+                for _ in range(v()):
+                    m = v()
+                    if m not in methods:
+                        raise Bad('F record of undefined method %d' % m)
+                    v(), v(), v()
+            elif tag == ord('O'):
+                _tid = v()
+                for _ in range(v()):
+                    c = v()
+                    if c not in classes:
+                        raise Bad('O record of undefined class %d' % c)
+                    v(), v(), v(), v()
             elif tag == ord('E'):
                 end = v()
             else:

@@ -1,6 +1,7 @@
 //! The runtime's aggregates (`trace::agg`: calls past `max_size` and of throttled methods)
 //! merged with the events, so per-method, per-class, per-instance and per-edge statistics and
-//! the totals cover the whole run. What only events give (the message list, timelines,
+//! the totals cover the whole run (per-class creations, destructions and sizes too:
+//! `class_stats` in `analysis/mod.rs` adds the runtime's per-class object counts). What only events give (the message list, timelines,
 //! what-if, message exports) covers the recorded part; [`Coverage`] says how much that is.
 
 use serde::Serialize;
@@ -33,6 +34,10 @@ pub struct Coverage {
     pub folded_calls: u64,
     /// Aggregated calls counted per method only (the runtime's edge table was full).
     pub unattributed_calls: u64,
+    /// Objects created, and destroyed, without an entry (past `max_size`): in the per-class
+    /// counts, not among the instances.
+    pub unrecorded_creations: u64,
+    pub unrecorded_destructions: u64,
     /// Methods that stopped producing events, first verdict per method.
     pub throttled: Vec<ThrottledMethod>,
 }
@@ -61,7 +66,8 @@ impl Coverage {
     }
     /// "recorded 37 % of calls: 1.2 M of 3.3 M" when anything was aggregated.
     pub fn statement(&self) -> Option<String> {
-        (self.aggregated_calls > 0).then(|| {
+        let objects = self.unrecorded_creations + self.unrecorded_destructions > 0;
+        let calls = (self.aggregated_calls > 0).then(|| {
             format!(
                 "statistics cover the whole run ({} calls); the message list, timelines, what-if and message exports cover the recorded part: {:.0} % of calls, {} of {}",
                 human(self.recorded_calls + self.aggregated_calls),
@@ -69,7 +75,18 @@ impl Coverage {
                 human(self.recorded_calls),
                 human(self.recorded_calls + self.aggregated_calls)
             )
-        })
+        });
+        let objs = objects.then(|| {
+            format!(
+                "per-class creations, destructions and sizes cover the whole run; {} creation(s) and {} destruction(s) past the size limit are counted per class only (no instance, not in instance views)",
+                human(self.unrecorded_creations),
+                human(self.unrecorded_destructions)
+            )
+        });
+        match (calls, objs) {
+            (Some(c), Some(o)) => Some(format!("{c}; {o}")),
+            (c, o) => c.or(o),
+        }
     }
 }
 
@@ -201,6 +218,8 @@ pub fn coverage(aggs: &Aggregates, recorded: u64, names: &Names) -> Coverage {
         aggregated_calls: aggs.calls(),
         folded_calls: aggs.threads.iter().map(|t| t.folded).sum(),
         unattributed_calls: aggs.threads.iter().map(|t| t.dropped).sum(),
+        unrecorded_creations: aggs.objects().0,
+        unrecorded_destructions: aggs.objects().1,
         throttled,
     }
 }

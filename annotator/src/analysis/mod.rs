@@ -215,8 +215,17 @@ pub struct ClassStats {
     /// Average activity level of its instances.
     pub mean_level: f64,
     pub max_level: f64,
-    /// Total size of its instances (creation entries).
+    /// Total size of its instances (creation entries), and of the objects the runtime
+    /// counted without an entry (past `max_size`): the whole run.
     pub total_size: u64,
+    /// Objects created in the whole run: creation entries plus the runtime's counts.
+    pub created: u64,
+    /// Objects destroyed in the whole run (C++; Java logs no destructions).
+    pub destroyed: u64,
+    /// Created and not destroyed by the end of the run (`created − destroyed`, at least 0).
+    pub live: u64,
+    /// The largest object size logged or counted (`None`: no size known).
+    pub max_size: Option<u64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -660,7 +669,7 @@ pub fn finish(
     for t in &walker.threads {
         sums.add_active(t.root, t.span().saturating_sub(t.total));
     }
-    let classes = class_stats(&walker.instances, &sums, names, total);
+    let classes = class_stats(&walker.instances, &sums, names, total, &status.aggregates);
     let instances = Instances::new(
         std::mem::take(&mut walker.instances),
         sums,
@@ -783,12 +792,31 @@ pub fn finish(
     a
 }
 
-/// Per class: sums and averages over its instances (roots have no class).
+fn class_row(c: &str) -> ClassStats {
+    ClassStats {
+        class: c.to_string(),
+        instances: 0,
+        messages: 0,
+        active_time: 0,
+        mean_active_time: 0.0,
+        mean_level: 0.0,
+        max_level: 0.0,
+        total_size: 0,
+        created: 0,
+        destroyed: 0,
+        live: 0,
+        max_size: None,
+    }
+}
+
+/// Per class: sums and averages over its instances (roots have no class), with the objects
+/// the runtime counted without creation or destruction entries (`aggs.classes`).
 fn class_stats(
     insts: &[Instance],
     sums: &InstSums,
     names: &crate::trace::Names,
     total: u64,
+    aggs: &crate::trace::agg::Aggregates,
 ) -> Vec<ClassStats> {
     let mut classes: BTreeMap<&str, ClassStats> = BTreeMap::new();
     for (id, i) in insts.iter().enumerate() {
@@ -796,28 +824,34 @@ fn class_stats(
             continue;
         }
         let c = names.class(i.class);
-        let e = classes.entry(c).or_insert_with(|| ClassStats {
-            class: c.to_string(),
-            instances: 0,
-            messages: 0,
-            active_time: 0,
-            mean_active_time: 0.0,
-            mean_level: 0.0,
-            max_level: 0.0,
-            total_size: 0,
-        });
+        let e = classes.entry(c).or_insert_with(|| class_row(c));
         let active = sums.active(id as u32);
         e.instances += 1;
         e.messages += sums.received(id as u32);
         e.active_time += active;
         e.max_level = e.max_level.max(level(active, total));
         e.total_size += i.size().unwrap_or(0);
+        e.max_size = e.max_size.max(i.size());
+        e.created += i.logged_created() as u64;
+        e.destroyed += i.destroyed().is_some() as u64;
+    }
+    for x in &aggs.classes {
+        let c = names.class(x.class);
+        let e = classes.entry(c).or_insert_with(|| class_row(c));
+        e.created += x.created;
+        e.destroyed += x.destroyed;
+        e.total_size += x.size;
+        if x.created > 0 {
+            e.max_size = e.max_size.max(Some(x.size_max));
+        }
     }
     classes
         .into_values()
         .map(|mut c| {
-            c.mean_active_time = c.active_time as f64 / c.instances as f64;
-            c.mean_level = level(c.active_time, total) / c.instances as f64;
+            let n = c.instances.max(1) as f64;
+            c.mean_active_time = c.active_time as f64 / n;
+            c.mean_level = level(c.active_time, total) / n;
+            c.live = c.created.saturating_sub(c.destroyed);
             c
         })
         .collect()

@@ -172,9 +172,10 @@ pub fn text(a: &Analysis, top: usize) -> String {
     for c in cls.iter().take(top) {
         let _ = writeln!(
             s,
-            "  {:<40} {:>6} instances  mean {} max {}",
+            "  {:<40} {:>6} instances {:>8} created  mean {} max {}",
             c.class,
             c.instances,
+            c.created,
             pct(c.mean_level),
             pct(c.max_level)
         );

@@ -29,7 +29,8 @@ pub struct Instance {
     destroyed: u64,
     pub class: u32,
     pub kind: InstKind,
-    /// Which of size, created, destroyed are known (bits 0, 1, 2).
+    /// Which of size, created, destroyed are known (bits 0, 1, 2); bit 3: a creation entry
+    /// was read (with or without a time).
     has: u8,
 }
 
@@ -80,7 +81,12 @@ impl Instance {
             self.has |= 1;
         }
     }
+    /// A creation entry was read for it (`created()` needs its time too).
+    pub fn logged_created(&self) -> bool {
+        self.has & 8 != 0
+    }
     fn set_created(&mut self, t: Option<u64>) {
+        self.has |= 8;
         if let Some(t) = t {
             self.created = t;
             self.has |= 2;

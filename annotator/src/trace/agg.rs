@@ -1,7 +1,8 @@
 //! What the runtimes count instead of recording (docs/trace-format.md, "Aggregates"): calls
 //! past `max_size` and calls of throttled methods, per thread, per method and per
-//! sender→receiver edge, plus the moments methods were throttled. Read from the compact `A`
-//! and `X` records and the text form's `##### aggregate…` / `##### throttled` lines.
+//! sender→receiver edge, plus the moments methods were throttled, and objects created and
+//! destroyed past `max_size`, per class. Read from the compact `A`, `X` and `O` records and
+//! the text form's `##### aggregate…` / `##### throttled` lines.
 
 use std::fmt::Write as _;
 
@@ -55,6 +56,18 @@ pub struct EdgeAgg {
     pub size: u64,
 }
 
+/// Per thread and class: objects created and destroyed while events were not recorded (past
+/// `max_size`), with the sum and the largest of their sizes (as a `Crt` event would give).
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
+pub struct ClassAgg {
+    pub tid: u64,
+    pub class: u32,
+    pub created: u64,
+    pub destroyed: u64,
+    pub size: u64,
+    pub size_max: u64,
+}
+
 /// A method that stopped producing events on a thread's verdict at time `t`.
 #[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
 pub struct Throttled {
@@ -86,11 +99,19 @@ pub struct Aggregates {
     /// Page faults of measured calls (not unrecorded calls: they ride here as the other
     /// per-thread footers do).
     pub faults: Vec<FaultAgg>,
+    /// Unrecorded creations and destructions (absent from older traces).
+    pub classes: Vec<ClassAgg>,
 }
 
 impl Aggregates {
     pub fn is_empty(&self) -> bool {
-        self.threads.is_empty() && self.throttled.is_empty()
+        self.threads.is_empty() && self.throttled.is_empty() && self.classes.is_empty()
+    }
+    /// Objects created, and destroyed, without a `Crt` / `Dst` event.
+    pub fn objects(&self) -> (u64, u64) {
+        self.classes
+            .iter()
+            .fold((0, 0), |(c, d), x| (c + x.created, d + x.destroyed))
     }
     /// Calls counted here instead of as events.
     pub fn calls(&self) -> u64 {
@@ -138,6 +159,11 @@ impl Aggregates {
             oid: oid(f.oid),
             ..*f
         }));
+        self.classes.extend(other.classes.iter().map(|x| ClassAgg {
+            tid: id(x.tid),
+            class: class(x.class),
+            ..*x
+        }));
     }
 }
 
@@ -180,6 +206,18 @@ pub fn text_lines(a: &Aggregates, names: &Names) -> String {
             "##### aggregate-method tid={} {} calls={} agg={} net={} size={} agg_min={} agg_max={} net_min={} net_max={} size_min={} size_max={}",
             x.tid, m(x.method), x.calls, x.agg, x.net, x.size, x.agg_min, x.agg_max,
             x.net_min, x.net_max, x.size_min, x.size_max
+        );
+    }
+    for x in &a.classes {
+        let _ = writeln!(
+            out,
+            "##### aggregate-class tid={} cls={} created={} destroyed={} size={} size_max={}",
+            x.tid,
+            super::text::value(names.class(x.class)),
+            x.created,
+            x.destroyed,
+            x.size,
+            x.size_max
         );
     }
     for e in &a.edges {
@@ -227,7 +265,12 @@ pub fn parse_text(
 ) -> Result<bool, String> {
     if !matches!(
         kind,
-        "throttled" | "aggregate" | "aggregate-method" | "aggregate-edge" | "faults"
+        "throttled"
+            | "aggregate"
+            | "aggregate-method"
+            | "aggregate-edge"
+            | "faults"
+            | "aggregate-class"
     ) {
         return Ok(false);
     }
@@ -281,6 +324,17 @@ pub fn parse_text(
             folded: num("folded").unwrap_or(0),
             dropped: num("dropped").unwrap_or(0),
         }),
+        "aggregate-class" => {
+            let c = get("cls").ok_or("`aggregate-class` line without cls=")?;
+            a.classes.push(ClassAgg {
+                tid,
+                class: names.intern_class(c.as_bytes()),
+                created: num("created")?,
+                destroyed: num("destroyed")?,
+                size: num("size")?,
+                size_max: num("size_max")?,
+            });
+        }
         "aggregate-method" => a.methods.push(MethodAgg {
             tid,
             method: method(names)?,

@@ -241,6 +241,7 @@ impl<R: Read> CompactReader<R> {
             }
             b'T' => self.status.truncated_at_size = Some(self.var()?),
             b'A' => self.aggregate()?,
+            b'O' => self.objects()?,
             b'X' => {
                 let tid = self.var()?;
                 let method = self.method_id()?;
@@ -360,6 +361,31 @@ impl<R: Read> CompactReader<R> {
                 faults: self.var()?,
             };
             self.status.aggregates.faults.push(f);
+        }
+        Ok(())
+    }
+
+    /// An `O` record: one thread's creations and destructions past `max_size`, per class.
+    /// Entries are pushed as they are read (a crafted count allocates nothing ahead).
+    fn objects(&mut self) -> std::result::Result<(), Fail> {
+        let tid = self.var()?;
+        let n = self.var()?;
+        for _ in 0..n {
+            let id = self.var()?;
+            let class = self.classes.get(id).ok_or_else(|| {
+                Fail::Invalid(format!(
+                    "object record names class id {id}, which no C record defines (a damaged trace)"
+                ))
+            })?;
+            let x = super::agg::ClassAgg {
+                tid,
+                class,
+                created: self.var()?,
+                destroyed: self.var()?,
+                size: self.var()?,
+                size_max: self.var()?,
+            };
+            self.status.aggregates.classes.push(x);
         }
         Ok(())
     }

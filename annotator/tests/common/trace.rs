@@ -68,6 +68,8 @@ pub struct Trace {
     pub throttled: Vec<u64>,
     /// `F` records' entries: (tid, method id, oid, calls measured, faults).
     pub faults: Vec<(u64, u64, u64, u64, u64)>,
+    /// Objects created and destroyed past `max_size`, per class id (`O` records).
+    pub objects: HashMap<u64, (u64, u64)>,
 }
 
 impl Trace {
@@ -177,6 +179,7 @@ pub fn decode(bytes: &[u8]) -> Trace {
             }
             b'A' => aggregates(&mut r, &mut t),
             b'F' => faults(&mut r, &mut t),
+            b'O' => objects(&mut r, &mut t),
             x => panic!("bad record tag {x:#x} at {}", r.i - 1),
         }
     }
@@ -212,6 +215,21 @@ fn faults(r: &mut Rd, t: &mut Trace) {
         let (oid, calls, faults) = (r.v(), r.v(), r.v());
         assert!(calls > 0, "an F entry without a measured call");
         t.faults.push((tid, m, oid, calls, faults));
+    }
+}
+
+/// `O`: tid, n, n × (class id, created, destroyed, size sum, size max).
+fn objects(r: &mut Rd, t: &mut Trace) {
+    r.v();
+    for _ in 0..r.v() {
+        let c = r.v();
+        assert!(t.classes.contains_key(&c), "O names a class before its C");
+        let (created, destroyed) = (r.v(), r.v());
+        let (size, max) = (r.v(), r.v());
+        assert!(max <= size && (created > 0 || size == 0), "O sizes");
+        let e = t.objects.entry(c).or_default();
+        e.0 += created;
+        e.1 += destroyed;
     }
 }
 

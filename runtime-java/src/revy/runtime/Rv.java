@@ -28,6 +28,8 @@ public final class Rv {
             } catch (Throwable t) {
                 RvTrace.problem("cannot log a creation", t);
             }
+        } else if (RvTrace.counting) {
+            RvObjs.created(o, cid);
         }
         return oid;
     }
@@ -65,6 +67,8 @@ public final class Rv {
             } catch (Throwable t) {
                 RvTrace.problem("cannot log a creation", t);
             }
+        } else if (isNew[0] != 0L && RvTrace.counting) {
+            RvObjs.created(o, 0);
         }
         return oid;
     }
@@ -86,7 +90,8 @@ public final class Rv {
             return o;
         }
         long oid = RvTrace.newOid();
-        if (RvClasses.setFieldOids(o, oid) && RvTrace.live) {
+        boolean own = RvClasses.setFieldOids(o, oid);
+        if (own && RvTrace.live) {
             try {
                 int id = RvClasses.idOf(o.getClass(), 0);
                 RvBuf b = RvBuf.TL.get();
@@ -97,6 +102,8 @@ public final class Rv {
             } catch (Throwable t) {
                 RvTrace.problem("cannot log a clone's creation", t);
             }
+        } else if (own && RvTrace.counting) {
+            RvObjs.created(o, 0);
         }
         return o;
     }

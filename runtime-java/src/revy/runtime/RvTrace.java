@@ -395,6 +395,17 @@ final class RvTrace {
         }
     }
 
+    /** Writes every thread's O record (objects created past max_size). Caller holds LOCK. */
+    private static void writeObjects() {
+        try {
+            for (byte[] r : RvObjs.encodeAll()) {
+                write(r, 0, r.length);
+            }
+        } catch (Throwable e) {
+            problem("cannot write the objects created past max_size", e);
+        }
+    }
+
     /** Moves dead threads' buffers from the registry to {@code dead}. Caller holds LOCK. */
     private static void reapDead(ArrayList<RvBuf> dead) {
         for (Iterator<RvBuf> it = BUFS.iterator(); it.hasNext();) {
@@ -431,6 +442,7 @@ final class RvTrace {
                 if (exiting) {
                     live = false;
                     counting = false;
+                    writeObjects();
                     int p = 0;
                     byte[] h = SCRATCH;
                     h[p++] = 'E';

@@ -1400,18 +1400,25 @@ inline AggTable* agg_of(ThreadState& ts) {
     return ts.buf->agg;
 }
 
-inline std::uint64_t* agg_method(AggTable& a, std::uint32_t mid) {
-    if (mid >= a.m_len) {
-        std::uint32_t n = mid + 1 > a.m_len * 2 ? mid + 1 : a.m_len * 2;
-        std::uint64_t* m = new (std::nothrow) std::uint64_t[static_cast<std::size_t>(n) * kAggM];
-        if (!m) return nullptr;
-        std::memset(m, 0, sizeof(std::uint64_t) * n * kAggM);
-        if (a.m) std::memcpy(m, a.m, sizeof(std::uint64_t) * a.m_len * kAggM);
-        delete[] a.m;
-        a.m = m;
-        a.m_len = n;
+// Row `i` of a zeroed table of `width` counters per row, grown (at least doubled) to hold
+// it; null when memory runs out.
+inline std::uint64_t* counter_row(std::uint64_t*& rows, std::uint32_t& len, std::uint32_t i,
+                                  std::size_t width) {
+    if (i >= len) {
+        std::uint32_t n = i + 1 > len * 2 ? i + 1 : len * 2;
+        std::uint64_t* r = new (std::nothrow) std::uint64_t[n * width];
+        if (!r) return nullptr;
+        std::memset(r, 0, sizeof(std::uint64_t) * n * width);
+        if (rows) std::memcpy(r, rows, sizeof(std::uint64_t) * len * width);
+        delete[] rows;
+        rows = r;
+        len = n;
     }
-    return a.m + static_cast<std::size_t>(mid) * kAggM;
+    return rows + i * width;
+}
+
+inline std::uint64_t* agg_method(AggTable& a, std::uint32_t mid) {
+    return counter_row(a.m, a.m_len, mid, kAggM);
 }
 
 inline bool ctor_stash(const ThreadState& ts, const AggTable& a, std::uint32_t d, std::uint32_t r,
@@ -1776,17 +1783,7 @@ inline void define_aggregated_locked(Global& G, const AggTable& a) {
 // written as an O record after its A record, so per-class counts cover the whole run.
 
 inline std::uint64_t* obj_class(ObjCounts& o, std::uint32_t cls) {
-    if (cls >= o.len) {
-        std::uint32_t n = cls + 1 > o.len * 2 ? cls + 1 : o.len * 2;
-        std::uint64_t* k = new (std::nothrow) std::uint64_t[static_cast<std::size_t>(n) * kObjK];
-        if (!k) return nullptr;
-        std::memset(k, 0, sizeof(std::uint64_t) * n * kObjK);
-        if (o.k) std::memcpy(k, o.k, sizeof(std::uint64_t) * o.len * kObjK);
-        delete[] o.k;
-        o.k = k;
-        o.len = n;
-    }
-    return o.k + static_cast<std::size_t>(cls) * kObjK;
+    return counter_row(o.k, o.len, cls, kObjK);
 }
 
 inline void obj_add(ObjCounts& o, std::uint32_t cls, std::uint64_t oid, std::uint64_t size,

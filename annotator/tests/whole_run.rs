@@ -391,22 +391,12 @@ fn whole_run(lang: &Lang, name: &str) {
     let warnings = a["trace"]["warnings"].to_string();
     assert!(warnings.contains("cover the recorded part"), "{warnings}");
     // The truncated-then-aggregated trace prints as text, and the text reads back the same.
-    let text = ok(
-        &revy_in(tmp.path(), &["trace", "print", rvt.to_str().unwrap()]),
-        "revy trace print",
+    let back = via_text(
+        tmp.path(),
+        &rvt,
+        &["##### aggregate-method ", "##### aggregate-edge "],
+        name,
     );
-    assert!(text.contains("##### aggregate-method "), "{name}");
-    assert!(text.contains("##### aggregate-edge "), "{name}");
-    let dtf = tmp.path().join("t.dtf");
-    std::fs::write(&dtf, &text).unwrap();
-    let back = ok(
-        &revy_in(
-            tmp.path(),
-            &["analyze", dtf.to_str().unwrap(), "--format", "json"],
-        ),
-        "revy analyze (text form)",
-    );
-    let back: Value = serde_json::from_str(&back).unwrap();
     check_counts(&c, &back, &format!("{name}, text form"));
 
     // 2. Throttling forced low: methods with over 100 calls averaging under 1 ms stop
@@ -894,21 +884,8 @@ fn objects_past_max_size(lang: &Lang, name: &str) {
     let warnings = a["trace"]["warnings"].to_string();
     assert!(warnings.contains("per-class creations"), "{warnings}");
     // The counts print as text and read back the same.
-    let text = ok(
-        &revy_in(tmp.path(), &["trace", "print", rvt.to_str().unwrap()]),
-        "revy trace print",
-    );
-    assert!(text.contains("##### aggregate-class "), "{name}");
-    let dtf = tmp.path().join("objs.dtf");
-    std::fs::write(&dtf, &text).unwrap();
-    let back = ok(
-        &revy_in(
-            tmp.path(),
-            &["analyze", dtf.to_str().unwrap(), "--format", "json"],
-        ),
-        "revy analyze (text form)",
-    );
-    check(&serde_json::from_str(&back).unwrap(), "text");
+    let back = via_text(tmp.path(), &rvt, &["##### aggregate-class "], name);
+    check(&back, "text");
 }
 
 #[test]
@@ -931,4 +908,23 @@ fn cpp_creations_and_destructions_past_max_size_are_counted() {
         },
         "cpp",
     );
+}
+
+/// `revy trace print` of `rvt` (which must show each of `lines`), written as `t.dtf` in `dir`
+/// and analysed again: the text form must carry what the compact one does.
+fn via_text(dir: &Path, rvt: &Path, lines: &[&str], name: &str) -> Value {
+    let text = ok(
+        &revy_in(dir, &["trace", "print", rvt.to_str().unwrap()]),
+        "revy trace print",
+    );
+    for l in lines {
+        assert!(text.contains(l), "{name}: no {l:?} line");
+    }
+    let dtf = dir.join("t.dtf");
+    std::fs::write(&dtf, &text).unwrap();
+    let back = ok(
+        &revy_in(dir, &["analyze", dtf.to_str().unwrap(), "--format", "json"]),
+        "revy analyze (text form)",
+    );
+    serde_json::from_str(&back).unwrap()
 }

@@ -1582,12 +1582,18 @@ REVY_HOT bool start_estimated(ThreadState& ts, std::uint32_t mid, std::uint64_t 
     return true;
 }
 
+// An estimated call's time: the method's estimate, at least its callees' time `child`.
+inline std::uint64_t estimated_time(std::uint32_t mid, std::uint64_t child) {
+    std::uint64_t est = estimate_of(mid);
+    est = est ? est - 1 : 0;
+    return child > est ? child : est;
+}
+
 // Frame `d` (estimated) ends: its time is the estimate, at least its callees' time.
 inline void pop_estimated(ThreadState& ts, std::uint32_t d) {
     ts.depth = d;
     const Frame& f = ts.frames[d];
-    std::uint64_t est = estimate_of(f.mid) - 1;
-    std::uint64_t agg = f.child > est ? f.child : est;
+    std::uint64_t agg = estimated_time(f.mid, f.child);
     if (d) ts.frames[d - 1].child += agg;
     agg_add(ts, d, agg, 0);
     if (ts.buf && ts.buf->agg) ts.buf->agg->untimed = true;
@@ -1697,9 +1703,8 @@ inline void agg_open_frames(const ThreadState& ts, AggTable& out, std::uint64_t 
         const Frame& f = ts.frames[d];
         std::uint64_t agg = t > f.t ? t - f.t : 0;
         if (f.rec == kEstimated) {  // untimed: its estimate, as at its end
-            std::uint64_t est = estimate_of(f.mid), ch = f.child + above;
-            agg = est && est - 1 > ch ? est - 1 : ch;
-            agg_put(out, ts, d, agg, ch, t);
+            agg = estimated_time(f.mid, f.child + above);
+            agg_put(out, ts, d, agg, f.child + above, t);
         } else if (f.rec == kAggregated) {
             agg_put(out, ts, d, agg, f.child + above, t);
         } else if (f.rec == kRecorded) {

@@ -57,7 +57,7 @@ final class RvAgg {
         for (int d = b.depth - 1; d >= 0; d--) {
             // An estimated (untimed) frame has no start time: it takes its estimate, as at its end.
             long agg = b.fEst[d]
-                    ? Math.max(RvTrace.estimate[b.fMid[d]] - 1L, b.fChild[d] + above)
+                    ? RvBuf.estimatedTime(b.fMid[d], b.fChild[d] + above)
                     : Math.max(0L, t - b.fT[d]);
             long hidden = b.fRec[d] ? b.fHidden[d] + (aboveAgg ? above : 0L) : 0L;
             if (!b.fRec[d] || hidden != 0L) {

@@ -163,10 +163,15 @@ final class RvBuf {
         depth = d + 1;
     }
 
+    /** An estimated call's time: the method's estimate, at least its callees' time. */
+    static long estimatedTime(int mid, long child) {
+        return Math.max(RvTrace.estimate[mid] - 1L, child);
+    }
+
     private void popEstimated(int d) {
         depth = d;
         fEst[d] = false;
-        long a = Math.max(RvTrace.estimate[fMid[d]] - 1L, fChild[d]);
+        long a = estimatedTime(fMid[d], fChild[d]);
         if (d > 0) {
             fChild[d - 1] += a;
         }

@@ -1124,3 +1124,39 @@ fn report_dense_edge_click_and_every_thread_lane() {
     b.screenshot("timeline-all-threads.png");
     b.assert_no_errors();
 }
+
+/// A throttled method's times past its first timed calls are estimates (issue 13): the
+/// methods table says how many calls were timed, and its title says some times are estimated;
+/// a method that was never throttled shows all its calls as timed.
+#[test]
+fn report_marks_estimated_method_times() {
+    let Some(mut b) = browser() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("throttled.html");
+    report_of(&repo().join("tests/fixtures/traces/throttled.dtf"), &out);
+    b.open(&out);
+    b.wait_for("document.querySelector('#table-methods tbody tr') !== null");
+    let cells = b.eval(
+        r#"(() => {
+      const t = document.getElementById('table-methods');
+      const heads = [...t.querySelectorAll('thead th')].map(th => th.textContent.trim());
+      const col = heads.findIndex(h => h.startsWith('timed calls'));
+      const rows = {};
+      for (const tr of t.querySelectorAll('tbody tr')) {
+        const td = tr.querySelectorAll('td');
+        if (td.length > col) rows[td[0].textContent] = td[col].textContent;
+      }
+      return { col, rows, title: t.closest('.tablewrap').previousElementSibling.textContent };
+    })()"#,
+    );
+    assert!(cells["col"].as_i64().unwrap() > 0, "{cells}");
+    assert_eq!(
+        cells["rows"]["bench.Counter.add"],
+        json!("2 (rest estimated)"),
+        "{cells}"
+    );
+    assert_eq!(cells["rows"]["bench.Counter.get"], json!("1"), "{cells}");
+    let title = cells["title"].as_str().unwrap();
+    assert!(title.contains("1 throttled"), "{title}");
+    b.assert_no_errors();
+}

@@ -164,6 +164,12 @@ pub fn text(a: &Analysis, top: usize) -> String {
             m.aggregate_time.total,
             pct(m.level)
         );
+        if let Some(n) = m.time_estimated_from {
+            let _ = writeln!(
+                s,
+                "    (throttled: times past its first {n} timed calls are estimated)"
+            );
+        }
     }
 
     let _ = writeln!(s, "\nClasses by average activity");

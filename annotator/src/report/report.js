@@ -1206,6 +1206,12 @@
 
   // ---------- statistics tables (sorted by time by default) ----------
   const ROWS = 1000;
+  // Says when some methods' times are partly estimated (throttled, counted untimed).
+  function estimatedNote() {
+    const n = D.methods.filter((m) => m.calls > 0 && m.time_estimated_from !== undefined).length;
+    return n ? n + ' throttled: their times past the first timed calls are estimated (see "timed calls")' : '';
+  }
+
   function table(id, title, cols, rows, note, sortKey) {
     const wrap = $('tables');
     wrap.appendChild(el('h3', null, title + (note ? ' — ' + note : '')));
@@ -1285,6 +1291,9 @@
       { key: 'method', label: 'method', get: (m) => m.class + '.' + m.method },
       { key: 'signature', label: 'signature', get: (m) => m.signature },
       { key: 'calls', label: 'calls', num: true, get: (m) => m.calls },
+      // A throttled method's later calls were counted untimed: its times are estimated from
+      // this many timed calls (the analysis's time_estimated_from).
+      { key: 'timed', label: 'timed calls', num: true, get: (m) => m.time_estimated_from === undefined ? m.calls : m.time_estimated_from, fmt: (v, m) => m.time_estimated_from === undefined ? num(v) : num(v) + ' (rest estimated)' },
       { key: 'total', label: 'net time', num: true, get: (m) => m.net_time.total, fmt: TM },
       { key: 'level', label: 'share of total', num: true, get: (m) => m.level, fmt: P },
       { key: 'mean', label: 'mean per call', num: true, get: (m) => m.net_time.mean, fmt: TM },
@@ -1294,7 +1303,7 @@
       { key: 'aggregate', label: 'aggregate time', num: true, get: (m) => m.aggregate_time.total, fmt: TM },
       { key: 'size', label: 'mean size (B)', num: true, get: (m) => m.size.mean },
       { key: 'cyclic', label: 'cyclic', num: true, get: (m) => m.cyclic },
-    ], D.methods.filter((m) => m.calls > 0), '', 'total');
+    ], D.methods.filter((m) => m.calls > 0), estimatedNote(), 'total');
     table('edges', 'Messages per sender → receiver', [
       { key: 'sender', label: 'sender', get: (e) => label(e.sender) },
       { key: 'receiver', label: 'receiver', get: (e) => label(e.receiver) },

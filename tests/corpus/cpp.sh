@@ -221,7 +221,7 @@ mb=$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1048576 }')
 counts=$(awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "=");
     if (kv[1] == "events") e += kv[2]; if (kv[1] == "aggregated") a += kv[2];
     if (kv[1] == "throttled") th += kv[2]; if ($i == "truncated=yes") tr++ } }
-  END { printf "%d events, %d truncated, %d calls aggregated, %d method verdicts throttled", e, tr, a, th }' \
+  END { printf "%.0f events, %d truncated, %.0f calls aggregated, %d method verdicts throttled", e, tr, a, th }' \
   "$SCR/$MODE.traces.txt" 2>/dev/null)
 verdict=$([ $status -eq 0 ] && echo ok || echo MISMATCH)
 echo "$P $MODE: tests $(summary "$work/build/outcomes.txt") vs original $(summary "$SCR/orig.outcomes"), build ${bs}s vs $(cat "$SCR/orig.build.s")s, tests ${ts}s vs $(cat "$SCR/orig.test.s")s (cpu $(cat "$SCR/$MODE.test.cpu")s vs $(cat "$SCR/orig.test.cpu")s), trace ${mb} MB in $ntr file(s) (${counts:-?}), restore $([ -s "$SCR/$MODE.restore.diff" ] && echo DIFFERS || echo identical): $verdict"

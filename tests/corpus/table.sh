@@ -14,7 +14,9 @@
 #      MAX_SIZE (default 1GiB), EXACT=1, EXACT_SIZE (default 64GiB), CONTROL=1 (with EXACT=1: a
 #      second exact run; methods whose counts differ between the two exact runs are the suite's
 #      own variation, e.g. random test data, and are set apart by compare_calls.py),
-#      KEEP=1 keeps the traces (by default each is deleted once analysed: they reach GiBs).
+#      KEEP=1 keeps the traces (by default each is deleted once analysed: they reach GiBs),
+#      REUSE=1 takes the default run from an earlier table.sh of the same SCRATCH, PROJECT and
+#      MODE (e.g. to add EXACT=1 to a row without running the default suite again).
 # Exit 0 when the runs matched the original and (with EXACT=1) every count is equal.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -120,7 +122,15 @@ EOF
 }
 
 ok=0
-run "$MAX_SIZE" "" default || ok=1
+if [ "${REUSE:-0}" = 1 ] && [ -s "$out/default.json" ] && [ -s "$out/default.status" ]; then
+  echo "$P $MODE: reusing the default run in $out (REUSE=1)" >&2
+  [ "$(cat "$out/default.status")" = 0 ] || ok=1
+else
+  run "$MAX_SIZE" "" default
+  st=$?
+  echo $st > "$out/default.status"
+  [ $st = 0 ] || ok=1
+fi
 if ! grep -q "^$P $MODE: tests" "$out/default.line"; then
   echo "$P $MODE: the suite did not run:" >&2
   tail -5 "$out/default.log" >&2

@@ -65,7 +65,7 @@ final class RvBuf {
         if (d == fMid.length) {
             growStack();
         }
-        if (RvTable.THROTTLE_CALLS > 0L && RvTrace.estimate[mid] != 0L && !scratch) {
+        if (RvTable.THROTTLE_CALLS > 0L && RvTrace.estimate.get(mid) != 0L && !scratch) {
             startEstimated(d, mid, oid, size);
             return;
         }
@@ -165,7 +165,7 @@ final class RvBuf {
 
     /** An estimated call's time: the method's estimate, at least its callees' time. */
     static long estimatedTime(int mid, long child) {
-        return Math.max(RvTrace.estimate[mid] - 1L, child);
+        return Math.max(RvTrace.estimate.get(mid) - 1L, child);
     }
 
     private void popEstimated(int d) {

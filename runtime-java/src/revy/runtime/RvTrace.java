@@ -12,6 +12,7 @@ import java.util.Date;
 import java.util.Iterator;
 import java.util.TimeZone;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /** The trace file: opened lazily, written under one lock, closed by a shutdown hook. */
 final class RvTrace {
@@ -28,8 +29,12 @@ final class RvTrace {
     static volatile boolean counting = true;
     /** Methods that stopped producing events (TAU's rule; indexed by method id). */
     static final boolean[] throttled = new boolean[RvClasses.methodCount()];
-    /** Per throttled method: 1 + its mean ns per call at the verdict (0 = not throttled). */
-    static final long[] estimate = new long[RvClasses.methodCount()];
+    /**
+     * Per throttled method: 1 + its mean ns per call at the verdict (0 = not throttled). Set once
+     * under LOCK and read by every thread without it: the atomic array's volatile write, after
+     * {@link #estimateSize}'s, publishes both (a plain load on x86, where the hot path reads it).
+     */
+    static final AtomicLongArray estimate = new AtomicLongArray(RvClasses.methodCount());
     /** Per throttled method: the size measured last before the verdict (better mode skips the walk). */
     static final long[] estimateSize = new long[RvClasses.methodCount()];
     static long t0 = System.nanoTime();
@@ -335,7 +340,7 @@ final class RvTrace {
                 return;
             }
             estimateSize[mid] = size;
-            estimate[mid] = 1L + mean;
+            estimate.set(mid, 1L + mean);
             throttled[mid] = true;
             if (state == 1) {
                 RvAgg.Bytes o = new RvAgg.Bytes();

@@ -168,10 +168,8 @@ impl Builder {
             let (s, r) = (e.sender, e.receiver);
             let cyclic = if s == r { e.calls } else { 0 };
             let net = e.net.max(0) as u64;
-            self.inst.messages(s, r, e.calls, net, e.size);
             self.edges.messages(s, r, e.calls, e.agg, net, e.size);
             if e.net < 0 {
-                self.inst.sub_active(r, e.net.unsigned_abs());
                 self.edges.sub_net(s, r, e.net.unsigned_abs());
             }
             self.total = add_signed(self.total, e.net);
@@ -273,6 +271,8 @@ mod tests {
         };
         b.add_aggregates(&Aggregates::default(), &[fix]);
         b.flush();
-        assert_eq!(b.inst.active(1), 60);
+        let edges = super::super::table::Edges::new(std::mem::take(&mut b.edges), 1);
+        let (sums, _) = edges.per_instance(2);
+        assert_eq!(sums.active(1), 60);
     }
 }

@@ -327,7 +327,6 @@ struct MethodAcc {
 
 /// The analysis sink: accumulates per instance, edge and method.
 pub struct Builder {
-    inst: InstSums,
     edges: EdgeSums,
     methods: Vec<MethodAcc>,
     top: TopMessages,
@@ -337,7 +336,7 @@ pub struct Builder {
     probe: u64,
     /// Calls the runtime aggregated instead of recording.
     aggregated_calls: u64,
-    /// Messages not yet in `inst` and `edges`: (sender, receiver, aggregate, net, size).
+    /// Messages not yet in `edges`: (sender, receiver, aggregate, net, size).
     pending: Vec<(u32, u32, u64, u64, u64)>,
 }
 
@@ -347,7 +346,6 @@ const BATCH: usize = 32;
 impl Builder {
     pub fn new(opts: &Options) -> Self {
         Builder {
-            inst: InstSums::default(),
             edges: EdgeSums::default(),
             methods: Vec::new(),
             top: TopMessages::new(opts.detail_cap),
@@ -361,10 +359,8 @@ impl Builder {
     /// Adds the pending messages to the instance and edge sums, their cells asked for first.
     fn flush(&mut self) {
         let p = &self.pending;
-        self.inst.touch(p.iter().flat_map(|m| [m.0, m.1]));
         self.edges.touch(p.iter().map(|m| (m.0, m.1)));
         for &(s, r, agg, net, size) in &self.pending {
-            self.inst.message(s, r, net, size);
             self.edges.message(s, r, agg, net, size);
         }
         self.pending.clear();
@@ -661,11 +657,9 @@ pub fn finish(
     }
 
     // Edges are sorted in place (their lookup table dropped first); sorted they give the
-    // neighbour counts. Instance and edge rows are built only when read or serialised.
+    // instance sums and neighbour counts. Instance and edge rows are built only when read or serialised.
     let edges = Edges::new(std::mem::take(&mut b.edges), total);
-    let n = walker.instances.len();
-    let neighbours = edges.neighbours(n);
-    let mut sums = std::mem::take(&mut b.inst);
+    let (mut sums, neighbours) = edges.per_instance(walker.instances.len());
     for t in &walker.threads {
         sums.add_active(t.root, t.span().saturating_sub(t.total));
     }

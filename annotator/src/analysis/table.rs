@@ -99,21 +99,9 @@ impl InstSums {
         }
         &mut self.acc[i]
     }
-    /// Asks for the cells of these instances ahead of use (see [`EdgeSums::touch`]).
-    pub fn touch(&self, ids: impl Iterator<Item = u32>) {
-        for i in ids {
-            prefetch(&self.acc, i as usize);
-        }
-    }
-    /// A message from `s` to `r` with this net time and size.
+    /// `n` messages from `s` to `r` with these summed net times and sizes.
     #[inline]
-    pub fn message(&mut self, s: u32, r: u32, net: u64, size: u64) {
-        self.messages(s, r, 1, net, size);
-    }
-    /// `n` messages from `s` to `r` with these summed net times and sizes (a merged
-    /// aggregate; the walk adds one at a time).
-    #[inline]
-    pub fn messages(&mut self, s: u32, r: u32, n: u64, net: u64, size: u64) {
+    fn messages(&mut self, s: u32, r: u32, n: u64, net: u64, size: u64) {
         self.at(s.max(r));
         let w = &mut self.wide;
         let ra = &mut self.acc[r as usize];
@@ -130,13 +118,6 @@ impl InstSums {
         let a = self.at(i);
         let mut lo = a.active;
         self.wide.add(i, ACTIVE, &mut lo, t);
-        self.acc[i as usize].active = lo;
-    }
-    /// Takes `t` off an instance's active time (a runtime's correction of a recorded call
-    /// whose callees it counted instead).
-    pub fn sub_active(&mut self, i: u32, t: u64) {
-        let mut lo = self.at(i).active;
-        self.wide.sub(i, ACTIVE, &mut lo, t);
         self.acc[i as usize].active = lo;
     }
     pub fn received(&self, i: u32) -> u64 {
@@ -299,6 +280,79 @@ impl EdgeSums {
     }
 }
 
+/// Sorts rows by (sender, receiver), in place: in two rounds into buckets by the sender's
+/// bits, high bits first (each round moves each row once; its writes go to one of at most
+/// 1024 places at a time, so they stay in cache, and the second round works within a
+/// bucket that fits in the cache), then each last bucket — a few senders — by comparison.
+/// A comparison sort of millions of rows at once spends its time on cache misses.
+fn sort_rows(rows: &mut [EdgeRow]) {
+    const BITS: u32 = 10;
+    const MASK: u32 = (1 << BITS) - 1;
+    let key = |e: &EdgeRow| (e.sender, e.receiver);
+    let Some(max) = rows.iter().map(|e| e.sender).max() else {
+        return;
+    };
+    let high = (32 - max.leading_zeros()).saturating_sub(BITS);
+    if rows.len() < 1 << 14 || high == 0 {
+        rows.sort_unstable_by_key(key);
+        return;
+    }
+    let low = high.saturating_sub(BITS);
+    let mut ends = vec![0; (1 << BITS) + 1];
+    let mut inner = vec![0; (1 << BITS) + 1];
+    let mut next = vec![0; 1 << BITS];
+    buckets(rows, |e| (e.sender >> high) as usize, &mut ends, &mut next);
+    for b in 0..1 << BITS {
+        let part = &mut rows[ends[b]..ends[b + 1]];
+        if part.len() < 64 {
+            part.sort_unstable_by_key(key);
+            continue;
+        }
+        buckets(
+            part,
+            |e| (e.sender >> low & MASK) as usize,
+            &mut inner,
+            &mut next,
+        );
+        for c in 0..1 << BITS {
+            part[inner[c]..inner[c + 1]].sort_unstable_by_key(key);
+        }
+    }
+}
+
+/// Moves each row to its bucket's part of `rows` (American flag sort); `ends[b]..ends[b + 1]`
+/// is then bucket `b`'s part. `next` is scratch of one place per bucket.
+fn buckets(
+    rows: &mut [EdgeRow],
+    bucket: impl Fn(&EdgeRow) -> usize,
+    ends: &mut [usize],
+    next: &mut [usize],
+) {
+    let n = next.len();
+    ends.fill(0);
+    for e in rows.iter() {
+        ends[bucket(e) + 1] += 1;
+    }
+    for b in 0..n {
+        ends[b + 1] += ends[b];
+    }
+    next.copy_from_slice(&ends[..n]);
+    for b in 0..n {
+        while next[b] < ends[b + 1] {
+            let mut x = rows[next[b]];
+            let mut xb = bucket(&x);
+            // Follow each displaced row to its bucket's next free place.
+            while xb != b {
+                std::mem::swap(&mut x, &mut rows[next[xb]]);
+                next[xb] += 1;
+                xb = bucket(&x);
+            }
+            rows[next[b]] = x;
+            next[b] += 1;
+        }
+    }
+}
+
 /// The edges of an analysis, sorted by (sender, receiver); rows are built on demand.
 #[derive(Debug, Clone, Default)]
 pub struct Edges {
@@ -317,7 +371,7 @@ impl Edges {
             ..
         } = sums;
         drop(slots);
-        rows.sort_unstable_by_key(|e| (e.sender, e.receiver));
+        sort_rows(&mut rows);
         Edges { rows, wide, total }
     }
     pub fn len(&self) -> usize {
@@ -325,6 +379,17 @@ impl Edges {
     }
     pub fn is_empty(&self) -> bool {
         self.rows.is_empty()
+    }
+    /// Calls, aggregate, net time and bytes of a row, past 32 bits included.
+    fn sums(&self, e: &EdgeRow) -> (u64, u64, u64, u64) {
+        let k = (e.sender, e.receiver);
+        let w = &self.wide;
+        (
+            w.get(k, 0, e.calls),
+            w.get(k, 1, e.agg),
+            w.get(k, 2, e.net),
+            w.get(k, 3, e.bytes),
+        )
     }
     fn stats(&self, e: &EdgeRow) -> EdgeStats {
         let (s, r) = (e.sender, e.receiver);
@@ -349,8 +414,12 @@ impl Edges {
     pub fn get(&self, i: usize) -> Option<EdgeStats> {
         self.rows.get(i).map(|e| self.stats(e))
     }
-    /// Distinct neighbours per instance over undirected pairs (itself excluded).
-    pub fn neighbours(&self, n: usize) -> Vec<u32> {
+    /// Per instance, from its edges: the sums of the messages it received and sent (an
+    /// instance's sums are the sums of its edges, so the walk keeps only the edges — one
+    /// random cell per message instead of three — and this pass builds the rest once), and
+    /// its distinct neighbours over undirected pairs (itself excluded). Rows are read in
+    /// order; the receivers' cells are asked for a batch ahead, their misses overlapping.
+    pub fn per_instance(&self, n: usize) -> (InstSums, Vec<u32>) {
         // Rows of each sender: first[s]..first[s + 1].
         let mut first = vec![0u32; n + 1];
         for e in &self.rows {
@@ -365,16 +434,34 @@ impl Edges {
                 .binary_search_by_key(&r, |e| e.receiver)
                 .is_ok()
         };
+        let mut sums = InstSums {
+            acc: vec![InstAcc::default(); n],
+            wide: Wide::default(),
+        };
         let mut out = vec![0u32; n];
-        // A pair sent both ways is counted at its lower-sender edge only.
-        for e in &self.rows {
-            let (s, r) = (e.sender, e.receiver);
-            if s != r && (s < r || !has(r, s)) {
-                out[s as usize] += 1;
-                out[r as usize] += 1;
+        for batch in self.rows.chunks(32) {
+            for e in batch {
+                prefetch(&sums.acc, e.receiver as usize);
+                prefetch(&out, e.receiver as usize);
+                if e.sender > e.receiver {
+                    prefetch(&first, e.receiver as usize);
+                }
+            }
+            for e in batch.iter().filter(|e| e.sender > e.receiver) {
+                prefetch(&self.rows, first[e.receiver as usize] as usize);
+            }
+            for e in batch {
+                let (calls, _, net, bytes) = self.sums(e);
+                let (s, r) = (e.sender, e.receiver);
+                sums.messages(s, r, calls, net, bytes);
+                // A pair sent both ways is counted at its lower-sender edge only.
+                if s != r && (s < r || !has(r, s)) {
+                    out[s as usize] += 1;
+                    out[r as usize] += 1;
+                }
             }
         }
-        out
+        (sums, out)
     }
 }
 
@@ -566,12 +653,12 @@ mod tests {
         let mut e = EdgeSums::default();
         let big = 3_000_000_000u64;
         for _ in 0..5 {
-            s.message(0, 1, big, 7);
+            s.messages(0, 1, 1, big, 7);
             e.message(0, 1, big + 1, big, u32::MAX as u64);
         }
         s.acc[1].received = u32::MAX - 1;
-        s.message(0, 1, 1, 0);
-        s.message(0, 1, 1, 0);
+        s.messages(0, 1, 1, 1, 0);
+        s.messages(0, 1, 1, 1, 0);
         s.add_active(1, big);
         assert_eq!(s.active(1), 6 * big + 2);
         assert_eq!(s.received(1), u32::MAX as u64 + 1);
@@ -629,5 +716,66 @@ mod tests {
         let rows: Vec<_> = edges.iter().map(|r| (r.sender, r.receiver)).collect();
         assert!(rows.windows(2).all(|w| w[0] < w[1]));
         assert_eq!(edges.iter().map(|r| r.calls).sum::<u64>(), 10_000);
+    }
+
+    /// Many edges from senders across a wide id range take the bucket rounds of
+    /// `sort_rows`; the order and every sum must match a plain sort, and the per-instance
+    /// sums and neighbour counts a direct count.
+    #[test]
+    fn large_edge_sets_sort_and_sum_like_a_direct_count() {
+        let mut e = EdgeSums::default();
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let n = 300_000u32;
+        let mut direct: FxHashMap<(u32, u32), (u64, u64, u64)> = FxHashMap::default();
+        for _ in 0..120_000 {
+            let v = next();
+            // A few busy senders, many with one or two receivers, some pairs both ways.
+            let s = if v % 10 == 0 {
+                (v >> 8) as u32 % 4
+            } else {
+                (v >> 8) as u32 % n
+            };
+            let r = if v % 7 == 0 { s } else { (v >> 32) as u32 % n };
+            let (s, r) = if v % 5 == 0 { (r, s) } else { (s, r) };
+            let (net, size) = (v % 1000, v % 64);
+            e.message(s, r, 2 * net, net, size);
+            let d = direct.entry((s, r)).or_default();
+            *d = (d.0 + 1, d.1 + net, d.2 + size);
+        }
+        let edges = Edges::new(e, 1);
+        let rows: Vec<_> = edges.iter().map(|r| (r.sender, r.receiver)).collect();
+        let mut want: Vec<_> = direct.keys().copied().collect();
+        want.sort_unstable();
+        assert_eq!(rows, want);
+        let (sums, neighbours) = edges.per_instance(n as usize);
+        let mut received = vec![0u64; n as usize];
+        let mut active = vec![0u64; n as usize];
+        let mut sent = vec![0u64; n as usize];
+        let mut pairs = rustc_hash::FxHashSet::default();
+        for (&(s, r), &(calls, net, _)) in &direct {
+            received[r as usize] += calls;
+            active[r as usize] += net;
+            sent[s as usize] += calls;
+            if s != r {
+                pairs.insert((s.min(r), s.max(r)));
+            }
+        }
+        let mut neigh = vec![0u32; n as usize];
+        for (a, b) in pairs {
+            neigh[a as usize] += 1;
+            neigh[b as usize] += 1;
+        }
+        for i in 0..n {
+            assert_eq!(sums.received(i), received[i as usize], "received {i}");
+            assert_eq!(sums.active(i), active[i as usize], "active {i}");
+            assert_eq!(sums.get(i, SENT, |a| a.sent), sent[i as usize], "sent {i}");
+        }
+        assert_eq!(neighbours, neigh);
     }
 }

@@ -27,6 +27,15 @@ pub(crate) fn prefetch<T>(v: &[T], i: usize) {
     }
 }
 
+/// `n` copies of `v`, written out: a `vec![0; n]` comes from `calloc`, whose untouched
+/// pages fault twice when a cell is read before it is written (the shared zero page, then
+/// a private copy) — a large table of counters would pay every page fault twice.
+fn filled<T: Clone>(n: usize, v: T) -> Vec<T> {
+    let mut x = Vec::with_capacity(n);
+    x.resize(n, v);
+    x
+}
+
 /// Adds `x` to the 32-bit cell `lo`; returns the carry above 32 bits (usually 0).
 #[inline]
 fn add(lo: &mut u32, x: u64) -> u64 {
@@ -225,7 +234,10 @@ impl EdgeSums {
     /// Doubles the table (from 1024 slots) and re-places every row.
     fn grow(&mut self) {
         let n = (self.slots.len() * 2).max(1024);
-        self.slots = vec![0; n];
+        // Cleared and refilled rather than replaced: the old table's pages are reused
+        // (`realloc` remaps them) and each page faults once, on the write.
+        self.slots.clear();
+        self.slots.resize(n, 0);
         self.low = u32::try_from(n - 1).unwrap_or(u32::MAX);
         for i in 0..self.rows.len() {
             let e = self.rows[i];
@@ -421,7 +433,7 @@ impl Edges {
     /// order; the receivers' cells are asked for a batch ahead, their misses overlapping.
     pub fn per_instance(&self, n: usize) -> (InstSums, Vec<u32>) {
         // Rows of each sender: first[s]..first[s + 1].
-        let mut first = vec![0u32; n + 1];
+        let mut first = filled(n + 1, 0u32);
         for e in &self.rows {
             first[e.sender as usize + 1] += 1;
         }
@@ -438,7 +450,7 @@ impl Edges {
             acc: vec![InstAcc::default(); n],
             wide: Wide::default(),
         };
-        let mut out = vec![0u32; n];
+        let mut out = filled(n, 0u32);
         for batch in self.rows.chunks(32) {
             for e in batch {
                 prefetch(&sums.acc, e.receiver as usize);

@@ -1551,6 +1551,10 @@ inline void count_call(ThreadState& ts, std::uint32_t mid, std::uint64_t agg, st
     }
 }
 
+// A test's hook, called once a growth has freed the old array (nothing in real builds).
+#ifndef REVY_TEST_FRAMES_GREW
+#define REVY_TEST_FRAMES_GREW(old_cap) ((void)0)
+#endif
 inline bool grow_frames(ThreadState& ts);
 
 // ---- throttled calls: counted without reading the clock -----------------------------------
@@ -1600,15 +1604,24 @@ inline void pop_estimated(ThreadState& ts, std::uint32_t d) {
     if (d && ts.frames[d - 1].rec == kRecorded) ts.frames[d - 1].hidden += agg;
 }
 
+// Doubles the thread's shadow stack. The exit flush may be walking this stack from another
+// thread (a thread still running at exit), under the global lock: the new array is put in
+// place under that lock, and the old one freed only after, so the walk reads a live array
+// whose capacity matches the one it reads.
 inline bool grow_frames(ThreadState& ts) {
     if (ts.dead) return false;
     std::uint32_t cap = ts.cap ? ts.cap * 2 : 32;
     Frame* f = new (std::nothrow) Frame[cap];
     if (!f) return false;
-    if (ts.frames) std::memcpy(static_cast<void*>(f), ts.frames, sizeof(Frame) * ts.depth);
-    delete[] ts.frames;
+    Frame* old = ts.frames;
+    if (old) std::memcpy(static_cast<void*>(f), old, sizeof(Frame) * ts.depth);
+    Global& G = g();
+    G.lock.lock();
     ts.frames = f;
     ts.cap = cap;
+    G.lock.unlock();
+    delete[] old;
+    REVY_TEST_FRAMES_GREW(cap / 2);
     return true;
 }
 
@@ -1693,13 +1706,16 @@ REVY_HOT void end(std::uint32_t mid, std::uint64_t oid) {
 // recorded one gets the net correction for its unrecorded callees. Counted into a table of
 // their own, written as a second A record (the analysis adds A records up): the shadow stack
 // is only read, and the thread's own table is left to it. A thread still running while
-// another exits may change its stack under this read (a miscounted open call; a stack
-// growing at that instant frees the array read here): the price of counting calls open in
-// threads that are blocked, which is the common case at exit.
+// another exits may change its frames under this read (a miscounted open call; its array is
+// swapped only under the lock held here, see `grow_frames`): the price of counting calls
+// open in threads that are blocked, which is the common case at exit.
 inline void agg_open_frames(const ThreadState& ts, AggTable& out, std::uint64_t t) {
     std::uint64_t above = 0;  // time of the open callee, not yet in the frame's `child`
     bool above_agg = false;
-    for (std::uint32_t d = ts.depth; d-- > 0;) {
+    // The array and its capacity change only under the lock held here; the depth is the
+    // owner's to change at any time, so it is bounded by the capacity.
+    std::uint32_t depth = ts.depth < ts.cap ? ts.depth : ts.cap;
+    for (std::uint32_t d = depth; d-- > 0;) {
         const Frame& f = ts.frames[d];
         std::uint64_t agg = t > f.t ? t - f.t : 0;
         if (f.rec == kEstimated) {  // untimed: its estimate, as at its end

@@ -263,6 +263,55 @@ fn cpp_exit_without_end_marker_is_warned() {
     );
 }
 
+/// A thread still running when another exits: the exit flush walks its shadow stack. Its
+/// frame array used to be freed while it grew (`grow_frames`), with nothing to stop the
+/// walk from reading it — a crash at exit (SIGSEGV: a large array is unmapped). The test
+/// program's hook stops the worker right after the old array is released by a growth, and
+/// the main thread exits then: the walk must read a live array.
+#[test]
+fn cpp_exit_walk_survives_a_growing_stack() {
+    let program = r#"#include <atomic>
+#include <unistd.h>
+static std::atomic<int> grown(0);
+// Called by the runtime once a growth has released the old array: the worker stops here.
+#define REVY_TEST_FRAMES_GREW(old_cap) \
+    do { \
+        if ((old_cap) >= (1u << 18)) { \
+            grown.store(1); \
+            for (;;) ::pause(); \
+        } \
+    } while (0)
+#include "revy_runtime.hpp"
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+int main() {
+    std::thread([] {
+        for (;;) revy::log_start(1, 0, 4);
+    }).detach();
+    while (!grown.load()) ::usleep(1000);
+    std::printf("exiting\n");
+    std::fflush(stdout);
+    std::exit(0);
+}
+"#;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    build_one_method(&dir, "grow", 1 << 30, program);
+    let r = sh(&dir, "./t", &[("REVY_TRACE", "g.rvt")]);
+    assert!(
+        r.status.success(),
+        "{:?}: {}{}",
+        r.status,
+        text(&r.stdout),
+        text(&r.stderr)
+    );
+    assert_eq!(text(&r.stdout), "exiting\n");
+    let s = read(&dir.join("g.rvt"));
+    assert!(s.clean, "{s:?}");
+    assert_eq!((s.starts, s.ends), (1 << 18, 0), "{s:?}");
+}
+
 // ---- Java --------------------------------------------------------------------------------
 
 fn have_java() -> bool {

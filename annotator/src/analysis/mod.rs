@@ -803,6 +803,18 @@ fn class_row(c: &str) -> ClassStats {
     }
 }
 
+/// Adds the sums of `b` (same class name) to `a`.
+fn merge_class_rows(a: &mut ClassStats, b: &ClassStats) {
+    a.instances += b.instances;
+    a.messages += b.messages;
+    a.active_time += b.active_time;
+    a.max_level = a.max_level.max(b.max_level);
+    a.total_size += b.total_size;
+    a.max_size = a.max_size.max(b.max_size);
+    a.created += b.created;
+    a.destroyed += b.destroyed;
+}
+
 /// Per class: sums and averages over its instances (roots have no class), with the objects
 /// the runtime counted without creation or destruction entries (`aggs.classes`).
 fn class_stats(
@@ -812,13 +824,19 @@ fn class_stats(
     total: u64,
     aggs: &crate::trace::agg::Aggregates,
 ) -> Vec<ClassStats> {
-    let mut classes: BTreeMap<&str, ClassStats> = BTreeMap::new();
+    // Summed per class id first (no name lookup per instance: there can be millions), then
+    // by name (ids of one name, e.g. across the processes of a trace set, add up).
+    let mut by_id: Vec<Option<ClassStats>> = vec![None; names.classes.len()];
+    let mut other: BTreeMap<&str, ClassStats> = BTreeMap::new();
     for (id, i) in insts.iter().enumerate() {
         if i.kind == InstKind::Root {
             continue;
         }
-        let c = names.class(i.class);
-        let e = classes.entry(c).or_insert_with(|| class_row(c));
+        let c = || names.class(i.class);
+        let e = match by_id.get_mut(i.class as usize) {
+            Some(slot) => slot.get_or_insert_with(|| class_row(c())),
+            None => other.entry(c()).or_insert_with(|| class_row(c())),
+        };
         let active = sums.active(id as u32);
         e.instances += 1;
         e.messages += sums.received(id as u32);
@@ -828,6 +846,17 @@ fn class_stats(
         e.max_size = e.max_size.max(i.size());
         e.created += i.logged_created() as u64;
         e.destroyed += i.destroyed().is_some() as u64;
+    }
+    let mut classes = other;
+    for (id, row) in by_id.into_iter().enumerate() {
+        let Some(row) = row else { continue };
+        let c = names.class(id as u32);
+        match classes.get_mut(c) {
+            Some(e) => merge_class_rows(e, &row),
+            None => {
+                classes.insert(c, row);
+            }
+        }
     }
     for x in &aggs.classes {
         let c = names.class(x.class);

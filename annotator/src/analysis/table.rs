@@ -758,9 +758,17 @@ mod tests {
             let r = if v % 7 == 0 { s } else { (v >> 32) as u32 % n };
             let (s, r) = if v % 5 == 0 { (r, s) } else { (s, r) };
             let (net, size) = (v % 1000, v % 64);
-            e.message(s, r, 2 * net, net, size);
-            let d = direct.entry((s, r)).or_default();
-            *d = (d.0 + 1, d.1 + net, d.2 + size);
+            // Every third pair is also sent the other way (counted once as neighbours).
+            let pairs: &[(u32, u32)] = if v % 3 == 0 {
+                &[(s, r), (r, s)]
+            } else {
+                &[(s, r)]
+            };
+            for &(s, r) in pairs {
+                e.message(s, r, 2 * net, net, size);
+                let d = direct.entry((s, r)).or_default();
+                *d = (d.0 + 1, d.1 + net, d.2 + size);
+            }
         }
         let edges = Edges::new(e, 1);
         let rows: Vec<_> = edges.iter().map(|r| (r.sender, r.receiver)).collect();

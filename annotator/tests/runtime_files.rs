@@ -467,3 +467,45 @@ fn java_small_limit_and_halt() {
         text(&a.stdout)
     );
 }
+
+/// A thread still running at exit: the exit flush reads its shadow stack without a lock, and
+/// may see the stack's depth already past arrays it reads from before their growth (the
+/// owner grows eight arrays, then raises the depth; another thread may see these writes in
+/// any order). That view used to throw out of the walk: the thread's open calls were lost
+/// with a "cannot write" message. A harness in the runtime's package gives the walk such a
+/// view — three open calls, then a depth beyond the arrays — and the walk must count what
+/// the arrays hold.
+#[test]
+fn java_exit_walk_bounds_a_stale_depth() {
+    if !have_java() {
+        eprintln!("skipped: no javac");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = java_program(&tmp.path().join("j"), 1 << 30);
+    let harness = r#"package revy.runtime;
+public final class StaleDepth {
+    public static void main(String[] a) {
+        RvBuf b = new RvBuf(Thread.currentThread());
+        b.scratch = false;
+        RvTrace.live = false; // past the size limit: the open calls are unrecorded
+        for (int i = 0; i < 3; i++) {
+            b.start(1, 7L, 4L);
+        }
+        b.depth = b.fMid.length + 5;
+        RvAgg g = RvAgg.open(b, 1000000L);
+        System.out.println(g == null ? "none" : "counted " + g.calls(1));
+    }
+}
+"#;
+    std::fs::write(dir.join("src/revy/runtime/StaleDepth.java"), harness).unwrap();
+    let b = sh(
+        &dir,
+        "javac -nowarn -encoding UTF-8 -cp build -d build src/revy/runtime/StaleDepth.java",
+        &[],
+    );
+    assert!(b.status.success(), "{}", text(&b.stderr));
+    let r = sh(&dir, "java -cp build revy.runtime.StaleDepth", &[]);
+    assert!(r.status.success(), "{}{}", text(&r.stdout), text(&r.stderr));
+    assert_eq!(text(&r.stdout).trim(), "counted 3");
+}

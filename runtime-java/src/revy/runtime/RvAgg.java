@@ -38,6 +38,12 @@ final class RvAgg {
     /** The slot found last (a loop repeats one edge: no hashing), -1 when none. */
     private int last = -1;
 
+    /** Calls of method {@code mid} counted here. */
+    long calls(int mid) {
+        int i = mid * M;
+        return i + M <= m.length ? m[i] : 0L;
+    }
+
     /** The call in frame {@code d} of {@code b} ended after {@code agg} ns, unrecorded. */
     void add(RvBuf b, int d, long agg) {
         put(b, d, agg, b.fChild[d]);
@@ -54,7 +60,7 @@ final class RvAgg {
         RvAgg out = null;
         long above = 0L; // the open callee's time, not yet in the frame's fChild
         boolean aboveAgg = false;
-        for (int d = b.depth - 1; d >= 0; d--) {
+        for (int d = openDepth(b) - 1; d >= 0; d--) {
             // An estimated (untimed) frame has no start time: it takes its estimate, as at its end.
             long agg = b.fEst[d]
                     ? RvBuf.estimatedTime(b.fMid[d], b.fChild[d] + above)
@@ -74,6 +80,20 @@ final class RvAgg {
             aboveAgg = !b.fRec[d];
         }
         return out;
+    }
+
+    /**
+     * b's depth, at most the length of its frame arrays: read from another thread (one still
+     * running at exit), the depth may already count frames of arrays it still sees at their
+     * length before the growth. Arrays are only ever replaced by longer copies, so every
+     * index below this bound is valid in whichever copy a later read sees.
+     */
+    private static int openDepth(RvBuf b) {
+        int n = Math.min(b.depth, b.fMid.length);
+        n = Math.min(n, Math.min(b.fOid.length, b.fT.length));
+        n = Math.min(n, Math.min(b.fChild.length, b.fHidden.length));
+        n = Math.min(n, Math.min(b.fSize.length, b.fEst.length));
+        return Math.min(n, b.fRec.length);
     }
 
     private void put(RvBuf b, int d, long agg, long child) {

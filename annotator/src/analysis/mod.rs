@@ -24,7 +24,7 @@ use hints::HintKind;
 use stats::{Acc, Callee, MessageRecord, Summary, TopMessages};
 use table::{EdgeSums, InstSums};
 pub use table::{Edges, InstRow, Instances};
-use walk::{Closed, InstKind, Instance, Sink, Walker};
+use walk::{walk_events, Closed, InstKind, Instance, Sink, Walker};
 
 pub const SCHEMA: &str = "revy-analysis/1";
 
@@ -465,14 +465,7 @@ pub fn walk_trace_with(
     let size = crate::trace::multi::total_size(path);
     let mut reader = TraceReader::open(path)?;
     let mut walker = Walker::new();
-    let mut n = 0u32;
-    while let Some(ev) = reader.next_event()? {
-        walker.event(&ev, reader.names(), sink);
-        n = n.wrapping_add(1);
-        if n & ((1 << 22) - 1) == 0 {
-            progress(reader.bytes_read(), size);
-        }
-    }
+    walk_events(&mut reader, &mut walker, sink, &mut |r| progress(r, size))?;
     aggregates::merge(
         &mut walker,
         &reader.status().aggregates,

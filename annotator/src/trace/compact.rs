@@ -141,6 +141,34 @@ impl<R: Read> CompactReader<R> {
         }
     }
 
+    /// Appends events to `out` until it holds `n` (fewer at the end of the trace): one
+    /// call per block of events, so the decode loop stays tight.
+    pub fn next_events(&mut self, out: &mut Vec<Event>, n: usize) -> Result<()> {
+        while out.len() < n {
+            if self.left > 0 {
+                let want = ((n - out.len()) as u64).min(self.left);
+                for _ in 0..want {
+                    match self.decode() {
+                        Some(ev) => out.push(ev),
+                        None => {
+                            self.left = 0;
+                            let at = self.block_at;
+                            self.stop(format!("corrupt event in the block at byte {at}"));
+                            return Ok(());
+                        }
+                    }
+                }
+                self.left -= want;
+                continue;
+            }
+            if self.done {
+                return Ok(());
+            }
+            self.fill()?;
+        }
+        Ok(())
+    }
+
     fn stop(&mut self, why: String) {
         self.status.cut_short = true;
         self.status.warnings.push(format!(

@@ -352,6 +352,20 @@ impl TraceReader {
         }
     }
 
+    /// Appends events to `out` until it holds `n`; fewer only at the end of the trace.
+    pub fn next_events(&mut self, out: &mut Vec<Event>, n: usize) -> Result<()> {
+        if let TraceReader::Compact(r) = self {
+            return r.next_events(out, n);
+        }
+        while out.len() < n {
+            match self.next_event()? {
+                Some(ev) => out.push(ev),
+                None => break,
+            }
+        }
+        Ok(())
+    }
+
     pub fn names(&self) -> &Names {
         match self {
             TraceReader::Text(r) => &r.names,

@@ -106,9 +106,14 @@ fn bodies_the_annotator_must_leave_alone_are_flagged_on_the_model() {
             Some("function-try-block"),
         ),
         (
-            "struct A { void f() {\n#if X\n#endif\n} };",
+            "struct A { void f() {\n#if X\n  g();\n#else\n  h();\n#endif\n} };",
             "f",
-            Some("preprocessor directive inside body"),
+            None,
+        ),
+        (
+            "struct A { int f() {\n#if 0\n  this is { not code\n#endif\n  return 0;\n} };",
+            "f",
+            Some("preprocessor conditional whose branches the parser cannot follow"),
         ),
         (
             "struct A { T f() { co_await x; } };",

@@ -918,7 +918,8 @@ fn crtp_self_casts(type_params: &[String], body: &str) -> Vec<String> {
 }
 
 /// Why a body must be left alone, if it must (the annotator reads it off the model):
-/// written by a macro, holding preprocessor directives, or a coroutine.
+/// written by a macro, holding preprocessor conditionals that break its parse, or a
+/// coroutine.
 pub(super) fn body_problem(src: &str, body: Node) -> Option<&'static str> {
     let (start, text) = (body.start_byte(), txt(src, body));
     // Inside a macro definition: it continues lines, or its logical line begins with `#`.
@@ -932,8 +933,11 @@ pub(super) fn body_problem(src: &str, body: Node) -> Option<&'static str> {
     if src[ls..start].trim_start().starts_with('#') {
         return Some("defined in a macro");
     }
-    if has_preproc(text) {
-        return Some("preprocessor directive inside body");
+    // Directives in a body are harmless to the one edit (a scope object just after the
+    // `{`, before any of them) unless the branches disagree on the braces: then the parser
+    // cannot say where the body or its statements end.
+    if has_preproc(text) && body.has_error() {
+        return Some("preprocessor conditional whose branches the parser cannot follow");
     }
     let coroutine = ["co_await", "co_return", "co_yield"];
     if coroutine.iter().any(|k| has_word(text, k)) {

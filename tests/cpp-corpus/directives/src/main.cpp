@@ -1,0 +1,31 @@
+#include <cstdio>
+
+#include "ledger.h"
+
+int Ledger::largest() const {
+    int best = 0;
+    for (int e : entries_) {
+#ifndef WITH_CHECKS
+        // Without checks every entry counts, however it was posted.
+#endif
+        if (e > best) best = e;
+    }
+    return best;
+}
+
+static const char* config() {
+#ifdef WITH_CHECKS
+    return "checked";
+#else
+    return "plain";
+#endif
+}
+
+int main() {
+    Ledger l;
+    int amounts[] = {5, -3, 12, 7, -1, 4};
+    for (int a : amounts) l.post(a);
+    std::printf("%s: total %d, largest %d, rejected %d\n", config(), l.post(0), l.largest(),
+                l.rejected());
+    return 0;
+}

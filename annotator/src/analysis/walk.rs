@@ -567,7 +567,7 @@ const AHEAD: usize = 32;
 
 /// Every event of `reader` through `walker`. While the object-id table fits in the cache,
 /// event by event; once it has outgrown it (a lookup there is a miss: with 10⁶ instances
-/// it was a third of the walk), in blocks: the next block is decoded and its id-table
+/// it was a quarter of the walk), in blocks: the next block is decoded and its id-table
 /// cells asked for while the current one is walked, so each miss has a block's time to
 /// arrive. Small tables skip the blocks: copying the events would cost more there.
 pub(crate) fn walk_events(

@@ -211,13 +211,14 @@ pub(super) fn macro_candidates(text: &str, root: Node) -> Vec<(usize, usize)> {
                 end = e;
             }
         }
-        // Before: `)` or an identifier (a declarator, `const`, `override`); after: `;`, `{`,
-        // `=`, `,` or another such macro.
+        // Before: `)`, `]` or an identifier (a declarator, an array's bounds, `const`,
+        // `override`); after: `;`, `{`, `=`, `,` or another such macro.
         let mut p = i;
         while p > 0 && matches!(b[p - 1], b' ' | b'\t' | b'\n' | b'\r') {
             p -= 1;
         }
-        let before_ok = p > 0 && p < i && (b[p - 1] == b')' || is_ident_byte(b[p - 1]));
+        let before_ok =
+            p > 0 && p < i && (matches!(b[p - 1], b')' | b']') || is_ident_byte(b[p - 1]));
         let n = skip_ws_comments(b, end);
         let after_ok = n < b.len()
             && (matches!(b[n], b';' | b'{' | b'=' | b',' | b':') || macro_ident(b, n).is_some());
@@ -471,6 +472,12 @@ mod tests {
         ),
         (
             "class D {\n  int* imm_ GUARDED_BY(mu_);\n  int mu_;\n};\n",
+            &["GUARDED_BY(mu_)"],
+        ),
+        // After an array declarator (leveldb's `stats_[config::kNumLevels] GUARDED_BY(…)`,
+        // which cost `DBImpl` all its methods).
+        (
+            "class D {\n  int stats_[4] GUARDED_BY(mu_);\n  int mu_;\n};\n",
             &["GUARDED_BY(mu_)"],
         ),
         (

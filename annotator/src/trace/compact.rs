@@ -127,9 +127,7 @@ impl<R: Read> CompactReader<R> {
                         return Ok(Some(ev));
                     }
                     None => {
-                        self.left = 0;
-                        let at = self.block_at;
-                        self.stop(format!("corrupt event in the block at byte {at}"));
+                        self.corrupt_block();
                         return Ok(None);
                     }
                 }
@@ -151,9 +149,7 @@ impl<R: Read> CompactReader<R> {
                     match self.decode() {
                         Some(ev) => out.push(ev),
                         None => {
-                            self.left = 0;
-                            let at = self.block_at;
-                            self.stop(format!("corrupt event in the block at byte {at}"));
+                            self.corrupt_block();
                             return Ok(());
                         }
                     }
@@ -167,6 +163,14 @@ impl<R: Read> CompactReader<R> {
             self.fill()?;
         }
         Ok(())
+    }
+
+    /// An event of the current block does not decode: the rest of the block is dropped and
+    /// the reading ends there.
+    fn corrupt_block(&mut self) {
+        self.left = 0;
+        let at = self.block_at;
+        self.stop(format!("corrupt event in the block at byte {at}"));
     }
 
     fn stop(&mut self, why: String) {

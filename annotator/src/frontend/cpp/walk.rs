@@ -936,7 +936,7 @@ pub(super) fn body_problem(src: &str, body: Node) -> Option<&'static str> {
     // Directives in a body are harmless to the one edit (a scope object just after the
     // `{`, before any of them) unless the branches disagree on the braces: then the parser
     // cannot say where the body or its statements end.
-    if has_preproc(text) && body.has_error() {
+    if body.has_error() && has_preproc(text) {
         return Some("preprocessor conditional whose branches the parser cannot follow");
     }
     let coroutine = ["co_await", "co_return", "co_yield"];

@@ -272,7 +272,7 @@ mod tests {
         b.add_aggregates(&Aggregates::default(), &[fix]);
         b.flush();
         let edges = super::super::table::Edges::new(std::mem::take(&mut b.edges), 1);
-        let (sums, _) = edges.per_instance(2);
+        let sums = edges.per_instance(2);
         assert_eq!(sums.active(1), 60);
     }
 }

@@ -652,7 +652,7 @@ pub fn finish(
     // Edges are sorted in place (their lookup table dropped first); sorted they give the
     // instance sums and neighbour counts. Instance and edge rows are built only when read or serialised.
     let edges = Edges::new(std::mem::take(&mut b.edges), total);
-    let (mut sums, neighbours) = edges.per_instance(walker.instances.len());
+    let mut sums = edges.per_instance(walker.instances.len());
     for t in &walker.threads {
         sums.add_active(t.root, t.span().saturating_sub(t.total));
     }
@@ -660,7 +660,6 @@ pub fn finish(
     let instances = Instances::new(
         std::mem::take(&mut walker.instances),
         sums,
-        neighbours,
         one_offs.by_instance.clone(),
         total,
         names,

@@ -76,7 +76,8 @@ impl<K: std::hash::Hash + Eq + Copy, const N: usize> Wide<K, N> {
     }
 }
 
-/// Per-instance sums of the walk, 20 bytes each.
+/// Per-instance sums, 24 bytes each; `neighbours` beside the sums so that the pass that
+/// builds them touches one random cell per edge, not two.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct InstAcc {
     active: u32,
@@ -84,6 +85,7 @@ pub struct InstAcc {
     sent: u32,
     cyclic: u32,
     bytes: u32,
+    neighbours: u32,
 }
 
 const ACTIVE: usize = 0;
@@ -134,6 +136,10 @@ impl InstSums {
     }
     pub fn active(&self, i: u32) -> u64 {
         self.get(i, ACTIVE, |a| a.active)
+    }
+    /// Distinct other instances it exchanged messages with (either way).
+    pub fn neighbours(&self, i: u32) -> u32 {
+        self.acc.get(i as usize).map_or(0, |a| a.neighbours)
     }
     fn get(&self, i: u32, field: usize, f: impl Fn(&InstAcc) -> u32) -> u64 {
         let lo = self.acc.get(i as usize).map_or(0, f);
@@ -433,8 +439,41 @@ impl Edges {
     /// random cell per message instead of three — and this pass builds the rest once), and
     /// its distinct neighbours over undirected pairs (itself excluded). Rows are read in
     /// order; the receivers' cells are asked for a batch ahead, their misses overlapping.
-    pub fn per_instance(&self, n: usize) -> (InstSums, Vec<u32>) {
-        // Rows of each sender: first[s]..first[s + 1].
+    pub fn per_instance(&self, n: usize) -> InstSums {
+        let mut sums = InstSums {
+            acc: filled(n, InstAcc::default()),
+            wide: Wide::default(),
+        };
+        let mut pairs = Pairs::new(self.rows.len());
+        let mut reverse = None;
+        for batch in self.rows.chunks(32) {
+            for e in batch {
+                prefetch(&sums.acc, e.receiver as usize);
+            }
+            for e in batch {
+                let (calls, _, net, bytes) = self.sums(e);
+                let (s, r) = (e.sender, e.receiver);
+                sums.messages(s, r, calls, net, bytes);
+                // A pair sent both ways is counted at its lower-sender edge only; rows come
+                // by sender, so that edge (r, s) has been seen when (s, r) with s > r comes.
+                let counted = s == r
+                    || (s > r && pairs.maybe(r, s) && {
+                        let rev = reverse.get_or_insert_with(|| self.sender_starts(n));
+                        self.has(rev, r, s)
+                    });
+                if s < r {
+                    pairs.insert(s, r);
+                }
+                if !counted {
+                    sums.acc[s as usize].neighbours += 1;
+                    sums.acc[r as usize].neighbours += 1;
+                }
+            }
+        }
+        sums
+    }
+    /// Rows of each sender: `first[s]..first[s + 1]`.
+    fn sender_starts(&self, n: usize) -> Vec<u32> {
         let mut first = filled(n + 1, 0u32);
         for e in &self.rows {
             first[e.sender as usize + 1] += 1;
@@ -442,40 +481,46 @@ impl Edges {
         for i in 0..n {
             first[i + 1] += first[i];
         }
-        let has = |s: u32, r: u32| {
-            let (a, b) = (first[s as usize] as usize, first[s as usize + 1] as usize);
-            self.rows[a..b]
-                .binary_search_by_key(&r, |e| e.receiver)
-                .is_ok()
-        };
-        let mut sums = InstSums {
-            acc: vec![InstAcc::default(); n],
-            wide: Wide::default(),
-        };
-        let mut out = filled(n, 0u32);
-        for batch in self.rows.chunks(32) {
-            for e in batch {
-                prefetch(&sums.acc, e.receiver as usize);
-                prefetch(&out, e.receiver as usize);
-                if e.sender > e.receiver {
-                    prefetch(&first, e.receiver as usize);
-                }
-            }
-            for e in batch.iter().filter(|e| e.sender > e.receiver) {
-                prefetch(&self.rows, first[e.receiver as usize] as usize);
-            }
-            for e in batch {
-                let (calls, _, net, bytes) = self.sums(e);
-                let (s, r) = (e.sender, e.receiver);
-                sums.messages(s, r, calls, net, bytes);
-                // A pair sent both ways is counted at its lower-sender edge only.
-                if s != r && (s < r || !has(r, s)) {
-                    out[s as usize] += 1;
-                    out[r as usize] += 1;
-                }
-            }
+        first
+    }
+    fn has(&self, first: &[u32], s: u32, r: u32) -> bool {
+        let (a, b) = (first[s as usize] as usize, first[s as usize + 1] as usize);
+        self.rows[a..b]
+            .binary_search_by_key(&r, |e| e.receiver)
+            .is_ok()
+    }
+}
+
+/// Which (lower, higher) pairs may have an edge: one bit per hash, 8 bits per edge, so the
+/// set stays in the cache where the edges do not, and 7 of 8 reverse-edge questions are
+/// answered "no" without a search of the edges (the rest are searched).
+struct Pairs {
+    bits: Vec<u64>,
+    mask: u64,
+}
+
+impl Pairs {
+    fn new(edges: usize) -> Pairs {
+        let n = (edges.max(8) * 8).next_power_of_two();
+        Pairs {
+            bits: filled(n / 64, 0),
+            mask: n as u64 - 1,
         }
-        (sums, out)
+    }
+    #[inline]
+    fn bit(&self, s: u32, r: u32) -> (usize, u64) {
+        let h = edge_hash(s, r) & self.mask;
+        ((h >> 6) as usize, 1 << (h & 63))
+    }
+    #[inline]
+    fn insert(&mut self, s: u32, r: u32) {
+        let (w, b) = self.bit(s, r);
+        self.bits[w] |= b;
+    }
+    #[inline]
+    fn maybe(&self, s: u32, r: u32) -> bool {
+        let (w, b) = self.bit(s, r);
+        self.bits[w] & b != 0
     }
 }
 
@@ -508,7 +553,6 @@ pub struct InstRow {
 pub struct Instances {
     core: Vec<Instance>,
     sums: InstSums,
-    neighbours: Vec<u32>,
     one_off: FxHashMap<u32, u64>,
     total: u64,
     names: Names,
@@ -519,7 +563,6 @@ impl Instances {
     pub fn new(
         core: Vec<Instance>,
         sums: InstSums,
-        neighbours: Vec<u32>,
         one_off: FxHashMap<u32, u64>,
         total: u64,
         names: &Names,
@@ -533,7 +576,6 @@ impl Instances {
         Instances {
             core,
             sums,
-            neighbours,
             one_off,
             total,
             names,
@@ -562,7 +604,7 @@ impl Instances {
             received: self.sum(id, RECEIVED, |a| a.received),
             sent: self.sum(id, SENT, |a| a.sent),
             cyclic: self.sum(id, CYCLIC, |a| a.cyclic),
-            neighbours: self.neighbours.get(id as usize).copied().unwrap_or(0),
+            neighbours: self.sums.neighbours(id),
         })
     }
     /// Every instance's numbers, in id order.
@@ -775,7 +817,7 @@ mod tests {
         let mut want: Vec<_> = direct.keys().copied().collect();
         want.sort_unstable();
         assert_eq!(rows, want);
-        let (sums, neighbours) = edges.per_instance(n as usize);
+        let sums = edges.per_instance(n as usize);
         let mut received = vec![0u64; n as usize];
         let mut active = vec![0u64; n as usize];
         let mut sent = vec![0u64; n as usize];
@@ -798,6 +840,7 @@ mod tests {
             assert_eq!(sums.active(i), active[i as usize], "active {i}");
             assert_eq!(sums.get(i, SENT, |a| a.sent), sent[i as usize], "sent {i}");
         }
+        let neighbours: Vec<u32> = (0..n).map(|i| sums.neighbours(i)).collect();
         assert_eq!(neighbours, neigh);
     }
 }

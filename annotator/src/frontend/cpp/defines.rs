@@ -94,6 +94,11 @@ impl Defines {
         }
     }
 
+    /// Whether `name` is defined somewhere (in whatever way).
+    pub fn has(&self, name: &str) -> bool {
+        self.map.contains_key(name)
+    }
+
     pub fn get(&self, name: &str) -> Option<&Define> {
         self.map.get(name).and_then(|d| d.as_ref())
     }

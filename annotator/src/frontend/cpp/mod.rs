@@ -4,11 +4,13 @@
 //! out-of-class definitions); function bodies are never descended into except for a cheap
 //! text scan for preprocessor directives. When the first parse has errors, macro invocations
 //! that cause them are blanked out with spaces (byte offsets unchanged) and the file is
-//! parsed again; the better of the parses is kept.
+//! parsed again; the better of the parses is kept. A file that still has errors and has
+//! preprocessor conditionals is also read in one configuration ([`branches`]).
 //!
-//! By concern: [`macros`] (the blanking), [`declarators`] (declarator unwrapping, names,
+//! By concern: [`macros`] (the blanking), [`branches`] (one configuration), [`declarators`] (declarator unwrapping, names,
 //! type text), [`walk`] (the model-building walk); errors are charged here.
 
+mod branches;
 mod declarators;
 pub mod defines;
 mod expand;
@@ -43,36 +45,83 @@ pub fn parse_with_defines(path: &str, src: &str, defs: &defines::Defines) -> Fil
     let mut model = kit::guarded(Lang::Cpp, path, || {
         let mut all = defs.clone();
         all.merge(&defines::Defines::of(src));
-        parse_expanded(path, src, &all)
+        parse_configured(path, src, &all)
     });
     model.layout_uses = layout::layout_uses(src);
     model
 }
 
 fn parse_file(path: &str, src: &str) -> FileModel {
-    parse_expanded(path, src, &defines::Defines::of(src))
+    parse_configured(path, src, &defines::Defines::of(src))
+}
+
+/// Parses `src`; when that leaves syntax errors and the file has preprocessor conditionals,
+/// parses one configuration of them too ([`branches`]) and keeps that if it has fewer errors
+/// and can instrument every body the first parse could (pugixml's both-branch parse, say,
+/// reaches code of optional modes that one configuration drops).
+fn parse_configured(path: &str, src: &str, defs: &defines::Defines) -> FileModel {
+    let (model, errors) = parse_expanded(path, src, defs);
+    if errors == 0 {
+        return model;
+    }
+    let own = defines::Defines::of(src);
+    let elsewhere = |n: &str| defs.has(n) && !own.has(n);
+    let Some((text, line)) = branches::one_configuration(src, elsewhere) else {
+        return model;
+    };
+    let (mut alt, alt_errors) = parse_expanded(path, &text, defs);
+    // Kept only when it spoils less and loses no body the first parse could instrument.
+    let (was, now) = (open_bodies(&model), open_bodies(&alt));
+    if alt_errors >= errors || was.iter().any(|b| now.binary_search(b).is_err()) {
+        return model;
+    }
+    alt.diagnostics.push(Diagnostic {
+        path: path.to_string(),
+        line,
+        col: 1,
+        severity: Severity::Note,
+        message: format!(
+            "read with one branch of each preprocessor conditional (the one a plain g++ build \
+             would compile, as far as Revy can tell): with both it has {errors} syntax \
+             error(s), with one {alt_errors}; declarations only in the other branches are left out"
+        ),
+    });
+    alt
+}
+
+/// Where the method bodies that nothing marks as not annotatable start, in order.
+fn open_bodies(m: &FileModel) -> Vec<usize> {
+    let class_methods = m.classes.iter().filter(|c| c.not_annotatable.is_none());
+    let methods = class_methods.flat_map(|c| &c.methods);
+    let all = methods.chain(m.out_of_class.iter().map(|(_, x)| x));
+    let mut v: Vec<usize> = all
+        .filter(|x| x.not_annotatable.is_none())
+        .filter_map(|x| x.body.map(|b| b.start))
+        .collect();
+    v.sort_unstable();
+    v
 }
 
 /// Parses `src` with the usable macros of `defs` expanded, unless that parses worse; maps
-/// the model back to `src`'s offsets.
-fn parse_expanded(path: &str, src: &str, defs: &defines::Defines) -> FileModel {
+/// the model back to `src`'s offsets. Also gives the syntax errors left.
+fn parse_expanded(path: &str, src: &str, defs: &defines::Defines) -> (FileModel, usize) {
     let Some(tree) = kit::parse(Lang::Cpp, src, None) else {
-        return kit::no_parser(Lang::Cpp, path);
+        return (kit::no_parser(Lang::Cpp, path), 0);
     };
     if let Some((text, segs)) = expand::expand(src, defs) {
         if let Some(t2) = kit::parse(Lang::Cpp, &text, None) {
             let count = |t: &tree_sitter::Tree| kit::count_errors(t.root_node(), Nested::Report);
             if count(&t2) <= count(&tree) {
-                let mut model = parse_tree(path, &text, t2);
+                let (mut model, errors) = parse_tree(path, &text, t2);
                 expand::OffsetMap::new(src, &segs).apply(&mut model);
-                return model;
+                return (model, errors);
             }
         }
     }
     parse_tree(path, src, tree)
 }
 
-fn parse_tree(path: &str, src: &str, tree: tree_sitter::Tree) -> FileModel {
+fn parse_tree(path: &str, src: &str, tree: tree_sitter::Tree) -> (FileModel, usize) {
     let (text, tree, macro_diags) = macros::blank_failing_macros(path, src, tree);
     let mut w = walk::Walker {
         src: &text,
@@ -98,20 +147,21 @@ fn parse_tree(path: &str, src: &str, tree: tree_sitter::Tree) -> FileModel {
         });
     }
     model.diagnostics.extend(macro_diags);
-    attribute_errors(&mut model, tree.root_node(), &text);
-    model
+    let errors = attribute_errors(&mut model, tree.root_node(), &text);
+    (model, errors)
 }
 
 /// Reports every ERROR and MISSING node (nested ones too) and charges each, by position, to
 /// the smallest method enclosing it, else to the smallest class when it sits in the class
-/// head or a field declaration.
-fn attribute_errors(model: &mut FileModel, root: Node, src: &str) {
+/// head or a field declaration. Gives how many there are.
+fn attribute_errors(model: &mut FileModel, root: Node, src: &str) -> usize {
     let mut sites = Vec::new();
     kit::for_each_error(root, Nested::Report, |n| sites.push(ErrorSite::new(n, src)));
     for s in &sites {
         charge(model, s);
     }
     kit::push_error_diags(model, &sites);
+    sites.len()
 }
 
 fn charge(model: &mut FileModel, s: &ErrorSite) {

@@ -1,5 +1,6 @@
 #include <cstdio>
 
+#include "buffer.h"
 #include "ledger.h"
 
 int Ledger::largest() const {
@@ -27,5 +28,9 @@ int main() {
     for (int a : amounts) l.post(a);
     std::printf("%s: total %d, largest %d, rejected %d\n", config(), l.post(0), l.largest(),
                 l.rejected());
+    Buffer b(10);
+    int put = 0;
+    for (int a : amounts) put += b.put(a > 0 ? a : 0);
+    std::printf("buffer: put %d, used %d, clipped %d\n", put, b.used(), b.clipped());
     return 0;
 }

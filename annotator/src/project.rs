@@ -245,6 +245,25 @@ fn merge_definition(class: &mut ClassDecl, mut def: MethodDecl) {
         }
         None => {
             def.flags.is_template |= !class.type_params.is_empty();
+            // Another definition of a member already defined (the branches of an `#if`
+            // each define it): it is what the first is, e.g. static.
+            let same = |m: &&MethodDecl| {
+                m.name == def.name
+                    && m.body.is_some()
+                    && same_params(m, &def, true)
+                    && m.flags.is_const == def.flags.is_const
+            };
+            if let Some(first) = class.methods.iter().find(same) {
+                def.flags.is_static |= first.flags.is_static;
+                def.flags.is_virtual |= first.flags.is_virtual;
+                def.flags.is_override |= first.flags.is_override;
+                def.flags.is_noexcept |= first.flags.is_noexcept;
+                def.flags.is_template |= first.flags.is_template;
+                if def.ret.is_none() {
+                    def.ret = first.ret.clone();
+                }
+                def.kind = first.kind;
+            }
             class.methods.push(def);
         }
     }

@@ -22,7 +22,7 @@ public:
         if (amount < 0) amount = -amount;
 #endif
         entries_.push_back(amount);
-        total_ += amount;
+        total_ += clamp(amount, 0, 1000);
 #if 0
         audit(entries_, "post");
 #endif
@@ -39,6 +39,8 @@ public:
 
     int largest() const;
 
+    static int clamp(int n, int lo, int hi);
+
 private:
     std::vector<int> entries_;
     int total_;
@@ -46,5 +48,17 @@ private:
     int rejected_;
 #endif
 };
+
+// Defined once per configuration: each definition is of the static member.
+#ifndef WITH_CHECKS
+inline int Ledger::clamp(int n, int lo, int hi) {
+    return n < lo ? lo : (n > hi ? hi : n);
+}
+#else
+inline int Ledger::clamp(int n, int lo, int hi) {
+    if (lo > hi) return lo;
+    return n < lo ? lo : (n > hi ? hi : n);
+}
+#endif
 
 #endif

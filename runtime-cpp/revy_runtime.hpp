@@ -471,7 +471,11 @@ inline void flush_all_unlocked_for_crash(Global& G) {
         std::uint64_t st = b->state.load(std::memory_order_acquire);
         write_block_locked(G, b->tid, b->base, static_cast<std::uint32_t>(st >> 32), b->data,
                            static_cast<std::uint32_t>(st & 0xffffffffu));
-        if (b->agg) write_aggregates_locked(G, b->tid, *b->agg);
+        if (b->agg) {
+            // A method first called past the limit is in no M record yet.
+            define_aggregated_locked(G, *b->agg);
+            write_aggregates_locked(G, b->tid, *b->agg);
+        }
     }
     write_late_objects_locked(G);
 }

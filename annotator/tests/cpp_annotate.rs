@@ -509,8 +509,8 @@ constexpr std::uint64_t system_size = 32;
 constexpr std::uint32_t class_count = 1;
 inline const char* const* class_names() { static const char* const t[] = {"", "ns::Obj"}; return t; }
 struct Method { std::uint32_t cls; const char* name; const char* sgn; };
-constexpr std::uint32_t method_count = 2;
-inline const Method* methods() { static const Method t[] = {{0, "", ""}, {1, "work", "!int^0!"}, {1, "inner", "!!"}}; return t; }
+constexpr std::uint32_t method_count = 3;
+inline const Method* methods() { static const Method t[] = {{0, "", ""}, {1, "work", "!int^0!"}, {1, "inner", "!!"}, {1, "late", "!!"}}; return t; }
 }}
 #endif
 "#;
@@ -524,6 +524,7 @@ const TEST_PROGRAM: &str = r#"#include "revy_runtime.hpp"
 namespace ns {
 struct Obj {
     int inner() { ::revy::Scope _rv_s(2, this->_rv_tag.oid, 0); return 1; }
+    int late() { ::revy::Scope _rv_s(3, this->_rv_tag.oid, 0); return 2; }
     int work(int k) {
         ::revy::Scope _rv_s(1, this->_rv_tag.oid, ::revy::size_of(k));
         return inner() + k;
@@ -540,7 +541,7 @@ int main(int argc, char** argv) {
     for (auto& t : ts) t.join();
     std::vector<std::string> v{"ab", "cde"};
     std::printf("%d %llu\n", global_obj.work(1), (unsigned long long)::revy::pack_size(1, 2.0, v));
-    if (argc > 2) { ns::Obj o; o.work(5); std::abort(); }
+    if (argc > 2) { ns::Obj o; o.work(5); if (o.late() == 2) std::abort(); }
     return 0;
 }
 "#;
@@ -662,6 +663,18 @@ fn runtime_threads_limits_crashes_and_file_names() {
     assert_eq!(l.end, Some(l.events.len() as u64));
     // Every call is counted: as a start event or in the threads' aggregates.
     assert_eq!(starts(&l) as u64 + l.aggregated, 4 * 20000 * 2 + 2);
+    // A crash past the limit: a method first called there (`late`) is counted and defined
+    // (the decoder refuses an aggregate naming an undefined method).
+    let r = sh(tmp2.path(), "./t 20000 crash", &[("REVY_TRACE", "lc.rvt")]);
+    assert_ne!(r.code, 0);
+    let lc = decode(&std::fs::read(tmp2.path().join("lc.rvt")).unwrap());
+    assert!(lc.truncated && lc.end.is_none());
+    assert!(
+        lc.methods.values().any(|m| m.1 == "late"),
+        "{:?}",
+        lc.methods
+    );
+    assert_eq!(starts(&lc) as u64 + lc.aggregated, 4 * 20000 * 2 + 2 + 3);
     // And every creation and destruction: as an event or in the `O` records' counts.
     let count = |t: &Trace, dst: bool| {
         let n = t.events.iter();

@@ -231,16 +231,7 @@ fn merge_definition(class: &mut ClassDecl, mut def: MethodDecl) {
     match slot {
         Some(i) => {
             // The declaration knows `static`/`virtual`/`override`; the definition knows the body.
-            let decl = &class.methods[i];
-            def.flags.is_static |= decl.flags.is_static;
-            def.flags.is_virtual |= decl.flags.is_virtual;
-            def.flags.is_override |= decl.flags.is_override;
-            def.flags.is_noexcept |= decl.flags.is_noexcept;
-            def.flags.is_template |= decl.flags.is_template;
-            if def.ret.is_none() {
-                def.ret = decl.ret.clone();
-            }
-            def.kind = decl.kind;
+            inherit(&mut def, &class.methods[i]);
             class.methods[i] = def;
         }
         None => {
@@ -254,17 +245,22 @@ fn merge_definition(class: &mut ClassDecl, mut def: MethodDecl) {
                     && m.flags.is_const == def.flags.is_const
             };
             if let Some(first) = class.methods.iter().find(same) {
-                def.flags.is_static |= first.flags.is_static;
-                def.flags.is_virtual |= first.flags.is_virtual;
-                def.flags.is_override |= first.flags.is_override;
-                def.flags.is_noexcept |= first.flags.is_noexcept;
-                def.flags.is_template |= first.flags.is_template;
-                if def.ret.is_none() {
-                    def.ret = first.ret.clone();
-                }
-                def.kind = first.kind;
+                inherit(&mut def, first);
             }
             class.methods.push(def);
         }
     }
+}
+
+/// What a definition takes from the declaration (or earlier definition) of its member.
+fn inherit(def: &mut MethodDecl, decl: &MethodDecl) {
+    def.flags.is_static |= decl.flags.is_static;
+    def.flags.is_virtual |= decl.flags.is_virtual;
+    def.flags.is_override |= decl.flags.is_override;
+    def.flags.is_noexcept |= decl.flags.is_noexcept;
+    def.flags.is_template |= decl.flags.is_template;
+    if def.ret.is_none() {
+        def.ret = decl.ret.clone();
+    }
+    def.kind = decl.kind;
 }

@@ -7,8 +7,9 @@
 //! parsed again; the better of the parses is kept. A file that still has errors and has
 //! preprocessor conditionals is also read in one configuration ([`branches`]).
 //!
-//! By concern: [`macros`] (the blanking), [`branches`] (one configuration), [`declarators`] (declarator unwrapping, names,
-//! type text), [`walk`] (the model-building walk); errors are charged here.
+//! By concern: [`macros`] (the blanking), [`branches`] (one configuration), [`declarators`]
+//! (declarator unwrapping, names, type text), [`walk`] (the model-building walk); errors are
+//! charged here.
 
 mod branches;
 mod declarators;

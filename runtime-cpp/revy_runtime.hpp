@@ -454,7 +454,6 @@ inline void write_record_locked(Global& G, std::uint8_t tag, const std::uint64_t
 
 // What a thread did not record (defined with the calls' code below).
 struct AggTable;
-inline void define_aggregated_locked(Global& G, const AggTable& a);
 inline void write_aggregates_locked(Global& G, std::uint64_t tid, const AggTable& a);
 inline void agg_free(AggTable* a);
 inline void write_late_objects_locked(Global& G);
@@ -471,11 +470,7 @@ inline void flush_all_unlocked_for_crash(Global& G) {
         std::uint64_t st = b->state.load(std::memory_order_acquire);
         write_block_locked(G, b->tid, b->base, static_cast<std::uint32_t>(st >> 32), b->data,
                            static_cast<std::uint32_t>(st & 0xffffffffu));
-        if (b->agg) {
-            // A method first called past the limit is in no M record yet.
-            define_aggregated_locked(G, *b->agg);
-            write_aggregates_locked(G, b->tid, *b->agg);
-        }
+        if (b->agg) write_aggregates_locked(G, b->tid, *b->agg);
     }
     write_late_objects_locked(G);
 }
@@ -762,7 +757,6 @@ struct ThreadGuard {
         G.lock.lock();
         flush_locked(G, buf);
         if (buf->agg) {
-            define_aggregated_locked(G, *buf->agg);
             write_aggregates_locked(G, buf->tid, *buf->agg);
         }
         // exit() inside a call runs the calling thread's thread_local destructors first
@@ -934,7 +928,6 @@ inline void finish() {
             write_block_locked(G, b->tid, b->base, static_cast<std::uint32_t>(st >> 32), b->data,
                                static_cast<std::uint32_t>(st & 0xffffffffu));
             if (b->agg) {
-                define_aggregated_locked(G, *b->agg);
                 write_aggregates_locked(G, b->tid, *b->agg);
             }
             write_open_calls_locked(G, *b, t);
@@ -1748,7 +1741,6 @@ inline void write_open_calls_locked(Global& G, const ThreadBuf& b, std::uint64_t
     if (!open) return;
     agg_open_frames(*ts, *open, t);
     if (open->m_len) {  // something unrecorded was open
-        define_aggregated_locked(G, *open);
         write_aggregates_locked(G, b.tid, *open);
     }
     agg_free(open);
@@ -1904,6 +1896,9 @@ inline void write_late_objects_locked(Global& G) {
 // meets them).
 inline void write_aggregates_locked(Global& G, std::uint64_t tid, const AggTable& a) {
     if (!writable_locked(G)) return;
+    // Every method it names needs its M record first: one first called past the size limit
+    // has none yet (the crash flush once wrote such records without it).
+    define_aggregated_locked(G, a);
     RecOut o(G);
     o.b[o.n++] = 'A';
     o.v(tid);

@@ -195,3 +195,53 @@ fn one_time_line_in_chrome(dir: &Path, pf: &str, cf: &str, parent: u64, child: u
         );
     }
 }
+
+/// A process that recorded no event (started after the run spent its size budget) defines
+/// its methods in the order its aggregates name them, not the order of the other traces:
+/// its calls still go to their own methods in the merged analysis.
+#[test]
+fn a_trace_without_events_keeps_its_methods_apart() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(
+        dir.join("a.dtf"),
+        "##### revy-trace 1 unit=ns lang=java pid=61 anchor_wall_ns=1000000000 anchor_t=0\n\
+         ##### thread tid=1 name=main\n\
+         <Msg cls=w.Main oid=0 mth=main sgn=!String^1! size=2 tid=1 t=100>\n\
+         <Crt cls=w.Counter oid=1 size=8 tid=1 t=200>\n\
+         <Msg cls=w.Counter oid=1 mth=tick sgn=!int^0! size=4 tid=1 t=300>\n\
+         </Msg cls=w.Counter oid=1 mth=tick sgn=!int^0! tid=1 t=400>\n\
+         </Msg cls=w.Main oid=0 mth=main sgn=!String^1! tid=1 t=500>\n\
+         ##### end events=5\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("b.dtf"),
+        "##### revy-trace 1 unit=ns lang=java pid=62 anchor_wall_ns=2000000000 anchor_t=0 budget=run\n\
+         ##### aggregate tid=1 last_t=9000 folded=0 dropped=0\n\
+         ##### aggregate-method tid=1 cls=w.Counter mth=tick sgn=!int^0! calls=1000 agg=6000 net=6000 size=4000 agg_min=5 agg_max=9 net_min=5 net_max=9 size_min=4 size_max=4\n\
+         ##### aggregate-method tid=1 cls=w.Main mth=main sgn=!String^1! calls=1 agg=8000 net=2000 size=8 agg_min=8000 agg_max=8000 net_min=2000 net_max=2000 size_min=8 size_max=8\n\
+         ##### aggregate-class tid=1 cls=w.Counter created=1 destroyed=0 size=8 size_max=8\n\
+         ##### aggregate-edge tid=1 from=root cls=w.Main mth=main sgn=!String^1! oid=0 calls=1 agg=8000 net=2000 size=8\n\
+         ##### aggregate-edge tid=1 from_cls=w.Main from_oid=0 cls=w.Counter mth=tick sgn=!int^0! oid=1 calls=1000 agg=6000 net=6000 size=4000\n\
+         ##### truncated max_size=262144\n\
+         ##### end events=0\n",
+    )
+    .unwrap();
+    let a = analyze(dir, &["a.dtf", "b.dtf"]);
+    let calls = |name: &str| -> u64 {
+        a["methods"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["method"] == name)
+            .map(|m| m["calls"].as_u64().unwrap())
+            .sum()
+    };
+    assert_eq!(
+        (calls("tick"), calls("main")),
+        (1001, 2),
+        "{}",
+        a["methods"]
+    );
+}

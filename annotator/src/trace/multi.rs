@@ -164,6 +164,11 @@ impl MultiReader {
         m.header = m.merged_header(unit);
         for i in 0..m.members.len() {
             m.retime(i);
+            if m.members[i].done {
+                // A trace without events (a process started past the run's budget) still
+                // has definitions its aggregates name.
+                m.sync_names(i);
+            }
         }
         m.update_status();
         Ok(m)

@@ -271,6 +271,8 @@ struct Global {
     std::uint64_t bytes;
     std::uint64_t events;
     std::uint64_t max_size;
+    int budget_fd;           // the run's shared budget file (-1: this process's own limit)
+    std::uint64_t granted;   // bytes of the shared budget this process reserved
     long pid;
     ThreadBuf* buffers;
     std::thread::id main_thread;
@@ -278,8 +280,8 @@ struct Global {
     std::unordered_map<const void*, std::uint64_t> nids;
     Atom<std::uint64_t> agg_keys;  // instance-level edges of all threads (bounded)
     Global()
-        : finished(false), truncated(false), bytes(0), events(0), max_size(0), pid(0),
-          buffers(nullptr), agg_keys() {}
+        : finished(false), truncated(false), bytes(0), events(0), max_size(0), budget_fd(-1),
+          granted(0), pid(0), buffers(nullptr), agg_keys() {}
 };
 
 inline Global& g() {
@@ -382,8 +384,13 @@ inline bool writable_locked(Global& G) {
     return !G.finished && G.out.open() && G.pid == current_pid();
 }
 
-inline bool fits_locked(const Global& G, std::size_t n) {
-    return G.max_size == 0 || G.bytes + n + kTailRoom <= G.max_size;
+inline bool budget_take_locked(Global& G, std::uint64_t need);
+
+inline bool fits_locked(Global& G, std::size_t n) {
+    if (G.max_size == 0) return true;
+    std::uint64_t need = G.bytes + n + kTailRoom;
+    if (G.budget_fd >= 0) return need <= G.granted || budget_take_locked(G, need);
+    return need <= G.max_size;
 }
 
 // Marks the size limit: recording stops (the hot path returns at its first check from now on).
@@ -559,6 +566,146 @@ inline bool create_new(Global& G, const std::string& path) {
 #endif
 }
 
+// ---- the run's size budget ----------------------------------------------------------------
+// The processes of one run (a suite's test binaries, forked children) share `max_size`: a
+// counter file beside the traces holds the bytes they reserved. A process reserves in chunks
+// under an fcntl lock (the Java runtime's FileLock is the same lock, so mixed runs share it)
+// and at exit settles the counter to what it wrote. The file is `REVY_BUDGET` when set
+// (`off`: each process its own limit), else one per process group — what a shell gives each
+// command line — in the trace folder, named with the group leader's start time, as group
+// ids are reused.
+#if REVY_POSIX
+enum { kBudgetLen = 21 };  // 20 decimal digits and a newline, rewritten in place
+
+inline std::string process_group_key() {
+    long pgid = static_cast<long>(::getpgrp());
+    unsigned long long start = 0;  // 0: the leader is gone or there is no /proc
+    std::string stat = "/proc/" + std::to_string(pgid) + "/stat";
+    int fd = ::open(stat.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        char buf[1024];
+        ssize_t n = ::read(fd, buf, sizeof buf - 1);
+        ::close(fd);
+        buf[n > 0 ? n : 0] = 0;
+        // Field 22 (starttime); the command name before it, in parentheses, may hold spaces.
+        const char* p = std::strrchr(buf, ')');
+        for (int field = 2; p && field < 22; ++field) p = std::strchr(p + 1, ' ');
+        if (p) start = std::strtoull(p + 1, nullptr, 10);
+    }
+    return std::to_string(pgid) + "-" + std::to_string(start);
+}
+
+// In the project's trace folder even when `REVY_TRACE` names a file elsewhere: Revy's own
+// folder, never the user's sources.
+inline std::string budget_path() {
+    const char* env = std::getenv("REVY_BUDGET");
+    if (env && std::strcmp(env, "off") == 0) return std::string();
+    if (env && *env) return env;
+    std::string dir = config::trace_dir();
+    mkdirs(dir);
+    return dir + "/.revy-run-" + process_group_key() + ".budget";
+}
+
+inline bool budget_lock(int fd, short type) {
+    struct flock fl;
+    std::memset(&fl, 0, sizeof fl);
+    fl.l_type = type;
+    fl.l_whence = SEEK_SET;  // l_start = l_len = 0: the whole file
+    while (::fcntl(fd, F_SETLKW, &fl) != 0)
+        if (errno != EINTR) return false;
+    return true;
+}
+
+// The counter; an empty file (just created) is 0. False for anything else.
+inline bool budget_read(int fd, std::uint64_t& used) {
+    char buf[kBudgetLen + 1];
+    ssize_t n = ::pread(fd, buf, sizeof buf, 0);
+    used = 0;
+    if (n == 0) return true;
+    if (n != kBudgetLen || buf[kBudgetLen - 1] != '\n') return false;
+    for (int i = 0; i < kBudgetLen - 1; ++i) {
+        if (buf[i] < '0' || buf[i] > '9') return false;
+        used = used * 10 + static_cast<std::uint64_t>(buf[i] - '0');
+    }
+    return true;
+}
+
+// Async-signal-safe (no printf): the crash flush may reserve too.
+inline bool budget_write(int fd, std::uint64_t used) {
+    char buf[kBudgetLen];
+    buf[kBudgetLen - 1] = '\n';
+    for (int i = kBudgetLen - 2; i >= 0; --i, used /= 10) buf[i] = static_cast<char>('0' + used % 10);
+    return ::pwrite(fd, buf, kBudgetLen, 0) == kBudgetLen;
+}
+
+// The budget file cannot be used: this process keeps to `max_size` on its own.
+inline void budget_drop(Global& G, const char* why) {
+    static bool said = false;
+    if (!said && why) {
+        said = true;
+        std::fprintf(stderr, "revy: the run's trace budget is %s; this process keeps max_size for itself\n", why);
+    }
+    if (G.budget_fd >= 0) ::close(G.budget_fd);
+    G.budget_fd = -1;
+}
+
+inline void budget_open(Global& G) {
+    G.granted = 0;
+    if (G.max_size == 0) return;
+    std::string path = budget_path();
+    if (path.empty()) return;
+    G.budget_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (G.budget_fd < 0) {
+        std::string why = "not writable (" + path + ": " + std::strerror(errno) + ")";
+        budget_drop(G, why.c_str());
+    }
+}
+
+// Reserves what writing `need` bytes in all takes, and a chunk more so that the file is
+// locked seldom; a run near its limit gets what is left. False when `need` is beyond it.
+inline bool budget_take_locked(Global& G, std::uint64_t need) {
+    int fd = G.budget_fd;
+    std::uint64_t used = 0;
+    if (!budget_lock(fd, F_WRLCK)) {
+        budget_drop(G, "not lockable");
+        return need <= G.max_size;
+    }
+    bool ok = budget_read(fd, used);
+    std::uint64_t left = used < G.max_size ? G.max_size - used : 0;
+    std::uint64_t chunk = std::min<std::uint64_t>(std::max<std::uint64_t>(G.max_size / 64, 1 << 16), 1 << 24);
+    std::uint64_t got = std::min(need - G.granted + chunk, left);
+    ok = ok && (got == 0 || budget_write(fd, used + got));
+    budget_lock(fd, F_UNLCK);
+    if (!ok) {
+        budget_drop(G, "unreadable (not a counter Revy wrote; delete it)");
+        return need <= G.max_size;
+    }
+    G.granted += got;
+    return need <= G.granted;
+}
+
+// At exit: the counter holds what this process wrote instead of what it reserved.
+inline void budget_settle_locked(Global& G) {
+    int fd = G.budget_fd;
+    if (fd < 0) return;
+    std::uint64_t used = 0;
+    if (budget_lock(fd, F_WRLCK)) {
+        if (budget_read(fd, used)) {
+            used = used >= G.granted ? used - G.granted : 0;
+            budget_write(fd, used + G.bytes);
+        }
+        budget_lock(fd, F_UNLCK);
+    }
+    ::close(fd);
+    G.budget_fd = -1;
+    G.granted = 0;
+}
+#else
+inline void budget_open(Global&) {}
+inline bool budget_take_locked(Global& G, std::uint64_t need) { return need <= G.max_size; }
+inline void budget_settle_locked(Global&) {}
+#endif
+
 // Opens a file of this process's own: `stem.rvt`, else (it exists: an earlier run, or another
 // process of this run) `stem-PID.rvt`, `stem-PID-1.rvt`, ...
 inline bool create_own(Global& G, const std::string& stem, const std::string& pid_suffix) {
@@ -626,11 +773,15 @@ inline void start_file(Global& G) {
                      " start=" + start + " anchor_wall_ns=" + std::to_string(anchor_wall) +
                      " anchor_t=" + std::to_string(anchor_t) + " probe_ns=" + probe_cost_ns() +
                      " handoff_ns=" + handoff_cost_ns() + " fault_ns=" + fault_cost_ns() +
-                     " project=" + config::project() + " mode=" + config::mode();
+                     " project=" + config::project() + " mode=" + config::mode() +
+                     (G.budget_fd >= 0 ? " budget=run" : "");
     G.lock.lock();
     G.out.write_all(magic, 8);
     G.bytes = 8;
     write_record_locked(G, 'H', nullptr, nullptr, hd.c_str(), nullptr);
+    // A process started after the run spent its budget records no event: its calls are
+    // aggregated from the first (and it writes no block past the limit).
+    if (G.budget_fd >= 0 && !fits_locked(G, 0)) truncate_locked(G);
     G.lock.unlock();
 }
 
@@ -649,6 +800,7 @@ inline bool init() {
         h.status.store(kOff, std::memory_order_release);
         return false;
     }
+    budget_open(G);
     init_clock();
     start_file(G);
     std::atexit(finish);
@@ -850,6 +1002,7 @@ inline void fork_child() {
     hot().recording.store(1, std::memory_order_relaxed);
     G.bytes = 0;
     G.events = 0;
+    G.granted = 0;  // the parent's reservation stays the parent's; the budget file is shared
     G.pid = current_pid();
     G.lock.unlock();
     if (!tracing) return;
@@ -938,6 +1091,8 @@ inline void finish() {
         e[0] = 'E';
         std::size_t n = 1 + put_v(e + 1, G.events);
         if (G.out.open()) G.out.write_all(e, n);  // the end mark is written even when truncated
+        G.bytes += n;
+        budget_settle_locked(G);
         G.finished = true;
         G.out.close();
     }

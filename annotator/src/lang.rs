@@ -142,6 +142,10 @@ static JAVA: LangSpec = LangSpec {
             include_str!("../../runtime-java/src/revy/runtime/RvSizeCache.java"),
         ),
         (
+            "RvBudget.java",
+            include_str!("../../runtime-java/src/revy/runtime/RvBudget.java"),
+        ),
+        (
             "RvTrace.java",
             include_str!("../../runtime-java/src/revy/runtime/RvTrace.java"),
         ),

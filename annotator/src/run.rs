@@ -28,15 +28,21 @@ fn traces_in(dir: &std::path::Path) -> BTreeSet<PathBuf> {
         .unwrap_or_default()
 }
 
-fn shell(m: &Manifest, what: &str, cmd: &str) -> Result<std::process::ExitStatus> {
-    crate::signals::status(Command::new("sh").arg("-c").arg(cmd).current_dir(&m.root)).map_err(
-        |e| {
-            Error::input(format!(
-                "{}: cannot start the {what} command `{cmd}`: {e}",
-                m.path.display()
-            ))
-        },
-    )
+fn shell(
+    m: &Manifest,
+    what: &str,
+    cmd: &str,
+    env: &[(&str, &std::path::Path)],
+) -> Result<std::process::ExitStatus> {
+    let mut c = Command::new("sh");
+    c.arg("-c").arg(cmd).current_dir(&m.root);
+    c.envs(env.iter().copied());
+    crate::signals::status(&mut c).map_err(|e| {
+        Error::input(format!(
+            "{}: cannot start the {what} command `{cmd}`: {e}",
+            m.path.display()
+        ))
+    })
 }
 
 /// The folder and stem (`t` for `t.rvt`) of the file `REVY_TRACE` names, relative to the
@@ -65,7 +71,7 @@ fn run_command(m: &Manifest) -> Result<&str> {
 pub fn run(m: &Manifest) -> Result<RunOutcome> {
     run_command(m)?;
     if let Some(build) = m.build.as_deref() {
-        let st = shell(m, "build", build)?;
+        let st = shell(m, "build", build, &[])?;
         if !st.success() {
             return Err(Error::Problems(format!(
                 "{}: the build command failed ({st}): `{build}`",
@@ -74,6 +80,27 @@ pub fn run(m: &Manifest) -> Result<RunOutcome> {
         }
     }
     run_built(m)
+}
+
+/// This run's own size budget (docs/trace-format.md, "The run's budget"): a fresh counter
+/// file in the trace folder that every process of the run shares, removed after the run.
+/// None when the user's `REVY_BUDGET` names one (or is `off`).
+fn run_budget(dir: &std::path::Path) -> Result<Option<tempfile::TempPath>> {
+    if std::env::var_os("REVY_BUDGET").is_some_and(|v| !v.is_empty()) {
+        return Ok(None);
+    }
+    let made = std::fs::create_dir_all(dir).and_then(|_| {
+        tempfile::Builder::new()
+            .prefix(".revy-run-")
+            .suffix(".budget")
+            .tempfile_in(dir)
+    });
+    made.map(|f| Some(f.into_temp_path())).map_err(|e| {
+        Error::input(format!(
+            "{}: cannot create the run's trace budget file there: {e}; check the folder's permissions or set [trace].path",
+            dir.display()
+        ))
+    })
 }
 
 /// Runs the run command of a tree that is already built (`revy profile` after verifying).
@@ -86,7 +113,11 @@ pub fn run_built(m: &Manifest) -> Result<RunOutcome> {
         .as_ref()
         .map(|(d, _)| traces_in(d))
         .unwrap_or_default();
-    let st = shell(m, "run", run_cmd)?;
+    let budget = run_budget(&dir)?;
+    let env: Vec<(&str, &std::path::Path)> =
+        budget.iter().map(|b| ("REVY_BUDGET", b.as_ref())).collect();
+    let st = shell(m, "run", run_cmd, &env)?;
+    drop(budget);
     let mut found: BTreeSet<PathBuf> = traces_in(&dir).difference(&before).cloned().collect();
     if let Some((d, stem)) = &named {
         // The named file, or `NAME-PID.rvt` beside it when it existed (an earlier run) or

@@ -595,17 +595,22 @@ pub fn finish(
     let one_offs = one_off_messages(&b);
     let mut warnings = status.warnings.clone();
     let coverage = aggregates::coverage(&status.aggregates, walker.messages, names);
-    if status.truncated_at_size.is_some() && !status.aggregates.is_empty() {
+    if let Some(max) = status.truncated_at_size {
+        // With `budget=run` the limit was the run's, shared by its processes.
+        let limit = match reader.header().get("budget") {
+            Some("run") => {
+                format!("the run's size limit (max_size={max}, shared by its processes)")
+            }
+            _ => format!("its size limit (max_size={max})"),
+        };
+        let rest = if status.aggregates.is_empty() {
+            "later activity is missing"
+        } else {
+            "it counted later calls as aggregates"
+        };
         warnings.push(format!(
-            "{}: the runtime stopped recording events at its size limit (max_size={}); it counted later calls as aggregates",
-            path.display(),
-            status.truncated_at_size.unwrap_or(0)
-        ));
-    } else if status.truncated_at_size.is_some() {
-        warnings.push(format!(
-            "{}: the runtime stopped recording at its size limit (max_size={}); later activity is missing",
-            path.display(),
-            status.truncated_at_size.unwrap_or(0)
+            "{}: the runtime stopped recording events at {limit}; {rest}",
+            path.display()
         ));
     }
     if !coverage.throttled.is_empty() {

@@ -239,6 +239,9 @@ impl MultiReader {
             let slowest = handoffs.iter().copied().fold(0.0, f64::max);
             h.fields.push(("handoff_ns".into(), format!("{slowest}")));
         }
+        if get("budget").iter().any(|b| b == "run") {
+            h.fields.push(("budget".into(), "run".into()));
+        }
         let pids: Vec<String> = self.members.iter().map(|m| m.pid.to_string()).collect();
         h.fields.push(("processes".into(), pids.join(",")));
         // The set is anchored too: time 0 of the shared line is `base` on the wall clock.

@@ -19,7 +19,7 @@ final class RvTrace {
     private RvTrace() {
     }
 
-    private static final Charset UTF8 = Charset.forName("UTF-8");
+    static final Charset UTF8 = Charset.forName("UTF-8");
     private static final AtomicLong OIDS = new AtomicLong(1L);
     private static final Object LOCK = new Object();
 
@@ -126,6 +126,7 @@ final class RvTrace {
                 }
             }
             out = new BufferedOutputStream(new FileOutputStream(f), 1 << 16);
+            RvBudget.open(maxSize);
             SimpleDateFormat iso = new SimpleDateFormat("yyyy-MM-dd'T'HH:mm:ss'Z'");
             iso.setTimeZone(TimeZone.getTimeZone("UTC"));
             byte[] magic = {'R', 'V', 'Y', 'T', 'R', 'C', 0, 1};
@@ -139,13 +140,19 @@ final class RvTrace {
             long wall = now.getEpochSecond() * 1000000000L + now.getNano();
             String header = "unit=ns lang=java pid=" + pid + " start=" + iso.format(new Date())
                     + " anchor_wall_ns=" + wall + " anchor_t=" + anchorT
-                    + " probe_ns=" + RvBuf.probeNs() + " handoff_ns=" + RvBuf.handoffNs();
+                    + " probe_ns=" + RvBuf.probeNs() + " handoff_ns=" + RvBuf.handoffNs()
+                    + (RvBudget.shared() ? " budget=run" : "");
             byte[] hb = header.getBytes(UTF8);
             byte[] hh = new byte[8];
             hh[0] = 'H';
             int hp = RvBuf.v(hh, 1, hb.length);
             write(hh, 0, hp);
             write(hb, 0, hb.length);
+            // A process started after the run spent its budget records no event: its calls
+            // are aggregated from the first.
+            if (RvBudget.shared() && !fits()) {
+                truncate();
+            }
             // On disk at once: a run that ends by Runtime.halt still leaves a readable trace
             // (without end marker, which the analysis reports).
             out.flush();
@@ -291,7 +298,7 @@ final class RvTrace {
                 // buffered, ends of calls whose starts are recorded), so every recorded
                 // start has its end and every call is either an event or aggregated.
                 writeBlock(b, blockHead(b, count, len), count, len);
-                if (!truncated && written + TAIL > maxSize) {
+                if (!truncated && !fits()) {
                     truncate();
                 }
             }
@@ -316,6 +323,12 @@ final class RvTrace {
         write(SCRATCH, 0, head);
         write(b.b, 0, len);
         events += count;
+    }
+
+    /** Whether what is written, and the T and E records, stay within the size limit. */
+    private static boolean fits() {
+        long need = written + TAIL;
+        return RvBudget.shared() ? RvBudget.take(need) : need <= maxSize;
     }
 
     private static void truncate() {
@@ -455,6 +468,7 @@ final class RvTrace {
                     write(h, 0, p);
                     state = 2;
                     out.close();
+                    RvBudget.settle(written);
                 } else {
                     out.flush();
                 }
@@ -492,7 +506,7 @@ final class RvTrace {
             warned = true;
         }
         try {
-            System.err.println("revy: " + what + ": " + t);
+            System.err.println("revy: " + what + (t == null ? "" : ": " + t));
         } catch (Throwable ignored) {
             // nothing more can be done
         }

@@ -1,0 +1,330 @@
+//! The run's size budget (issue 13, item 2): the processes of one run share `max_size`.
+//! A Java and a C++ program are annotated with a 256 KiB limit and run several times as one
+//! run — one after another (a suite's binaries: the budget file is found by process group)
+//! and at once (`REVY_BUDGET` naming the file) — and the traces together stay within the
+//! limit (plus what a process writes past it: one block, definitions, aggregates), the
+//! counter file holds exactly the bytes written, and the analysis of all traces still counts
+//! every call. `REVY_BUDGET=off` gives each process its own limit again; `revy run` gives
+//! each run a fresh budget; a Java and a C++ process share one budget file.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const MAX: u64 = 256 * 1024;
+const CALLS: u64 = 40_000;
+
+const CPP_MAIN: &str = r#"#include <cstdio>
+#include <cstdlib>
+class Counter {
+public:
+    long calls = 0;
+    long tick(int i) { ++calls; return i & 3; }
+};
+int main(int argc, char** argv) {
+    int n = argc > 1 ? std::atoi(argv[1]) : 1000;
+    Counter c;
+    long s = 0;
+    for (int i = 0; i < n; ++i) s += c.tick(i);
+    std::printf("tick=%ld s=%ld\n", c.calls, s);
+    return 0;
+}
+"#;
+
+const JAVA_COUNTER: &str = r#"package w;
+
+public class Counter {
+    long calls;
+
+    long tick(int i) {
+        calls++;
+        return i & 3;
+    }
+}
+"#;
+
+const JAVA_MAIN: &str = r#"package w;
+
+public class Main {
+    public static void main(String[] args) {
+        int n = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
+        Counter c = new Counter();
+        long s = 0;
+        for (int i = 0; i < n; i++) {
+            s += c.tick(i);
+        }
+        System.out.println("tick=" + c.calls + " s=" + s);
+    }
+}
+"#;
+
+struct Lang {
+    name: &'static str,
+    sources: &'static str,
+    build: &'static str,
+    run: &'static str,
+    files: &'static [(&'static str, &'static str)],
+}
+
+const CPP: Lang = Lang {
+    name: "cpp",
+    sources: "src/*.cpp",
+    build: "mkdir -p build && g++ -std=c++17 -O1 -pthread -o build/w src/main.cpp",
+    run: "./build/w",
+    files: &[("src/main.cpp", CPP_MAIN)],
+};
+
+const JAVA: Lang = Lang {
+    name: "java",
+    sources: "src/**/*.java",
+    build: "rm -rf build && mkdir -p build && javac -encoding UTF-8 -d build $(find src -name '*.java')",
+    run: "java -cp build w.Main",
+    files: &[
+        ("src/w/Main.java", JAVA_MAIN),
+        ("src/w/Counter.java", JAVA_COUNTER),
+    ],
+};
+
+fn revy(dir: &Path, args: &[&str]) -> String {
+    let o = Command::new(env!("CARGO_BIN_EXE_revy"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap();
+    ok(&o, &format!("revy {args:?}"))
+}
+
+fn ok(o: &Output, what: &str) -> String {
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        o.status.success(),
+        "{what} failed:\n{out}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    out
+}
+
+fn sh(dir: &Path, cmd: &str, env: &[(&str, &str)]) -> String {
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(cmd)
+        .current_dir(dir)
+        .env_remove("REVY_TRACE")
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    ok(&o, cmd)
+}
+
+/// Annotates and builds the program in `tmp/NAME`; returns its folder.
+fn build(lang: &Lang, tmp: &Path) -> PathBuf {
+    let dir = tmp.join(lang.name);
+    for (rel, text) in lang.files {
+        let p = dir.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    std::fs::write(
+        dir.join("revy.toml"),
+        format!(
+            "[project]\nname = \"w\"\nsources = [{:?}]\nbuild = {:?}\nrun = {:?}\n\n\
+             [annotate]\nmode = \"faster\"\ninclude = [\"*\"]\n\n\
+             [trace]\npath = \"traces\"\nmax_size = \"256KiB\"\nthrottle = false\n",
+            lang.sources,
+            lang.build,
+            format!("{r} {CALLS} && {r} {CALLS}", r = lang.run)
+        ),
+    )
+    .unwrap();
+    revy(&dir, &["parse"]);
+    revy(&dir, &["annotate"]);
+    sh(&dir, lang.build, &[]);
+    dir
+}
+
+/// The trace files in `dir`, and their sizes.
+fn traces(dir: &Path) -> Vec<(PathBuf, u64)> {
+    let mut v: Vec<(PathBuf, u64)> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "rvt"))
+        .map(|p| {
+            let n = std::fs::metadata(&p).unwrap().len();
+            (p, n)
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// The counter a budget file holds.
+fn counter(file: &Path) -> u64 {
+    let s = std::fs::read_to_string(file).unwrap();
+    assert_eq!(s.len(), 21, "{}: {s:?}", file.display());
+    s.trim_end().parse().unwrap()
+}
+
+/// Calls of `tick` in the analysis of every trace in `dir`.
+fn tick_calls(project: &Path, dir: &Path) -> u64 {
+    let json = revy(
+        project,
+        &["analyze", dir.to_str().unwrap(), "--format", "json"],
+    );
+    let a: Value = serde_json::from_str(&json).unwrap();
+    a["methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["method"] == "tick")
+        .map(|m| m["calls"].as_u64().unwrap())
+        .sum()
+}
+
+/// What one process may write past the shared limit: the block that crosses it (64 KiB
+/// buffers), its definitions, aggregates and end records.
+const SLACK: u64 = 64 * 1024 + 4096;
+
+fn one_after_another(lang: &Lang, project: &Path) {
+    let run = format!("{r} {CALLS} && {r} {CALLS} && {r} {CALLS}", r = lang.run);
+    sh(project, &run, &[("REVY_BUDGET", "")]);
+    let dir = project.join("traces");
+    let t = traces(&dir);
+    assert_eq!(t.len(), 3, "{}: {t:?}", lang.name);
+    let total: u64 = t.iter().map(|(_, n)| n).sum();
+    let what = format!("{}, one after another: {t:?}", lang.name);
+    // Without a shared budget each process would write about MAX.
+    assert!(total <= MAX + SLACK, "{what}: {total} bytes");
+    // The first spends the budget; the later ones start past it and record no event.
+    let mut sizes: Vec<u64> = t.iter().map(|(_, n)| *n).collect();
+    sizes.sort();
+    assert!(sizes[2] > MAX / 2 && sizes[1] < 8192, "{what}");
+    let budgets: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "budget"))
+        .collect();
+    assert_eq!(budgets.len(), 1, "{what}: {budgets:?}");
+    let name = budgets[0].file_name().unwrap().to_str().unwrap();
+    assert!(name.starts_with(".revy-run-"), "{name}");
+    assert_eq!(counter(&budgets[0]), total, "{what}: the counter");
+    assert_eq!(tick_calls(project, &dir), 3 * CALLS, "{what}");
+}
+
+fn at_once(lang: &Lang, project: &Path, tmp: &Path) {
+    let dir = tmp.join(format!("{}-at-once", lang.name));
+    std::fs::create_dir_all(&dir).unwrap();
+    let budget = dir.join("run.budget");
+    let trace = dir.join("t.rvt");
+    let run = format!(
+        "for i in 1 2 3 4; do {} {CALLS} > /dev/null & done; wait",
+        lang.run
+    );
+    sh(
+        project,
+        &run,
+        &[
+            ("REVY_BUDGET", budget.to_str().unwrap()),
+            ("REVY_TRACE", trace.to_str().unwrap()),
+        ],
+    );
+    let t = traces(&dir);
+    assert_eq!(t.len(), 4, "{}: {t:?}", lang.name);
+    let total: u64 = t.iter().map(|(_, n)| n).sum();
+    let what = format!("{}, at once: {t:?}", lang.name);
+    assert!(total <= MAX + 4 * SLACK, "{what}: {total} bytes");
+    assert_eq!(counter(&budget), total, "{what}: the counter");
+    assert_eq!(tick_calls(project, &dir), 4 * CALLS, "{what}");
+}
+
+fn own_limits(lang: &Lang, project: &Path, tmp: &Path) {
+    let dir = tmp.join(format!("{}-own", lang.name));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("t.rvt");
+    let run = format!("{r} {CALLS} && {r} {CALLS}", r = lang.run);
+    sh(
+        project,
+        &run,
+        &[
+            ("REVY_BUDGET", "off"),
+            ("REVY_TRACE", trace.to_str().unwrap()),
+        ],
+    );
+    let t = traces(&dir);
+    let what = format!("{}, REVY_BUDGET=off: {t:?}", lang.name);
+    assert_eq!(t.len(), 2, "{what}");
+    assert!(t.iter().all(|(_, n)| *n > MAX / 2), "{what}");
+    assert!(std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .all(|e| e.path().extension().is_none_or(|x| x != "budget")));
+}
+
+/// `revy run` gives each run a budget file of its own (whatever the process group) and
+/// removes it afterwards.
+fn via_revy_run(lang: &Lang, project: &Path) {
+    let dir = project.join("traces");
+    let before: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    revy(project, &["run"]);
+    let new: Vec<(PathBuf, u64)> = traces(&dir)
+        .into_iter()
+        .filter(|(p, _)| !before.contains(p))
+        .collect();
+    let what = format!("{}, revy run: {new:?}", lang.name);
+    assert_eq!(new.len(), 2, "{what}");
+    let total: u64 = new.iter().map(|(_, n)| n).sum();
+    // Its own budget: the earlier runs of this process group spent theirs.
+    assert!(
+        total > MAX / 2 && total <= MAX + SLACK,
+        "{what}: {total} bytes"
+    );
+    let after = std::fs::read_dir(&dir).unwrap().flatten().count();
+    assert_eq!(after, before.len() + 2, "{what}: a budget file left behind");
+}
+
+#[test]
+fn the_processes_of_a_run_share_max_size() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut built = Vec::new();
+    for lang in [&CPP, &JAVA] {
+        let project = build(lang, tmp.path());
+        one_after_another(lang, &project);
+        at_once(lang, &project, tmp.path());
+        own_limits(lang, &project, tmp.path());
+        via_revy_run(lang, &project);
+        built.push(project);
+    }
+    // A Java and a C++ process at once, one budget: the same file lock and counter.
+    let dir = tmp.path().join("mixed");
+    std::fs::create_dir_all(&dir).unwrap();
+    let budget = dir.join("run.budget");
+    let cmd = format!(
+        "(cd {} && {} {CALLS} & cd {} && {} {CALLS} & wait) > /dev/null",
+        built[0].display(),
+        CPP.run,
+        built[1].display(),
+        JAVA.run
+    );
+    sh(
+        tmp.path(),
+        &cmd,
+        &[
+            ("REVY_BUDGET", budget.to_str().unwrap()),
+            ("REVY_TRACE", dir.join("t.rvt").to_str().unwrap()),
+        ],
+    );
+    let t = traces(&dir);
+    let total: u64 = t.iter().map(|(_, n)| n).sum();
+    assert_eq!(t.len(), 2, "mixed: {t:?}");
+    assert!(total <= MAX + 2 * SLACK, "mixed: {t:?}");
+    assert_eq!(counter(&budget), total, "mixed: the counter");
+    for p in built {
+        revy(&p, &["restore"]);
+    }
+}

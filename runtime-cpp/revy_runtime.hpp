@@ -384,12 +384,12 @@ inline bool writable_locked(Global& G) {
     return !G.finished && G.out.open() && G.pid == current_pid();
 }
 
-inline bool budget_take_locked(Global& G, std::uint64_t need);
+inline bool budget_take_locked(Global& G, std::uint64_t need, bool ahead);
 
 inline bool fits_locked(Global& G, std::size_t n) {
     if (G.max_size == 0) return true;
     std::uint64_t need = G.bytes + n + kTailRoom;
-    if (G.budget_fd >= 0) return need <= G.granted || budget_take_locked(G, need);
+    if (G.budget_fd >= 0) return need <= G.granted || budget_take_locked(G, need, true);
     return need <= G.max_size;
 }
 
@@ -661,9 +661,9 @@ inline void budget_open(Global& G) {
     }
 }
 
-// Reserves what writing `need` bytes in all takes, and a chunk more so that the file is
-// locked seldom; a run near its limit gets what is left. False when `need` is beyond it.
-inline bool budget_take_locked(Global& G, std::uint64_t need) {
+// Reserves what writing `need` bytes in all takes and, `ahead`, a chunk more so that the file
+// is locked seldom; a run near its limit gets what is left. False when `need` is beyond it.
+inline bool budget_take_locked(Global& G, std::uint64_t need, bool ahead) {
     int fd = G.budget_fd;
     std::uint64_t used = 0;
     if (!budget_lock(fd, F_WRLCK)) {
@@ -672,7 +672,9 @@ inline bool budget_take_locked(Global& G, std::uint64_t need) {
     }
     bool ok = budget_read(fd, used);
     std::uint64_t left = used < G.max_size ? G.max_size - used : 0;
-    std::uint64_t chunk = std::min<std::uint64_t>(std::max<std::uint64_t>(G.max_size / 64, 1 << 16), 1 << 24);
+    std::uint64_t chunk =
+        ahead ? std::min<std::uint64_t>(std::max<std::uint64_t>(G.max_size / 64, 1 << 16), 1 << 24)
+              : 0;
     std::uint64_t got = std::min(need - G.granted + chunk, left);
     ok = ok && (got == 0 || budget_write(fd, used + got));
     budget_lock(fd, F_UNLCK);
@@ -702,7 +704,9 @@ inline void budget_settle_locked(Global& G) {
 }
 #else
 inline void budget_open(Global&) {}
-inline bool budget_take_locked(Global& G, std::uint64_t need) { return need <= G.max_size; }
+inline bool budget_take_locked(Global& G, std::uint64_t need, bool) {
+    return need <= G.max_size;
+}
 inline void budget_settle_locked(Global&) {}
 #endif
 
@@ -780,8 +784,10 @@ inline void start_file(Global& G) {
     G.bytes = 8;
     write_record_locked(G, 'H', nullptr, nullptr, hd.c_str(), nullptr);
     // A process started after the run spent its budget records no event: its calls are
-    // aggregated from the first (and it writes no block past the limit).
-    if (G.budget_fd >= 0 && !fits_locked(G, 0)) truncate_locked(G);
+    // aggregated from the first (and it writes no block past the limit). Only the header is
+    // reserved now, so processes that start together do not hold chunks they may not use.
+    std::uint64_t need = G.bytes + kTailRoom;
+    if (G.budget_fd >= 0 && !budget_take_locked(G, need, false)) truncate_locked(G);
     G.lock.unlock();
 }
 

@@ -103,14 +103,15 @@ final class RvBudget {
     }
 
     /**
-     * Reserves what writing {@code need} bytes in all takes, and a chunk more so that the file
-     * is locked seldom; a run near its limit gets what is left. False when need is beyond it.
+     * Reserves what writing {@code need} bytes in all takes and, {@code ahead}, a chunk more so
+     * that the file is locked seldom; a run near its limit gets what is left. False when need
+     * is beyond it.
      */
-    static boolean take(long need) {
+    static boolean take(long need, boolean ahead) {
         if (channel == null) {
             return need <= max;
         }
-        long used = update(need, 0);
+        long used = update(need, ahead, 0);
         if (used < 0) {
             return need <= max;
         }
@@ -120,19 +121,19 @@ final class RvBudget {
     /** At exit: the counter holds what this process wrote instead of what it reserved. */
     static void settle(long written) {
         if (channel != null) {
-            update(-1, written);
+            update(-1, false, written);
         }
         close();
     }
 
     /**
-     * Under the file lock: reserves for {@code need} (when at least 0), else settles to
+     * Under the file lock: reserves for {@code need} (when at least 0; see take), else settles to
      * {@code written}. The channel is interruptible (an interrupted thread would close it), so
      * the caller's interrupt status is set aside and given back, and an interrupt that comes
      * while the lock is held reopens the file and tries again. Returns the counter before, or
      * -1 when the budget had to be dropped.
      */
-    private static long update(long need, long written) {
+    private static long update(long need, boolean ahead, long written) {
         for (int attempt = 0; attempt < 5 && channel != null; attempt++) {
             boolean interrupted = Thread.interrupted();
             try (FileLock l = channel.lock()) {
@@ -142,7 +143,7 @@ final class RvBudget {
                     return -1;
                 }
                 if (need >= 0) {
-                    long chunk = Math.min(Math.max(max / 64, 1 << 16), 1 << 24);
+                    long chunk = ahead ? Math.min(Math.max(max / 64, 1 << 16), 1 << 24) : 0;
                     long got = Math.min(need - granted + chunk, Math.max(0, max - used));
                     if (got > 0) {
                         write(used + got);

@@ -149,8 +149,9 @@ final class RvTrace {
             write(hh, 0, hp);
             write(hb, 0, hb.length);
             // A process started after the run spent its budget records no event: its calls
-            // are aggregated from the first.
-            if (RvBudget.shared() && !fits()) {
+            // are aggregated from the first. Only the header is reserved now, so JVMs that
+            // start together do not hold chunks they may not use.
+            if (RvBudget.shared() && !RvBudget.take(written + TAIL, false)) {
                 truncate();
             }
             // On disk at once: a run that ends by Runtime.halt still leaves a readable trace
@@ -328,7 +329,7 @@ final class RvTrace {
     /** Whether what is written, and the T and E records, stay within the size limit. */
     private static boolean fits() {
         long need = written + TAIL;
-        return RvBudget.shared() ? RvBudget.take(need) : need <= maxSize;
+        return RvBudget.shared() ? RvBudget.take(need, true) : need <= maxSize;
     }
 
     private static void truncate() {

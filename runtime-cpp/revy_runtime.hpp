@@ -671,7 +671,10 @@ inline bool budget_take_locked(Global& G, std::uint64_t need, bool ahead) {
         return need <= G.max_size;
     }
     bool ok = budget_read(fd, used);
-    std::uint64_t left = used < G.max_size ? G.max_size - used : 0;
+    // Events stop 1/64 short of the limit: the room the processes' definitions, aggregates and
+    // blocks past it take, so that the run's traces together stay under `max_size`.
+    std::uint64_t limit = G.max_size - G.max_size / 64;
+    std::uint64_t left = used < limit ? limit - used : 0;
     std::uint64_t chunk =
         ahead ? std::min<std::uint64_t>(std::max<std::uint64_t>(G.max_size / 64, 1 << 16), 1 << 24)
               : 0;

@@ -568,7 +568,7 @@ inline bool create_new(Global& G, const std::string& path) {
 
 // ---- the run's size budget ----------------------------------------------------------------
 // The processes of one run (a suite's test binaries, forked children) share `max_size`: a
-// counter file beside the traces holds the bytes they reserved. A process reserves in chunks
+// counter file holds the bytes they reserved. A process reserves in chunks
 // under an fcntl lock (the Java runtime's FileLock is the same lock, so mixed runs share it)
 // and at exit settles the counter to what it wrote. The file is `REVY_BUDGET` when set
 // (`off`: each process its own limit), else one per process group — what a shell gives each
@@ -634,7 +634,8 @@ inline bool budget_read(int fd, std::uint64_t& used) {
 inline bool budget_write(int fd, std::uint64_t used) {
     char buf[kBudgetLen];
     buf[kBudgetLen - 1] = '\n';
-    for (int i = kBudgetLen - 2; i >= 0; --i, used /= 10) buf[i] = static_cast<char>('0' + used % 10);
+    for (int i = kBudgetLen - 2; i >= 0; --i, used /= 10)
+        buf[i] = static_cast<char>('0' + used % 10);
     return ::pwrite(fd, buf, kBudgetLen, 0) == kBudgetLen;
 }
 
@@ -643,7 +644,9 @@ inline void budget_drop(Global& G, const char* why) {
     static bool said = false;
     if (!said && why) {
         said = true;
-        std::fprintf(stderr, "revy: the run's trace budget is %s; this process keeps max_size for itself\n", why);
+        std::fprintf(stderr,
+                     "revy: the run's trace budget is %s; this process keeps max_size for itself\n",
+                     why);
     }
     if (G.budget_fd >= 0) ::close(G.budget_fd);
     G.budget_fd = -1;

@@ -595,6 +595,7 @@ pub fn finish(
     let one_offs = one_off_messages(&b);
     let mut warnings = status.warnings.clone();
     let coverage = aggregates::coverage(&status.aggregates, walker.messages, names);
+    let shown = crate::trace::multi::describe(path);
     if let Some(max) = status.truncated_at_size {
         // With `budget=run` the limit was the run's, shared by its processes.
         let limit = match reader.header().get("budget") {
@@ -610,7 +611,7 @@ pub fn finish(
         };
         warnings.push(format!(
             "{}: the runtime stopped recording events at {limit}; {rest}",
-            path.display()
+            shown
         ));
     }
     if !coverage.throttled.is_empty() {
@@ -640,7 +641,7 @@ pub fn finish(
     if status.clean_end.is_none() && !status.cut_short {
         warnings.push(format!(
             "{}: no end marker: the run may have died; analysed up to the last complete entry",
-            path.display()
+            shown
         ));
     }
     let bal = &walker.balance;

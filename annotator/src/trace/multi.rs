@@ -64,6 +64,28 @@ pub fn join(paths: &[PathBuf]) -> Result<PathBuf> {
     }
 }
 
+/// `path` for a message: itself, or for a set "34 traces in DIR" (all in one folder) or
+/// "34 traces (FIRST … LAST)" — a run's whole path list would fill the screen.
+pub fn describe(path: &Path) -> String {
+    let Ok(Some(files)) = set_members(path) else {
+        return path.display().to_string();
+    };
+    let dirs: std::collections::BTreeSet<_> = files.iter().map(|p| p.parent()).collect();
+    match (dirs.len(), files.first(), files.last()) {
+        (1, Some(f), _) => format!(
+            "{} traces in {}",
+            files.len(),
+            f.parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .map_or(".".into(), |d| d.display().to_string())
+        ),
+        (_, Some(f), Some(l)) => {
+            format!("{} traces ({} … {})", files.len(), f.display(), l.display())
+        }
+        _ => path.display().to_string(),
+    }
+}
+
 /// Bytes of all files of `path` (a trace or a trace set), for progress.
 pub fn total_size(path: &Path) -> u64 {
     let size = |p: &Path| std::fs::metadata(p).map_or(0, |m| m.len());
@@ -442,5 +464,34 @@ impl MultiReader {
     /// The pid of each process, by position (tag − 1).
     pub fn pids(&self) -> Vec<u64> {
         self.members.iter().map(|m| m.pid).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_set_is_described_by_count_and_folder() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path();
+        let files: Vec<PathBuf> = ["a.rvt", "b.rvt", "c.rvt"]
+            .iter()
+            .map(|n| d.join(n))
+            .collect();
+        for f in &files {
+            std::fs::write(f, b"").unwrap();
+        }
+        let set = join(&files).unwrap();
+        assert_eq!(describe(&set), format!("3 traces in {}", d.display()));
+        assert_eq!(describe(&files[0]), files[0].display().to_string());
+        std::fs::create_dir(d.join("sub")).unwrap();
+        let other = d.join("sub/z.rvt");
+        std::fs::write(&other, b"").unwrap();
+        let mixed = join(&[files[0].clone(), other.clone()]).unwrap();
+        assert_eq!(
+            describe(&mixed),
+            format!("2 traces ({} … {})", files[0].display(), other.display())
+        );
     }
 }

@@ -213,6 +213,21 @@ fn one_after_another(lang: &Lang, project: &Path) {
     assert!(name.starts_with(".revy-run-"), "{name}");
     assert_eq!(counter(&budgets[0]), total, "{what}: the counter");
     assert_eq!(tick_calls(project, &dir), 3 * CALLS, "{what}");
+    // The analysis of one of the later traces says whose limit stopped it.
+    let json = revy(
+        project,
+        &["analyze", t[2].0.to_str().unwrap(), "--format", "json"],
+    );
+    let a: Value = serde_json::from_str(&json).unwrap();
+    assert!(
+        a["trace"]["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("at the run's size limit")),
+        "{what}: {}",
+        a["trace"]["warnings"]
+    );
 }
 
 fn at_once(lang: &Lang, project: &Path, tmp: &Path) {

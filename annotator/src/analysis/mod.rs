@@ -600,7 +600,7 @@ pub fn finish(
         // With `budget=run` the limit was the run's, shared by its processes.
         let limit = match reader.header().get("budget") {
             Some("run") => {
-                format!("the run's size limit (max_size={max}, shared by its processes)")
+                format!("the run's size limit (max_size={max}, shared by the run's processes: a shell command line's, unless `revy run` or REVY_BUDGET=FILE gave the run its own)")
             }
             _ => format!("its size limit (max_size={max})"),
         };

@@ -639,14 +639,21 @@ inline bool budget_write(int fd, std::uint64_t used) {
     return ::pwrite(fd, buf, kBudgetLen, 0) == kBudgetLen;
 }
 
+// The budget file's name, for messages (never destroyed: static destructors may still log).
+inline std::string& budget_name() {
+    static std::string* name = new std::string();
+    return *name;
+}
+
 // The budget file cannot be used: this process keeps to `max_size` on its own.
 inline void budget_drop(Global& G, const char* why) {
     static bool said = false;
     if (!said && why) {
         said = true;
         std::fprintf(stderr,
-                     "revy: the run's trace budget is %s; this process keeps max_size for itself\n",
-                     why);
+                     "revy: the run's trace budget %s is %s; this process keeps max_size for "
+                     "itself\n",
+                     budget_name().c_str(), why);
     }
     if (G.budget_fd >= 0) ::close(G.budget_fd);
     G.budget_fd = -1;
@@ -657,9 +664,10 @@ inline void budget_open(Global& G) {
     if (G.max_size == 0) return;
     std::string path = budget_path();
     if (path.empty()) return;
+    budget_name() = path;
     G.budget_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
     if (G.budget_fd < 0) {
-        std::string why = "not writable (" + path + ": " + std::strerror(errno) + ")";
+        std::string why = std::string("not writable (") + std::strerror(errno) + ")";
         budget_drop(G, why.c_str());
     }
 }

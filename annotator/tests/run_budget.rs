@@ -5,7 +5,8 @@
 //! limit (one after another; at once, plus what each process writes past it: one block,
 //! definitions, aggregates), the counter file holds exactly the bytes written, and the analysis of all traces still counts
 //! every call. `REVY_BUDGET=off` gives each process its own limit again; `revy run` gives
-//! each run a fresh budget; a Java and a C++ process share one budget file.
+//! each run a fresh budget; a Java and a C++ process share one budget file; a hand-edited
+//! budget file is named in one line and left alone.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -302,6 +303,34 @@ fn via_revy_run(lang: &Lang, project: &Path) {
     assert_eq!(after, before.len() + 2, "{what}: a budget file left behind");
 }
 
+/// A budget file that is not a counter (hand-edited): one line on stderr naming it, the run
+/// keeps its own limit and every call, the file is left as it was.
+fn hand_edited(lang: &Lang, project: &Path, tmp: &Path) {
+    let dir = tmp.join(format!("{}-edited", lang.name));
+    std::fs::create_dir_all(&dir).unwrap();
+    let budget = dir.join("run.budget");
+    std::fs::write(&budget, "about half\n").unwrap();
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(format!("{} {CALLS}", lang.run))
+        .current_dir(project)
+        .env("REVY_BUDGET", &budget)
+        .env("REVY_TRACE", dir.join("t.rvt"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    let what = format!("{}, hand-edited budget: {err}", lang.name);
+    assert!(o.status.success(), "{what}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 1, "{what}");
+    assert!(
+        lines[0].contains(budget.to_str().unwrap()) && lines[0].contains("unreadable"),
+        "{what}"
+    );
+    assert_eq!(std::fs::read_to_string(&budget).unwrap(), "about half\n");
+    assert_eq!(tick_calls(project, &dir.join("t.rvt")), CALLS, "{what}");
+}
+
 #[test]
 fn the_processes_of_a_run_share_max_size() {
     let tmp = tempfile::tempdir().unwrap();
@@ -312,6 +341,7 @@ fn the_processes_of_a_run_share_max_size() {
         at_once(lang, &project, tmp.path());
         own_limits(lang, &project, tmp.path());
         via_revy_run(lang, &project);
+        hand_edited(lang, &project, tmp.path());
         built.push(project);
     }
     // A Java and a C++ process at once, one budget: the same file lock and counter.

@@ -52,7 +52,7 @@ final class RvBudget {
         try {
             channel = new RandomAccessFile(f, "rw").getChannel();
         } catch (IOException | SecurityException e) {
-            drop("not writable (" + f + ": " + e.getMessage() + ")");
+            drop("not writable (" + e.getMessage() + ")");
         }
     }
 
@@ -176,7 +176,7 @@ final class RvBudget {
         try {
             channel = new RandomAccessFile(file, "rw").getChannel();
         } catch (IOException | SecurityException e) {
-            drop("not writable (" + file + ": " + e.getMessage() + ")");
+            drop("not writable (" + e.getMessage() + ")");
         }
     }
 
@@ -214,7 +214,8 @@ final class RvBudget {
     }
 
     private static void drop(String why) {
-        RvTrace.problem("the run's trace budget is " + why + "; this process keeps max_size for itself", null);
+        RvTrace.problem("the run's trace budget " + file + " is " + why
+                + "; this process keeps max_size for itself", null);
         close();
     }
 

@@ -63,15 +63,7 @@ fn count_class(json: &serde_json::Value, class: &str) -> usize {
         .count()
 }
 
-fn method_calls(json: &serde_json::Value, name: &str) -> u64 {
-    json["methods"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["method"] == name)
-        .map(|m| m["calls"].as_u64().unwrap())
-        .sum()
-}
+use common::method_calls;
 
 #[test]
 fn java_account_end_to_end_in_both_modes() {

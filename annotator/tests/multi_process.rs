@@ -76,13 +76,7 @@ fn analyze(dir: &Path, traces: &[&str]) -> Value {
 }
 
 fn work_calls(a: &Value) -> u64 {
-    a["methods"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["method"] == "work")
-        .map(|m| m["calls"].as_u64().unwrap())
-        .sum()
+    common::method_calls(a, "work")
 }
 
 #[test]
@@ -229,15 +223,7 @@ fn a_trace_without_events_keeps_its_methods_apart() {
     )
     .unwrap();
     let a = analyze(dir, &["a.dtf", "b.dtf"]);
-    let calls = |name: &str| -> u64 {
-        a["methods"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|m| m["method"] == name)
-            .map(|m| m["calls"].as_u64().unwrap())
-            .sum()
-    };
+    let calls = |name: &str| common::method_calls(&a, name);
     assert_eq!(
         (calls("tick"), calls("main")),
         (1001, 2),

@@ -8,8 +8,10 @@
 //! each run a fresh budget; a Java and a C++ process share one budget file; a hand-edited
 //! budget file is named in one line and left alone.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use serde_json::Value;
 
@@ -94,17 +96,7 @@ fn revy(dir: &Path, args: &[&str]) -> String {
         .args(args)
         .output()
         .unwrap();
-    ok(&o, &format!("revy {args:?}"))
-}
-
-fn ok(o: &Output, what: &str) -> String {
-    let out = String::from_utf8_lossy(&o.stdout).into_owned();
-    assert!(
-        o.status.success(),
-        "{what} failed:\n{out}\n{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    out
+    common::ok(&o, &format!("revy {args:?}"))
 }
 
 fn sh(dir: &Path, cmd: &str, env: &[(&str, &str)]) -> String {
@@ -116,7 +108,7 @@ fn sh(dir: &Path, cmd: &str, env: &[(&str, &str)]) -> String {
         .envs(env.iter().copied())
         .output()
         .unwrap();
-    ok(&o, cmd)
+    common::ok(&o, cmd)
 }
 
 /// Annotates and builds the program in `tmp/NAME`; returns its folder.
@@ -175,13 +167,7 @@ fn tick_calls(project: &Path, dir: &Path) -> u64 {
         &["analyze", dir.to_str().unwrap(), "--format", "json"],
     );
     let a: Value = serde_json::from_str(&json).unwrap();
-    a["methods"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["method"] == "tick")
-        .map(|m| m["calls"].as_u64().unwrap())
-        .sum()
+    common::method_calls(&a, "tick")
 }
 
 /// What one process may write past the shared limit: the block that crosses it (64 KiB

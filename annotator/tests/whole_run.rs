@@ -20,15 +20,7 @@ fn revy_in(dir: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn ok(o: &Output, what: &str) -> String {
-    let out = String::from_utf8_lossy(&o.stdout).into_owned();
-    assert!(
-        o.status.success(),
-        "{what} failed:\n{out}\n{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    out
-}
+use common::ok;
 
 fn sh(dir: &Path, cmd: &str, trace: &Path) -> String {
     let o = Command::new("sh")
@@ -250,15 +242,7 @@ fn profile(
     (counters(&out), a, rvt)
 }
 
-fn method_calls(a: &Value, name: &str) -> u64 {
-    a["methods"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["method"] == name)
-        .map(|m| m["calls"].as_u64().unwrap())
-        .sum()
-}
+use common::method_calls;
 
 /// A class name without its package or namespace.
 fn short(v: &Value) -> &str {

@@ -20,6 +20,28 @@ pub fn revy(args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// Stdout of a command that must have succeeded (else the test fails with both outputs).
+pub fn ok(o: &std::process::Output, what: &str) -> String {
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        o.status.success(),
+        "{what} failed:\n{out}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    out
+}
+
+/// Calls of every method named `name` in `revy analyze --format json` output.
+pub fn method_calls(json: &serde_json::Value, name: &str) -> u64 {
+    json["methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["method"] == name)
+        .map(|m| m["calls"].as_u64().unwrap())
+        .sum()
+}
+
 /// Run `revy export` with all three formats and check each one.
 pub fn export_and_check(trace: &Path, dir: &Path) -> Checks {
     let (c, d, f) = (dir.join("t.json"), dir.join("t.dot"), dir.join("t.txt"));

@@ -19,8 +19,10 @@ const MAX: u64 = 8 << 20;
 /// Each run alone writes more than MAX.
 const CALLS: u64 = 1_000_000;
 
-const CPP_MAIN: &str = r#"#include <cstdio>
+const CPP_MAIN: &str = r#"#include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <thread>
 class Counter {
 public:
     long calls = 0;
@@ -31,6 +33,11 @@ int main(int argc, char** argv) {
     Counter c;
     long s = 0;
     for (int i = 0; i < n; ++i) s += c.tick(i);
+    if (argc > 2) {  // stay alive (traced, its budget open) while another process starts
+        std::printf("ready\n");
+        std::fflush(stdout);
+        std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(argv[2])));
+    }
     std::printf("tick=%ld s=%ld\n", c.calls, s);
     return 0;
 }
@@ -317,12 +324,44 @@ fn hand_edited(lang: &Lang, project: &Path, tmp: &Path) {
     assert_eq!(tick_calls(project, &dir.join("t.rvt")), CALLS, "{what}");
 }
 
+/// Processes that start together near the end of the budget: the first holds only its
+/// header's share while it runs, so the second still gets room to record its events.
+fn started_together(project: &Path, tmp: &Path) {
+    let dir = tmp.join("together");
+    std::fs::create_dir_all(&dir).unwrap();
+    let budget = dir.join("run.budget");
+    // 100 KiB left under the events' limit (MAX less 1/64); a chunk ahead is 128 KiB.
+    let limit = MAX - MAX / 64;
+    std::fs::write(&budget, format!("{:020}\n", limit - 100 * 1024)).unwrap();
+    let (a, b) = (dir.join("a.rvt"), dir.join("b.rvt"));
+    let cmd = format!(
+        "REVY_TRACE={a} ./build/w 1 1500 > {out} & \
+         while ! grep -q ready {out} 2>/dev/null; do sleep 0.05; done; \
+         REVY_TRACE={b} ./build/w 10 > /dev/null; wait",
+        a = a.display(),
+        b = b.display(),
+        out = dir.join("a.out").display()
+    );
+    sh(project, &cmd, &[("REVY_BUDGET", budget.to_str().unwrap())]);
+    let json = revy(
+        project,
+        &["analyze", b.to_str().unwrap(), "--format", "json"],
+    );
+    let an: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(an["trace"]["truncated"], false, "{}", an["trace"]);
+    assert_eq!(common::method_calls(&an, "tick"), 10);
+    assert!(counter(&budget) <= MAX, "{}", counter(&budget));
+}
+
 #[test]
 fn the_processes_of_a_run_share_max_size() {
     let tmp = tempfile::tempdir().unwrap();
     let mut built = Vec::new();
     for lang in [&CPP, &JAVA] {
         let project = build(lang, tmp.path());
+        if lang.name == "cpp" {
+            started_together(&project, tmp.path());
+        }
         one_after_another(lang, &project);
         at_once(lang, &project, tmp.path());
         own_limits(lang, &project, tmp.path());

@@ -9,7 +9,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use super::walk::InstKind;
-use super::{Analysis, InstRow, Options};
+use super::{Analysis, InstRow, Options, TopRows};
 
 /// What a hint is: a replayed proposal or statement first, then the thesis's observations.
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, Hash)]
@@ -131,11 +131,35 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
     // Guidelines 1 and 2: candidates above the threshold, most active first.
     let by_active =
         |x: &InstRow, y: &InstRow| y.active_time.cmp(&x.active_time).then(x.id.cmp(&y.id));
-    let inst = a.instances.top(
-        cap,
-        |i| i.kind != InstKind::Root && above(i.active_time, i.level),
-        by_active,
-    );
+    let by_cyclic = |x: &InstRow, y: &InstRow| y.cyclic.cmp(&x.cyclic).then(x.id.cmp(&y.id));
+    // One pass over the instances for every selection below (a run can have millions).
+    let mut inst = TopRows::new(cap, by_active);
+    let mut selfish = TopRows::new(cap, by_cyclic);
+    let mut lonely = TopRows::new(cap, by_active);
+    // The most active instance of each class id (the last one on ties).
+    let mut most: Vec<Option<(u64, u32)>> = Vec::new();
+    for i in a.instances.rows().filter(|i| i.kind != InstKind::Root) {
+        if above(i.active_time, i.level) {
+            inst.offer(&i);
+        }
+        // Objects that mostly message themselves with few neighbours, or have one neighbour.
+        if i.cyclic >= 2 && 2 * i.cyclic >= i.received && i.neighbours <= 2 {
+            selfish.offer(&i);
+        }
+        if i.neighbours == 1 && i.received > 0 {
+            lonely.offer(&i);
+        }
+        let c = i.class as usize;
+        if most.len() <= c {
+            most.resize(c + 1, None);
+        }
+        if most[c].is_none_or(|(t, _)| i.active_time >= t) {
+            most[c] = Some((i.active_time, i.id));
+        }
+    }
+    let inst = a.instances.stats_of(&inst.into_sorted());
+    let selfish = a.instances.stats_of(&selfish.into_sorted());
+    let lonely = a.instances.stats_of(&lonely.into_sorted());
     for i in inst {
         let mut h = hint(
             HintKind::CandidateInstance,
@@ -240,17 +264,6 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
         out.push(h);
     }
 
-    // Objects that mostly message themselves with few neighbours, or have one neighbour.
-    let selfish = a.instances.top(
-        cap,
-        |i| {
-            i.kind != InstKind::Root
-                && i.cyclic >= 2
-                && 2 * i.cyclic >= i.received
-                && i.neighbours <= 2
-        },
-        |x, y| y.cyclic.cmp(&x.cyclic).then(x.id.cmp(&y.id)),
-    );
     for i in selfish {
         let mut h = hint(
             HintKind::SelfContained,
@@ -264,11 +277,6 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
         h.instance = Some(i.id);
         out.push(h);
     }
-    let lonely = a.instances.top(
-        cap,
-        |i| i.kind != InstKind::Root && i.neighbours == 1 && i.received > 0,
-        by_active,
-    );
     for i in lonely {
         let mut h = hint(
             HintKind::SingleNeighbour,
@@ -281,16 +289,18 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
     }
 
     // Guideline 3: averages vs individuals, per class and per method.
-    // The most active instance of each class (the last one on ties).
-    let mut most: FxHashMap<&str, (u64, u32)> = FxHashMap::default();
-    for i in a.instances.rows().filter(|i| i.kind != InstKind::Root) {
-        let e = most
-            .entry(a.instances.class_name(i.class))
-            .or_insert((0, i.id));
-        if i.active_time >= e.0 {
-            *e = (i.active_time, i.id);
+    // The most active instance of each class name (class ids of one name, e.g. from
+    // several processes, together; the last one on ties).
+    let mut most_by_name: FxHashMap<&str, (u64, u32)> = FxHashMap::default();
+    for (c, m) in most.iter().enumerate() {
+        if let Some(m) = *m {
+            let e = most_by_name
+                .entry(a.instances.class_name(c as u32))
+                .or_insert(m);
+            *e = (*e).max(m);
         }
     }
+    let most = most_by_name;
     let mut n = 0;
     for c in &a.classes {
         if n == cap || c.instances < 2 {

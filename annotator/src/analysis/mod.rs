@@ -23,7 +23,7 @@ pub use hints::Hint;
 use hints::HintKind;
 use stats::{Acc, Callee, MessageRecord, Summary, TopMessages};
 use table::{EdgeSums, InstSums};
-pub use table::{Edges, InstRow, Instances};
+pub use table::{Edges, InstRow, Instances, TopRows};
 use walk::{walk_events, Closed, InstKind, Instance, Sink, Walker};
 
 pub const SCHEMA: &str = "revy-analysis/1";

@@ -3,6 +3,8 @@
 //! map (rarely used: a sum must pass 2³² to get there), and the public rows
 //! ([`InstanceStats`], [`EdgeStats`]) are built only when asked for or serialised.
 
+use std::cmp::Ordering;
+
 use rustc_hash::FxHashMap;
 use serde::ser::{Serialize, SerializeSeq, Serializer};
 
@@ -680,21 +682,82 @@ impl Instances {
         &self,
         n: usize,
         keep: impl Fn(&InstRow) -> bool,
-        before: impl Fn(&InstRow, &InstRow) -> std::cmp::Ordering,
+        before: impl Fn(&InstRow, &InstRow) -> Ordering,
     ) -> Vec<InstanceStats> {
-        let mut rows: Vec<InstRow> = Vec::new();
+        let mut top = TopRows::new(n, before);
         for r in self.rows().filter(|r| keep(r)) {
-            rows.push(r);
-            // Cut back to the best `n` whenever the buffer doubles: memory stays O(n).
-            if rows.len() >= 2 * n.max(1024) {
-                let nth = n.saturating_sub(1);
-                rows.select_nth_unstable_by(nth, &before);
-                rows.truncate(n);
-            }
+            top.offer(&r);
         }
-        rows.sort_by(&before);
-        rows.truncate(n);
+        self.stats_of(&top.into_sorted())
+    }
+    /// The full statistics of these rows' instances, in their order.
+    pub fn stats_of(&self, rows: &[InstRow]) -> Vec<InstanceStats> {
         rows.iter().filter_map(|r| self.get(r.id)).collect()
+    }
+}
+
+/// The first `n` of the rows offered in the order `before` (a strict "x comes first"
+/// order). A heap whose root is the last row kept: a row that does not make the cut, most
+/// rows of a large run, costs one comparison, so several selections can share one pass
+/// over a million instances.
+pub struct TopRows<F> {
+    n: usize,
+    before: F,
+    heap: Vec<InstRow>,
+}
+
+impl<F: Fn(&InstRow, &InstRow) -> Ordering> TopRows<F> {
+    pub fn new(n: usize, before: F) -> Self {
+        TopRows {
+            n,
+            before,
+            heap: Vec::new(),
+        }
+    }
+    #[inline]
+    pub fn offer(&mut self, r: &InstRow) {
+        if self.heap.len() < self.n {
+            self.heap.push(*r);
+            self.up(self.heap.len() - 1);
+        } else if self.n > 0 && (self.before)(r, &self.heap[0]) == Ordering::Less {
+            self.heap[0] = *r;
+            self.down(0);
+        }
+    }
+    /// Whether `x` comes before `y` (x belongs nearer the leaves).
+    fn first(&self, x: usize, y: usize) -> bool {
+        (self.before)(&self.heap[x], &self.heap[y]) == Ordering::Less
+    }
+    fn up(&mut self, mut i: usize) {
+        while i > 0 {
+            let p = (i - 1) / 2;
+            if !self.first(p, i) {
+                break;
+            }
+            self.heap.swap(p, i);
+            i = p;
+        }
+    }
+    fn down(&mut self, mut i: usize) {
+        loop {
+            let mut last = i;
+            for c in [2 * i + 1, 2 * i + 2] {
+                if c < self.heap.len() && self.first(last, c) {
+                    last = c;
+                }
+            }
+            if last == i {
+                return;
+            }
+            self.heap.swap(i, last);
+            i = last;
+        }
+    }
+    /// The rows kept, in the order `before`.
+    pub fn into_sorted(self) -> Vec<InstRow> {
+        let mut rows = self.heap;
+        rows.sort_by(&self.before);
+        rows
     }
 }
 
@@ -748,6 +811,50 @@ mod tests {
                 5 * u32::MAX as u64
             )
         );
+    }
+
+    /// The heap keeps exactly the first `n` rows of a plain sort, for every `n`, whatever
+    /// the order the rows come in (ties on the key are broken by id, as every caller does).
+    #[test]
+    fn top_rows_are_the_first_of_a_sort() {
+        let row = |id: u32, t: u64| InstRow {
+            id,
+            kind: InstKind::Object,
+            class: 0,
+            active_time: t,
+            level: 0.0,
+            received: 0,
+            sent: 0,
+            cyclic: 0,
+            neighbours: 0,
+        };
+        let mut x = 7u64;
+        let mut rows: Vec<InstRow> = (0..2000u32)
+            .map(|id| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                row(id, (x >> 33) % 300)
+            })
+            .collect();
+        let before =
+            |a: &InstRow, b: &InstRow| b.active_time.cmp(&a.active_time).then(a.id.cmp(&b.id));
+        for order in 0..3 {
+            match order {
+                1 => rows.sort_by(before),
+                2 => rows.sort_by(|a, b| before(b, a)),
+                _ => {}
+            }
+            let mut want = rows.clone();
+            want.sort_by(before);
+            for n in [0, 1, 2, 7, 100, 1999, 2000, 5000] {
+                let mut t = TopRows::new(n, before);
+                rows.iter().for_each(|r| t.offer(r));
+                let got: Vec<_> = t.into_sorted().iter().map(|r| r.id).collect();
+                let w: Vec<_> = want.iter().take(n).map(|r| r.id).collect();
+                assert_eq!(got, w, "n={n} order={order}");
+            }
+        }
     }
 
     /// The hash bits above the row number never leak into it: every slot names its own row

@@ -35,7 +35,7 @@ pub struct Instance {
 }
 
 impl Instance {
-    fn new(kind: InstKind, class: u32, id: u64) -> Self {
+    pub(crate) fn new(kind: InstKind, class: u32, id: u64) -> Self {
         Instance {
             id,
             size: 0,

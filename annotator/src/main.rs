@@ -309,8 +309,8 @@ fn dispatch(cli: Cli) -> Result<()> {
     }
 }
 
-/// The traces named on the command line (several as one trace set), else the newest file in
-/// the manifest's trace folder.
+/// The traces named on the command line (several as one trace set), else the newest trace
+/// (`*.rvt`, `*.dtf`) in the manifest's trace folder.
 fn trace_or_newest(manifest: &Path, traces: Vec<PathBuf>) -> Result<PathBuf> {
     if !traces.is_empty() {
         return revy::trace::multi::join(&traces);
@@ -324,7 +324,8 @@ fn trace_or_newest(manifest: &Path, traces: Vec<PathBuf>) -> Result<PathBuf> {
         .filter_map(|e| e.ok())
         .filter_map(|e| {
             let md = e.metadata().ok()?;
-            md.is_file().then(|| (md.modified().ok(), e.path()))
+            let p = e.path();
+            (md.is_file() && revy::trace::is_trace_file(&p)).then(|| (md.modified().ok(), p))
         })
         .max();
     newest.map(|(_, p)| p).ok_or_else(|| {

@@ -22,7 +22,7 @@ fn traces_in(dir: &std::path::Path) -> BTreeSet<PathBuf> {
         .map(|rd| {
             rd.flatten()
                 .map(|e| e.path())
-                .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("rvt" | "dtf")))
+                .filter(|p| crate::trace::is_trace_file(p))
                 .collect()
         })
         .unwrap_or_default()

@@ -338,6 +338,15 @@ fn default_trace_is_the_newest_in_trace_dir() {
         traces.join("new.dtf"),
     )
     .unwrap();
+    // Files that are not traces are passed over however new: the runtimes' budget counter
+    // (written when the run's last process exits, after its trace) and anything else.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(
+        traces.join(".revy-run-77-88.budget"),
+        "00000000000000001234\n",
+    )
+    .unwrap();
+    std::fs::write(traces.join("notes.txt"), "mine\n").unwrap();
     let o = revy(&["-m", m.to_str().unwrap(), "analyze", "--format", "json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();

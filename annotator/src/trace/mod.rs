@@ -182,6 +182,15 @@ impl Names {
     }
 }
 
+/// Whether `path` names a trace by its extension: `.rvt` (compact) or `.dtf` (text). A trace
+/// folder also holds the runtimes' budget counters and whatever else the user puts there.
+pub fn is_trace_file(path: &Path) -> bool {
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("rvt" | "dtf")
+    )
+}
+
 /// A name as read from a trace, safe to print: invalid UTF-8 becomes U+FFFD, and control
 /// characters (escape sequences, newlines that would forge DTF lines), line separators and
 /// bidirectional overrides are shown escaped (`\u{1b}`).

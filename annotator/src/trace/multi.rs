@@ -34,9 +34,7 @@ pub fn set_members(path: &Path) -> Result<Option<Vec<PathBuf>>> {
         let rd = std::fs::read_dir(path).map_err(|e| Error::io(path, e))?;
         let mut files: Vec<PathBuf> = rd
             .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| {
-                p.is_file() && matches!(p.extension().and_then(|e| e.to_str()), Some("rvt" | "dtf"))
-            })
+            .filter(|p| p.is_file() && super::is_trace_file(p))
             .collect();
         files.sort();
         if files.is_empty() {

@@ -136,8 +136,10 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
     let mut inst = TopRows::new(cap, by_active);
     let mut selfish = TopRows::new(cap, by_cyclic);
     let mut lonely = TopRows::new(cap, by_active);
-    // The most active instance of each class id (the last one on ties).
-    let mut most: Vec<Option<(u64, u32)>> = Vec::new();
+    // The most active instance of each class id (the last one on ties); ids past the
+    // trace's class names (an unknown method's receivers) in `most_other`, by name.
+    let mut most: Vec<Option<(u64, u32)>> = vec![None; a.instances.class_count()];
+    let mut most_other: FxHashMap<&str, (u64, u32)> = FxHashMap::default();
     for i in a.instances.rows().filter(|i| i.kind != InstKind::Root) {
         if above(i.active_time, i.level) {
             inst.offer(&i);
@@ -149,12 +151,15 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
         if i.neighbours == 1 && i.received > 0 {
             lonely.offer(&i);
         }
-        let c = i.class as usize;
-        if most.len() <= c {
-            most.resize(c + 1, None);
-        }
-        if most[c].is_none_or(|(t, _)| i.active_time >= t) {
-            most[c] = Some((i.active_time, i.id));
+        let m = (i.active_time, i.id);
+        match most.get_mut(i.class as usize) {
+            Some(e) => *e = Some(e.map_or(m, |e| e.max(m))),
+            None => {
+                let e = most_other
+                    .entry(a.instances.class_name(i.class))
+                    .or_insert(m);
+                *e = (*e).max(m);
+            }
         }
     }
     let inst = a.instances.stats_of(&inst.into_sorted());
@@ -291,7 +296,7 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
     // Guideline 3: averages vs individuals, per class and per method.
     // The most active instance of each class name (class ids of one name, e.g. from
     // several processes, together; the last one on ties).
-    let mut most_by_name: FxHashMap<&str, (u64, u32)> = FxHashMap::default();
+    let mut most_by_name = most_other;
     for (c, m) in most.iter().enumerate() {
         if let Some(m) = *m {
             let e = most_by_name

@@ -715,6 +715,10 @@ impl Instances {
     pub fn class_name(&self, class: u32) -> &str {
         self.names.class(class)
     }
+    /// How many class names the trace defines (class ids below this have one).
+    pub fn class_count(&self) -> usize {
+        self.names.classes.len()
+    }
     /// The full statistics of instance `id`.
     pub fn get(&self, id: u32) -> Option<InstanceStats> {
         let inst = self.core.get(id as usize)?;

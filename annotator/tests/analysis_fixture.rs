@@ -152,3 +152,73 @@ fn exports_are_well_formed() {
     assert_eq!(checks.total, 10);
     assert_eq!(checks.slices, 6);
 }
+
+/// The hints' selections of single instances (made in one pass over the instances): an
+/// object that messages itself (`Loop#1`: 3 of its 4 received messages from itself, one
+/// neighbour) is self-contained and, with the root its only neighbour, single-neighbour too;
+/// `Pair#2` talks to `Pair#3` and the root, `Pair#3` to those two and `Leaf#4`, and `Leaf#4`
+/// only to `Pair#3`.
+#[test]
+fn self_contained_and_single_neighbour_instances() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("h.dtf");
+    let msg = |cls: &str, oid: u32, m: &str, t: u32| {
+        format!("<Msg cls={cls} oid={oid} mth={m} sgn=!! size=8 tid=0 t={t}>\n")
+    };
+    let end = |cls: &str, oid: u32, m: &str, t: u32| {
+        format!("</Msg cls={cls} oid={oid} mth={m} sgn=!! tid=0 t={t}>\n")
+    };
+    let mut s = String::from("##### Revy-Logger: starts @ Wed Nov 19 12:03:58 PDT 1997\n");
+    s += "<Crt cls=Loop oid=1 tid=0 t=1>\n<Crt cls=Pair oid=2 tid=0 t=2>\n";
+    s += "<Crt cls=Pair oid=3 tid=0 t=3>\n<Crt cls=Leaf oid=4 tid=0 t=4>\n";
+    s += &msg("Loop", 1, "run", 10);
+    for k in 0..3 {
+        s += &msg("Loop", 1, "step", 11 + 10 * k);
+        s += &end("Loop", 1, "step", 19 + 10 * k);
+    }
+    s += &end("Loop", 1, "run", 50);
+    s += &msg("Pair", 2, "ping", 60);
+    s += &msg("Pair", 3, "pong", 61);
+    s += &msg("Leaf", 4, "poke", 62);
+    s += &end("Leaf", 4, "poke", 70);
+    s += &end("Pair", 3, "pong", 90);
+    s += &msg("Pair", 2, "back", 91);
+    s += &end("Pair", 2, "back", 92);
+    s += &end("Pair", 2, "ping", 95);
+    s += &msg("Pair", 3, "pong", 96);
+    s += &end("Pair", 3, "pong", 99);
+    s += "##### Revy-Logger: done @ Wed Nov 19 12:03:58 PDT 1997\n";
+    std::fs::write(&t, s).unwrap();
+    let o = Options {
+        compensate: false,
+        proposals: false,
+        ..Options::default()
+    };
+    let a = analyze_path(&t, &o).unwrap();
+    let kinds = |subject: &str| -> Vec<&str> {
+        let mut k: Vec<&str> = a
+            .hints
+            .iter()
+            .filter(|h| h.subject == subject)
+            .map(|h| h.kind.as_str())
+            .collect();
+        k.sort();
+        k
+    };
+    assert_eq!(inst(&a, "Loop#1").cyclic, 3);
+    assert_eq!(inst(&a, "Loop#1").neighbours, 1);
+    assert_eq!(inst(&a, "Pair#3").neighbours, 3);
+    assert!(kinds("Loop#1").contains(&"self-contained"), "{:?}", a.hints);
+    assert!(
+        kinds("Loop#1").contains(&"single-neighbour"),
+        "{:?}",
+        a.hints
+    );
+    assert!(
+        kinds("Leaf#4").contains(&"single-neighbour"),
+        "{:?}",
+        a.hints
+    );
+    assert!(!kinds("Pair#2").contains(&"single-neighbour"));
+    assert!(!kinds("Pair#3").contains(&"self-contained"));
+}

@@ -307,8 +307,8 @@ impl EdgeSums {
 /// then each bucket — small enough for the core's cache — by a least-significant-digit
 /// radix sort through a scratch buffer of its size (a huge bucket, one busy sender's, by a
 /// second in-place round and comparison sorts instead, so the scratch stays small). A
-/// comparison sort of millions of rows at once spends its time on cache misses, and one of
-/// each bucket's few rows per sender on mispredicted branches.
+/// comparison sort of millions of rows at once spends its time on cache misses, and a
+/// comparison sort per handful of rows on mispredicted branches.
 fn sort_rows(rows: &mut [EdgeRow]) {
     const BITS: u32 = 10;
     const MASK: u32 = (1 << BITS) - 1;
@@ -505,8 +505,8 @@ impl Edges {
         let mut pairs = Pairs::new(self.rows.len());
         let mut reverse = None;
         for (k, e) in self.rows.iter().enumerate() {
-            // Ask for what the row AHEAD places on will need: its receiver's cell and
-            // both of its pair bits (the set outgrows the core's cache too).
+            // Ask for what the row AHEAD rows further on will need: its receiver's cell
+            // and both of its pair bits (the set outgrows the core's cache too).
             if let Some(a) = self.rows.get(k + AHEAD) {
                 prefetch(&sums.acc, a.receiver as usize);
                 pairs.prefetch(a.sender, a.receiver);

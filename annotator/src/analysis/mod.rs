@@ -592,7 +592,7 @@ pub fn finish(
         .map(|t| t.span().saturating_sub(t.total))
         .sum();
     let total = b.total + root_time;
-    let one_offs = one_off_messages(&b);
+    let one_offs = one_off_messages(&mut b);
     let mut warnings = status.warnings.clone();
     let coverage = aggregates::coverage(&status.aggregates, walker.messages, names);
     let shown = crate::trace::multi::describe(path);
@@ -657,6 +657,7 @@ pub fn finish(
 
     // Edges are sorted in place (their lookup table dropped first); sorted they give the
     // instance sums and neighbour counts. Instance and edge rows are built only when read or serialised.
+    walker.release_index();
     let edges = Edges::new(std::mem::take(&mut b.edges), total);
     let mut sums = edges.per_instance(walker.instances.len());
     for t in &walker.threads {
@@ -893,12 +894,12 @@ struct OneOffs {
 
 /// The kept messages far above their method's typical call: more than [`ONE_OFF_FACTOR`]×
 /// the mean of the method's other calls (so a method called once is never a one-off).
-fn one_off_messages(b: &Builder) -> OneOffs {
+fn one_off_messages(b: &mut Builder) -> OneOffs {
     let mut out = OneOffs {
         orders: FxHashSet::default(),
         by_instance: FxHashMap::default(),
     };
-    for m in b.top.iter() {
+    for m in b.top.kept() {
         let Some(acc) = b.methods.get(m.method as usize) else {
             continue;
         };

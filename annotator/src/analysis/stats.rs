@@ -110,14 +110,91 @@ pub struct Callee {
 
 /// Keeps the `cap` messages with the largest aggregate time (all of them when fewer); on
 /// equal aggregates the earlier message wins. Candidates above the current floor collect in
-/// a buffer that is cut back to the best `cap` when it reaches 1.5 × cap: amortised O(1)
-/// per message and cache-friendly, unlike a heap of records.
+/// a buffer that is cut back to the best `cap` when it reaches 1.25 × cap: amortised O(1)
+/// per message and cache-friendly, unlike a heap of records. The buffer holds [`Kept`]
+/// rows, not [`MessageRecord`]s: with the default cap it is the analysis's largest table
+/// after the instances and edges.
 pub struct TopMessages {
     cap: usize,
-    buf: Vec<MessageRecord>,
+    buf: Vec<Kept>,
     /// Once cut, a message must have a larger aggregate than this to be kept.
     floor: Option<u64>,
     pub seen: u64,
+}
+
+/// What a [`MessageRecord`] holds before the analysis derives its level, band, one-off mark
+/// and granularity: 96 bytes instead of 144.
+#[derive(Debug, Clone, Copy)]
+struct Kept {
+    order: u64,
+    tid: u64,
+    start: u64,
+    end: u64,
+    aggregate: u64,
+    net: u64,
+    size: u64,
+    /// `u64::MAX`: sent by the thread's root.
+    parent: u64,
+    callee_aggregate: u64,
+    method: u32,
+    sender: u32,
+    receiver: u32,
+    /// The depth, and in the top bit whether the message is cyclic.
+    depth_cyclic: u32,
+    /// `u32::MAX`: no callee (a callee's receiver may itself be `u32::MAX`, "several").
+    callee_method: u32,
+    callee_receiver: u32,
+}
+
+const CYCLIC: u32 = 1 << 31;
+
+impl Kept {
+    fn of(m: &MessageRecord) -> Kept {
+        let c = m.heaviest_callee;
+        Kept {
+            order: m.order,
+            tid: m.tid,
+            start: m.start,
+            end: m.end,
+            aggregate: m.aggregate_time,
+            net: m.net_time,
+            size: m.size,
+            parent: m.parent_order.unwrap_or(u64::MAX),
+            callee_aggregate: c.map_or(0, |c| c.aggregate_time),
+            method: m.method,
+            sender: m.sender,
+            receiver: m.receiver,
+            depth_cyclic: m.depth.min(CYCLIC - 1) | if m.cyclic { CYCLIC } else { 0 },
+            callee_method: c.map_or(u32::MAX, |c| c.method),
+            callee_receiver: c.map_or(0, |c| c.receiver),
+        }
+    }
+    fn record(&self) -> MessageRecord {
+        MessageRecord {
+            order: self.order,
+            tid: self.tid,
+            method: self.method,
+            sender: self.sender,
+            receiver: self.receiver,
+            start: self.start,
+            end: self.end,
+            aggregate_time: self.aggregate,
+            net_time: self.net,
+            size: self.size,
+            depth: self.depth_cyclic & !CYCLIC,
+            parent_order: (self.parent != u64::MAX).then_some(self.parent),
+            cyclic: self.depth_cyclic & CYCLIC != 0,
+            heaviest_callee: (self.callee_method != u32::MAX).then_some(Callee {
+                method: self.callee_method,
+                receiver: self.callee_receiver,
+                aggregate_time: self.callee_aggregate,
+            }),
+            level: 0.0,
+            band: super::Band::Rest,
+            one_off: false,
+            granularity: None,
+        }
+    }
 }
 
 impl TopMessages {
@@ -134,12 +211,19 @@ impl TopMessages {
     pub fn wants(&self, aggregate: u64) -> bool {
         self.cap > 0 && self.floor.is_none_or(|f| aggregate > f)
     }
+    /// Offers a message; its level, band, one-off mark and granularity are not kept (the
+    /// records come back with defaults there, for the analysis to fill in).
     pub fn push(&mut self, m: MessageRecord) {
         if !self.wants(m.aggregate_time) {
             return;
         }
-        self.buf.push(m);
-        if self.buf.len() > self.cap + self.cap / 2 {
+        if self.buf.capacity() == 0 {
+            // Room for the whole buffer at once: doubling would leave up to half unused.
+            self.buf
+                .reserve_exact((self.cap + self.cap / 4 + 1).min(1 << 20));
+        }
+        self.buf.push(Kept::of(&m));
+        if self.buf.len() > self.cap + self.cap / 4 {
             self.cut();
         }
     }
@@ -149,21 +233,23 @@ impl TopMessages {
         }
         // Later messages never beat kept ones of equal aggregate, so `floor` is strict.
         self.buf
-            .select_nth_unstable_by_key(self.cap - 1, |m| (Reverse(m.aggregate_time), m.order));
+            .select_nth_unstable_by_key(self.cap - 1, |m| (Reverse(m.aggregate), m.order));
         self.buf.truncate(self.cap);
-        self.floor = self.buf.iter().map(|m| m.aggregate_time).min();
+        self.floor = self.buf.iter().map(|m| m.aggregate).min();
     }
-    /// The kept messages in message order.
-    /// The kept messages, in no particular order.
-    pub fn iter(&self) -> impl Iterator<Item = &MessageRecord> {
-        self.buf.iter()
+    /// The kept messages, in no particular order (the buffer is cut back to them first: it
+    /// may hold up to a quarter more, the ones a later cut would drop).
+    pub fn kept(&mut self) -> impl Iterator<Item = MessageRecord> + '_ {
+        self.cut();
+        self.buf.iter().map(Kept::record)
     }
 
+    /// The kept messages in message order.
     pub fn into_sorted(mut self) -> Vec<MessageRecord> {
         self.cut();
         let mut v = self.buf;
         v.sort_by_key(|m| m.order);
-        v
+        v.iter().map(Kept::record).collect()
     }
 }
 
@@ -192,6 +278,41 @@ mod tests {
             level: 0.0,
             band: super::super::Band::Rest,
         }
+    }
+
+    /// A record comes back as it went in, but for the fields the analysis derives later.
+    #[test]
+    fn kept_rows_round_trip() {
+        assert_eq!(std::mem::size_of::<Kept>(), 96);
+        let mut m = rec(7, 40);
+        m.tid = 3;
+        m.parent_order = Some(2);
+        m.cyclic = true;
+        m.depth = 5;
+        m.heaviest_callee = Some(Callee {
+            method: 9,
+            receiver: u32::MAX,
+            aggregate_time: 11,
+        });
+        assert_eq!(Kept::of(&m).record(), m);
+        m.cyclic = false;
+        m.parent_order = None;
+        m.heaviest_callee = None;
+        assert_eq!(Kept::of(&m).record(), m);
+    }
+
+    /// Until the end the buffer may hold more than `cap` candidates; `kept` gives only the
+    /// `cap` largest (the one-off marks were computed over the whole buffer: a message that
+    /// was not kept could count as a one-off).
+    #[test]
+    fn kept_is_cut_to_the_cap() {
+        let mut t = TopMessages::new(8);
+        for i in 0..10 {
+            t.push(rec(i, 100 + i));
+        }
+        let mut orders: Vec<u64> = t.kept().map(|m| m.order).collect();
+        orders.sort();
+        assert_eq!(orders, [2, 3, 4, 5, 6, 7, 8, 9]);
     }
 
     #[test]

@@ -354,6 +354,13 @@ impl Walker {
         id
     }
 
+    /// Frees the object-id index once every event and aggregate is placed (a few MB with a
+    /// million objects): the analysis takes the instances next and the index would only
+    /// add to its peak.
+    pub fn release_index(&mut self) {
+        self.by_oid = OidIndex::default();
+    }
+
     /// Announces the id-table cell `ev` will look up (see [`walk_events`]).
     #[inline]
     pub fn prefetch(&self, ev: &Event) {

@@ -217,11 +217,6 @@ impl TopMessages {
         if !self.wants(m.aggregate_time) {
             return;
         }
-        if self.buf.capacity() == 0 {
-            // Room for the whole buffer at once: doubling would leave up to half unused.
-            self.buf
-                .reserve_exact((self.cap + self.cap / 4 + 1).min(1 << 20));
-        }
         self.buf.push(Kept::of(&m));
         if self.buf.len() > self.cap + self.cap / 4 {
             self.cut();

@@ -13,6 +13,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::Lang;
 use serde_json::Value;
 
 const MAX: u64 = 8 << 20;
@@ -70,14 +71,6 @@ public class Main {
 }
 "#;
 
-struct Lang {
-    name: &'static str,
-    sources: &'static str,
-    build: &'static str,
-    run: &'static str,
-    files: &'static [(&'static str, &'static str)],
-}
-
 const CPP: Lang = Lang {
     name: "cpp",
     sources: "src/*.cpp",
@@ -121,23 +114,12 @@ fn sh(dir: &Path, cmd: &str, env: &[(&str, &str)]) -> String {
 /// Annotates and builds the program in `tmp/NAME`; returns its folder.
 fn build(lang: &Lang, tmp: &Path) -> PathBuf {
     let dir = tmp.join(lang.name);
-    for (rel, text) in lang.files {
-        let p = dir.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
-    std::fs::write(
-        dir.join("revy.toml"),
-        format!(
-            "[project]\nname = \"w\"\nsources = [{:?}]\nbuild = {:?}\nrun = {:?}\n\n\
-             [annotate]\nmode = \"faster\"\ninclude = [\"*\"]\n\n\
-             [trace]\npath = \"traces\"\nmax_size = \"8MiB\"\nthrottle = false\n",
-            lang.sources,
-            lang.build,
-            format!("{r} {CALLS} && {r} {CALLS}", r = lang.run)
-        ),
-    )
-    .unwrap();
+    common::write_project(
+        &dir,
+        lang,
+        &format!("{r} {CALLS} && {r} {CALLS}", r = lang.run),
+        "path = \"traces\"\nmax_size = \"8MiB\"\nthrottle = false",
+    );
     revy(&dir, &["parse"]);
     revy(&dir, &["annotate"]);
     sh(&dir, lang.build, &[]);

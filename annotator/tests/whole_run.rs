@@ -20,7 +20,7 @@ fn revy_in(dir: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
-use common::ok;
+use common::{ok, Lang};
 
 fn sh(dir: &Path, cmd: &str, trace: &Path) -> String {
     let o = Command::new("sh")
@@ -168,14 +168,8 @@ int main() {
 }
 "#;
 
-struct Lang {
-    sources: &'static str,
-    build: &'static str,
-    run: &'static str,
-    files: &'static [(&'static str, &'static str)],
-}
-
 const JAVA: Lang = Lang {
+    name: "java",
     sources: "src/**/*.java",
     build: "rm -rf build && mkdir -p build && javac -encoding UTF-8 -d build $(find src -name '*.java')",
     run: "java -cp build w.Main",
@@ -183,6 +177,7 @@ const JAVA: Lang = Lang {
 };
 
 const CPP: Lang = Lang {
+    name: "cpp",
     sources: "src/**/*.{h,cpp}",
     build: "mkdir -p build && g++ -std=c++17 -O1 -pthread -o build/w src/main.cpp",
     run: "./build/w",
@@ -210,19 +205,7 @@ fn profile(
 ) {
     let dir = tmp.join("p");
     let _ = std::fs::remove_dir_all(&dir);
-    for (rel, text) in lang.files {
-        let p = dir.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
-    std::fs::write(
-        dir.join("revy.toml"),
-        format!(
-            "[project]\nname = \"w\"\nsources = [{:?}]\nbuild = {:?}\nrun = {:?}\n\n[annotate]\nmode = \"faster\"\ninclude = [\"*\"]\n\n[trace]\n{trace}\n",
-            lang.sources, lang.build, lang.run
-        ),
-    )
-    .unwrap();
+    common::write_project(&dir, lang, lang.run, trace);
     ok(&revy_in(&dir, &["parse"]), "revy parse");
     ok(&revy_in(&dir, &["annotate"]), "revy annotate");
     let rvt = tmp.join(format!("t{}.rvt", trace.len()));
@@ -632,11 +615,7 @@ fn ctor_init_lists(trace: &str, what: &str) {
     let (c, a, _) = profile(&lang, trace, tmp.path());
     // The original, built and run alone.
     let orig = tmp.path().join("orig");
-    for (rel, text) in lang.files {
-        let p = orig.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
+    common::write_files(&orig, lang.files);
     sh(&orig, lang.build, Path::new("off"));
     let want = counters(&sh(&orig, lang.run, Path::new("off")));
     assert_eq!(c, want, "{what}: annotated output differs");

@@ -31,6 +31,39 @@ pub fn ok(o: &std::process::Output, what: &str) -> String {
     out
 }
 
+/// A small test program in one language: its files and its manifest's commands.
+pub struct Lang {
+    pub name: &'static str,
+    pub sources: &'static str,
+    pub build: &'static str,
+    pub run: &'static str,
+    pub files: &'static [(&'static str, &'static str)],
+}
+
+/// Writes `files` (relative path, text) under `dir`.
+pub fn write_files(dir: &Path, files: &[(&str, &str)]) {
+    for (rel, text) in files {
+        let p = dir.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+}
+
+/// Writes `lang`'s files under `dir` and a manifest for them: project `w`, faster mode,
+/// everything selected, `run` as its run command and `trace` as its `[trace]` table.
+pub fn write_project(dir: &Path, lang: &Lang, run: &str, trace: &str) {
+    write_files(dir, lang.files);
+    std::fs::write(
+        dir.join("revy.toml"),
+        format!(
+            "[project]\nname = \"w\"\nsources = [{:?}]\nbuild = {:?}\nrun = {:?}\n\n\
+             [annotate]\nmode = \"faster\"\ninclude = [\"*\"]\n\n[trace]\n{trace}\n",
+            lang.sources, lang.build, run
+        ),
+    )
+    .unwrap();
+}
+
 /// Calls of every method named `name` in `revy analyze --format json` output.
 pub fn method_calls(json: &serde_json::Value, name: &str) -> u64 {
     json["methods"]

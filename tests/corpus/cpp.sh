@@ -10,7 +10,9 @@
 #      tests/corpus/fetch.sh), REVY_SCRATCH (default /tmp/revy-corpus), JOBS (default 2),
 #      REVY_MAX_SIZE (default 512MiB), TRACE_EXTRA (more [trace] lines, e.g. "throttle = false"),
 #      LEVELDB_CTEST (more ctest arguments for leveldb, e.g. "-E ^(db_test|issue178_test)$" to
-#      leave out its longest tests; use a scratch folder of its own, the original is cached).
+#      leave out its longest tests; use a scratch folder of its own, the original is cached),
+#      COVERAGE=1 (the annotated build also with `--coverage -fprofile-update=atomic`: gcov's
+#      call counts of the same run, for tests/corpus/gcov_calls.py; the original is not).
 # The original is built and tested once per scratch folder (cached: delete $REVY_SCRATCH/P/orig
 # to redo). Prints one summary line; exit 0 only when everything matched.
 set -uo pipefail
@@ -62,24 +64,30 @@ cpu_secs() { awk 'FNR == 2 { for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t[
   END { printf "%.1f", t[ARGV[2]] - t[ARGV[1]] }' "$1" "$2"; }
 
 # ---- the recipes' exact build and test commands (run in the project's root) ---------------
+# COV: extra compiler and linker flags, empty but for the annotated build with COVERAGE=1;
+# cmake gets them as cache entries only then, so the recipes' commands are otherwise as given.
+export COV=
+cov_cmake() { [ -z "$COV" ] || printf '%s\n' "-DCMAKE_CXX_FLAGS=$COV" "-DCMAKE_C_FLAGS=$COV" "-DCMAKE_EXE_LINKER_FLAGS=$COV"; }
 build() {
+  local covargs=()
+  mapfile -t covargs < <(cov_cmake)
   case $P in
-  tinyxml2) mkdir -p build && g++ -std=c++11 -O0 -g -Wall -o build/xmltest tinyxml2.cpp xmltest.cpp ;;
+  tinyxml2) mkdir -p build && g++ -std=c++11 -O0 -g -Wall $COV -o build/xmltest tinyxml2.cpp xmltest.cpp ;;
   jsoncpp) mkdir -p build
     LIB="src/lib_json/json_reader.cpp src/lib_json/json_value.cpp src/lib_json/json_writer.cpp"
-    FLAGS="-std=c++11 -O0 -g -Iinclude -Isrc/lib_json"
+    FLAGS="-std=c++11 -O0 -g -Iinclude -Isrc/lib_json $COV"
     g++ $FLAGS -o build/jsoncpp_test $LIB src/test_lib_json/jsontest.cpp src/test_lib_json/fuzz.cpp src/test_lib_json/main.cpp &&
       g++ $FLAGS -o build/jsontestrunner $LIB src/jsontestrunner/main.cpp ;;
   yaml-cpp) mkdir -p build/obj build/reports
-    export CXXFLAGS="-std=c++11 -O0 -g -Iinclude -Isrc -Itest"
+    export CXXFLAGS="-std=c++11 -O0 -g -Iinclude -Isrc -Itest $COV"
     printf '%s\n' src/*.cpp src/contrib/*.cpp test/*.cpp test/integration/*.cpp test/node/*.cpp |
       xargs -P"$JOBS" -I{} sh -c 'g++ $CXXFLAGS -c "{}" -o "build/obj/$(echo "{}" | tr / _).o"' &&
-      g++ -o build/yaml-cpp-tests build/obj/*.o -lgmock -lgtest -pthread ;;
+      g++ $COV -o build/yaml-cpp-tests build/obj/*.o -lgmock -lgtest -pthread ;;
   snappy) cmake -S . -B build -DCMAKE_BUILD_TYPE=Debug -DSNAPPY_BUILD_TESTS=ON -DSNAPPY_BUILD_BENCHMARKS=OFF \
-      -DCMAKE_EXPORT_COMPILE_COMMANDS=ON > build.cfg.log &&
+      -DCMAKE_EXPORT_COMPILE_COMMANDS=ON "${covargs[@]}" > build.cfg.log &&
       make -C build -j"$JOBS" snappy_unittest > build.log ;;
   leveldb) cmake -S . -B build -DCMAKE_BUILD_TYPE=Debug -DLEVELDB_BUILD_TESTS=ON -DLEVELDB_BUILD_BENCHMARKS=OFF \
-      -DBUILD_SHARED_LIBS=OFF -DCMAKE_EXPORT_COMPILE_COMMANDS=ON > build.cfg.log &&
+      -DBUILD_SHARED_LIBS=OFF -DCMAKE_EXPORT_COMPILE_COMMANDS=ON "${covargs[@]}" > build.cfg.log &&
       make -C build -j"$JOBS" > build.log ;;
   cppunit) [ -f include/cppunit/config-auto.h ] || ./configure -q --disable-doxygen > build.cfg.log
     # The library and its own test suite (examples/cppunittest), as the Makefiles list them.
@@ -87,10 +95,10 @@ build() {
     lib=$(sed -n '/^libcppunit_la_SOURCES/,/^$/p' src/cppunit/Makefile.am | grep -o '[A-Za-z_]*\.cpp' | sed 's|^|src/cppunit/|')
     tst=$(sed -n '/^cppunittestmain_SOURCES/,/^$/p' examples/cppunittest/Makefile.am | grep -o '[A-Za-z_]*\.cpp' | sed 's|^|examples/cppunittest/|')
     printf '%s\n' $lib $tst | xargs -P"$JOBS" -I{} sh -c \
-      'g++ -std=c++11 -O0 -g -Wall -Iinclude -Iexamples/cppunittest -c "{}" -o "build/obj/$(echo "{}" | tr / _).o"' &&
-      g++ -o build/cppunittestmain build/obj/*.o -ldl ;;
+      'g++ -std=c++11 -O0 -g -Wall $COV -Iinclude -Iexamples/cppunittest -c "{}" -o "build/obj/$(echo "{}" | tr / _).o"' &&
+      g++ $COV -o build/cppunittestmain build/obj/*.o -ldl ;;
   pugixml) cmake -S . -B build -DCMAKE_BUILD_TYPE=Debug -DPUGIXML_BUILD_TESTS=ON \
-      -DCMAKE_EXPORT_COMPILE_COMMANDS=ON > build.cfg.log &&
+      -DCMAKE_EXPORT_COMPILE_COMMANDS=ON "${covargs[@]}" > build.cfg.log &&
       make -C build -j"$JOBS" pugixml-check > build.log ;;
   esac
 }
@@ -187,6 +195,7 @@ EOF
 [ $? -le 1 ] || fail "revy parse"
 (cd "$work" && "$REVY" annotate --"$MODE") >> "$log" 2>&1
 [ $? -le 1 ] || fail "revy annotate"
+[ "${COVERAGE:-0}" = 1 ] && COV="--coverage -fprofile-update=atomic"
 t0=$(now); (cd "$work" && build) >> "$log" 2>&1 || fail "annotated build (compiler errors in $log$( [ -f "$work/build.log" ] && echo " and $work/build.log"))"
 t1=$(now); cpu_mark "$SCR/cpu.0"; (cd "$work" && run_tests); t2=$(now); cpu_mark "$SCR/cpu.1"
 bs=$(secs "$t0" "$t1"); ts=$(secs "$t1" "$t2")

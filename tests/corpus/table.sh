@@ -16,7 +16,10 @@
 #      own variation, e.g. random test data, and are set apart by compare_calls.py),
 #      KEEP=1 keeps the traces (by default each is deleted once analysed: they reach GiBs),
 #      REUSE=1 takes the default run from an earlier table.sh of the same SCRATCH, PROJECT and
-#      MODE (e.g. to add EXACT=1 to a row without running the default suite again).
+#      MODE (e.g. to add EXACT=1 to a row without running the default suite again),
+#      GCOV=1 (C++ only): one more run at default settings, built with gcov's counters too,
+#      whose every method's call count (events and aggregates) is compared with gcov's count
+#      of the same run (tests/corpus/gcov_calls.py): no run-to-run variation, no exact trace.
 # Exit 0 when the runs matched the original and (with EXACT=1) every count is equal.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -61,7 +64,7 @@ run() {
     traces=$(ls "$b/$MODE"/trace.rvt "$b/$MODE"/trace-*.rvt 2> /dev/null)
     cp "$b/$MODE/trace.check" "$out/$tag.check" 2> /dev/null || : > "$out/$tag.check"
   else
-    REVY_MAX_SIZE=$size TRACE_EXTRA=$extra nice -n 5 "$here/cpp.sh" "$P" "$MODE" > "$out/$tag.line" 2> "$out/$tag.log"
+    COVERAGE=${COVERAGE_RUN:-0} REVY_MAX_SIZE=$size TRACE_EXTRA=$extra nice -n 5 "$here/cpp.sh" "$P" "$MODE" > "$out/$tag.line" 2> "$out/$tag.log"
     status=$?
     local b=$SCRATCH/$P
     sed -nE 's/.*, tests ([0-9.]+)s vs.*/\1/p' "$out/$tag.line" > "$out/$tag.secs"
@@ -152,6 +155,20 @@ if [ "${EXACT:-0}" = 1 ]; then
     cell="NO: $(sed -n 's/^whole run: //p' "$out/compare.txt")"
   fi
   cat "$out/compare.txt"
+fi
+if [ "${GCOV:-0}" = 1 ]; then
+  [ $lang = cpp ] || { echo "GCOV=1 is for the C++ projects" >&2; exit 2; }
+  COVERAGE_RUN=1 run "$MAX_SIZE" "" counted || ok=1
+  echo "counted run: $(cat "$out/counted.line")"
+  w=$SCRATCH/$P/$MODE
+  if python3 "$here/gcov_calls.py" "$w" "$w/.revy/saf.toml" "$out/counted.json" > "$out/gcov.txt"; then
+    g="yes: $(sed -n 's/^same run: //p' "$out/gcov.txt") against gcov in the same run"
+  else
+    ok=1
+    g="NO: $(sed -n 's/^same run: //p' "$out/gcov.txt") against gcov in the same run"
+  fi
+  cat "$out/gcov.txt"
+  cell=${cell:+$cell; }$g
 fi
 row default "$cell" | tee "$out/row.txt"
 exit $ok

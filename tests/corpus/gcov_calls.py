@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""Compares Revy's per-method call counts with gcov's function entry counts of the SAME run:
+the annotated tree built with `--coverage -fprofile-update=atomic` as well (COVERAGE=1 of
+cpp.sh), so the counts come from one execution and a suite whose work varies from run to
+run (leveldb's background compactions) can still be checked method by method, against a
+counter that is not Revy's.
+
+Methods are matched by file and first line (the annotated sources keep the original lines:
+`#line`; a template's function starts a line or two later), the name breaking ties; a
+template's instantiations are added up, as are overloads whose signatures Revy does not
+tell apart (`f()` and `f() const`). gcov's deleting destructors (D0: a wrapper that calls the
+complete-object one and frees) are left out; complete- and base-object constructors and
+destructors (C1/C2, D1/D2) are added, as each runs once per object or subobject made.
+
+Usage: gcov_calls.py ROOT SAF ANALYSIS.json
+  ROOT: the annotated tree (every *.gcda under it is read with `gcov --json-format`);
+  SAF: its .revy/saf.toml; ANALYSIS.json: `revy analyze --format json` of the run's traces.
+Prints one summary line ("N methods equal / M") and the first differences; exit 1 when a
+method's counts differ or nothing could be compared."""
+import gzip
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import tomllib
+
+
+def simple_name(demangled):
+    """`ns::Cls<T>::op(int) const` -> `op`."""
+    s = re.sub(r'\s*(const|volatile|&&|&|noexcept)\s*$', '', demangled.strip())
+    if s.endswith(')'):
+        depth = 0
+        for i in range(len(s) - 1, -1, -1):
+            depth += {')': 1, '(': -1}.get(s[i], 0)
+            if depth == 0:
+                s = s[:i]
+                break
+    depth, cut = 0, 0
+    for i, ch in enumerate(s):
+        if ch in '<(':
+            depth += 1
+        elif ch in '>)':
+            depth -= 1
+        elif ch == ':' and depth == 0 and s[i:i + 2] == '::':
+            cut = i + 2
+    name = s[cut:]
+    if not name.startswith('operator'):
+        name = re.sub(r'<.*>$', '', name)
+    return name.split(' ')[-1] if not name.startswith('operator') else name
+
+
+def gcov_functions(root):
+    """(file relative to root, start line) -> [(simple name, count)] over every .gcda."""
+    out = {}
+    gcdas = [os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs if f.endswith('.gcda')]
+    with tempfile.TemporaryDirectory() as tmp:
+        for g in gcdas:
+            r = subprocess.run(['gcov', '--json-format', '--stdout', '-o', os.path.dirname(g), g],
+                               cwd=tmp, capture_output=True)
+            if r.returncode != 0:
+                sys.exit('gcov failed on %s: %s' % (g, r.stderr.decode(errors='replace')[:200]))
+            for line in r.stdout.splitlines():
+                line = line.strip()
+                if not line.startswith(b'{'):
+                    continue
+                d = json.loads(line)
+                cwd = d.get('current_working_directory', root)
+                for f in d.get('files', []):
+                    path = os.path.relpath(os.path.normpath(os.path.join(cwd, f['file'])), root)
+                    for fn in f.get('functions', []):
+                        if re.search(r'D0Ev$', fn.get('name', '')):
+                            continue
+                        k = (path, fn['start_line'])
+                        out.setdefault(k, []).append(
+                            (simple_name(fn['demangled_name']), fn['execution_count']))
+    return out, len(gcdas)
+
+
+def saf_places(path):
+    """(class, method, signature) -> [(file, first line, last line)]: overloads that differ only in
+    const-ness share a signature (and a name in the trace), so they are compared together."""
+    saf = tomllib.load(open(path, 'rb'))
+    places = {}
+    for c in saf.get('classes', []):
+        for m in c.get('methods', []):
+            if m.get('file') and m.get('lines'):
+                k = (c.get('qname', c['name']), m['name'], m['sgn'])
+                places.setdefault(k, []).append((m['file'], m['lines'][0], m['lines'][-1]))
+    return places
+
+
+def main():
+    if len(sys.argv) != 4:
+        sys.exit(__doc__)
+    root, saf, analysis = sys.argv[1:]
+    funcs, ngcda = gcov_functions(os.path.abspath(root))
+    places = saf_places(saf)
+    a = json.load(open(analysis))
+    revy = {}
+    for m in a['methods']:
+        k = (m['class'], m['method'], m['signature'])
+        revy[k] = revy.get(k, 0) + m['calls']
+    equal, diff, missing = 0, [], []
+    for k, calls in sorted(revy.items()):
+        at = places.get(k, [])
+        count, seen = 0, False
+        for f, lo, hi in at:
+            found = funcs.get((f, lo), [])
+            named = [c for n, c in found if n == k[1]]
+            if not found:
+                # A template's definition starts at `template <...>`, gcov's at the name.
+                named = [c for line in range(lo + 1, hi + 1)
+                         for n, c in funcs.get((f, line), []) if n == k[1]]
+                found = named
+            seen = seen or bool(found)
+            count += sum(named) if named else sum(c for _, c in found)
+        place = ['%s:%d' % (f, lo) for f, lo, _ in at]
+        if not seen:
+            if calls:
+                missing.append((k, calls, place))
+            continue
+        if count == calls:
+            equal += 1
+        else:
+            diff.append((k, calls, count, place))
+    total = sum(revy.values())
+    print('%d .gcda files; %d Revy methods with %d calls; compared %d with gcov '
+          '(%d with calls but no gcov function at their line)' % (
+              ngcda, len(revy), total, equal + len(diff), len(missing)))
+    print('same run: %d methods equal / %d' % (equal, equal + len(diff)))
+    for k, calls, count, place in sorted(diff, key=lambda d: -abs(d[1] - d[2]))[:15]:
+        print('  %s::%s %s at %s: Revy %d vs gcov %d' % (k[0], k[1], k[2], place, calls, count))
+    for k, calls, place in missing[:10]:
+        print('  no gcov function: %s::%s %s at %s (Revy %d calls)' % (k[0], k[1], k[2], place, calls))
+    sys.exit(1 if diff or equal == 0 else 0)
+
+
+main()

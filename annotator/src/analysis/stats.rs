@@ -348,7 +348,7 @@ mod tests {
     fn sorted_records_span_chunks_in_order() {
         let n = 2 * RETURN_EVERY + 123;
         let mut t = TopMessages::new(n);
-        // Larger aggregates later, and a run of the smallest first: none of them is cut.
+        // Scattered aggregates and three threads; the cap is n, so none is cut.
         for i in 0..n as u64 {
             let mut m = rec(i, 1 + (i * 7919) % 5000);
             m.tid = i % 3;

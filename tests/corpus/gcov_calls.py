@@ -28,8 +28,10 @@ import tomllib
 
 
 def simple_name(demangled):
-    """`ns::Cls<T>::op(int) const` -> `op`."""
-    s = re.sub(r'\s*(const|volatile|&&|&|noexcept)\s*$', '', demangled.strip())
+    """`ns::Cls<T>::op[abi:cxx11](int) const` -> `op` (the ABI tag is there in some
+    translation units' names of a function and not in others)."""
+    s = re.sub(r'\[abi:[^\]]*\]', '', demangled.strip())
+    s = re.sub(r'\s*(const|volatile|&&|&|noexcept)\s*$', '', s)
     if s.endswith(')'):
         depth = 0
         for i in range(len(s) - 1, -1, -1):
@@ -104,7 +106,9 @@ def main():
         revy[k] = revy.get(k, 0) + m['calls']
     equal, diff, missing = 0, [], []
     for k, calls in sorted(revy.items()):
-        at = places.get(k, [])
+        # An explicit specialisation is its own class in the trace (`C<double>`), the
+        # template's in the SAF.
+        at = places.get(k) or places.get((re.sub(r'<.*>$', '', k[0]),) + k[1:], [])
         count, seen = 0, False
         for f, lo, hi in at:
             found = funcs.get((f, lo), [])

@@ -8,7 +8,9 @@ counter that is not Revy's.
 Methods are matched by file and first line (the annotated sources keep the original lines:
 `#line`; a template's function starts a line or two later), the name breaking ties; a
 template's instantiations are added up, as are overloads whose signatures Revy does not
-tell apart (`f()` and `f() const`). gcov's deleting destructors (D0: a wrapper that calls the
+tell apart (`f()` and `f() const`) and a template's specialisations (their own classes in
+the trace, the template's in the SAF). A method inlined everywhere (`always_inline`) has
+no function for gcov to count: it is listed, not compared. gcov's deleting destructors (D0: a wrapper that calls the
 complete-object one and frees) are left out; complete- and base-object constructors and
 destructors (C1/C2, D1/D2) are added, as each runs once per object or subobject made.
 
@@ -48,9 +50,12 @@ def simple_name(demangled):
         elif ch == ':' and depth == 0 and s[i:i + 2] == '::':
             cut = i + 2
     name = s[cut:]
-    if not name.startswith('operator'):
-        name = re.sub(r'<.*>$', '', name)
-    return name.split(' ')[-1] if not name.startswith('operator') else name
+    if name.startswith('operator'):
+        # `operator=<int>`: a member template's arguments (the operator's own `<` kept).
+        op = re.match(r'operator\s*(<<=|>>=|<=>|<<|>>|<=|>=|<|>|\(\)|\[\]|->\*|->|[^<(]*)', name)
+        rest = name[op.end():]
+        return op.group(0) if rest.startswith('<') and rest.endswith('>') else name
+    return re.sub(r'<.*>$', '', name).split(' ')[-1]
 
 
 def gcov_functions(root):
@@ -100,41 +105,45 @@ def main():
     funcs, ngcda = gcov_functions(os.path.abspath(root))
     places = saf_places(saf)
     a = json.load(open(analysis))
-    revy = {}
+    # Revy's methods by their SAF entry: an explicit or partial specialisation is its own
+    # class in the trace (`C<double>`) and the template's in the SAF, so its counts are
+    # added to the template's and compared with all the gcov functions of those lines.
+    revy, groups = {}, {}
     for m in a['methods']:
         k = (m['class'], m['method'], m['signature'])
         revy[k] = revy.get(k, 0) + m['calls']
+        g = k if k in places else (re.sub(r'<.*>$', '', k[0]),) + k[1:]
+        groups.setdefault(g, set()).add(k)
     equal, diff, missing = 0, [], []
-    for k, calls in sorted(revy.items()):
-        # An explicit specialisation is its own class in the trace (`C<double>`), the
-        # template's in the SAF.
-        at = places.get(k) or places.get((re.sub(r'<.*>$', '', k[0]),) + k[1:], [])
+    for g, keys in sorted(groups.items()):
+        calls = sum(revy[k] for k in keys)
+        at = places.get(g, [])
         count, seen = 0, False
         for f, lo, hi in at:
             found = funcs.get((f, lo), [])
-            named = [c for n, c in found if n == k[1]]
+            named = [c for n, c in found if n == g[1]]
             if not found:
                 # A template's definition starts at `template <...>`, gcov's at the name.
                 named = [c for line in range(lo + 1, hi + 1)
-                         for n, c in funcs.get((f, line), []) if n == k[1]]
+                         for n, c in funcs.get((f, line), []) if n == g[1]]
                 found = named
             seen = seen or bool(found)
             count += sum(named) if named else sum(c for _, c in found)
         place = ['%s:%d' % (f, lo) for f, lo, _ in at]
         if not seen:
             if calls:
-                missing.append((k, calls, place))
+                missing.append((g, calls, place))
             continue
         if count == calls:
-            equal += 1
+            equal += len(keys)
         else:
-            diff.append((k, calls, count, place))
+            diff.append((g, calls, count, place, len(keys)))
     total = sum(revy.values())
     print('%d .gcda files; %d Revy methods with %d calls; compared %d with gcov '
           '(%d with calls but no gcov function at their line)' % (
-              ngcda, len(revy), total, equal + len(diff), len(missing)))
-    print('same run: %d methods equal / %d' % (equal, equal + len(diff)))
-    for k, calls, count, place in sorted(diff, key=lambda d: -abs(d[1] - d[2]))[:15]:
+              ngcda, len(revy), total, equal + sum(d[4] for d in diff), len(missing)))
+    print('same run: %d methods equal / %d' % (equal, equal + sum(d[4] for d in diff)))
+    for k, calls, count, place, _ in sorted(diff, key=lambda d: -abs(d[1] - d[2]))[:15]:
         print('  %s::%s %s at %s: Revy %d vs gcov %d' % (k[0], k[1], k[2], place, calls, count))
     for k, calls, place in missing[:10]:
         print('  no gcov function: %s::%s %s at %s (Revy %d calls)' % (k[0], k[1], k[2], place, calls))

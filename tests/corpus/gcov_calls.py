@@ -5,8 +5,9 @@ cpp.sh), so the counts come from one execution and a suite whose work varies fro
 run (leveldb's background compactions) can still be checked method by method, against a
 counter that is not Revy's.
 
-Methods are matched by file and first line (the annotated sources keep the original lines:
-`#line`; a template's function starts a line or two later), the name breaking ties; a
+Methods are matched by file, name and first line (the annotated sources keep the original
+lines: `#line`; a template's function or one whose return type has a line of its own starts
+a line or two later: the first line of the definition with a function of that name); a
 template's instantiations are added up, as are overloads whose signatures Revy does not
 tell apart (`f()` and `f() const`) and a template's specialisations (their own classes in
 the trace, the template's in the SAF). A method inlined everywhere (`always_inline`) has
@@ -120,15 +121,22 @@ def main():
         at = places.get(g, [])
         count, seen = 0, False
         for f, lo, hi in at:
-            found = funcs.get((f, lo), [])
-            named = [c for n, c in found if n == g[1]]
-            if not found:
-                # A template's definition starts at `template <...>`, gcov's at the name.
-                named = [c for line in range(lo + 1, hi + 1)
-                         for n, c in funcs.get((f, line), []) if n == g[1]]
-                found = named
-            seen = seen or bool(found)
-            count += sum(named) if named else sum(c for _, c in found)
+            # By name only (a lambda may start on the method's line); a template's
+            # definition starts at `template <...>`, gcov's function at its name.
+            want = g[1]
+            lines = [line for line in range(lo, hi + 1)
+                     if any(n == want for n, _ in funcs.get((f, line), []))]
+            if not lines:
+                # A conversion operator: Revy names it by its type, gcov `operator T`.
+                want = 'operator '
+                lines = [line for line in range(lo, hi + 1)
+                         if any(n.startswith(want) for n, _ in funcs.get((f, line), []))]
+            if not lines:
+                continue
+            # The first such line: nested functions of the name (a local class's) are not it.
+            seen = True
+            count += sum(c for n, c in funcs[(f, lines[0])]
+                         if n == want or (want == 'operator ' and n.startswith(want)))
         place = ['%s:%d' % (f, lo) for f, lo, _ in at]
         if not seen:
             if calls:

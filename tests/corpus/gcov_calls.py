@@ -11,16 +11,16 @@ a line or two later: the first line of the definition with a function of that na
 template's instantiations are added up, as are overloads whose signatures Revy does not
 tell apart (`f()` and `f() const`) and a template's specialisations (their own classes in
 the trace, the template's in the SAF). A method inlined everywhere (`always_inline`) has
-no function for gcov to count: it is listed, not compared. gcov's deleting destructors (D0: a wrapper that calls the
-complete-object one and frees) are left out; complete- and base-object constructors and
-destructors (C1/C2, D1/D2) are added, as each runs once per object or subobject made.
+no function for gcov to count: it is listed, not compared. gcov's deleting destructors
+(D0: a wrapper that calls the complete-object one and frees) are left out; complete- and
+base-object constructors and destructors (C1/C2, D1/D2) are added, as each runs once per
+object or subobject made.
 
 Usage: gcov_calls.py ROOT SAF ANALYSIS.json
   ROOT: the annotated tree (every *.gcda under it is read with `gcov --json-format`);
   SAF: its .revy/saf.toml; ANALYSIS.json: `revy analyze --format json` of the run's traces.
-Prints one summary line ("N methods equal / M") and the first differences; exit 1 when a
-method's counts differ or nothing could be compared."""
-import gzip
+Prints what was compared, the verdict line ("same run: N methods equal / M") and the first
+differences; exit 1 when a method's counts differ or nothing could be compared."""
 import json
 import os
 import re

@@ -67,10 +67,9 @@ cpu_secs() { awk 'FNR == 2 { for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t[
 # COV: extra compiler and linker flags, empty but for the annotated build with COVERAGE=1;
 # cmake gets them as cache entries only then, so the recipes' commands are otherwise as given.
 export COV=
-cov_cmake() { [ -z "$COV" ] || printf '%s\n' "-DCMAKE_CXX_FLAGS=$COV" "-DCMAKE_C_FLAGS=$COV" "-DCMAKE_EXE_LINKER_FLAGS=$COV"; }
 build() {
   local covargs=()
-  mapfile -t covargs < <(cov_cmake)
+  [ -z "$COV" ] || covargs=("-DCMAKE_CXX_FLAGS=$COV" "-DCMAKE_C_FLAGS=$COV" "-DCMAKE_EXE_LINKER_FLAGS=$COV")
   case $P in
   tinyxml2) mkdir -p build && g++ -std=c++11 -O0 -g -Wall $COV -o build/xmltest tinyxml2.cpp xmltest.cpp ;;
   jsoncpp) mkdir -p build

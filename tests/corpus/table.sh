@@ -161,14 +161,10 @@ if [ "${GCOV:-0}" = 1 ]; then
   COVERAGE_RUN=1 run "$MAX_SIZE" "" counted || ok=1
   echo "counted run: $(cat "$out/counted.line")"
   w=$SCRATCH/$P/$MODE
-  if python3 "$here/gcov_calls.py" "$w" "$w/.revy/saf.toml" "$out/counted.json" > "$out/gcov.txt"; then
-    g="yes: $(sed -n 's/^same run: //p' "$out/gcov.txt") against gcov in the same run"
-  else
-    ok=1
-    g="NO: $(sed -n 's/^same run: //p' "$out/gcov.txt") against gcov in the same run"
-  fi
+  verdict=yes
+  python3 "$here/gcov_calls.py" "$w" "$w/.revy/saf.toml" "$out/counted.json" > "$out/gcov.txt" || { ok=1; verdict=NO; }
   cat "$out/gcov.txt"
-  cell=${cell:+$cell; }$g
+  cell="${cell:+$cell; }$verdict: $(sed -n 's/^same run: //p' "$out/gcov.txt") against gcov in the same run"
 fi
 row default "$cell" | tee "$out/row.txt"
 exit $ok

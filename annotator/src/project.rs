@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::frontend;
 use crate::manifest::Manifest;
 use crate::model::{ClassDecl, Diagnostic, FileModel, Lang, MethodDecl};
+use crate::saf::sig_decor;
 
 /// One source file with its text and model.
 #[derive(Debug, Clone)]
@@ -210,6 +211,7 @@ fn same_params(a: &MethodDecl, b: &MethodDecl, relaxed: bool) -> bool {
                 && x.ty.dims == y.ty.dims
                 && x.ty.pointers == y.ty.pointers
                 && x.ty.reference == y.ty.reference
+                && sig_decor(&x.ty) == sig_decor(&y.ty)
         })
 }
 

@@ -891,3 +891,83 @@ fn via_text(dir: &Path, rvt: &Path, lines: &[&str], name: &str) -> Value {
     );
     serde_json::from_str(&back).unwrap()
 }
+
+// Overloads that differ only in `const`, in a reference's kind or in a pointer's target's
+// qualifiers: each is a method of its own, called a known number of times.
+const CPP_OVL_H: &str = r#"#pragma once
+#include <string>
+class Box {
+public:
+    int& at(int i) { return v_[i]; }
+    const int& at(int i) const { return v_[i]; }
+    long put(const std::string& s);
+    long put(std::string& s);
+    long put(std::string&& s);
+    long put(const char* s);
+    long put(char* s);
+private:
+    int v_[4] = {1, 2, 3, 4};
+};
+"#;
+
+const CPP_OVL: &str = r#"#include "w.h"
+#include <cstdio>
+#include <utility>
+long Box::put(std::string const& s) { return (long)s.size(); }
+long Box::put(std::string& s) { return (long)s.size() + 1; }
+long Box::put(std::string&& s) { return (long)s.size() + 2; }
+long Box::put(const char* s) { return (long)s[0]; }
+long Box::put(char* s) { return (long)s[1]; }
+int main() {
+    Box b;
+    const Box& cb = b;
+    long s = 0;
+    std::string m = "mutable";
+    const std::string c = "const";
+    char buf[] = "xy";
+    for (int i = 0; i < 2; i++) s += b.at(i);
+    for (int i = 0; i < 3; i++) s += cb.at(i);
+    for (int i = 0; i < 4; i++) s += b.put(c);
+    for (int i = 0; i < 5; i++) s += b.put(m);
+    for (int i = 0; i < 6; i++) s += b.put(std::string("tmp"));
+    for (int i = 0; i < 7; i++) s += b.put("lit");
+    for (int i = 0; i < 8; i++) s += b.put(buf);
+    std::printf("s=%ld\n", s);
+    return 0;
+}
+"#;
+
+/// Each overload is its own row, with its own calls (before, `at(int)` and `at(int) const`
+/// were one method, as were the three `put(std::string…)`), and the annotated program
+/// prints what the original prints.
+#[test]
+fn cpp_overloads_are_methods_of_their_own() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lang = Lang {
+        files: &[("src/w.h", CPP_OVL_H), ("src/main.cpp", CPP_OVL)],
+        ..CPP
+    };
+    let (c, a, _) = profile(&lang, "", tmp.path());
+    let orig = tmp.path().join("orig");
+    common::write_files(&orig, lang.files);
+    sh(&orig, lang.build, Path::new("off"));
+    assert_eq!(c, counters(&sh(&orig, lang.run, Path::new("off"))));
+    let calls = |name: &str, sgn: &str| -> Vec<u64> {
+        let ms = a["methods"].as_array().unwrap();
+        ms.iter()
+            .filter(|m| m["method"] == name && m["signature"] == sgn)
+            .map(|m| m["calls"].as_u64().unwrap())
+            .collect()
+    };
+    for (name, sgn, n) in [
+        ("at", "!int^0!", 2),
+        ("at", "!int^0!const", 3),
+        ("put", "!const_std::string&^0!", 4),
+        ("put", "!std::string&^0!", 5),
+        ("put", "!std::string&&^0!", 6),
+        ("put", "!const_char*^0!", 7),
+        ("put", "!char*^0!", 8),
+    ] {
+        assert_eq!(calls(name, sgn), vec![n], "{name}{sgn}: {}", a["methods"]);
+    }
+}

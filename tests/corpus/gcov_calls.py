@@ -8,9 +8,8 @@ counter that is not Revy's.
 Methods are matched by file, name and first line (the annotated sources keep the original
 lines: `#line`; a template's function or one whose return type has a line of its own starts
 a line or two later: the first line of the definition with a function of that name); a
-template's instantiations are added up, as are overloads whose signatures Revy does not
-tell apart (`f()` and `f() const`) and a template's specialisations (their own classes in
-the trace, the template's in the SAF). A method inlined everywhere (`always_inline`) has
+template's instantiations are added up, as are a template's specialisations (their own
+classes in the trace, the template's in the SAF). A method inlined everywhere (`always_inline`) has
 no function for gcov to count: it is listed, not compared. gcov's deleting destructors
 (D0: a wrapper that calls the complete-object one and frees) are left out; complete- and
 base-object constructors and destructors (C1/C2, D1/D2) are added, as each runs once per
@@ -87,8 +86,8 @@ def gcov_functions(root):
 
 
 def saf_places(path):
-    """(class, method, signature) -> [(file, first line, last line)]: overloads that differ only in
-    const-ness share a signature (and a name in the trace), so they are compared together."""
+    """(class, method, signature) -> [(file, first line, last line)]: a method defined in
+    several places (the branches of an `#if`) has them all."""
     saf = tomllib.load(open(path, 'rb'))
     places = {}
     for c in saf.get('classes', []):

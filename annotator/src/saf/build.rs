@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use super::types::{primitive_size, sig_type_name, signature};
+use super::types::{method_signature, primitive_size, sig_type_name};
 use super::*;
 use crate::manifest::Manifest;
 use crate::model::{ClassDecl, FieldDecl, LayoutKind, LayoutUse, MethodDecl, TypeRef};
@@ -394,7 +394,7 @@ fn saf_method(m: &MethodDecl, reason: Option<String>, stateless: bool) -> SafMet
         id: 0,
         name: m.name.clone(),
         kind: m.kind,
-        sgn: signature(&m.params),
+        sgn: method_signature(m),
         ret: m.ret.as_ref().map(sig_type_name),
         ret_dim: m.ret.as_ref().map_or(0, |r| r.dims),
         params: m

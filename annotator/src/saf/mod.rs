@@ -278,4 +278,4 @@ mod emit;
 mod state;
 mod types;
 pub use build::build;
-pub use types::{primitive_size, sig_type_name, signature};
+pub use types::{method_signature, primitive_size, sig_decor, sig_type_name, signature};

@@ -139,6 +139,8 @@ pub struct MethodFlags {
     pub is_virtual: bool,
     pub is_override: bool,
     pub is_const: bool,
+    /// C++ ref-qualifier of a member function: `"&"`, `"&&"` or `""`.
+    pub ref_qualifier: &'static str,
     pub is_noexcept: bool,
     pub is_constexpr: bool,
     pub is_consteval: bool,

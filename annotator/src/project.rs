@@ -223,6 +223,7 @@ fn declaration_slot(class: &ClassDecl, def: &MethodDecl) -> Option<usize> {
                 && m.body.is_none()
                 && same_params(m, def, relaxed)
                 && m.flags.is_const == def.flags.is_const
+                && m.flags.ref_qualifier == def.flags.ref_qualifier
         })
     };
     find(false).or_else(|| find(true))
@@ -245,6 +246,7 @@ fn merge_definition(class: &mut ClassDecl, mut def: MethodDecl) {
                     && m.body.is_some()
                     && same_params(m, &def, true)
                     && m.flags.is_const == def.flags.is_const
+                    && m.flags.ref_qualifier == def.flags.ref_qualifier
             };
             if let Some(first) = class.methods.iter().find(same) {
                 inherit(&mut def, first);

@@ -892,8 +892,8 @@ fn via_text(dir: &Path, rvt: &Path, lines: &[&str], name: &str) -> Value {
     serde_json::from_str(&back).unwrap()
 }
 
-// Overloads that differ only in `const`, in a reference's kind or in a pointer's target's
-// qualifiers: each is a method of its own, called a known number of times.
+// Overloads that differ only in `const`, in a ref-qualifier, in a reference's kind or in a
+// pointer's target's qualifiers: each is a method of its own, called a known number of times.
 const CPP_OVL_H: &str = r#"#pragma once
 #include <string>
 class Box {
@@ -905,6 +905,8 @@ public:
     long put(std::string&& s);
     long put(const char* s);
     long put(char* s);
+    int get() & { return 1; }
+    int get() && { return 2; }
 private:
     int v_[4] = {1, 2, 3, 4};
 };
@@ -932,6 +934,8 @@ int main() {
     for (int i = 0; i < 6; i++) s += b.put(std::string("tmp"));
     for (int i = 0; i < 7; i++) s += b.put("lit");
     for (int i = 0; i < 8; i++) s += b.put(buf);
+    for (int i = 0; i < 9; i++) s += b.get();
+    for (int i = 0; i < 10; i++) s += Box().get();
     std::printf("s=%ld\n", s);
     return 0;
 }
@@ -967,6 +971,8 @@ fn cpp_overloads_are_methods_of_their_own() {
         ("put", "!std::string&&^0!", 6),
         ("put", "!const_char*^0!", 7),
         ("put", "!char*^0!", 8),
+        ("get", "!!&", 9),
+        ("get", "!!&&", 10),
     ] {
         assert_eq!(calls(name, sgn), vec![n], "{name}{sgn}: {}", a["methods"]);
     }

@@ -58,14 +58,15 @@ pub fn signature(params: &[Param]) -> String {
     s
 }
 
-/// A method's signature: its parameters' and, for a C++ `const` member function, `const`
-/// after them (`!int^0!const`) — `at(int)` and `at(int) const` are two methods with their
-/// own bodies, calls and times.
+/// A method's signature: its parameters' and, for a C++ member function's qualifiers,
+/// `const` and `&`/`&&` after them (`!int^0!const`, `!!&&`) — `at(int)` and `at(int) const`
+/// are two methods with their own bodies, calls and times.
 pub fn method_signature(m: &MethodDecl) -> String {
     let mut s = signature(&m.params);
     if m.flags.is_const {
         s.push_str("const");
     }
+    s.push_str(m.flags.ref_qualifier);
     s
 }
 

@@ -40,6 +40,7 @@ pub(super) enum K {
     PlaceholderTypeSpecifier,
     Decltype,
     TypeQualifier,
+    RefQualifier,
     StorageClassSpecifier,
     // declarations and their parts
     Declaration,
@@ -110,6 +111,7 @@ const NAMES: &[(&str, K)] = &[
     ("placeholder_type_specifier", K::PlaceholderTypeSpecifier),
     ("decltype", K::Decltype),
     ("type_qualifier", K::TypeQualifier),
+    ("ref_qualifier", K::RefQualifier),
     ("storage_class_specifier", K::StorageClassSpecifier),
     ("declaration", K::Declaration),
     ("type_definition", K::TypeDefinition),

@@ -516,13 +516,16 @@ impl<'a> Walker<'a> {
         (body, not_annotatable, eq_zero)
     }
 
-    /// Sets the flags a function declarator carries (`const`, `noexcept`, `override`,
-    /// `final`); returns its trailing return type, if any.
+    /// Sets the flags a function declarator carries (`const`, `&`/`&&`, `noexcept`,
+    /// `override`, `final`); returns its trailing return type, if any.
     fn declarator_flags<'t>(&self, fd: Node<'t>, flags: &mut MethodFlags) -> Option<Node<'t>> {
         let mut trailing = None;
         for c in children(fd) {
             match k(c) {
                 K::TypeQualifier if self.t(c) == "const" => flags.is_const = true,
+                K::RefQualifier => {
+                    flags.ref_qualifier = if self.t(c) == "&&" { "&&" } else { "&" };
+                }
                 K::Noexcept => {
                     let t: String = self.t(c).chars().filter(|c| !c.is_whitespace()).collect();
                     flags.is_noexcept = t != "noexcept(false)";

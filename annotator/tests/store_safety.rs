@@ -247,6 +247,20 @@ fn lock_free(dir: &Path) -> bool {
     }
 }
 
+/// Whether the project's lock is free within a second: a child another test thread forks
+/// holds a copy of every open descriptor, the lock's too, until it execs (they are
+/// close-on-exec), so a lock just released can look held for that moment.
+fn lock_freed(dir: &Path) -> bool {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(1);
+    while !lock_free(dir) {
+        if std::time::Instant::now() > until {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    true
+}
+
 /// The lock is re-entrant per project, not per process: a library caller holding project X
 /// must neither skip locking project Y nor keep X locked until Y is released (the race that
 /// refused a parallel test's `revy annotate` with "another revy").
@@ -269,7 +283,7 @@ fn lock_is_per_project_within_a_process() {
     assert!(!lock_free(x.path()), "re-entry released X early");
     drop(gx);
     assert!(
-        lock_free(x.path()),
+        lock_freed(x.path()),
         "X stays locked after its last guard dropped"
     );
     let out = revy(x.path(), &["restore"]);
@@ -279,5 +293,5 @@ fn lock_is_per_project_within_a_process() {
         err(&out)
     );
     drop(gy);
-    assert!(lock_free(y.path()));
+    assert!(lock_freed(y.path()));
 }

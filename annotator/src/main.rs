@@ -390,6 +390,9 @@ fn cmd_analyze(manifest: &Path, args: AnalyzeArgs) -> Result<()> {
             print_warnings(&a.trace.warnings);
         }
     }
+    // The process ends here: its memory goes back to the system at once, where freeing a
+    // million instances' tables piece by piece took 9 ms.
+    std::mem::forget(a);
     Ok(())
 }
 

@@ -655,8 +655,9 @@ pub fn finish(
         ));
     }
 
-    // Edges are sorted in place (their lookup table dropped first); sorted they give the
-    // instance sums and neighbour counts. Instance and edge rows are built only when read or serialised.
+    // The edges (their lookup table dropped first) give the instance sums and neighbour
+    // counts in any order; they are sorted only when first read in order. Instance and edge
+    // rows are built only when read or serialised.
     walker.release_index();
     let edges = Edges::new(std::mem::take(&mut b.edges), total);
     let mut sums = edges.per_instance(walker.instances.len());

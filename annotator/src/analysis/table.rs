@@ -5,7 +5,9 @@
 
 use std::cmp::Ordering;
 
-use rustc_hash::FxHashMap;
+use std::sync::{Mutex, OnceLock};
+
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::ser::{Serialize, SerializeSeq, Serializer};
 
 use super::walk::{InstKind, Instance};
@@ -112,10 +114,10 @@ impl InstSums {
         }
         &mut self.acc[i]
     }
-    /// `n` messages from `s` to `r` with these summed net times and sizes.
+    /// `n` messages from `s` to `r` with these summed net times and sizes: the receiver's
+    /// side (the sender's is [`InstSums::sent`]).
     #[inline]
-    fn messages(&mut self, s: u32, r: u32, n: u64, net: u64, size: u64) {
-        self.at(s.max(r));
+    fn received_from(&mut self, s: u32, r: u32, n: u64, net: u64, size: u64) {
         let w = &mut self.wide;
         let ra = &mut self.acc[r as usize];
         w.add(r, ACTIVE, &mut ra.active, net);
@@ -124,7 +126,10 @@ impl InstSums {
         if s == r {
             w.add(r, CYCLIC, &mut ra.cyclic, n);
         }
-        w.add(s, SENT, &mut self.acc[s as usize].sent, n);
+    }
+    #[inline]
+    fn sent(&mut self, s: u32, n: u64) {
+        self.wide.add(s, SENT, &mut self.acc[s as usize].sent, n);
     }
     /// Time outside any message, given to a thread's root.
     pub fn add_active(&mut self, i: u32, t: u64) {
@@ -310,7 +315,7 @@ impl EdgeSums {
 /// comparison sort of millions of rows at once spends its time on cache misses, and a
 /// comparison sort per handful of rows on mispredicted branches.
 fn sort_rows(rows: &mut [EdgeRow]) {
-    const BITS: u32 = 10;
+    const BITS: u32 = BUCKET_BITS;
     const MASK: u32 = (1 << BITS) - 1;
     let key = |e: &EdgeRow| (e.sender, e.receiver);
     let Some(max) = rows.iter().map(|e| e.sender).max() else {
@@ -430,32 +435,62 @@ fn buckets(
     }
 }
 
-/// The edges of an analysis, sorted by (sender, receiver); rows are built on demand.
-#[derive(Debug, Clone, Default)]
+/// The edges of an analysis; rows are built on demand. They are read in (sender, receiver)
+/// order, sorted on the first such read: `revy analyze`'s text reads none (only the
+/// per-instance sums, which take them in any order) and skips the sort.
+#[derive(Debug, Default)]
 pub struct Edges {
-    rows: Vec<EdgeRow>,
+    /// The walk's rows, in the order the walk met the edges, until they are sorted.
+    unsorted: Mutex<Vec<EdgeRow>>,
+    sorted: OnceLock<Vec<EdgeRow>>,
+    len: usize,
     wide: Wide<(u32, u32), 4>,
     total: u64,
 }
 
+impl Clone for Edges {
+    fn clone(&self) -> Edges {
+        let sorted = OnceLock::new();
+        let _ = sorted.set(self.rows().to_vec());
+        Edges {
+            unsorted: Mutex::default(),
+            sorted,
+            len: self.len,
+            wide: self.wide.clone(),
+            total: self.total,
+        }
+    }
+}
+
 impl Edges {
-    /// Sort the walk's edges (the index is dropped first) against the run's `total`.
+    /// The walk's edges (their index dropped) against the run's `total`.
     pub fn new(sums: EdgeSums, total: u64) -> Edges {
         let EdgeSums {
-            mut rows,
-            slots,
-            wide,
-            ..
+            rows, slots, wide, ..
         } = sums;
         drop(slots);
-        sort_rows(&mut rows);
-        Edges { rows, wide, total }
+        Edges {
+            len: rows.len(),
+            unsorted: Mutex::new(rows),
+            sorted: OnceLock::new(),
+            wide,
+            total,
+        }
+    }
+    /// The rows in (sender, receiver) order (sorted now if not yet).
+    fn rows(&self) -> &[EdgeRow] {
+        self.sorted.get_or_init(|| {
+            let mut rows =
+                std::mem::take(&mut *self.unsorted.lock().unwrap_or_else(|e| e.into_inner()));
+            sort_rows(&mut rows);
+            rows
+        })
     }
     pub fn len(&self) -> usize {
-        self.rows.len()
+        self.len
     }
     pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
+        self.len == 0
     }
     /// Calls, aggregate, net time and bytes of a row, past 32 bits included.
     fn sums(&self, e: &EdgeRow) -> (u64, u64, u64, u64) {
@@ -486,56 +521,113 @@ impl Edges {
     }
     /// In (sender, receiver) order.
     pub fn iter(&self) -> impl Iterator<Item = EdgeStats> + '_ {
-        self.rows.iter().map(|e| self.stats(e))
+        self.rows().iter().map(|e| self.stats(e))
     }
     pub fn get(&self, i: usize) -> Option<EdgeStats> {
-        self.rows.get(i).map(|e| self.stats(e))
+        self.rows().get(i).map(|e| self.stats(e))
     }
     /// Per instance, from its edges: the sums of the messages it received and sent (an
     /// instance's sums are the sums of its edges, so the walk keeps only the edges — one
     /// random cell per message instead of three — and this pass builds the rest once), and
-    /// its distinct neighbours over undirected pairs (itself excluded). Rows are read in
-    /// order; the receiver's cell and the pair's bits are asked for a few rows ahead, their
-    /// misses overlapping.
+    /// its distinct neighbours over undirected pairs (itself excluded): every edge between
+    /// two instances counts for both, and a pair with edges both ways is taken off once.
+    ///
+    /// Each edge adds to two instances' cells, far apart: the rows are grouped by their
+    /// receiver's high bits for the receivers' half, then by their sender's for the
+    /// senders' half, so each half's cells are a bucket's few KiB, and a sort by (sender,
+    /// receiver) later has only each bucket to sort. The pair set is in parts by the lower
+    /// id's bucket for the same reason.
     pub fn per_instance(&self, n: usize) -> InstSums {
         let mut sums = InstSums {
             acc: filled(n, InstAcc::default()),
             wide: Wide::default(),
         };
-        let mut pairs = Pairs::new(self.rows.len());
-        for (k, e) in self.rows.iter().enumerate() {
-            // Ask for what the row AHEAD rows further on will need: its receiver's cell
-            // and its pair's bits (the set outgrows the core's cache too).
-            if let Some(a) = self.rows.get(k + AHEAD) {
+        // The walk's rows; a copy of the sorted ones if they were asked for in order
+        // already (not on the analysis's own path).
+        let (mut guard, mut copy);
+        let rows: &mut [EdgeRow] = match self.sorted.get() {
+            Some(sorted) => {
+                copy = sorted.clone();
+                &mut copy
+            }
+            None => {
+                guard = self.unsorted.lock().unwrap_or_else(|e| e.into_inner());
+                &mut guard
+            }
+        };
+        let (max_s, max_r) = rows
+            .iter()
+            .fold((0, 0), |(s, r), e| (s.max(e.sender), r.max(e.receiver)));
+        sums.at(max_s.max(max_r));
+        let mut ends = vec![0; (1 << BUCKET_BITS) + 1];
+        let mut next = vec![0; 1 << BUCKET_BITS];
+        // Buckets as `sort_rows` makes them, so that it finds the rows in theirs.
+        let high = |max: u32| (32 - max.leading_zeros()).saturating_sub(BUCKET_BITS);
+        let (high_s, high_r) = (high(max_s), high(max_r));
+        let grouped = rows.len() >= 1 << 14 && high_s > 0 && high_r > 0;
+        let mut pairs = if grouped {
+            let by_receiver = |e: &EdgeRow| (e.receiver >> high_r) as usize;
+            buckets(rows, by_receiver, &mut ends, &mut next);
+            let counts: Vec<usize> = ends.windows(2).map(|w| w[1] - w[0]).collect();
+            Pairs::in_parts(&counts, high_r)
+        } else {
+            Pairs::new(rows.len())
+        };
+        // Receivers' half; the higher-sender edges go into the pair set as (receiver, sender).
+        for (k, e) in rows.iter().enumerate() {
+            if let Some(a) = rows.get(k + AHEAD) {
                 prefetch(&sums.acc, a.receiver as usize);
-                if a.sender != a.receiver {
-                    pairs.prefetch(a.sender.min(a.receiver), a.sender.max(a.receiver));
-                }
             }
             let (calls, _, net, bytes) = self.sums(e);
             let (s, r) = (e.sender, e.receiver);
-            sums.messages(s, r, calls, net, bytes);
-            // A pair sent both ways is counted at its lower-sender edge only; rows come
-            // by sender, so that edge (r, s) has been seen when (s, r) with s > r comes.
-            let counted = s == r || (s > r && pairs.maybe(r, s) && self.has(r, s));
-            if s < r {
-                pairs.insert(s, r);
-            }
-            if !counted {
-                sums.acc[s as usize].neighbours += 1;
+            sums.received_from(s, r, calls, net, bytes);
+            if s != r {
                 sums.acc[r as usize].neighbours += 1;
+            }
+            if s > r {
+                pairs.insert(r, s);
+            }
+        }
+        // Senders' half, the rows left grouped by sender for a sort to finish; a lower-sender
+        // edge whose pair may have its higher-sender edge too is set aside (the set answers
+        // "maybe" for about 1 in 200 absent pairs).
+        if grouped {
+            buckets(
+                rows,
+                |e| (e.sender >> high_s) as usize,
+                &mut ends,
+                &mut next,
+            );
+        }
+        let mut both = FxHashSet::default();
+        for (k, e) in rows.iter().enumerate() {
+            if let Some(a) = rows.get(k + AHEAD) {
+                prefetch(&sums.acc, a.sender as usize);
+            }
+            let (s, r) = (e.sender, e.receiver);
+            sums.sent(s, self.wide.get((s, r), 0, e.calls));
+            if s != r {
+                sums.acc[s as usize].neighbours += 1;
+            }
+            if s < r && pairs.maybe(s, r) {
+                both.insert((s, r));
+            }
+        }
+        // The higher-sender edges of those pairs: the pairs with edges both ways.
+        if !both.is_empty() {
+            for e in rows.iter().filter(|e| e.sender > e.receiver) {
+                if both.contains(&(e.receiver, e.sender)) {
+                    sums.acc[e.sender as usize].neighbours -= 1;
+                    sums.acc[e.receiver as usize].neighbours -= 1;
+                }
             }
         }
         sums
     }
-    /// Whether edge (s, r) exists: a search of the sorted rows (rare: the pair set answers
-    /// most questions).
-    fn has(&self, s: u32, r: u32) -> bool {
-        self.rows
-            .binary_search_by_key(&(s, r), |e| (e.sender, e.receiver))
-            .is_ok()
-    }
 }
+
+/// Buckets of [`Edges::per_instance`]: 2^10 (at 10⁶ instances 2^8 took 106 ms, 2^12 195).
+const BUCKET_BITS: u32 = 10;
 
 /// How many rows ahead [`Edges::per_instance`] asks for the cells a row will need: a short
 /// distance (at 10⁶ instances 8 rows took 75 ms, 32 rows 93 ms; a batch of 32 at once 100).
@@ -544,47 +636,60 @@ const AHEAD: usize = 8;
 /// Which (lower, higher) pairs may have an edge: two bits per pair in one 64-bit word, 8
 /// bits per edge, so the set stays in the cache where the edges do not and a question
 /// costs one cell. With the lower-sender half of the edges in it, about 1 in 200 questions
-/// about an absent pair is answered "maybe" (at 10⁶ instances 5,184 searches of the edges;
-/// with one bit per pair 32,020), and only those are searched for in the edges.
+/// about an absent pair is answered "maybe" (at 10⁶ instances 5,184 of them; with one bit
+/// per pair 32,020), and only those pairs are looked for among the edges.
 struct Pairs {
     bits: Vec<u64>,
-    mask: u64,
+    /// Per part (by the lower id's high bits, above `shift`): its first word and word mask.
+    parts: Vec<(usize, u64)>,
+    shift: u32,
 }
 
 impl Pairs {
+    /// One part for all pairs.
     fn new(edges: usize) -> Pairs {
-        let n = (edges.max(8) * 8).next_power_of_two();
+        Pairs::in_parts(&[edges], 32)
+    }
+    /// A part per bucket of lower ids (`lower >> shift`), sized for `edges[b]` pairs: with
+    /// the rows grouped by the lower id's bucket, questions stay in one part, in the cache.
+    fn in_parts(edges: &[usize], shift: u32) -> Pairs {
+        let mut parts = Vec::with_capacity(edges.len());
+        let mut words = 0;
+        for &n in edges {
+            let w = (n.max(8) * 8).next_power_of_two() / 64;
+            parts.push((words, w as u64 - 1));
+            words += w;
+        }
         Pairs {
-            bits: filled(n / 64, 0),
-            mask: (n / 64) as u64 - 1,
+            bits: filled(words, 0),
+            parts,
+            shift,
         }
     }
     /// The pair's word and its two bits (from two other 6-bit parts of the hash).
     #[inline]
-    fn bits(&self, s: u32, r: u32) -> (usize, u64) {
-        let h = edge_hash(s, r);
+    fn bits(&self, lo: u32, hi: u32) -> (usize, u64) {
+        let h = edge_hash(lo, hi);
         let b = 1 << (h >> 52 & 63) | 1 << (h >> 58);
-        ((h & self.mask) as usize, b)
+        let part = (lo.checked_shr(self.shift).unwrap_or(0) as usize).min(self.parts.len() - 1);
+        let (first, mask) = self.parts[part];
+        (first + (h & mask) as usize, b)
     }
     #[inline]
-    fn insert(&mut self, s: u32, r: u32) {
-        let (w, b) = self.bits(s, r);
+    fn insert(&mut self, lo: u32, hi: u32) {
+        let (w, b) = self.bits(lo, hi);
         self.bits[w] |= b;
     }
     #[inline]
-    fn prefetch(&self, s: u32, r: u32) {
-        prefetch(&self.bits, self.bits(s, r).0);
-    }
-    #[inline]
-    fn maybe(&self, s: u32, r: u32) -> bool {
-        let (w, b) = self.bits(s, r);
+    fn maybe(&self, lo: u32, hi: u32) -> bool {
+        let (w, b) = self.bits(lo, hi);
         self.bits[w] & b == b
     }
 }
 
 impl Serialize for Edges {
     fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
-        let mut seq = ser.serialize_seq(Some(self.rows.len()))?;
+        let mut seq = ser.serialize_seq(Some(self.len))?;
         for e in self.iter() {
             seq.serialize_element(&e)?;
         }
@@ -844,6 +949,13 @@ impl Serialize for Instances {
 mod tests {
     use super::*;
 
+    /// Both halves of `n` messages from `from` to `to`, as [`Edges::per_instance`] adds them.
+    fn messages(s: &mut InstSums, from: u32, to: u32, n: u64, net: u64, size: u64) {
+        s.at(from.max(to));
+        s.sent(from, n);
+        s.received_from(from, to, n, net, size);
+    }
+
     /// Sums past 2³² carry into the side map and read back exactly (times in ns pass 2³²
     /// after 4.3 s; counts after 4.3 G messages, simulated by starting the cell near the top).
     #[test]
@@ -852,19 +964,19 @@ mod tests {
         let mut e = EdgeSums::default();
         let big = 3_000_000_000u64;
         for _ in 0..5 {
-            s.messages(0, 1, 1, big, 7);
+            messages(&mut s, 0, 1, 1, big, 7);
             e.message(0, 1, big + 1, big, u32::MAX as u64);
         }
         s.acc[1].received = u32::MAX - 1;
-        s.messages(0, 1, 1, 1, 0);
-        s.messages(0, 1, 1, 1, 0);
+        messages(&mut s, 0, 1, 1, 1, 0);
+        messages(&mut s, 0, 1, 1, 1, 0);
         s.add_active(1, big);
         assert_eq!(s.active(1), 6 * big + 2);
         assert_eq!(s.received(1), u32::MAX as u64 + 1);
         assert_eq!(s.get(0, SENT, |a| a.sent), 7);
         // A merged aggregate of many messages counts them all.
         e.messages(0, 1, 3 << 32, 1, 1, 0);
-        s.messages(2, 2, 1 << 33, 0, 0);
+        messages(&mut s, 2, 2, 1 << 33, 0, 0);
         assert_eq!(
             (s.received(2), s.get(2, CYCLIC, |a| a.cyclic)),
             (1 << 33, 1 << 33)
@@ -1044,7 +1156,7 @@ mod tests {
 
     /// Many edges from senders across a wide id range take the bucket rounds of
     /// `sort_rows`; the order and every sum must match a plain sort, and the per-instance
-    /// sums and neighbour counts a direct count.
+    /// sums and neighbour counts a direct count, from the rows in the walk's order and sorted.
     #[test]
     fn large_edge_sets_sort_and_sum_like_a_direct_count() {
         let mut e = EdgeSums::default();
@@ -1081,11 +1193,13 @@ mod tests {
             }
         }
         let edges = Edges::new(e, 1);
+        // Sums from the walk's order first, then the sorted rows, then sums again from those.
+        let sums = edges.per_instance(n as usize);
         let rows: Vec<_> = edges.iter().map(|r| (r.sender, r.receiver)).collect();
         let mut want: Vec<_> = direct.keys().copied().collect();
         want.sort_unstable();
         assert_eq!(rows, want);
-        let sums = edges.per_instance(n as usize);
+        let sorted = edges.per_instance(n as usize);
         let mut received = vec![0u64; n as usize];
         let mut active = vec![0u64; n as usize];
         let mut sent = vec![0u64; n as usize];
@@ -1110,5 +1224,17 @@ mod tests {
         }
         let neighbours: Vec<u32> = (0..n).map(|i| sums.neighbours(i)).collect();
         assert_eq!(neighbours, neigh);
+        for i in 0..n {
+            assert_eq!(
+                sorted.neighbours(i),
+                neigh[i as usize],
+                "sorted: neighbours {i}"
+            );
+            assert_eq!(
+                sorted.received(i),
+                received[i as usize],
+                "sorted: received {i}"
+            );
+        }
     }
 }

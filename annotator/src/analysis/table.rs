@@ -542,18 +542,15 @@ impl Edges {
             acc: filled(n, InstAcc::default()),
             wide: Wide::default(),
         };
-        // The walk's rows; a copy of the sorted ones if they were asked for in order
-        // already (not on the analysis's own path).
-        let (mut guard, mut copy);
-        let rows: &mut [EdgeRow] = match self.sorted.get() {
-            Some(sorted) => {
-                copy = sorted.clone();
-                &mut copy
-            }
-            None => {
-                guard = self.unsorted.lock().unwrap_or_else(|e| e.into_inner());
-                &mut guard
-            }
+        // The walk's rows; a copy of the sorted ones if a sort has taken them (they were
+        // read in order already: not on the analysis's own path).
+        let mut guard = self.unsorted.lock().unwrap_or_else(|e| e.into_inner());
+        let mut copy;
+        let rows: &mut [EdgeRow] = if guard.is_empty() && self.len > 0 {
+            copy = self.rows().to_vec();
+            &mut copy
+        } else {
+            &mut guard
         };
         let (max_s, max_r) = rows
             .iter()

@@ -570,7 +570,27 @@ impl Edges {
         } else {
             Pairs::new(rows.len())
         };
-        // Receivers' half; the higher-sender edges go into the pair set as (receiver, sender).
+        self.receivers_half(rows, &mut sums, &mut pairs);
+        // The rows are left grouped by sender, for a sort to finish.
+        if grouped {
+            let by_sender = |e: &EdgeRow| (e.sender >> high_s) as usize;
+            buckets(rows, by_sender, &mut ends, &mut next);
+        }
+        let maybe_both = self.senders_half(rows, &mut sums, &pairs);
+        // The higher-sender edges of those pairs: the pairs with edges both ways.
+        if !maybe_both.is_empty() {
+            for e in rows.iter().filter(|e| e.sender > e.receiver) {
+                if maybe_both.contains(&(e.receiver, e.sender)) {
+                    sums.acc[e.sender as usize].neighbours -= 1;
+                    sums.acc[e.receiver as usize].neighbours -= 1;
+                }
+            }
+        }
+        sums
+    }
+    /// The receivers' sums and neighbour counts; the higher-sender edges go into the pair
+    /// set as (receiver, sender).
+    fn receivers_half(&self, rows: &[EdgeRow], sums: &mut InstSums, pairs: &mut Pairs) {
         for (k, e) in rows.iter().enumerate() {
             if let Some(a) = rows.get(k + AHEAD) {
                 prefetch(&sums.acc, a.receiver as usize);
@@ -585,18 +605,16 @@ impl Edges {
                 pairs.insert(r, s);
             }
         }
-        // Senders' half, the rows left grouped by sender for a sort to finish; a lower-sender
-        // edge whose pair may have its higher-sender edge too is set aside (the set answers
-        // "maybe" for about 1 in 200 absent pairs).
-        if grouped {
-            buckets(
-                rows,
-                |e| (e.sender >> high_s) as usize,
-                &mut ends,
-                &mut next,
-            );
-        }
-        let mut both = FxHashSet::default();
+    }
+    /// The senders' sums and neighbour counts; returns the lower-sender edges whose pair may
+    /// have its higher-sender edge too (the set answers "maybe" for about 1 in 200 absent).
+    fn senders_half(
+        &self,
+        rows: &[EdgeRow],
+        sums: &mut InstSums,
+        pairs: &Pairs,
+    ) -> FxHashSet<(u32, u32)> {
+        let mut maybe_both = FxHashSet::default();
         for (k, e) in rows.iter().enumerate() {
             if let Some(a) = rows.get(k + AHEAD) {
                 prefetch(&sums.acc, a.sender as usize);
@@ -607,19 +625,10 @@ impl Edges {
                 sums.acc[s as usize].neighbours += 1;
             }
             if s < r && pairs.maybe(s, r) {
-                both.insert((s, r));
+                maybe_both.insert((s, r));
             }
         }
-        // The higher-sender edges of those pairs: the pairs with edges both ways.
-        if !both.is_empty() {
-            for e in rows.iter().filter(|e| e.sender > e.receiver) {
-                if both.contains(&(e.receiver, e.sender)) {
-                    sums.acc[e.sender as usize].neighbours -= 1;
-                    sums.acc[e.receiver as usize].neighbours -= 1;
-                }
-            }
-        }
-        sums
+        maybe_both
     }
 }
 

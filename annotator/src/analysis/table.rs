@@ -577,15 +577,11 @@ impl Edges {
             let by_sender = |e: &EdgeRow| (e.sender >> high_s) as usize;
             buckets(rows, by_sender, &mut ends, &mut next);
         }
-        let maybe_both = self.senders_half(rows, &mut sums, &pairs);
-        // The higher-sender edges of those pairs: the pairs with edges both ways.
-        if !maybe_both.is_empty() {
-            for e in rows.iter().filter(|e| e.sender > e.receiver) {
-                if maybe_both.contains(&(e.receiver, e.sender)) {
-                    sums.acc[e.sender as usize].neighbours -= 1;
-                    sums.acc[e.receiver as usize].neighbours -= 1;
-                }
-            }
+        let by_sender = grouped.then_some(high_s);
+        let both = self.senders_half(rows, by_sender, &mut sums, &pairs);
+        for (s, r) in both {
+            sums.acc[s as usize].neighbours -= 1;
+            sums.acc[r as usize].neighbours -= 1;
         }
         sums
     }
@@ -607,15 +603,20 @@ impl Edges {
             }
         }
     }
-    /// The senders' sums and neighbour counts; returns the lower-sender edges whose pair may
-    /// have its higher-sender edge too (the set answers "maybe" for about 1 in 200 absent).
+    /// The senders' sums and neighbour counts; returns the pairs with edges both ways. A
+    /// lower-sender edge the pair set may hold the other way is kept as "maybe" (about 1 in
+    /// 200 absent ones are); a higher-sender edge is looked for among them once they are all
+    /// known — at once when the rows are grouped by sender (`by_sender`: the bucket shift)
+    /// and its receiver's bucket came before, or else after the pass.
     fn senders_half(
         &self,
         rows: &[EdgeRow],
+        by_sender: Option<u32>,
         sums: &mut InstSums,
         pairs: &Pairs,
-    ) -> FxHashSet<(u32, u32)> {
-        let mut maybe_both = FxHashSet::default();
+    ) -> Vec<(u32, u32)> {
+        let mut maybe = Maybe::default();
+        let (mut both, mut later) = (Vec::new(), Vec::new());
         for (k, e) in rows.iter().enumerate() {
             if let Some(a) = rows.get(k + AHEAD) {
                 prefetch(&sums.acc, a.sender as usize);
@@ -626,10 +627,55 @@ impl Edges {
                 sums.acc[s as usize].neighbours += 1;
             }
             if s < r && pairs.maybe(s, r) {
-                maybe_both.insert((s, r));
+                maybe.insert(s, r);
+            } else if s > r {
+                match by_sender {
+                    Some(h) if r >> h < s >> h => {
+                        if maybe.contains(r, s) {
+                            both.push((s, r));
+                        }
+                    }
+                    _ => later.push((s, r)),
+                }
             }
         }
-        maybe_both
+        both.extend(later.into_iter().filter(|&(s, r)| maybe.contains(r, s)));
+        both
+    }
+}
+
+/// The "maybe" lower-sender edges of [`Edges::senders_half`], behind a 32 KiB bit filter:
+/// a million higher-sender edges ask, a few thousand are in it.
+struct Maybe {
+    filter: Vec<u64>,
+    set: FxHashSet<(u32, u32)>,
+}
+
+impl Default for Maybe {
+    fn default() -> Maybe {
+        Maybe {
+            filter: vec![0; Maybe::WORDS],
+            set: FxHashSet::default(),
+        }
+    }
+}
+
+impl Maybe {
+    const WORDS: usize = 1 << 12;
+    #[inline]
+    fn bit(lo: u32, hi: u32) -> (usize, u64) {
+        let h = edge_hash(lo, hi);
+        ((h >> 6) as usize % Maybe::WORDS, 1 << (h & 63))
+    }
+    fn insert(&mut self, lo: u32, hi: u32) {
+        let (w, b) = Maybe::bit(lo, hi);
+        self.filter[w] |= b;
+        self.set.insert((lo, hi));
+    }
+    #[inline]
+    fn contains(&self, lo: u32, hi: u32) -> bool {
+        let (w, b) = Maybe::bit(lo, hi);
+        self.filter[w] & b != 0 && self.set.contains(&(lo, hi))
     }
 }
 

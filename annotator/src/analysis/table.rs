@@ -184,6 +184,8 @@ pub struct EdgeSums {
     /// The row part of a slot: `slots.len() - 1` (`u32::MAX` once the table has 2^32 slots).
     low: u32,
     wide: Wide<(u32, u32), 4>,
+    /// The highest sender and receiver: [`Edges::per_instance`] needs them before a pass.
+    max: (u32, u32),
 }
 
 impl EdgeSums {
@@ -273,6 +275,7 @@ impl EdgeSums {
         let at = match self.find(s, r) {
             Ok(i) => i,
             Err(p) => {
+                self.max = (self.max.0.max(s), self.max.1.max(r));
                 self.rows.push(EdgeRow {
                     sender: s,
                     receiver: r,
@@ -410,11 +413,21 @@ fn buckets(
     ends: &mut [usize],
     next: &mut [usize],
 ) {
-    let n = next.len();
     ends.fill(0);
     for e in rows.iter() {
         ends[bucket(e) + 1] += 1;
     }
+    place(rows, bucket, ends, next);
+}
+
+/// [`buckets`] with the rows counted already: `ends[b + 1]` is bucket `b`'s count.
+fn place(
+    rows: &mut [EdgeRow],
+    bucket: impl Fn(&EdgeRow) -> usize,
+    ends: &mut [usize],
+    next: &mut [usize],
+) {
+    let n = next.len();
     for b in 0..n {
         ends[b + 1] += ends[b];
     }
@@ -447,6 +460,7 @@ pub struct Edges {
     len: usize,
     wide: Wide<(u32, u32), 4>,
     total: u64,
+    max: (u32, u32),
 }
 
 impl Clone for Edges {
@@ -459,6 +473,7 @@ impl Clone for Edges {
             len: self.len,
             wide: self.wide.clone(),
             total: self.total,
+            max: self.max,
         }
     }
 }
@@ -467,7 +482,11 @@ impl Edges {
     /// The walk's edges (their index dropped) against the run's `total`.
     pub fn new(sums: EdgeSums, total: u64) -> Edges {
         let EdgeSums {
-            rows, slots, wide, ..
+            rows,
+            slots,
+            wide,
+            max,
+            ..
         } = sums;
         drop(slots);
         Edges {
@@ -476,6 +495,7 @@ impl Edges {
             sorted: OnceLock::new(),
             wide,
             total,
+            max,
         }
     }
     /// The rows in (sender, receiver) order (sorted now if not yet).
@@ -553,9 +573,7 @@ impl Edges {
         } else {
             &mut guard
         };
-        let (max_s, max_r) = rows
-            .iter()
-            .fold((0, 0), |(s, r), e| (s.max(e.sender), r.max(e.receiver)));
+        let (max_s, max_r) = self.max;
         sums.at(max_s.max(max_r));
         let mut ends = vec![0; (1 << BUCKET_BITS) + 1];
         let mut next = vec![0; 1 << BUCKET_BITS];
@@ -571,11 +589,14 @@ impl Edges {
         } else {
             Pairs::new(rows.len())
         };
-        self.receivers_half(rows, &mut sums, &mut pairs);
+        // The senders' buckets are counted in the receivers' half.
+        let by_sender = |e: &EdgeRow| (e.sender >> high_s) as usize;
+        ends.fill(0);
+        let count = grouped.then_some((&mut ends[1..], high_s));
+        self.receivers_half(rows, &mut sums, &mut pairs, count);
         // The rows are left grouped by sender, for a sort to finish.
         if grouped {
-            let by_sender = |e: &EdgeRow| (e.sender >> high_s) as usize;
-            buckets(rows, by_sender, &mut ends, &mut next);
+            place(rows, by_sender, &mut ends, &mut next);
         }
         let by_sender = grouped.then_some(high_s);
         let both = self.senders_half(rows, by_sender, &mut sums, &pairs);
@@ -587,8 +608,18 @@ impl Edges {
     }
     /// The receivers' sums and neighbour counts; the higher-sender edges go into the pair
     /// set as (receiver, sender).
-    fn receivers_half(&self, rows: &[EdgeRow], sums: &mut InstSums, pairs: &mut Pairs) {
+    /// With `count`, each row's sender bucket (`sender >> shift`) is counted too.
+    fn receivers_half(
+        &self,
+        rows: &[EdgeRow],
+        sums: &mut InstSums,
+        pairs: &mut Pairs,
+        mut count: Option<(&mut [usize], u32)>,
+    ) {
         for (k, e) in rows.iter().enumerate() {
+            if let Some((c, shift)) = &mut count {
+                c[(e.sender >> *shift) as usize] += 1;
+            }
             if let Some(a) = rows.get(k + AHEAD) {
                 prefetch(&sums.acc, a.receiver as usize);
             }

@@ -274,26 +274,30 @@ impl EdgeSums {
         }
         let at = match self.find(s, r) {
             Ok(i) => i,
-            Err(p) => {
-                self.max = (self.max.0.max(s), self.max.1.max(r));
-                self.rows.push(EdgeRow {
-                    sender: s,
-                    receiver: r,
-                    calls: 0,
-                    agg: 0,
-                    net: 0,
-                    bytes: 0,
-                });
-                let tag = self.place(s, r).1;
-                self.slots[p] = tag | self.rows.len() as u32;
-                self.rows.len() - 1
-            }
+            Err(p) => self.insert(p, s, r),
         };
         let (w, e) = (&mut self.wide, &mut self.rows[at]);
         w.add((s, r), 0, &mut e.calls, n);
         w.add((s, r), 1, &mut e.agg, agg);
         w.add((s, r), 2, &mut e.net, net);
         w.add((s, r), 3, &mut e.bytes, size);
+    }
+    /// A new edge's row, placed at slot `p`. Out of line: the walk's loop stays small
+    /// enough for the compiler to keep the trace reader inlined in it.
+    #[inline(never)]
+    fn insert(&mut self, p: usize, s: u32, r: u32) -> usize {
+        self.max = (self.max.0.max(s), self.max.1.max(r));
+        self.rows.push(EdgeRow {
+            sender: s,
+            receiver: r,
+            calls: 0,
+            agg: 0,
+            net: 0,
+            bytes: 0,
+        });
+        let tag = self.place(s, r).1;
+        self.slots[p] = tag | self.rows.len() as u32;
+        self.rows.len() - 1
     }
     /// Takes `t` off an existing edge's net time (a runtime's correction).
     pub fn sub_net(&mut self, s: u32, r: u32, t: u64) {

@@ -470,8 +470,9 @@ impl<R: Read> CompactReader<R> {
         Ok(escape_name(&s))
     }
 
-    /// Decode one event from the loaded block; `None` when it is malformed.
-    #[inline]
+    /// Decode one event from the loaded block; `None` when it is malformed. Always inlined:
+    /// a call per event cost the 10⁴-instance bench 8 % when the compiler chose one.
+    #[inline(always)]
     fn decode(&mut self) -> Option<Event> {
         let b = &self.block;
         let mut p = self.pos;

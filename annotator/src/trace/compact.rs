@@ -37,12 +37,17 @@ struct IdMap {
 }
 
 impl IdMap {
-    #[inline]
+    /// Always inlined (once per event in the decoder); the rare large id goes out of line.
+    #[inline(always)]
     fn get(&self, id: u64) -> Option<u32> {
         if id < DIRECT_IDS as u64 {
             let d = *self.direct.get(id as usize)?;
             return (d != u32::MAX).then_some(d);
         }
+        self.get_sparse(id)
+    }
+    #[cold]
+    fn get_sparse(&self, id: u64) -> Option<u32> {
         if self.sparse.is_empty() {
             return None;
         }

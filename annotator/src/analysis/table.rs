@@ -321,13 +321,11 @@ impl EdgeSums {
 /// second in-place round and comparison sorts instead, so the scratch stays small). A
 /// comparison sort of millions of rows at once spends its time on cache misses, and a
 /// comparison sort per handful of rows on mispredicted branches.
-fn sort_rows(rows: &mut [EdgeRow]) {
+/// `max` is the highest sender.
+fn sort_rows(rows: &mut [EdgeRow], max: u32) {
     const BITS: u32 = BUCKET_BITS;
     const MASK: u32 = (1 << BITS) - 1;
     let key = |e: &EdgeRow| (e.sender, e.receiver);
-    let Some(max) = rows.iter().map(|e| e.sender).max() else {
-        return;
-    };
     let high = (32 - max.leading_zeros()).saturating_sub(BITS);
     if rows.len() < 1 << 14 || high == 0 {
         rows.sort_unstable_by_key(key);
@@ -507,7 +505,7 @@ impl Edges {
         self.sorted.get_or_init(|| {
             let mut rows =
                 std::mem::take(&mut *self.unsorted.lock().unwrap_or_else(|e| e.into_inner()));
-            sort_rows(&mut rows);
+            sort_rows(&mut rows, self.max.0);
             rows
         })
     }
@@ -1154,7 +1152,8 @@ mod tests {
         rows.retain(|e| seen.insert((e.sender, e.receiver)));
         let mut want = rows.clone();
         want.sort_unstable_by_key(|e| (e.sender, e.receiver));
-        sort_rows(&mut rows);
+        let max = rows.iter().map(|e| e.sender).max().unwrap_or(0);
+        sort_rows(&mut rows, max);
         let k = |v: &[EdgeRow]| {
             v.iter()
                 .map(|e| (e.sender, e.receiver, e.calls))

@@ -323,21 +323,20 @@ impl EdgeSums {
 /// comparison sort per handful of rows on mispredicted branches.
 /// `max` is the highest sender.
 fn sort_rows(rows: &mut [EdgeRow], max: u32) {
-    const BITS: u32 = BUCKET_BITS;
-    const MASK: u32 = (1 << BITS) - 1;
+    const MASK: u32 = (1 << BUCKET_BITS) - 1;
     let key = |e: &EdgeRow| (e.sender, e.receiver);
-    let high = (32 - max.leading_zeros()).saturating_sub(BITS);
+    let high = (32 - max.leading_zeros()).saturating_sub(BUCKET_BITS);
     if rows.len() < 1 << 14 || high == 0 {
         rows.sort_unstable_by_key(key);
         return;
     }
-    let low = high.saturating_sub(BITS);
-    let mut ends = vec![0; (1 << BITS) + 1];
-    let mut inner = vec![0; (1 << BITS) + 1];
-    let mut next = vec![0; 1 << BITS];
+    let low = high.saturating_sub(BUCKET_BITS);
+    let mut ends = vec![0; (1 << BUCKET_BITS) + 1];
+    let mut inner = vec![0; (1 << BUCKET_BITS) + 1];
+    let mut next = vec![0; 1 << BUCKET_BITS];
     let mut scratch = Vec::new();
     buckets(rows, |e| (e.sender >> high) as usize, &mut ends, &mut next);
-    for b in 0..1 << BITS {
+    for b in 0..1 << BUCKET_BITS {
         let part = &mut rows[ends[b]..ends[b + 1]];
         if part.len() < 64 {
             part.sort_unstable_by_key(key);
@@ -350,7 +349,7 @@ fn sort_rows(rows: &mut [EdgeRow], max: u32) {
                 &mut inner,
                 &mut next,
             );
-            for c in 0..1 << BITS {
+            for c in 0..1 << BUCKET_BITS {
                 part[inner[c]..inner[c + 1]].sort_unstable_by_key(key);
             }
         }
@@ -600,8 +599,8 @@ impl Edges {
         if grouped {
             place(rows, by_sender, &mut ends, &mut next);
         }
-        let by_sender = grouped.then_some(high_s);
-        let both = self.senders_half(rows, by_sender, &mut sums, &pairs);
+        let sender_shift = grouped.then_some(high_s);
+        let both = self.senders_half(rows, sender_shift, &mut sums, &pairs);
         for (s, r) in both {
             sums.acc[s as usize].neighbours -= 1;
             sums.acc[r as usize].neighbours -= 1;
@@ -639,12 +638,12 @@ impl Edges {
     /// The senders' sums and neighbour counts; returns the pairs with edges both ways. A
     /// lower-sender edge the pair set may hold the other way is kept as "maybe" (about 1 in
     /// 200 absent ones are); a higher-sender edge is looked for among them once they are all
-    /// known — at once when the rows are grouped by sender (`by_sender`: the bucket shift)
+    /// known — at once when the rows are grouped by sender (`sender_shift`: the bucket shift)
     /// and its receiver's bucket came before, or else after the pass.
     fn senders_half(
         &self,
         rows: &[EdgeRow],
-        by_sender: Option<u32>,
+        sender_shift: Option<u32>,
         sums: &mut InstSums,
         pairs: &Pairs,
     ) -> Vec<(u32, u32)> {
@@ -662,7 +661,7 @@ impl Edges {
             if s < r && pairs.maybe(s, r) {
                 maybe.insert(s, r);
             } else if s > r {
-                match by_sender {
+                match sender_shift {
                     Some(h) if r >> h < s >> h => {
                         if maybe.contains(r, s) {
                             both.push((s, r));
@@ -712,7 +711,8 @@ impl Maybe {
     }
 }
 
-/// Buckets of [`Edges::per_instance`]: 2^10 (at 10⁶ instances 2^8 took 106 ms, 2^12 195).
+/// Buckets of [`Edges::per_instance`]: 2^10 (at 10⁶ instances the pass took 85–94 ms with
+/// 2^10 and 2^9, 128–163 with 2^11).
 const BUCKET_BITS: u32 = 10;
 
 /// How many rows ahead [`Edges::per_instance`] asks for the cells a row will need: a short
@@ -721,7 +721,7 @@ const AHEAD: usize = 8;
 
 /// Which (lower, higher) pairs may have an edge: two bits per pair in one 64-bit word, 8
 /// bits per edge, so the set stays in the cache where the edges do not and a question
-/// costs one cell. With the lower-sender half of the edges in it, about 1 in 200 questions
+/// costs one cell. With the higher-sender half of the edges in it, about 1 in 200 questions
 /// about an absent pair is answered "maybe" (at 10⁶ instances 5,184 of them; with one bit
 /// per pair 32,020), and only those pairs are looked for among the edges.
 struct Pairs {

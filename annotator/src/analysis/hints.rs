@@ -9,7 +9,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use super::walk::InstKind;
-use super::{Analysis, InstRow, Options, TopRows};
+use super::{Analysis, InstRow, InstanceStats, MessageRecord, Options, TopRows};
 
 /// What a hint is: a replayed proposal or statement first, then the thesis's observations.
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, Hash)]
@@ -118,33 +118,111 @@ fn outlier_factor(n: u64) -> f64 {
     OUTLIER_FACTOR.min(0.75 * n as f64)
 }
 
-pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
-    let total = a.totals.total_time;
-    let unit = a.trace.unit.as_str();
-    let above = |time: u64, level: f64| {
-        time > 0 && (level >= o.threshold_level || o.threshold_time.is_some_and(|t| time >= t))
-    };
-    let cap = o.max_hints_per_kind;
-    let mut out = Vec::new();
-    let hint = Hint::new;
+/// What every guideline needs: the analysis, the user's threshold and the cap per kind.
+struct Rules<'a> {
+    a: &'a Analysis,
+    o: &'a Options,
+    total: u64,
+    unit: &'a str,
+}
 
-    // Guidelines 1 and 2: candidates above the threshold, most active first.
+impl Rules<'_> {
+    /// Above the threshold: a share of the total (`level`) or, when given, a time.
+    fn above(&self, time: u64, level: f64) -> bool {
+        time > 0
+            && (level >= self.o.threshold_level || self.o.threshold_time.is_some_and(|t| time >= t))
+    }
+    fn cap(&self) -> usize {
+        self.o.max_hints_per_kind
+    }
+    /// `time`'s share of the total (0 for an empty run).
+    fn level(&self, time: u64) -> f64 {
+        if self.total == 0 {
+            0.0
+        } else {
+            time as f64 / self.total as f64
+        }
+    }
+    fn method_name(&self, m: u32) -> &str {
+        self.a
+            .methods
+            .get(m as usize)
+            .map_or("?", |x| x.method.as_str())
+    }
+}
+
+/// The hints, in a fixed order: candidates (instances, methods, messages), chains,
+/// self-contained and single-neighbour instances, then class and method averages.
+pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
+    let r = Rules {
+        a,
+        o,
+        total: a.totals.total_time,
+        unit: a.trace.unit.as_str(),
+    };
+    let picks = pick_instances(&r);
+    let mut msgs: Vec<_> = a.messages.list.iter().collect();
+    msgs.sort_by(|x, y| {
+        y.aggregate_time
+            .cmp(&x.aggregate_time)
+            .then(x.order.cmp(&y.order))
+    });
+    let mut out = Vec::new();
+    candidate_instances(&r, &picks.active, &mut out);
+    candidate_methods(&r, &mut out);
+    candidate_messages(&r, &msgs, &mut out);
+    chains(&r, &msgs, &mut out);
+    self_contained(&picks.selfish, &mut out);
+    single_neighbours(&r, &picks.lonely, &mut out);
+    class_averages(&r, &picks.most_by_name(a), &mut out);
+    method_averages(&r, &mut out);
+    out
+}
+
+/// The instances the guidelines single out, found in one pass (a run can have millions).
+struct Picks<'a> {
+    /// Above the threshold, most active first (guidelines 1 and 2).
+    active: Vec<InstanceStats>,
+    /// Mostly messaging themselves, with few neighbours.
+    selfish: Vec<InstanceStats>,
+    /// With exactly one neighbour.
+    lonely: Vec<InstanceStats>,
+    /// The most active instance of each class id (the last one on ties) as (active, id).
+    most: Vec<Option<(u64, u32)>>,
+    /// The same for ids past the trace's class names (an unknown method's receivers).
+    most_other: FxHashMap<&'a str, (u64, u32)>,
+}
+
+impl<'a> Picks<'a> {
+    /// The most active instance of each class name (class ids of one name, e.g. from
+    /// several processes, together; the last one on ties).
+    fn most_by_name(self, a: &'a Analysis) -> FxHashMap<&'a str, (u64, u32)> {
+        let mut by_name = self.most_other;
+        for (c, m) in self.most.iter().enumerate() {
+            if let Some(m) = *m {
+                let e = by_name.entry(a.instances.class_name(c as u32)).or_insert(m);
+                *e = (*e).max(m);
+            }
+        }
+        by_name
+    }
+}
+
+fn pick_instances<'a>(r: &Rules<'a>) -> Picks<'a> {
+    let a = r.a;
+    let cap = r.cap();
     let by_active =
         |x: &InstRow, y: &InstRow| y.active_time.cmp(&x.active_time).then(x.id.cmp(&y.id));
     let by_cyclic = |x: &InstRow, y: &InstRow| y.cyclic.cmp(&x.cyclic).then(x.id.cmp(&y.id));
-    // One pass over the instances for every selection below (a run can have millions).
-    let mut inst = TopRows::new(cap, by_active);
+    let mut active = TopRows::new(cap, by_active);
     let mut selfish = TopRows::new(cap, by_cyclic);
     let mut lonely = TopRows::new(cap, by_active);
-    // The most active instance of each class id (the last one on ties); ids past the
-    // trace's class names (an unknown method's receivers) in `most_other`, by name.
     let mut most: Vec<Option<(u64, u32)>> = vec![None; a.instances.class_count()];
     let mut most_other: FxHashMap<&str, (u64, u32)> = FxHashMap::default();
     for i in a.instances.rows().filter(|i| i.kind != InstKind::Root) {
-        if above(i.active_time, i.level) {
-            inst.offer(&i);
+        if r.above(i.active_time, i.level) {
+            active.offer(&i);
         }
-        // Objects that mostly message themselves with few neighbours, or have one neighbour.
         if i.cyclic >= 2 && 2 * i.cyclic >= i.received && i.neighbours <= 2 {
             selfish.offer(&i);
         }
@@ -162,11 +240,20 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
             }
         }
     }
-    let inst = a.instances.stats_of(&inst.into_sorted());
-    let selfish = a.instances.stats_of(&selfish.into_sorted());
-    let lonely = a.instances.stats_of(&lonely.into_sorted());
-    for i in inst {
-        let mut h = hint(
+    Picks {
+        active: a.instances.stats_of(&active.into_sorted()),
+        selfish: a.instances.stats_of(&selfish.into_sorted()),
+        lonely: a.instances.stats_of(&lonely.into_sorted()),
+        most,
+        most_other,
+    }
+}
+
+/// Guidelines 1 and 2: instances above the threshold, most active first.
+fn candidate_instances(r: &Rules, active: &[InstanceStats], out: &mut Vec<Hint>) {
+    let unit = r.unit;
+    for i in active {
+        let mut h = Hint::new(
             HintKind::CandidateInstance,
             i.label.clone(),
             format!(
@@ -179,19 +266,24 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
         h.instance = Some(i.id);
         out.push(h);
     }
-    let mut meth: Vec<_> = a
-        .methods
-        .iter()
-        .filter(|m| above(m.net_time.total, m.level))
-        .collect();
+}
+
+/// Methods above the threshold by their total net time.
+fn candidate_methods(r: &Rules, out: &mut Vec<Hint>) {
+    let unit = r.unit;
+    let mut meth: Vec<_> =
+        r.a.methods
+            .iter()
+            .filter(|m| r.above(m.net_time.total, m.level))
+            .collect();
     meth.sort_by(|x, y| {
         y.net_time
             .total
             .cmp(&x.net_time.total)
             .then(x.id.cmp(&y.id))
     });
-    for m in meth.into_iter().take(cap) {
-        let mut h = hint(
+    for m in meth.into_iter().take(r.cap()) {
+        let mut h = Hint::new(
             HintKind::CandidateMethod,
             format!("{}.{}", m.class, m.method),
             format!(
@@ -206,52 +298,40 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
         h.method = Some(m.id);
         out.push(h);
     }
-    let mut msgs: Vec<_> = a.messages.list.iter().collect();
-    msgs.sort_by(|x, y| {
-        y.aggregate_time
-            .cmp(&x.aggregate_time)
-            .then(x.order.cmp(&y.order))
-    });
-    let mut n = 0;
-    for m in &msgs {
-        if n == cap {
-            break;
-        }
-        if above(m.net_time, m.level) {
-            n += 1;
-            let mut h = hint(
-                HintKind::CandidateMessage,
-                format!("message {} ({} → {}.{})", m.order, a.label(m.sender), a.label(m.receiver), a.methods.get(m.method as usize).map_or("?", |x| x.method.as_str())),
-                format!("net {} {unit} = {} of the total, above the threshold: could be spawned as its own task", m.net_time, pct(m.level)),
-                &[("net_time", m.net_time as f64), ("aggregate_time", m.aggregate_time as f64), ("level", m.level)],
-            );
-            h.message = Some(m.order);
-            h.method = Some(m.method);
-            out.push(h);
-        }
-    }
+}
 
-    // Guideline 4: chains — a big message whose own work is small; the callee does it.
-    let mut n = 0;
-    for m in &msgs {
-        if n == cap {
-            break;
-        }
-        let agg_level = if total == 0 {
-            0.0
-        } else {
-            m.aggregate_time as f64 / total as f64
-        };
-        if !above(m.aggregate_time, agg_level)
-            || (m.net_time as f64) >= CHAIN_NET_SHARE * m.aggregate_time as f64
-        {
-            continue;
-        }
-        let Some(c) = m.heaviest_callee else { continue };
-        n += 1;
-        let mut h = hint(
+/// Single messages above the threshold by their net time (`msgs`: largest aggregate first).
+fn candidate_messages(r: &Rules, msgs: &[&MessageRecord], out: &mut Vec<Hint>) {
+    let (a, unit) = (r.a, r.unit);
+    for m in msgs
+        .iter()
+        .filter(|m| r.above(m.net_time, m.level))
+        .take(r.cap())
+    {
+        let mut h = Hint::new(
+            HintKind::CandidateMessage,
+            format!("message {} ({} → {}.{})", m.order, a.label(m.sender), a.label(m.receiver), r.method_name(m.method)),
+            format!("net {} {unit} = {} of the total, above the threshold: could be spawned as its own task", m.net_time, pct(m.level)),
+            &[("net_time", m.net_time as f64), ("aggregate_time", m.aggregate_time as f64), ("level", m.level)],
+        );
+        h.message = Some(m.order);
+        h.method = Some(m.method);
+        out.push(h);
+    }
+}
+
+/// Guideline 4: chains — a big message whose own work is small; the callee does it.
+fn chains(r: &Rules, msgs: &[&MessageRecord], out: &mut Vec<Hint>) {
+    let (a, unit) = (r.a, r.unit);
+    let chained = msgs.iter().filter_map(|m| {
+        let pass_through = r.above(m.aggregate_time, r.level(m.aggregate_time))
+            && (m.net_time as f64) < CHAIN_NET_SHARE * m.aggregate_time as f64;
+        pass_through.then_some((m, m.heaviest_callee?))
+    });
+    for (m, c) in chained.take(r.cap()) {
+        let mut h = Hint::new(
             HintKind::Chain,
-            format!("message {} ({}.{})", m.order, a.label(m.receiver), a.methods.get(m.method as usize).map_or("?", |x| x.method.as_str())),
+            format!("message {} ({}.{})", m.order, a.label(m.receiver), r.method_name(m.method)),
             format!(
                 "aggregate {} {unit} but only {} {unit} net ({:.0}%): the real work is in its calls of {} on {} ({} {unit}, {:.0}% of the aggregate); split the chain there, or spawn one thread running both",
                 m.aggregate_time,
@@ -268,9 +348,12 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
         h.method = Some(m.method);
         out.push(h);
     }
+}
 
+/// Objects that mostly message themselves with few neighbours: keep them whole.
+fn self_contained(selfish: &[InstanceStats], out: &mut Vec<Hint>) {
     for i in selfish {
-        let mut h = hint(
+        let mut h = Hint::new(
             HintKind::SelfContained,
             i.label.clone(),
             format!(
@@ -282,8 +365,13 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
         h.instance = Some(i.id);
         out.push(h);
     }
+}
+
+/// Objects with one neighbour: keep them beside it.
+fn single_neighbours(r: &Rules, lonely: &[InstanceStats], out: &mut Vec<Hint>) {
+    let unit = r.unit;
     for i in lonely {
-        let mut h = hint(
+        let mut h = Hint::new(
             HintKind::SingleNeighbour,
             i.label.clone(),
             format!("talks to one other instance only: keep it on the same machine as that neighbour to avoid communication (active {} {unit}, {})", i.active_time, pct(i.level)),
@@ -292,27 +380,19 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
         h.instance = Some(i.id);
         out.push(h);
     }
+}
 
-    // Guideline 3: averages vs individuals, per class and per method.
-    // The most active instance of each class name (class ids of one name, e.g. from
-    // several processes, together; the last one on ties).
-    let mut most_by_name = most_other;
-    for (c, m) in most.iter().enumerate() {
-        if let Some(m) = *m {
-            let e = most_by_name
-                .entry(a.instances.class_name(c as u32))
-                .or_insert(m);
-            *e = (*e).max(m);
-        }
-    }
-    let most = most_by_name;
+/// Guideline 3 for classes: the class mean against its most active instance (`most`, by
+/// class name: (active time, id)).
+fn class_averages(r: &Rules, most: &FxHashMap<&str, (u64, u32)>, out: &mut Vec<Hint>) {
+    let (a, unit) = (r.a, r.unit);
     let mut n = 0;
     for c in &a.classes {
-        if n == cap || c.instances < 2 {
+        if n == r.cap() || c.instances < 2 {
             continue;
         }
         let class_level = c.mean_level * c.instances as f64;
-        if !above(c.active_time, class_level) {
+        if !r.above(c.active_time, class_level) {
             continue;
         }
         n += 1;
@@ -329,22 +409,27 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
         ];
         // An outlier must matter on its own, not only next to its class mean.
         let cut = outlier_factor(c.instances);
-        let mut h = if ratio >= cut && above(top.active_time, top.level) {
-            hint(HintKind::ClassOutlier, c.class.clone(), format!("{} is active {} {unit}, {ratio:.1}× the mean of the {} instances of its class ({:.1} {unit}): parallelise that instance, not the whole class", top.label, top.active_time, c.instances, c.mean_active_time), &nums)
+        let mut h = if ratio >= cut && r.above(top.active_time, top.level) {
+            Hint::new(HintKind::ClassOutlier, c.class.clone(), format!("{} is active {} {unit}, {ratio:.1}× the mean of the {} instances of its class ({:.1} {unit}): parallelise that instance, not the whole class", top.label, top.active_time, c.instances, c.mean_active_time), &nums)
         } else {
             let why = if ratio >= cut {
                 "its most active instance stands out but is below the threshold on its own"
             } else {
                 "its instances are alike"
             };
-            hint(HintKind::ClassUniform, c.class.clone(), format!("{why} (the most active is {ratio:.1}× the class mean of {:.1} {unit}); its {} instances together take {} of the total: parallelise all instances of the class", c.mean_active_time, c.instances, pct(class_level)), &nums)
+            Hint::new(HintKind::ClassUniform, c.class.clone(), format!("{why} (the most active is {ratio:.1}× the class mean of {:.1} {unit}); its {} instances together take {} of the total: parallelise all instances of the class", c.mean_active_time, c.instances, pct(class_level)), &nums)
         };
         h.instance = Some(top.id);
         out.push(h);
     }
+}
+
+/// Guideline 3 for methods: the mean call against the slowest.
+fn method_averages(r: &Rules, out: &mut Vec<Hint>) {
+    let unit = r.unit;
     let mut n = 0;
-    for m in &a.methods {
-        if n == cap || m.calls < 2 || !above(m.net_time.total, m.level) {
+    for m in &r.a.methods {
+        if n == r.cap() || m.calls < 2 || !r.above(m.net_time.total, m.level) {
             continue;
         }
         n += 1;
@@ -357,24 +442,18 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
             ("ratio", ratio),
         ];
         let name = format!("{}.{}", m.class, m.method);
-        let slowest_level = if total == 0 {
-            0.0
-        } else {
-            m.net_time.max as f64 / total as f64
-        };
         let cut = outlier_factor(m.calls);
-        let mut h = if ratio >= cut && above(m.net_time.max, slowest_level) {
-            hint(HintKind::MethodOutlier, name, format!("its slowest call takes {} {unit}, {ratio:.1}× the mean of {:.1} {unit}: parallelise that message rather than every call", m.net_time.max, m.net_time.mean), &nums)
+        let mut h = if ratio >= cut && r.above(m.net_time.max, r.level(m.net_time.max)) {
+            Hint::new(HintKind::MethodOutlier, name, format!("its slowest call takes {} {unit}, {ratio:.1}× the mean of {:.1} {unit}: parallelise that message rather than every call", m.net_time.max, m.net_time.mean), &nums)
         } else {
             let why = if ratio >= cut {
                 "its slowest call stands out but is below the threshold on its own"
             } else {
                 "its calls are alike"
             };
-            hint(HintKind::MethodUniform, name, format!("{why} (mean {:.1} {unit}, std-dev {:.1}, slowest {ratio:.1}× the mean); its {} calls together take {}: parallelise all its invocations, e.g. as a task per call", m.net_time.mean, m.net_time.std_dev, m.calls, pct(m.level)), &nums)
+            Hint::new(HintKind::MethodUniform, name, format!("{why} (mean {:.1} {unit}, std-dev {:.1}, slowest {ratio:.1}× the mean); its {} calls together take {}: parallelise all its invocations, e.g. as a task per call", m.net_time.mean, m.net_time.std_dev, m.calls, pct(m.level)), &nums)
         };
         h.method = Some(m.id);
         out.push(h);
     }
-    out
 }

@@ -583,7 +583,6 @@ pub fn finish(
     b.flush();
     let names = reader.names();
     let own_pid = reader.header().pid();
-    let process = |id: u64| names.process_of(id).or(own_pid);
     let status = reader.status();
     // Time outside any message belongs to the thread's root: the run's span is the total.
     let root_time: u64 = walker
@@ -593,8 +592,75 @@ pub fn finish(
         .sum();
     let total = b.total + root_time;
     let one_offs = one_off_messages(&mut b);
-    let mut warnings = status.warnings.clone();
     let coverage = aggregates::coverage(&status.aggregates, walker.messages, names);
+    let warnings = trace_warnings(path, reader, walker, &coverage);
+
+    // The edges (their lookup table dropped first) give the instance sums and neighbour
+    // counts in any order; they are sorted only when first read in order. Instance and edge
+    // rows are built only when read or serialised.
+    walker.release_index();
+    let edges = Edges::new(std::mem::take(&mut b.edges), total);
+    let mut sums = edges.per_instance(walker.instances.len());
+    for t in &walker.threads {
+        sums.add_active(t.root, t.span().saturating_sub(t.total));
+    }
+    let classes = class_stats(&walker.instances, &sums, names, total, &status.aggregates);
+    let instances = Instances::new(
+        std::mem::take(&mut walker.instances),
+        sums,
+        one_offs.by_instance.clone(),
+        total,
+        names,
+        own_pid,
+    );
+    let methods = method_stats(&b.methods, names, total, &coverage);
+    let messages = message_list(b.top, &one_offs, total, opts.detail_cap);
+    let threads = thread_stats(walker, names, own_pid);
+
+    let mut a = Analysis {
+        schema: SCHEMA,
+        trace: trace_info(path, reader, walker.events, warnings, coverage),
+        options: opts.clone(),
+        totals: Totals {
+            total_time: total,
+            instrumented_time: b.total,
+            probe_ns: None,
+            compensated: false,
+            one_off_messages: one_offs.orders.len() as u64,
+            instances: instances.len(),
+            messages: walker.messages + b.aggregated_calls,
+            recorded_messages: walker.messages,
+            threads: walker.threads.len(),
+            classes: classes.len(),
+            methods: methods.len(),
+            edges: edges.len(),
+            cyclic_messages: b.cyclic,
+            max_depth: walker.max_depth,
+            balance: walker.balance.clone(),
+        },
+        threads,
+        instances,
+        classes,
+        methods,
+        edges,
+        messages,
+        hints: Vec::new(),
+        advice: None,
+    };
+    a.hints = hints::hints(&a, opts);
+    a
+}
+
+/// What the reader and the walk found wrong or incomplete: the size limit, throttled
+/// methods, what the aggregates cover, a missing end marker, unbalanced messages.
+fn trace_warnings(
+    path: &Path,
+    reader: &TraceReader,
+    walker: &Walker,
+    coverage: &aggregates::Coverage,
+) -> Vec<String> {
+    let status = reader.status();
+    let mut warnings = status.warnings.clone();
     let shown = crate::trace::multi::describe(path);
     if let Some(max) = status.truncated_at_size {
         // With `budget=run` the limit was the run's, shared by its processes.
@@ -654,32 +720,23 @@ pub fn finish(
             bal.examples.first().map(|e| format!(" (e.g. {e})")).unwrap_or_default()
         ));
     }
+    warnings
+}
 
-    // The edges (their lookup table dropped first) give the instance sums and neighbour
-    // counts in any order; they are sorted only when first read in order. Instance and edge
-    // rows are built only when read or serialised.
-    walker.release_index();
-    let edges = Edges::new(std::mem::take(&mut b.edges), total);
-    let mut sums = edges.per_instance(walker.instances.len());
-    for t in &walker.threads {
-        sums.add_active(t.root, t.span().saturating_sub(t.total));
-    }
-    let classes = class_stats(&walker.instances, &sums, names, total, &status.aggregates);
-    let instances = Instances::new(
-        std::mem::take(&mut walker.instances),
-        sums,
-        one_offs.by_instance.clone(),
-        total,
-        names,
-        own_pid,
-    );
-
-    let methods: Vec<MethodStats> = names
+/// Every method the trace names, with its sums; a throttled one says from how many calls
+/// its later calls' time was estimated.
+fn method_stats(
+    accs: &[MethodAcc],
+    names: &crate::trace::Names,
+    total: u64,
+    coverage: &aggregates::Coverage,
+) -> Vec<MethodStats> {
+    let mut methods: Vec<MethodStats> = names
         .methods
         .iter()
         .enumerate()
         .map(|(id, def)| {
-            let a = b.methods.get(id).copied().unwrap_or_default();
+            let a = accs.get(id).copied().unwrap_or_default();
             let lv = level(a.net.sum, total);
             MethodStats {
                 id: id as u32,
@@ -699,91 +756,78 @@ pub fn finish(
             }
         })
         .collect();
-    let mut methods = methods;
     for t in &coverage.throttled {
         if let Some(m) = methods.get_mut(t.method_id as usize) {
             m.time_estimated_from = Some(t.calls);
         }
     }
+    methods
+}
 
-    let seen = b.top.seen;
-    let mut list = b.top.into_sorted();
+/// The kept messages, largest aggregate first, with their levels, bands and one-off marks.
+fn message_list(top: TopMessages, one_offs: &OneOffs, total: u64, cap: usize) -> Messages {
+    let seen = top.seen;
+    let mut list = top.into_sorted();
     for m in &mut list {
         m.level = level(m.net_time, total);
         m.band = Band::of(m.level);
         m.one_off = one_offs.orders.contains(&m.order);
         m.granularity = per_byte(m.net_time, m.size);
     }
-    let messages = Messages {
-        cap: opts.detail_cap,
+    Messages {
+        cap,
         total: seen,
         complete: list.len() as u64 == seen,
         list,
-    };
+    }
+}
 
-    let threads = walker
+fn thread_stats(
+    walker: &Walker,
+    names: &crate::trace::Names,
+    own_pid: Option<u64>,
+) -> Vec<ThreadStats> {
+    walker
         .threads
         .iter()
         .map(|t| ThreadStats {
             tid: t.tid,
-            pid: process(t.tid),
+            pid: names.process_of(t.tid).or(own_pid),
             name: names.thread_name(t.tid).map(str::to_string),
             root: t.root,
             messages: t.messages,
             total_time: t.total,
             span: t.span(),
         })
-        .collect();
+        .collect()
+}
 
+fn trace_info(
+    path: &Path,
+    reader: &TraceReader,
+    events: u64,
+    warnings: Vec<String>,
+    coverage: aggregates::Coverage,
+) -> TraceInfo {
     let header = reader.header();
+    let status = reader.status();
     let mut hmap: BTreeMap<String, String> = header.fields.iter().cloned().collect();
     if let Some(raw) = &header.raw {
         hmap.insert("comment".into(), raw.clone());
     }
-    let mut a = Analysis {
-        schema: SCHEMA,
-        trace: TraceInfo {
-            path: path.display().to_string(),
-            form: reader.form(),
-            unit: header.unit,
-            header: hmap,
-            events: walker.events,
-            bytes: reader.bytes_read(),
-            clean_end: status.clean_end.is_some(),
-            truncated: status.truncated_at_size.is_some(),
-            cut_short: status.cut_short,
-            warnings,
-            coverage,
-        },
-        options: opts.clone(),
-        totals: Totals {
-            total_time: total,
-            instrumented_time: b.total,
-            probe_ns: None,
-            compensated: false,
-            one_off_messages: one_offs.orders.len() as u64,
-            instances: instances.len(),
-            messages: walker.messages + b.aggregated_calls,
-            recorded_messages: walker.messages,
-            threads: walker.threads.len(),
-            classes: classes.len(),
-            methods: methods.len(),
-            edges: edges.len(),
-            cyclic_messages: b.cyclic,
-            max_depth: walker.max_depth,
-            balance: walker.balance.clone(),
-        },
-        threads,
-        instances,
-        classes,
-        methods,
-        edges,
-        messages,
-        hints: Vec::new(),
-        advice: None,
-    };
-    a.hints = hints::hints(&a, opts);
-    a
+    TraceInfo {
+        path: path.display().to_string(),
+        form: reader.form(),
+        unit: header.unit,
+        header: hmap,
+        events,
+        bytes: reader.bytes_read(),
+        clean_end: status.clean_end.is_some(),
+        truncated: status.truncated_at_size.is_some(),
+        cut_short: status.cut_short,
+        warnings,
+        coverage,
+    }
 }
 
 fn class_row(c: &str) -> ClassStats {

@@ -13,6 +13,23 @@ fn pct(x: f64) -> String {
 /// Render the summary; `top` rows per table.
 pub fn text(a: &Analysis, top: usize) -> String {
     let mut s = String::new();
+    header(&mut s, a);
+    proposals(&mut s, a);
+    instances(&mut s, a, top);
+    messages(&mut s, a, top);
+    methods(&mut s, a, top);
+    classes(&mut s, a, top);
+    observations(&mut s, a);
+    s
+}
+
+/// Advice proper: a proposal or a statement that a change gains nothing.
+fn is_advice(h: &super::Hint) -> bool {
+    matches!(h.kind, HintKind::Proposal | HintKind::NoGain)
+}
+
+/// The trace, the run's totals and the warnings.
+fn header(s: &mut String, a: &Analysis) {
     let u = a.trace.unit.as_str();
     let t = &a.totals;
     let _ = writeln!(
@@ -43,34 +60,41 @@ pub fn text(a: &Analysis, top: usize) -> String {
     for w in &a.trace.warnings {
         let _ = writeln!(s, "warning: {w}");
     }
-    let advice = |h: &&super::Hint| matches!(h.kind, HintKind::Proposal | HintKind::NoGain);
-    if a.hints.iter().any(|h| advice(&h)) {
-        let _ = writeln!(
-            s,
-            "\nProposals, ranked by predicted speedup{}",
-            a.advice
-                .as_ref()
-                .filter(|x| x.candidates > 0)
-                .map_or(String::new(), |x| format!(
-                    " ({} core(s), handoff {} ({}), enqueue {})",
-                    x.cores,
-                    crate::whatif::human(x.handoff, a.trace.unit),
-                    x.handoff_source,
-                    crate::whatif::human(x.enqueue, a.trace.unit)
-                ))
-        );
-        for n in a.advice.iter().flat_map(|x| &x.notes) {
-            let _ = writeln!(s, "  note: {n}");
-        }
-        for (i, h) in a.hints.iter().filter(advice).enumerate() {
-            let _ = writeln!(s, "  {}. [{}] {}", i + 1, h.kind, h.text);
-        }
-        let _ = writeln!(
-            s,
-            "  (predictions hold only if the change is free of data races; `revy whatif` shows the details)"
-        );
-    }
+}
 
+/// The proposals and no-gain statements, ranked, with the what-if's settings.
+fn proposals(s: &mut String, a: &Analysis) {
+    if !a.hints.iter().any(is_advice) {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "\nProposals, ranked by predicted speedup{}",
+        a.advice
+            .as_ref()
+            .filter(|x| x.candidates > 0)
+            .map_or(String::new(), |x| format!(
+                " ({} core(s), handoff {} ({}), enqueue {})",
+                x.cores,
+                crate::whatif::human(x.handoff, a.trace.unit),
+                x.handoff_source,
+                crate::whatif::human(x.enqueue, a.trace.unit)
+            ))
+    );
+    for n in a.advice.iter().flat_map(|x| &x.notes) {
+        let _ = writeln!(s, "  note: {n}");
+    }
+    for (i, h) in a.hints.iter().filter(|h| is_advice(h)).enumerate() {
+        let _ = writeln!(s, "  {}. [{}] {}", i + 1, h.kind, h.text);
+    }
+    let _ = writeln!(
+        s,
+        "  (predictions hold only if the change is free of data races; `revy whatif` shows the details)"
+    );
+}
+
+/// The most active instances.
+fn instances(s: &mut String, a: &Analysis, top: usize) {
     let _ = writeln!(s, "\nTop instances by active time");
     let _ = writeln!(
         s,
@@ -96,7 +120,10 @@ pub fn text(a: &Analysis, top: usize) -> String {
             size
         );
     }
+}
 
+/// The messages with the largest aggregate times.
+fn messages(s: &mut String, a: &Analysis, top: usize) {
     let _ = writeln!(s, "\nTop messages by aggregate time");
     let _ = writeln!(
         s,
@@ -137,7 +164,10 @@ pub fn text(a: &Analysis, top: usize) -> String {
             a.messages.total
         );
     }
+}
 
+/// Methods by net time.
+fn methods(s: &mut String, a: &Analysis, top: usize) {
     let _ = writeln!(
         s,
         "\nMethods by net time (calls, net total/min/max/mean/std-dev, aggregate total)"
@@ -171,7 +201,10 @@ pub fn text(a: &Analysis, top: usize) -> String {
             );
         }
     }
+}
 
+/// Classes by mean activity level.
+fn classes(s: &mut String, a: &Analysis, top: usize) {
     let _ = writeln!(s, "\nClasses by average activity");
     let mut cls: Vec<_> = a.classes.iter().collect();
     cls.sort_by(|x, y| y.mean_level.total_cmp(&x.mean_level));
@@ -186,20 +219,23 @@ pub fn text(a: &Analysis, top: usize) -> String {
             pct(c.max_level)
         );
     }
+}
 
+/// The thesis's observations (every hint that is not a proposal).
+fn observations(s: &mut String, a: &Analysis) {
     let _ = writeln!(
         s,
         "\nObservations (threshold {} of the total{})",
         pct(a.options.threshold_level).trim(),
-        a.options
-            .threshold_time
-            .map_or(String::new(), |t| format!(" or {t} {u}"))
+        a.options.threshold_time.map_or(String::new(), |t| format!(
+            " or {t} {}",
+            a.trace.unit.as_str()
+        ))
     );
-    if !a.hints.iter().any(|h| !advice(&h)) {
+    if a.hints.iter().all(is_advice) {
         let _ = writeln!(s, "  none");
     }
-    for h in a.hints.iter().filter(|h| !advice(h)) {
+    for h in a.hints.iter().filter(|h| !is_advice(h)) {
         let _ = writeln!(s, "  [{}] {}: {}", h.kind, h.subject, h.reason);
     }
-    s
 }

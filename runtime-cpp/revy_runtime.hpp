@@ -2451,6 +2451,15 @@ REVY_HOT void ctor_start(std::uint32_t mid, std::uint64_t size, const volatile v
     if (!detail::on()) return;
     detail::ctor_start_slow(mid, size, self);
 }
+// The same for a class with its own tag: `oid` is that tag's ID, whose member is not constructed
+// yet (it is the last). Methods the initialisers call on the object read it: they must read 0
+// (a call without an object ID yet), not what the memory held — a freed object's ID when the
+// allocator hands its memory back out, or garbage.
+REVY_HOT void ctor_start(std::uint32_t mid, std::uint64_t size, const volatile void* self,
+                         std::uint64_t* oid) noexcept {
+    *oid = 0;
+    ctor_start(mid, size, self);
+}
 class CtorScope {
 public:
     CtorScope(std::uint32_t mid, const volatile void* self, std::uint64_t oid) noexcept

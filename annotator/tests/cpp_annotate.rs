@@ -350,8 +350,8 @@ fn cpp_corpus_in_both_modes() {
 /// `expect.txt` lines: `skipped SUBSTRING`, `note SUBSTRING`, `traced METHOD`,
 /// `threads N` (at least N threads traced), `created CLASS N` (exactly N creations),
 /// `better-size METHOD N` (better mode: every call's message size), `size METHOD N` (both
-/// modes), `one-id CLASS METHOD…` (see [`check_one_id`]), `ctor-covers A B R` (A's time ≥
-/// R × B's).
+/// modes), `one-id CLASS METHOD…` (see [`check_one_id`]), `live CLASS METHOD…` (see
+/// [`check_live`]), `ctor-covers A B R` (A's time ≥ R × B's).
 fn check_expectations(name: &str, o: &Outcome, expect: &str) {
     let t = &o.trace;
     for line in expect
@@ -394,6 +394,7 @@ fn check_expectations(name: &str, o: &Outcome, expect: &str) {
                 assert_eq!(got, n, "{name}: creations of {c}");
             }
             "one-id" => check_one_id(name, t, v),
+            "live" => check_live(name, t, v),
             "ctor-covers" => {
                 // `ctor-covers A B R`: method A's fastest call takes at least R × method B's
                 // fastest (the minimum: the machine may be busy during any one call).
@@ -417,6 +418,36 @@ fn check_expectations(name: &str, o: &Outcome, expect: &str) {
             _ => panic!("{name}: bad expect line {line}"),
         }
     }
+}
+
+/// `live CLASS METHOD…`: every call of the methods has as receiver 0 (no ID yet) or an
+/// object of CLASS created before it and not yet destroyed — never a stale or garbage ID.
+fn check_live(name: &str, t: &Trace, v: &str) {
+    let mut w = v.split_whitespace();
+    let class = w.next().unwrap();
+    let ids: Vec<u64> = w.flat_map(|m| method_ids(t, m)).collect();
+    assert!(!ids.is_empty(), "{name}: no such methods in {v}");
+    let mut alive = std::collections::HashSet::new();
+    let mut calls = 0;
+    for (_, _, e) in &t.events {
+        match e {
+            Ev::Crt { cls, oid, .. } if t.classes[cls] == class => {
+                alive.insert(*oid);
+            }
+            Ev::Dst { oid, .. } => {
+                alive.remove(oid);
+            }
+            Ev::Start { mth, oid, .. } if ids.contains(mth) => {
+                calls += 1;
+                assert!(
+                    *oid == 0 || alive.contains(oid),
+                    "{name}: a call of {v} on {oid}, not a live {class} (alive: {alive:?})"
+                );
+            }
+            _ => {}
+        }
+    }
+    assert!(calls > 0, "{name}: {v} never ran");
 }
 
 /// Every call of the method named in `v` (`METHOD N`) weighs N bytes.

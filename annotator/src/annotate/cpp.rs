@@ -301,9 +301,20 @@ fn annotate_method(
     let early = (m.kind == MethodKind::Constructor && !is_static)
         .then(|| super::cpp_ctor::first_init_arg(src, m.span.start, body.start, &m.name))
         .flatten();
+    // With its own tag (the last member, not constructed yet) the start zeroes its ID first:
+    // methods the initialisers call on the object read it.
+    let own_tag = matches!(kind, IdKind::Tag(_)) && project.tag_plan(cx.saf, sc).sub.is_none();
     let text = match early {
         Some((a, b)) => {
-            let start = format!("((void)::revy::ctor_start({}, {size}, this), ", sm.id);
+            let start = if own_tag {
+                let member = project.tag_plan(cx.saf, sc).member;
+                format!(
+                    "((void)::revy::ctor_start({}, {size}, this, &this->{member}.oid), ",
+                    sm.id
+                )
+            } else {
+                format!("((void)::revy::ctor_start({}, {size}, this), ", sm.id)
+            };
             fe.insertions.push(Insertion::new(a, start));
             fe.insertions.push(Insertion::new(b, ")"));
             ctor_scope(&text, &scope_name, sm.id)

@@ -29,7 +29,38 @@ private:
     std::vector<int> data_;
 };
 
+// A method called on the object from its own constructor's initialiser, before the object
+// has an ID: each `new` gets the memory of the one deleted before, the old ID still in it.
+struct SkipNode {
+    int key;
+    SkipNode* next;
+};
+class Skip {
+public:
+    explicit Skip(int h) : head_(NewNode(h)), height_(h) {}
+    ~Skip() { delete head_; }
+    int height() const { return height_ + head_->key; }
+
+private:
+    SkipNode* NewNode(int k) {
+        SkipNode* n = new SkipNode;
+        n->key = k;
+        n->next = nullptr;
+        return n;
+    }
+    SkipNode* head_;
+    int height_;
+    char pad_[40];
+};
+
 int main() {
+    int levels = 0;
+    for (int i = 0; i < 4; ++i) {
+        Skip* s = new Skip(i);
+        levels += s->height();
+        delete s;
+    }
+    std::cout << "skip " << levels << "\n";
     Doc d;
     Doc copy(d);
     std::cout << "doc " << d.work() << " " << copy.work() << "\n";

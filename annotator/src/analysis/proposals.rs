@@ -56,36 +56,80 @@ struct Candidate {
     pool: bool,
 }
 
+/// Replays each candidate change, ranks the proposals that pay first, then the no-gain
+/// statements, then the observations the replays did not answer.
 pub fn add(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
     // The replay holds the recorded messages (aggregated calls are not replayed).
     if a.totals.recorded_messages == 0 {
         return Ok(());
     }
     if a.totals.recorded_messages > o.max_replay_messages {
-        // Say plainly that nothing was predicted, ahead of the observations (which are not
-        // predictions: a "candidate" there may well lose once made active).
-        let text = format!(
-            "not evaluated: {} messages are more than analyze replays ({}), so no proposal was predicted; ask `revy whatif TRACE --active PATTERN` for a subject below (the observations that follow are not predictions)",
-            a.totals.recorded_messages, o.max_replay_messages
-        );
-        a.advice = Some(super::Advice {
-            cores: o.cores.unwrap_or(1),
-            handoff: 0.0,
-            handoff_source: "not evaluated",
-            enqueue: 0.0,
-            candidates: 0,
-            notes: Vec::new(),
-            caveat: whatif::CAVEAT,
-        });
-        drop_parallel_observations(a, &saf_stateful(a, path)?);
-        a.hints
-            .insert(0, Hint::new(HintKind::NoGain, "the run".into(), text, &[]));
-        return Ok(());
+        return not_evaluated(a, path, o);
     }
     let loaded = whatif::load(&[path.to_path_buf()], o.compensate, None)?;
     for (m, t) in a.methods.iter_mut().zip(&loaded.tree.methods) {
         m.void = t.void;
     }
+    let j = judge_candidates(a, o, &loaded);
+    let rest = unanswered_observations(a, &j);
+    let (mut pays, mut none) = (j.pays, j.none);
+    let speed = |h: &Hint| h.numbers.get("predicted_speedup").copied().unwrap_or(0.0);
+    // Object changes first: a method pool is proposed only for methods that write no state
+    // of their object, but calls may still share state the sources do not show.
+    pays.sort_by(|(px, x), (py, y)| px.cmp(py).then(speed(y).total_cmp(&speed(x))));
+    let pays: Vec<Hint> = pays.into_iter().map(|(_, h)| h).collect();
+    none.sort_by(|x, y| {
+        let l = |h: &Hint| h.numbers.get("level").copied().unwrap_or(0.0);
+        l(y).total_cmp(&l(x))
+    });
+    none.truncate(o.max_hints_per_kind);
+    if pays.is_empty() && none.is_empty() {
+        none.push(Hint::new(
+            HintKind::NoGain,
+            "the run".into(),
+            "no class, instance or method is above the threshold once one-off messages (class loading, JIT, first I/O) are set aside: nothing here is worth its own thread".into(),
+            &[("predicted_speedup", 1.0)],
+        ));
+    }
+    a.hints = pays.into_iter().chain(none).chain(rest).collect();
+    Ok(())
+}
+
+/// Too many messages to replay: say plainly that nothing was predicted, ahead of the
+/// observations (which are not predictions: a "candidate" there may well lose once made
+/// active).
+fn not_evaluated(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
+    let text = format!(
+        "not evaluated: {} messages are more than analyze replays ({}), so no proposal was predicted; ask `revy whatif TRACE --active PATTERN` for a subject below (the observations that follow are not predictions)",
+        a.totals.recorded_messages, o.max_replay_messages
+    );
+    a.advice = Some(super::Advice {
+        cores: o.cores.unwrap_or(1),
+        handoff: 0.0,
+        handoff_source: "not evaluated",
+        enqueue: 0.0,
+        candidates: 0,
+        notes: Vec::new(),
+        caveat: whatif::CAVEAT,
+    });
+    drop_parallel_observations(a, &saf_stateful(a, path)?);
+    a.hints
+        .insert(0, Hint::new(HintKind::NoGain, "the run".into(), text, &[]));
+    Ok(())
+}
+
+/// The replays' verdicts, and the subjects they judged.
+struct Judged {
+    /// Proposals that pay, with whether each is a method pool (ranked after objects).
+    pays: Vec<(bool, Hint)>,
+    none: Vec<Hint>,
+    inst: FxHashSet<u32>,
+    meth: FxHashSet<u32>,
+    class: FxHashSet<String>,
+}
+
+/// Replays every candidate change against the baseline; sets the analysis's advice header.
+fn judge_candidates(a: &mut Analysis, o: &Options, loaded: &whatif::Loaded) -> Judged {
     let unit = loaded.tree.unit();
     let (handoff, handoff_source) = handoff_ns(o, loaded.tree.handoff_ns);
     let p = Params {
@@ -97,15 +141,17 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
         latency: 0.0,
         bandwidth: None,
     };
-    let mut pays = Vec::new();
-    let mut none = Vec::new();
-    let mut judged_inst = FxHashSet::default();
-    let mut judged_meth = FxHashSet::default();
-    let mut judged_class = FxHashSet::default();
-    let (cands, stateful) = candidates(a, o, &loaded);
+    let mut j = Judged {
+        pays: Vec::new(),
+        none: Vec::new(),
+        inst: FxHashSet::default(),
+        meth: FxHashSet::default(),
+        class: FxHashSet::default(),
+    };
+    let (cands, stateful) = candidates(a, o, loaded);
     // A heavy method that writes its object's state is no pool: observations that advise
     // running it in parallel would contradict that (its object is the candidate).
-    judged_meth.extend(stateful);
+    j.meth.extend(stateful);
     a.advice = Some(super::Advice {
         cores: p.cores,
         handoff: p.handoff,
@@ -121,36 +167,30 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
             .collect(),
         caveat: whatif::CAVEAT,
     });
-    let base = whatif::baseline(&loaded, &p);
+    let base = whatif::baseline(loaded, &p);
     for c in cands {
         let w =
-            whatif::predict_against(&loaded, &c.plan, &p, std::slice::from_ref(&c.subject), base);
-        let h = judge(a, &loaded, &c, &w);
-        judged_inst.extend(c.instance);
-        judged_meth.extend(c.method);
+            whatif::predict_against(loaded, &c.plan, &p, std::slice::from_ref(&c.subject), base);
+        let h = judge(a, loaded, &c, &w);
+        j.inst.extend(c.instance);
+        j.meth.extend(c.method);
         if c.instance.is_none() && c.method.is_none() {
-            judged_class.insert(c.subject.clone());
+            j.class.insert(c.subject.clone());
         }
         if h.kind == HintKind::Proposal {
-            pays.push((c.pool, h));
+            j.pays.push((c.pool, h));
         } else {
-            none.push(h);
+            j.none.push(h);
         }
     }
-    let speed = |h: &Hint| h.numbers.get("predicted_speedup").copied().unwrap_or(0.0);
-    // Object changes first: a method pool is proposed only for methods that write no state
-    // of their object, but calls may still share state the sources do not show.
-    pays.sort_by(|(px, x), (py, y)| px.cmp(py).then(speed(y).total_cmp(&speed(x))));
-    let pays: Vec<Hint> = pays.into_iter().map(|(_, h)| h).collect();
-    none.sort_by(|x, y| {
-        let l = |h: &Hint| h.numbers.get("level").copied().unwrap_or(0.0);
-        l(y).total_cmp(&l(x))
-    });
-    none.truncate(o.max_hints_per_kind);
-    // The observations stay, minus those the replays answered (a "candidate" hint next to
-    // a proposal or a no-gain statement for the same subject would repeat or contradict it).
-    // Observations that say "parallelise X" are dropped where a replay judged X, where X is
-    // an entry point, or where X's time is mostly one-off messages.
+    j
+}
+
+/// The observations minus those the replays answered (a "candidate" hint next to a proposal
+/// or a no-gain statement for the same subject would repeat or contradict it). Observations
+/// that say "parallelise X" are dropped where a replay judged X, where X is an entry point,
+/// or where X's time is mostly one-off messages.
+fn unanswered_observations(a: &Analysis, j: &Judged) -> Vec<Hint> {
     let entry = entry_points(a);
     let off_meth = one_off_by_method(a);
     let mostly_one_off_inst = |i: u32| {
@@ -161,7 +201,7 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
         let x = &a.methods[m as usize];
         2 * off_meth.get(&m).copied().unwrap_or(0) > x.net_time.total
     };
-    let rest = std::mem::take(&mut a.hints).into_iter().filter(|h| {
+    let keep = |h: &Hint| {
         use HintKind::*;
         let class = matches!(h.kind, ClassOutlier | ClassUniform);
         let advises = matches!(
@@ -170,34 +210,25 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
         ) || class;
         let about_inst = !class
             && h.instance.is_some_and(|i| {
-                judged_inst.contains(&i) || entry.contains(&i) || mostly_one_off_inst(i)
+                j.inst.contains(&i) || entry.contains(&i) || mostly_one_off_inst(i)
             });
         let about_meth = h
             .method
-            .is_some_and(|m| judged_meth.contains(&m) || mostly_one_off_meth(m));
+            .is_some_and(|m| j.meth.contains(&m) || mostly_one_off_meth(m));
         // Never advise on the entry point (`main`), whatever the observation.
         let about_main = h
             .method
             .is_some_and(|m| a.methods[m as usize].method == "main");
         let about_class = class
-            && (judged_class.contains(&h.subject)
+            && (j.class.contains(&h.subject)
                 || h.instance
-                    .is_some_and(|i| judged_inst.contains(&i) || mostly_one_off_inst(i)));
+                    .is_some_and(|i| j.inst.contains(&i) || mostly_one_off_inst(i)));
         let one_off = h
             .message
             .is_some_and(|m| a.messages.list.iter().any(|x| x.order == m && x.one_off));
         !about_main && !(advises && (about_inst || about_meth || about_class || one_off))
-    });
-    if pays.is_empty() && none.is_empty() {
-        none.push(Hint::new(
-            HintKind::NoGain,
-            "the run".into(),
-            "no class, instance or method is above the threshold once one-off messages (class loading, JIT, first I/O) are set aside: nothing here is worth its own thread".into(),
-            &[("predicted_speedup", 1.0)],
-        ));
-    }
-    a.hints = pays.into_iter().chain(none).chain(rest).collect();
-    Ok(())
+    };
+    a.hints.iter().filter(|h| keep(h)).cloned().collect()
 }
 
 /// Methods the SAF beside the trace says write state of their object (none without a SAF:

@@ -353,6 +353,55 @@ fn method_id(t: &Trace, name: &str) -> u64 {
         .unwrap_or_else(|| panic!("no method {name}"))
 }
 
+/// A superclass's constructor calling an overridden method (`TreeMap(Map)` calls `put` for
+/// each entry) runs it before the subclass's ID field is set: that call takes a
+/// non-intrusive ID with its creation entry, and the field's initialiser must take the same
+/// ID — one object, one ID, one creation (it gave a second of each before).
+#[test]
+fn methods_called_by_the_superclass_constructor_share_the_object_id() {
+    if !have_javac() {
+        eprintln!("no javac: skipped");
+        return;
+    }
+    let p = small_project(&[(
+        "early/Main.java",
+        r#"package early;
+import java.util.*;
+public class Main {
+    static final class Counting extends TreeMap<String, Integer> {
+        int puts;
+        Counting(Map<String, Integer> m) { super(m); }
+        @Override public Integer put(String k, Integer v) { puts++; return super.put(k, v); }
+        int total() { return size() + puts; }
+    }
+    public static void main(String[] args) {
+        Map<String, Integer> m = new HashMap<>();
+        m.put("a", 1);
+        m.put("b", 2);
+        long s = 0;
+        for (int i = 0; i < 3; i++) { Counting c = new Counting(m); c.put("c", i); s += c.total(); }
+        System.out.println(s);
+    }
+}
+"#,
+    )]);
+    let (before, after, t) = run_project(p.path(), "early.Main", Mode::Better);
+    assert_eq!(before.stdout, after.stdout);
+    assert_eq!(before.stdout.trim(), "18");
+    let created = check_trace(&t, &[]);
+    assert_eq!(created.get("early.Main.Counting"), Some(&3), "{created:?}");
+    let rows = t.rows();
+    let oids = |m: u64| -> HashSet<u64> {
+        rows.iter()
+            .filter(|e| e.1 == START && e.2 == m)
+            .map(|e| e.3)
+            .collect()
+    };
+    let (put, total) = (oids(method_id(&t, "put")), oids(method_id(&t, "total")));
+    assert_eq!(total.len(), 3, "{total:?}");
+    assert_eq!(put, total, "put's receivers against total's");
+}
+
 /// jsoup: every parser call passes a node whose parent links reach the whole document, so
 /// an unbounded better-mode size walk made each call cost the document (the suite ran 50×
 /// slower). The walk now stops after a budget of objects; and a collection argument's

@@ -16,11 +16,25 @@ public final class Rv {
      * logged is the runtime class of {@code o}.
      */
     public static long created(Object o, int cid) {
+        if (!RvTrace.live && !RvTrace.counting) {
+            return RvTrace.newOid();
+        }
+        RvBuf b = null;
+        try {
+            b = RvBuf.TL.get();
+            if (b != null && b.early == o) {
+                // A method ran during its superclass's constructor, before this initialiser:
+                // it took an ID then, with its creation entry; one object keeps one ID.
+                b.early = null;
+                return b.earlyOid;
+            }
+        } catch (Throwable t) {
+            RvTrace.problem("cannot log a creation", t);
+        }
         long oid = RvTrace.newOid();
         if (RvTrace.live) {
             try {
                 int id = RvClasses.idOf(o.getClass(), cid);
-                RvBuf b = RvBuf.TL.get();
                 if (b != null) {
                     RvTrace.defineClass(id);
                     b.ev(RvBuf.CRT, id, oid, RvClasses.staticSize(id), true);
@@ -56,6 +70,20 @@ public final class Rv {
         }
         long[] isNew = new long[1];
         long oid = RvIds.get(o, isNew);
+        if (isNew[0] != 0L && own == 0L) {
+            // Its own ID field is still 0: called from its superclass's constructor, before
+            // the field's initialiser, which takes this ID ({@link #created}). (Or a
+            // deserialised object, whose initialiser never runs.)
+            try {
+                RvBuf b = RvBuf.TL.get();
+                if (b != null) {
+                    b.early = o;
+                    b.earlyOid = oid;
+                }
+            } catch (Throwable t) {
+                RvTrace.problem("cannot log a creation", t);
+            }
+        }
         if (isNew[0] != 0L && RvTrace.live) {
             try {
                 int id = RvClasses.idOf(o.getClass(), 0);

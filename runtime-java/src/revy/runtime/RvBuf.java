@@ -27,6 +27,13 @@ final class RvBuf {
     final long tid;
     /** Above 0 while a size helper runs on this thread: its calls into user code are not logged. */
     int quiet;
+    /**
+     * An object whose own ID field was still 0 when one of its methods ran (called by its
+     * superclass's constructor, before the field's initialiser), and the non-intrusive ID it
+     * got then: the initialiser ({@link Rv#created}) takes that ID instead of a second one.
+     */
+    Object early;
+    long earlyOid;
     final WeakReference<Thread> thread;
 
     RvBuf(Thread t) {

@@ -137,17 +137,7 @@ impl Rules<'_> {
     }
     /// `time`'s share of the total (0 for an empty run).
     fn level(&self, time: u64) -> f64 {
-        if self.total == 0 {
-            0.0
-        } else {
-            time as f64 / self.total as f64
-        }
-    }
-    fn method_name(&self, m: u32) -> &str {
-        self.a
-            .methods
-            .get(m as usize)
-            .map_or("?", |x| x.method.as_str())
+        super::level(time, self.total)
     }
 }
 
@@ -310,7 +300,7 @@ fn candidate_messages(r: &Rules, msgs: &[&MessageRecord], out: &mut Vec<Hint>) {
     {
         let mut h = Hint::new(
             HintKind::CandidateMessage,
-            format!("message {} ({} → {}.{})", m.order, a.label(m.sender), a.label(m.receiver), r.method_name(m.method)),
+            format!("message {} ({} → {}.{})", m.order, a.label(m.sender), a.label(m.receiver), a.method_only(m.method)),
             format!("net {} {unit} = {} of the total, above the threshold: could be spawned as its own task", m.net_time, pct(m.level)),
             &[("net_time", m.net_time as f64), ("aggregate_time", m.aggregate_time as f64), ("level", m.level)],
         );
@@ -331,7 +321,7 @@ fn chains(r: &Rules, msgs: &[&MessageRecord], out: &mut Vec<Hint>) {
     for (m, c) in chained.take(r.cap()) {
         let mut h = Hint::new(
             HintKind::Chain,
-            format!("message {} ({}.{})", m.order, a.label(m.receiver), r.method_name(m.method)),
+            format!("message {} ({}.{})", m.order, a.label(m.receiver), a.method_only(m.method)),
             format!(
                 "aggregate {} {unit} but only {} {unit} net ({:.0}%): the real work is in its calls of {} on {} ({} {unit}, {:.0}% of the aggregate); split the chain there, or spawn one thread running both",
                 m.aggregate_time,

@@ -993,6 +993,12 @@ impl Analysis {
             .get(id as usize)
             .map_or_else(|| "?".into(), |m| format!("{}.{}", m.class, m.method))
     }
+    /// A method's name alone (no class), `?` for an unknown id.
+    pub fn method_only(&self, id: u32) -> &str {
+        self.methods
+            .get(id as usize)
+            .map_or("?", |m| m.method.as_str())
+    }
     pub fn label(&self, instance: u32) -> String {
         self.instances.label(instance)
     }

@@ -137,13 +137,7 @@ fn messages(s: &mut String, a: &Analysis, top: usize) {
             .then(x.order.cmp(&y.order))
     });
     for m in msgs.iter().take(top) {
-        let name = format!(
-            "{}.{}",
-            a.label(m.receiver),
-            a.methods
-                .get(m.method as usize)
-                .map_or("?", |x| x.method.as_str())
-        );
+        let name = format!("{}.{}", a.label(m.receiver), a.method_only(m.method));
         let _ = writeln!(
             s,
             "  {:>8} {:<24} {:<36} {:>10} {:>10} {} {:>8}",

@@ -303,11 +303,13 @@ fn annotate_method(
         .flatten();
     // With its own tag (the last member, not constructed yet) the start zeroes its ID first:
     // methods the initialisers call on the object read it.
-    let own_tag = matches!(kind, IdKind::Tag(_)) && project.tag_plan(cx.saf, sc).sub.is_none();
+    let own_tag = matches!(kind, IdKind::Tag(_))
+        .then(|| project.tag_plan(cx.saf, sc))
+        .filter(|plan| plan.sub.is_none());
     let text = match early {
         Some((a, b)) => {
-            let start = if own_tag {
-                let member = project.tag_plan(cx.saf, sc).member;
+            let start = if let Some(plan) = own_tag {
+                let member = plan.member;
                 format!(
                     "((void)::revy::ctor_start({}, {size}, this, &this->{member}.oid), ",
                     sm.id

@@ -70,33 +70,29 @@ public final class Rv {
         }
         long[] isNew = new long[1];
         long oid = RvIds.get(o, isNew);
-        if (isNew[0] != 0L && own == 0L) {
-            // Its own ID field is still 0: called from its superclass's constructor, before
-            // the field's initialiser, which takes this ID ({@link #created}). (Or a
-            // deserialised object, whose initialiser never runs.)
-            try {
-                RvBuf b = RvBuf.TL.get();
-                if (b != null) {
-                    b.early = o;
-                    b.earlyOid = oid;
-                }
-            } catch (Throwable t) {
-                RvTrace.problem("cannot log a creation", t);
-            }
+        if (isNew[0] == 0L) {
+            return oid;
         }
-        if (isNew[0] != 0L && RvTrace.live) {
-            try {
+        try {
+            RvBuf b = RvBuf.TL.get();
+            if (b != null && own == 0L) {
+                // Its own ID field is still 0: called from its superclass's constructor, before
+                // the field's initialiser, which takes this ID ({@link #created}). (Or a
+                // deserialised object, whose initialiser never runs.)
+                b.early = o;
+                b.earlyOid = oid;
+            }
+            if (RvTrace.live) {
                 int id = RvClasses.idOf(o.getClass(), 0);
-                RvBuf b = RvBuf.TL.get();
                 if (b != null) {
                     RvTrace.defineClass(id);
                     b.ev(RvBuf.CRT, id, oid, RvClasses.staticSize(id), true);
                 }
-            } catch (Throwable t) {
-                RvTrace.problem("cannot log a creation", t);
+            } else if (RvTrace.counting) {
+                RvObjs.created(o, 0);
             }
-        } else if (isNew[0] != 0L && RvTrace.counting) {
-            RvObjs.created(o, 0);
+        } catch (Throwable t) {
+            RvTrace.problem("cannot log a creation", t);
         }
         return oid;
     }

@@ -464,3 +464,100 @@ fn outliers_against_class_and_method_averages() {
         .any(|h| h.kind == "method-outlier" && h.subject == "X.f"));
     assert!(!a.hints.iter().any(|h| h.kind.as_str().ends_with("uniform")));
 }
+
+/// Past `--detail-cap`, the JSON lists the most active instances and edges and every
+/// instance it names elsewhere (a whole run's 17 M instances were 9 GB of JSON); the rows it
+/// keeps are those of the whole listing, and the totals are the same.
+#[test]
+fn json_lists_past_the_detail_cap_keep_the_most_active_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = Spec {
+        events: 60_000,
+        instances: 3_000,
+        threads: 3,
+        ..Spec::default()
+    };
+    let c = gen(dir.path(), "g.rvt", Form::Compact, &spec);
+    let json = |cap: &str| -> serde_json::Value {
+        let o = revy(&[
+            "analyze",
+            c.to_str().unwrap(),
+            "--format",
+            "json",
+            "--detail-cap",
+            cap,
+        ]);
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let (full, cut) = (json("1000000"), json("100"));
+    common::check_schema(&cut);
+    assert_eq!(full["totals"], cut["totals"]);
+    let total = full["instances"].as_array().unwrap().len();
+    assert!(total > 2_000, "{total} instances");
+    assert_eq!(full["lists"]["instances"]["complete"], true);
+    let li = &cut["lists"]["instances"];
+    assert_eq!(
+        (li["total"].as_u64(), li["complete"].as_bool()),
+        (Some(total as u64), Some(false))
+    );
+    let kept = cut["instances"].as_array().unwrap();
+    assert_eq!(li["listed"].as_u64(), Some(kept.len() as u64));
+    assert!(
+        kept.len() >= 100 && kept.len() < total / 2,
+        "{} listed",
+        kept.len()
+    );
+    // Each kept row is the whole listing's row of that id, in id order.
+    let id = |v: &serde_json::Value| v["id"].as_u64().unwrap();
+    assert!(kept.windows(2).all(|w| id(&w[0]) < id(&w[1])));
+    for k in kept {
+        assert_eq!(k, &full["instances"][id(k) as usize]);
+    }
+    // The 100 most active are among them.
+    let mut by_active: Vec<&serde_json::Value> =
+        full["instances"].as_array().unwrap().iter().collect();
+    by_active.sort_by_key(|i| (std::cmp::Reverse(i["active_time"].as_u64().unwrap()), id(i)));
+    let ids: std::collections::BTreeSet<u64> = kept.iter().map(id).collect();
+    assert!(by_active[..100].iter().all(|i| ids.contains(&id(i))));
+    // Every instance id the JSON names resolves.
+    let mut named: Vec<u64> = Vec::new();
+    for e in cut["edges"].as_array().unwrap() {
+        named.extend([
+            e["sender"].as_u64().unwrap(),
+            e["receiver"].as_u64().unwrap(),
+        ]);
+    }
+    for m in cut["messages"]["list"].as_array().unwrap() {
+        named.extend([
+            m["sender"].as_u64().unwrap(),
+            m["receiver"].as_u64().unwrap(),
+        ]);
+    }
+    for t in cut["threads"].as_array().unwrap() {
+        named.push(t["root"].as_u64().unwrap());
+    }
+    assert!(named.iter().all(|i| ids.contains(i)));
+    // Edges: the 100 with the most aggregate time, in (sender, receiver) order.
+    let mut heavy: Vec<&serde_json::Value> = full["edges"].as_array().unwrap().iter().collect();
+    assert!(heavy.len() > 100);
+    let key = |e: &serde_json::Value| {
+        (
+            e["sender"].as_u64().unwrap(),
+            e["receiver"].as_u64().unwrap(),
+        )
+    };
+    heavy.sort_by_key(|e| {
+        (
+            std::cmp::Reverse(e["aggregate_time"].as_u64().unwrap()),
+            key(e),
+        )
+    });
+    let mut want: Vec<&serde_json::Value> = heavy[..100].to_vec();
+    want.sort_by_key(|e| key(e));
+    let got: Vec<&serde_json::Value> = cut["edges"].as_array().unwrap().iter().collect();
+    assert_eq!(got, want);
+    assert_eq!(
+        cut["lists"]["edges"]["total"].as_u64(),
+        Some(heavy.len() as u64)
+    );
+}

@@ -135,7 +135,7 @@ fn json_validates_against_schema() {
         String::from_utf8_lossy(&out.stderr)
     );
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(json["schema"], "revy-analysis/1");
+    assert_eq!(json["schema"], "revy-analysis/2");
     assert_eq!(json["totals"]["total_time"], 24);
     assert_eq!(json["totals"]["instrumented_time"], 10);
     common::check_schema(&json);

@@ -5,6 +5,7 @@
 pub mod aggregates;
 pub mod faults;
 pub mod hints;
+pub mod lists;
 pub mod proposals;
 pub mod render;
 pub mod stats;
@@ -21,12 +22,13 @@ use crate::error::Result;
 use crate::trace::{Form, TraceReader, Unit};
 pub use hints::Hint;
 use hints::HintKind;
+pub use lists::Lists;
 use stats::{Acc, Callee, MessageRecord, Summary, TopMessages};
 use table::{EdgeSums, InstSums};
 pub use table::{Edges, InstRow, Instances, TopRows};
 use walk::{walk_events, Closed, InstKind, Instance, Sink, Walker};
 
-pub const SCHEMA: &str = "revy-analysis/1";
+pub const SCHEMA: &str = "revy-analysis/2";
 
 /// Tunables of the analysis.
 #[derive(Debug, Clone, Serialize)]
@@ -253,7 +255,7 @@ pub struct MethodStats {
     pub time_estimated_from: Option<u64>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize)]
 pub struct EdgeStats {
     pub sender: u32,
     pub receiver: u32,
@@ -285,8 +287,11 @@ pub struct Analysis {
     pub trace: TraceInfo,
     pub options: Options,
     pub totals: Totals,
+    /// Whether `instances` and `edges` list every row (see [`Analysis::cut_lists`]).
+    pub lists: Lists,
     pub threads: Vec<ThreadStats>,
-    /// Indexed by instance id (rows built on demand: see [`Instances`]).
+    /// Indexed by instance id (rows built on demand: see [`Instances`]); the JSON lists a
+    /// selection past `detail_cap`.
     pub instances: Instances,
     pub classes: Vec<ClassStats>,
     /// Indexed by method id.
@@ -638,6 +643,7 @@ pub fn finish(
             max_depth: walker.max_depth,
             balance: walker.balance.clone(),
         },
+        lists: Lists::whole(opts.detail_cap, instances.len(), edges.len()),
         threads,
         instances,
         classes,

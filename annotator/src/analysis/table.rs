@@ -468,6 +468,8 @@ pub struct Edges {
     wide: Wide<(u32, u32), 4>,
     total: u64,
     max: (u32, u32),
+    /// The edges the JSON lists when not all ([`super::lists`]), in (sender, receiver) order.
+    listed: Option<Vec<EdgeStats>>,
 }
 
 impl Clone for Edges {
@@ -481,6 +483,7 @@ impl Clone for Edges {
             wide: self.wide.clone(),
             total: self.total,
             max: self.max,
+            listed: self.listed.clone(),
         }
     }
 }
@@ -503,6 +506,7 @@ impl Edges {
             wide,
             total,
             max,
+            listed: None,
         }
     }
     /// The rows in (sender, receiver) order (sorted now if not yet).
@@ -553,6 +557,32 @@ impl Edges {
     }
     pub fn get(&self, i: usize) -> Option<EdgeStats> {
         self.rows().get(i).map(|e| self.stats(e))
+    }
+    /// Every edge, in the order its rows are in now: a selection needs no sort.
+    pub(super) fn for_each_unordered(&self, mut f: impl FnMut(EdgeStats)) {
+        match self.sorted.get() {
+            Some(rows) => rows.iter().for_each(|e| f(self.stats(e))),
+            None => {
+                let rows = self.unsorted.lock().unwrap_or_else(|e| e.into_inner());
+                rows.iter().for_each(|e| f(self.stats(e)));
+            }
+        }
+    }
+    /// The JSON lists only these edges (sorted here into (sender, receiver) order).
+    pub(super) fn list_only(&mut self, mut rows: Vec<EdgeStats>) {
+        rows.sort_unstable_by_key(|e| (e.sender, e.receiver));
+        self.listed = Some(rows);
+    }
+    /// The edges the JSON lists, in (sender, receiver) order.
+    pub(super) fn for_each_listed(&self, mut f: impl FnMut(&EdgeStats)) {
+        match &self.listed {
+            Some(rows) => rows.iter().for_each(f),
+            None => self.iter().for_each(|e| f(&e)),
+        }
+    }
+    /// How many edges the JSON lists.
+    pub fn listed(&self) -> usize {
+        self.listed.as_ref().map_or(self.len, Vec::len)
     }
     /// Per instance, from its edges: the sums of the messages it received and sent (an
     /// instance's sums are the sums of its edges, so the walk keeps only the edges — one
@@ -781,9 +811,10 @@ impl Pairs {
 
 impl Serialize for Edges {
     fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
-        let mut seq = ser.serialize_seq(Some(self.len))?;
-        for e in self.iter() {
-            seq.serialize_element(&e)?;
+        let mut seq = ser.serialize_seq(Some(self.listed()))?;
+        match &self.listed {
+            Some(rows) => rows.iter().try_for_each(|e| seq.serialize_element(e))?,
+            None => self.iter().try_for_each(|e| seq.serialize_element(&e))?,
         }
         seq.end()
     }
@@ -812,6 +843,8 @@ pub struct Instances {
     total: u64,
     names: Names,
     own_pid: Option<u64>,
+    /// The ids the JSON lists when not all ([`super::lists`]), ascending.
+    listed: Option<Vec<u32>>,
 }
 
 impl Instances {
@@ -835,10 +868,22 @@ impl Instances {
             total,
             names,
             own_pid,
+            listed: None,
         }
     }
     pub fn len(&self) -> usize {
         self.core.len()
+    }
+    /// The JSON lists only these instances (sorted and deduplicated here).
+    pub(super) fn list_only(&mut self, mut ids: Vec<u32>) {
+        ids.sort_unstable();
+        ids.dedup();
+        ids.retain(|&i| (i as usize) < self.core.len());
+        self.listed = Some(ids);
+    }
+    /// How many instances the JSON lists.
+    pub fn listed(&self) -> usize {
+        self.listed.as_ref().map_or(self.core.len(), Vec::len)
     }
     pub fn is_empty(&self) -> bool {
         self.core.is_empty()
@@ -966,13 +1011,13 @@ impl Instances {
 /// order). A heap whose root is the last row kept: a row that does not make the cut, most
 /// rows of a large run, costs one comparison, so several selections can share one pass
 /// over a million instances.
-pub struct TopRows<F> {
+pub struct TopRows<T, F> {
     n: usize,
     before: F,
-    heap: Vec<InstRow>,
+    heap: Vec<T>,
 }
 
-impl<F: Fn(&InstRow, &InstRow) -> Ordering> TopRows<F> {
+impl<T: Copy, F: Fn(&T, &T) -> Ordering> TopRows<T, F> {
     pub fn new(n: usize, before: F) -> Self {
         TopRows {
             n,
@@ -981,7 +1026,7 @@ impl<F: Fn(&InstRow, &InstRow) -> Ordering> TopRows<F> {
         }
     }
     #[inline]
-    pub fn offer(&mut self, r: &InstRow) {
+    pub fn offer(&mut self, r: &T) {
         if self.heap.len() < self.n {
             self.heap.push(*r);
             self.up(self.heap.len() - 1);
@@ -1020,7 +1065,7 @@ impl<F: Fn(&InstRow, &InstRow) -> Ordering> TopRows<F> {
         }
     }
     /// The rows kept, in the order `before`.
-    pub fn into_sorted(self) -> Vec<InstRow> {
+    pub fn into_sorted(self) -> Vec<T> {
         let mut rows = self.heap;
         rows.sort_by(&self.before);
         rows
@@ -1029,9 +1074,14 @@ impl<F: Fn(&InstRow, &InstRow) -> Ordering> TopRows<F> {
 
 impl Serialize for Instances {
     fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
-        let mut seq = ser.serialize_seq(Some(self.core.len()))?;
-        for i in self.iter() {
-            seq.serialize_element(&i)?;
+        let mut seq = ser.serialize_seq(Some(self.listed()))?;
+        match &self.listed {
+            Some(ids) => {
+                for i in ids.iter().filter_map(|&i| self.get(i)) {
+                    seq.serialize_element(&i)?;
+                }
+            }
+            None => self.iter().try_for_each(|i| seq.serialize_element(&i))?,
         }
         seq.end()
     }

@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::hints::{Hint, HintKind};
 use super::walk::InstKind;
@@ -293,84 +293,114 @@ fn entry_points(a: &Analysis) -> FxHashSet<u32> {
         .collect()
 }
 
+/// What counts as above the threshold: the run's total and the options' two thresholds.
+struct Above<'a> {
+    total: f64,
+    o: &'a Options,
+}
+
+impl Above<'_> {
+    fn time(&self, time: u64) -> bool {
+        time > 0
+            && (time as f64 / self.total >= self.o.threshold_level
+                || self.o.threshold_time.is_some_and(|t| time >= t))
+    }
+}
+
+/// Time that is not one-off (class loading, first I/O): what a change could overlap.
+fn steady(active: u64, one_off: u64) -> u64 {
+    active.saturating_sub(one_off)
+}
+
 /// The candidates to replay, and the heavy methods left out because they (may) write state
 /// of their object.
 fn candidates(a: &Analysis, o: &Options, l: &Loaded) -> (Vec<Candidate>, Vec<u32>) {
-    let total = a.totals.total_time.max(1) as f64;
-    let steady = |active: u64, one_off: u64| active.saturating_sub(one_off);
-    let above = |time: u64| {
-        time > 0
-            && (time as f64 / total >= o.threshold_level
-                || o.threshold_time.is_some_and(|t| time >= t))
+    let above = Above {
+        total: a.totals.total_time.max(1) as f64,
+        o,
     };
     let entry = entry_points(a);
+    let mut out = class_candidates(a, &above, &entry);
+    out.extend(instance_candidates(a, &above, &entry));
+    let (methods, stateful) = method_candidates(a, &above, l);
+    out.extend(methods);
+    (out, stateful)
+}
+
+/// Classes with several instances, every instance its own thread; not the classes of the
+/// entry points.
+fn class_candidates(a: &Analysis, above: &Above, entry: &FxHashSet<u32>) -> Vec<Candidate> {
     let entry_classes: FxHashSet<&str> = entry
         .iter()
         .filter_map(|&i| a.instances.class_of(i))
         .collect();
-    let mut out = Vec::new();
-    // Classes with several instances: every instance its own thread.
+    // Each class's objects in id order, from one pass over the instances (one pass per
+    // class cost classes × instances).
+    let mut objects: FxHashMap<&str, Vec<u32>> = FxHashMap::default();
+    for i in a.instances.rows().filter(|i| i.kind == InstKind::Object) {
+        let name = a.instances.class_name(i.class);
+        objects.entry(name).or_default().push(i.id);
+    }
     let mut classes: Vec<_> = a
         .classes
         .iter()
         .filter(|c| c.instances >= 2 && !entry_classes.contains(c.class.as_str()))
         .map(|c| {
-            let ids: Vec<u32> = a
-                .instances
-                .rows()
-                .filter(|i| {
-                    i.kind == InstKind::Object && a.instances.class_name(i.class) == c.class
-                })
-                .map(|i| i.id)
-                .collect();
+            let ids = objects.get(c.class.as_str()).cloned().unwrap_or_default();
             let one_off: u64 = ids.iter().map(|&i| a.instances.one_off_time(i)).sum();
             (c, ids, steady(c.active_time, one_off))
         })
-        .filter(|(_, _, t)| above(*t))
+        .filter(|(_, _, t)| above.time(*t))
         .collect();
     classes.sort_by_key(|c| std::cmp::Reverse(c.2));
-    for (c, ids, t) in classes.into_iter().take(PER_KIND) {
-        out.push(Candidate {
-            subject: c.class.clone(),
-            class: Some(c.class.clone()),
-            instance: None,
-            method: None,
-            plan: Plan {
-                instances: ids.into_iter().collect(),
-                methods: Default::default(),
-            },
-            level: t as f64 / total,
-            pool: false,
-        });
-    }
+    let subject = |(c, ids, t): (&super::ClassStats, Vec<u32>, u64)| Candidate {
+        subject: c.class.clone(),
+        class: Some(c.class.clone()),
+        instance: None,
+        method: None,
+        plan: Plan {
+            instances: ids.into_iter().collect(),
+            methods: Default::default(),
+        },
+        level: t as f64 / above.total,
+        pool: false,
+    };
+    classes.into_iter().take(PER_KIND).map(subject).collect()
+}
+
+/// The most active single instances (not roots, not entry points).
+fn instance_candidates(a: &Analysis, above: &Above, entry: &FxHashSet<u32>) -> Vec<Candidate> {
     let insts = a.instances.top(
         PER_KIND,
         |i| {
             i.kind != InstKind::Root
                 && !entry.contains(&i.id)
-                && above(steady(i.active_time, a.instances.one_off_time(i.id)))
+                && above.time(steady(i.active_time, a.instances.one_off_time(i.id)))
         },
         |x, y| y.active_time.cmp(&x.active_time).then(x.id.cmp(&y.id)),
     );
-    for i in insts {
-        out.push(Candidate {
-            subject: i.label.clone(),
-            class: i.class.clone(),
-            instance: Some(i.id),
-            method: None,
-            plan: Plan {
-                instances: [i.id].into_iter().collect(),
-                methods: Default::default(),
-            },
-            level: i.level,
-            pool: false,
-        });
-    }
+    let subject = |i: super::InstanceStats| Candidate {
+        subject: i.label.clone(),
+        class: i.class.clone(),
+        instance: Some(i.id),
+        method: None,
+        plan: Plan {
+            instances: [i.id].into_iter().collect(),
+            methods: Default::default(),
+        },
+        level: i.level,
+        pool: false,
+    };
+    insts.into_iter().map(subject).collect()
+}
+
+/// Heavy methods to run as pool tasks, and the heavy ones left out as stateful. A pool runs
+/// calls at once: only valid when no call depends on what an earlier one left in its
+/// object, i.e. for methods that write no state of their receiver (the SAF).
+fn method_candidates(a: &Analysis, above: &Above, l: &Loaded) -> (Vec<Candidate>, Vec<u32>) {
     let off = one_off_by_method(a);
     let msteady =
         |m: &super::MethodStats| steady(m.net_time.total, off.get(&m.id).copied().unwrap_or(0));
-    // A pool runs calls at once: only valid when no call depends on what an earlier one
-    // left in its object, i.e. for methods that write no state of their receiver (the SAF).
     let stateless = |m: &super::MethodStats| {
         l.tree
             .methods
@@ -380,23 +410,22 @@ fn candidates(a: &Analysis, o: &Options, l: &Loaded) -> (Vec<Candidate>, Vec<u32
     let (mut meths, stateful): (Vec<_>, Vec<_>) = a
         .methods
         .iter()
-        .filter(|m| m.method != "main" && above(msteady(m)))
+        .filter(|m| m.method != "main" && above.time(msteady(m)))
         .partition(|m| stateless(m));
     meths.sort_by(|x, y| msteady(y).cmp(&msteady(x)).then(x.id.cmp(&y.id)));
-    for m in meths.into_iter().take(PER_KIND) {
-        out.push(Candidate {
-            subject: format!("{}.{}", m.class, m.method),
-            class: Some(m.class.clone()),
-            instance: None,
-            method: Some(m.id),
-            plan: Plan {
-                instances: Default::default(),
-                methods: [m.id].into_iter().collect(),
-            },
-            level: m.level,
-            pool: true,
-        });
-    }
+    let subject = |m: &super::MethodStats| Candidate {
+        subject: format!("{}.{}", m.class, m.method),
+        class: Some(m.class.clone()),
+        instance: None,
+        method: Some(m.id),
+        plan: Plan {
+            instances: Default::default(),
+            methods: [m.id].into_iter().collect(),
+        },
+        level: m.level,
+        pool: true,
+    };
+    let out = meths.into_iter().take(PER_KIND).map(subject).collect();
     (out, stateful.into_iter().map(|m| m.id).collect())
 }
 
@@ -421,68 +450,10 @@ fn received(l: &Loaded, c: &Candidate) -> (Vec<String>, Vec<String>) {
     (void, value)
 }
 
+/// The hint for a replayed candidate: a proposal when it pays, else why it does not.
 fn judge(a: &Analysis, l: &Loaded, c: &Candidate, w: &whatif::WhatIf) -> Hint {
     let s = w.predicted_speedup;
-    let pct = format!("{:.1} %", c.level * 100.0);
-    let (void, value) = received(l, c);
-    let list = |v: &[String]| v.join(", ");
-    let how = match (void.is_empty(), value.is_empty()) {
-        (false, true) => format!("{} return(s) nothing and become asynchronous", list(&void)),
-        (true, false) => format!("callers wait for {}", list(&value)),
-        _ => format!(
-            "{} become(s) asynchronous; callers wait for {}",
-            list(&void),
-            list(&value)
-        ),
-    };
-    let what = if c.pool {
-        format!(
-            "run each call of {} as a task on a pool of {} thread(s)",
-            c.subject, w.cores
-        )
-    } else {
-        format!(
-            "make {} active (its own thread and a message queue)",
-            c.subject
-        )
-    };
-    let h = |x: f64| whatif::human(x, l.tree.unit());
-    let gain = format!(
-        "predicted {s:.2}× ({} → {} on {} core(s))",
-        h(w.baseline_time),
-        h(w.predicted_time),
-        w.cores
-    );
-    let (kind, reason) = if s >= PAYS {
-        let caveat = if c.pool {
-            " — its calls write no state of their object (so say the sources), so they may run at once unless they share state elsewhere (globals, arguments)"
-        } else {
-            ""
-        };
-        (
-            HintKind::Proposal,
-            format!("{what}: {how} — {gain}{caveat}"),
-        )
-    } else if w.asynchronous_messages == 0 && w.synchronous_messages > 0 {
-        (
-            HintKind::NoGain,
-            format!(
-                "{} is {pct} of the run but every caller waits for its result: making it active gains nothing{} ({s:.2}×)",
-                c.subject,
-                if s < 0.95 { ", and the handoffs make the run slower" } else { "" }
-            ),
-        )
-    } else if s < 1.0 {
-        (
-            HintKind::NoGain,
-            format!("{} is {pct} of the run, but as an active object it loses: its {} messages are too fine-grained for a handoff of {} ({s:.2}×)", c.subject, w.asynchronous_messages + w.synchronous_messages, h(w.handoff)),
-        )
-    } else {
-        (
-            HintKind::NoGain,
-            format!("{} is {pct} of the run, but making it active gains only {s:.2}× (little of its work overlaps its callers')", c.subject),
-        )
-    };
+    let (kind, reason) = verdict(l, c, w);
     let mut h = Hint::new(
         kind,
         c.subject.clone(),
@@ -508,4 +479,78 @@ fn judge(a: &Analysis, l: &Loaded, c: &Candidate, w: &whatif::WhatIf) -> Hint {
         });
     }
     h
+}
+
+/// Proposal or no-gain, and the sentence that says so.
+fn verdict(l: &Loaded, c: &Candidate, w: &whatif::WhatIf) -> (HintKind, String) {
+    let s = w.predicted_speedup;
+    let pct = format!("{:.1} %", c.level * 100.0);
+    let h = |x: f64| whatif::human(x, l.tree.unit());
+    if s >= PAYS {
+        let caveat = if c.pool {
+            " — its calls write no state of their object (so say the sources), so they may run at once unless they share state elsewhere (globals, arguments)"
+        } else {
+            ""
+        };
+        let gain = format!(
+            "predicted {s:.2}× ({} → {} on {} core(s))",
+            h(w.baseline_time),
+            h(w.predicted_time),
+            w.cores
+        );
+        let (what, how) = (change(c, w), waits(l, c));
+        (
+            HintKind::Proposal,
+            format!("{what}: {how} — {gain}{caveat}"),
+        )
+    } else if w.asynchronous_messages == 0 && w.synchronous_messages > 0 {
+        (
+            HintKind::NoGain,
+            format!(
+                "{} is {pct} of the run but every caller waits for its result: making it active gains nothing{} ({s:.2}×)",
+                c.subject,
+                if s < 0.95 { ", and the handoffs make the run slower" } else { "" }
+            ),
+        )
+    } else if s < 1.0 {
+        (
+            HintKind::NoGain,
+            format!("{} is {pct} of the run, but as an active object it loses: its {} messages are too fine-grained for a handoff of {} ({s:.2}×)", c.subject, w.asynchronous_messages + w.synchronous_messages, h(w.handoff)),
+        )
+    } else {
+        (
+            HintKind::NoGain,
+            format!("{} is {pct} of the run, but making it active gains only {s:.2}× (little of its work overlaps its callers')", c.subject),
+        )
+    }
+}
+
+/// The change a proposal asks for.
+fn change(c: &Candidate, w: &whatif::WhatIf) -> String {
+    if c.pool {
+        format!(
+            "run each call of {} as a task on a pool of {} thread(s)",
+            c.subject, w.cores
+        )
+    } else {
+        format!(
+            "make {} active (its own thread and a message queue)",
+            c.subject
+        )
+    }
+}
+
+/// Which received methods become asynchronous and which callers wait for.
+fn waits(l: &Loaded, c: &Candidate) -> String {
+    let (void, value) = received(l, c);
+    let list = |v: &[String]| v.join(", ");
+    match (void.is_empty(), value.is_empty()) {
+        (false, true) => format!("{} return(s) nothing and become asynchronous", list(&void)),
+        (true, false) => format!("callers wait for {}", list(&value)),
+        _ => format!(
+            "{} become(s) asynchronous; callers wait for {}",
+            list(&void),
+            list(&value)
+        ),
+    }
 }

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use crate::analysis::walk::{Closed, Frame, Instance, Sink, Walker};
 use crate::analysis::{self, Builder, Options};
 use crate::error::{Error, Result};
-use crate::trace::{Event, Names, TraceReader};
+use crate::trace::{Event, Names, TraceReader, Unit};
 
 #[derive(Debug, Default, Clone)]
 pub struct Targets {
@@ -174,6 +174,45 @@ pub fn export(trace: &Path, t: &Targets) -> Result<Done> {
     probe.next_event()?;
     let unit = probe.header().unit;
     drop(probe);
+    let mut sink = open_sinks(t, unit)?;
+    let (reader, mut walker) = walk(trace, &mut sink)?;
+    let mut done = Done {
+        warnings: reader.status().warnings.clone(),
+        ..Done::default()
+    };
+    let base = kept_messages(&sink, &t.filter);
+    if let (Some(p), Some(path)) = (sink.perfetto.take(), &t.perfetto) {
+        p.finish().map_err(|e| Error::io(path, e))?;
+        done.written.push(("Perfetto protobuf trace", path.clone()));
+    }
+    if let (Some(c), Some(p)) = (sink.chrome.take(), &t.chrome) {
+        let written = c.finish(&walker, reader.names(), unit)?;
+        done.written.push(("Chrome trace JSON", p.clone()));
+        let filtered = sink.messages - sink.short - sink.window;
+        let top = if written < filtered {
+            format!("; --top kept the {} longest", thousands(written))
+        } else {
+            String::new()
+        };
+        done.dropped.push(format!("Chrome JSON: {base}{top}"));
+    }
+    if let (Some(f), Some(p)) = (sink.folded.take(), &t.folded) {
+        let top = write_folded(&f, p, &walker, &reader, t.filter.top)?;
+        done.written.push(("folded stacks", p.clone()));
+        done.dropped.push(format!("folded: {base}{top}"));
+    }
+    if let (Some(b), Some(p)) = (sink.builder.take(), &t.dot) {
+        let a = analysis::finish(trace, &Options::default(), b, &reader, &mut walker);
+        let top = write_dot(&a, p, t.filter.top)?;
+        done.written.push(("Graphviz DOT", p.clone()));
+        done.dropped.push(format!("DOT: {base}{top}"));
+    }
+    Ok(done)
+}
+
+/// One sink per requested format, its file created (before the walk: a path that cannot be
+/// written fails before any work).
+fn open_sinks(t: &Targets, unit: Unit) -> Result<All> {
     let chrome = match &t.chrome {
         Some(p) => {
             let mut c = chrome::ChromeSink::new(create(p)?, p.clone());
@@ -187,7 +226,7 @@ pub fn export(trace: &Path, t: &Targets) -> Result<Done> {
         Some(p) => Some(perfetto::PerfettoSink::new(create(p)?, unit)),
         None => None,
     };
-    let mut sink = All {
+    Ok(All {
         filter: t.filter.clone(),
         short: 0,
         window: 0,
@@ -199,73 +238,62 @@ pub fn export(trace: &Path, t: &Targets) -> Result<Done> {
             .folded
             .as_ref()
             .map(|_| folded::FoldedSink::new(t.by_instance)),
-    };
-    let (reader, mut walker) = walk(trace, &mut sink)?;
-    let mut done = Done {
-        warnings: reader.status().warnings.clone(),
-        ..Done::default()
-    };
-    let filtered = sink.messages - sink.short - sink.window;
-    let base = if t.filter.is_active() {
+    })
+}
+
+/// What the filters kept, the start of each format's summary line.
+fn kept_messages(sink: &All, filter: &Filter) -> String {
+    if filter.is_active() {
         format!(
             "kept {} of {} messages (dropped {} shorter than --min-time, {} outside --from/--to)",
-            thousands(filtered),
+            thousands(sink.messages - sink.short - sink.window),
             thousands(sink.messages),
             thousands(sink.short),
             thousands(sink.window)
         )
     } else {
         format!("all {} messages", thousands(sink.messages))
+    }
+}
+
+/// Writes the folded stacks to `p`; returns what `--top` and the path cap left out.
+fn write_folded(
+    f: &folded::FoldedSink,
+    p: &Path,
+    walker: &Walker,
+    reader: &TraceReader,
+    top: Option<usize>,
+) -> Result<String> {
+    let mut w = create(p)?;
+    let (lines, stacks) = f
+        .write(&mut w, walker, reader.names(), top)
+        .and_then(|r| std::io::Write::flush(&mut w).map(|_| r))
+        .map_err(|e| Error::io(p, e))?;
+    let mut left = if lines < stacks {
+        format!("; --top kept the {lines} heaviest of {stacks} stacks")
+    } else {
+        format!("; {stacks} stacks")
     };
-    if let (Some(p), Some(path)) = (sink.perfetto.take(), &t.perfetto) {
-        p.finish().map_err(|e| Error::io(path, e))?;
-        done.written.push(("Perfetto protobuf trace", path.clone()));
+    if f.folded_calls > 0 {
+        left.push_str(&format!(
+            "; over {} distinct call paths: {} calls on further paths counted in {} [other] frames",
+            thousands(folded::MAX_STACKS as u64),
+            thousands(f.folded_calls),
+            thousands(f.other_frames() as u64)
+        ));
     }
-    if let (Some(c), Some(p)) = (sink.chrome.take(), &t.chrome) {
-        let written = c.finish(&walker, reader.names(), unit)?;
-        done.written.push(("Chrome trace JSON", p.clone()));
-        let top = if written < filtered {
-            format!("; --top kept the {} longest", thousands(written))
-        } else {
-            String::new()
-        };
-        done.dropped.push(format!("Chrome JSON: {base}{top}"));
-    }
-    if let (Some(f), Some(p)) = (sink.folded.take(), &t.folded) {
-        let mut w = create(p)?;
-        let (lines, stacks) = f
-            .write(&mut w, &walker, reader.names(), t.filter.top)
-            .and_then(|r| std::io::Write::flush(&mut w).map(|_| r))
-            .map_err(|e| Error::io(p, e))?;
-        done.written.push(("folded stacks", p.clone()));
-        let mut top = if lines < stacks {
-            format!("; --top kept the {lines} heaviest of {stacks} stacks")
-        } else {
-            format!("; {stacks} stacks")
-        };
-        if f.folded_calls > 0 {
-            top.push_str(&format!(
-                "; over {} distinct call paths: {} calls on further paths counted in {} [other] frames",
-                thousands(folded::MAX_STACKS as u64),
-                thousands(f.folded_calls),
-                thousands(f.other_frames() as u64)
-            ));
-        }
-        done.dropped.push(format!("folded: {base}{top}"));
-    }
-    if let (Some(b), Some(p)) = (sink.builder.take(), &t.dot) {
-        let a = analysis::finish(trace, &Options::default(), b, &reader, &mut walker);
-        let mut w = create(p)?;
-        let (kept, all) = dot::write(&a, &mut w, t.filter.top)
-            .and_then(|r| std::io::Write::flush(&mut w).map(|_| r))
-            .map_err(|e| Error::io(p, e))?;
-        done.written.push(("Graphviz DOT", p.clone()));
-        let top = if kept < all {
-            format!("; --top kept the {kept} edges with most net time of {all}")
-        } else {
-            format!("; {all} edges")
-        };
-        done.dropped.push(format!("DOT: {base}{top}"));
-    }
-    Ok(done)
+    Ok(left)
+}
+
+/// Writes the DOT graph to `p`; returns what `--top` left out.
+fn write_dot(a: &analysis::Analysis, p: &Path, top: Option<usize>) -> Result<String> {
+    let mut w = create(p)?;
+    let (kept, all) = dot::write(a, &mut w, top)
+        .and_then(|r| std::io::Write::flush(&mut w).map(|_| r))
+        .map_err(|e| Error::io(p, e))?;
+    Ok(if kept < all {
+        format!("; --top kept the {kept} edges with most net time of {all}")
+    } else {
+        format!("; {all} edges")
+    })
 }

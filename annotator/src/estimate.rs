@@ -370,8 +370,17 @@ fn human(bytes: f64) -> String {
 
 /// The text summary: basis, totals, the top methods, and the manifest lines to paste.
 pub fn render(e: &Estimate, top: usize) -> String {
-    use std::fmt::Write;
     let mut s = String::new();
+    render_basis(&mut s, e);
+    render_methods(&mut s, e, top);
+    render_throttle(&mut s, e);
+    render_budget(&mut s, e);
+    s
+}
+
+/// What was recorded and how the full run is extrapolated from it.
+fn render_basis(s: &mut String, e: &Estimate) {
+    use std::fmt::Write;
     let _ = writeln!(
         s,
         "recorded: {} events, {} in {} trace(s), {:.2}s traced{}",
@@ -400,6 +409,11 @@ pub fn render(e: &Estimate, top: usize) -> String {
         human(e.predicted_bytes),
         e.predicted_probe_secs
     );
+}
+
+/// The table of the `top` costliest methods.
+fn render_methods(s: &mut String, e: &Estimate, top: usize) {
+    use std::fmt::Write;
     let _ = writeln!(
         s,
         "{:>12} {:>10} {:>10} {:>9} {:>6}  method",
@@ -422,6 +436,11 @@ pub fn render(e: &Estimate, top: usize) -> String {
             }
         );
     }
+}
+
+/// The methods the throttle rule would stop recording, and the settings that do it.
+fn render_throttle(s: &mut String, e: &Estimate) {
+    use std::fmt::Write;
     let throttled: Vec<&str> = e
         .methods
         .iter()
@@ -446,6 +465,11 @@ pub fn render(e: &Estimate, top: usize) -> String {
             e.throttle_us
         );
     }
+}
+
+/// The `[annotate] exclude` line that brings the trace under `--budget`.
+fn render_budget(s: &mut String, e: &Estimate) {
+    use std::fmt::Write;
     if let Some(b) = e.budget {
         if e.exclude.is_empty() {
             let _ = writeln!(s, "\nfits the budget of {} as it is", human(b as f64));
@@ -466,7 +490,6 @@ pub fn render(e: &Estimate, top: usize) -> String {
             }
         }
     }
-    s
 }
 
 fn list(items: &[&str]) -> String {

@@ -470,8 +470,17 @@ pub fn measure_enqueue_ns() -> f64 {
 /// Text summary of a prediction.
 pub fn render_text(w: &WhatIf) -> String {
     use std::fmt::Write;
-    let u = w.unit;
     let mut s = String::new();
+    render_prediction(&mut s, w);
+    render_timeline(&mut s, w);
+    let _ = writeln!(s, "note: {}", w.caveat);
+    s
+}
+
+/// The change, the machine model and the predicted times.
+fn render_prediction(s: &mut String, w: &WhatIf) {
+    use std::fmt::Write;
+    let u = w.unit;
     let _ = writeln!(
         s,
         "what if {} became active ({} instance(s){}), on {} core(s), handoff {} ({}), enqueue {}:",
@@ -522,6 +531,12 @@ pub fn render_text(w: &WhatIf) -> String {
             }
         );
     }
+}
+
+/// Where the predicted time goes: threads, the critical path, waits, a deadlock.
+fn render_timeline(s: &mut String, w: &WhatIf) {
+    use std::fmt::Write;
+    let h = |x: f64| human(x, Unit::parse(w.unit).unwrap_or(Unit::Ns));
     let _ = writeln!(s, "threads:");
     for t in &w.threads {
         let _ = writeln!(
@@ -564,6 +579,4 @@ pub fn render_text(w: &WhatIf) -> String {
             w.deadlock.join(", ")
         );
     }
-    let _ = writeln!(s, "note: {}", w.caveat);
-    s
 }

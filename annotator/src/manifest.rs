@@ -300,6 +300,160 @@ fn key_line_col(text: &str, table: &str, key: &str) -> Option<(usize, usize)> {
     None
 }
 
+/// The folder holding the manifest at `path` (`.` for a bare file name).
+fn manifest_root(path: &Path) -> PathBuf {
+    path.parent()
+        .map(|p| {
+            if p.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                p
+            }
+        })
+        .unwrap_or(Path::new("."))
+        .to_path_buf()
+}
+
+/// Checks one manifest's text, each error naming the file and the offending `line:col`.
+struct Checker<'a> {
+    path: &'a Path,
+    text: &'a str,
+    /// Shared by all errors and patterns so positions cost linear time in total.
+    loc: Locator<'a>,
+}
+
+impl<'a> Checker<'a> {
+    /// A checker of `text`, read from `path`.
+    fn new(path: &'a Path, text: &'a str) -> Self {
+        Checker {
+            path,
+            text,
+            loc: Locator::new(text),
+        }
+    }
+
+    /// `path:line:col` of the start of `span`.
+    fn at(&self, span: std::ops::Range<usize>) -> String {
+        let (l, c) = self.loc.line_col(span.start);
+        format!("{}:{l}:{c}", self.path.display())
+    }
+
+    /// The TOML read into the raw tables; unknown keys and wrong types are errors here.
+    fn parse(&self) -> Result<RawManifest> {
+        toml::from_str(self.text).map_err(|e| {
+            let where_ = e
+                .span()
+                .map(|s| self.at(s))
+                .unwrap_or_else(|| self.path.display().to_string());
+            let msg = e.message().trim().replace('\n', " ");
+            Error::input(format!(
+                "{where_}: {msg} (see SPEC §3 for the manifest keys)"
+            ))
+        })
+    }
+
+    /// `project.name`, trimmed; also refuses an empty `project.sources`.
+    fn project_name(&self, p: &RawProject) -> Result<String> {
+        let name = p.name.get_ref().trim().to_string();
+        if name.is_empty() {
+            return Err(Error::input(format!(
+                "{}: project.name is empty; give the project a name",
+                self.at(p.name.span())
+            )));
+        }
+        if p.sources.get_ref().is_empty() {
+            return Err(Error::input(format!(
+                "{}: project.sources is empty; list globs such as \"src/**/*.java\"",
+                self.at(p.sources.span())
+            )));
+        }
+        Ok(name)
+    }
+
+    /// The `project.sources` globs, compiled.
+    fn source_set(&self, project: &RawProject) -> Result<GlobSet> {
+        let key = "project.sources";
+        let mut b = GlobSetBuilder::new();
+        for p in project.sources.get_ref() {
+            let g = Glob::new(p.get_ref()).map_err(|e| {
+                Error::input(format!("{}: bad glob in {key}: {e}", self.at(p.span())))
+            })?;
+            b.add(g);
+        }
+        b.build()
+            .map_err(|e| Error::input(format!("{}: {key}: {e}", self.path.display())))
+    }
+
+    /// The `project.exclude` globs, compiled.
+    fn exclude_set(&self, project: &RawProject) -> Result<PathSet> {
+        let mut excludes = Vec::with_capacity(project.exclude.len());
+        for p in &project.exclude {
+            excludes.push(Glob::new(p.get_ref()).map_err(|e| {
+                Error::input(format!(
+                    "{}: bad glob in project.exclude: {e}",
+                    self.at(p.span())
+                ))
+            })?);
+        }
+        PathSet::new(excludes)
+            .map_err(|e| Error::input(format!("{}: project.exclude: {e}", self.path.display())))
+    }
+
+    /// The selection patterns of `key`, trimmed, each checked and remembering where it was.
+    fn patterns(&self, key: &str, pats: &[Spanned<String>]) -> Result<Vec<Pattern>> {
+        pats.iter().map(|p| self.pattern(key, p)).collect()
+    }
+
+    /// One selection pattern; a default (empty span) has no position.
+    fn pattern(&self, key: &str, p: &Spanned<String>) -> Result<Pattern> {
+        let t = p.get_ref().trim();
+        if t.is_empty() {
+            return Err(Error::input(format!(
+                "{}: empty pattern in {key}",
+                self.at(p.span())
+            )));
+        }
+        Glob::new(t).map_err(|e| {
+            Error::input(format!("{}: bad pattern in {key}: {e}", self.at(p.span())))
+        })?;
+        Ok(Pattern {
+            text: t.to_string(),
+            at: if p.span().is_empty() {
+                String::new()
+            } else {
+                self.at(p.span())
+            },
+        })
+    }
+
+    /// `[sizes]`: `system` and `pointer` must be positive (serde keeps no span for them).
+    fn check_sizes(&self, sizes: &Sizes) -> Result<()> {
+        for (k, v) in [("system", sizes.system), ("pointer", sizes.pointer)] {
+            if v == 0 {
+                let (l, c) = key_line_col(self.text, "sizes", k).unwrap_or((1, 1));
+                return Err(Error::input(format!(
+                    "{}:{l}:{c}: sizes.{k} must be a positive number of bytes",
+                    self.path.display()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// `[trace] max_size` in bytes (default 1 GiB).
+    fn trace_max_size(&self, t: &RawTrace) -> Result<u64> {
+        match &t.max_size {
+            None => Ok(1 << 30),
+            Some(v) => parse_size(v.get_ref()).ok_or_else(|| {
+                Error::input(format!(
+                    "{}: trace.max_size must be bytes or a size like \"512MiB\" / \"1GiB\"",
+                    self.at(v.span())
+                ))
+            }),
+        }
+    }
+}
+
 impl Manifest {
     /// Loads and validates `path`.
     pub fn load(path: &Path) -> Result<Manifest> {
@@ -323,122 +477,19 @@ impl Manifest {
 
     /// Validates manifest `text` as if read from `path`.
     pub fn from_str(path: &Path, text: &str) -> Result<Manifest> {
-        let loc = Locator::new(text);
-        let at = |span: std::ops::Range<usize>| {
-            let (l, c) = loc.line_col(span.start);
-            format!("{}:{l}:{c}", path.display())
-        };
-        let raw: RawManifest = toml::from_str(text).map_err(|e| {
-            let where_ = e
-                .span()
-                .map(&at)
-                .unwrap_or_else(|| path.display().to_string());
-            let msg = e.message().trim().replace('\n', " ");
-            Error::input(format!(
-                "{where_}: {msg} (see SPEC §3 for the manifest keys)"
-            ))
-        })?;
-        let root = path
-            .parent()
-            .map(|p| {
-                if p.as_os_str().is_empty() {
-                    Path::new(".")
-                } else {
-                    p
-                }
-            })
-            .unwrap_or(Path::new("."))
-            .to_path_buf();
-        let name = raw.project.name.get_ref().trim().to_string();
-        if name.is_empty() {
-            return Err(Error::input(format!(
-                "{}: project.name is empty; give the project a name",
-                at(raw.project.name.span())
-            )));
-        }
-        if raw.project.sources.get_ref().is_empty() {
-            return Err(Error::input(format!(
-                "{}: project.sources is empty; list globs such as \"src/**/*.java\"",
-                at(raw.project.sources.span())
-            )));
-        }
-        let globs = |key: &str, pats: &[Spanned<String>]| -> Result<GlobSet> {
-            let mut b = GlobSetBuilder::new();
-            for p in pats {
-                let g = Glob::new(p.get_ref()).map_err(|e| {
-                    Error::input(format!("{}: bad glob in {key}: {e}", at(p.span())))
-                })?;
-                b.add(g);
-            }
-            b.build()
-                .map_err(|e| Error::input(format!("{}: {key}: {e}", path.display())))
-        };
-        let source_set = globs("project.sources", raw.project.sources.get_ref())?;
-        let mut excludes = Vec::with_capacity(raw.project.exclude.len());
-        for p in &raw.project.exclude {
-            excludes.push(Glob::new(p.get_ref()).map_err(|e| {
-                Error::input(format!(
-                    "{}: bad glob in project.exclude: {e}",
-                    at(p.span())
-                ))
-            })?);
-        }
-        let exclude_set = PathSet::new(excludes)
-            .map_err(|e| Error::input(format!("{}: project.exclude: {e}", path.display())))?;
-        let pattern = |key: &str, p: &Spanned<String>| -> Result<Pattern> {
-            let t = p.get_ref().trim();
-            if t.is_empty() {
-                return Err(Error::input(format!(
-                    "{}: empty pattern in {key}",
-                    at(p.span())
-                )));
-            }
-            Glob::new(t).map_err(|e| {
-                Error::input(format!("{}: bad pattern in {key}: {e}", at(p.span())))
-            })?;
-            Ok(Pattern {
-                text: t.to_string(),
-                at: if p.span().is_empty() {
-                    String::new()
-                } else {
-                    at(p.span())
-                },
-            })
-        };
-        let include_patterns = raw
-            .annotate
-            .include
-            .iter()
-            .map(|p| pattern("annotate.include", p))
-            .collect::<Result<Vec<_>>>()?;
-        let exclude_patterns = raw
-            .annotate
-            .exclude
-            .iter()
-            .map(|p| pattern("annotate.exclude", p))
-            .collect::<Result<Vec<_>>>()?;
-        for (k, v) in [("system", raw.sizes.system), ("pointer", raw.sizes.pointer)] {
-            if v == 0 {
-                let (l, c) = key_line_col(text, "sizes", k).unwrap_or((1, 1));
-                return Err(Error::input(format!(
-                    "{}:{l}:{c}: sizes.{k} must be a positive number of bytes",
-                    path.display()
-                )));
-            }
-        }
-        let trace_max_size = match &raw.trace.max_size {
-            None => 1 << 30,
-            Some(v) => parse_size(v.get_ref()).ok_or_else(|| {
-                Error::input(format!(
-                    "{}: trace.max_size must be bytes or a size like \"512MiB\" / \"1GiB\"",
-                    at(v.span())
-                ))
-            })?,
-        };
-        let trace_throttle = trace_throttle(&raw.trace, &at)?;
+        let cx = Checker::new(path, text);
+        let raw = cx.parse()?;
+        let name = cx.project_name(&raw.project)?;
+        let source_set = cx.source_set(&raw.project)?;
+        let exclude_set = cx.exclude_set(&raw.project)?;
+        let include_patterns = cx.patterns("annotate.include", &raw.annotate.include)?;
+        let exclude_patterns = cx.patterns("annotate.exclude", &raw.annotate.exclude)?;
+        cx.check_sizes(&raw.sizes)?;
+        let trace_max_size = cx.trace_max_size(&raw.trace)?;
+        let trace_throttle = trace_throttle(&raw.trace, &|span| cx.at(span))?;
         Ok(Manifest {
             path: path.to_path_buf(),
-            root,
+            root: manifest_root(path),
             name,
             sources: raw
                 .project

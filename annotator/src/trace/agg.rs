@@ -177,11 +177,21 @@ fn oid_text(o: u64) -> String {
 
 /// The text form's lines for `a` (names as attribute values, no spaces).
 pub fn text_lines(a: &Aggregates, names: &Names) -> String {
-    let m = |id: u32| {
-        let (c, n, s) = super::text::method_names(names, id);
-        format!("cls={c} mth={n} sgn={s}")
-    };
     let mut out = String::new();
+    method_lines(&mut out, a, names);
+    receiver_lines(&mut out, a, names);
+    out
+}
+
+/// A method as the attributes `cls= mth= sgn=`.
+fn method_attrs(names: &Names, id: u32) -> String {
+    let (c, n, s) = super::text::method_names(names, id);
+    format!("cls={c} mth={n} sgn={s}")
+}
+
+/// The `throttled`, `aggregate` and `aggregate-method` lines: per thread and method.
+fn method_lines(out: &mut String, a: &Aggregates, names: &Names) {
+    let m = |id: u32| method_attrs(names, id);
     for x in &a.throttled {
         let _ = writeln!(
             out,
@@ -208,6 +218,11 @@ pub fn text_lines(a: &Aggregates, names: &Names) -> String {
             x.net_min, x.net_max, x.size_min, x.size_max
         );
     }
+}
+
+/// The `aggregate-class`, `aggregate-edge` and `faults` lines: per class or receiver.
+fn receiver_lines(out: &mut String, a: &Aggregates, names: &Names) {
+    let m = |id: u32| method_attrs(names, id);
     for x in &a.classes {
         let _ = writeln!(
             out,
@@ -252,7 +267,6 @@ pub fn text_lines(a: &Aggregates, names: &Names) -> String {
             f.faults
         );
     }
-    out
 }
 
 /// Parse one text line's body (after `#####`) whose first word is `kind`; `Ok(false)` when
@@ -274,98 +288,152 @@ pub fn parse_text(
     ) {
         return Ok(false);
     }
-    let get = |key: &str| {
-        text.split_ascii_whitespace()
-            .find_map(|w| w.strip_prefix(key).and_then(|v| v.strip_prefix('=')))
-    };
-    let num = |key: &str| -> Result<u64, String> {
-        let v = get(key).ok_or_else(|| format!("`{kind}` line without {key}="))?;
-        v.parse()
-            .map_err(|_| format!("`{kind}` line: {key}={v} is not a number"))
-    };
-    let signed = |key: &str| -> Result<i64, String> {
-        let v = get(key).ok_or_else(|| format!("`{kind}` line without {key}="))?;
-        v.parse()
-            .map_err(|_| format!("`{kind}` line: {key}={v} is not a number"))
-    };
-    let oid = |key: &str| -> Result<u64, String> {
-        if get(key) == Some("*") {
-            Ok(FOLDED)
-        } else {
-            num(key)
-        }
-    };
-    let method = |names: &mut Names| -> Result<u32, String> {
-        let (Some(c), Some(m)) = (get("cls"), get("mth")) else {
-            return Err(format!("`{kind}` line without cls= and mth="));
-        };
-        let s = get("sgn").unwrap_or("!!");
-        Ok(names.intern_method(c.as_bytes(), m.as_bytes(), s.as_bytes()))
-    };
-    let tid = num("tid")?;
+    let line = AggLine { kind, text };
+    let tid = line.num("tid")?;
     match kind {
-        "throttled" => a.throttled.push(Throttled {
-            tid,
-            method: method(names)?,
-            t: num("t")?,
-            calls: num("calls")?,
-            total: num("total").unwrap_or(0),
-        }),
-        "faults" => a.faults.push(FaultAgg {
-            tid,
-            method: method(names)?,
-            oid: oid("oid")?,
-            calls: num("calls")?,
-            faults: num("faults")?,
-        }),
-        "aggregate" => a.threads.push(ThreadAgg {
-            tid,
-            last_t: num("last_t")?,
-            folded: num("folded").unwrap_or(0),
-            dropped: num("dropped").unwrap_or(0),
-        }),
-        "aggregate-class" => {
-            let c = get("cls").ok_or("`aggregate-class` line without cls=")?;
-            a.classes.push(ClassAgg {
-                tid,
-                class: names.intern_class(c.as_bytes()),
-                created: num("created")?,
-                destroyed: num("destroyed")?,
-                size: num("size")?,
-                size_max: num("size_max")?,
-            });
-        }
-        "aggregate-method" => a.methods.push(MethodAgg {
-            tid,
-            method: method(names)?,
-            calls: num("calls")?,
-            agg: num("agg")?,
-            net: signed("net")?,
-            size: num("size")?,
-            agg_min: num("agg_min")?,
-            agg_max: num("agg_max")?,
-            net_min: num("net_min")?,
-            net_max: num("net_max")?,
-            size_min: num("size_min")?,
-            size_max: num("size_max")?,
-        }),
-        _ => {
-            let from = match get("from_cls") {
-                None if get("from") == Some("root") => None,
-                None => return Err("`aggregate-edge` line without from_cls= or from=root".into()),
-                Some(c) => Some((names.intern_class(c.as_bytes()), oid("from_oid")?)),
-            };
-            a.edges.push(EdgeAgg {
-                tid,
-                from,
-                method: method(names)?,
-                oid: oid("oid")?,
-                calls: num("calls")?,
-                agg: num("agg")?,
-                net: signed("net")?,
-                size: num("size")?,
-            });
-        }
+        "throttled" => a.throttled.push(line.throttled(tid, names)?),
+        "faults" => a.faults.push(line.faults(tid, names)?),
+        "aggregate" => a.threads.push(line.thread(tid)?),
+        "aggregate-class" => a.classes.push(line.class(tid, names)?),
+        "aggregate-method" => a.methods.push(line.method_agg(tid, names)?),
+        _ => a.edges.push(line.edge(tid, names)?),
     }
     Ok(true)
+}
+
+/// One aggregate line's body being read: its kind names it in every error.
+struct AggLine<'a> {
+    kind: &'a str,
+    text: &'a str,
+}
+
+impl<'a> AggLine<'a> {
+    /// The value of the first `key=` word, if any.
+    fn get(&self, key: &str) -> Option<&'a str> {
+        self.text
+            .split_ascii_whitespace()
+            .find_map(|w| w.strip_prefix(key).and_then(|v| v.strip_prefix('=')))
+    }
+
+    /// A required attribute parsed as `T`; both errors name the kind and the key.
+    fn parsed<T: std::str::FromStr>(&self, key: &str) -> Result<T, String> {
+        let kind = self.kind;
+        let v = self
+            .get(key)
+            .ok_or_else(|| format!("`{kind}` line without {key}="))?;
+        v.parse()
+            .map_err(|_| format!("`{kind}` line: {key}={v} is not a number"))
+    }
+
+    /// A required unsigned number.
+    fn num(&self, key: &str) -> Result<u64, String> {
+        self.parsed(key)
+    }
+
+    /// A required signed number (the `net` corrections).
+    fn signed(&self, key: &str) -> Result<i64, String> {
+        self.parsed(key)
+    }
+
+    /// An oid, `*` standing for one folded into its class.
+    fn oid(&self, key: &str) -> Result<u64, String> {
+        if self.get(key) == Some("*") {
+            Ok(FOLDED)
+        } else {
+            self.num(key)
+        }
+    }
+
+    /// The method named by `cls=`, `mth=` and `sgn=` (default `!!`).
+    fn method(&self, names: &mut Names) -> Result<u32, String> {
+        let (Some(c), Some(m)) = (self.get("cls"), self.get("mth")) else {
+            return Err(format!("`{}` line without cls= and mth=", self.kind));
+        };
+        let s = self.get("sgn").unwrap_or("!!");
+        Ok(names.intern_method(c.as_bytes(), m.as_bytes(), s.as_bytes()))
+    }
+
+    /// A `throttled` line.
+    fn throttled(&self, tid: u64, names: &mut Names) -> Result<Throttled, String> {
+        Ok(Throttled {
+            tid,
+            method: self.method(names)?,
+            t: self.num("t")?,
+            calls: self.num("calls")?,
+            total: self.num("total").unwrap_or(0),
+        })
+    }
+
+    /// A `faults` line.
+    fn faults(&self, tid: u64, names: &mut Names) -> Result<FaultAgg, String> {
+        Ok(FaultAgg {
+            tid,
+            method: self.method(names)?,
+            oid: self.oid("oid")?,
+            calls: self.num("calls")?,
+            faults: self.num("faults")?,
+        })
+    }
+
+    /// An `aggregate` line (a thread's totals).
+    fn thread(&self, tid: u64) -> Result<ThreadAgg, String> {
+        Ok(ThreadAgg {
+            tid,
+            last_t: self.num("last_t")?,
+            folded: self.num("folded").unwrap_or(0),
+            dropped: self.num("dropped").unwrap_or(0),
+        })
+    }
+
+    /// An `aggregate-class` line.
+    fn class(&self, tid: u64, names: &mut Names) -> Result<ClassAgg, String> {
+        let c = self
+            .get("cls")
+            .ok_or("`aggregate-class` line without cls=")?;
+        Ok(ClassAgg {
+            tid,
+            class: names.intern_class(c.as_bytes()),
+            created: self.num("created")?,
+            destroyed: self.num("destroyed")?,
+            size: self.num("size")?,
+            size_max: self.num("size_max")?,
+        })
+    }
+
+    /// An `aggregate-method` line.
+    fn method_agg(&self, tid: u64, names: &mut Names) -> Result<MethodAgg, String> {
+        Ok(MethodAgg {
+            tid,
+            method: self.method(names)?,
+            calls: self.num("calls")?,
+            agg: self.num("agg")?,
+            net: self.signed("net")?,
+            size: self.num("size")?,
+            agg_min: self.num("agg_min")?,
+            agg_max: self.num("agg_max")?,
+            net_min: self.num("net_min")?,
+            net_max: self.num("net_max")?,
+            size_min: self.num("size_min")?,
+            size_max: self.num("size_max")?,
+        })
+    }
+
+    /// An `aggregate-edge` line: the sender is `from_cls=`/`from_oid=` or `from=root`.
+    fn edge(&self, tid: u64, names: &mut Names) -> Result<EdgeAgg, String> {
+        let from = match self.get("from_cls") {
+            None if self.get("from") == Some("root") => None,
+            None => return Err("`aggregate-edge` line without from_cls= or from=root".into()),
+            Some(c) => Some((names.intern_class(c.as_bytes()), self.oid("from_oid")?)),
+        };
+        Ok(EdgeAgg {
+            tid,
+            from,
+            method: self.method(names)?,
+            oid: self.oid("oid")?,
+            calls: self.num("calls")?,
+            agg: self.num("agg")?,
+            net: self.signed("net")?,
+            size: self.num("size")?,
+        })
+    }
 }

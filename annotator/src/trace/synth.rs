@@ -57,13 +57,62 @@ impl Rng {
     }
 }
 
+/// Where events go: the chosen form's writer.
 enum Out<W: Write> {
     Text(TextWriter<W>),
     Compact(CompactWriter<W>),
 }
 
-/// Generate a trace; returns the number of events written.
-pub fn generate<W: Write>(spec: &Spec, form: Form, w: W) -> std::io::Result<u64> {
+impl<W: Write> Out<W> {
+    /// Start a `form` trace: the header, then thread names (text) or all names (compact).
+    fn open(form: Form, w: W, names: &Names) -> std::io::Result<Self> {
+        let header = Header {
+            unit: Unit::Ns,
+            fields: vec![("lang".into(), "synthetic".into())],
+            raw: None,
+        };
+        Ok(match form {
+            Form::Text => {
+                let mut t = TextWriter::new(w);
+                t.header(&header)?;
+                let mut tids: Vec<_> = names.threads.iter().collect();
+                tids.sort();
+                for (tid, n) in tids {
+                    t.thread(*tid, n)?;
+                }
+                Out::Text(t)
+            }
+            Form::Compact => {
+                let mut c = CompactWriter::new(w, &header)?;
+                c.names(names)?;
+                Out::Compact(c)
+            }
+        })
+    }
+
+    /// Write one event.
+    #[inline]
+    fn event(&mut self, ev: &Event, names: &Names) -> std::io::Result<()> {
+        match self {
+            Out::Text(t) => t.event(ev, names),
+            Out::Compact(c) => c.event(ev),
+        }
+    }
+
+    /// End the trace: the text form's footer counts the `written` events.
+    fn finish(self, written: u64) -> std::io::Result<()> {
+        match self {
+            Out::Text(mut t) => {
+                t.end(written)?;
+                t.flush()
+            }
+            Out::Compact(c) => c.finish().map(|_| ()),
+        }
+    }
+}
+
+/// `spec`'s classes, methods (same signature for all) and thread names.
+fn synth_names(spec: &Spec) -> Names {
     let mut names = Names::default();
     for c in 0..spec.classes {
         let cname = format!("pkg.Class{c}");
@@ -85,121 +134,147 @@ pub fn generate<W: Write>(spec: &Spec, form: Form, w: W) -> std::io::Result<u64>
             },
         );
     }
-    let header = Header {
-        unit: Unit::Ns,
-        fields: vec![("lang".into(), "synthetic".into())],
-        raw: None,
-    };
-    let mut out = match form {
-        Form::Text => {
-            let mut t = TextWriter::new(w);
-            t.header(&header)?;
-            let mut tids: Vec<_> = names.threads.iter().collect();
-            tids.sort();
-            for (tid, n) in tids {
-                t.thread(*tid, n)?;
-            }
-            Out::Text(t)
+    names
+}
+
+/// Generate a trace; returns the number of events written.
+pub fn generate<W: Write>(spec: &Spec, form: Form, w: W) -> std::io::Result<u64> {
+    let names = synth_names(spec);
+    let mut out = Out::open(form, w, &names)?;
+    let mut walk = Walk::new(spec);
+    let mut written = walk.creations(&mut out, &names)?;
+    while written < spec.events {
+        match walk.step(spec.events - written) {
+            Step::Emit(ev) => out.event(&ev, &names)?,
+            Step::Idle => continue,
+            Step::Stop => break,
         }
-        Form::Compact => {
-            let mut c = CompactWriter::new(w, &header)?;
-            c.names(&names)?;
-            Out::Compact(c)
-        }
-    };
-    let mut emit = |ev: Event, names: &Names| -> std::io::Result<()> {
-        match &mut out {
-            Out::Text(t) => t.event(&ev, names),
-            Out::Compact(c) => c.event(&ev),
-        }
-    };
-    let mut rng = Rng(spec.seed | 1);
-    let mut clock = vec![1_000_000u64; spec.threads as usize];
-    let mut written = 0u64;
-    let creations = spec.instances.min(spec.events / 4);
-    for oid in 1..=creations {
-        clock[0] += 1 + rng.below(20);
-        let ev = Event::Create {
-            tid: 1,
-            class: ((oid - 1) % spec.classes) as u32,
-            oid,
-            size: Some(16 + 8 * (oid % 7)),
-            t: Some(clock[0]),
-        };
-        emit(ev, &names)?;
         written += 1;
     }
-    let mut stacks: Vec<Vec<(u32, u64)>> = vec![Vec::new(); spec.threads as usize];
-    let mut th = 0usize;
-    let mut run = 0u64;
-    let objs = creations.max(1);
-    while written < spec.events {
+    out.finish(written)?;
+    Ok(written)
+}
+
+/// What one step of the walk produced.
+enum Step {
+    Emit(Event),
+    /// Nothing this time (the chosen thread had no call to close).
+    Idle,
+    /// One event left cannot be a balanced message.
+    Stop,
+}
+
+/// The generator's state: per-thread clocks and call stacks, and which thread runs.
+struct Walk<'s> {
+    spec: &'s Spec,
+    rng: Rng,
+    clock: Vec<u64>,
+    /// Open calls per thread: (method, receiver oid).
+    stacks: Vec<Vec<(u32, u64)>>,
+    /// The running thread (index) and how many more steps it runs.
+    th: usize,
+    run: u64,
+    /// Objects created up front (at least 1): the receivers calls pick from.
+    objs: u64,
+}
+
+impl<'s> Walk<'s> {
+    /// A walk before any event, seeded from `spec`.
+    fn new(spec: &'s Spec) -> Self {
+        Walk {
+            spec,
+            rng: Rng(spec.seed | 1),
+            clock: vec![1_000_000u64; spec.threads as usize],
+            stacks: vec![Vec::new(); spec.threads as usize],
+            th: 0,
+            run: 0,
+            objs: spec.instances.min(spec.events / 4).max(1),
+        }
+    }
+
+    /// Write the objects' creations on the main thread first; returns how many.
+    fn creations<W: Write>(&mut self, out: &mut Out<W>, names: &Names) -> std::io::Result<u64> {
+        let spec = self.spec;
+        let creations = spec.instances.min(spec.events / 4);
+        for oid in 1..=creations {
+            self.clock[0] += 1 + self.rng.below(20);
+            let ev = Event::Create {
+                tid: 1,
+                class: ((oid - 1) % spec.classes) as u32,
+                oid,
+                size: Some(16 + 8 * (oid % 7)),
+                t: Some(self.clock[0]),
+            };
+            out.event(&ev, names)?;
+        }
+        Ok(creations)
+    }
+
+    /// The next call or return, with `remaining` events still to write.
+    #[inline]
+    fn step(&mut self, remaining: u64) -> Step {
         // Switch threads every few events so their entries interleave.
-        if run == 0 {
-            th = rng.below(spec.threads) as usize;
-            run = 1 + rng.below(16);
+        if self.run == 0 {
+            self.th = self.rng.below(self.spec.threads) as usize;
+            self.run = 1 + self.rng.below(16);
         }
-        run -= 1;
-        let open: u64 = stacks.iter().map(|s| s.len() as u64).sum();
-        let remaining = spec.events - written;
+        self.run -= 1;
+        let open: u64 = self.stacks.iter().map(|s| s.len() as u64).sum();
         if open == 0 && remaining < 2 {
-            break; // one event left cannot be a balanced message
+            return Step::Stop;
         }
+        let th = self.th;
         let tid = th as u64 + 1;
-        let stack = &mut stacks[th];
-        clock[th] += 1 + rng.below(50);
-        let t = clock[th];
+        let depth = self.stacks[th].len();
+        self.clock[th] += 1 + self.rng.below(50);
+        let t = self.clock[th];
         let must_close = remaining <= open;
         let push = !must_close
             && remaining > open + 1
-            && (stack.is_empty() || (stack.len() < spec.max_depth && rng.below(100) < 52));
+            && (depth == 0 || (depth < self.spec.max_depth && self.rng.below(100) < 52));
         if push {
-            // Like real programs, each object talks to a few fixed others; only roots
-            // pick freely, so distinct edges stay bounded as the trace grows.
-            let oid = match stack.last() {
-                Some(&(_, caller)) => {
-                    let k = rng.below(spec.fanout.max(1));
-                    1 + mix(caller.wrapping_mul(31).wrapping_add(k)) % objs
-                }
-                None => 1 + rng.below(objs),
-            };
-            let class = (oid - 1) % spec.classes;
-            let method =
-                (class * spec.methods_per_class + rng.below(spec.methods_per_class)) as u32;
-            stack.push((method, oid));
-            emit(
-                Event::Start {
-                    tid,
-                    method,
-                    oid,
-                    size: 8 * rng.below(8),
-                    t,
-                },
-                &names,
-            )?;
-        } else if let Some((method, oid)) = stack.pop() {
-            emit(
-                Event::End {
-                    tid,
-                    method,
-                    oid,
-                    t,
-                },
-                &names,
-            )?;
+            Step::Emit(self.call(tid, t))
+        } else if let Some((method, oid)) = self.stacks[th].pop() {
+            Step::Emit(Event::End {
+                tid,
+                method,
+                oid,
+                t,
+            })
         } else {
-            continue;
-        }
-        written += 1;
-    }
-    match out {
-        Out::Text(mut t) => {
-            t.end(written)?;
-            t.flush()?;
-        }
-        Out::Compact(c) => {
-            c.finish()?;
+            Step::Idle
         }
     }
-    Ok(written)
+
+    /// Open a call on the running thread: its receiver, method and size.
+    #[inline]
+    fn call(&mut self, tid: u64, t: u64) -> Event {
+        let spec = self.spec;
+        let oid = self.callee();
+        let class = (oid - 1) % spec.classes;
+        let method =
+            (class * spec.methods_per_class + self.rng.below(spec.methods_per_class)) as u32;
+        self.stacks[self.th].push((method, oid));
+        Event::Start {
+            tid,
+            method,
+            oid,
+            size: 8 * self.rng.below(8),
+            t,
+        }
+    }
+
+    /// The receiver of a new call on the running thread.
+    #[inline]
+    fn callee(&mut self) -> u64 {
+        // Like real programs, each object talks to a few fixed others; only roots
+        // pick freely, so distinct edges stay bounded as the trace grows.
+        match self.stacks[self.th].last() {
+            Some(&(_, caller)) => {
+                let k = self.rng.below(self.spec.fanout.max(1));
+                1 + mix(caller.wrapping_mul(31).wrapping_add(k)) % self.objs
+            }
+            None => 1 + self.rng.below(self.objs),
+        }
+    }
 }

@@ -191,6 +191,7 @@ fn parse_u64(v: &[u8]) -> Option<u64> {
     Some(n)
 }
 
+/// Parse one line (without its `\n`) into an event, a header/footer, or why it is bad.
 fn parse_line(line: &[u8], names: &mut Names, header: &mut Header, status: &mut Status) -> Line {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     if line.starts_with(b"#####") {
@@ -203,110 +204,147 @@ fn parse_line(line: &[u8], names: &mut Names, header: &mut Header, status: &mut 
     if line.is_empty() {
         return Line::Skip;
     }
-    let (kind, rest) = if let Some(r) = line.strip_prefix(b"</Msg") {
-        (3u8, r)
-    } else if let Some(r) = line.strip_prefix(b"<Msg") {
-        (2, r)
-    } else if let Some(r) = line.strip_prefix(b"<Crt") {
-        (0, r)
-    } else if let Some(r) = line.strip_prefix(b"<Dst") {
-        (1, r)
-    } else {
+    let Some((kind, rest)) = entry_kind(line) else {
         return Line::Bad("unknown entry");
     };
     // The last `>` closes the entry: C++ names such as `Box<int>` may hold one.
     let Some(close) = memchr::memrchr(b'>', rest) else {
         return Line::Bad("entry without closing `>`");
     };
-    let mut attrs = &rest[..close];
-    let (mut cls, mut mth, mut sgn): (&[u8], &[u8], &[u8]) = (b"", b"", b"");
-    let (mut has_cls, mut has_mth) = (false, false);
-    let (mut oid, mut size, mut tid, mut t) = (None, None, None, None);
-    loop {
-        attrs = trim_start(attrs);
-        if attrs.is_empty() {
-            break;
-        }
-        let end = memchr::memchr(b' ', attrs).unwrap_or(attrs.len());
-        let pair = &attrs[..end];
-        attrs = &attrs[end..];
-        let Some(eq) = memchr::memchr(b'=', pair) else {
-            return Line::Bad("attribute without `=`");
-        };
-        let (k, v) = (&pair[..eq], &pair[eq + 1..]);
-        let num = || parse_u64(v).ok_or("bad number");
-        let r = match k {
-            b"cls" => {
-                cls = v;
-                has_cls = true;
-                Ok(())
-            }
-            b"mth" => {
-                mth = v;
-                has_mth = true;
-                Ok(())
-            }
-            b"sgn" => {
-                sgn = v;
-                Ok(())
-            }
-            b"oid" => num().map(|n| oid = Some(n)),
-            b"size" => num().map(|n| size = Some(n)),
-            b"tid" => num().map(|n| tid = Some(n)),
-            b"t" => num().map(|n| t = Some(n)),
-            _ => Ok(()), // unknown attributes are ignored
-        };
-        if let Err(why) = r {
-            return Line::Bad(why);
-        }
+    match Attrs::parse(&rest[..close]) {
+        Ok(a) => a.into_line(kind, names),
+        Err(why) => Line::Bad(why),
     }
-    if !has_cls {
-        return Line::Bad("entry without cls=");
+}
+
+/// What an entry records, from its opening tag.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Create,
+    Destroy,
+    Start,
+    End,
+}
+
+/// The entry's kind and the text after its tag; `None` for an unknown entry.
+#[inline]
+fn entry_kind(line: &[u8]) -> Option<(Kind, &[u8])> {
+    if let Some(r) = line.strip_prefix(b"</Msg") {
+        Some((Kind::End, r))
+    } else if let Some(r) = line.strip_prefix(b"<Msg") {
+        Some((Kind::Start, r))
+    } else if let Some(r) = line.strip_prefix(b"<Crt") {
+        Some((Kind::Create, r))
+    } else if let Some(r) = line.strip_prefix(b"<Dst") {
+        Some((Kind::Destroy, r))
+    } else {
+        None
     }
-    let Some(oid) = oid else {
-        return Line::Bad("entry without oid=");
-    };
-    let tid = tid.unwrap_or(0);
-    Line::Event(match kind {
-        0 => Event::Create {
-            tid,
-            class: names.intern_class(cls),
-            oid,
-            size,
-            t,
-        },
-        1 => Event::Destroy {
-            tid,
-            class: names.intern_class(cls),
-            oid,
-            t,
-        },
-        _ => {
-            if !has_mth {
-                return Line::Bad("message without mth=");
+}
+
+/// An entry's attributes as written: borrowed from the line, checked by `into_line`.
+#[derive(Default)]
+struct Attrs<'a> {
+    /// `None` when absent (`cls=` with nothing after it is present and empty).
+    cls: Option<&'a [u8]>,
+    mth: Option<&'a [u8]>,
+    sgn: &'a [u8],
+    oid: Option<u64>,
+    size: Option<u64>,
+    tid: Option<u64>,
+    t: Option<u64>,
+}
+
+impl<'a> Attrs<'a> {
+    /// Read the space-separated `key=value` pairs; the first bad one says why.
+    #[inline]
+    fn parse(mut attrs: &'a [u8]) -> Result<Self, &'static str> {
+        let mut a = Attrs::default();
+        loop {
+            attrs = trim_start(attrs);
+            if attrs.is_empty() {
+                return Ok(a);
             }
-            let Some(t) = t else {
-                return Line::Bad("message without t=");
+            let end = memchr::memchr(b' ', attrs).unwrap_or(attrs.len());
+            let pair = &attrs[..end];
+            attrs = &attrs[end..];
+            let Some(eq) = memchr::memchr(b'=', pair) else {
+                return Err("attribute without `=`");
             };
-            let method = names.intern_method(cls, mth, sgn);
-            if kind == 2 {
-                Event::Start {
-                    tid,
-                    method,
-                    oid,
-                    size: size.unwrap_or(0),
-                    t,
-                }
-            } else {
-                Event::End {
-                    tid,
-                    method,
-                    oid,
-                    t,
+            a.set(&pair[..eq], &pair[eq + 1..])?;
+        }
+    }
+
+    /// Record one attribute; numbers must parse, unknown keys are ignored.
+    #[inline]
+    fn set(&mut self, k: &[u8], v: &'a [u8]) -> Result<(), &'static str> {
+        let num = || parse_u64(v).ok_or("bad number");
+        match k {
+            b"cls" => self.cls = Some(v),
+            b"mth" => self.mth = Some(v),
+            b"sgn" => self.sgn = v,
+            b"oid" => self.oid = Some(num()?),
+            b"size" => self.size = Some(num()?),
+            b"tid" => self.tid = Some(num()?),
+            b"t" => self.t = Some(num()?),
+            _ => {} // unknown attributes are ignored
+        }
+        Ok(())
+    }
+
+    /// The event of a `kind` entry, or which required attribute is missing.
+    #[inline]
+    fn into_line(self, kind: Kind, names: &mut Names) -> Line {
+        let Some(cls) = self.cls else {
+            return Line::Bad("entry without cls=");
+        };
+        let Some(oid) = self.oid else {
+            return Line::Bad("entry without oid=");
+        };
+        let tid = self.tid.unwrap_or(0);
+        let t = self.t;
+        Line::Event(match kind {
+            Kind::Create => Event::Create {
+                tid,
+                class: names.intern_class(cls),
+                oid,
+                size: self.size,
+                t,
+            },
+            Kind::Destroy => Event::Destroy {
+                tid,
+                class: names.intern_class(cls),
+                oid,
+                t,
+            },
+            Kind::Start | Kind::End => {
+                let Some(mth) = self.mth else {
+                    return Line::Bad("message without mth=");
+                };
+                let Some(t) = t else {
+                    return Line::Bad("message without t=");
+                };
+                let method = names.intern_method(cls, mth, self.sgn);
+                if kind == Kind::Start {
+                    let size = self.size.unwrap_or(0);
+                    Event::Start {
+                        tid,
+                        method,
+                        oid,
+                        size,
+                        t,
+                    }
+                } else {
+                    Event::End {
+                        tid,
+                        method,
+                        oid,
+                        t,
+                    }
                 }
             }
-        }
-    })
+        })
+    }
 }
 
 fn trim_start(mut s: &[u8]) -> &[u8] {

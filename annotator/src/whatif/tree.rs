@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::analysis::walk::{Closed, Frame, InstKind, Instance, Sink};
+use crate::analysis::walk::{Closed, Frame, InstKind, Instance, Sink, Walker};
 use crate::analysis::{instance_label, walk_trace};
 use crate::error::Result;
 use crate::trace::{Names, Unit};
@@ -116,78 +116,12 @@ impl Tree {
         self.aggregated_calls += reader.status().aggregates.calls();
         let unit = reader.header().unit;
         let scale = unit.micros() / self.unit.get_or_insert(unit).micros();
-        let probe_ns = reader
-            .header()
-            .fields
-            .iter()
-            .find(|(k, _)| k == "probe_ns")
-            .and_then(|(_, v)| v.parse::<f64>().ok());
-        self.probe_found |= probe_ns.is_some();
-        self.faults_found |= !reader.status().aggregates.faults.is_empty();
-        let handoff = reader
-            .header()
-            .fields
-            .iter()
-            .find(|(k, _)| k == "handoff_ns")
-            .and_then(|(_, v)| v.parse::<f64>().ok())
-            .filter(|h| h.is_finite() && *h > 0.0);
-        self.handoff_ns = self.handoff_ns.or(handoff);
-        let probe = if compensate {
-            probe_ns.unwrap_or(0.0) * Unit::Ns.micros() / self.unit().micros()
-        } else {
-            0.0
-        };
-        let (i0, m0, n0) = (
-            self.instances.len() as u32,
-            self.methods.len() as u32,
-            self.nodes.len() as u32,
-        );
-        let names = reader.names();
-        // Roots of the second and later traces (processes) are told apart by number.
-        let process = self.paths.len();
-        self.paths.push(path.to_path_buf());
-        self.instances.extend(
-            walker
-                .instances
-                .iter()
-                .map(|i| inst_info(i, names, process)),
-        );
-        self.methods
-            .extend(names.methods.iter().map(|m| MethodInfo {
-                class: names.class(m.class).to_string(),
-                name: m.name.clone(),
-                signature: m.signature.clone(),
-                void: None,
-                stateless: None,
-            }));
-        // Roots first (one per thread that sent anything), then the file's messages.
-        let mut root_of = vec![NONE; walker.threads.len()];
-        let roots = sink.threads_used.iter().filter(|&&u| u).count() as u32;
-        let mut k = 0;
-        for (th, st) in walker.threads.iter().enumerate() {
-            if !sink.threads_used.get(th).copied().unwrap_or(false) {
-                continue;
-            }
-            let id = n0 + k;
-            k += 1;
-            root_of[th] = id;
-            self.threads.push(ThreadInfo {
-                label: self.instances[(i0 + st.root) as usize].label.clone(),
-                root: id,
-                probe,
-            });
-            let first = st.first_t.unwrap_or(0) as f64 * scale;
-            self.nodes.push(Node {
-                method: NONE,
-                receiver: i0 + st.root,
-                size: 0,
-                start: first,
-                end: st.last_t as f64 * scale,
-                parent: NONE,
-                thread: self.threads.len() as u32 - 1,
-                fault: 0.0,
-            });
-        }
+        let probe = self.header_costs(&reader, compensate);
+        let (i0, m0) = (self.instances.len() as u32, self.methods.len() as u32);
+        self.add_names(path, &walker, reader.names());
+        let n0 = self.nodes.len() as u32;
+        let root_of = self.add_roots(&walker, &sink.threads_used, i0, probe, scale);
+        let roots = self.nodes.len() as u32 - n0;
         let fault_of = fault_times(&reader, self.unit());
         for n in sink.nodes {
             let parent = match n.parent {
@@ -210,6 +144,85 @@ impl Tree {
             });
         }
         Ok(())
+    }
+
+    /// Notes the header's probe cost and handoff; returns the probe cost per message to
+    /// take off, in the tree's unit (0 unless compensating).
+    fn header_costs(&mut self, reader: &crate::trace::TraceReader, compensate: bool) -> f64 {
+        let field = |key: &str| {
+            reader
+                .header()
+                .fields
+                .iter()
+                .find(|(k, _)| k == key)
+                .and_then(|(_, v)| v.parse::<f64>().ok())
+        };
+        let probe_ns = field("probe_ns");
+        self.probe_found |= probe_ns.is_some();
+        self.faults_found |= !reader.status().aggregates.faults.is_empty();
+        let handoff = field("handoff_ns").filter(|h| h.is_finite() && *h > 0.0);
+        self.handoff_ns = self.handoff_ns.or(handoff);
+        if compensate {
+            probe_ns.unwrap_or(0.0) * Unit::Ns.micros() / self.unit().micros()
+        } else {
+            0.0
+        }
+    }
+
+    /// The trace's instances and methods, after those already read.
+    fn add_names(&mut self, path: &Path, walker: &Walker, names: &Names) {
+        // Roots of the second and later traces (processes) are told apart by number.
+        let process = self.paths.len();
+        self.paths.push(path.to_path_buf());
+        self.instances.extend(
+            walker
+                .instances
+                .iter()
+                .map(|i| inst_info(i, names, process)),
+        );
+        self.methods
+            .extend(names.methods.iter().map(|m| MethodInfo {
+                class: names.class(m.class).to_string(),
+                name: m.name.clone(),
+                signature: m.signature.clone(),
+                void: None,
+                stateless: None,
+            }));
+    }
+
+    /// One root node per thread that sent anything (spanning its first to last event);
+    /// returns each walker thread's root node (`NONE` for the others).
+    fn add_roots(
+        &mut self,
+        walker: &Walker,
+        used: &[bool],
+        i0: u32,
+        probe: f64,
+        scale: f64,
+    ) -> Vec<u32> {
+        let mut root_of = vec![NONE; walker.threads.len()];
+        for (th, st) in walker.threads.iter().enumerate() {
+            if !used.get(th).copied().unwrap_or(false) {
+                continue;
+            }
+            root_of[th] = self.nodes.len() as u32;
+            self.threads.push(ThreadInfo {
+                label: self.instances[(i0 + st.root) as usize].label.clone(),
+                root: root_of[th],
+                probe,
+            });
+            self.nodes.push(Node {
+                method: NONE,
+                receiver: i0 + st.root,
+                size: 0,
+                start: st.first_t.unwrap_or(0) as f64 * scale,
+                end: st.last_t as f64 * scale,
+                parent: NONE,
+                thread: self.threads.len() as u32 - 1,
+                fault: 0.0,
+            });
+        }
+        root_of
     }
 
     fn index_children(&mut self) {

@@ -230,6 +230,18 @@ pub fn ensure_not_annotated(m: &Manifest) -> Result<()> {
 pub fn commit(m: &Manifest, plan: &Plan) -> Result<State> {
     let _lock = crate::lock::acquire(m)?;
     ensure_not_annotated(m)?;
+    check_plan(m, plan)?;
+    let (mut state, annotated) = journal(m, plan)?;
+    save_state(m, &state)?;
+    write_plan(m, plan, &annotated)?;
+    state.phase = Phase::Complete;
+    save_state(m, &state)?;
+    Ok(state)
+}
+
+/// Refuses a plan before anything is written: a path outside the project, a file that
+/// cannot be written, two paths of one file, a runtime file that is not Revy's.
+fn check_plan(m: &Manifest, plan: &Plan) -> Result<()> {
     let all = plan
         .files
         .iter()
@@ -267,6 +279,12 @@ pub fn commit(m: &Manifest, plan: &Plan) -> Result<State> {
             )));
         }
     }
+    Ok(())
+}
+
+/// The backups and edit records of every file, and the state that lists them (phase
+/// `Writing`); returns it with the annotated texts.
+fn journal(m: &Manifest, plan: &Plan) -> Result<(State, Vec<String>)> {
     let mut state = State {
         version: 1,
         mode: plan.mode,
@@ -304,13 +322,17 @@ pub fn commit(m: &Manifest, plan: &Plan) -> Result<State> {
         }
     }
     state.created_dirs.sort_by_key(|d| d.len());
-    save_state(m, &state)?;
+    Ok((state, annotated))
+}
+
+/// Each annotated file and runtime file, atomically.
+fn write_plan(m: &Manifest, plan: &Plan, annotated: &[String]) -> Result<()> {
     // Test hook: widens the window between file writes so kill tests can land inside it.
     let delay = std::env::var("REVY_TEST_WRITE_DELAY_MS")
         .ok()
         .and_then(|v| v.parse().ok())
         .map(std::time::Duration::from_millis);
-    for ((rel, _, _), text) in plan.files.iter().zip(&annotated) {
+    for ((rel, _, _), text) in plan.files.iter().zip(annotated) {
         if let Some(d) = delay {
             std::thread::sleep(d);
         }
@@ -319,9 +341,7 @@ pub fn commit(m: &Manifest, plan: &Plan) -> Result<State> {
     for (rel, contents) in &plan.runtime {
         atomic_write(&m.root.join(rel), contents.as_bytes())?;
     }
-    state.phase = Phase::Complete;
-    save_state(m, &state)?;
-    Ok(state)
+    Ok(())
 }
 
 /// How a file compares with what annotate wrote.

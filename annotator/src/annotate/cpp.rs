@@ -39,7 +39,8 @@ use crate::edits::Insertion;
 use crate::error::Result;
 use crate::manifest::Mode;
 use crate::model::{
-    ClassKind, FileModel, Lang, LayoutKind, LayoutUse, MethodDecl, MethodKind, Param,
+    ClassDecl, ClassKind, FileModel, Lang, LayoutKind, LayoutUse, MethodDecl, MethodKind, Param,
+    Span,
 };
 use crate::saf::{Saf, SafClass, SafMethod};
 
@@ -73,81 +74,11 @@ impl LangAnnotator for CppAnnotator {
 
         // Object identity for the selected classes declared here.
         for c in &file.classes {
-            let Some(sc) = cx
-                .class_of_decl(&c.qname, path, c.span.line)
-                .filter(|s| s.selected && s.annotatable)
-            else {
-                continue;
-            };
-            if let Some(why) = &c.not_annotatable {
-                fe.skipped
-                    .push(format!("{path}:{}: {} — {why}", c.span.line, c.qname));
-                continue;
-            }
-            fe.classes += 1;
-            match id_kind(cx.saf, sc, &project) {
-                IdKind::Tag(_) => {
-                    let close = c.body.end.saturating_sub(1);
-                    if src.as_bytes().get(close) != Some(&b'}') {
-                        fe.skipped.push(format!(
-                            "{path}:{}: {} — class body not understood",
-                            c.span.line, c.qname
-                        ));
-                        continue;
-                    }
-                    let plan = project.tag_plan(cx.saf, sc);
-                    let size = sc.static_size.max(1);
-                    let rsize = if cx.mode == Mode::Better {
-                        runtime_size_fn(sc, src.get(c.body.start..c.body.end).unwrap_or("#"))
-                    } else {
-                        String::new()
-                    };
-                    let fin = if plan.is_final { "" } else { ", false" };
-                    let text = match &plan.sub {
-                        None if plan.join.is_some() => {
-                            let bases = plan.join.as_deref().unwrap_or_default();
-                            format!(
-                                "{} public: ::revy::JoinTag<{}, {}, {size}{fin}> {}{{this}}; ",
-                                super::cpp_join::join_fn(bases),
-                                c.name,
-                                sc.id,
-                                plan.member
-                            )
-                        }
-                        None if plan.is_final => {
-                            format!(" ::revy::Tag<{}, {size}> {}; ", sc.id, plan.member)
-                        }
-                        // Subclasses reach the root tag: make it public.
-                        None => format!(
-                            " public: ::revy::Tag<{}, {size}{fin}> {}; ",
-                            sc.id, plan.member
-                        ),
-                        Some(sub) => format!(
-                            " public: ::revy::SubTag<{}, {size}{fin}> {sub}{{&this->{}}}; ",
-                            sc.id, plan.member
-                        ),
-                    };
-                    fe.insertions
-                        .push(Insertion::new(close, format!("{rsize}{text}")));
-                }
-                IdKind::NonIntrusive(why) => fe.notes.push(format!(
-                    "{path}:{}: {} — non-intrusive object IDs ({why})",
-                    c.span.line, c.qname
-                )),
-            }
+            annotate_class(cx, &project, path, src, c, &mut fe);
         }
 
         // Member functions with bodies: in the classes, and out of class.
-        let mut methods: Vec<(&str, &MethodDecl)> = Vec::new();
-        for c in &file.classes {
-            for m in &c.methods {
-                methods.push((c.qname.as_str(), m));
-            }
-        }
-        for (owner, m) in &file.out_of_class {
-            methods.push((owner.as_str(), m));
-        }
-        for (owner, m) in methods {
+        for (owner, m) in file_methods(file) {
             annotate_method(cx, &project, path, src, owner, m, &mut fe);
         }
 
@@ -174,8 +105,107 @@ impl LangAnnotator for CppAnnotator {
     }
 }
 
+// ---- classes ---------------------------------------------------------------------------------
+
+/// Gives a selected class declared in this file its object identity: the tag members before
+/// its closing `}`, or a note that its objects get non-intrusive IDs.
+fn annotate_class(
+    cx: &Context,
+    project: &IdPlans,
+    path: &str,
+    src: &str,
+    c: &ClassDecl,
+    fe: &mut FileEdits,
+) {
+    let Some(sc) = cx
+        .class_of_decl(&c.qname, path, c.span.line)
+        .filter(|s| s.selected && s.annotatable)
+    else {
+        return;
+    };
+    if let Some(why) = &c.not_annotatable {
+        fe.skipped
+            .push(format!("{path}:{}: {} — {why}", c.span.line, c.qname));
+        return;
+    }
+    fe.classes += 1;
+    match id_kind(cx.saf, sc, project) {
+        IdKind::Tag(_) => {
+            let close = c.body.end.saturating_sub(1);
+            if src.as_bytes().get(close) != Some(&b'}') {
+                fe.skipped.push(format!(
+                    "{path}:{}: {} — class body not understood",
+                    c.span.line, c.qname
+                ));
+                return;
+            }
+            let text = tag_members(cx, project, sc, c, src);
+            fe.insertions.push(Insertion::new(close, text));
+        }
+        IdKind::NonIntrusive(why) => fe.notes.push(format!(
+            "{path}:{}: {} — non-intrusive object IDs ({why})",
+            c.span.line, c.qname
+        )),
+    }
+}
+
+/// The text inserted before a tagged class's `}`: better mode's `_rv_rsize`, then the tag,
+/// sub-tag or join tag its [`TagPlan`] asks for.
+fn tag_members(cx: &Context, project: &IdPlans, sc: &SafClass, c: &ClassDecl, src: &str) -> String {
+    let plan = project.tag_plan(cx.saf, sc);
+    let size = sc.static_size.max(1);
+    let rsize = if cx.mode == Mode::Better {
+        runtime_size_fn(sc, src.get(c.body.start..c.body.end).unwrap_or("#"))
+    } else {
+        String::new()
+    };
+    let fin = if plan.is_final { "" } else { ", false" };
+    let text = match &plan.sub {
+        None if plan.join.is_some() => {
+            let bases = plan.join.as_deref().unwrap_or_default();
+            format!(
+                "{} public: ::revy::JoinTag<{}, {}, {size}{fin}> {}{{this}}; ",
+                super::cpp_join::join_fn(bases),
+                c.name,
+                sc.id,
+                plan.member
+            )
+        }
+        None if plan.is_final => {
+            format!(" ::revy::Tag<{}, {size}> {}; ", sc.id, plan.member)
+        }
+        // Subclasses reach the root tag: make it public.
+        None => format!(
+            " public: ::revy::Tag<{}, {size}{fin}> {}; ",
+            sc.id, plan.member
+        ),
+        Some(sub) => format!(
+            " public: ::revy::SubTag<{}, {size}{fin}> {sub}{{&this->{}}}; ",
+            sc.id, plan.member
+        ),
+    };
+    format!("{rsize}{text}")
+}
+
+/// The file's member functions, each with its class's qualified name: those written in the
+/// classes, then those defined out of class.
+fn file_methods(file: &FileModel) -> Vec<(&str, &MethodDecl)> {
+    let mut methods: Vec<(&str, &MethodDecl)> = Vec::new();
+    for c in &file.classes {
+        for m in &c.methods {
+            methods.push((c.qname.as_str(), m));
+        }
+    }
+    for (owner, m) in &file.out_of_class {
+        methods.push((owner.as_str(), m));
+    }
+    methods
+}
+
 // ---- methods ---------------------------------------------------------------------------------
 
+/// Probes one member function: a scope at the body's start (and, in constructors, the start
+/// logged before the initialisers), or a note why it is skipped.
 fn annotate_method(
     cx: &Context,
     project: &IdPlans,
@@ -192,40 +222,74 @@ fn annotate_method(
     let simple = owner.rsplit("::").next().unwrap_or(owner);
     let what = format!("{path}:{}: {simple}::{}", m.span.line, m.name);
     let skip = |fe: &mut FileEdits, why: &str| fe.skipped.push(format!("{what} — {why}"));
-
-    if m.flags.is_defaulted || sm.has_modifier("defaulted") {
-        return skip(fe, "`= default`");
-    }
-    if m.flags.is_deleted || sm.has_modifier("deleted") {
-        return skip(fe, "`= delete`");
-    }
-    let Some(body) = m.body else {
-        return; // a declaration: instrumented where it is defined
+    let body = match body_to_probe(m, sm, src) {
+        Ok(Some(body)) => body,
+        Ok(None) => return, // a declaration: instrumented where it is defined
+        Err(why) => return skip(fe, why),
     };
-    if let Some(why) = &m.not_annotatable {
-        return skip(fe, why);
-    }
-    if !sm.annotatable {
-        return skip(fe, sm.reason.as_deref().unwrap_or("not annotatable"));
-    }
-    if m.flags.is_constexpr || sm.has_modifier("constexpr") {
-        return skip(fe, "constexpr function");
-    }
-    if m.flags.is_consteval || sm.has_modifier("consteval") {
-        return skip(fe, "consteval function");
-    }
-    // The front end flagged bodies it must not touch (macros, directives, coroutines,
-    // function-try-blocks) in `not_annotatable`; this only guards a model/text mismatch.
-    if src.as_bytes().get(body.start) != Some(&b'{') {
-        return skip(fe, "body not understood");
-    }
     // A specialisation's member belongs to the specialisation, not to the primary template.
     let Some(sc) = cx.owner_of(sm).or_else(|| cx.class(owner)) else {
         return skip(fe, "class not found in the SAF");
     };
+    let taken = taken_names(src, m, body, sc);
+    let probe = Probe {
+        cx,
+        project,
+        sc,
+        m,
+        mid: sm.id,
+        scope: unique_name("_rv_s", &taken),
+        size: message_size(cx, owner, &m.params),
+        kind: if sc.selected && sc.annotatable {
+            id_kind(cx.saf, sc, project)
+        } else {
+            IdKind::NonIntrusive("class not selected".into())
+        },
+        taken,
+    };
+    probe.insert(src, body, m.flags.is_static || sm.is_static, fe);
+}
 
-    // Generated locals must not hide the method's own names nor the class's members.
-    let mut span_text = src
+/// The body of a selected member function to probe: `Ok(None)` for a declaration, `Err` the
+/// reason it is skipped.
+fn body_to_probe<'a>(
+    m: &'a MethodDecl,
+    sm: &'a SafMethod,
+    src: &str,
+) -> Result<Option<Span>, &'a str> {
+    if m.flags.is_defaulted || sm.has_modifier("defaulted") {
+        return Err("`= default`");
+    }
+    if m.flags.is_deleted || sm.has_modifier("deleted") {
+        return Err("`= delete`");
+    }
+    let Some(body) = m.body else {
+        return Ok(None);
+    };
+    if let Some(why) = &m.not_annotatable {
+        return Err(why.as_str());
+    }
+    if !sm.annotatable {
+        return Err(sm.reason.as_deref().unwrap_or("not annotatable"));
+    }
+    if m.flags.is_constexpr || sm.has_modifier("constexpr") {
+        return Err("constexpr function");
+    }
+    if m.flags.is_consteval || sm.has_modifier("consteval") {
+        return Err("consteval function");
+    }
+    // The front end flagged bodies it must not touch (macros, directives, coroutines,
+    // function-try-blocks) in `not_annotatable`; this only guards a model/text mismatch.
+    if src.as_bytes().get(body.start) != Some(&b'{') {
+        return Err("body not understood");
+    }
+    Ok(Some(body))
+}
+
+/// The method's text plus its class's member names: generated locals must not hide the
+/// method's own names nor the class's members.
+fn taken_names(src: &str, m: &MethodDecl, body: Span, sc: &SafClass) -> String {
+    let mut text = src
         .get(m.span.start..m.span.end.max(body.end))
         .unwrap_or("")
         .to_string();
@@ -235,97 +299,130 @@ fn annotate_method(
         .map(|f| &f.name)
         .chain(sc.methods.iter().map(|m| &m.name))
     {
-        span_text.push(' ');
-        span_text.push_str(n);
+        text.push(' ');
+        text.push_str(n);
     }
-    let span_text = span_text.as_str();
-    let scope_name = unique_name("_rv_s", span_text);
-    let size = message_size(cx, owner, &m.params);
-    let is_static = m.flags.is_static || sm.is_static;
-    let kind = if sc.selected && sc.annotatable {
-        id_kind(cx.saf, sc, project)
-    } else {
-        IdKind::NonIntrusive("class not selected".into())
-    };
-    // A non-intrusive class below a tagged one reports the ID of the object it is part of.
-    let inherited = match &kind {
-        IdKind::NonIntrusive(_) if sc.selected => project.inherited_tag(cx.saf, sc),
-        _ => None,
-    };
-    // A CRTP base's methods (not its constructors and destructor, which run while the derived
-    // part does not exist) report the derived object's ID.
-    let crtp = match m.kind {
-        MethodKind::Constructor | MethodKind::Destructor => None,
-        _ if inherited.is_none() && sc.selected => project.crtp_param(cx.saf, sc),
-        _ => None,
-    };
-    let cls = sc.id;
-    let ssize = sc.static_size.max(1);
-    let text = if is_static {
-        format!(" ::revy::Scope {scope_name}({}, 0, {size}); ", sm.id)
-    } else {
-        match (&kind, m.kind) {
+    text
+}
+
+/// A member function's probe: what its generated code is written from.
+struct Probe<'a> {
+    cx: &'a Context<'a>,
+    project: &'a IdPlans,
+    /// The class the method belongs to.
+    sc: &'a SafClass,
+    m: &'a MethodDecl,
+    /// The method's SAF id.
+    mid: u32,
+    /// Names generated locals must avoid ([`taken_names`]).
+    taken: String,
+    /// The `Scope` local's name.
+    scope: String,
+    /// The message-size expression.
+    size: String,
+    /// How the class's objects are identified.
+    kind: IdKind,
+}
+
+impl Probe<'_> {
+    /// Adds the scope after the body's `{` and, in a constructor whose first initialiser can
+    /// take it, the start logged before the initialisers.
+    fn insert(&self, src: &str, body: Span, is_static: bool, fe: &mut FileEdits) {
+        let m = self.m;
+        let text = self.scope_text(is_static);
+        // Constructors log their start before the initialisers where one can take the call.
+        let early = (m.kind == MethodKind::Constructor && !is_static)
+            .then(|| super::cpp_ctor::first_init_arg(src, m.span.start, body.start, &m.name))
+            .flatten();
+        let text = match early {
+            Some((a, b)) => {
+                fe.insertions.push(Insertion::new(a, self.ctor_start()));
+                fe.insertions.push(Insertion::new(b, ")"));
+                ctor_scope(&text, &self.scope, self.mid)
+            }
+            None => text,
+        };
+        fe.insertions
+            .push(Insertion::new(m.entry.unwrap_or(body.start + 1), text));
+        fe.methods += 1;
+    }
+
+    /// ` ::revy::Scope NAME(MID, OID, SIZE); ` with the OID the class's identity plan gives
+    /// (non-intrusive destructors first declare the `NidEnd` that drops the address).
+    fn scope_text(&self, is_static: bool) -> String {
+        let (scope_name, size, mid) = (&self.scope, &self.size, self.mid);
+        let (inherited, crtp) = self.borrowed_id();
+        let cls = self.sc.id;
+        let ssize = self.sc.static_size.max(1);
+        if is_static {
+            return format!(" ::revy::Scope {scope_name}({mid}, 0, {size}); ");
+        }
+        match (&self.kind, self.m.kind) {
             _ if crtp.is_some() => format!(
-                " ::revy::Scope {scope_name}({}, ::revy::crtp_oid<{}>(this, {cls}, {ssize}), {size}); ",
-                sm.id,
+                " ::revy::Scope {scope_name}({mid}, ::revy::crtp_oid<{}>(this, {cls}, {ssize}), {size}); ",
                 crtp.as_deref().unwrap_or_default()
             ),
             _ if inherited.is_some() => format!(
-                " ::revy::Scope {scope_name}({}, this->{}.oid, {size}); ",
-                sm.id,
+                " ::revy::Scope {scope_name}({mid}, this->{}.oid, {size}); ",
                 inherited.as_deref().unwrap_or_default()
             ),
             (IdKind::Tag(_), _) => format!(
-                " ::revy::Scope {scope_name}({}, this->{}.oid, {size}); ",
-                sm.id,
-                project.tag_plan(cx.saf, sc).member
+                " ::revy::Scope {scope_name}({mid}, this->{}.oid, {size}); ",
+                self.project.tag_plan(self.cx.saf, self.sc).member
             ),
             (IdKind::NonIntrusive(_), MethodKind::Constructor) => format!(
-                " ::revy::Scope {scope_name}({}, ::revy::nid_new(this, {cls}, {ssize}), {size}); ",
-                sm.id
+                " ::revy::Scope {scope_name}({mid}, ::revy::nid_new(this, {cls}, {ssize}), {size}); "
             ),
             (IdKind::NonIntrusive(_), MethodKind::Destructor) => {
-                let d = unique_name("_rv_d", span_text);
+                let d = unique_name("_rv_d", &self.taken);
                 format!(
-                    " ::revy::NidEnd {d}(this, {cls}, {ssize}); ::revy::Scope {scope_name}({}, {d}.oid, {size}); ",
-                    sm.id
+                    " ::revy::NidEnd {d}(this, {cls}, {ssize}); ::revy::Scope {scope_name}({mid}, {d}.oid, {size}); "
                 )
             }
             (IdKind::NonIntrusive(_), _) => format!(
-                " ::revy::Scope {scope_name}({}, ::revy::nid(this, {cls}, {ssize}), {size}); ",
-                sm.id
+                " ::revy::Scope {scope_name}({mid}, ::revy::nid(this, {cls}, {ssize}), {size}); "
             ),
         }
-    };
-    // Constructors log their start before the initialisers where one can take the call.
-    let early = (m.kind == MethodKind::Constructor && !is_static)
-        .then(|| super::cpp_ctor::first_init_arg(src, m.span.start, body.start, &m.name))
-        .flatten();
-    // With its own tag (the last member, not constructed yet) the start zeroes its ID first:
-    // methods the initialisers call on the object read it.
-    let own_tag = matches!(kind, IdKind::Tag(_))
-        .then(|| project.tag_plan(cx.saf, sc))
-        .filter(|plan| plan.sub.is_none());
-    let text = match early {
-        Some((a, b)) => {
-            let start = if let Some(plan) = own_tag {
-                let member = plan.member;
-                format!(
-                    "((void)::revy::ctor_start({}, {size}, this, &this->{member}.oid), ",
-                    sm.id
-                )
-            } else {
-                format!("((void)::revy::ctor_start({}, {size}, this), ", sm.id)
-            };
-            fe.insertions.push(Insertion::new(a, start));
-            fe.insertions.push(Insertion::new(b, ")"));
-            ctor_scope(&text, &scope_name, sm.id)
+    }
+
+    /// The tag member whose ID a non-intrusive class's method reports, and the derived type
+    /// of a CRTP base whose object's ID it reports instead of its own.
+    fn borrowed_id(&self) -> (Option<String>, Option<String>) {
+        let (saf, sc) = (self.cx.saf, self.sc);
+        // A non-intrusive class below a tagged one reports the ID of the object it is part of.
+        let inherited = match &self.kind {
+            IdKind::NonIntrusive(_) if sc.selected => self.project.inherited_tag(saf, sc),
+            _ => None,
+        };
+        // A CRTP base's methods (not its constructors and destructor, which run while the
+        // derived part does not exist) report the derived object's ID.
+        let crtp = match self.m.kind {
+            MethodKind::Constructor | MethodKind::Destructor => None,
+            _ if inherited.is_none() && sc.selected => self.project.crtp_param(saf, sc),
+            _ => None,
+        };
+        (inherited, crtp)
+    }
+
+    /// A constructor's early start, `((void)::revy::ctor_start(…), `, to open its first
+    /// initialiser's first argument.
+    fn ctor_start(&self) -> String {
+        let size = &self.size;
+        // With its own tag (the last member, not constructed yet) the start zeroes its ID
+        // first: methods the initialisers call on the object read it.
+        let own_tag = matches!(self.kind, IdKind::Tag(_))
+            .then(|| self.project.tag_plan(self.cx.saf, self.sc))
+            .filter(|plan| plan.sub.is_none());
+        if let Some(plan) = own_tag {
+            let member = plan.member;
+            format!(
+                "((void)::revy::ctor_start({}, {size}, this, &this->{member}.oid), ",
+                self.mid
+            )
+        } else {
+            format!("((void)::revy::ctor_start({}, {size}, this), ", self.mid)
         }
-        None => text,
-    };
-    fe.insertions
-        .push(Insertion::new(m.entry.unwrap_or(body.start + 1), text));
-    fe.methods += 1;
+    }
 }
 
 /// ` ::revy::Scope NAME(MID, OID, SIZE); ` → ` ::revy::CtorScope NAME(MID, this, OID); `: the
@@ -856,30 +953,22 @@ fn c_string(s: &str) -> String {
 
 /// `revy_config.hpp`: trace settings and the class and method tables, by SAF id.
 pub fn config_header(cx: &Context) -> String {
-    let saf = cx.saf;
-    let class_count = saf.classes.iter().map(|c| c.id).max().unwrap_or(0);
-    let mut class_names = vec![String::new(); class_count as usize + 1];
-    let mut methods: Vec<(u32, u32, String, String)> = Vec::new();
-    for c in &saf.classes {
-        // Specialisations are classes of their own: `Buffer<bool>`.
-        class_names[c.id as usize] =
-            format!("{}{}", c.qname, c.specialization.as_deref().unwrap_or(""));
-        for m in &c.methods {
-            methods.push((m.id, c.id, m.name.clone(), m.sgn.clone()));
-        }
-    }
-    let method_count = methods.iter().map(|m| m.0).max().unwrap_or(0);
-    let mut table = vec![(0u32, String::new(), String::new()); method_count as usize + 1];
-    for (id, cls, name, sgn) in methods {
-        table[id as usize] = (cls, name, sgn);
-    }
-    let better = cx.mode == Mode::Better;
     let mut s = String::new();
     s.push_str(
         "// Generated by `revy annotate`; removed by `revy restore`. Do not edit.\n\
          #ifndef REVY_CONFIG_HPP_INCLUDED\n#define REVY_CONFIG_HPP_INCLUDED\n\
          #include <cstdint>\nnamespace revy {\nnamespace config {\n",
     );
+    push_settings(&mut s, cx);
+    push_tables(&mut s, cx.saf);
+    s.push_str("}  // namespace config\n}  // namespace revy\n#endif\n");
+    s
+}
+
+/// The trace settings of `revy_config.hpp`.
+fn push_settings(s: &mut String, cx: &Context) {
+    let saf = cx.saf;
+    let better = cx.mode == Mode::Better;
     // C++11-compatible and ODR-safe: scalars are `constexpr` (their values are only read),
     // strings and tables come from inline functions (one definition in every translation unit).
     s.push_str(&format!(
@@ -905,6 +994,12 @@ pub fn config_header(cx: &Context) -> String {
          constexpr std::uint64_t system_size = {}ull;\n",
         saf.sizes.collection_sample, saf.sizes.system
     ));
+}
+
+/// The class-name and method tables of `revy_config.hpp`, indexed by SAF id.
+fn push_tables(s: &mut String, saf: &Saf) {
+    let (class_count, class_names) = class_table(saf);
+    let (method_count, table) = method_table(saf);
     s.push_str(&format!(
         "constexpr std::uint32_t class_count = {class_count};\n\
          inline const char* const* class_names() {{\n    static const char* const t[] = {{\n"
@@ -925,8 +1020,35 @@ pub fn config_header(cx: &Context) -> String {
         ));
     }
     s.push_str("    };\n    return t;\n}\n");
-    s.push_str("}  // namespace config\n}  // namespace revy\n#endif\n");
-    s
+}
+
+/// The highest class id and every class's name by id (empty where no class has the id).
+fn class_table(saf: &Saf) -> (u32, Vec<String>) {
+    let class_count = saf.classes.iter().map(|c| c.id).max().unwrap_or(0);
+    let mut class_names = vec![String::new(); class_count as usize + 1];
+    for c in &saf.classes {
+        // Specialisations are classes of their own: `Buffer<bool>`.
+        class_names[c.id as usize] =
+            format!("{}{}", c.qname, c.specialization.as_deref().unwrap_or(""));
+    }
+    (class_count, class_names)
+}
+
+/// The highest method id and every method's (class id, name, signature) by id (zero and
+/// empty where no method has the id).
+fn method_table(saf: &Saf) -> (u32, Vec<(u32, String, String)>) {
+    let mut methods: Vec<(u32, u32, String, String)> = Vec::new();
+    for c in &saf.classes {
+        for m in &c.methods {
+            methods.push((m.id, c.id, m.name.clone(), m.sgn.clone()));
+        }
+    }
+    let method_count = methods.iter().map(|m| m.0).max().unwrap_or(0);
+    let mut table = vec![(0u32, String::new(), String::new()); method_count as usize + 1];
+    for (id, cls, name, sgn) in methods {
+        table[id as usize] = (cls, name, sgn);
+    }
+    (method_count, table)
 }
 
 #[cfg(test)]

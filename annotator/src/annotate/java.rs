@@ -28,7 +28,7 @@ use super::{fresh_name, Context, FileEdits, LangAnnotator};
 use crate::edits::Insertion;
 use crate::error::Result;
 use crate::manifest::Mode;
-use crate::model::{ClassDecl, ClassKind, FileModel, Lang, MethodDecl};
+use crate::model::{ClassDecl, ClassKind, FileModel, Lang, MethodDecl, Span};
 use crate::saf::{Saf, SafClass};
 
 pub struct JavaAnnotator;
@@ -145,6 +145,7 @@ fn size_expr(mode: Mode, m: &MethodDecl, mid: u32) -> String {
 }
 
 impl JavaAnnotator {
+    /// Probes one class: its object-ID field, then its selected methods.
     fn annotate_class(
         &self,
         cx: &Context,
@@ -153,106 +154,159 @@ impl JavaAnnotator {
         c: &ClassDecl,
         out: &mut FileEdits,
     ) {
-        let sc = cx.class(&c.qname);
-        let own_field = sc.filter(|s| has_field(s) && c.not_annotatable.is_none());
-        if let Some(s) = own_field {
-            let name = oid_field_name(cx, s);
-            let init = match field_ancestor(cx.saf, s) {
-                Some(sup) => format!("revy.runtime.Rv.inherited(this, {})", sup.id),
-                None => format!("revy.runtime.Rv.created(this, {})", s.id),
-            };
-            // An enum without `;` after its constants gets one before `}`.
-            let (at, semi) = match c.members_at {
-                Some(at) => (at, false),
-                None => (c.body.end - 1, true),
-            };
-            let text = format!(
-                "{}private final transient long {name} = {init}; ",
-                if semi { "; " } else { " " }
-            );
-            out.insertions.push(Insertion::new(at, text));
-            out.classes += 1;
-        } else if let Some(s) = cx.selected_class(&c.qname) {
-            if !takes_field(s.kind) && s.kind != ClassKind::Annotation {
-                out.notes.push(format!(
-                    "{}:{}: {} {}: non-intrusive object IDs (identity weak map; creation logged on first call)",
-                    file.path,
-                    c.span.line,
-                    format!("{:?}", s.kind).to_lowercase(),
-                    c.qname
-                ));
-                out.classes += 1;
-            }
-        }
+        let own_field = insert_oid_field(cx, file, c, out);
+        let class = ClassProbes {
+            cx,
+            file,
+            src,
+            c,
+            own_field,
+        };
         for m in &c.methods {
-            let Some(sm) = cx.selected_method(&c.qname, &file.path, m) else {
-                if let Some(sm) = cx.method(&c.qname, &file.path, m) {
-                    if sm.selected && !sm.annotatable && sm.has_body {
-                        if let Some(r) = &sm.reason {
-                            out.skipped.push(format!(
-                                "{}:{}: {}.{} — {r}",
-                                file.path, m.span.line, c.qname, m.name
-                            ));
-                        }
+            class.annotate_method(m, out);
+        }
+    }
+}
+
+/// Gives a selected class or enum its object-ID field (or notes that its objects get
+/// non-intrusive IDs); returns the class's SAF entry when it has the field.
+fn insert_oid_field<'a>(
+    cx: &Context<'a>,
+    file: &FileModel,
+    c: &ClassDecl,
+    out: &mut FileEdits,
+) -> Option<&'a SafClass> {
+    let sc = cx.class(&c.qname);
+    let own_field = sc.filter(|s| has_field(s) && c.not_annotatable.is_none());
+    if let Some(s) = own_field {
+        let name = oid_field_name(cx, s);
+        let init = match field_ancestor(cx.saf, s) {
+            Some(sup) => format!("revy.runtime.Rv.inherited(this, {})", sup.id),
+            None => format!("revy.runtime.Rv.created(this, {})", s.id),
+        };
+        // An enum without `;` after its constants gets one before `}`.
+        let (at, semi) = match c.members_at {
+            Some(at) => (at, false),
+            None => (c.body.end - 1, true),
+        };
+        let text = format!(
+            "{}private final transient long {name} = {init}; ",
+            if semi { "; " } else { " " }
+        );
+        out.insertions.push(Insertion::new(at, text));
+        out.classes += 1;
+    } else if let Some(s) = cx.selected_class(&c.qname) {
+        if !takes_field(s.kind) && s.kind != ClassKind::Annotation {
+            out.notes.push(format!(
+                "{}:{}: {} {}: non-intrusive object IDs (identity weak map; creation logged on first call)",
+                file.path,
+                c.span.line,
+                format!("{:?}", s.kind).to_lowercase(),
+                c.qname
+            ));
+            out.classes += 1;
+        }
+    }
+    own_field
+}
+
+/// A class whose methods are being probed, with what every probe needs to know about it.
+struct ClassProbes<'a> {
+    cx: &'a Context<'a>,
+    file: &'a FileModel,
+    src: &'a str,
+    c: &'a ClassDecl,
+    /// The class's SAF entry when it has its own object-ID field.
+    own_field: Option<&'a SafClass>,
+}
+
+impl ClassProbes<'_> {
+    /// Wraps a selected method's body in `Rv.start`/`try … finally Rv.end`.
+    fn annotate_method(&self, m: &MethodDecl, out: &mut FileEdits) {
+        let Some((mid, body)) = self.body_to_probe(m, out) else {
+            return;
+        };
+        let src = self.src;
+        let body_text = &src[body.start..body.end];
+        let local = fresh_name("_rv$o", |n| body_text.contains(n));
+        if self.own_field.is_some() && m.name == "clone" && m.params.is_empty() {
+            clone_fresh_ids(src, body.start, body.end, out);
+        }
+        let (pre, oid) = self.oid_local(m, local);
+        let start = m.entry.unwrap_or(body.start + 1);
+        let size = size_expr(self.cx.mode, m, mid);
+        out.insertions.push(Insertion::new(
+            start,
+            format!(" {pre}revy.runtime.Rv.start({mid}, {oid}, {size}); try {{"),
+        ));
+        out.insertions.push(Insertion::new(
+            body.end - 1,
+            format!("}} finally {{ revy.runtime.Rv.end({mid}, {oid}); }} "),
+        ));
+        out.methods += 1;
+    }
+
+    /// The SAF id and body of a method to probe; `None` for one that is not selected or has
+    /// no body to probe (noting why a selected one is skipped).
+    fn body_to_probe(&self, m: &MethodDecl, out: &mut FileEdits) -> Option<(u32, Span)> {
+        let (cx, path, qname) = (self.cx, &self.file.path, &self.c.qname);
+        let Some(sm) = cx.selected_method(qname, path, m) else {
+            if let Some(sm) = cx.method(qname, path, m) {
+                if sm.selected && !sm.annotatable && sm.has_body {
+                    if let Some(r) = &sm.reason {
+                        self.skip(m, r, out);
                     }
                 }
-                continue;
-            };
-            let Some(body) = m.body else { continue };
-            if m.flags.is_abstract || m.flags.is_native {
-                continue;
             }
-            if let Some(r) = &m.not_annotatable {
-                out.skipped.push(format!(
-                    "{}:{}: {}.{} — {r}",
-                    file.path, m.span.line, c.qname, m.name
-                ));
-                continue;
-            }
-            let body_text = &src[body.start..body.end];
-            // Methods of enum-constant bodies live in anonymous subclasses, which do not
-            // inherit the enum's private ID field: they read it through a cast (the body is
-            // inside the enum, so private access is allowed).
-            let in_constant =
-                c.kind == ClassKind::Enum && m.span.start < c.members_at.unwrap_or(c.body.end);
-            let local = fresh_name("_rv$o", |n| body_text.contains(n));
-            if own_field.is_some() && m.name == "clone" && m.params.is_empty() {
-                clone_fresh_ids(src, body.start, body.end, out);
-            }
-            let (pre, oid) = if m.flags.is_static {
-                (String::new(), "0L".to_string())
-            } else if let Some(s) = own_field {
-                let this = if in_constant {
-                    format!("(({}) this)", c.name)
-                } else {
-                    "this".to_string()
-                };
-                // 0 after deserialisation (the field is transient): a fresh ID then.
-                let field = format!("{this}.{}", oid_field_name(cx, s));
-                (
-                    format!("final long {local} = revy.runtime.Rv.oid({field}, this); "),
-                    local,
-                )
+            return None;
+        };
+        let body = m.body?;
+        if m.flags.is_abstract || m.flags.is_native {
+            return None;
+        }
+        if let Some(r) = &m.not_annotatable {
+            self.skip(m, r, out);
+            return None;
+        }
+        Some((sm.id, body))
+    }
+
+    /// Notes why a selected method is left as it is.
+    fn skip(&self, m: &MethodDecl, why: &str, out: &mut FileEdits) {
+        out.skipped.push(format!(
+            "{}:{}: {}.{} — {why}",
+            self.file.path, m.span.line, self.c.qname, m.name
+        ));
+    }
+
+    /// The statement declaring the method's OID local (named `local`) and the expression the
+    /// probes read: `0L` in static methods.
+    fn oid_local(&self, m: &MethodDecl, local: String) -> (String, String) {
+        let c = self.c;
+        // Methods of enum-constant bodies live in anonymous subclasses, which do not
+        // inherit the enum's private ID field: they read it through a cast (the body is
+        // inside the enum, so private access is allowed).
+        let in_constant =
+            c.kind == ClassKind::Enum && m.span.start < c.members_at.unwrap_or(c.body.end);
+        if m.flags.is_static {
+            (String::new(), "0L".to_string())
+        } else if let Some(s) = self.own_field {
+            let this = if in_constant {
+                format!("(({}) this)", c.name)
             } else {
-                (
-                    format!("final long {local} = revy.runtime.Rv.oidOf(this); "),
-                    local,
-                )
+                "this".to_string()
             };
-            let start = m.entry.unwrap_or(body.start + 1);
-            let size = size_expr(cx.mode, m, sm.id);
-            out.insertions.push(Insertion::new(
-                start,
-                format!(
-                    " {pre}revy.runtime.Rv.start({}, {oid}, {size}); try {{",
-                    sm.id
-                ),
-            ));
-            out.insertions.push(Insertion::new(
-                body.end - 1,
-                format!("}} finally {{ revy.runtime.Rv.end({}, {oid}); }} ", sm.id),
-            ));
-            out.methods += 1;
+            // 0 after deserialisation (the field is transient): a fresh ID then.
+            let field = format!("{this}.{}", oid_field_name(self.cx, s));
+            (
+                format!("final long {local} = revy.runtime.Rv.oid({field}, this); "),
+                local,
+            )
+        } else {
+            (
+                format!("final long {local} = revy.runtime.Rv.oidOf(this); "),
+                local,
+            )
         }
     }
 }
@@ -345,64 +399,9 @@ fn java_str(s: &str) -> String {
 /// the class-file constant limits.
 pub fn table_source(cx: &Context) -> String {
     let saf = cx.saf;
-    let mut lines = Vec::new();
-    let mut max_c = 0u32;
-    let mut max_m = 0u32;
-    let clean = |s: &str| s.replace(['\t', '\n', '\r'], " ");
-    for c in saf.classes.iter().filter(|c| c.lang == Lang::Java) {
-        max_c = max_c.max(c.id);
-        let field = if has_field(c) {
-            oid_field_name(cx, c)
-        } else {
-            String::new()
-        };
-        lines.push(format!(
-            "C\t{}\t{}\t{}\t{}\n",
-            c.id,
-            clean(&c.qname),
-            c.static_size,
-            field
-        ));
-        for m in &c.methods {
-            max_m = max_m.max(m.id);
-            if m.selected && m.annotatable {
-                lines.push(format!(
-                    "M\t{}\t{}\t{}\t{}\n",
-                    m.id,
-                    c.id,
-                    clean(&m.name),
-                    clean(&m.sgn)
-                ));
-            }
-        }
-    }
-    let mut chunks: Vec<String> = Vec::new();
-    let mut cur = String::new();
-    for l in lines {
-        if cur.len() + l.len() > 8000 && !cur.is_empty() {
-            chunks.push(std::mem::take(&mut cur));
-        }
-        cur.push_str(&l);
-    }
-    if !cur.is_empty() {
-        chunks.push(cur);
-    }
-    let data: Vec<String> = chunks
-        .iter()
-        .map(|c| format!("        {},\n", java_str(c)))
-        .collect();
-    let project: String = cx
-        .trace
-        .project
-        .chars()
-        .map(|c| {
-            if c.is_alphanumeric() || c == '-' || c == '_' || c == '.' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let (lines, max_c, max_m) = table_lines(cx);
+    let data = table_data(lines);
+    let project = project_name(&cx.trace.project);
     format!(
         "// Generated by `revy annotate` ({mode} mode); removed by `revy restore`.\n\
          package revy.runtime;\n\n\
@@ -433,6 +432,77 @@ pub fn table_source(cx: &Context) -> String {
         nm = max_m + 1,
         data = data.concat(),
     )
+}
+
+/// The table's lines — each Java class, then its selected annotatable methods — and the
+/// highest class and method ids.
+fn table_lines(cx: &Context) -> (Vec<String>, u32, u32) {
+    let mut lines = Vec::new();
+    let mut max_c = 0u32;
+    let mut max_m = 0u32;
+    let clean = |s: &str| s.replace(['\t', '\n', '\r'], " ");
+    for c in cx.saf.classes.iter().filter(|c| c.lang == Lang::Java) {
+        max_c = max_c.max(c.id);
+        let field = if has_field(c) {
+            oid_field_name(cx, c)
+        } else {
+            String::new()
+        };
+        lines.push(format!(
+            "C\t{}\t{}\t{}\t{}\n",
+            c.id,
+            clean(&c.qname),
+            c.static_size,
+            field
+        ));
+        for m in &c.methods {
+            max_m = max_m.max(m.id);
+            if m.selected && m.annotatable {
+                lines.push(format!(
+                    "M\t{}\t{}\t{}\t{}\n",
+                    m.id,
+                    c.id,
+                    clean(&m.name),
+                    clean(&m.sgn)
+                ));
+            }
+        }
+    }
+    (lines, max_c, max_m)
+}
+
+/// The `DATA` array's elements: the lines joined into string literals of about 8000
+/// characters at most, so none exceeds the class file's limit on a constant.
+fn table_data(lines: Vec<String>) -> Vec<String> {
+    let mut chunks: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for l in lines {
+        if cur.len() + l.len() > 8000 && !cur.is_empty() {
+            chunks.push(std::mem::take(&mut cur));
+        }
+        cur.push_str(&l);
+    }
+    if !cur.is_empty() {
+        chunks.push(cur);
+    }
+    chunks
+        .iter()
+        .map(|c| format!("        {},\n", java_str(c)))
+        .collect()
+}
+
+/// The project's name with characters other than letters, digits, `-`, `_` and `.` replaced
+/// by `_`.
+fn project_name(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

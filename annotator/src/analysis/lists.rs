@@ -9,7 +9,7 @@ use std::cmp::Ordering;
 
 use serde::Serialize;
 
-use super::{Analysis, EdgeStats, InstRow, TopRows};
+use super::{Analysis, TopRows};
 
 /// What the JSON's `instances` and `edges` hold.
 #[derive(Debug, Clone, Serialize)]
@@ -49,14 +49,10 @@ impl Lists {
     }
 }
 
-/// Heavier first, then by ids: the same rows in every run.
-fn edge_first(x: &EdgeStats, y: &EdgeStats) -> Ordering {
-    (y.aggregate_time.cmp(&x.aggregate_time))
-        .then((x.sender, x.receiver).cmp(&(y.sender, y.receiver)))
-}
-
-fn instance_first(x: &InstRow, y: &InstRow) -> Ordering {
-    (y.active_time.cmp(&x.active_time)).then(x.id.cmp(&y.id))
+/// More active first, then by id: the same rows in every run. Candidates are kept as
+/// (active time, id), 16 bytes each: the heap holds `detail_cap` of them.
+fn instance_first(x: &(u64, u32), y: &(u64, u32)) -> Ordering {
+    (y.0.cmp(&x.0)).then(x.1.cmp(&y.1))
 }
 
 impl Analysis {
@@ -66,16 +62,14 @@ impl Analysis {
     pub fn cut_lists(&mut self) {
         let cap = self.options.detail_cap;
         if self.edges.len() > cap {
-            let mut top = TopRows::new(cap, edge_first);
-            self.edges.for_each_unordered(|e| top.offer(&e));
-            self.edges.list_only(top.into_sorted());
+            self.edges.list_heaviest(cap);
         }
         if self.instances.len() > cap {
             let mut top = TopRows::new(cap, instance_first);
             for r in self.instances.rows() {
-                top.offer(&r);
+                top.offer(&(r.active_time, r.id));
             }
-            let mut ids: Vec<u32> = top.into_sorted().iter().map(|r| r.id).collect();
+            let mut ids: Vec<u32> = top.into_sorted().iter().map(|r| r.1).collect();
             self.named_instances(&mut ids);
             self.instances.list_only(ids);
         }

@@ -15,7 +15,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::trace::{Event, TraceReader};
+use crate::trace::{Event, Names, TraceReader};
 
 /// Per-call probe cost measured by tests/bench (two clock reads + buffer writes), in ns.
 pub const JAVA_PROBE_NS: f64 = 55.0;
@@ -158,61 +158,15 @@ fn gather(paths: &[PathBuf]) -> Result<Gathered> {
     let mut g = Gathered::default();
     for path in paths {
         let mut r = TraceReader::open(path)?;
-        let mut tally: Vec<Tally> = Vec::new();
-        let mut stacks: FxHashMap<u64, Vec<(u32, u64)>> = FxHashMap::default();
-        let (mut first, mut last) = (u64::MAX, 0u64);
-        while let Some(ev) = r.next_event()? {
-            g.events += 1;
-            match ev {
-                Event::Start { tid, method, t, .. } => {
-                    let i = method as usize;
-                    if tally.len() <= i {
-                        tally.resize(i + 1, Tally::default());
-                    }
-                    tally[i].calls += 1;
-                    stacks.entry(tid).or_default().push((method, t));
-                    (first, last) = (first.min(t), last.max(t));
-                }
-                Event::End { tid, method, t, .. } => {
-                    let s = stacks.entry(tid).or_default();
-                    // Pop to the matching start (an unmatched end is skipped).
-                    if let Some(at) = s.iter().rposition(|&(m, _)| m == method) {
-                        let t0 = s[at].1;
-                        s.truncate(at);
-                        let c = &mut tally[method as usize];
-                        c.done += 1;
-                        c.inclusive += t.saturating_sub(t0);
-                    }
-                    (first, last) = (first.min(t), last.max(t));
-                }
-                _ => {}
-            }
-        }
+        let (mut tally, first, last) = tally_events(&mut r, &mut g.events)?;
         add_aggregates(&mut tally, &r.status().aggregates);
         let unit_us = r.header().unit.micros();
-        let names = r.names();
         g.cpp |= r
             .header()
             .fields
             .iter()
             .any(|(k, v)| k == "lang" && v.eq_ignore_ascii_case("cpp"));
-        let sep = if g.cpp { "::" } else { "." };
-        for (id, c) in tally.iter().enumerate() {
-            if c.calls == 0 && c.aggregated == 0 {
-                continue;
-            }
-            let pattern = match names.method(id as u32) {
-                Some(m) if !m.name.is_empty() => format!("{}{sep}{}", names.class(m.class), m.name),
-                _ => format!("method#{id}"),
-            };
-            let e = g.by_pattern.entry(pattern).or_default();
-            e.calls += c.calls;
-            e.done += c.done;
-            e.incl_us += c.inclusive as f64 * unit_us;
-            e.aggregated += c.aggregated;
-            e.throttled |= c.throttled;
-            g.aggregated += c.aggregated;
-        }
+        add_patterns(&mut g, r.names(), &tally, unit_us);
         if first <= last {
             g.span_secs += (last - first) as f64 * unit_us * 1e-6;
         }
@@ -227,6 +181,64 @@ fn gather(paths: &[PathBuf]) -> Result<Gathered> {
         }
     }
     Ok(g)
+}
+
+/// One trace's recorded calls per method id, counting its events into `events`; also the
+/// first and last method event times (first > last when there are none).
+fn tally_events(r: &mut TraceReader, events: &mut u64) -> Result<(Vec<Tally>, u64, u64)> {
+    let mut tally: Vec<Tally> = Vec::new();
+    let mut stacks: FxHashMap<u64, Vec<(u32, u64)>> = FxHashMap::default();
+    let (mut first, mut last) = (u64::MAX, 0u64);
+    while let Some(ev) = r.next_event()? {
+        *events += 1;
+        match ev {
+            Event::Start { tid, method, t, .. } => {
+                let i = method as usize;
+                if tally.len() <= i {
+                    tally.resize(i + 1, Tally::default());
+                }
+                tally[i].calls += 1;
+                stacks.entry(tid).or_default().push((method, t));
+                (first, last) = (first.min(t), last.max(t));
+            }
+            Event::End { tid, method, t, .. } => {
+                let s = stacks.entry(tid).or_default();
+                // Pop to the matching start (an unmatched end is skipped).
+                if let Some(at) = s.iter().rposition(|&(m, _)| m == method) {
+                    let t0 = s[at].1;
+                    s.truncate(at);
+                    let c = &mut tally[method as usize];
+                    c.done += 1;
+                    c.inclusive += t.saturating_sub(t0);
+                }
+                (first, last) = (first.min(t), last.max(t));
+            }
+            _ => {}
+        }
+    }
+    Ok((tally, first, last))
+}
+
+/// Adds one trace's tallies to their patterns (`Class.method`, or `Class::method` once any
+/// trace is C++).
+fn add_patterns(g: &mut Gathered, names: &Names, tally: &[Tally], unit_us: f64) {
+    let sep = if g.cpp { "::" } else { "." };
+    for (id, c) in tally.iter().enumerate() {
+        if c.calls == 0 && c.aggregated == 0 {
+            continue;
+        }
+        let pattern = match names.method(id as u32) {
+            Some(m) if !m.name.is_empty() => format!("{}{sep}{}", names.class(m.class), m.name),
+            _ => format!("method#{id}"),
+        };
+        let e = g.by_pattern.entry(pattern).or_default();
+        e.calls += c.calls;
+        e.done += c.done;
+        e.incl_us += c.inclusive as f64 * unit_us;
+        e.aggregated += c.aggregated;
+        e.throttled |= c.throttled;
+        g.aggregated += c.aggregated;
+    }
 }
 
 fn choose_scale(opts: &Options, g: &Gathered) -> Result<(f64, String)> {
@@ -281,32 +293,16 @@ pub fn estimate(paths: &[PathBuf], opts: &Options) -> Result<Estimate> {
     let probe_ns = opts
         .probe_ns
         .unwrap_or(if g.cpp { CPP_PROBE_NS } else { JAVA_PROBE_NS });
+    let per_call = PerCall {
+        scale,
+        bytes_per_event,
+        probe_ns,
+        opts,
+    };
     let mut methods: Vec<MethodCost> = g
         .by_pattern
         .into_iter()
-        .map(|(pattern, p)| {
-            let (calls, done, incl_us) = (p.calls, p.done, p.incl_us);
-            let predicted_calls = (calls + p.aggregated) as f64 * scale;
-            let mean_us = if done > 0 { incl_us / done as f64 } else { 0.0 };
-            let probe_secs = predicted_calls * probe_ns * 1e-9;
-            MethodCost {
-                pattern,
-                recorded_calls: calls,
-                aggregated_calls: p.aggregated,
-                predicted_calls,
-                mean_us,
-                predicted_bytes: predicted_calls * 2.0 * bytes_per_event,
-                predicted_probe_secs: probe_secs,
-                probe_share: if mean_us > 0.0 {
-                    probe_ns * 1e-3 / mean_us
-                } else {
-                    0.0
-                },
-                throttle: predicted_calls > opts.throttle_calls as f64
-                    && mean_us < opts.throttle_us,
-                throttled: p.throttled,
-            }
-        })
+        .map(|(pattern, p)| per_call.method_cost(pattern, &p))
         .collect();
     methods.sort_by(|a, b| {
         b.predicted_bytes
@@ -338,6 +334,41 @@ pub fn estimate(paths: &[PathBuf], opts: &Options) -> Result<Estimate> {
         throttle_calls: opts.throttle_calls,
         throttle_us: opts.throttle_us,
     })
+}
+
+/// What each call is taken to cost in the full run.
+struct PerCall<'a> {
+    scale: f64,
+    bytes_per_event: f64,
+    probe_ns: f64,
+    opts: &'a Options,
+}
+
+impl PerCall<'_> {
+    /// One pattern's predicted cost from what the traces recorded of it.
+    fn method_cost(&self, pattern: String, p: &PatternTally) -> MethodCost {
+        let (scale, probe_ns, opts) = (self.scale, self.probe_ns, self.opts);
+        let (calls, done, incl_us) = (p.calls, p.done, p.incl_us);
+        let predicted_calls = (calls + p.aggregated) as f64 * scale;
+        let mean_us = if done > 0 { incl_us / done as f64 } else { 0.0 };
+        let probe_secs = predicted_calls * probe_ns * 1e-9;
+        MethodCost {
+            pattern,
+            recorded_calls: calls,
+            aggregated_calls: p.aggregated,
+            predicted_calls,
+            mean_us,
+            predicted_bytes: predicted_calls * 2.0 * self.bytes_per_event,
+            predicted_probe_secs: probe_secs,
+            probe_share: if mean_us > 0.0 {
+                probe_ns * 1e-3 / mean_us
+            } else {
+                0.0
+            },
+            throttle: predicted_calls > opts.throttle_calls as f64 && mean_us < opts.throttle_us,
+            throttled: p.throttled,
+        }
+    }
 }
 
 /// Greedy: drop the methods that cost the most bytes until the rest fits.

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 use crate::manifest::{Manifest, Mode};
 use crate::report::Written;
+use crate::run::RunOutcome;
 use crate::signals;
 use crate::stages::{self, AnnotateReport, ParseReport};
 use crate::store::RestoreSummary;
@@ -68,17 +69,38 @@ pub fn profile(
     if let Ok(a) = &annotated {
         on_step(Step::Annotated(a));
     }
+    let run = run_annotated(&m, &annotated);
+    // Always put the originals back once anything was written.
+    restore_if_touched(&m, touched, on_step)?;
+    annotated?;
+    if let Some(sig) = signals::caught() {
+        return Ok(ProfileReport::Interrupted(sig));
+    }
+    let outcome = match run.expect("ran after annotating") {
+        Ok(o) => o,
+        Err(e) => return Ok(ProfileReport::RunFailed(e)),
+    };
+    report_run(&m, output, outcome)
+}
+
+/// Builds (if not built while verifying) and runs the program, unless annotation failed or
+/// revy was interrupted.
+fn run_annotated(m: &Manifest, annotated: &Result<AnnotateReport>) -> Option<Result<RunOutcome>> {
     let mut run = None;
-    if let (Ok(a), false) = (&annotated, interrupted()) {
+    if let (Ok(a), false) = (annotated, interrupted()) {
         run = Some(if a.verified_builds.is_some() {
-            crate::run::run_built(&m)
+            crate::run::run_built(m)
         } else {
-            crate::run::run(&m)
+            crate::run::run(m)
         });
     }
-    // Always put the originals back once anything was written.
+    run
+}
+
+/// Restores the sources if annotation touched them; the sources are safe after either way.
+fn restore_if_touched(m: &Manifest, touched: bool, on_step: &mut dyn FnMut(Step)) -> Result<()> {
     if touched {
-        match crate::store::restore(&m) {
+        match crate::store::restore(m) {
             Ok(s) => {
                 signals::sources_safe();
                 on_step(Step::Restored(&s))
@@ -92,14 +114,11 @@ pub fn profile(
     } else {
         signals::sources_safe();
     }
-    annotated?;
-    if let Some(sig) = signals::caught() {
-        return Ok(ProfileReport::Interrupted(sig));
-    }
-    let outcome = match run.expect("ran after annotating") {
-        Ok(o) => o,
-        Err(e) => return Ok(ProfileReport::RunFailed(e)),
-    };
+    Ok(())
+}
+
+/// How the run ended, and its report when it wrote a trace.
+fn report_run(m: &Manifest, output: Option<&Path>, outcome: RunOutcome) -> Result<ProfileReport> {
     let failed = match outcome.exit_code {
         Some(0) => None,
         Some(c) => Some(format!("the program exited with code {c}")),

@@ -534,6 +534,10 @@ fn find_moved(
     Ok(None)
 }
 
+/// A journaled file to write back: its record, where it is now, the bytes, and whether
+/// the user's edits stay.
+type RestoreAction<'a> = (&'a FileRecord, String, Vec<u8>, bool);
+
 /// Puts every original back; files edited since annotation keep the user's edits (only
 /// Revy's insertions are removed, and the result is checked to hold none of them). Refuses,
 /// changing nothing, if that is impossible.
@@ -545,11 +549,25 @@ pub fn restore(m: &Manifest) -> Result<RestoreSummary> {
             m.root.display()
         )));
     };
-    // Decide everything first so a refusal writes nothing.
+    let actions = decide_restore(m, &state)?;
+    let mut summary = RestoreSummary::default();
+    remove_runtime(m, &state, &mut summary)?;
+    write_originals(m, &actions, &mut summary)?;
+    sweep_after_restore(m, &state);
+    // The journal goes last: until here a re-run of restore can finish the job.
+    std::fs::remove_file(state_path(m)).map_err(|e| Error::io(state_path(m), e))?;
+    for sub in ["backup", "edits"] {
+        let _ = std::fs::remove_dir_all(m.state_dir().join(sub));
+    }
+    Ok(summary)
+}
+
+/// Decides every file's restore before anything is written, so a refusal writes nothing.
+fn decide_restore<'a>(m: &Manifest, state: &'a State) -> Result<Vec<RestoreAction<'a>>> {
     let mut actions = Vec::new();
     let mut refused = Vec::new();
     for r in &state.files {
-        match decide(m, &state, r)? {
+        match decide(m, state, r)? {
             Decision::Nothing => {}
             Decision::Write { rel, bytes, kept } => actions.push((r, rel, bytes, kept)),
             Decision::Refuse(p) => refused.push(p),
@@ -569,8 +587,11 @@ pub fn restore(m: &Manifest) -> Result<RestoreSummary> {
             m.state_dir().join("backup").display()
         )));
     }
-    let mut summary = RestoreSummary::default();
-    // Runtime files go first: that frees space on a full disk before anything is written.
+    Ok(actions)
+}
+
+/// Removes the runtime files first: that frees space on a full disk before anything is written.
+fn remove_runtime(m: &Manifest, state: &State, summary: &mut RestoreSummary) -> Result<()> {
     for r in &state.runtime {
         let p = m.root.join(&r.path);
         match std::fs::remove_file(&p) {
@@ -579,7 +600,16 @@ pub fn restore(m: &Manifest) -> Result<RestoreSummary> {
             Err(e) => return Err(Error::io(p, e)),
         }
     }
-    for (r, rel, bytes, kept) in &actions {
+    Ok(())
+}
+
+/// Writes the decided texts, each checked to stay inside the project first.
+fn write_originals(
+    m: &Manifest,
+    actions: &[RestoreAction],
+    summary: &mut RestoreSummary,
+) -> Result<()> {
+    for (r, rel, bytes, kept) in actions {
         if let Some(why) = crate::safepath::escape_reason(&m.root, rel) {
             return Err(Error::input(format!(
                 "{}: {why}",
@@ -594,7 +624,12 @@ pub fn restore(m: &Manifest) -> Result<RestoreSummary> {
             summary.kept_edits.push(rel.clone());
         }
     }
-    // A kill during an atomic write can leave its temp file behind: sweep them.
+    Ok(())
+}
+
+/// Sweeps temp files a kill during an atomic write can leave behind, then removes the
+/// folders annotation created (only if empty).
+fn sweep_after_restore(m: &Manifest, state: &State) {
     let mut dirs: std::collections::BTreeSet<PathBuf> = state
         .files
         .iter()
@@ -609,12 +644,6 @@ pub fn restore(m: &Manifest) -> Result<RestoreSummary> {
     for d in state.created_dirs.iter().rev() {
         let _ = std::fs::remove_dir(m.root.join(d)); // only if empty
     }
-    // The journal goes last: until here a re-run of restore can finish the job.
-    std::fs::remove_file(state_path(m)).map_err(|e| Error::io(state_path(m), e))?;
-    for sub in ["backup", "edits"] {
-        let _ = std::fs::remove_dir_all(m.state_dir().join(sub));
-    }
-    Ok(summary)
 }
 
 /// Rewrites an annotated tree to a new plan of the same files (`--verify` withdrawing

@@ -117,54 +117,19 @@ impl<W: Write> ChromeSink<W> {
         }
         let f = &c.frame;
         if let Some(n) = self.top {
-            let full = self.heap.len() >= n;
-            let least = self.heap.peek().map(|Reverse(k)| (k.aggregate, k.order));
-            if n == 0 || (full && least >= Some((c.aggregate, f.order))) {
+            if self.misses_top(n, c) {
                 return Ok(());
             }
         }
-        let m = f.method as usize;
-        if self.names.len() <= m {
-            self.names.resize(m + 1, None);
-        }
-        if self.names[m].is_none() {
-            let n = names.method(f.method).map_or("?".to_string(), |d| {
-                format!("{}.{}", names.class(d.class), d.name)
-            });
-            self.names[m] = Some(json(&n));
-        }
-        let recv = &instances[f.receiver as usize];
-        let size = recv.size().map_or("null".to_string(), |s| s.to_string());
-        let (ts, dur) = (self.us(f.start), self.us(c.aggregate));
-        let (pid, tid) = split_tid(names, c.tid, 1);
-        let ev = format!(
-            "{{\"name\":{},\"cat\":\"message\",\"ph\":\"X\",\"ts\":{ts},\"dur\":{dur},\"pid\":{pid},\"tid\":{tid},\"args\":{{\"receiver\":{},\"class\":{},\"oid\":{},\"sender\":{},\"message_size\":{},\"object_size\":{size},\"net\":{},\"order\":{}}}}}",
-            self.names[m].as_deref().unwrap_or("\"?\""),
-            json(&instance_label(recv, names)),
-            json(names.class(recv.class)),
-            recv.oid(),
-            json(&instance_label(&instances[f.sender as usize], names)),
-            f.size,
-            c.net,
-            f.order,
-        );
+        self.intern_name(f.method, names);
+        let ev = self.format_event(c, instances, names);
         // A slice starting at the same instant as its caller is held back until the caller
         // is written, so viewers that keep file order on equal timestamps nest it right.
         // The held slices deeper than this one at the top of the thread's pending stack are
         // its descendants (they closed first, so popping writes callers first).
         let depth = c.outer.len() as u32;
         if let Some(n) = self.top {
-            self.heap.push(Reverse(Kept {
-                aggregate: c.aggregate,
-                order: f.order,
-                tid: c.tid,
-                start: f.start,
-                depth,
-                event: ev,
-            }));
-            if self.heap.len() > n {
-                self.heap.pop();
-            }
+            self.keep_top(n, c, depth, ev);
             return Ok(());
         }
         if c.outer.last().is_some_and(|p| p.start == f.start) {
@@ -173,6 +138,66 @@ impl<W: Write> ChromeSink<W> {
         }
         self.emit(&ev)?;
         self.release(c.tid, depth)
+    }
+
+    /// `--top n`: whether the message cannot enter the `n` longest kept so far.
+    #[inline]
+    fn misses_top(&self, n: usize, c: &Closed) -> bool {
+        let full = self.heap.len() >= n;
+        let least = self.heap.peek().map(|Reverse(k)| (k.aggregate, k.order));
+        n == 0 || (full && least >= Some((c.aggregate, c.frame.order)))
+    }
+
+    /// Caches the JSON-escaped `Class.method` of `method` on first use.
+    #[inline]
+    fn intern_name(&mut self, method: u32, names: &Names) {
+        let m = method as usize;
+        if self.names.len() <= m {
+            self.names.resize(m + 1, None);
+        }
+        if self.names[m].is_none() {
+            let n = names.method(method).map_or("?".to_string(), |d| {
+                format!("{}.{}", names.class(d.class), d.name)
+            });
+            self.names[m] = Some(json(&n));
+        }
+    }
+
+    /// The message's `X` slice as one JSON object.
+    #[inline]
+    fn format_event(&self, c: &Closed, instances: &[Instance], names: &Names) -> String {
+        let f = &c.frame;
+        let recv = &instances[f.receiver as usize];
+        let size = recv.size().map_or("null".to_string(), |s| s.to_string());
+        let (ts, dur) = (self.us(f.start), self.us(c.aggregate));
+        let (pid, tid) = split_tid(names, c.tid, 1);
+        format!(
+            "{{\"name\":{},\"cat\":\"message\",\"ph\":\"X\",\"ts\":{ts},\"dur\":{dur},\"pid\":{pid},\"tid\":{tid},\"args\":{{\"receiver\":{},\"class\":{},\"oid\":{},\"sender\":{},\"message_size\":{},\"object_size\":{size},\"net\":{},\"order\":{}}}}}",
+            self.names[f.method as usize].as_deref().unwrap_or("\"?\""),
+            json(&instance_label(recv, names)),
+            json(names.class(recv.class)),
+            recv.oid(),
+            json(&instance_label(&instances[f.sender as usize], names)),
+            f.size,
+            c.net,
+            f.order,
+        )
+    }
+
+    /// `--top n`: holds the slice among the `n` longest, dropping the least one past `n`.
+    #[inline]
+    fn keep_top(&mut self, n: usize, c: &Closed, depth: u32, ev: String) {
+        self.heap.push(Reverse(Kept {
+            aggregate: c.aggregate,
+            order: c.frame.order,
+            tid: c.tid,
+            start: c.frame.start,
+            depth,
+            event: ev,
+        }));
+        if self.heap.len() > n {
+            self.heap.pop();
+        }
     }
 
     fn emit(&mut self, ev: &str) -> std::io::Result<()> {

@@ -52,8 +52,19 @@ pub fn compute(instances: &[&InstanceStats], edges: &[&EdgeStats], root: Option<
         .collect();
     let ipos = place(&inodes, &pairs(&|k| k), start);
 
-    // Class view: one node per class for non-root instances with a class (as the page
-    // groups them), every other instance stays itself.
+    let (cnodes, map) = class_nodes(instances);
+    let cstart = if instances.is_empty() { 0 } else { map[start] };
+    let cpos = place(&cnodes, &pairs(&|k| map[k]), cstart);
+
+    Layout {
+        instances: keyed(&inodes, &ipos),
+        classes: keyed(&cnodes, &cpos),
+    }
+}
+
+/// Class view: one node per class for non-root instances with a class (as the page groups
+/// them), every other instance stays itself. Also each instance's node index.
+fn class_nodes(instances: &[&InstanceStats]) -> (Vec<Node>, Vec<usize>) {
     let mut cnodes: Vec<Node> = Vec::new();
     let mut level: Vec<f64> = Vec::new();
     let mut of_class: FxHashMap<&str, usize> = FxHashMap::default();
@@ -92,20 +103,16 @@ pub fn compute(instances: &[&InstanceStats], edges: &[&EdgeStats], root: Option<
             n.r = 9.0 + 18.0 * l.min(1.0).sqrt();
         }
     }
-    let cstart = if instances.is_empty() { 0 } else { map[start] };
-    let cpos = place(&cnodes, &pairs(&|k| map[k]), cstart);
+    (cnodes, map)
+}
 
-    let keyed = |nodes: &[Node], pos: &[(f64, f64)]| {
-        nodes
-            .iter()
-            .zip(pos)
-            .map(|(n, p)| (n.key.clone(), [p.0.round() as i32, p.1.round() as i32]))
-            .collect()
-    };
-    Layout {
-        instances: keyed(&inodes, &ipos),
-        classes: keyed(&cnodes, &cpos),
-    }
+/// Whole-pixel positions by node key.
+fn keyed(nodes: &[Node], pos: &[(f64, f64)]) -> BTreeMap<String, [i32; 2]> {
+    nodes
+        .iter()
+        .zip(pos)
+        .map(|(n, p)| (n.key.clone(), [p.0.round() as i32, p.1.round() as i32]))
+        .collect()
 }
 
 /// Positions for `nodes` joined by `pairs` (directed, repeated and self pairs allowed).
@@ -135,76 +142,103 @@ fn place(nodes: &[Node], pairs: &[(usize, usize)], start: usize) -> Vec<(f64, f6
 /// gets an angular sector proportional to its leaves, rings spaced so nodes fit.
 fn radial_tree(nodes: &[Node], adj: &[Vec<usize>], start: usize) -> Vec<(f64, f64)> {
     let n = nodes.len();
-    let mut parent = vec![usize::MAX; n];
-    let mut depth = vec![0usize; n];
-    let mut kids: Vec<Vec<usize>> = vec![Vec::new(); n];
-    let mut order = vec![start];
-    parent[start] = start;
-    let bfs = |from: usize,
-               parent: &mut Vec<usize>,
-               depth: &mut Vec<usize>,
-               kids: &mut Vec<Vec<usize>>,
-               order: &mut Vec<usize>| {
-        let mut q = vec![from];
-        while !q.is_empty() {
-            let mut next = Vec::new();
-            for v in q {
-                for &w in &adj[v] {
-                    if parent[w] != usize::MAX {
-                        continue;
-                    }
-                    parent[w] = v;
-                    depth[w] = depth[v] + 1;
-                    kids[v].push(w);
-                    order.push(w);
-                    next.push(w);
-                }
-            }
-            q = next;
-        }
-    };
-    bfs(start, &mut parent, &mut depth, &mut kids, &mut order);
-    let mut rest: Vec<usize> = (0..n).filter(|&v| parent[v] == usize::MAX).collect();
-    rest.sort_by(|&a, &b| nodes[b].active.cmp(&nodes[a].active).then(a.cmp(&b)));
-    for v in rest {
-        if parent[v] != usize::MAX {
-            continue;
-        }
-        parent[v] = start;
-        depth[v] = 1;
-        kids[start].push(v);
-        order.push(v);
-        bfs(v, &mut parent, &mut depth, &mut kids, &mut order);
-    }
+    let t = Tree::span(nodes, adj, start);
     let mut leaves = vec![1.0f64; n];
-    for &v in order.iter().rev() {
-        if !kids[v].is_empty() {
-            leaves[v] = kids[v].iter().map(|&w| leaves[w]).sum();
+    for &v in t.order.iter().rev() {
+        if !t.kids[v].is_empty() {
+            leaves[v] = t.kids[v].iter().map(|&w| leaves[w]).sum();
         }
     }
-    let rings = depth.iter().max().map_or(1, |d| d + 1);
-    let mut per_ring = vec![0usize; rings];
-    for &d in &depth {
-        per_ring[d] += 1;
-    }
-    let mut radius = vec![0.0f64; rings];
-    for d in 1..rings {
-        radius[d] = (radius[d - 1] + 110.0).max(per_ring[d] as f64 * 46.0 / std::f64::consts::TAU);
-    }
+    let radius = ring_radii(&t.depth);
     let mut sector = vec![(0.0, std::f64::consts::TAU); n];
     let mut pos = vec![(0.0, 0.0); n];
-    for &v in &order {
+    for &v in &t.order {
         let (a0, a1) = sector[v];
         let mid = (a0 + a1) / 2.0;
-        pos[v] = (radius[depth[v]] * mid.cos(), radius[depth[v]] * mid.sin());
+        pos[v] = (
+            radius[t.depth[v]] * mid.cos(),
+            radius[t.depth[v]] * mid.sin(),
+        );
         let mut a = a0;
-        for &w in &kids[v] {
+        for &w in &t.kids[v] {
             let s = (a1 - a0) * leaves[w] / leaves[v];
             sector[w] = (a, a + s);
             a += s;
         }
     }
     pos
+}
+
+/// A spanning tree of the graph, in BFS order from its root.
+struct Tree {
+    parent: Vec<usize>,
+    depth: Vec<usize>,
+    kids: Vec<Vec<usize>>,
+    order: Vec<usize>,
+}
+
+impl Tree {
+    /// The BFS tree from `start`, with the nodes it cannot reach hung off `start`, busiest
+    /// first, each with its own BFS subtree.
+    fn span(nodes: &[Node], adj: &[Vec<usize>], start: usize) -> Tree {
+        let n = nodes.len();
+        let mut t = Tree {
+            parent: vec![usize::MAX; n],
+            depth: vec![0usize; n],
+            kids: vec![Vec::new(); n],
+            order: vec![start],
+        };
+        t.parent[start] = start;
+        t.bfs(adj, start);
+        let mut rest: Vec<usize> = (0..n).filter(|&v| t.parent[v] == usize::MAX).collect();
+        rest.sort_by(|&a, &b| nodes[b].active.cmp(&nodes[a].active).then(a.cmp(&b)));
+        for v in rest {
+            if t.parent[v] != usize::MAX {
+                continue;
+            }
+            t.parent[v] = start;
+            t.depth[v] = 1;
+            t.kids[start].push(v);
+            t.order.push(v);
+            t.bfs(adj, v);
+        }
+        t
+    }
+
+    /// Adds the nodes not yet in the tree that `from` reaches, level by level.
+    fn bfs(&mut self, adj: &[Vec<usize>], from: usize) {
+        let mut q = vec![from];
+        while !q.is_empty() {
+            let mut next = Vec::new();
+            for v in q {
+                for &w in &adj[v] {
+                    if self.parent[w] != usize::MAX {
+                        continue;
+                    }
+                    self.parent[w] = v;
+                    self.depth[w] = self.depth[v] + 1;
+                    self.kids[v].push(w);
+                    self.order.push(w);
+                    next.push(w);
+                }
+            }
+            q = next;
+        }
+    }
+}
+
+/// Ring radii by depth: at least 110 apart, and wide enough for the ring's nodes.
+fn ring_radii(depth: &[usize]) -> Vec<f64> {
+    let rings = depth.iter().max().map_or(1, |d| d + 1);
+    let mut per_ring = vec![0usize; rings];
+    for &d in depth {
+        per_ring[d] += 1;
+    }
+    let mut radius = vec![0.0f64; rings];
+    for d in 1..rings {
+        radius[d] = (radius[d - 1] + 110.0).max(per_ring[d] as f64 * 46.0 / std::f64::consts::TAU);
+    }
+    radius
 }
 
 fn cell(x: f64, size: f64) -> i64 {

@@ -121,6 +121,56 @@ pub struct MultiReader {
     unit_ns: i128,
 }
 
+/// `ev` with its thread and object ids tagged by `tag` and its times put through `conv`.
+fn retag(ev: Event, tag: u64, conv: impl Fn(u64) -> u64) -> Event {
+    let tagged = |x: u64| tag | local(x);
+    match ev {
+        Event::Create {
+            tid,
+            class,
+            oid,
+            size,
+            t,
+        } => Event::Create {
+            tid: tagged(tid),
+            class,
+            oid: tagged(oid),
+            size,
+            t: t.map(&conv),
+        },
+        Event::Destroy { tid, class, oid, t } => Event::Destroy {
+            tid: tagged(tid),
+            class,
+            oid: tagged(oid),
+            t: t.map(&conv),
+        },
+        Event::Start {
+            tid,
+            method,
+            oid,
+            size,
+            t,
+        } => Event::Start {
+            tid: tagged(tid),
+            method,
+            oid: tagged(oid),
+            size,
+            t: conv(t),
+        },
+        Event::End {
+            tid,
+            method,
+            oid,
+            t,
+        } => Event::End {
+            tid: tagged(tid),
+            method,
+            oid: tagged(oid),
+            t: conv(t),
+        },
+    }
+}
+
 fn ns_of(u: Unit) -> i128 {
     match u {
         Unit::Ns => 1,
@@ -283,58 +333,13 @@ impl MultiReader {
         let conv = |t: u64| -> u64 {
             ((t as i128 * m.scale + m.offset) / unit_ns).clamp(0, u64::MAX as i128) as u64
         };
-        let tagged = |x: u64| tag | local(x);
         let wide = match ev {
             Event::Create { tid, oid, .. }
             | Event::Destroy { tid, oid, .. }
             | Event::Start { tid, oid, .. }
             | Event::End { tid, oid, .. } => (tid | oid) > LOCAL_MASK,
         };
-        let ev = match ev {
-            Event::Create {
-                tid,
-                class,
-                oid,
-                size,
-                t,
-            } => Event::Create {
-                tid: tagged(tid),
-                class,
-                oid: tagged(oid),
-                size,
-                t: t.map(conv),
-            },
-            Event::Destroy { tid, class, oid, t } => Event::Destroy {
-                tid: tagged(tid),
-                class,
-                oid: tagged(oid),
-                t: t.map(conv),
-            },
-            Event::Start {
-                tid,
-                method,
-                oid,
-                size,
-                t,
-            } => Event::Start {
-                tid: tagged(tid),
-                method,
-                oid: tagged(oid),
-                size,
-                t: conv(t),
-            },
-            Event::End {
-                tid,
-                method,
-                oid,
-                t,
-            } => Event::End {
-                tid: tagged(tid),
-                method,
-                oid: tagged(oid),
-                t: conv(t),
-            },
-        };
+        let ev = retag(ev, tag, conv);
         let key = match ev {
             Event::Start { t, .. } | Event::End { t, .. } => t,
             Event::Create { t, .. } | Event::Destroy { t, .. } => t.unwrap_or(m.last),
@@ -342,14 +347,19 @@ impl MultiReader {
         m.last = key;
         m.next = Some((key, ev));
         if wide {
-            let note = format!(
-                "{}: thread or object ids above 2^48; in a set they are cut to 48 bits and may be taken for others",
-                m.path.display()
-            );
-            if !self.notes.contains(&note) {
-                self.notes.push(note);
-                self.update_status();
-            }
+            self.note_wide_ids(i);
+        }
+    }
+
+    /// Warns once per member that its ids are too wide to tag without clashes.
+    fn note_wide_ids(&mut self, i: usize) {
+        let note = format!(
+            "{}: thread or object ids above 2^48; in a set they are cut to 48 bits and may be taken for others",
+            self.members[i].path.display()
+        );
+        if !self.notes.contains(&note) {
+            self.notes.push(note);
+            self.update_status();
         }
     }
 

@@ -330,60 +330,18 @@ pub fn plan_withdrawn(
     plan_saf(m, mode, saf, Some(originals))
 }
 
+/// Plans the annotation of `saf`'s selection; `originals` when re-planning an annotated tree.
 fn plan_saf(
     m: &Manifest,
     mode: Mode,
     saf: Saf,
     originals: Option<&HashMap<String, String>>,
 ) -> Result<(Plan, Summary)> {
-    let trace_dir = m.trace_dir();
-    std::fs::create_dir_all(&trace_dir).map_err(|e| Error::io(&trace_dir, e))?;
-    let root = std::fs::canonicalize(&m.root).map_err(|e| Error::io(&m.root, e))?;
-    let trace = TraceSettings {
-        dir: std::fs::canonicalize(&trace_dir).map_err(|e| Error::io(&trace_dir, e))?,
-        max_size: m.trace_max_size,
-        project: m.name.clone(),
-        throttle_calls: m.trace_throttle.map_or(0, |t| t.calls),
-        throttle_ns: m
-            .trace_throttle
-            .map_or(0, |t| (t.us * 1000.0).round() as u64),
-    };
+    let (trace, root) = trace_settings(m)?;
     let cx = Context::new(mode, &saf, trace, root, originals);
-    // Files holding anything selected: class declarations or method definitions (also of
-    // classes withdrawn to non-intrusive IDs).
-    let mut wanted: BTreeSet<&str> = BTreeSet::new();
-    for c in saf.classes.iter().filter(|c| c.selected) {
-        let withdrawn = !c.annotatable && originals.is_some() && c.reason.is_none();
-        if !c.annotatable && !withdrawn {
-            continue;
-        }
-        wanted.insert(&c.file);
-        for mm in c.methods.iter().filter(|x| x.selected && x.annotatable) {
-            wanted.insert(&mm.file);
-        }
-    }
+    let wanted = wanted_files(&saf, originals);
     check_saf_paths(m, &saf, &wanted)?;
-    let defs = crate::cppdefs::for_manifest(m, originals);
-    let bar = crate::progress::bar(wanted.len(), "annotating");
-    let results: Vec<(String, String, FileModel, FileEdits)> =
-        crate::project::with_parse_stacks(|| {
-            wanted
-                .par_iter()
-                .map(|rel| {
-                    bar.inc(1);
-                    let text = match originals.and_then(|o| o.get(*rel)) {
-                        Some(t) => t.clone(),
-                        None => read_source(m, rel)?,
-                    };
-                    let model = parse_file_with(rel, &text, &defs);
-                    let lang = Lang::of_path(rel).unwrap_or(Lang::Java);
-                    let mut fe = for_lang(lang).annotate_file(&cx, &model, &text);
-                    crate::verify::test_break(&cx, &model, &mut fe);
-                    Ok((rel.to_string(), text, model, fe))
-                })
-                .collect::<Result<Vec<_>>>()
-        })?;
-    bar.finish_and_clear();
+    let results = annotate_files(m, &cx, &wanted, originals)?;
     let mut summary = Summary {
         parse_problems: saf
             .problems
@@ -406,15 +364,7 @@ fn plan_saf(
         files.push((rel, text, fe.insertions));
     }
     summary.files = files.len();
-    let mut by_lang: std::collections::BTreeMap<Lang, Vec<&FileModel>> = Default::default();
-    for model in &models {
-        let lang = Lang::of_path(&model.path).unwrap_or(Lang::Java);
-        by_lang.entry(lang).or_default().push(model);
-    }
-    let mut runtime = Vec::new();
-    for (lang, annotated) in &by_lang {
-        runtime.extend(for_lang(*lang).runtime_files(&cx, annotated)?);
-    }
+    let runtime = plan_runtime(&cx, &models)?;
     summary.runtime_files = runtime.len();
     Ok((
         Plan {
@@ -424,4 +374,85 @@ fn plan_saf(
         },
         summary,
     ))
+}
+
+/// The trace settings and the canonical project root (creates the trace folder).
+fn trace_settings(m: &Manifest) -> Result<(TraceSettings, PathBuf)> {
+    let trace_dir = m.trace_dir();
+    std::fs::create_dir_all(&trace_dir).map_err(|e| Error::io(&trace_dir, e))?;
+    let root = std::fs::canonicalize(&m.root).map_err(|e| Error::io(&m.root, e))?;
+    let trace = TraceSettings {
+        dir: std::fs::canonicalize(&trace_dir).map_err(|e| Error::io(&trace_dir, e))?,
+        max_size: m.trace_max_size,
+        project: m.name.clone(),
+        throttle_calls: m.trace_throttle.map_or(0, |t| t.calls),
+        throttle_ns: m
+            .trace_throttle
+            .map_or(0, |t| (t.us * 1000.0).round() as u64),
+    };
+    Ok((trace, root))
+}
+
+/// Files declaring anything selected (classes withdrawn to non-intrusive IDs included).
+fn wanted_files<'s>(
+    saf: &'s Saf,
+    originals: Option<&HashMap<String, String>>,
+) -> BTreeSet<&'s str> {
+    let mut wanted: BTreeSet<&str> = BTreeSet::new();
+    for c in saf.classes.iter().filter(|c| c.selected) {
+        let withdrawn = !c.annotatable && originals.is_some() && c.reason.is_none();
+        if !c.annotatable && !withdrawn {
+            continue;
+        }
+        wanted.insert(&c.file);
+        for mm in c.methods.iter().filter(|x| x.selected && x.annotatable) {
+            wanted.insert(&mm.file);
+        }
+    }
+    wanted
+}
+
+/// Parses and annotates each wanted file in parallel: (path, text, model, edits).
+fn annotate_files(
+    m: &Manifest,
+    cx: &Context,
+    wanted: &BTreeSet<&str>,
+    originals: Option<&HashMap<String, String>>,
+) -> Result<Vec<(String, String, FileModel, FileEdits)>> {
+    let defs = crate::cppdefs::for_manifest(m, originals);
+    let bar = crate::progress::bar(wanted.len(), "annotating");
+    let results: Vec<(String, String, FileModel, FileEdits)> =
+        crate::project::with_parse_stacks(|| {
+            wanted
+                .par_iter()
+                .map(|rel| {
+                    bar.inc(1);
+                    let text = match originals.and_then(|o| o.get(*rel)) {
+                        Some(t) => t.clone(),
+                        None => read_source(m, rel)?,
+                    };
+                    let model = parse_file_with(rel, &text, &defs);
+                    let lang = Lang::of_path(rel).unwrap_or(Lang::Java);
+                    let mut fe = for_lang(lang).annotate_file(cx, &model, &text);
+                    crate::verify::test_break(cx, &model, &mut fe);
+                    Ok((rel.to_string(), text, model, fe))
+                })
+                .collect::<Result<Vec<_>>>()
+        })?;
+    bar.finish_and_clear();
+    Ok(results)
+}
+
+/// The runtime files for the annotated files' languages, in language order.
+fn plan_runtime(cx: &Context, models: &[FileModel]) -> Result<Vec<(String, String)>> {
+    let mut by_lang: std::collections::BTreeMap<Lang, Vec<&FileModel>> = Default::default();
+    for model in models {
+        let lang = Lang::of_path(&model.path).unwrap_or(Lang::Java);
+        by_lang.entry(lang).or_default().push(model);
+    }
+    let mut runtime = Vec::new();
+    for (lang, annotated) in &by_lang {
+        runtime.extend(for_lang(*lang).runtime_files(cx, annotated)?);
+    }
+    Ok(runtime)
 }

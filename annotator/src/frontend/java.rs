@@ -445,6 +445,7 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// A class declaration: its model entry, then its record components and members.
     fn visit_class_inner(
         &mut self,
         node: Node,
@@ -463,6 +464,36 @@ impl<'a> Builder<'a> {
                 return;
             }
         };
+        let body = node.child_by_field_id(ids.f_body);
+        let idx = self.add_class(node, name, kind, parent, is_local, body);
+        self.parents.push(parent);
+        if is_local {
+            self.locals.push(idx);
+        }
+
+        if kind == ClassKind::Record {
+            self.record_components(node, idx);
+        }
+
+        if let Some(body) = body {
+            self.class_body(body, idx);
+        }
+
+        if kind == ClassKind::Record {
+            self.record_params.pop();
+        }
+    }
+
+    /// Adds the model entry of class `name` (members come later); returns its index.
+    fn add_class(
+        &mut self,
+        node: Node,
+        name: &str,
+        kind: ClassKind,
+        parent: Option<usize>,
+        is_local: bool,
+        body: Option<Node>,
+    ) -> usize {
         let mods = self.mods(node);
         let outer = parent.map(|p| self.classes[p].qname.clone());
         let qname = match (&outer, &self.package) {
@@ -481,9 +512,7 @@ impl<'a> Builder<'a> {
                 ));
         let is_abstract =
             mods.is_abstract || matches!(kind, ClassKind::Interface | ClassKind::Annotation);
-
         let (supers, interfaces, type_params) = self.heritage(node, kind);
-        let body = node.child_by_field_id(ids.f_body);
         let idx = self.classes.len();
         self.classes.push(ClassDecl {
             name: name.to_string(),
@@ -508,22 +537,7 @@ impl<'a> Builder<'a> {
             bases_written: Vec::new(),
             crtp_self_casts: Vec::new(),
         });
-        self.parents.push(parent);
-        if is_local {
-            self.locals.push(idx);
-        }
-
-        if kind == ClassKind::Record {
-            self.record_components(node, idx);
-        }
-
-        if let Some(body) = body {
-            self.class_body(body, idx);
-        }
-
-        if kind == ClassKind::Record {
-            self.record_params.pop();
-        }
+        idx
     }
 
     fn enum_constant(&mut self, node: Node, idx: usize) {
@@ -628,47 +642,16 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// A method or constructor of class `idx`; local classes in its body are walked too.
     fn method(&mut self, node: Node, idx: usize, kind: MethodKind) {
         let ids = self.ids;
         let mods = self.mods(node);
         let class_kind = self.classes[idx].kind;
         let body = node.child_by_field_id(ids.f_body);
-        let (name, ret) = if kind == MethodKind::Constructor {
-            (self.classes[idx].name.clone(), None)
-        } else {
-            let Some(name) = node.child_by_field_id(ids.f_name) else {
-                return;
-            };
-            if name.is_missing() || name.start_byte() == name.end_byte() {
-                return;
-            }
-            let ret = node.child_by_field_id(ids.f_type).map(|t| {
-                let extra = node
-                    .child_by_field_id(ids.f_dimensions)
-                    .map_or(0, count_dims);
-                self.type_ref(t, extra)
-            });
-            (self.text(name).to_string(), ret)
+        let Some((name, ret)) = self.method_name_ret(node, idx, kind) else {
+            return;
         };
-        let params = if k(node) == K::CompactConstructorDeclaration {
-            self.record_params
-                .iter()
-                .rev()
-                .find(|(i, _)| *i == idx)
-                .map(|(_, p)| p.clone())
-                .unwrap_or_default()
-        } else {
-            let mut out = Vec::new();
-            if let Some(ps) = node.child_by_field_id(ids.f_parameters) {
-                let mut cur = ps.walk();
-                for p in ps.named_children(&mut cur) {
-                    if let Some(param) = self.param(p) {
-                        out.push(param);
-                    }
-                }
-            }
-            out
-        };
+        let params = self.method_params(node, idx);
         let in_interface = matches!(class_kind, ClassKind::Interface | ClassKind::Annotation);
         let flags = MethodFlags {
             is_static: mods.is_static,
@@ -700,6 +683,53 @@ impl<'a> Builder<'a> {
         if let Some(b) = body {
             self.walk_for_classes(b, idx);
         }
+    }
+
+    /// A method's name and return type (constructors: class name, none); `None` if unnamed.
+    fn method_name_ret(
+        &self,
+        node: Node,
+        idx: usize,
+        kind: MethodKind,
+    ) -> Option<(String, Option<TypeRef>)> {
+        let ids = self.ids;
+        if kind == MethodKind::Constructor {
+            return Some((self.classes[idx].name.clone(), None));
+        }
+        let name = node.child_by_field_id(ids.f_name)?;
+        if name.is_missing() || name.start_byte() == name.end_byte() {
+            return None;
+        }
+        let ret = node.child_by_field_id(ids.f_type).map(|t| {
+            let extra = node
+                .child_by_field_id(ids.f_dimensions)
+                .map_or(0, count_dims);
+            self.type_ref(t, extra)
+        });
+        Some((self.text(name).to_string(), ret))
+    }
+
+    /// A method's parameters; a compact constructor gets its record's components.
+    fn method_params(&self, node: Node, idx: usize) -> Vec<Param> {
+        if k(node) == K::CompactConstructorDeclaration {
+            return self
+                .record_params
+                .iter()
+                .rev()
+                .find(|(i, _)| *i == idx)
+                .map(|(_, p)| p.clone())
+                .unwrap_or_default();
+        }
+        let mut out = Vec::new();
+        if let Some(ps) = node.child_by_field_id(self.ids.f_parameters) {
+            let mut cur = ps.walk();
+            for p in ps.named_children(&mut cur) {
+                if let Some(param) = self.param(p) {
+                    out.push(param);
+                }
+            }
+        }
+        out
     }
 
     /// A formal, spread (varargs) parameter; `None` for receiver parameters and junk.

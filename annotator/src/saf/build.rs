@@ -319,29 +319,8 @@ fn saf_class(
         .not_annotatable
         .clone()
         .or_else(|| (c.kind == ClassKind::Annotation).then(|| "annotation type".to_string()));
-    let mut methods: Vec<SafMethod> = c
-        .methods
-        .iter()
-        .zip(super::state::stateless(c))
-        .map(|(m, stateless)| {
-            for p in &m.params {
-                types.note(lang, &p.ty, c, sizer);
-            }
-            if let Some(r) = &m.ret {
-                types.note(lang, r, c, sizer);
-            }
-            let reason = class_blocker
-                .as_ref()
-                .map(|r| format!("class: {r}"))
-                .or_else(|| method_blocker(m));
-            saf_method(m, reason, stateless)
-        })
-        .collect();
-    methods.sort_by(|a, b| (&a.file, a.lines[0], &a.name).cmp(&(&b.file, b.lines[0], &b.name)));
-    for m in &mut methods {
-        m.id = *next_method;
-        *next_method += 1;
-    }
+    let blocker = class_blocker.as_deref();
+    let methods = saf_methods(c, lang, blocker, sizer, types, next_method);
     SafClass {
         id,
         qname: c.qname.clone(),
@@ -357,13 +336,7 @@ fn saf_class(
         type_params: c.type_params.clone(),
         specialization: c.specialization.clone(),
         access: c.access_labels.clone(),
-        bases_written: (c.bases_written.iter())
-            .map(|b| SafBase {
-                name: b.name.clone(),
-                is_virtual: b.is_virtual,
-                access: b.access.clone(),
-            })
-            .collect(),
+        bases_written: saf_bases(c),
         crtp_self_casts: c.crtp_self_casts.clone(),
         file: c.file.clone(),
         lines: [c.span.line, c.span.end_line],
@@ -374,6 +347,51 @@ fn saf_class(
         fields,
         methods,
     }
+}
+
+/// The SAF entries of `c`'s methods, sorted by place and numbered from `next_method` on.
+fn saf_methods(
+    c: &ClassDecl,
+    lang: Lang,
+    class_blocker: Option<&str>,
+    sizer: &mut Sizer,
+    types: &mut TypeTable,
+    next_method: &mut u32,
+) -> Vec<SafMethod> {
+    let mut methods: Vec<SafMethod> = c
+        .methods
+        .iter()
+        .zip(super::state::stateless(c))
+        .map(|(m, stateless)| {
+            for p in &m.params {
+                types.note(lang, &p.ty, c, sizer);
+            }
+            if let Some(r) = &m.ret {
+                types.note(lang, r, c, sizer);
+            }
+            let reason = class_blocker
+                .map(|r| format!("class: {r}"))
+                .or_else(|| method_blocker(m));
+            saf_method(m, reason, stateless)
+        })
+        .collect();
+    methods.sort_by(|a, b| (&a.file, a.lines[0], &a.name).cmp(&(&b.file, b.lines[0], &b.name)));
+    for m in &mut methods {
+        m.id = *next_method;
+        *next_method += 1;
+    }
+    methods
+}
+
+/// A class's base clauses as written, for the SAF.
+fn saf_bases(c: &ClassDecl) -> Vec<SafBase> {
+    (c.bases_written.iter())
+        .map(|b| SafBase {
+            name: b.name.clone(),
+            is_virtual: b.is_virtual,
+            access: b.access.clone(),
+        })
+        .collect()
 }
 
 fn saf_field(f: &FieldDecl) -> SafField {

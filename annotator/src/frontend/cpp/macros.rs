@@ -154,9 +154,20 @@ pub(super) fn at_scope_with_error(root: Node, s: usize, e: usize) -> bool {
     }
 }
 
+/// Macro invocations to blank out before reparsing: (start, end) byte ranges, sorted, unique.
 pub(super) fn macro_candidates(text: &str, root: Node) -> Vec<(usize, usize)> {
     let b = text.as_bytes();
     let mut out = Vec::new();
+    line_start_macros(b, root, &mut out);
+    trailing_macros(b, root, &mut out);
+    class_head_macros(b, &mut out);
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Macros opening a line at a scope with an error: standalone ones and declaration specifiers.
+fn line_start_macros(b: &[u8], root: Node, out: &mut Vec<(usize, usize)>) {
     let mut ls = 0usize;
     while ls < b.len() {
         let next_ls = b[ls..]
@@ -189,8 +200,10 @@ pub(super) fn macro_candidates(text: &str, root: Node) -> Vec<(usize, usize)> {
         }
         ls = next_ls;
     }
-    // Trailing annotation macros after a declarator: `Status Recover(VersionEdit* e)
-    // EXCLUSIVE_LOCKS_REQUIRED(mutex_);`, `MemTable* imm_ GUARDED_BY(mutex_);` (leveldb).
+}
+
+/// Trailing annotation macros after a declarator: `MemTable* imm_ GUARDED_BY(mutex_);` (leveldb).
+fn trailing_macros(b: &[u8], root: Node, out: &mut Vec<(usize, usize)>) {
     let mut i = 0usize;
     while i < b.len() {
         if !(b[i].is_ascii_uppercase() || b[i] == b'_') || (i > 0 && is_ident_byte(b[i - 1])) {
@@ -201,37 +214,50 @@ pub(super) fn macro_candidates(text: &str, root: Node) -> Vec<(usize, usize)> {
             i += 1;
             continue;
         };
-        let mut end = j;
-        let mut k2 = j;
-        while k2 < b.len() && (b[k2] == b' ' || b[k2] == b'\t') {
-            k2 += 1;
-        }
-        if k2 < b.len() && b[k2] == b'(' {
-            if let Some(e) = match_parens(b, k2) {
-                end = e;
-            }
-        }
-        // Before: `)`, `]` or an identifier (a declarator, an array's bounds, `const`,
-        // `override`); after: `;`, `{`, `=`, `,` or another such macro.
-        let mut p = i;
-        while p > 0 && matches!(b[p - 1], b' ' | b'\t' | b'\n' | b'\r') {
-            p -= 1;
-        }
-        let before_ok =
-            p > 0 && p < i && (matches!(b[p - 1], b')' | b']') || is_ident_byte(b[p - 1]));
-        let n = skip_ws_comments(b, end);
-        let after_ok = n < b.len()
-            && (matches!(b[n], b';' | b'{' | b'=' | b',' | b':') || macro_ident(b, n).is_some());
-        // The parse error may sit just before the macro (`)` then a MISSING `;`).
-        let near_error = root
-            .descendant_for_byte_range(p.saturating_sub(1), end)
-            .is_some_and(|n| n.has_error());
-        if before_ok && after_ok && end > j && near_error {
+        let end = macro_call_end(b, j);
+        if end > j && trailing_fits(b, root, i, end) {
             out.push((i, end));
         }
         i = end.max(i + 1);
     }
-    // `class DLL_EXPORT Foo [final] {` / `:`
+}
+
+/// The end of a macro invocation whose name ends at `j`: after its `(...)`, if any.
+fn macro_call_end(b: &[u8], j: usize) -> usize {
+    let mut end = j;
+    let mut k2 = j;
+    while k2 < b.len() && (b[k2] == b' ' || b[k2] == b'\t') {
+        k2 += 1;
+    }
+    if k2 < b.len() && b[k2] == b'(' {
+        if let Some(e) = match_parens(b, k2) {
+            end = e;
+        }
+    }
+    end
+}
+
+/// Whether the macro call at `i..end` sits where a trailing annotation would, near an error.
+fn trailing_fits(b: &[u8], root: Node, i: usize, end: usize) -> bool {
+    // Before: `)`, `]` or an identifier (a declarator, an array's bounds, `const`,
+    // `override`); after: `;`, `{`, `=`, `,` or another such macro.
+    let mut p = i;
+    while p > 0 && matches!(b[p - 1], b' ' | b'\t' | b'\n' | b'\r') {
+        p -= 1;
+    }
+    let before_ok = p > 0 && p < i && (matches!(b[p - 1], b')' | b']') || is_ident_byte(b[p - 1]));
+    let n = skip_ws_comments(b, end);
+    let after_ok = n < b.len()
+        && (matches!(b[n], b';' | b'{' | b'=' | b',' | b':') || macro_ident(b, n).is_some());
+    // The parse error may sit just before the macro (`)` then a MISSING `;`).
+    let near_error = root
+        .descendant_for_byte_range(p.saturating_sub(1), end)
+        .is_some_and(|n| n.has_error());
+    before_ok && after_ok && near_error
+}
+
+/// Export macros between a class keyword and its name: `class DLL_EXPORT Foo [final] {` / `:`.
+fn class_head_macros(b: &[u8], out: &mut Vec<(usize, usize)>) {
     let mut k = 0usize;
     while let Some(p) = find_class_kw(b, k) {
         let (kw_end, next) = p;
@@ -257,9 +283,6 @@ pub(super) fn macro_candidates(text: &str, root: Node) -> Vec<(usize, usize)> {
             out.push((i, j));
         }
     }
-    out.sort_unstable();
-    out.dedup();
-    out
 }
 
 /// Finds the next `class`/`struct`/`union` keyword at or after `from`: (end of keyword, resume).

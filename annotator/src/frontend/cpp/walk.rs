@@ -39,6 +39,16 @@ pub(super) struct ClassCtx {
     in_template: bool,
 }
 
+/// A class head as written: kind, names and specialisation arguments.
+struct ClassHead {
+    kind: ClassKind,
+    name: String,
+    qname: String,
+    /// The enclosing scope's qualified name, for nested or qualified classes.
+    outer: Option<String>,
+    specialization: Option<String>,
+}
+
 /// Information about a function declarator.
 pub(super) struct FnInfo<'t> {
     scopes: Vec<String>,
@@ -83,30 +93,13 @@ impl<'a> Walker<'a> {
         ns.join("::")
     }
 
+    /// One declaration at namespace scope (or inside a linkage block or template).
     fn scope_item<'t>(&mut self, c: Node<'t>, ns: &mut Vec<String>, tmpl: &Tmpl<'t>, depth: usize) {
         if self.too_deep(c, depth) {
             return;
         }
         match decl_kind(c) {
-            Decl::Namespace => {
-                let mut pushed = 0;
-                let is_inline = children(c).any(|x| k(x) == K::Inline);
-                if let Some(name) = field(c, "name") {
-                    if !is_inline {
-                        for part in self.t(name).split("::") {
-                            let p = part.trim().trim_start_matches("inline").trim();
-                            if !p.is_empty() {
-                                ns.push(p.to_string());
-                                pushed += 1;
-                            }
-                        }
-                    }
-                }
-                if let Some(body) = field(c, "body") {
-                    self.scope(body, ns, depth + 1);
-                }
-                ns.truncate(ns.len() - pushed);
-            }
+            Decl::Namespace => self.namespace(c, ns, depth),
             Decl::Linkage => {
                 if let Some(body) = field(c, "body") {
                     if k(body) == K::DeclarationList {
@@ -128,27 +121,7 @@ impl<'a> Walker<'a> {
                 let prefix = Self::ns_prefix(ns);
                 self.class(c, &prefix, None, tmpl, None, depth);
             }
-            Decl::Declaration | Decl::TypeDefinition => {
-                if let Some(ty) = field(c, "type") {
-                    if is_class_spec(ty) {
-                        let tdname = if k(c) == K::TypeDefinition {
-                            field(c, "declarator").map(|d| norm(self.t(d)))
-                        } else {
-                            None
-                        };
-                        let prefix = Self::ns_prefix(ns);
-                        self.class(ty, &prefix, None, tmpl, tdname.as_deref(), depth);
-                    }
-                }
-                if k(c) == K::Declaration {
-                    // Out-of-class `= default` / `= delete` definitions.
-                    for d in children(c) {
-                        if k(d) == K::InitDeclarator {
-                            self.out_of_class(c, d, ns, tmpl);
-                        }
-                    }
-                }
-            }
+            Decl::Declaration | Decl::TypeDefinition => self.declaration(c, ns, tmpl, depth),
             Decl::FunctionDefinition => {
                 if let Some(d) = field(c, "declarator") {
                     self.out_of_class(c, d, ns, tmpl);
@@ -158,6 +131,50 @@ impl<'a> Walker<'a> {
                 self.scope(c, ns, depth + 1);
             }
             _ => {}
+        }
+    }
+
+    /// A namespace: its body is walked with the (non-inline) name's parts pushed onto `ns`.
+    fn namespace(&mut self, c: Node, ns: &mut Vec<String>, depth: usize) {
+        let mut pushed = 0;
+        let is_inline = children(c).any(|x| k(x) == K::Inline);
+        if let Some(name) = field(c, "name") {
+            if !is_inline {
+                for part in self.t(name).split("::") {
+                    let p = part.trim().trim_start_matches("inline").trim();
+                    if !p.is_empty() {
+                        ns.push(p.to_string());
+                        pushed += 1;
+                    }
+                }
+            }
+        }
+        if let Some(body) = field(c, "body") {
+            self.scope(body, ns, depth + 1);
+        }
+        ns.truncate(ns.len() - pushed);
+    }
+
+    /// A namespace-scope declaration or typedef: the class it defines, out-of-class `= default`s.
+    fn declaration<'t>(&mut self, c: Node<'t>, ns: &[String], tmpl: &Tmpl<'t>, depth: usize) {
+        if let Some(ty) = field(c, "type") {
+            if is_class_spec(ty) {
+                let tdname = if k(c) == K::TypeDefinition {
+                    field(c, "declarator").map(|d| norm(self.t(d)))
+                } else {
+                    None
+                };
+                let prefix = Self::ns_prefix(ns);
+                self.class(ty, &prefix, None, tmpl, tdname.as_deref(), depth);
+            }
+        }
+        if k(c) == K::Declaration {
+            // Out-of-class `= default` / `= delete` definitions.
+            for d in children(c) {
+                if k(d) == K::InitDeclarator {
+                    self.out_of_class(c, d, ns, tmpl);
+                }
+            }
         }
     }
 
@@ -587,6 +604,36 @@ impl<'a> Walker<'a> {
         depth: usize,
     ) -> Option<usize> {
         let body = field(spec, "body")?;
+        let head = self.class_head(spec, prefix, outer.is_some(), typedef_name)?;
+        let type_params = if tmpl.any {
+            tmpl.params.clone()
+        } else {
+            Vec::new()
+        };
+        let in_template = !type_params.is_empty() || outer.is_some_and(|o| o.in_template);
+        let (name, qname) = (head.name.clone(), head.qname.clone());
+        let span_node = tmpl.outer.unwrap_or(spec);
+        let idx = self.add_class(spec, body, span_node, head, type_params);
+        let ctx = ClassCtx {
+            idx,
+            name,
+            qname,
+            in_template,
+        };
+        self.members(body, &ctx, depth + 1);
+        let c = &mut self.model.classes[idx];
+        c.is_abstract = c.methods.iter().any(|m| m.flags.is_abstract);
+        Some(idx)
+    }
+
+    /// Kind and names of a class head; `None` for an unnamed class without a typedef name.
+    fn class_head(
+        &self,
+        spec: Node,
+        prefix: &str,
+        nested: bool,
+        typedef_name: Option<&str>,
+    ) -> Option<ClassHead> {
         let kind = match k(spec) {
             K::StructSpecifier => ClassKind::Struct,
             K::UnionSpecifier => ClassKind::Union,
@@ -610,34 +657,45 @@ impl<'a> Walker<'a> {
         };
         qparts.push(&name);
         let qname = qparts.join("::");
-        let outer_name = if outer.is_some() || !quals.is_empty() {
-            outer_q.filter(|_| outer.is_some() || !quals.is_empty())
+        let outer = if nested || !quals.is_empty() {
+            outer_q.filter(|_| nested || !quals.is_empty())
         } else {
             None
         };
+        Some(ClassHead {
+            kind,
+            name,
+            qname,
+            outer,
+            specialization,
+        })
+    }
+
+    /// Adds the model entry of class `spec` (members come later); returns its index.
+    fn add_class(
+        &mut self,
+        spec: Node,
+        body: Node,
+        span_node: Node,
+        head: ClassHead,
+        type_params: Vec<String>,
+    ) -> usize {
         let supers = self.bases(spec);
         let bases_written = self.bases_written(spec);
-        let type_params = if tmpl.any {
-            tmpl.params.clone()
-        } else {
-            Vec::new()
-        };
-        let in_template = !type_params.is_empty() || outer.is_some_and(|o| o.in_template);
-        let span_node = tmpl.outer.unwrap_or(spec);
         let crtp_self_casts = crtp_self_casts(&type_params, self.t(body));
         let idx = self.model.classes.len();
         self.model.classes.push(ClassDecl {
-            name: name.clone(),
-            qname: qname.clone(),
-            kind,
+            name: head.name,
+            qname: head.qname,
+            kind: head.kind,
             is_abstract: false,
             is_static: false,
             is_local: false,
-            outer: outer_name,
+            outer: head.outer,
             supers,
             interfaces: Vec::new(),
             type_params,
-            specialization,
+            specialization: head.specialization,
             fields: Vec::new(),
             methods: Vec::new(),
             file: self.path.to_string(),
@@ -649,16 +707,7 @@ impl<'a> Walker<'a> {
             bases_written,
             crtp_self_casts,
         });
-        let ctx = ClassCtx {
-            idx,
-            name,
-            qname,
-            in_template,
-        };
-        self.members(body, &ctx, depth + 1);
-        let c = &mut self.model.classes[idx];
-        c.is_abstract = c.methods.iter().any(|m| m.flags.is_abstract);
-        Some(idx)
+        idx
     }
 
     /// A class head's name: the simple name, the qualifiers written before it

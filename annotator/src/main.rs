@@ -513,7 +513,6 @@ fn cmd_report(manifest: &Path, args: ReportArgs) -> Result<()> {
 }
 
 fn cmd_profile(manifest: &Path, args: ProfileArgs) -> Result<()> {
-    use revy::profile::{ProfileReport, Step};
     let mode = if args.better {
         Some(revy::manifest::Mode::Better)
     } else if args.faster {
@@ -521,7 +520,14 @@ fn cmd_profile(manifest: &Path, args: ProfileArgs) -> Result<()> {
     } else {
         None
     };
-    let mut on_step = |step: Step| match step {
+    let report = revy::profile::profile(manifest, mode, args.output.as_deref(), &mut print_step)?;
+    profile_outcome(report)
+}
+
+/// What `revy profile` says after each step, as the single commands would.
+fn print_step(step: revy::profile::Step) {
+    use revy::profile::Step;
+    match step {
         Step::Parsed(p) => {
             print_diagnostics(p);
             println!(
@@ -545,8 +551,12 @@ fn cmd_profile(manifest: &Path, args: ProfileArgs) -> Result<()> {
             );
         }
         Step::Restored(r) => print_restored(r, "kept your edits in {}"),
-    };
-    let report = revy::profile::profile(manifest, mode, args.output.as_deref(), &mut on_step)?;
+    }
+}
+
+/// The run's and report's outcome of `revy profile`, or why there is none.
+fn profile_outcome(report: revy::profile::ProfileReport) -> Result<()> {
+    use revy::profile::ProfileReport;
     match report {
         ProfileReport::Interrupted(sig) => Err(Error::Interrupted(sig)),
         ProfileReport::RunFailed(e) => Err(Error::Problems(format!("{e}\nrevy: sources restored"))),

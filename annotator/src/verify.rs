@@ -92,25 +92,12 @@ pub fn verify(m: &Manifest, mode: Mode, plan: &Plan) -> Result<Verified> {
             );
         }
         for (d, line) in found {
-            let (decl, how) = describe(&saf, d);
-            match d {
-                Decl::Method(id) => w.methods.insert(id),
-                Decl::Class(id) => w.classes.insert(id),
-            };
-            out.withdrawn.push(Withdrawal {
-                decl,
-                how,
-                compiler: line,
-            });
+            out.withdrawn.push(withdraw(&saf, &mut w, d, line));
         }
-        let (p, s) = match annotate::plan_withdrawn(m, mode, &w, &originals) {
-            Ok(x) => x,
+        match reannotate(m, mode, &w, &originals) {
+            Ok(s) => out.summary = Some(s),
             Err(e) => return give_up(m, &e.to_string()),
-        };
-        if let Err(e) = store::recommit(m, &p) {
-            return give_up(m, &e.to_string());
         }
-        out.summary = Some(s);
     }
     give_up(
         m,
@@ -119,6 +106,32 @@ pub fn verify(m: &Manifest, mode: Mode, plan: &Plan) -> Result<Verified> {
             out.withdrawn.len()
         ),
     )
+}
+
+/// Marks the declaration withdrawn and says what was withdrawn and why.
+fn withdraw(saf: &Saf, w: &mut Withdrawn, d: Decl, compiler: String) -> Withdrawal {
+    let (decl, how) = describe(saf, d);
+    match d {
+        Decl::Method(id) => w.methods.insert(id),
+        Decl::Class(id) => w.classes.insert(id),
+    };
+    Withdrawal {
+        decl,
+        how,
+        compiler,
+    }
+}
+
+/// Annotates the originals again without the withdrawn declarations and rewrites the tree.
+fn reannotate(
+    m: &Manifest,
+    mode: Mode,
+    w: &Withdrawn,
+    originals: &HashMap<String, String>,
+) -> Result<Summary> {
+    let (p, s) = annotate::plan_withdrawn(m, mode, w, originals)?;
+    store::recommit(m, &p)?;
+    Ok(s)
 }
 
 fn give_up<T>(m: &Manifest, why: &str) -> Result<T> {

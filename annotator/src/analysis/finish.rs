@@ -376,16 +376,7 @@ fn class_stats(
             }
         }
     }
-    for x in &aggs.classes {
-        let c = names.class(x.class);
-        let e = classes.entry(c).or_insert_with(|| class_row(c));
-        e.created += x.created;
-        e.destroyed += x.destroyed;
-        e.total_size += x.size;
-        if x.created > 0 {
-            e.max_size = e.max_size.max(Some(x.size_max));
-        }
-    }
+    add_counted_objects(&mut classes, names, aggs);
     classes
         .into_values()
         .map(|mut c| {
@@ -396,6 +387,24 @@ fn class_stats(
             c
         })
         .collect()
+}
+
+/// The objects the runtime counted per class without an entry (past `max_size`).
+fn add_counted_objects<'a>(
+    classes: &mut BTreeMap<&'a str, ClassStats>,
+    names: &'a crate::trace::Names,
+    aggs: &crate::trace::agg::Aggregates,
+) {
+    for x in &aggs.classes {
+        let c = names.class(x.class);
+        let e = classes.entry(c).or_insert_with(|| class_row(c));
+        e.created += x.created;
+        e.destroyed += x.destroyed;
+        e.total_size += x.size;
+        if x.created > 0 {
+            e.max_size = e.max_size.max(Some(x.size_max));
+        }
+    }
 }
 
 /// A message at least this many times the mean of its method's other calls is a one-off.

@@ -170,16 +170,6 @@ pub fn predict_against(
 ) -> WhatIf {
     let t = &l.tree;
     let out = sim::replay(t, plan, p, &l.agg);
-    let mut methods: Vec<String> = plan
-        .methods
-        .iter()
-        .map(|&m| {
-            let m = &t.methods[m as usize];
-            format!("{}.{}", m.class, m.name)
-        })
-        .collect();
-    methods.sort();
-    methods.dedup();
     let predicted = out.time;
     let speedup = if predicted > 0.0 {
         base_time / predicted
@@ -192,7 +182,7 @@ pub fn predict_against(
         traces: t.paths.iter().map(|p| p.display().to_string()).collect(),
         active: patterns.to_vec(),
         active_instances: plan.instances.len(),
-        active_methods: methods,
+        active_methods: method_names(t, plan),
         unit: t.unit().as_str(),
         cores: p.cores,
         handoff: p.handoff,
@@ -203,16 +193,7 @@ pub fn predict_against(
         predicted_time: predicted,
         predicted_speedup: speedup,
         critical_path: steps(t, &out),
-        threads: out
-            .execs
-            .iter()
-            .map(|e| ThreadUse {
-                thread: e.label.clone(),
-                busy: e.busy,
-                idle: (predicted - e.busy).max(0.0),
-                messages: e.messages,
-            })
-            .collect(),
+        threads: thread_use(&out, predicted),
         waits: waits(t, &out),
         asynchronous_messages: out.async_sends,
         synchronous_messages: out.sync_sends,
@@ -222,6 +203,34 @@ pub fn predict_against(
         caveat: CAVEAT,
         warnings: l.warnings.clone(),
     }
+}
+
+/// `Class.method` of the plan's pooled methods, sorted, once each.
+fn method_names(t: &Tree, plan: &Plan) -> Vec<String> {
+    let mut methods: Vec<String> = plan
+        .methods
+        .iter()
+        .map(|&m| {
+            let m = &t.methods[m as usize];
+            format!("{}.{}", m.class, m.name)
+        })
+        .collect();
+    methods.sort();
+    methods.dedup();
+    methods
+}
+
+/// Each replayed thread's busy and idle time over the predicted run.
+fn thread_use(out: &sim::Outcome, predicted: f64) -> Vec<ThreadUse> {
+    out.execs
+        .iter()
+        .map(|e| ThreadUse {
+            thread: e.label.clone(),
+            busy: e.busy,
+            idle: (predicted - e.busy).max(0.0),
+            messages: e.messages,
+        })
+        .collect()
 }
 
 /// The critical path as stretches of one thread each (at most 50, the heaviest kept).

@@ -180,41 +180,50 @@ fn ns_of(u: Unit) -> i128 {
     }
 }
 
+impl Member {
+    /// The `i`-th trace of the set, its first event read (text headers come with it); the
+    /// process id is the header's, else the position + 1.
+    fn open(p: &Path, i: usize) -> Result<Member> {
+        if p.is_dir() {
+            return Err(Error::input(format!(
+                "{}: a folder inside a list of traces; name its files instead",
+                p.display()
+            )));
+        }
+        let mut reader = TraceReader::open(p)?;
+        let first = reader.next_event()?;
+        let pid = reader.header().pid().unwrap_or(i as u64 + 1);
+        let scale = ns_of(reader.header().unit);
+        Ok(Member {
+            reader,
+            path: p.to_path_buf(),
+            pid,
+            scale,
+            offset: 0,
+            classes: Vec::new(),
+            methods: Vec::new(),
+            threads_seen: 0,
+            next: first.map(|e| (0, e)),
+            last: 0,
+            done: first.is_none(),
+        })
+    }
+}
+
 impl MultiReader {
     pub fn open(paths: &[PathBuf]) -> Result<MultiReader> {
-        let mut members = Vec::new();
+        let mut members: Vec<Member> = Vec::new();
         for (i, p) in paths.iter().enumerate() {
-            if p.is_dir() {
+            let member = Member::open(p, i)?;
+            if let Some(other) = members.iter().find(|m| m.pid == member.pid) {
                 return Err(Error::input(format!(
-                    "{}: a folder inside a list of traces; name its files instead",
-                    p.display()
-                )));
-            }
-            let mut reader = TraceReader::open(p)?;
-            // Text headers are parsed with the first event: read it now.
-            let first = reader.next_event()?;
-            let pid = reader.header().pid().unwrap_or(i as u64 + 1);
-            if let Some(other) = members.iter().find(|m: &&Member| m.pid == pid) {
-                return Err(Error::input(format!(
-                    "{} and {}: both traces are of process {pid}; name the traces of one run only",
+                    "{} and {}: both traces are of process {}; name the traces of one run only",
                     other.path.display(),
-                    p.display()
+                    p.display(),
+                    member.pid
                 )));
             }
-            let scale = ns_of(reader.header().unit);
-            members.push(Member {
-                reader,
-                path: p.clone(),
-                pid,
-                scale,
-                offset: 0,
-                classes: Vec::new(),
-                methods: Vec::new(),
-                threads_seen: 0,
-                next: first.map(|e| (0, e)),
-                last: 0,
-                done: first.is_none(),
-            });
+            members.push(member);
         }
         let unit = members
             .iter()

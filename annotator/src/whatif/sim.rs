@@ -233,23 +233,29 @@ pub fn replay(t: &Tree, plan: &Plan, p: &Params, agg: &[f64]) -> Outcome {
     s.outcome()
 }
 
+/// Per node: whether its subtree holds an active message, and its subtree's fault time.
+fn subtree_marks(t: &Tree, plan: &Plan) -> (Vec<bool>, Vec<f64>) {
+    let mut has_active = vec![false; t.nodes.len()];
+    let mut fault_sub = vec![0.0; t.nodes.len()];
+    for i in (0..t.nodes.len()).rev() {
+        let n = &t.nodes[i];
+        fault_sub[i] += n.fault;
+        if n.parent != NONE {
+            let f = fault_sub[i];
+            fault_sub[n.parent as usize] += f;
+        }
+        has_active[i] |= n.method != NONE
+            && (plan.instances.contains(&n.receiver) || plan.methods.contains(&n.method));
+        if has_active[i] && n.parent != NONE {
+            has_active[n.parent as usize] = true;
+        }
+    }
+    (has_active, fault_sub)
+}
+
 impl<'a> Sim<'a> {
     fn new(t: &'a Tree, plan: &'a Plan, p: &'a Params, agg: &'a [f64]) -> Self {
-        let mut has_active = vec![false; t.nodes.len()];
-        let mut fault_sub = vec![0.0; t.nodes.len()];
-        for i in (0..t.nodes.len()).rev() {
-            let n = &t.nodes[i];
-            fault_sub[i] += n.fault;
-            if n.parent != NONE {
-                let f = fault_sub[i];
-                fault_sub[n.parent as usize] += f;
-            }
-            has_active[i] |= n.method != NONE
-                && (plan.instances.contains(&n.receiver) || plan.methods.contains(&n.method));
-            if has_active[i] && n.parent != NONE {
-                has_active[n.parent as usize] = true;
-            }
-        }
+        let (has_active, fault_sub) = subtree_marks(t, plan);
         let mut s = Sim {
             t,
             plan,
@@ -273,34 +279,46 @@ impl<'a> Sim<'a> {
             sync_sends: 0,
             faults_dropped: 0.0,
         };
+        s.start_threads();
+        s.open_queues();
+        s
+    }
+
+    /// One executor per profiled thread, each woken at its root's start (the earliest at 0).
+    fn start_threads(&mut self) {
+        let t = self.t;
         let t0 = t
             .threads
             .iter()
             .map(|th| t.nodes[th.root as usize].start)
             .fold(f64::INFINITY, f64::min);
         for th in &t.threads {
-            let x = s.execs.len() as u32;
-            s.execs.push(exec(th.label.clone(), NONE));
-            s.execs[x as usize].stack.push(Cursor {
+            let x = self.execs.len() as u32;
+            self.execs.push(exec(th.label.clone(), NONE));
+            self.execs[x as usize].stack.push(Cursor {
                 node: th.root,
                 next: 0,
                 pos: t.nodes[th.root as usize].start,
                 debt: 0.0,
                 reply: NONE,
             });
-            s.execs[x as usize].state = State::Waking;
-            s.at(t.nodes[th.root as usize].start - t0, Ev::Start(x));
+            self.execs[x as usize].state = State::Waking;
+            self.at(t.nodes[th.root as usize].start - t0, Ev::Start(x));
         }
+    }
+
+    /// A queue with one worker per active instance (in id order), and the pool's.
+    fn open_queues(&mut self) {
+        let (t, plan) = (self.t, self.plan);
         let mut insts: Vec<u32> = plan.instances.iter().copied().collect();
         insts.sort_unstable();
         for i in insts {
-            let q = s.add_queue(1, &t.instances[i as usize].label);
-            s.inst_queue.insert(i, q);
+            let q = self.add_queue(1, &t.instances[i as usize].label);
+            self.inst_queue.insert(i, q);
         }
         if !plan.methods.is_empty() {
-            s.pool = s.add_queue(p.cores.max(1), "pool");
+            self.pool = self.add_queue(self.p.cores.max(1), "pool");
         }
-        s
     }
 
     fn add_queue(&mut self, workers: usize, label: &str) -> u32 {

@@ -319,7 +319,7 @@ impl<R: Read> CompactReader<R> {
     /// An `A` record: one thread's aggregates. Entries are pushed as they are read, so a
     /// crafted count allocates no more than the bytes in the file.
     fn aggregate(&mut self) -> std::result::Result<(), Fail> {
-        use super::agg::{EdgeAgg, MethodAgg, ThreadAgg};
+        use super::agg::{MethodAgg, ThreadAgg};
         let tid = self.var()?;
         let last_t = self.var()?;
         let n = self.var()?;
@@ -343,36 +343,7 @@ impl<R: Read> CompactReader<R> {
         }
         let n = self.var()?;
         for _ in 0..n {
-            let from = match self.var()? {
-                0 => None,
-                m => {
-                    let sender = self.methods.get(m - 1).ok_or_else(|| {
-                        Fail::Invalid(format!(
-                            "aggregate record names sender method id {}, which no M record defines (a damaged trace)",
-                            m - 1
-                        ))
-                    })?;
-                    Some((self.names.methods[sender as usize].class, 0))
-                }
-            };
-            let from = match from {
-                Some((c, _)) => Some((c, self.var()?)),
-                None => {
-                    self.var()?;
-                    None
-                }
-            };
-            let method = self.method_id()?;
-            let e = EdgeAgg {
-                tid,
-                from,
-                method,
-                oid: self.var()?,
-                calls: self.var()?,
-                agg: self.var()?,
-                net: self.zig()?,
-                size: self.var()?,
-            };
+            let e = self.edge_aggregate(tid)?;
             self.status.aggregates.edges.push(e);
         }
         let (folded, dropped) = (self.var()?, self.var()?);
@@ -383,6 +354,35 @@ impl<R: Read> CompactReader<R> {
             dropped,
         });
         Ok(())
+    }
+
+    /// One sender→receiver entry of an `A` record: the sender as (class, oid) when known.
+    fn edge_aggregate(&mut self, tid: u64) -> std::result::Result<super::agg::EdgeAgg, Fail> {
+        let from = match self.var()? {
+            0 => None,
+            m => {
+                let sender = self.methods.get(m - 1).ok_or_else(|| {
+                    Fail::Invalid(format!(
+                        "aggregate record names sender method id {}, which no M record defines (a damaged trace)",
+                        m - 1
+                    ))
+                })?;
+                Some(self.names.methods[sender as usize].class)
+            }
+        };
+        // The sender's oid is written either way.
+        let from_oid = self.var()?;
+        let method = self.method_id()?;
+        Ok(super::agg::EdgeAgg {
+            tid,
+            from: from.map(|c| (c, from_oid)),
+            method,
+            oid: self.var()?,
+            calls: self.var()?,
+            agg: self.var()?,
+            net: self.zig()?,
+            size: self.var()?,
+        })
     }
 
     /// An `F` record: one thread's page faults per (method, oid), pushed as read.

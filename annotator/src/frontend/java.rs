@@ -134,6 +134,55 @@ enum K {
     Other,
 }
 
+/// Grammar kind names and the kinds they stand for.
+const KINDS: &[(&str, K)] = &[
+    ("package_declaration", K::PackageDeclaration),
+    ("method_declaration", K::MethodDeclaration),
+    ("constructor_declaration", K::ConstructorDeclaration),
+    (
+        "compact_constructor_declaration",
+        K::CompactConstructorDeclaration,
+    ),
+    ("field_declaration", K::FieldDeclaration),
+    ("constant_declaration", K::ConstantDeclaration),
+    ("identifier", K::Identifier),
+    ("scoped_identifier", K::ScopedIdentifier),
+    ("modifiers", K::Modifiers),
+    ("static", K::Static),
+    ("abstract", K::Abstract),
+    ("final", K::Final),
+    ("synchronized", K::Synchronized),
+    ("native", K::Native),
+    ("default", K::Default),
+    ("private", K::Private),
+    ("extends_interfaces", K::ExtendsInterfaces),
+    ("type_list", K::TypeList),
+    ("type_parameter", K::TypeParameter),
+    ("enum_constant", K::EnumConstant),
+    ("enum_body_declarations", K::EnumBodyDeclarations),
+    ("class_body", K::ClassBody),
+    ("block", K::Block),
+    ("static_initializer", K::StaticInitializer),
+    ("formal_parameter", K::FormalParameter),
+    ("spread_parameter", K::SpreadParameter),
+    ("annotation", K::Annotation),
+    ("marker_annotation", K::Annotation),
+    ("variable_declarator", K::VariableDeclarator),
+    ("array_type", K::ArrayType),
+    ("dimensions", K::Dimensions),
+    ("generic_type", K::GenericType),
+    ("annotated_type", K::AnnotatedType),
+    ("type_arguments", K::TypeArguments),
+    ("scoped_type_identifier", K::ScopedTypeIdentifier),
+    ("line_comment", K::Comment),
+    ("block_comment", K::Comment),
+    (
+        "explicit_constructor_invocation",
+        K::ExplicitConstructorInvocation,
+    ),
+    ("[", K::LeftBracket),
+];
+
 /// `n`'s kind (ERROR nodes: `K::Error`).
 fn k(n: Node) -> K {
     static TABLE: OnceLock<kit::KindTable<K>> = OnceLock::new();
@@ -141,59 +190,7 @@ fn k(n: Node) -> K {
         return K::Error;
     }
     TABLE
-        .get_or_init(|| {
-            kit::KindTable::new(
-                Lang::Java,
-                &[
-                    ("package_declaration", K::PackageDeclaration),
-                    ("method_declaration", K::MethodDeclaration),
-                    ("constructor_declaration", K::ConstructorDeclaration),
-                    (
-                        "compact_constructor_declaration",
-                        K::CompactConstructorDeclaration,
-                    ),
-                    ("field_declaration", K::FieldDeclaration),
-                    ("constant_declaration", K::ConstantDeclaration),
-                    ("identifier", K::Identifier),
-                    ("scoped_identifier", K::ScopedIdentifier),
-                    ("modifiers", K::Modifiers),
-                    ("static", K::Static),
-                    ("abstract", K::Abstract),
-                    ("final", K::Final),
-                    ("synchronized", K::Synchronized),
-                    ("native", K::Native),
-                    ("default", K::Default),
-                    ("private", K::Private),
-                    ("extends_interfaces", K::ExtendsInterfaces),
-                    ("type_list", K::TypeList),
-                    ("type_parameter", K::TypeParameter),
-                    ("enum_constant", K::EnumConstant),
-                    ("enum_body_declarations", K::EnumBodyDeclarations),
-                    ("class_body", K::ClassBody),
-                    ("block", K::Block),
-                    ("static_initializer", K::StaticInitializer),
-                    ("formal_parameter", K::FormalParameter),
-                    ("spread_parameter", K::SpreadParameter),
-                    ("annotation", K::Annotation),
-                    ("marker_annotation", K::Annotation),
-                    ("variable_declarator", K::VariableDeclarator),
-                    ("array_type", K::ArrayType),
-                    ("dimensions", K::Dimensions),
-                    ("generic_type", K::GenericType),
-                    ("annotated_type", K::AnnotatedType),
-                    ("type_arguments", K::TypeArguments),
-                    ("scoped_type_identifier", K::ScopedTypeIdentifier),
-                    ("line_comment", K::Comment),
-                    ("block_comment", K::Comment),
-                    (
-                        "explicit_constructor_invocation",
-                        K::ExplicitConstructorInvocation,
-                    ),
-                    ("[", K::LeftBracket),
-                ],
-                K::Other,
-            )
-        })
+        .get_or_init(|| kit::KindTable::new(Lang::Java, KINDS, K::Other))
         .of(n)
 }
 

@@ -241,23 +241,12 @@ impl<'a> Walker<'a> {
     fn fn_info<'t>(&self, decl: Node<'t>) -> Option<FnInfo<'t>> {
         let mut ret_decor = Decor::default();
         let inner = unwrap_decl(self.src, Some(decl), &mut ret_decor)?;
-        let (mut name_node, fdecl) = match k(inner) {
+        let (name_node, fdecl) = match k(inner) {
             K::FunctionDeclarator => (field(inner, "declarator")?, Some(inner)),
             K::OperatorCast | K::QualifiedIdentifier => (inner, None),
             _ => return None,
         };
-        let mut scopes = Vec::new();
-        let mut global = false;
-        for _ in 0..32 {
-            if k(name_node) != K::QualifiedIdentifier {
-                break;
-            }
-            match field(name_node, "scope") {
-                Some(s) => scopes.push(strip_targs(self.t(s))),
-                None => global = true,
-            }
-            name_node = field(name_node, "name")?;
-        }
+        let (name_node, scopes, global) = self.qualified(name_node)?;
         let (name, kind, fdecl, cast_type, cast_decl) = match k(name_node) {
             K::OperatorCast => self.conversion(name_node, fdecl),
             K::DestructorName => (
@@ -298,6 +287,24 @@ impl<'a> Walker<'a> {
             cast_decl,
             ret_decor,
         })
+    }
+
+    /// The innermost name of `A::B::f` with its scopes (template arguments stripped), and
+    /// whether it starts at the global scope (`::f`); at most 32 levels.
+    fn qualified<'t>(&self, mut name_node: Node<'t>) -> Option<(Node<'t>, Vec<String>, bool)> {
+        let mut scopes = Vec::new();
+        let mut global = false;
+        for _ in 0..32 {
+            if k(name_node) != K::QualifiedIdentifier {
+                break;
+            }
+            match field(name_node, "scope") {
+                Some(s) => scopes.push(strip_targs(self.t(s))),
+                None => global = true,
+            }
+            name_node = field(name_node, "name")?;
+        }
+        Some((name_node, scopes, global))
     }
 
     /// The name, kind and parts of a conversion function `operator T*()`.
@@ -894,29 +901,7 @@ impl<'a> Walker<'a> {
         }
         match decl_kind(c) {
             Decl::FunctionDefinition | Decl::FieldDeclaration | Decl::Declaration => {
-                // A function (definition or declaration)?
-                let decls: Vec<Node> = {
-                    let mut cur = c.walk();
-                    c.children_by_field_name("declarator", &mut cur).collect()
-                };
-                if decls.len() == 1 {
-                    if let Some(info) = self.fn_info(decls[0]) {
-                        self.member_function(c, decls[0], info, cls, tmpl, friend);
-                        return;
-                    }
-                }
-                if friend || k(c) == K::FunctionDefinition {
-                    return;
-                }
-                let ty = field(c, "type");
-                if let Some(t) = ty {
-                    if is_class_spec(t) {
-                        let q = cls.qname.clone();
-                        self.class(t, &q, Some(cls), tmpl, None, depth);
-                    }
-                }
-                let fields = self.fields(c, ty, &decls);
-                self.model.classes[cls.idx].fields.extend(fields);
+                self.member_declaration(c, cls, tmpl, friend, depth);
             }
             Decl::Template => {
                 let t2 = self.push_template(c, tmpl);
@@ -942,6 +927,40 @@ impl<'a> Walker<'a> {
             }
             _ => {}
         }
+    }
+
+    /// A member function (definition or declaration), or fields (and a class defined in
+    /// their type); a friend's or a definition's other forms add nothing.
+    fn member_declaration<'t>(
+        &mut self,
+        c: Node<'t>,
+        cls: &ClassCtx,
+        tmpl: &Tmpl<'t>,
+        friend: bool,
+        depth: usize,
+    ) {
+        let decls: Vec<Node> = {
+            let mut cur = c.walk();
+            c.children_by_field_name("declarator", &mut cur).collect()
+        };
+        if decls.len() == 1 {
+            if let Some(info) = self.fn_info(decls[0]) {
+                self.member_function(c, decls[0], info, cls, tmpl, friend);
+                return;
+            }
+        }
+        if friend || k(c) == K::FunctionDefinition {
+            return;
+        }
+        let ty = field(c, "type");
+        if let Some(t) = ty {
+            if is_class_spec(t) {
+                let q = cls.qname.clone();
+                self.class(t, &q, Some(cls), tmpl, None, depth);
+            }
+        }
+        let fields = self.fields(c, ty, &decls);
+        self.model.classes[cls.idx].fields.extend(fields);
     }
 }
 

@@ -417,74 +417,100 @@ impl Walker {
                 oid,
                 size,
                 t,
-            } => {
-                let th = self.thread(tid);
-                let class = names.method(method).map_or(u32::MAX, |m| m.class);
-                let receiver = self.instance(class, oid);
-                let state = &mut self.threads[th];
-                state.seen(t);
-                let (sender, parent_ctx) = match state.stack.last() {
-                    Some(top) => (top.receiver, Some(top.ctx)),
-                    None => (state.root, None),
-                };
-                let mut frame = Frame {
-                    order: self.messages,
-                    method,
-                    oid,
-                    receiver,
-                    sender,
-                    start: t,
-                    size,
-                    child_agg: 0,
-                    heaviest: None,
-                    descendants: 0,
-                    ctx: 0,
-                };
-                self.messages += 1;
-                state.messages += 1;
-                frame.ctx = sink.started(parent_ctx, th, &frame);
-                state.push(frame);
-                if state.callees.len() < state.stack.len() {
-                    state.callees.push(Vec::new());
-                }
-                state.callees[state.stack.len() - 1].clear();
-                self.max_depth = self.max_depth.max(state.stack.len());
-            }
+            } => self.start(tid, method, oid, size, t, names, sink),
             Event::End {
                 tid,
                 method,
                 oid,
                 t,
-            } => {
-                let th = self.thread(tid);
-                self.threads[th].seen(t);
-                let state = &mut self.threads[th];
-                let top = state.stack.last();
-                if top.is_some_and(|f| f.method == method && f.oid == oid) {
+            } => self.end(tid, method, oid, t, names, sink),
+        }
+    }
+
+    /// A message starts: its frame goes on the thread's stack (sender: the message below).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn start(
+        &mut self,
+        tid: u64,
+        method: u32,
+        oid: u64,
+        size: u64,
+        t: u64,
+        names: &Names,
+        sink: &mut impl Sink,
+    ) {
+        let th = self.thread(tid);
+        let class = names.method(method).map_or(u32::MAX, |m| m.class);
+        let receiver = self.instance(class, oid);
+        let state = &mut self.threads[th];
+        state.seen(t);
+        let (sender, parent_ctx) = match state.stack.last() {
+            Some(top) => (top.receiver, Some(top.ctx)),
+            None => (state.root, None),
+        };
+        let mut frame = Frame {
+            order: self.messages,
+            method,
+            oid,
+            receiver,
+            sender,
+            start: t,
+            size,
+            child_agg: 0,
+            heaviest: None,
+            descendants: 0,
+            ctx: 0,
+        };
+        self.messages += 1;
+        state.messages += 1;
+        frame.ctx = sink.started(parent_ctx, th, &frame);
+        state.push(frame);
+        if state.callees.len() < state.stack.len() {
+            state.callees.push(Vec::new());
+        }
+        state.callees[state.stack.len() - 1].clear();
+        self.max_depth = self.max_depth.max(state.stack.len());
+    }
+
+    /// A message ends: closes the top frame, or the outer one it names (and those above it).
+    #[inline(always)]
+    fn end(
+        &mut self,
+        tid: u64,
+        method: u32,
+        oid: u64,
+        t: u64,
+        names: &Names,
+        sink: &mut impl Sink,
+    ) {
+        let th = self.thread(tid);
+        self.threads[th].seen(t);
+        let state = &mut self.threads[th];
+        let top = state.stack.last();
+        if top.is_some_and(|f| f.method == method && f.oid == oid) {
+            self.close(th, t, sink, names);
+            return;
+        }
+        match state.find(method, oid) {
+            Some(pos) => {
+                let extra = state.stack.len() - 1 - pos;
+                self.balance.closed_by_outer_end += extra as u64;
+                self.example(
+                    names,
+                    "end of an outer message while inner ones were open",
+                    tid,
+                    method,
+                    oid,
+                    t,
+                );
+                for _ in 0..=extra {
                     self.close(th, t, sink, names);
-                    return;
                 }
-                match state.find(method, oid) {
-                    Some(pos) => {
-                        let extra = state.stack.len() - 1 - pos;
-                        self.balance.closed_by_outer_end += extra as u64;
-                        self.example(
-                            names,
-                            "end of an outer message while inner ones were open",
-                            tid,
-                            method,
-                            oid,
-                            t,
-                        );
-                        for _ in 0..=extra {
-                            self.close(th, t, sink, names);
-                        }
-                    }
-                    None => {
-                        self.balance.unmatched_ends += 1;
-                        self.example(names, "end without a matching start", tid, method, oid, t);
-                    }
-                }
+            }
+            None => {
+                self.balance.unmatched_ends += 1;
+                self.example(names, "end without a matching start", tid, method, oid, t);
             }
         }
     }

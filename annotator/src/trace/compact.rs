@@ -225,80 +225,97 @@ impl<R: Read> CompactReader<R> {
                 let text = self.string()?;
                 self.header = Header::from_pairs(&text).map_err(Fail::Invalid)?;
             }
-            b'C' => {
-                let id = small(self.var()?)?;
-                let name = self.string()?;
-                match self.classes.get(id as u64) {
-                    Some(d) => self.names.classes[d as usize] = name,
-                    None => {
-                        let d = self.names.push_class(name);
-                        self.classes.set(id, d);
-                    }
-                }
-            }
-            b'M' => {
-                let id = small(self.var()?)?;
-                let class = self.var()?;
-                let name = self.string()?;
-                let signature = self.string()?;
-                let class = self
-                    .classes
-                    .get(class)
-                    .ok_or(Fail::Bad("method of an undefined class"))?;
-                let def = MethodDef {
-                    class,
-                    name,
-                    signature,
-                };
-                match self.methods.get(id as u64) {
-                    Some(d) => self.names.methods[d as usize] = def,
-                    None => {
-                        let d = self.names.push_method(def);
-                        self.methods.set(id, d);
-                    }
-                }
-            }
+            b'C' => self.class_def()?,
+            b'M' => self.method_def()?,
             b'N' => {
                 let tid = self.var()?;
                 let name = self.string()?;
                 self.names.threads.insert(tid, name);
             }
-            b'B' => {
-                self.block_at = self.offset - 1;
-                self.tid = self.var()?;
-                self.t = self.var()?;
-                let count = self.var()?;
-                let len = self.var()?;
-                if len > MAX_BLOCK {
-                    return Err(Fail::Bad("implausible block length"));
-                }
-                self.read_block(len)?;
-                self.pos = 0;
-                self.left = count;
-            }
+            b'B' => self.block()?,
             b'T' => self.status.truncated_at_size = Some(self.var()?),
             b'A' => self.aggregate()?,
             b'O' => self.objects()?,
-            b'X' => {
-                let tid = self.var()?;
-                let method = self.method_id()?;
-                let (t, calls, total) = (self.var()?, self.var()?, self.var()?);
-                self.status
-                    .aggregates
-                    .throttled
-                    .push(super::agg::Throttled {
-                        tid,
-                        method,
-                        t,
-                        calls,
-                        total,
-                    });
-            }
+            b'X' => self.throttled()?,
             b'F' => self.faults()?,
             b'E' => self.status.clean_end = Some(self.var()?),
             _ => return Err(Fail::Bad("unknown record tag")),
         }
         Ok(true)
+    }
+
+    /// A `C` record: a class name (a later definition of the same id renames it).
+    fn class_def(&mut self) -> std::result::Result<(), Fail> {
+        let id = small(self.var()?)?;
+        let name = self.string()?;
+        match self.classes.get(id as u64) {
+            Some(d) => self.names.classes[d as usize] = name,
+            None => {
+                let d = self.names.push_class(name);
+                self.classes.set(id, d);
+            }
+        }
+        Ok(())
+    }
+
+    /// An `M` record: a method of a class defined before (a later definition replaces it).
+    fn method_def(&mut self) -> std::result::Result<(), Fail> {
+        let id = small(self.var()?)?;
+        let class = self.var()?;
+        let name = self.string()?;
+        let signature = self.string()?;
+        let class = self
+            .classes
+            .get(class)
+            .ok_or(Fail::Bad("method of an undefined class"))?;
+        let def = MethodDef {
+            class,
+            name,
+            signature,
+        };
+        match self.methods.get(id as u64) {
+            Some(d) => self.names.methods[d as usize] = def,
+            None => {
+                let d = self.names.push_method(def);
+                self.methods.set(id, d);
+            }
+        }
+        Ok(())
+    }
+
+    /// A `B` record: a block of one thread's events, read whole; its events are decoded as
+    /// they are asked for.
+    fn block(&mut self) -> std::result::Result<(), Fail> {
+        self.block_at = self.offset - 1;
+        self.tid = self.var()?;
+        self.t = self.var()?;
+        let count = self.var()?;
+        let len = self.var()?;
+        if len > MAX_BLOCK {
+            return Err(Fail::Bad("implausible block length"));
+        }
+        self.read_block(len)?;
+        self.pos = 0;
+        self.left = count;
+        Ok(())
+    }
+
+    /// An `X` record: a method the runtime throttled on a thread, and when.
+    fn throttled(&mut self) -> std::result::Result<(), Fail> {
+        let tid = self.var()?;
+        let method = self.method_id()?;
+        let (t, calls, total) = (self.var()?, self.var()?, self.var()?);
+        self.status
+            .aggregates
+            .throttled
+            .push(super::agg::Throttled {
+                tid,
+                method,
+                t,
+                calls,
+                total,
+            });
+        Ok(())
     }
 
     /// A method id of an `A`/`X` record: defined before, else the record is invalid.

@@ -524,54 +524,16 @@ impl<'a> Sim<'a> {
                 }
                 top.next += 1;
                 top.pos = cn.end;
-                match self.route(c, x) {
-                    None if !self.has_active[c as usize] => {
-                        let f = self.moved_faults(x, c, true).min(self.agg[c as usize]);
-                        self.faults_dropped += f;
-                        let w = self.agg[c as usize] - f;
-                        if w > EPS {
-                            return self.compute(x, w, c);
-                        }
-                    }
+                let busy = match self.route(c, x) {
+                    None if !self.has_active[c as usize] => self.run_inline(x, c),
                     None => {
-                        let probe = t.threads[cn.thread as usize].probe;
-                        let f = self.moved_faults(x, c, false);
-                        self.faults_dropped += f;
-                        let debt = probe + f;
-                        self.execs[xi].stack.push(Cursor {
-                            node: c,
-                            next: 0,
-                            pos: cn.start,
-                            debt,
-                            reply: NONE,
-                        });
+                        self.descend(x, c);
+                        false
                     }
-                    Some(q) => {
-                        let void = self.void(c);
-                        let qu = &mut self.queues[q as usize];
-                        qu.last_at = qu.last_at.max(self.now + self.p.there(cn.size));
-                        let task = Task {
-                            node: c,
-                            reply: if void { NONE } else { x },
-                            cause: self.execs[xi].cause,
-                            at: qu.last_at,
-                        };
-                        self.at(task.at, Ev::Arrive(q, task));
-                        if void {
-                            self.async_sends += 1;
-                            if self.p.enqueue > EPS {
-                                return self.compute(x, self.p.enqueue, node);
-                            }
-                        } else {
-                            self.sync_sends += 1;
-                            let e = &mut self.execs[xi];
-                            e.state = State::Waiting;
-                            e.waiting_on = q;
-                            e.wait_since = self.now;
-                            e.wait_for = c;
-                            return;
-                        }
-                    }
+                    Some(q) => self.send(x, c, q, node),
+                };
+                if busy {
+                    return;
                 }
             } else {
                 let end = t.nodes[node as usize].end;
@@ -581,13 +543,79 @@ impl<'a> Sim<'a> {
                 if w > EPS {
                     return self.compute(x, w, node);
                 }
-                let done = self.execs[xi].stack.pop().unwrap();
-                if done.reply != NONE {
-                    let back = self.p.there(0) + self.p.handoff;
-                    let cause = self.execs[xi].cause;
-                    self.at(self.now + back, Ev::Result(done.reply, cause));
-                }
+                self.return_from(x);
             }
+        }
+    }
+
+    /// Child `c`, with nothing active below it, runs on `x` as one piece of work (less the
+    /// page faults a moved object no longer takes); true when `x` is now busy.
+    fn run_inline(&mut self, x: u32, c: u32) -> bool {
+        let f = self.moved_faults(x, c, true).min(self.agg[c as usize]);
+        self.faults_dropped += f;
+        let w = self.agg[c as usize] - f;
+        if w > EPS {
+            self.compute(x, w, c);
+            return true;
+        }
+        false
+    }
+
+    /// `x` walks into child `c` (something below it is active), owing the probe cost.
+    fn descend(&mut self, x: u32, c: u32) {
+        let cn = &self.t.nodes[c as usize];
+        let probe = self.t.threads[cn.thread as usize].probe;
+        let f = self.moved_faults(x, c, false);
+        self.faults_dropped += f;
+        self.execs[x as usize].stack.push(Cursor {
+            node: c,
+            next: 0,
+            pos: cn.start,
+            debt: probe + f,
+            reply: NONE,
+        });
+    }
+
+    /// `x` sends child `c` to queue `q`: a void message goes asynchronously (the sender pays
+    /// the enqueue), else `x` waits for the result; true when `x` is now busy or waiting.
+    fn send(&mut self, x: u32, c: u32, q: u32, node: u32) -> bool {
+        let xi = x as usize;
+        let size = self.t.nodes[c as usize].size;
+        let void = self.void(c);
+        let qu = &mut self.queues[q as usize];
+        qu.last_at = qu.last_at.max(self.now + self.p.there(size));
+        let task = Task {
+            node: c,
+            reply: if void { NONE } else { x },
+            cause: self.execs[xi].cause,
+            at: qu.last_at,
+        };
+        self.at(task.at, Ev::Arrive(q, task));
+        if void {
+            self.async_sends += 1;
+            if self.p.enqueue > EPS {
+                self.compute(x, self.p.enqueue, node);
+                return true;
+            }
+            return false;
+        }
+        self.sync_sends += 1;
+        let e = &mut self.execs[xi];
+        e.state = State::Waiting;
+        e.waiting_on = q;
+        e.wait_since = self.now;
+        e.wait_for = c;
+        true
+    }
+
+    /// `x`'s top message is done: pop it and, for a task, send the result back.
+    fn return_from(&mut self, x: u32) {
+        let xi = x as usize;
+        let done = self.execs[xi].stack.pop().unwrap();
+        if done.reply != NONE {
+            let back = self.p.there(0) + self.p.handoff;
+            let cause = self.execs[xi].cause;
+            self.at(self.now + back, Ev::Result(done.reply, cause));
         }
     }
 

@@ -346,7 +346,8 @@ fn class_candidates(a: &Analysis, above: &Above, entry: &FxHashSet<u32>) -> Vec<
         .iter()
         .filter(|c| c.instances >= 2 && !entry_classes.contains(c.class.as_str()))
         .map(|c| {
-            let ids = objects.get(c.class.as_str()).cloned().unwrap_or_default();
+            // Class rows are one per name (`class_stats` keys them by name): take, not copy.
+            let ids = objects.remove(c.class.as_str()).unwrap_or_default();
             let one_off: u64 = ids.iter().map(|&i| a.instances.one_off_time(i)).sum();
             (c, ids, steady(c.active_time, one_off))
         })

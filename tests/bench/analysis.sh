@@ -5,7 +5,9 @@
 #   INSTANCES="10000 100000 1000000" FORMS=compact tests/bench/analysis.sh 10000000),
 #   RUNS=1 (more: that many rounds, the instance counts interleaved in each, and the median
 #   and minimum CPU time reported — on a shared machine noise only adds time, and one run's
-#   figure can be off by 10 %), BENCH_DIR=/tmp/revy-bench, KEEP=1 keeps the traces.
+#   figure can be off by 10 %), BENCH_DIR=/tmp/revy-bench, KEEP=1 keeps the traces,
+#   REPORT=1 also runs `revy report` once per trace (its time and peak RSS on a line of
+#   its own: the report walks the trace twice and holds the whole analysis meanwhile).
 # Prints one line per (form, size, instances): events/s, MB/s and peak RSS (from
 # /usr/bin/time -v), and the peak RSS per instance; with RUNS > 1 also the CPU minimum and
 # each instance count's events per CPU second against the first's (by median and minimum).
@@ -76,6 +78,14 @@ for form in $FORMS; do
           split(first, p, " "); printf " %8.3f %8.1f%% %8.1f%%", m, 100*p[1]/c, 100*p[2]/m }'
       fi
       printf '\n'
+      if [ -n "${REPORT:-}" ]; then
+        /usr/bin/time -v "$REVY" report -o "$DIR/report.html" "$f" >/dev/null 2>"$DIR/time.log"
+        awk -F': ' -v i="$inst" '
+          /User time|System time/ { c += $2 }
+          /Maximum resident set size/ { r = $2 }
+          END { printf "report   %9d instances: cpu_s %.2f peakRSS_MB %.1f B/inst %.0f\n", i, c, r/1024, r*1024/i }' "$DIR/time.log"
+        rm -f "$DIR/report.html"
+      fi
       [ -n "${KEEP:-}" ] || rm -f "$f"
       rm -f "$DIR/runs-$inst"
     done

@@ -468,9 +468,18 @@ pub fn walk_trace_with(
     sink: &mut impl Sink,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<(TraceReader, Walker)> {
+    walk_trace_by(path, Walker::new(), sink, progress)
+}
+
+/// [`walk_trace_with`] with a walker of the caller's (e.g. [`Walker::numbering`]).
+pub fn walk_trace_by(
+    path: &Path,
+    mut walker: Walker,
+    sink: &mut impl Sink,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<(TraceReader, Walker)> {
     let size = crate::trace::multi::total_size(path);
     let mut reader = TraceReader::open(path)?;
-    let mut walker = Walker::new();
     walk_events(&mut reader, &mut walker, sink, &mut |r| progress(r, size))?;
     aggregates::merge(
         &mut walker,

@@ -283,7 +283,12 @@ pub struct Balance {
 
 #[derive(Default)]
 pub struct Walker {
+    /// Every instance met, in id order (none in a [`Walker::numbering`] walk).
     pub instances: Vec<Instance>,
+    /// How many instances were met (the next one's id).
+    count: u32,
+    /// Numbers instances without keeping them (see [`Walker::numbering`]).
+    numbering: bool,
     pub threads: Vec<ThreadState>,
     by_oid: OidIndex,
     by_class: FxHashMap<u32, u32>,
@@ -300,6 +305,25 @@ impl Walker {
         Self::default()
     }
 
+    /// A walker that gives instances the ids [`Walker::new`] would but keeps no record of
+    /// them: sinks get no instances. For a second walk over a trace whose analysis already
+    /// holds its instances (the report's links), so they are not held twice.
+    pub fn numbering() -> Self {
+        Walker {
+            numbering: true,
+            ..Self::default()
+        }
+    }
+
+    /// A new instance gets the next id.
+    #[inline]
+    fn add(&mut self, inst: Instance) {
+        self.count += 1;
+        if !self.numbering {
+            self.instances.push(inst);
+        }
+    }
+
     #[inline]
     pub(crate) fn thread(&mut self, tid: u64) -> usize {
         if let Some((t, i)) = self.last_tid {
@@ -310,9 +334,8 @@ impl Walker {
         let i = match self.by_tid.get(&tid) {
             Some(&i) => i,
             None => {
-                let root = self.instances.len() as u32;
-                self.instances
-                    .push(Instance::new(InstKind::Root, u32::MAX, tid));
+                let root = self.count;
+                self.add(Instance::new(InstKind::Root, u32::MAX, tid));
                 self.threads.push(ThreadState {
                     tid,
                     root,
@@ -335,7 +358,7 @@ impl Walker {
 
     #[inline]
     pub(crate) fn instance(&mut self, class: u32, oid: u64) -> u32 {
-        let next = self.instances.len() as u32;
+        let next = self.count;
         let (id, new) = if oid == 0 {
             let e = self.by_class.entry(class).or_insert(next);
             (*e, *e == next)
@@ -349,7 +372,7 @@ impl Walker {
             } else {
                 InstKind::Object
             };
-            self.instances.push(Instance::new(kind, class, oid));
+            self.add(Instance::new(kind, class, oid));
         }
         id
     }
@@ -397,10 +420,11 @@ impl Walker {
                     self.threads[th].seen(t);
                 }
                 let i = self.instance(class, oid) as usize;
-                let inst = &mut self.instances[i];
-                inst.class = class; // the creation entry names the runtime class
-                inst.log_size(size);
-                inst.set_created(t);
+                if let Some(inst) = self.instances.get_mut(i) {
+                    inst.class = class; // the creation entry names the runtime class
+                    inst.log_size(size);
+                    inst.set_created(t);
+                }
             }
             Event::Destroy { class, oid, t, tid } => {
                 let th = self.thread(tid);
@@ -409,7 +433,9 @@ impl Walker {
                 }
                 let last = self.threads[th].last_t;
                 let i = self.instance(class, oid) as usize;
-                self.instances[i].set_destroyed(t.unwrap_or(last));
+                if let Some(inst) = self.instances.get_mut(i) {
+                    inst.set_destroyed(t.unwrap_or(last));
+                }
             }
             Event::Start {
                 tid,
@@ -708,6 +734,45 @@ mod tests {
                 "{form:?}: objects and roots"
             );
         }
+    }
+
+    /// Each closed message's (sender, receiver, method), in walk order.
+    #[derive(Default)]
+    struct Ends(Vec<(u32, u32, u32)>, usize);
+    impl Sink for Ends {
+        fn closed(&mut self, c: &Closed, instances: &[Instance], _names: &Names) {
+            self.0
+                .push((c.frame.sender, c.frame.receiver, c.frame.method));
+            self.1 = self.1.max(instances.len());
+        }
+    }
+
+    /// The report's second walk numbers instances without keeping them: its ids must be the
+    /// first walk's (the links are matched to the analysis's edges by them).
+    #[test]
+    fn a_numbering_walk_gives_the_ids_of_a_full_one() {
+        use crate::trace::{synth, Form};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.rvt");
+        let spec = synth::Spec {
+            events: 200_000,
+            instances: 5_000,
+            threads: 4,
+            classes: 7,
+            ..Default::default()
+        };
+        let f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+        synth::generate(&spec, Form::Compact, f).unwrap();
+        let (mut full, mut ids) = (Ends::default(), Ends::default());
+        let (_, w) = crate::analysis::walk_trace(&path, &mut full).unwrap();
+        let (_, n) =
+            crate::analysis::walk_trace_by(&path, Walker::numbering(), &mut ids, &mut |_, _| {})
+                .unwrap();
+        assert_eq!(full.0.len(), (200_000 - 5_000) / 2);
+        assert_eq!(ids.0, full.0);
+        assert_eq!(w.instances.len(), 5_000 + 4);
+        assert_eq!((n.instances.len(), ids.1), (0, 0), "nothing kept");
+        assert_eq!(n.count, w.count);
     }
 
     /// Issue 10, item 10: ends that match no start made every end scan the whole stack

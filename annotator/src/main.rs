@@ -138,6 +138,27 @@ struct ReplayArgs {
     no_compensate: bool,
 }
 
+impl ReplayArgs {
+    /// Analysis options with this machine model (the rest default).
+    fn options(&self) -> Result<revy::analysis::Options> {
+        if self.cores == Some(0) {
+            return Err(Error::input("--cores must be at least 1"));
+        }
+        let ns = |d: &Option<String>| {
+            d.as_deref()
+                .map(revy::whatif::parse_duration_ns)
+                .transpose()
+        };
+        Ok(revy::analysis::Options {
+            compensate: !self.no_compensate,
+            cores: self.cores,
+            handoff_ns: ns(&self.handoff)?,
+            enqueue_ns: ns(&self.enqueue)?,
+            ..Default::default()
+        })
+    }
+}
+
 #[derive(Args)]
 struct WhatifArgs {
     /// The traces of one run (default: the newest trace of the manifest's project).
@@ -174,9 +195,15 @@ struct ReportArgs {
     /// Activity level (share of the total, 0..1) from which hints name candidates.
     #[arg(long, default_value_t = 0.10)]
     threshold: f64,
+    /// Or an absolute active time, in the trace's unit, from which they do.
+    #[arg(long)]
+    min_time: Option<u64>,
     /// An older trace to show side by side (did the change pay?).
     #[arg(long)]
     baseline: Option<PathBuf>,
+    /// The proposals' predictions, as `analyze` makes them.
+    #[command(flatten)]
+    replay: ReplayArgs,
 }
 
 #[derive(Args)]
@@ -358,27 +385,11 @@ fn cmd_analyze(manifest: &Path, args: AnalyzeArgs) -> Result<()> {
             "--threshold is a share of the total between 0 and 1 (e.g. 0.1)",
         ));
     }
-    let r = &args.replay;
-    if r.cores == Some(0) {
-        return Err(Error::input("--cores must be at least 1"));
-    }
     let opts = revy::analysis::Options {
         detail_cap: args.detail_cap,
         threshold_level: args.threshold,
         threshold_time: args.min_time,
-        compensate: !r.no_compensate,
-        cores: r.cores,
-        handoff_ns: r
-            .handoff
-            .as_deref()
-            .map(revy::whatif::parse_duration_ns)
-            .transpose()?,
-        enqueue_ns: r
-            .enqueue
-            .as_deref()
-            .map(revy::whatif::parse_duration_ns)
-            .transpose()?,
-        ..Default::default()
+        ..args.replay.options()?
     };
     let mut a = revy::analysis::analyze_path_with(&path, &opts, &mut progress())?;
     clear_progress();
@@ -497,7 +508,8 @@ fn cmd_report(manifest: &Path, args: ReportArgs) -> Result<()> {
     }
     let opts = revy::analysis::Options {
         threshold_level: args.threshold,
-        ..Default::default()
+        threshold_time: args.min_time,
+        ..args.replay.options()?
     };
     let w = revy::report::write_compared(&path, args.baseline.as_deref(), &args.output, &opts)?;
     print_warnings(&w.warnings);

@@ -167,6 +167,62 @@ fn whatif_json_has_the_agreed_fields() {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--active Nope"));
 }
 
+/// The report's proposals are `analyze`'s for the same machine model: `--cores`,
+/// `--handoff` and the threshold options reach its analysis (before, it took only
+/// `--threshold` and predicted for this machine with a measured handoff).
+#[test]
+fn the_report_predicts_for_the_machine_it_is_told() {
+    let (dir, p) = project();
+    let m = dir.path().join("revy.toml");
+    let proposals = |cores: &str| {
+        let html = dir.path().join(format!("r{cores}.html"));
+        let args = ["--cores", cores, "--handoff", "0"];
+        let m = m.to_str().unwrap();
+        let o = revy(
+            &[
+                &["-m", m, "report", "-o", html.to_str().unwrap()],
+                &args[..],
+            ]
+            .concat(),
+        );
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let page = std::fs::read_to_string(&html).unwrap();
+        let d = revy::report::embedded_data(&page).expect("the page's data");
+        let o = revy(&[&["-m", m, "analyze", "--format", "json"], &args[..]].concat());
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let a: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let pick = |v: &serde_json::Value| -> Vec<(String, f64)> {
+            v["hints"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|h| h["kind"] == "proposal")
+                .map(|h| {
+                    let s = h["numbers"]["predicted_speedup"].as_f64().unwrap();
+                    (h["subject"].as_str().unwrap().to_string(), s)
+                })
+                .collect()
+        };
+        assert_eq!(pick(&d), pick(&a), "report and analyze, {cores} core(s)");
+        assert_eq!(d["options"]["cores"], cores.parse::<u64>().unwrap());
+        pick(&d)
+    };
+    let four = proposals("4");
+    assert_eq!(four[0].0, "Worker", "{four:?}");
+    assert!(four[0].1 > 2.0, "{four:?}");
+    assert!(proposals("1").is_empty(), "one core: nothing to gain");
+    let bad = revy(&[
+        "-m",
+        m.to_str().unwrap(),
+        "report",
+        "-o",
+        "x.html",
+        "--cores",
+        "0",
+    ]);
+    assert_eq!(bad.status.code(), Some(2));
+}
+
 fn write(dir: &Path, name: &str, body: &str) -> PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, format!("##### revy-trace 1 unit=ns\n{body}")).unwrap();

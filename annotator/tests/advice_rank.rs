@@ -176,7 +176,7 @@ fn the_report_predicts_for_the_machine_it_is_told() {
     let m = dir.path().join("revy.toml");
     let proposals = |cores: &str| {
         let html = dir.path().join(format!("r{cores}.html"));
-        let args = ["--cores", cores, "--handoff", "0"];
+        let args = [p.to_str().unwrap(), "--cores", cores, "--handoff", "0"];
         let m = m.to_str().unwrap();
         let o = revy(
             &[

@@ -402,6 +402,75 @@ public class Main {
     assert_eq!(put, total, "put's receivers against total's");
 }
 
+/// The same, nested: while `TreeMap(Map)` runs an override of the outer object, the override
+/// builds an inner object whose own superclass constructor runs an override too. Both early
+/// IDs must wait for their initialisers (one remembered per thread let the inner one push
+/// the outer's out: the outer got a second ID and creation).
+#[test]
+fn nested_early_constructions_keep_one_id_each() {
+    if !have_javac() {
+        eprintln!("no javac: skipped");
+        return;
+    }
+    let p = small_project(&[(
+        "nest/Main.java",
+        r#"package nest;
+import java.util.*;
+public class Main {
+    static final class Inner extends TreeMap<String, Integer> {
+        int puts;
+        Inner(Map<String, Integer> m) { super(m); }
+        @Override public Integer put(String k, Integer v) { puts++; return super.put(k, v); }
+        int count() { return puts; }
+    }
+    static final class Outer extends TreeMap<String, Integer> {
+        int puts;
+        Inner inner;
+        Outer(Map<String, Integer> m) { super(m); }
+        @Override public Integer put(String k, Integer v) {
+            puts++;
+            if (inner == null) inner = new Inner(Collections.singletonMap(k, v));
+            return super.put(k, v);
+        }
+        int total() { return size() + puts + inner.count(); }
+    }
+    public static void main(String[] args) {
+        Map<String, Integer> m = new HashMap<>();
+        m.put("a", 1);
+        m.put("b", 2);
+        long s = 0;
+        for (int i = 0; i < 3; i++) { Outer o = new Outer(m); o.put("c", i); s += o.total(); }
+        System.out.println(s);
+    }
+}
+"#,
+    )]);
+    let (before, after, t) = run_project(p.path(), "nest.Main", Mode::Better);
+    assert_eq!(before.stdout, after.stdout);
+    assert_eq!(before.stdout.trim(), "21");
+    let created = check_trace(&t, &[]);
+    assert_eq!(created.get("nest.Main.Outer"), Some(&3), "{created:?}");
+    assert_eq!(created.get("nest.Main.Inner"), Some(&3), "{created:?}");
+    let rows = t.rows();
+    let oids = |class: &str, name: &str| -> HashSet<u64> {
+        let (&m, _) = t
+            .methods
+            .iter()
+            .find(|(_, m)| m.1 == name && t.classes[&m.0] == class)
+            .unwrap_or_else(|| panic!("no {class}.{name}"));
+        rows.iter()
+            .filter(|e| e.1 == START && e.2 == m)
+            .map(|e| e.3)
+            .collect()
+    };
+    let total = oids("nest.Main.Outer", "total");
+    assert_eq!(total.len(), 3, "{total:?}");
+    assert_eq!(oids("nest.Main.Outer", "put"), total, "outer put's receivers");
+    let count = oids("nest.Main.Inner", "count");
+    assert_eq!(count.len(), 3, "{count:?}");
+    assert_eq!(oids("nest.Main.Inner", "put"), count, "inner put's receivers");
+}
+
 /// jsoup: every parser call passes a node whose parent links reach the whole document, so
 /// an unbounded better-mode size walk made each call cost the document (the suite ran 50×
 /// slower). The walk now stops after a budget of objects; and a collection argument's

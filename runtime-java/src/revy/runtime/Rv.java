@@ -22,11 +22,11 @@ public final class Rv {
         RvBuf b = null;
         try {
             b = RvBuf.TL.get();
-            if (b != null && b.early == o) {
-                // A method ran during its superclass's constructor, before this initialiser:
-                // it took an ID then, with its creation entry; one object keeps one ID.
-                b.early = null;
-                return b.earlyOid;
+            // A method ran during its superclass's constructor, before this initialiser: it
+            // took an ID then, with its creation entry; one object keeps one ID.
+            long early = b != null ? b.takeEarly(o) : 0L;
+            if (early != 0L) {
+                return early;
             }
         } catch (Throwable t) {
             RvTrace.problem("cannot log a creation", t);
@@ -79,8 +79,7 @@ public final class Rv {
                 // Its own ID field is still 0: called from its superclass's constructor, before
                 // the field's initialiser, which takes this ID ({@link #created}). (Or a
                 // deserialised object, whose initialiser never runs.)
-                b.early = o;
-                b.earlyOid = oid;
+                b.early(o, oid);
             }
             if (RvTrace.live) {
                 int id = RvClasses.idOf(o.getClass(), 0);

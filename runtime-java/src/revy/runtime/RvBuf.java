@@ -28,17 +28,50 @@ final class RvBuf {
     /** Above 0 while a size helper runs on this thread: its calls into user code are not logged. */
     int quiet;
     /**
-     * An object whose own ID field was still 0 when one of its methods ran (called by its
-     * superclass's constructor, before the field's initialiser), and the non-intrusive ID it
-     * got then: the initialiser ({@link Rv#created}) takes that ID instead of a second one.
+     * Objects whose own ID field was still 0 when one of their methods ran (called by their
+     * superclass's constructor, before the field's initialiser), and the non-intrusive IDs
+     * they got then: the initialiser ({@link Rv#created}) takes that ID instead of a second
+     * one. Several, as such a method may construct another such object (nested); the oldest
+     * is dropped past {@link #EARLY} (e.g. objects whose construction threw).
      */
-    Object early;
-    long earlyOid;
+    private Object[] early;
+    private long[] earlyOid;
+    private int earlyN;
+    static final int EARLY = 8;
     final WeakReference<Thread> thread;
 
     RvBuf(Thread t) {
         this.tid = t.getId();
         this.thread = new WeakReference<Thread>(t);
+    }
+
+    /** Remembers {@code o}'s early ID until its initialiser takes it. */
+    void early(Object o, long oid) {
+        if (early == null) {
+            early = new Object[EARLY];
+            earlyOid = new long[EARLY];
+        }
+        if (earlyN == EARLY) {
+            System.arraycopy(early, 1, early, 0, EARLY - 1);
+            System.arraycopy(earlyOid, 1, earlyOid, 0, EARLY - 1);
+            earlyN--;
+        }
+        early[earlyN] = o;
+        earlyOid[earlyN++] = oid;
+    }
+
+    /** The early ID of {@code o} (forgotten now), or 0: the newest first, as they nest. */
+    long takeEarly(Object o) {
+        for (int i = earlyN - 1; i >= 0; i--) {
+            if (early[i] == o) {
+                long oid = earlyOid[i];
+                System.arraycopy(early, i + 1, early, i, earlyN - 1 - i);
+                System.arraycopy(earlyOid, i + 1, earlyOid, i, earlyN - 1 - i);
+                early[--earlyN] = null;
+                return oid;
+            }
+        }
+        return 0L;
     }
 
     /** Event kinds of the compact trace form (docs/trace-format.md). */

@@ -792,6 +792,8 @@ fn print_restored(s: &revy::store::RestoreSummary, kept: &str) {
 fn cmd_restore(manifest: &std::path::Path) -> Result<()> {
     let m = revy::manifest::Manifest::load(manifest)?;
     let s = revy::store::restore(&m)?;
+    // The counters runs outside `revy run` left (one per command line), once they are over.
+    revy::trace::budget::prune_stale(&m.trace_dir());
     print_restored(&s, "kept your edits in {} (removed only Revy's insertions)");
     Ok(())
 }

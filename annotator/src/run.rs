@@ -107,6 +107,7 @@ fn run_budget(dir: &std::path::Path) -> Result<Option<tempfile::TempPath>> {
 pub fn run_built(m: &Manifest) -> Result<RunOutcome> {
     let run_cmd = run_command(m)?;
     let dir = m.trace_dir();
+    crate::trace::budget::prune_stale(&dir);
     let before = traces_in(&dir);
     let named = named_trace(m);
     let named_before = named

@@ -465,10 +465,18 @@ public class Main {
     };
     let total = oids("nest.Main.Outer", "total");
     assert_eq!(total.len(), 3, "{total:?}");
-    assert_eq!(oids("nest.Main.Outer", "put"), total, "outer put's receivers");
+    assert_eq!(
+        oids("nest.Main.Outer", "put"),
+        total,
+        "outer put's receivers"
+    );
     let count = oids("nest.Main.Inner", "count");
     assert_eq!(count.len(), 3, "{count:?}");
-    assert_eq!(oids("nest.Main.Inner", "put"), count, "inner put's receivers");
+    assert_eq!(
+        oids("nest.Main.Inner", "put"),
+        count,
+        "inner put's receivers"
+    );
 }
 
 /// jsoup: every parser call passes a node whose parent links reach the whole document, so

@@ -379,3 +379,87 @@ fn the_processes_of_a_run_share_max_size() {
         revy(&p, &["restore"]);
     }
 }
+
+/// The counters of runs outside `revy run` (one per shell command line) are removed by `revy
+/// run` and `revy restore` once their process group is gone or its id belongs to a later
+/// group; a live group's counter, `revy run`'s own and other files are left alone. (Before,
+/// every command line that ran an annotated program left one behind.)
+#[test]
+fn stale_budget_counters_are_removed_live_ones_kept() {
+    use std::os::unix::process::CommandExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("p");
+    common::write_project(&project, &CPP, "true", "path = \"traces\"");
+    let dir = project.join("traces");
+    std::fs::create_dir_all(&dir).unwrap();
+    // A group that is over: a process that led its own group and exited.
+    let mut gone = Command::new("true").process_group(0).spawn().unwrap();
+    let gone_pid = gone.id();
+    gone.wait().unwrap();
+    // A live group, and its leader's start time as the runtimes read it.
+    let mut live = Command::new("sleep")
+        .arg("60")
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let pid = live.id();
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let start: u64 = stat[stat.rfind(')').unwrap() + 1..]
+        .split_whitespace()
+        .nth(19)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let names = |list: &[&str]| -> Vec<String> { list.iter().map(|s| s.to_string()).collect() };
+    let kept = names(&[
+        &format!(".revy-run-{pid}-{start}.budget"),
+        ".revy-run-k3Jx9q.budget",
+        "notes.budget",
+    ]);
+    let stale = names(&[
+        &format!(".revy-run-{gone_pid}-{}.budget", start + 1),
+        &format!(".revy-run-{pid}-{}.budget", start + 1),
+        &format!(".revy-run-{pid}-0.budget"),
+    ]);
+    let present = || -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    let mut want = kept.clone();
+    want.sort();
+    for cmd in [&["run"][..], &["parse"], &["annotate"], &["restore"]] {
+        for f in kept.iter().chain(&stale) {
+            std::fs::write(dir.join(f), format!("{:020}\n", 4096)).unwrap();
+        }
+        // `run` fails here (the program writes no trace) after pruning: the exit status is
+        // not the point.
+        let _ = Command::new(env!("CARGO_BIN_EXE_revy"))
+            .current_dir(&project)
+            .args(cmd)
+            .output()
+            .unwrap();
+        if cmd == ["run"] || cmd == ["restore"] {
+            assert_eq!(present(), want, "after revy {cmd:?}");
+        }
+    }
+    live.kill().unwrap();
+    live.wait().unwrap();
+    let _ = Command::new(env!("CARGO_BIN_EXE_revy"))
+        .current_dir(&project)
+        .arg("run")
+        .output()
+        .unwrap();
+    assert_eq!(
+        present(),
+        vec![
+            ".revy-run-k3Jx9q.budget".to_string(),
+            "notes.budget".to_string()
+        ],
+        "the group is over"
+    );
+}

@@ -2460,6 +2460,9 @@ REVY_HOT void ctor_start(std::uint32_t mid, std::uint64_t size, const volatile v
     *oid = 0;
     ctor_start(mid, size, self);
 }
+// A default member initialiser that may call methods on the object runs before its tag, the
+// last member, exists: it first zeroes the tag's ID (such calls log 0, no object yet).
+REVY_HOT void unborn(std::uint64_t* oid) noexcept { *oid = 0; }
 class CtorScope {
 public:
     CtorScope(std::uint32_t mid, const volatile void* self, std::uint64_t oid) noexcept

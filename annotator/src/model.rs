@@ -107,6 +107,9 @@ pub struct FieldDecl {
     pub is_static: bool,
     pub is_final: bool,
     pub span: Span,
+    /// C++: a default member initialiser's expression (of a braced one, its first element),
+    /// which runs before the class's last member, its ID tag, exists.
+    pub init: Option<Span>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -141,11 +141,39 @@ fn annotate_class(
             }
             let text = tag_members(cx, project, sc, c, src);
             fe.insertions.push(Insertion::new(close, text));
+            unborn_tag_first(&project.tag_plan(cx.saf, sc), c, src, fe);
         }
         IdKind::NonIntrusive(why) => fe.notes.push(format!(
             "{path}:{}: {} — non-intrusive object IDs ({why})",
             c.span.line, c.qname
         )),
+    }
+}
+
+/// Default member initialisers run before the class's own tag (its last member) exists, so a
+/// method they call on the object would read what the memory held: a freed object's ID when
+/// the allocator hands the memory back out, or garbage. Each one that may call something
+/// (`int a = seed();`) first zeroes the tag's ID, as a constructor's early start does: such
+/// calls log ID 0, no object yet. (A class with a sub-tag reads its base's tag, which exists.)
+fn unborn_tag_first(plan: &TagPlan, c: &ClassDecl, src: &str, fe: &mut FileEdits) {
+    if plan.sub.is_some() {
+        return;
+    }
+    for init in c
+        .fields
+        .iter()
+        .filter(|f| !f.is_static)
+        .filter_map(|f| f.init)
+    {
+        if !src
+            .get(init.start..init.end)
+            .is_some_and(|t| t.contains('('))
+        {
+            continue;
+        }
+        let zero = format!("((void)::revy::unborn(&this->{}.oid), ", plan.member);
+        fe.insertions.push(Insertion::new(init.start, zero));
+        fe.insertions.push(Insertion::new(init.end, ")"));
     }
 }
 

@@ -417,6 +417,7 @@ impl<'a> Builder<'a> {
                         is_static: false,
                         is_final: true,
                         span: span_of(p),
+                        init: None,
                     });
                     comps.push(param);
                 }
@@ -553,6 +554,7 @@ impl<'a> Builder<'a> {
             is_static: true,
             is_final: true,
             span: span_of(node),
+            init: None,
         });
         // Constant bodies are anonymous subclasses: their methods count as the enum's
         // (`PLUS { int apply(…) {…} }`), other members may hold local classes.
@@ -632,6 +634,7 @@ impl<'a> Builder<'a> {
                 is_static: mods.is_static || implicit,
                 is_final: mods.is_final || implicit,
                 span: span_of(node),
+                init: None,
             });
             if let Some(v) = d.child_by_field_id(ids.f_value) {
                 self.walk_for_classes(v, idx);

@@ -845,7 +845,12 @@ impl<'a> Walker<'a> {
                 _ => {}
             }
         }
+        let inits = default_values(c);
         for &d in decls {
+            let init = inits
+                .iter()
+                .find(|(at, _)| *at == d.start_byte())
+                .and_then(|&(_, v)| initialiser_head(v));
             let mut dec = Decor::default();
             let inner = unwrap_decl(self.src, Some(d), &mut dec);
             let Some(inner) = inner else { continue };
@@ -874,6 +879,7 @@ impl<'a> Walker<'a> {
                 is_static,
                 is_final: is_static && is_const,
                 span: span_of(c),
+                init,
             });
         }
         out
@@ -962,6 +968,43 @@ impl<'a> Walker<'a> {
         let fields = self.fields(c, ty, &decls);
         self.model.classes[cls.idx].fields.extend(fields);
     }
+}
+
+/// Each declarator's default member initialiser (`= e`, `= {…}` or `{…}`) in a member
+/// declaration, by the declarator's start (`int a = f(), b{g()};` has two).
+fn default_values(c: Node) -> Vec<(usize, Node)> {
+    let mut out = Vec::new();
+    let mut cur = c.walk();
+    let mut last = None;
+    if cur.goto_first_child() {
+        loop {
+            match cur.field_name() {
+                Some("declarator") => last = Some(cur.node().start_byte()),
+                Some("default_value") => {
+                    if let Some(d) = last.take() {
+                        out.push((d, cur.node()));
+                    }
+                }
+                _ => {}
+            }
+            if !cur.goto_next_sibling() {
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// The expression an initialiser evaluates first: itself, or a braced list's first element
+/// (none for `{}`).
+fn initialiser_head(v: Node) -> Option<crate::model::Span> {
+    // By name: the kind table maps it to `Reject` (macro blanking).
+    if v.kind() == "initializer_list" {
+        let mut cur = v.walk();
+        let first = v.named_children(&mut cur).find(|x| !x.is_extra());
+        return first.map(span_of);
+    }
+    Some(span_of(v))
 }
 
 /// The type parameters `body` casts `this` to (`static_cast<const D *>(this)`,

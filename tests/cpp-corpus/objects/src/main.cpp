@@ -53,7 +53,29 @@ private:
     char pad_[40];
 };
 
+// Default member initialisers run before the object's ID tag (its last member) exists; a
+// method they call must not read the ID of the Seeded deleted before at the same address.
+class Seeded {
+public:
+    explicit Seeded(int k) { k_ = k; }
+    int value() const { return a_ + b_ + k_; }
+
+private:
+    int seed(int x) { return x * 2; }
+    int a_ = seed(1);
+    int b_{seed(2)};
+    int k_ = 0;
+    char pad_[40];
+};
+
 int main() {
+    int seeded = 0;
+    for (int i = 0; i < 4; ++i) {
+        Seeded* s = new Seeded(i);
+        seeded += s->value();
+        delete s;
+    }
+    std::cout << "seeded " << seeded << "\n";
     int levels = 0;
     for (int i = 0; i < 4; ++i) {
         Skip* s = new Skip(i);

@@ -15,6 +15,7 @@ mod branches;
 mod declarators;
 pub mod defines;
 mod expand;
+mod gaps;
 mod kinds;
 mod layout;
 mod macros;
@@ -106,6 +107,9 @@ fn open_bodies(m: &FileModel) -> Vec<usize> {
 /// Parses `src` with the usable macros of `defs` expanded, unless that parses worse; maps
 /// the model back to `src`'s offsets. Also gives the syntax errors left.
 fn parse_expanded(path: &str, src: &str, defs: &defines::Defines) -> (FileModel, usize) {
+    // Same length: every offset is still `src`'s.
+    let repaired = gaps::repair(src);
+    let src: &str = &repaired;
     let Some(tree) = kit::parse(Lang::Cpp, src, None) else {
         return (kit::no_parser(Lang::Cpp, path), 0);
     };

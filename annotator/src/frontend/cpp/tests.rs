@@ -175,3 +175,26 @@ fn class_heads_and_bodies_are_recorded_as_facts() {
     assert!(class(&m, "X").crtp_self_casts.is_empty());
     assert_eq!(class(&m, "All").bases_written[0].name, "Ps...");
 }
+
+/// leveldb's `HandleTable::Resize` (`new LRUHandle*[new_length]`): tree-sitter-cpp cannot
+/// parse an array of pointers in a new-expression, which spoiled the method (not
+/// annotatable, a syntax error reported). The parser now sees `new LRUHandle [n]`; the
+/// method's spans are the source's.
+#[test]
+fn new_arrays_of_pointers_do_not_spoil_the_method() {
+    let src = "struct H {};\nclass Table {\n public:\n  void Resize(unsigned n) {\n    H** list = new H*[n];\n    delete[] list_;\n    list_ = list;\n  }\n  H** list_ = nullptr;\n};\n";
+    let m = parse(src);
+    assert!(
+        m.diagnostics.is_empty(),
+        "{:?}",
+        m.diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>()
+    );
+    let r = method(class(&m, "Table"), "Resize");
+    assert!(r.not_annotatable.is_none(), "{:?}", r.not_annotatable);
+    let body = r.body.expect("a body");
+    assert_eq!(&src[body.start..body.start + 1], "{");
+    assert_eq!(&src[body.end - 1..body.end], "}");
+    let f = &class(&m, "Table").fields[0];
+    assert_eq!(f.name, "list_");
+    assert_eq!(f.ty.pointers, 2);
+}

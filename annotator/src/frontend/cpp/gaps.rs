@@ -5,6 +5,13 @@
 //! - `new T*[n]` (an array of pointers; leveldb's `new LRUHandle*[new_length]`): the grammar
 //!   reads `new T` and stops at `*[`. The stars become spaces (`new T [n]`): the walk reads no
 //!   types inside bodies, so nothing it models changes.
+//! - `(x = e, y)`, a parenthesized comma expression whose first operand is an assignment
+//!   (leveldb's `(a = Slice(k, n), &a)`): the grammar takes `(x = e` for a parenthesized
+//!   assignment and stops at the comma. Where a parse error sits in one, it becomes
+//!   `((x= e),y)`: a parenthesis borrowed from the space before `=` and one from the space
+//!   after the comma, so `e` keeps its offsets and the assignment stays one for the effects
+//!   analysis. Only at error sites, and kept only when the file then parses with fewer errors
+//!   ([`super::parse_expanded`]), since the same text as a call's arguments is valid.
 
 use std::borrow::Cow;
 
@@ -24,6 +31,93 @@ pub fn repair(src: &str) -> Cow<'_, str> {
     }
     // Only ASCII '*' bytes were replaced by ASCII spaces: still UTF-8.
     Cow::Owned(String::from_utf8(out).unwrap_or_else(|_| src.to_string()))
+}
+
+/// `src` with each parenthesized comma expression that opens with an assignment and holds
+/// one of the error positions `errors` rewritten as `((x= e),y)` (see the module's notes);
+/// `None` when there is none.
+pub fn repair_commas(src: &str, errors: &[usize]) -> Option<String> {
+    let mut out = src.as_bytes().to_vec();
+    let mut done = Vec::new();
+    for &e in errors {
+        let Some(open) = enclosing_paren(&out, e) else {
+            continue;
+        };
+        if done.contains(&open) {
+            continue;
+        }
+        if let Some((eq_ws, comma)) = assignment_then_comma(&out, open) {
+            // `(WS x WS =` → `(( WS x WS=`: everything from the `(` to the space before `=`
+            // moves one to the right.
+            out.copy_within(open + 1..eq_ws, open + 2);
+            out[open + 1] = b'(';
+            // `e, y` → `e),y`.
+            out[comma + 1] = b',';
+            out[comma] = b')';
+            done.push(open);
+        }
+    }
+    // Only ASCII bytes were moved or written.
+    (!done.is_empty())
+        .then(|| String::from_utf8(out).ok())
+        .flatten()
+}
+
+/// The nearest `(` before `at` not closed before it, within the statement.
+fn enclosing_paren(b: &[u8], at: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for i in (0..at.min(b.len())).rev() {
+        match b[i] {
+            b')' => depth += 1,
+            b'(' if depth == 0 => return Some(i),
+            b'(' => depth -= 1,
+            b';' | b'{' | b'}' => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// For `(` at `open` followed by `WS lvalue WS+ = e, WS`: the offset of the last space
+/// before `=` and of the top-level comma (followed by a space). The lvalue is a name or a
+/// chain of `.`/`->` members; `==` is not an assignment.
+fn assignment_then_comma(b: &[u8], open: usize) -> Option<(usize, usize)> {
+    let ws = |c: u8| c == b' ' || c == b'\t';
+    let mut i = open + 1;
+    while b.get(i).is_some_and(|&c| ws(c)) {
+        i += 1;
+    }
+    let lhs = i;
+    while b
+        .get(i)
+        .is_some_and(|&c| word(c) || c == b'.' || c == b'>' || c == b'-')
+    {
+        i += 1;
+    }
+    if i == lhs || !word(b[lhs]) || b.get(i).is_none_or(|&c| !ws(c)) {
+        return None;
+    }
+    while b.get(i + 1).is_some_and(|&c| ws(c)) {
+        i += 1;
+    }
+    let eq_ws = i;
+    if b.get(i + 1) != Some(&b'=') || b.get(i + 2) == Some(&b'=') {
+        return None;
+    }
+    let mut depth = 0usize;
+    for j in i + 2..b.len() {
+        match b[j] {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' if depth == 0 => return None,
+            b')' | b']' | b'}' => depth -= 1,
+            b',' if depth == 0 => {
+                return b.get(j + 1).is_some_and(|&c| ws(c)).then_some((eq_ws, j));
+            }
+            b';' | b'"' | b'\'' => return None,
+            _ => {}
+        }
+    }
+    None
 }
 
 fn word(c: u8) -> bool {
@@ -92,6 +186,33 @@ fn pointer_array_new(b: &[u8], at: usize) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn comma_expressions_opening_with_an_assignment_get_parenthesized_at_errors() {
+        let src = "f((k ? (a = Slice(k, n), &a) : nullptr));";
+        let at = src.find(", &a").unwrap();
+        let fixed = repair_commas(src, &[at]).unwrap();
+        assert_eq!(fixed, "f((k ? ((a= Slice(k, n)),&a) : nullptr));");
+        assert_eq!(fixed.len(), src.len());
+        // `Slice(k, n)` keeps its offsets.
+        assert_eq!(fixed.find("Slice"), src.find("Slice"));
+        let src = "y = (this->x_  =  1, 2);";
+        let at = src.find('1').unwrap();
+        assert_eq!(
+            repair_commas(src, &[at]).unwrap(),
+            "y = ((this->x_ =  1),2);"
+        );
+        // Not an assignment, no room, no comma, not at an error: left alone.
+        for (src, at) in [
+            ("y = (x == 1, 2);", 9),
+            ("y = (x=1, 2);", 8),
+            ("y = (x = 1,2);", 9),
+            ("y = (x = 1);", 9),
+            ("y = (x = 1, 2); z = 3;", 18),
+        ] {
+            assert_eq!(repair_commas(src, &[at]), None, "{src}");
+        }
+    }
 
     #[test]
     fn arrays_of_pointers_lose_their_stars_and_nothing_else_changes() {

@@ -113,6 +113,11 @@ fn parse_expanded(path: &str, src: &str, defs: &defines::Defines) -> (FileModel,
     let Some(tree) = kit::parse(Lang::Cpp, src, None) else {
         return (kit::no_parser(Lang::Cpp, path), 0);
     };
+    let commas = comma_repair(src, &tree);
+    let (src, tree) = match &commas {
+        Some((text, t)) => (text.as_str(), t.clone()),
+        None => (src, tree),
+    };
     if let Some((text, segs)) = expand::expand(src, defs) {
         if let Some(t2) = kit::parse(Lang::Cpp, &text, None) {
             let count = |t: &tree_sitter::Tree| kit::count_errors(t.root_node(), Nested::Report);
@@ -124,6 +129,22 @@ fn parse_expanded(path: &str, src: &str, defs: &defines::Defines) -> (FileModel,
         }
     }
     parse_tree(path, src, tree)
+}
+
+/// `src` with the comma expressions at its parse errors rewritten ([`gaps::repair_commas`])
+/// and its tree, when that parses with fewer errors.
+fn comma_repair(src: &str, tree: &tree_sitter::Tree) -> Option<(String, tree_sitter::Tree)> {
+    let mut at = Vec::new();
+    kit::for_each_error(tree.root_node(), Nested::Report, |n| {
+        at.push(n.start_byte())
+    });
+    if at.is_empty() {
+        return None;
+    }
+    let text = gaps::repair_commas(src, &at)?;
+    let t2 = kit::parse(Lang::Cpp, &text, None)?;
+    let count = |t: &tree_sitter::Tree| kit::count_errors(t.root_node(), Nested::Report);
+    (count(&t2) < count(tree)).then_some((text, t2))
 }
 
 fn parse_tree(path: &str, src: &str, tree: tree_sitter::Tree) -> (FileModel, usize) {

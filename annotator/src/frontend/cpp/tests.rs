@@ -198,3 +198,47 @@ fn new_arrays_of_pointers_do_not_spoil_the_method() {
     assert_eq!(f.name, "list_");
     assert_eq!(f.ty.pointers, 2);
 }
+
+/// leveldb's `leveldb_compact_range` passes `(a = Slice(k, n), &a)`: tree-sitter-cpp takes
+/// `(a = …` for a parenthesized assignment and fails at the comma, spoiling the method.
+/// Parsed as `((a= …),&a)` at such errors, the method is annotatable, its offsets are the
+/// source's, and the assignment is still seen (a member written there is a write).
+#[test]
+fn comma_expressions_opening_with_an_assignment_do_not_spoil_the_method() {
+    let src = "struct S { S(const char*, int) {} };\nvoid take(S*);\nclass C {\n public:\n  void Go(const char* k, int n) {\n    S a(\"\", 0);\n    take(k ? (a = S(k, n), &a) : nullptr);\n  }\n  void Count(int n) {\n    while ((x_ = n, x_ > 0)) --n;\n  }\n  void Call(int n) { int y; take2(y = 1, n); }\n  void take2(int, int) {}\n  int x_ = 0;\n};\n";
+    let m = parse(src);
+    assert!(
+        m.diagnostics.is_empty(),
+        "{:?}",
+        m.diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>()
+    );
+    let c = class(&m, "C");
+    for name in ["Go", "Count", "Call"] {
+        let x = method(c, name);
+        assert!(
+            x.not_annotatable.is_none(),
+            "{name}: {:?}",
+            x.not_annotatable
+        );
+        let b = x.body.unwrap();
+        assert_eq!(
+            (&src[b.start..b.start + 1], &src[b.end - 1..b.end]),
+            ("{", "}")
+        );
+    }
+    let writes = |n: &str| method(c, n).effects.as_ref().unwrap().writes.clone();
+    assert!(
+        writes("Go").contains(&"a".to_string()),
+        "{:?}",
+        writes("Go")
+    );
+    assert!(
+        writes("Count").contains(&"x_".to_string()),
+        "{:?}",
+        writes("Count")
+    );
+    // A call's arguments were valid as they were: not rewritten (`y` stays a write, `n` is
+    // passed bare).
+    let call = method(c, "Call").effects.as_ref().unwrap();
+    assert!(call.writes.contains(&"y".to_string()) && call.passed.contains(&"n".to_string()));
+}

@@ -4,7 +4,8 @@
 //!
 //! - `new T*[n]` (an array of pointers; leveldb's `new LRUHandle*[new_length]`): the grammar
 //!   reads `new T` and stops at `*[`. The stars become spaces (`new T [n]`): the walk reads no
-//!   types inside bodies, so nothing it models changes.
+//!   types inside bodies, so nothing it models changes. Likewise a qualifier after `new`
+//!   (`new const char[n]`, `new const H(x)`), which the grammar does not take at all.
 //! - `(x = e, y)`, a parenthesized comma expression whose first operand is an assignment
 //!   (leveldb's `(a = Slice(k, n), &a)`): the grammar takes `(x = e` for a parenthesized
 //!   assignment and stops at the comma. Where a parse error sits in one, it becomes
@@ -19,8 +20,9 @@ use std::borrow::Cow;
 pub fn repair(src: &str) -> Cow<'_, str> {
     let b = src.as_bytes();
     let mut stars = Vec::new();
+    // (and qualifiers)
     for at in memchr::memmem::find_iter(b, b"new") {
-        stars.extend(pointer_array_new(b, at));
+        stars.extend(new_expression(b, at));
     }
     if stars.is_empty() {
         return Cow::Borrowed(src);
@@ -29,7 +31,7 @@ pub fn repair(src: &str) -> Cow<'_, str> {
     for s in stars {
         out[s] = b' ';
     }
-    // Only ASCII '*' bytes were replaced by ASCII spaces: still UTF-8.
+    // Only ASCII bytes were replaced by ASCII spaces: still UTF-8.
     Cow::Owned(String::from_utf8(out).unwrap_or_else(|_| src.to_string()))
 }
 
@@ -124,9 +126,9 @@ fn word(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_'
 }
 
-/// The offsets of the stars in `new [(placement)] TYPE *… [` starting at `at` (none when
-/// the text there is anything else).
-fn pointer_array_new(b: &[u8], at: usize) -> Vec<usize> {
+/// The offsets to blank in a new-expression at `at`: a `const`/`volatile` after `new
+/// [(placement)]`, and the stars of `TYPE *… [` (none when the text there is anything else).
+fn new_expression(b: &[u8], at: usize) -> Vec<usize> {
     if (at > 0 && word(b[at - 1])) || b.get(at + 3).is_some_and(|&c| word(c)) {
         return Vec::new();
     }
@@ -137,6 +139,7 @@ fn pointer_array_new(b: &[u8], at: usize) -> Vec<usize> {
         i
     };
     let mut i = skip_ws(at + 3);
+    let mut blank = Vec::new();
     if b.get(i) == Some(&b'(') {
         // A placement: `new (std::nothrow) T*[n]`.
         let mut depth = 0usize;
@@ -151,6 +154,15 @@ fn pointer_array_new(b: &[u8], at: usize) -> Vec<usize> {
             }
         }
         i = skip_ws(i);
+    }
+    // `const`/`volatile` before the type: blanked.
+    for q in [&b"const"[..], b"volatile"] {
+        if b[i.min(b.len())..].starts_with(q)
+            && b.get(i + q.len()).is_some_and(|c| c.is_ascii_whitespace())
+        {
+            blank.extend(i..i + q.len());
+            i = skip_ws(i + q.len());
+        }
     }
     // The type: names, `::`, template arguments (with their commas and spaces).
     let start = i;
@@ -170,17 +182,19 @@ fn pointer_array_new(b: &[u8], at: usize) -> Vec<usize> {
     if angle > 0 || !b.get(start).is_some_and(|&c| word(c) || c == b':') {
         return Vec::new();
     }
-    let mut stars = Vec::new();
+    let qualified = blank.len();
     while let Some(&c) = b.get(i) {
         match c {
-            b'*' => stars.push(i),
+            b'*' => blank.push(i),
             c if c.is_ascii_whitespace() => {}
-            b'[' if !stars.is_empty() => return stars,
+            b'[' if blank.len() > qualified => return blank,
             _ => break,
         }
         i += 1;
     }
-    Vec::new()
+    // No array of pointers: only the qualifier, if any.
+    blank.truncate(qualified);
+    blank
 }
 
 #[cfg(test)]
@@ -227,7 +241,9 @@ mod tests {
                 "q = new std::map<int, char*>*[2];",
                 "q = new std::map<int, char*> [2];",
             ),
-            ("r = new const char*[k];", "r = new const char [k];"),
+            ("r = new const char*[k];", "r = new       char [k];"),
+            ("s = new const char[k];", "s = new       char[k];"),
+            ("t = new volatile H(1);", "t = new          H(1);"),
         ];
         for (src, want) in cases {
             assert_eq!(repair(src), want, "{src}");

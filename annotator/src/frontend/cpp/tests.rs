@@ -178,11 +178,11 @@ fn class_heads_and_bodies_are_recorded_as_facts() {
 
 /// leveldb's `HandleTable::Resize` (`new LRUHandle*[new_length]`): tree-sitter-cpp cannot
 /// parse an array of pointers in a new-expression, which spoiled the method (not
-/// annotatable, a syntax error reported). The parser now sees `new LRUHandle [n]`; the
-/// method's spans are the source's.
+/// annotatable, a syntax error reported). The parser now sees `new LRUHandle [n]` (and
+/// `new       char[n]` for `new const char[n]`); the method's spans are the source's.
 #[test]
 fn new_arrays_of_pointers_do_not_spoil_the_method() {
-    let src = "struct H {};\nclass Table {\n public:\n  void Resize(unsigned n) {\n    H** list = new H*[n];\n    delete[] list_;\n    list_ = list;\n  }\n  H** list_ = nullptr;\n};\n";
+    let src = "struct H {};\nclass Table {\n public:\n  void Resize(unsigned n) {\n    H** list = new H*[n];\n    delete[] list_;\n    list_ = list;\n  }\n  const char* Name(unsigned n) { return new const char[n]; }\n  H** list_ = nullptr;\n};\n";
     let m = parse(src);
     assert!(
         m.diagnostics.is_empty(),
@@ -191,6 +191,9 @@ fn new_arrays_of_pointers_do_not_spoil_the_method() {
     );
     let r = method(class(&m, "Table"), "Resize");
     assert!(r.not_annotatable.is_none(), "{:?}", r.not_annotatable);
+    // `new const T[n]`: the grammar takes no qualifier there either.
+    let n = method(class(&m, "Table"), "Name");
+    assert!(n.not_annotatable.is_none(), "{:?}", n.not_annotatable);
     let body = r.body.expect("a body");
     assert_eq!(&src[body.start..body.start + 1], "{");
     assert_eq!(&src[body.end - 1..body.end], "}");

@@ -368,11 +368,42 @@ impl Probe<'_> {
                 fe.insertions.push(Insertion::new(b, ")"));
                 ctor_scope(&text, &self.scope, self.mid)
             }
-            None => text,
+            None => {
+                self.unborn_before_braces(src, body, is_static, fe);
+                text
+            }
         };
         fe.insertions
             .push(Insertion::new(m.entry.unwrap_or(body.start + 1), text));
         fe.methods += 1;
+    }
+
+    /// A constructor whose first initialiser is braced and may call something
+    /// (`head_{NewNode(h)}`) takes no early start, but still zeroes its class's own tag ID
+    /// first, as the early start does: methods it calls on the object read 0.
+    fn unborn_before_braces(&self, src: &str, body: Span, is_static: bool, fe: &mut FileEdits) {
+        let m = self.m;
+        if m.kind != MethodKind::Constructor || is_static {
+            return;
+        }
+        let Some(member) = self.own_tag() else {
+            return;
+        };
+        if let Some((a, b)) =
+            super::cpp_ctor::first_brace_call(src, m.span.start, body.start, &m.name)
+        {
+            let zero = format!("((void)::revy::unborn(&this->{member}.oid), ");
+            fe.insertions.push(Insertion::new(a, zero));
+            fe.insertions.push(Insertion::new(b, ")"));
+        }
+    }
+
+    /// The member of the class's own tag (none for a sub-tag or non-intrusive IDs).
+    fn own_tag(&self) -> Option<String> {
+        matches!(self.kind, IdKind::Tag(_))
+            .then(|| self.project.tag_plan(self.cx.saf, self.sc))
+            .filter(|plan| plan.sub.is_none())
+            .map(|plan| plan.member)
     }
 
     /// ` ::revy::Scope NAME(MID, OID, SIZE); ` with the OID the class's identity plan gives
@@ -438,11 +469,7 @@ impl Probe<'_> {
         let size = &self.size;
         // With its own tag (the last member, not constructed yet) the start zeroes its ID
         // first: methods the initialisers call on the object read it.
-        let own_tag = matches!(self.kind, IdKind::Tag(_))
-            .then(|| self.project.tag_plan(self.cx.saf, self.sc))
-            .filter(|plan| plan.sub.is_none());
-        if let Some(plan) = own_tag {
-            let member = plan.member;
+        if let Some(member) = self.own_tag() {
             format!(
                 "((void)::revy::ctor_start({}, {size}, this, &this->{member}.oid), ",
                 self.mid

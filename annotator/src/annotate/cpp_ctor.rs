@@ -18,25 +18,10 @@ pub fn first_init_arg(src: &str, decl: usize, body: usize, name: &str) -> Option
     // commas do not count.
     let masked = mask(src.get(decl..body)?)?;
     let head = masked.as_str();
-    let b = head.as_bytes();
-    let open = params_open(head, name)?;
-    let close = matching(b, open)?;
-    let colon = init_list_colon(b, close + 1)?;
-    // The initialised name: identifiers, `::` and template arguments up to `(` or `{`.
-    let mut i = colon + 1;
-    let mut angle = 0i32;
-    while i < b.len() {
-        match b[i] {
-            b'<' => angle += 1,
-            b'>' => angle -= 1,
-            b'(' if angle == 0 => break,
-            b'{' | b'(' | b';' | b'"' | b'\'' => return None,
-            _ => {}
-        }
-        i += 1;
+    let (args_open, args_close) = first_init_brackets(head, name)?;
+    if head.as_bytes()[args_open] != b'(' {
+        return None;
     }
-    let args_open = i;
-    let args_close = matching(b, args_open)?;
     let args = &head[args_open + 1..args_close];
     if args.contains("...") {
         return None;
@@ -53,6 +38,58 @@ pub fn first_init_arg(src: &str, decl: usize, body: usize, name: &str) -> Option
     let lead = first.len() - first.trim_start().len();
     let start = decl + args_open + 1 + lead;
     Some((start, start + t.len()))
+}
+
+/// For a constructor whose first written initialiser is braced (`head_{NewNode(h)}`: no
+/// early start goes there), its first element when that may call something (holds a `(`):
+/// the class's own tag ID is zeroed before it (`cpp::Probe::insert`), so a method it calls on
+/// the object reads 0 rather than what the memory held.
+pub fn first_brace_call(src: &str, decl: usize, body: usize, name: &str) -> Option<(usize, usize)> {
+    if name.is_empty() {
+        return None;
+    }
+    let masked = mask(src.get(decl..body)?)?;
+    let head = masked.as_str();
+    let (open, close) = first_init_brackets(head, name)?;
+    let args = &head[open + 1..close];
+    if head.as_bytes()[open] != b'{' || args.contains("...") {
+        return None;
+    }
+    let first_end = top_comma(args).unwrap_or(args.len());
+    if first_end < args.len() && args.contains('<') {
+        return None;
+    }
+    let first = &args[..first_end];
+    let t = first.trim();
+    if !t.contains('(') || t.starts_with('{') {
+        return None;
+    }
+    let lead = first.len() - first.trim_start().len();
+    let start = decl + open + 1 + lead;
+    Some((start, start + t.len()))
+}
+
+/// The first written initialiser's bracket (`(` or `{`) and the one closing it, in the masked
+/// head of constructor `name`.
+fn first_init_brackets(head: &str, name: &str) -> Option<(usize, usize)> {
+    let b = head.as_bytes();
+    let open = params_open(head, name)?;
+    let close = matching(b, open)?;
+    let colon = init_list_colon(b, close + 1)?;
+    // The initialised name: identifiers, `::` and template arguments up to `(` or `{`.
+    let mut i = colon + 1;
+    let mut angle = 0i32;
+    while i < b.len() {
+        match b[i] {
+            b'<' => angle += 1,
+            b'>' => angle -= 1,
+            b'(' | b'{' if angle == 0 => break,
+            b'{' | b'(' | b';' | b'"' | b'\'' => return None,
+            _ => {}
+        }
+        i += 1;
+    }
+    Some((i, matching(b, i)?))
 }
 
 /// `head` with comments turned into spaces and the insides of string and character
@@ -203,6 +240,24 @@ mod tests {
         assert_eq!(arg(s, "Buffer"), Some("f(n)"));
         let s = "X::X(const X& o) : Base(o), p_(o.p_) {}";
         assert_eq!(arg(s, "X"), Some("o"));
+    }
+
+    #[test]
+    fn a_braced_first_initialiser_that_calls_gets_the_tag_zeroed_before_it() {
+        let at = |src: &str| {
+            let body = src.rfind('{').unwrap();
+            first_brace_call(src, 0, body, "S").map(|(a, b)| src[a..b].to_string())
+        };
+        assert_eq!(
+            at("S(int h) : head_{New(h)}, n_(h) {}").as_deref(),
+            Some("New(h)")
+        );
+        assert_eq!(at("S(int h) : v_{ f(h), g() } {}").as_deref(), Some("f(h)"));
+        assert_eq!(at("S(int h) : n_{h} {}"), None); // no call
+        assert_eq!(at("S(int h) : n_(f(h)) {}"), None); // parentheses: the early start's place
+        assert_eq!(at("S(int h) : n_{\"(\"} {}"), None); // a parenthesis in a literal
+        assert_eq!(at("S(int h) : n_{{f(h)}} {}"), None);
+        assert_eq!(at("S() {}"), None);
     }
 
     #[test]

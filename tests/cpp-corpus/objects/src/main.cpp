@@ -68,7 +68,33 @@ private:
     char pad_[40];
 };
 
+// The same from a braced first initialiser, where no early start goes.
+class Braced {
+public:
+    explicit Braced(int h) : head_{Grow(h)}, depth_(h) {}
+    ~Braced() { delete head_; }
+    int depth() const { return depth_ + head_->key; }
+
+private:
+    SkipNode* Grow(int k) {
+        SkipNode* n = new SkipNode;
+        n->key = k;
+        n->next = nullptr;
+        return n;
+    }
+    SkipNode* head_;
+    int depth_;
+    char pad_[40];
+};
+
 int main() {
+    int braced = 0;
+    for (int i = 0; i < 4; ++i) {
+        Braced* b = new Braced(i);
+        braced += b->depth();
+        delete b;
+    }
+    std::cout << "braced " << braced << "\n";
     int seeded = 0;
     for (int i = 0; i < 4; ++i) {
         Seeded* s = new Seeded(i);

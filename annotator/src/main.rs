@@ -144,16 +144,17 @@ impl ReplayArgs {
         if self.cores == Some(0) {
             return Err(Error::input("--cores must be at least 1"));
         }
-        let ns = |d: &Option<String>| {
-            d.as_deref()
-                .map(revy::whatif::parse_duration_ns)
-                .transpose()
+        let ns = |opt: &str, d: &Option<String>| {
+            let parse = |d: &str| {
+                revy::whatif::parse_duration_ns(d).map_err(|e| Error::input(format!("--{opt} {e}")))
+            };
+            d.as_deref().map(parse).transpose()
         };
         Ok(revy::analysis::Options {
             compensate: !self.no_compensate,
             cores: self.cores,
-            handoff_ns: ns(&self.handoff)?,
-            enqueue_ns: ns(&self.enqueue)?,
+            handoff_ns: ns("handoff", &self.handoff)?,
+            enqueue_ns: ns("enqueue", &self.enqueue)?,
             ..Default::default()
         })
     }
@@ -470,7 +471,38 @@ fn machine(
     Ok((params, source))
 }
 
+/// The machine model's arguments parsed once before the trace is read ([`machine`] does it
+/// again with the trace's unit and handoff).
+fn check_machine(args: &WhatifArgs) -> Result<()> {
+    use revy::whatif::{parse_bandwidth, parse_duration_ns};
+    let r = &args.replay;
+    if r.cores == Some(0) {
+        return Err(Error::input("--cores must be at least 1"));
+    }
+    let named = |opt: &str, e: Error| Error::input(format!("--{opt} {e}"));
+    let durations = [
+        ("handoff", &r.handoff),
+        ("enqueue", &r.enqueue),
+        ("latency", &args.latency),
+    ];
+    for (opt, d) in durations {
+        if let Some(d) = d {
+            parse_duration_ns(d).map_err(|e| named(opt, e))?;
+        }
+    }
+    if let Some(b) = &args.bandwidth {
+        parse_bandwidth(b).map_err(|e| named("bandwidth", e))?;
+    }
+    Ok(())
+}
+
 fn cmd_whatif(manifest: &Path, args: WhatifArgs) -> Result<()> {
+    // Every argument is checked before the trace is read: a whole run's tree takes seconds
+    // and gigabytes to build.
+    for p in &args.active {
+        revy::whatif::plan::parse_pattern(p)?;
+    }
+    check_machine(&args)?;
     let traces = vec![trace_or_newest(manifest, args.traces)?];
     let loaded = revy::whatif::load(&traces, !args.replay.no_compensate, Some(manifest))?;
     let mut plan = revy::whatif::Plan::default();

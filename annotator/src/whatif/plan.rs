@@ -40,34 +40,33 @@ fn method_matches(g: &globset::GlobMatcher, class: &str, method: &str) -> bool {
         .any(|c| g.is_match(format!("{c}.{method}")) || g.is_match(format!("{c}::{method}")))
 }
 
-/// Add what `pattern` names to `plan`; an error when it names nothing in the trace.
-pub fn add_pattern(tree: &Tree, plan: &mut Plan, pattern: &str) -> Result<()> {
+/// What a pattern is, checked before any trace is read (a whole run's tree takes seconds
+/// and gigabytes to build): one instance, or a glob over class and method names.
+pub enum Pattern {
+    Instance(String, u64),
+    Glob(globset::GlobMatcher),
+}
+
+/// `pattern` parsed, or why it cannot name anything.
+pub fn parse_pattern(pattern: &str) -> Result<Pattern> {
     let bad = |why: &str| Error::input(format!("--active {pattern}: {why}"));
     if let Some((class, id)) = pattern.rsplit_once('#') {
         let oid: u64 = id
             .parse()
             .map_err(|_| bad("an instance is `Class#ID` with a numeric ID (see `revy analyze`)"))?;
-        let found: Vec<u32> = (0..tree.instances.len() as u32)
-            .filter(|&i| {
-                let x: &InstInfo = &tree.instances[i as usize];
-                x.kind == InstKind::Object
-                    && x.oid == oid
-                    && x.class
-                        .as_deref()
-                        .is_some_and(|c| c == class || simple(c) == class)
-            })
-            .collect();
-        if found.is_empty() {
-            return Err(bad(
-                "no such instance in the trace (see `revy analyze` for instance IDs)",
-            ));
-        }
-        plan.instances.extend(found);
-        return Ok(());
+        return Ok(Pattern::Instance(class.to_string(), oid));
     }
-    let g = Glob::new(pattern)
-        .map_err(|e| bad(&format!("not a valid pattern ({e})")))?
-        .compile_matcher();
+    let g = Glob::new(pattern).map_err(|e| bad(&format!("not a valid pattern ({e})")))?;
+    Ok(Pattern::Glob(g.compile_matcher()))
+}
+
+/// Add what `pattern` names to `plan`; an error when it names nothing in the trace.
+pub fn add_pattern(tree: &Tree, plan: &mut Plan, pattern: &str) -> Result<()> {
+    let bad = |why: &str| Error::input(format!("--active {pattern}: {why}"));
+    let g = match parse_pattern(pattern)? {
+        Pattern::Instance(class, oid) => return add_instance(tree, plan, &class, oid, bad),
+        Pattern::Glob(g) => g,
+    };
     let before = plan.instances.len();
     for (i, x) in tree.instances.iter().enumerate() {
         if let (InstKind::Object | InstKind::Class, Some(c)) = (x.kind, &x.class) {
@@ -90,6 +89,33 @@ pub fn add_pattern(tree: &Tree, plan: &mut Plan, pattern: &str) -> Result<()> {
             "matches no class, instance or method in the trace (names as `revy analyze` prints them)",
         ));
     }
+    Ok(())
+}
+
+/// Add instance `class#oid` to `plan`; an error when the trace has none.
+fn add_instance(
+    tree: &Tree,
+    plan: &mut Plan,
+    class: &str,
+    oid: u64,
+    bad: impl Fn(&str) -> Error,
+) -> Result<()> {
+    let found: Vec<u32> = (0..tree.instances.len() as u32)
+        .filter(|&i| {
+            let x: &InstInfo = &tree.instances[i as usize];
+            x.kind == InstKind::Object
+                && x.oid == oid
+                && x.class
+                    .as_deref()
+                    .is_some_and(|c| c == class || simple(c) == class)
+        })
+        .collect();
+    if found.is_empty() {
+        return Err(bad(
+            "no such instance in the trace (see `revy analyze` for instance IDs)",
+        ));
+    }
+    plan.instances.extend(found);
     Ok(())
 }
 

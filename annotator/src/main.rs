@@ -475,20 +475,11 @@ fn machine(
 /// again with the trace's unit and handoff).
 fn check_machine(args: &WhatifArgs) -> Result<()> {
     use revy::whatif::{parse_bandwidth, parse_duration_ns};
-    let r = &args.replay;
-    if r.cores == Some(0) {
-        return Err(Error::input("--cores must be at least 1"));
-    }
+    // Cores, handoff and enqueue as `analyze` checks them.
+    args.replay.options()?;
     let named = |opt: &str, e: Error| Error::input(format!("--{opt} {e}"));
-    let durations = [
-        ("handoff", &r.handoff),
-        ("enqueue", &r.enqueue),
-        ("latency", &args.latency),
-    ];
-    for (opt, d) in durations {
-        if let Some(d) = d {
-            parse_duration_ns(d).map_err(|e| named(opt, e))?;
-        }
+    if let Some(d) = &args.latency {
+        parse_duration_ns(d).map_err(|e| named("latency", e))?;
     }
     if let Some(b) = &args.bandwidth {
         parse_bandwidth(b).map_err(|e| named("bandwidth", e))?;

@@ -171,10 +171,16 @@ fn unborn_tag_first(plan: &TagPlan, c: &ClassDecl, src: &str, fe: &mut FileEdits
         {
             continue;
         }
-        let zero = format!("((void)::revy::unborn(&this->{}.oid), ", plan.member);
-        fe.insertions.push(Insertion::new(init.start, zero));
+        fe.insertions
+            .push(Insertion::new(init.start, unborn_prefix(&plan.member)));
         fe.insertions.push(Insertion::new(init.end, ")"));
     }
+}
+
+/// `((void)::revy::unborn(&this->MEMBER.oid), `: opens a comma expression that zeroes the
+/// own tag's ID before the expression it wraps.
+fn unborn_prefix(member: &str) -> String {
+    format!("((void)::revy::unborn(&this->{member}.oid), ")
 }
 
 /// The text inserted before a tagged class's `}`: better mode's `_rv_rsize`, then the tag,
@@ -392,8 +398,8 @@ impl Probe<'_> {
         if let Some((a, b)) =
             super::cpp_ctor::first_brace_call(src, m.span.start, body.start, &m.name)
         {
-            let zero = format!("((void)::revy::unborn(&this->{member}.oid), ");
-            fe.insertions.push(Insertion::new(a, zero));
+            fe.insertions
+                .push(Insertion::new(a, unborn_prefix(&member)));
             fe.insertions.push(Insertion::new(b, ")"));
         }
     }

@@ -19,17 +19,16 @@ use std::borrow::Cow;
 /// `src` with the known grammar gaps rewritten (borrowed when there are none).
 pub fn repair(src: &str) -> Cow<'_, str> {
     let b = src.as_bytes();
-    let mut stars = Vec::new();
-    // (and qualifiers)
+    let mut blank = Vec::new();
     for at in memchr::memmem::find_iter(b, b"new") {
-        stars.extend(new_expression(b, at));
+        blank.extend(new_expression(b, at));
     }
-    if stars.is_empty() {
+    if blank.is_empty() {
         return Cow::Borrowed(src);
     }
     let mut out = b.to_vec();
-    for s in stars {
-        out[s] = b' ';
+    for i in blank {
+        out[i] = b' ';
     }
     // Only ASCII bytes were replaced by ASCII spaces: still UTF-8.
     Cow::Owned(String::from_utf8(out).unwrap_or_else(|_| src.to_string()))

@@ -176,6 +176,11 @@ fn class_heads_and_bodies_are_recorded_as_facts() {
     assert_eq!(class(&m, "All").bases_written[0].name, "Ps...");
 }
 
+fn assert_no_diagnostics(m: &FileModel) {
+    let said: Vec<&String> = m.diagnostics.iter().map(|d| &d.message).collect();
+    assert!(said.is_empty(), "{said:?}");
+}
+
 /// leveldb's `HandleTable::Resize` (`new LRUHandle*[new_length]`): tree-sitter-cpp cannot
 /// parse an array of pointers in a new-expression, which spoiled the method (not
 /// annotatable, a syntax error reported). The parser now sees `new LRUHandle [n]` (and
@@ -184,11 +189,7 @@ fn class_heads_and_bodies_are_recorded_as_facts() {
 fn new_arrays_of_pointers_do_not_spoil_the_method() {
     let src = "struct H {};\nclass Table {\n public:\n  void Resize(unsigned n) {\n    H** list = new H*[n];\n    delete[] list_;\n    list_ = list;\n  }\n  const char* Name(unsigned n) { return new const char[n]; }\n  H** list_ = nullptr;\n};\n";
     let m = parse(src);
-    assert!(
-        m.diagnostics.is_empty(),
-        "{:?}",
-        m.diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>()
-    );
+    assert_no_diagnostics(&m);
     let r = method(class(&m, "Table"), "Resize");
     assert!(r.not_annotatable.is_none(), "{:?}", r.not_annotatable);
     // `new const T[n]`: the grammar takes no qualifier there either.
@@ -210,11 +211,7 @@ fn new_arrays_of_pointers_do_not_spoil_the_method() {
 fn comma_expressions_opening_with_an_assignment_do_not_spoil_the_method() {
     let src = "struct S { S(const char*, int) {} };\nvoid take(S*);\nclass C {\n public:\n  void Go(const char* k, int n) {\n    S a(\"\", 0);\n    take(k ? (a = S(k, n), &a) : nullptr);\n  }\n  void Count(int n) {\n    while ((x_ = n, x_ > 0)) --n;\n  }\n  void Call(int n) { int y; take2(y = 1, n); }\n  void take2(int, int) {}\n  int x_ = 0;\n};\n";
     let m = parse(src);
-    assert!(
-        m.diagnostics.is_empty(),
-        "{:?}",
-        m.diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>()
-    );
+    assert_no_diagnostics(&m);
     let c = class(&m, "C");
     for name in ["Go", "Count", "Call"] {
         let x = method(c, name);

@@ -438,7 +438,7 @@ fn a_method_that_writes_its_object_gets_no_pool_proposal() {
 #[test]
 fn past_the_replay_cap_a_stateful_method_is_not_advised_either() {
     let cap = |o: Options| Options {
-        max_replay_messages: 3,
+        max_replay_messages: 2,
         ..o
     };
     let kinds = |p: &Path| -> Vec<String> {
@@ -486,8 +486,9 @@ fn a_method_pool_ranks_below_the_object_change_and_says_when_it_holds() {
 #[test]
 fn past_the_replay_cap_the_top_hint_says_nothing_was_predicted() {
     let (_dir, p) = project();
+    // The focus (every message: all are candidates') holds 5 nodes, more than 2 × 2.
     let o = Options {
-        max_replay_messages: 3,
+        max_replay_messages: 2,
         ..opts(4)
     };
     let a = analyze_path(&p, &o).unwrap();
@@ -500,6 +501,80 @@ fn past_the_replay_cap_the_top_hint_says_nothing_was_predicted() {
     );
     assert!(top.text.contains("revy whatif"), "{}", top.text);
     assert!(!a.hints.iter().any(|h| h.kind == "proposal"));
+}
+
+/// [`project`] with 20 tiny static calls (1 ns each, `Util.tick`, below every threshold)
+/// inside each worker's `run`: a whole run's detail no candidate needs.
+fn project_with_passive_calls() -> (tempfile::TempDir, PathBuf) {
+    let (dir, p) = project();
+    let t = std::fs::read_to_string(&p).unwrap();
+    let mut out = String::new();
+    let mut events = 0;
+    for line in t.lines() {
+        out += line;
+        out += "\n";
+        events += line.starts_with('<') as u32;
+        if line.starts_with("<Msg cls=Worker") {
+            let t0: u64 = line
+                .rsplit("t=")
+                .next()
+                .unwrap()
+                .trim_end_matches('>')
+                .parse()
+                .unwrap();
+            for k in 0..20 {
+                out += &msg("Util", 0, "tick", "!!", t0 + 5 + 10 * k, t0 + 6 + 10 * k);
+                events += 2;
+            }
+        }
+    }
+    let out = out.replace("##### end events=10", &format!("##### end events={events}"));
+    std::fs::write(&p, out).unwrap();
+    (dir, p)
+}
+
+#[test]
+fn past_the_replay_cap_the_candidates_are_replayed_on_their_own_messages() {
+    let (_dir, p) = project_with_passive_calls();
+    let whole = analyze_path(&p, &opts(4)).unwrap();
+    assert_eq!(whole.totals.recorded_messages, 45);
+    // 45 messages are more than 10: the replays hold the candidates' (Worker, Lexer, run,
+    // next), main, and each worker's ticks merged into one node.
+    let o = Options {
+        max_replay_messages: 10,
+        ..opts(4)
+    };
+    let focused = analyze_path(&p, &o).unwrap();
+    let notes = &focused.advice.as_ref().unwrap().notes;
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("merged into 2 stretches: 7 nodes for 45 recorded messages")),
+        "{notes:?}"
+    );
+    let verdicts = |a: &Analysis| -> Vec<(String, String, f64)> {
+        a.hints
+            .iter()
+            .filter(|h| h.numbers.contains_key("predicted_speedup"))
+            .map(|h| {
+                (
+                    h.kind.to_string(),
+                    h.subject.clone(),
+                    h.numbers["predicted_speedup"],
+                )
+            })
+            .collect()
+    };
+    let (w, f) = (verdicts(&whole), verdicts(&focused));
+    assert_eq!(w.len(), f.len(), "{w:?} against {f:?}");
+    assert!(
+        w.iter().any(|v| v.0 == "proposal" && v.1 == "Worker"),
+        "{w:?}"
+    );
+    for (x, y) in w.iter().zip(&f) {
+        assert_eq!((&x.0, &x.1), (&y.0, &y.1));
+        assert!((x.2 - y.2).abs() < 1e-9, "{x:?} against {y:?}");
+    }
 }
 
 #[test]

@@ -51,7 +51,9 @@ pub struct Options {
     /// Sender's CPU per asynchronous message in ns (`None`: measured, at most the handoff).
     pub enqueue_ns: Option<f64>,
     /// Replaying holds every message in memory and runs once per candidate: beyond this
-    /// many messages no proposal is evaluated (`revy whatif` replays one change).
+    /// many recorded messages the replays hold only the candidates' messages, those they
+    /// are sent from and the rest merged (`whatif::focus`), up to twice as many nodes;
+    /// past that no proposal is evaluated (`revy whatif` replays one change).
     pub max_replay_messages: u64,
     /// Evaluate proposals with the what-if replay (needs a second pass over the trace).
     pub proposals: bool,
@@ -529,7 +531,7 @@ pub fn finish_with_advice(
     a.totals.probe_ns = header_probe_ns(path)?;
     a.totals.compensated = compensated;
     if opts.proposals {
-        proposals::add(&mut a, path, opts)?;
+        proposals::add(&mut a, path, opts, &reader.status().aggregates.faults)?;
     }
     // Page faults: an observation placed after the proposals and no-gain statements.
     let fault_hints = faults::hints(

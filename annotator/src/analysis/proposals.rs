@@ -12,6 +12,9 @@ use super::hints::{Hint, HintKind};
 use super::walk::InstKind;
 use super::{Analysis, Options};
 use crate::error::Result;
+use crate::trace::agg::FaultAgg;
+use crate::whatif::focus::Focus;
+use crate::whatif::tree::InstInfo;
 use crate::whatif::{self, Loaded, Params, Plan};
 
 /// A replay must gain at least this much for a proposal.
@@ -58,15 +61,23 @@ struct Candidate {
 
 /// Replays each candidate change, ranks the proposals that pay first, then the no-gain
 /// statements, then the observations the replays did not answer.
-pub fn add(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
+/// `faults` are the trace's `F` records (read by the analysis's walk).
+pub fn add(a: &mut Analysis, path: &Path, o: &Options, faults: &[FaultAgg]) -> Result<()> {
     // The replay holds the recorded messages (aggregated calls are not replayed).
     if a.totals.recorded_messages == 0 {
         return Ok(());
     }
-    if a.totals.recorded_messages > o.max_replay_messages {
-        return not_evaluated(a, path, o);
-    }
-    let loaded = whatif::load(&[path.to_path_buf()], o.compensate, None)?;
+    let loaded = if a.totals.recorded_messages <= o.max_replay_messages {
+        whatif::load(&[path.to_path_buf()], o.compensate, None)?
+    } else {
+        // A whole run: only what the candidates need of it (whatif::focus).
+        let focus = focus(a, o);
+        let info = |i: u32| inst_info(a, i);
+        match whatif::load_focused(path, o.compensate, &focus, &info, faults)? {
+            Some(l) => l,
+            None => return not_evaluated(a, path, o),
+        }
+    };
     for (m, t) in a.methods.iter_mut().zip(&loaded.tree.methods) {
         m.void = t.void;
     }
@@ -100,8 +111,8 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
 /// active).
 fn not_evaluated(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
     let text = format!(
-        "not evaluated: {} messages are more than analyze replays ({}), so no proposal was predicted; ask `revy whatif TRACE --active PATTERN` for a subject below (the observations that follow are not predictions)",
-        a.totals.recorded_messages, o.max_replay_messages
+        "not evaluated: the candidates' messages and those they are sent from are more than analyze replays ({} of the run's {}), so no proposal was predicted; ask `revy whatif TRACE --active PATTERN` for a subject below (the observations that follow are not predictions)",
+        o.max_replay_messages, a.totals.recorded_messages
     );
     a.advice = Some(super::Advice {
         cores: o.cores.unwrap_or(1),
@@ -116,6 +127,18 @@ fn not_evaluated(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
     a.hints
         .insert(0, Hint::new(HintKind::NoGain, "the run".into(), text, &[]));
     Ok(())
+}
+
+/// How much of a whole run the replays held, when they were focused on the candidates.
+fn focused_note(t: &whatif::Tree) -> Option<String> {
+    let merged = t.merged.len();
+    (!t.walker_ids.is_empty()).then(|| {
+        format!(
+            "replayed on the candidates' messages, those they are sent from, and the other messages merged into {merged} stretches: {} nodes for {} recorded messages",
+            t.nodes.len() - t.threads.len(),
+            t.messages()
+        )
+    })
 }
 
 /// The replays' verdicts, and the subjects they judged.
@@ -164,14 +187,15 @@ fn judge_candidates(a: &mut Analysis, o: &Options, loaded: &whatif::Loaded) -> J
             .iter()
             .filter(|w| w.contains("return type"))
             .cloned()
+            .chain(focused_note(&loaded.tree))
             .collect(),
         caveat: whatif::CAVEAT,
     });
     let base = whatif::baseline(loaded, &p);
     for c in cands {
-        let w =
-            whatif::predict_against(loaded, &c.plan, &p, std::slice::from_ref(&c.subject), base);
-        let h = judge(a, loaded, &c, &w);
+        let plan = loaded.tree.plan_for(&c.plan);
+        let w = whatif::predict_against(loaded, &plan, &p, std::slice::from_ref(&c.subject), base);
+        let h = judge(a, loaded, &c, &plan, &w);
         j.inst.extend(c.instance);
         j.meth.extend(c.method);
         if c.instance.is_none() && c.method.is_none() {
@@ -395,25 +419,77 @@ fn instance_candidates(a: &Analysis, above: &Above, entry: &FxHashSet<u32>) -> V
     insts.into_iter().map(subject).collect()
 }
 
+/// What the candidates replay: every instance of the class and instance candidates and
+/// every heavy method (stateful or not: which are is known once the tree is loaded).
+fn focus(a: &Analysis, o: &Options) -> Focus {
+    let above = Above {
+        total: a.totals.total_time.max(1) as f64,
+        o,
+    };
+    let entry = entry_points(a);
+    let mut instances = FxHashSet::default();
+    for c in class_candidates(a, &above, &entry) {
+        instances.extend(c.plan.instances);
+    }
+    for c in instance_candidates(a, &above, &entry) {
+        instances.extend(c.plan.instances);
+    }
+    Focus {
+        instances,
+        methods: heavy_methods(a, &above).iter().map(|m| m.id).collect(),
+        // No labels per instance, most of a whole run's tree: ~190 bytes a node while it
+        // loads, 0.4 GB at twice the whole tree's cap (yaml-cpp's suite: 1.2 M nodes).
+        max_nodes: usize::try_from(o.max_replay_messages.saturating_mul(2)).unwrap_or(usize::MAX),
+    }
+}
+
+/// The replay's description of instance `i` (the analysis numbered instances as the
+/// replay's walk does).
+fn inst_info(a: &Analysis, i: u32) -> InstInfo {
+    match a.instances.get(i) {
+        Some(s) => InstInfo {
+            kind: s.kind,
+            label: s.label,
+            class: s.class,
+            oid: s.oid,
+        },
+        None => InstInfo {
+            kind: InstKind::Object,
+            label: "?".into(),
+            class: None,
+            oid: 0,
+        },
+    }
+}
+
+/// Methods above the threshold once one-off calls are set aside (not `main`), heaviest
+/// first.
+fn heavy_methods<'a>(a: &'a Analysis, above: &Above) -> Vec<&'a super::MethodStats> {
+    let off = one_off_by_method(a);
+    let msteady =
+        |m: &super::MethodStats| steady(m.net_time.total, off.get(&m.id).copied().unwrap_or(0));
+    let mut meths: Vec<_> = a
+        .methods
+        .iter()
+        .filter(|m| m.method != "main" && above.time(msteady(m)))
+        .collect();
+    meths.sort_by(|x, y| msteady(y).cmp(&msteady(x)).then(x.id.cmp(&y.id)));
+    meths
+}
+
 /// Heavy methods to run as pool tasks, and the heavy ones left out as stateful. A pool runs
 /// calls at once: only valid when no call depends on what an earlier one left in its
 /// object, i.e. for methods that write no state of their receiver (the SAF).
 fn method_candidates(a: &Analysis, above: &Above, l: &Loaded) -> (Vec<Candidate>, Vec<u32>) {
-    let off = one_off_by_method(a);
-    let msteady =
-        |m: &super::MethodStats| steady(m.net_time.total, off.get(&m.id).copied().unwrap_or(0));
     let stateless = |m: &super::MethodStats| {
         l.tree
             .methods
             .get(m.id as usize)
             .is_some_and(|t| t.stateless == Some(true))
     };
-    let (mut meths, stateful): (Vec<_>, Vec<_>) = a
-        .methods
-        .iter()
-        .filter(|m| m.method != "main" && above.time(msteady(m)))
+    let (meths, stateful): (Vec<_>, Vec<_>) = heavy_methods(a, above)
+        .into_iter()
         .partition(|m| stateless(m));
-    meths.sort_by(|x, y| msteady(y).cmp(&msteady(x)).then(x.id.cmp(&y.id)));
     let subject = |m: &super::MethodStats| Candidate {
         subject: format!("{}.{}", m.class, m.method),
         class: Some(m.class.clone()),
@@ -430,14 +506,16 @@ fn method_candidates(a: &Analysis, above: &Above, l: &Loaded) -> (Vec<Candidate>
     (out, stateful.into_iter().map(|m| m.id).collect())
 }
 
-/// Methods the candidate's active part receives, split into void and value-returning.
-fn received(l: &Loaded, c: &Candidate) -> (Vec<String>, Vec<String>) {
+/// Methods the candidate's active part (`plan`, in the tree's ids) receives, split into
+/// void and value-returning.
+fn received(l: &Loaded, plan: &Plan) -> (Vec<String>, Vec<String>) {
     let t = &l.tree;
     let mut seen = FxHashSet::default();
     let (mut void, mut value) = (Vec::new(), Vec::new());
     for n in &t.nodes {
         let hit = n.method != whatif::tree::NONE
-            && (c.plan.instances.contains(&n.receiver) || c.plan.methods.contains(&n.method));
+            && n.merged == 0
+            && (plan.instances.contains(&n.receiver) || plan.methods.contains(&n.method));
         if hit && seen.insert(n.method) {
             let m = &t.methods[n.method as usize];
             let name = format!("`{}`", m.name);
@@ -452,9 +530,10 @@ fn received(l: &Loaded, c: &Candidate) -> (Vec<String>, Vec<String>) {
 }
 
 /// The hint for a replayed candidate: a proposal when it pays, else why it does not.
-fn judge(a: &Analysis, l: &Loaded, c: &Candidate, w: &whatif::WhatIf) -> Hint {
+/// `plan` is the candidate's in the tree's ids.
+fn judge(a: &Analysis, l: &Loaded, c: &Candidate, plan: &Plan, w: &whatif::WhatIf) -> Hint {
     let s = w.predicted_speedup;
-    let (kind, reason) = verdict(l, c, w);
+    let (kind, reason) = verdict(l, c, plan, w);
     let mut h = Hint::new(
         kind,
         c.subject.clone(),
@@ -483,7 +562,7 @@ fn judge(a: &Analysis, l: &Loaded, c: &Candidate, w: &whatif::WhatIf) -> Hint {
 }
 
 /// Proposal or no-gain, and the sentence that says so.
-fn verdict(l: &Loaded, c: &Candidate, w: &whatif::WhatIf) -> (HintKind, String) {
+fn verdict(l: &Loaded, c: &Candidate, plan: &Plan, w: &whatif::WhatIf) -> (HintKind, String) {
     let s = w.predicted_speedup;
     let pct = format!("{:.1} %", c.level * 100.0);
     let h = |x: f64| whatif::human(x, l.tree.unit());
@@ -499,7 +578,7 @@ fn verdict(l: &Loaded, c: &Candidate, w: &whatif::WhatIf) -> (HintKind, String) 
             h(w.predicted_time),
             w.cores
         );
-        let (what, how) = (change(c, w), waits(l, c));
+        let (what, how) = (change(c, w), waits(l, plan));
         (
             HintKind::Proposal,
             format!("{what}: {how} — {gain}{caveat}"),
@@ -542,8 +621,8 @@ fn change(c: &Candidate, w: &whatif::WhatIf) -> String {
 }
 
 /// Which received methods become asynchronous and which callers wait for.
-fn waits(l: &Loaded, c: &Candidate) -> String {
-    let (void, value) = received(l, c);
+fn waits(l: &Loaded, plan: &Plan) -> String {
+    let (void, value) = received(l, plan);
     let list = |v: &[String]| v.join(", ");
     match (void.is_empty(), value.is_empty()) {
         (false, true) => format!("{} return(s) nothing and become asynchronous", list(&void)),

@@ -2,6 +2,7 @@
 //! became active objects (SPEC §8.1), by replaying the recorded message tree
 //! (`tree.rs`) under the change (`plan.rs`) on a machine model (`sim.rs`).
 
+pub mod focus;
 pub mod plan;
 pub mod sim;
 pub mod tree;
@@ -23,15 +24,41 @@ pub const CAVEAT: &str = "the prediction holds only if the change is free of dat
 
 /// Read traces into a tree and learn which methods return nothing from the project's SAF.
 pub fn load(traces: &[PathBuf], compensate: bool, manifest: Option<&Path>) -> Result<Loaded> {
-    let mut tree = Tree::load(traces, compensate)?;
+    let tree = Tree::load(traces, compensate)?;
+    ready(tree, traces.first(), compensate, manifest)
+}
+
+/// [`load`] of one trace, focused on `focus` ([`focus`]): a whole run's trace, whose every
+/// message would not fit. `None` when even the focus holds more than `focus.max_nodes`
+/// messages. `info` describes instances by the walker's id and `faults` are the trace's
+/// `F` records (the caller's analysis read both).
+pub fn load_focused(
+    trace: &Path,
+    compensate: bool,
+    focus: &focus::Focus,
+    info: &dyn Fn(u32) -> tree::InstInfo,
+    faults: &[crate::trace::agg::FaultAgg],
+) -> Result<Option<Loaded>> {
+    match Tree::load_focused(trace, compensate, focus, info, faults)? {
+        Some(tree) => ready(tree, Some(&trace.to_path_buf()), compensate, None).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// A loaded tree with its methods' return types from the SAF, the warnings, and the
+/// compensated aggregates the replays share.
+fn ready(
+    mut tree: Tree,
+    first: Option<&PathBuf>,
+    compensate: bool,
+    manifest: Option<&Path>,
+) -> Result<Loaded> {
     let mut warnings = Vec::new();
     // A trace set's SAF is that of its first file.
-    let first = traces
-        .first()
-        .map(|t| match crate::trace::multi::set_members(t) {
-            Ok(Some(files)) => files[0].clone(),
-            _ => t.clone(),
-        });
+    let first = first.map(|t| match crate::trace::multi::set_members(t) {
+        Ok(Some(files)) => files[0].clone(),
+        _ => t.clone(),
+    });
     let saf = first.and_then(|t| plan::find_saf(&t, manifest));
     let unknown = match &saf {
         Some(p) => plan::apply_saf(&mut tree, &crate::saf::Saf::load(p)?),

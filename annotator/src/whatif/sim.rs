@@ -157,29 +157,45 @@ pub struct Outcome {
 }
 
 /// Own time of each message with the probe cost taken off once (saturating), and the
-/// aggregate of each subtree made of those.
+/// aggregate of each subtree made of those. A merged node (focused tree) brings its
+/// messages' aggregate; the gaps inside it are its parent's own time.
 pub fn compensated_aggregates(t: &Tree) -> Vec<f64> {
     let mut agg = vec![0.0; t.nodes.len()];
     for i in (0..t.nodes.len()).rev() {
         let n = &t.nodes[i];
-        let kids: f64 = t
-            .kids(i as u32)
-            .iter()
-            .map(|&c| t.nodes[c as usize].end - t.nodes[c as usize].start)
-            .sum();
-        let own = (n.end - n.start - kids).max(0.0);
-        let probe = if n.method == NONE {
-            0.0
+        if n.merged > 0 {
+            agg[i] = t.merged.get(&(i as u32)).map_or(0.0, |m| m.work);
         } else {
-            t.threads[n.thread as usize].probe
-        };
-        agg[i] += (own - probe).max(0.0);
+            let kids: f64 = t
+                .kids(i as u32)
+                .iter()
+                .map(|&c| {
+                    let cn = &t.nodes[c as usize];
+                    cn.end - cn.start - merged_gap(t, c)
+                })
+                .sum();
+            let own = (n.end - n.start - kids).max(0.0);
+            let probe = if n.method == NONE {
+                0.0
+            } else {
+                t.threads[n.thread as usize].probe
+            };
+            agg[i] += (own - probe).max(0.0);
+        }
         if n.parent != NONE {
             let a = agg[i];
             agg[n.parent as usize] += a;
         }
     }
     agg
+}
+
+/// The parent's own time inside merged node `c` (0 for any other node).
+fn merged_gap(t: &Tree, c: u32) -> f64 {
+    if t.nodes[c as usize].merged == 0 {
+        return 0.0;
+    }
+    t.merged.get(&c).map_or(0.0, |m| m.gap)
 }
 
 pub struct Sim<'a> {
@@ -245,6 +261,7 @@ fn subtree_marks(t: &Tree, plan: &Plan) -> (Vec<bool>, Vec<f64>) {
             fault_sub[n.parent as usize] += f;
         }
         has_active[i] |= n.method != NONE
+            && n.merged == 0
             && (plan.instances.contains(&n.receiver) || plan.methods.contains(&n.method));
         if has_active[i] && n.parent != NONE {
             has_active[n.parent as usize] = true;
@@ -487,6 +504,9 @@ impl<'a> Sim<'a> {
     /// The queue a message goes to, or `None` to run it on the executor at hand.
     fn route(&self, c: u32, x: u32) -> Option<u32> {
         let n = &self.t.nodes[c as usize];
+        if n.merged > 0 {
+            return None;
+        }
         if let Some(&q) = self.inst_queue.get(&n.receiver) {
             let w = self.queues[q as usize].workers[0];
             if w == x || (!self.void(c) && self.waits_for(w, x)) {
@@ -549,11 +569,20 @@ impl<'a> Sim<'a> {
     }
 
     /// Child `c`, with nothing active below it, runs on `x` as one piece of work (less the
-    /// page faults a moved object no longer takes); true when `x` is now busy.
+    /// page faults a moved object no longer takes); true when `x` is now busy. A merged
+    /// node's gaps are its sender's own time: they pay what is left of its probe debt.
     fn run_inline(&mut self, x: u32, c: u32) -> bool {
-        let f = self.moved_faults(x, c, true).min(self.agg[c as usize]);
+        let mut f = self.moved_faults(x, c, true).min(self.agg[c as usize]);
+        if f > 0.0 && self.t.nodes[c as usize].merged > 0 {
+            f = self.t.merged.get(&c).map_or(0.0, |m| m.shed);
+        }
         self.faults_dropped += f;
-        let w = self.agg[c as usize] - f;
+        let gap = merged_gap(self.t, c);
+        let own = match self.execs[x as usize].stack.last_mut() {
+            Some(top) if gap > 0.0 => take(gap, &mut top.debt),
+            _ => gap,
+        };
+        let w = self.agg[c as usize] - f + own;
         if w > EPS {
             self.compute(x, w, c);
             return true;

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::plan::Plan;
 use crate::analysis::walk::{Closed, Frame, InstKind, Instance, Sink, Walker};
 use crate::analysis::{instance_label, walk_trace};
 use crate::error::Result;
@@ -24,8 +25,24 @@ pub struct Node {
     /// Index into [`Tree::threads`].
     pub thread: u32,
     /// Time of its own minor page faults (the runtime's count per call of its method and
-    /// receiver × the header's `fault_ns=`), in the tree's unit; 0 when not measured.
+    /// receiver × the header's `fault_ns=`), in the tree's unit; 0 when not measured. For
+    /// a merged node, the fault time of every message it stands for.
     pub fault: f64,
+    /// 0 for a recorded message (or a root); otherwise a merged node of a focused tree
+    /// ([`Tree::load_focused`]): that many messages with nothing in focus below them, run
+    /// back to back by one parent, with their method and receiver those of the heaviest.
+    pub merged: u32,
+}
+
+/// What a merged node holds besides its span: the compensated aggregate time of the
+/// messages it stands for, its parent's own time between them (which still pays the
+/// parent's probe cost), and the page-fault time they shed when moved (each message's up
+/// to its own time, as the replay takes it off one message at a time).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Merged {
+    pub work: f64,
+    pub gap: f64,
+    pub shed: f64,
 }
 
 #[derive(Debug, Clone)]
@@ -76,6 +93,13 @@ pub struct Tree {
     pub aggregated_calls: u64,
     /// Some message carries page-fault time (a C++ trace on Linux with `fault_ns=`).
     pub faults_found: bool,
+    /// Recorded messages read (a focused tree keeps fewer nodes).
+    pub recorded: usize,
+    /// A focused tree's merged nodes, by node.
+    pub merged: rustc_hash::FxHashMap<u32, Merged>,
+    /// A focused tree's instances are those its nodes name: the walker's id of each (empty
+    /// for a whole tree, whose instances are the walker's, in its order).
+    pub walker_ids: Vec<u32>,
 }
 
 impl Tree {
@@ -90,13 +114,39 @@ impl Tree {
     pub fn node_label(&self, i: u32) -> String {
         let n = &self.nodes[i as usize];
         let inst = &self.instances[n.receiver as usize].label;
-        match self.methods.get(n.method as usize) {
+        let label = match self.methods.get(n.method as usize) {
             Some(m) => format!("{inst}.{}", m.name),
             None => inst.clone(),
+        };
+        match n.merged {
+            0 | 1 => label,
+            k => format!("{label} and {} more", k - 1),
         }
     }
     pub fn messages(&self) -> usize {
-        self.nodes.len() - self.threads.len()
+        self.recorded
+    }
+    /// `plan` (in the walker's instance ids) in this tree's ids: a focused tree numbers
+    /// only the instances its nodes name, and an instance it does not name receives
+    /// nothing the replay could move.
+    pub fn plan_for(&self, plan: &Plan) -> Plan {
+        if self.walker_ids.is_empty() {
+            return plan.clone();
+        }
+        let mine: rustc_hash::FxHashMap<u32, u32> = self
+            .walker_ids
+            .iter()
+            .enumerate()
+            .map(|(i, &w)| (w, i as u32))
+            .collect();
+        Plan {
+            instances: plan
+                .instances
+                .iter()
+                .filter_map(|w| mine.get(w).copied())
+                .collect(),
+            methods: plan.methods.clone(),
+        }
     }
 
     /// Read the traces at `paths` into one tree. `compensate` = use the headers' probe cost.
@@ -119,31 +169,86 @@ impl Tree {
         let probe = self.header_costs(&reader, compensate);
         let (i0, m0) = (self.instances.len() as u32, self.methods.len() as u32);
         self.add_names(path, &walker, reader.names());
-        let n0 = self.nodes.len() as u32;
-        let root_of = self.add_roots(&walker, &sink.threads_used, i0, probe, scale);
-        let roots = self.nodes.len() as u32 - n0;
-        let fault_of = fault_times(&reader, self.unit());
-        for n in sink.nodes {
-            let parent = match n.parent {
-                NONE => root_of[n.thread as usize],
-                p => n0 + roots + p,
-            };
-            let thread = self.nodes[root_of[n.thread as usize] as usize].thread;
-            self.nodes.push(Node {
-                method: m0 + n.method,
-                receiver: i0 + n.receiver,
-                size: n.size,
-                start: n.start as f64 * scale,
-                end: n.end as f64 * scale,
-                parent,
-                thread,
-                fault: fault_of
-                    .get(&(n.method, walker.instances[n.receiver as usize].oid()))
-                    .copied()
-                    .unwrap_or(0.0),
-            });
+        let faults = fault_times(
+            &reader.status().aggregates.faults,
+            fault_ns(&reader),
+            self.unit(),
+        );
+        self.recorded += sink.nodes.len();
+        let mut raw = Raws {
+            nodes: sink.nodes,
+            threads_used: &sink.threads_used,
+            scale,
+            probe,
+            faults: &faults,
+        };
+        for n in &mut raw.nodes {
+            n.receiver += i0;
         }
+        let roots: Vec<u32> = walker.threads.iter().map(|th| i0 + th.root).collect();
+        self.add_nodes(raw, &walker, &roots, m0);
         Ok(())
+    }
+
+    /// Read one trace into a tree focused on `focus` (a whole run's trace, too big to hold
+    /// every message): see [`super::focus`]. `None` when even the focused tree would hold
+    /// more than `focus.max_nodes` nodes. Instances are described by `info` (by the walker's
+    /// id: the caller's analysis numbered them the same way) and page faults come from
+    /// `faults` (the same trace's `F` records, read by the caller's walk: they come last).
+    pub fn load_focused(
+        path: &Path,
+        compensate: bool,
+        focus: &super::focus::Focus,
+        info: &dyn Fn(u32) -> InstInfo,
+        faults: &[crate::trace::agg::FaultAgg],
+    ) -> Result<Option<Tree>> {
+        let mut t = Tree::default();
+        let mut reader = crate::trace::TraceReader::open(path)?;
+        let _ = reader.next_event()?; // a text header is read with the first event
+        let unit = reader.header().unit;
+        t.unit = Some(unit);
+        let probe = t.header_costs(&reader, compensate);
+        let faults = fault_times(faults, fault_ns(&reader), unit);
+        drop(reader);
+        let mut sink = super::focus::Collector::new(focus, probe, &faults);
+        let (reader, walker) =
+            crate::analysis::walk_trace_by(path, Walker::numbering(), &mut sink, &mut |_, _| {})?;
+        let Some((nodes, merged, recorded)) = sink.finish() else {
+            return Ok(None);
+        };
+        t.aggregated_calls += reader.status().aggregates.calls();
+        t.faults_found |= !reader.status().aggregates.faults.is_empty();
+        t.add_methods(path, reader.names());
+        t.recorded = recorded;
+        let raw = Raws {
+            nodes,
+            threads_used: &sink.threads_used,
+            scale: 1.0,
+            probe,
+            faults: &faults,
+        };
+        // Only the instances the nodes name get an id (a whole run has millions).
+        let mut mine: rustc_hash::FxHashMap<u32, u32> = Default::default();
+        let mut intern = |t: &mut Tree, w: u32| {
+            *mine.entry(w).or_insert_with(|| {
+                t.instances.push(info(w));
+                t.walker_ids.push(w);
+                t.instances.len() as u32 - 1
+            })
+        };
+        let roots: Vec<u32> = walker
+            .threads
+            .iter()
+            .map(|th| intern(&mut t, th.root))
+            .collect();
+        let mut raw = raw;
+        for n in &mut raw.nodes {
+            n.receiver = intern(&mut t, n.receiver);
+        }
+        let first = t.add_nodes(raw, &walker, &roots, 0);
+        t.merged = merged.into_iter().map(|(i, m)| (first + i, m)).collect();
+        t.index_children();
+        Ok(Some(t))
     }
 
     /// Notes the header's probe cost and handoff; returns the probe cost per message to
@@ -173,13 +278,18 @@ impl Tree {
     fn add_names(&mut self, path: &Path, walker: &Walker, names: &Names) {
         // Roots of the second and later traces (processes) are told apart by number.
         let process = self.paths.len();
-        self.paths.push(path.to_path_buf());
         self.instances.extend(
             walker
                 .instances
                 .iter()
                 .map(|i| inst_info(i, names, process)),
         );
+        self.add_methods(path, names);
+    }
+
+    /// The trace's methods, after those already read.
+    fn add_methods(&mut self, path: &Path, names: &Names) {
+        self.paths.push(path.to_path_buf());
         self.methods
             .extend(names.methods.iter().map(|m| MethodInfo {
                 class: names.class(m.class).to_string(),
@@ -190,13 +300,47 @@ impl Tree {
             }));
     }
 
+    /// One root node per thread that sent anything, then the messages (their receivers
+    /// already in this tree's ids; `roots`: each walker thread's root instance here);
+    /// returns the index of the first message node.
+    fn add_nodes(&mut self, raw: Raws, walker: &Walker, roots: &[u32], m0: u32) -> u32 {
+        let n0 = self.nodes.len() as u32;
+        let root_of = self.add_roots(walker, raw.threads_used, roots, raw.probe, raw.scale);
+        let first = self.nodes.len() as u32;
+        let roots = first - n0;
+        self.nodes.reserve(raw.nodes.len());
+        for n in raw.nodes {
+            let parent = match n.parent {
+                NONE => root_of[n.thread as usize],
+                p => n0 + roots + p,
+            };
+            let thread = self.nodes[root_of[n.thread as usize] as usize].thread;
+            let fault = match n.merged {
+                0 => raw.faults.get(&(n.method, n.oid)).copied().unwrap_or(0.0),
+                _ => n.fault,
+            };
+            self.nodes.push(Node {
+                method: m0 + n.method,
+                receiver: n.receiver,
+                size: n.size,
+                start: n.start as f64 * raw.scale,
+                end: n.end as f64 * raw.scale,
+                parent,
+                thread,
+                fault,
+                merged: n.merged,
+            });
+        }
+        first
+    }
+
     /// One root node per thread that sent anything (spanning its first to last event);
     /// returns each walker thread's root node (`NONE` for the others).
     fn add_roots(
         &mut self,
         walker: &Walker,
         used: &[bool],
-        i0: u32,
+        roots: &[u32],
         probe: f64,
         scale: f64,
     ) -> Vec<u32> {
@@ -207,19 +351,20 @@ impl Tree {
             }
             root_of[th] = self.nodes.len() as u32;
             self.threads.push(ThreadInfo {
-                label: self.instances[(i0 + st.root) as usize].label.clone(),
+                label: self.instances[roots[th] as usize].label.clone(),
                 root: root_of[th],
                 probe,
             });
             self.nodes.push(Node {
                 method: NONE,
-                receiver: i0 + st.root,
+                receiver: roots[th],
                 size: 0,
                 start: st.first_t.unwrap_or(0) as f64 * scale,
                 end: st.last_t as f64 * scale,
                 parent: NONE,
                 thread: self.threads.len() as u32 - 1,
                 fault: 0.0,
+                merged: 0,
             });
         }
         root_of
@@ -250,24 +395,31 @@ impl Tree {
     }
 }
 
-/// Page-fault time per call of each (method, oid) of one trace, in `unit`: the `F` records'
-/// faults per measured call × the header's `fault_ns=` (none without it).
-fn fault_times(
-    reader: &crate::trace::TraceReader,
-    unit: Unit,
-) -> std::collections::HashMap<(u32, u64), f64> {
-    let fault_ns = reader
+/// The header's `fault_ns=`: one minor page fault's cost, measured by the C++ runtime.
+fn fault_ns(reader: &crate::trace::TraceReader) -> Option<f64> {
+    reader
         .header()
         .fields
         .iter()
         .find(|(k, _)| k == "fault_ns")
         .and_then(|(_, v)| v.parse::<f64>().ok())
-        .filter(|f| f.is_finite() && *f > 0.0);
+        .filter(|f| f.is_finite() && *f > 0.0)
+}
+
+/// Page-fault time per call of each (method, oid) of one trace, in `unit`: the `F` records'
+/// faults per measured call × the header's `fault_ns=` (none without it).
+pub(super) type Faults = std::collections::HashMap<(u32, u64), f64>;
+
+fn fault_times(
+    faults: &[crate::trace::agg::FaultAgg],
+    fault_ns: Option<f64>,
+    unit: Unit,
+) -> Faults {
     let mut sums: std::collections::HashMap<(u32, u64), (u64, u64)> = Default::default();
     let Some(fault_ns) = fault_ns else {
         return Default::default();
     };
-    for f in &reader.status().aggregates.faults {
+    for f in faults {
         let e = sums.entry((f.method, f.oid)).or_default();
         e.0 = e.0.saturating_add(f.calls);
         e.1 = e.1.saturating_add(f.faults);
@@ -292,14 +444,48 @@ fn inst_info(i: &Instance, names: &Names, process: usize) -> InstInfo {
     }
 }
 
-struct Raw {
-    method: u32,
-    receiver: u32,
-    size: u64,
-    start: u64,
-    end: u64,
-    parent: u32,
-    thread: u32,
+/// A node as a sink collects it: trace units, the walker's ids, parent among the sink's
+/// nodes (`NONE`: the thread's root).
+pub(super) struct Raw {
+    pub method: u32,
+    pub receiver: u32,
+    pub oid: u64,
+    pub size: u64,
+    pub start: u64,
+    pub end: u64,
+    pub parent: u32,
+    pub thread: u32,
+    /// Messages a merged node stands for (0: a recorded message).
+    pub merged: u32,
+    /// A merged node's fault time (a recorded message's is looked up by method and oid).
+    pub fault: f64,
+}
+
+impl Raw {
+    /// A recorded message starting (its end is set when it closes).
+    pub fn message(f: &Frame, parent: u32, thread: usize) -> Raw {
+        Raw {
+            method: f.method,
+            receiver: f.receiver,
+            oid: f.oid,
+            size: f.size,
+            start: f.start,
+            end: f.start,
+            parent,
+            thread: thread as u32,
+            merged: 0,
+            fault: 0.0,
+        }
+    }
+}
+
+/// A sink's nodes and what turning them into tree nodes needs.
+struct Raws<'a> {
+    nodes: Vec<Raw>,
+    threads_used: &'a [bool],
+    scale: f64,
+    probe: f64,
+    faults: &'a Faults,
 }
 
 /// Collects every message with its parent (walker order = start order).
@@ -315,15 +501,8 @@ impl Sink for Collect {
             self.threads_used.resize(thread + 1, false);
         }
         self.threads_used[thread] = true;
-        self.nodes.push(Raw {
-            method: f.method,
-            receiver: f.receiver,
-            size: f.size,
-            start: f.start,
-            end: f.start,
-            parent: parent_ctx.unwrap_or(NONE),
-            thread: thread as u32,
-        });
+        self.nodes
+            .push(Raw::message(f, parent_ctx.unwrap_or(NONE), thread));
         self.nodes.len() as u32 - 1
     }
     fn closed(&mut self, c: &Closed, _: &[Instance], _: &Names) {

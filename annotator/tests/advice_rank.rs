@@ -644,3 +644,42 @@ fn the_handoff_comes_from_the_trace_header_unless_given() {
     assert_eq!(adv.handoff_source, revy::whatif::HANDOFF_MEASURED);
     assert!(adv.handoff > 0.0);
 }
+
+#[test]
+fn past_the_replay_cap_a_run_without_candidates_is_said_to_have_none() {
+    use revy::trace::synth::{generate, Spec};
+    // 20 classes of 10 objects, each class about 5 % of the run, each method 1 %.
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("even.rvt");
+    let spec = Spec {
+        events: 20_000,
+        instances: 200,
+        classes: 20,
+        ..Spec::default()
+    };
+    generate(
+        &spec,
+        revy::trace::Form::Compact,
+        std::fs::File::create(&p).unwrap(),
+    )
+    .unwrap();
+    let o = Options {
+        max_replay_messages: 10,
+        ..opts(2)
+    };
+    let a = analyze_path(&p, &o).unwrap();
+    assert!(a.totals.recorded_messages > 10);
+    let top = &a.hints[0];
+    assert_eq!(top.kind, "no-gain");
+    // Before, a run past the cap was "not evaluated" whatever it held.
+    assert!(
+        top.text
+            .contains("no class, instance or method is above the threshold"),
+        "{}",
+        top.text
+    );
+    assert_eq!(a.advice.as_ref().unwrap().candidates, 0);
+    // The same statement as a replay of every message gives.
+    let whole = analyze_path(&p, &opts(2)).unwrap();
+    assert_eq!(whole.hints[0].text, top.text);
+}

@@ -14,7 +14,7 @@ use super::{Analysis, Options};
 use crate::error::Result;
 use crate::trace::agg::FaultAgg;
 use crate::whatif::focus::Focus;
-use crate::whatif::tree::InstInfo;
+use crate::whatif::tree::{InstInfo, MethodInfo};
 use crate::whatif::{self, Loaded, Params, Plan};
 
 /// A replay must gain at least this much for a proposal.
@@ -70,12 +70,18 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options, faults: &[FaultAgg]) -> R
     let loaded = if a.totals.recorded_messages <= o.max_replay_messages {
         whatif::load(&[path.to_path_buf()], o.compensate, None)?
     } else {
-        // A whole run: only what the candidates need of it (whatif::focus).
+        // A whole run: only what the candidates need of it (whatif::focus), nothing when
+        // there is no candidate (no second walk of the trace then).
         let focus = focus(a, o);
         let info = |i: u32| inst_info(a, i);
-        match whatif::load_focused(path, o.compensate, &focus, &info, faults)? {
-            Some(l) => l,
-            None => return not_evaluated(a, path, o),
+        if focus.instances.is_empty() && focus.methods.is_empty() {
+            let recorded = usize::try_from(a.totals.recorded_messages).unwrap_or(usize::MAX);
+            whatif::load_without_messages(path, o.compensate, method_infos(a), recorded)?
+        } else {
+            match whatif::load_focused(path, o.compensate, &focus, &info, faults)? {
+                Some(l) => l,
+                None => return not_evaluated(a, path, o),
+            }
         }
     };
     for (m, t) in a.methods.iter_mut().zip(&loaded.tree.methods) {
@@ -441,6 +447,20 @@ fn focus(a: &Analysis, o: &Options) -> Focus {
         // loads, 0.4 GB at twice the whole tree's cap (yaml-cpp's suite: 1.2 M nodes).
         max_nodes: usize::try_from(o.max_replay_messages.saturating_mul(2)).unwrap_or(usize::MAX),
     }
+}
+
+/// The analysis's methods as the replay describes them (by id, as the trace's names).
+fn method_infos(a: &Analysis) -> Vec<MethodInfo> {
+    a.methods
+        .iter()
+        .map(|m| MethodInfo {
+            class: m.class.clone(),
+            name: m.method.clone(),
+            signature: m.signature.clone(),
+            void: None,
+            stateless: None,
+        })
+        .collect()
 }
 
 /// The replay's description of instance `i` (the analysis numbered instances as the

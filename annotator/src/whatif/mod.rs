@@ -45,6 +45,17 @@ pub fn load_focused(
     }
 }
 
+/// [`load_focused`] of an empty focus: no message to hold (see [`Tree::without_messages`]).
+pub fn load_without_messages(
+    trace: &Path,
+    compensate: bool,
+    methods: Vec<tree::MethodInfo>,
+    recorded: usize,
+) -> Result<Loaded> {
+    let tree = Tree::without_messages(trace, compensate, methods, recorded)?;
+    ready(tree, Some(&trace.to_path_buf()), compensate, None)
+}
+
 /// A loaded tree with its methods' return types from the SAF, the warnings, and the
 /// compensated aggregates the replays share.
 fn ready(

@@ -251,6 +251,27 @@ impl Tree {
         Ok(Some(t))
     }
 
+    /// A tree without messages, for a focus with nothing in it: no replay to run, but the
+    /// header's costs and the methods (`methods`, by id: the caller read them) still say
+    /// what a replay would have assumed. `recorded`: the trace's recorded messages.
+    pub fn without_messages(
+        path: &Path,
+        compensate: bool,
+        methods: Vec<MethodInfo>,
+        recorded: usize,
+    ) -> Result<Tree> {
+        let mut t = Tree::default();
+        let mut reader = crate::trace::TraceReader::open(path)?;
+        let _ = reader.next_event()?; // a text header is read with the first event
+        t.unit = Some(reader.header().unit);
+        t.header_costs(&reader, compensate);
+        t.paths.push(path.to_path_buf());
+        t.methods = methods;
+        t.recorded = recorded;
+        t.index_children();
+        Ok(t)
+    }
+
     /// Notes the header's probe cost and handoff; returns the probe cost per message to
     /// take off, in the tree's unit (0 unless compensating).
     fn header_costs(&mut self, reader: &crate::trace::TraceReader, compensate: bool) -> f64 {

@@ -488,18 +488,19 @@ fn check_machine(args: &WhatifArgs) -> Result<()> {
 }
 
 fn cmd_whatif(manifest: &Path, args: WhatifArgs) -> Result<()> {
-    // Every argument is checked before the trace is read: a whole run's tree takes seconds
-    // and gigabytes to build.
+    // Every argument is checked before the trace is read: a whole run's walks take seconds.
     for p in &args.active {
         revy::whatif::plan::parse_pattern(p)?;
     }
     check_machine(&args)?;
     let traces = vec![trace_or_newest(manifest, args.traces)?];
-    let loaded = revy::whatif::load(&traces, !args.replay.no_compensate, Some(manifest))?;
-    let mut plan = revy::whatif::Plan::default();
-    for p in &args.active {
-        revy::whatif::plan::add_pattern(&loaded.tree, &mut plan, p)?;
-    }
+    let (loaded, plan) = revy::whatif::load_for(
+        &traces,
+        !args.replay.no_compensate,
+        Some(manifest),
+        &args.active,
+        revy::analysis::Options::default().max_replay_messages,
+    )?;
     let (params, source) = machine(
         loaded.tree.unit(),
         loaded.tree.handoff_ns,

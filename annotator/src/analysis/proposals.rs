@@ -78,7 +78,7 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options, faults: &[FaultAgg]) -> R
             let recorded = usize::try_from(a.totals.recorded_messages).unwrap_or(usize::MAX);
             whatif::load_without_messages(path, o.compensate, method_infos(a), recorded)?
         } else {
-            match whatif::load_focused(path, o.compensate, &focus, &info, faults)? {
+            match whatif::load_focused(path, o.compensate, &focus, &info, faults, None)? {
                 Some(l) => l,
                 None => return not_evaluated(a, path, o),
             }

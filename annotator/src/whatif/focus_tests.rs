@@ -239,3 +239,67 @@ fn past_its_node_cap_a_focused_load_gives_up() {
     let t = Tree::load_focused(f.path(), true, &focus, &info, &[]).unwrap();
     assert!(t.is_none());
 }
+
+/// `revy whatif` past its cap: the patterns resolved on a first walk, the replay on the
+/// focused tree, and every figure of the result as the whole tree's.
+#[test]
+fn whatif_past_its_cap_predicts_what_the_whole_tree_does() {
+    let f = trace(42);
+    let traces = [f.path().to_path_buf()];
+    for patterns in [vec!["A"], vec!["B#7", "C.m2"], vec!["*.m1"]] {
+        let patterns: Vec<String> = patterns.into_iter().map(String::from).collect();
+        let p = Params {
+            cores: 2,
+            handoff: 7.0,
+            enqueue: 2.0,
+            latency: 0.0,
+            bandwidth: None,
+        };
+        let predict = |max: u64| {
+            let (l, plan) = crate::whatif::load_for(&traces, true, None, &patterns, max).unwrap();
+            (
+                crate::whatif::predict(&l, &plan, &p, &patterns),
+                l.tree.nodes.len(),
+            )
+        };
+        let ((w, whole), (x, focused)) = (predict(u64::MAX), predict(10));
+        assert!(focused < whole, "{patterns:?}: {focused} of {whole} nodes");
+        let why = format!("{patterns:?}");
+        assert!(close(w.baseline_time, x.baseline_time), "{why}");
+        assert!(
+            close(w.predicted_time, x.predicted_time),
+            "{why}: {} against {}",
+            w.predicted_time,
+            x.predicted_time
+        );
+        assert_eq!(w.active_methods, x.active_methods, "{why}");
+        assert_eq!(w.active_instances, x.active_instances, "{why}");
+        assert_eq!(
+            (w.asynchronous_messages, w.synchronous_messages),
+            (x.asynchronous_messages, x.synchronous_messages),
+            "{why}"
+        );
+        let busy = |o: &crate::whatif::WhatIf| {
+            o.threads
+                .iter()
+                .map(|t| (t.thread.clone(), t.messages))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(busy(&w), busy(&x), "{why}");
+        for (a, b) in w.threads.iter().zip(&x.threads) {
+            assert!(
+                close(a.busy, b.busy),
+                "{why}: {} busy {} against {}",
+                a.thread,
+                a.busy,
+                b.busy
+            );
+        }
+    }
+    // A pattern that names nothing is refused after the first walk, as before.
+    let bad = vec!["Nowhere".to_string()];
+    let e = crate::whatif::load_for(&traces, true, None, &bad, 10)
+        .err()
+        .unwrap();
+    assert!(e.to_string().contains("matches no class"), "{e}");
+}

@@ -38,11 +38,72 @@ pub fn load_focused(
     focus: &focus::Focus,
     info: &dyn Fn(u32) -> tree::InstInfo,
     faults: &[crate::trace::agg::FaultAgg],
+    manifest: Option<&Path>,
 ) -> Result<Option<Loaded>> {
     match Tree::load_focused(trace, compensate, focus, info, faults)? {
-        Some(tree) => ready(tree, Some(&trace.to_path_buf()), compensate, None).map(Some),
+        Some(tree) => ready(tree, Some(&trace.to_path_buf()), compensate, manifest).map(Some),
         None => Ok(None),
     }
+}
+
+/// The tree `revy whatif` replays `patterns` on, and their plan in its ids: every message
+/// when the traces hold at most `max_messages`, else the tree focused on what the patterns
+/// name (a whole run: a first walk numbers the instances and resolves the patterns, the
+/// second keeps only what the replay needs; the prediction is the same).
+pub fn load_for(
+    traces: &[PathBuf],
+    compensate: bool,
+    manifest: Option<&Path>,
+    patterns: &[String],
+    max_messages: u64,
+) -> Result<(Loaded, Plan)> {
+    use crate::analysis::walk::{InstKind, Sink, Walker};
+    struct Nothing;
+    impl Sink for Nothing {}
+    let path = crate::trace::multi::join(traces)?;
+    let (reader, walker) =
+        crate::analysis::walk_trace_by(&path, Walker::new(), &mut Nothing, &mut |_, _| {})?;
+    let mut plan = Plan::default();
+    if walker.messages <= max_messages {
+        drop((reader, walker));
+        let loaded = load(traces, compensate, manifest)?;
+        for p in patterns {
+            plan::add_pattern(&loaded.tree, &mut plan, p)?;
+        }
+        return Ok((loaded, plan));
+    }
+    let names = reader.names();
+    let insts = || {
+        walker.instances.iter().enumerate().map(|(i, x)| {
+            let class = (x.kind != InstKind::Root).then(|| names.class(x.class));
+            (i as u32, x.kind, class, x.oid())
+        })
+    };
+    let methods: Vec<tree::MethodInfo> = names
+        .methods
+        .iter()
+        .map(|m| tree::MethodInfo {
+            class: names.class(m.class).to_string(),
+            name: m.name.clone(),
+            signature: m.signature.clone(),
+            void: None,
+            stateless: None,
+        })
+        .collect();
+    for p in patterns {
+        plan::add_pattern_in(insts, &methods, &mut plan, p)?;
+    }
+    let focus = focus::Focus {
+        instances: plan.instances.clone(),
+        methods: plan.methods.clone(),
+        max_nodes: usize::MAX,
+    };
+    let info = |w: u32| tree::inst_info(&walker.instances[w as usize], names, 0);
+    let faults = &reader.status().aggregates.faults;
+    let loaded = load_focused(&path, compensate, &focus, &info, faults, manifest)?
+        .ok_or_else(|| Error::input("the focused tree exceeded its node cap"))?;
+    let plan = loaded.tree.plan_for(&plan);
+    Ok((loaded, plan))
 }
 
 /// [`load_focused`] of an empty focus: no message to hold (see [`Tree::without_messages`]).

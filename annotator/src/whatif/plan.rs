@@ -60,18 +60,37 @@ pub fn parse_pattern(pattern: &str) -> Result<Pattern> {
     Ok(Pattern::Glob(g.compile_matcher()))
 }
 
+/// An instance as patterns see it: its id, kind, class (none for a root) and object id.
+pub type Subject<'a> = (u32, InstKind, Option<&'a str>, u64);
+
 /// Add what `pattern` names to `plan`; an error when it names nothing in the trace.
 pub fn add_pattern(tree: &Tree, plan: &mut Plan, pattern: &str) -> Result<()> {
+    let insts = || {
+        tree.instances
+            .iter()
+            .enumerate()
+            .map(|(i, x): (usize, &InstInfo)| (i as u32, x.kind, x.class.as_deref(), x.oid))
+    };
+    add_pattern_in(insts, &tree.methods, plan, pattern)
+}
+
+/// [`add_pattern`] over the instances `insts` gives and `methods` (by id).
+pub fn add_pattern_in<'a, I: Iterator<Item = Subject<'a>>>(
+    insts: impl Fn() -> I,
+    methods: &[super::tree::MethodInfo],
+    plan: &mut Plan,
+    pattern: &str,
+) -> Result<()> {
     let bad = |why: &str| Error::input(format!("--active {pattern}: {why}"));
     let g = match parse_pattern(pattern)? {
-        Pattern::Instance(class, oid) => return add_instance(tree, plan, &class, oid, bad),
+        Pattern::Instance(class, oid) => return add_instance(insts(), plan, &class, oid, bad),
         Pattern::Glob(g) => g,
     };
     let before = plan.instances.len();
-    for (i, x) in tree.instances.iter().enumerate() {
-        if let (InstKind::Object | InstKind::Class, Some(c)) = (x.kind, &x.class) {
+    for (i, kind, class, _) in insts() {
+        if let (InstKind::Object | InstKind::Class, Some(c)) = (kind, class) {
             if class_matches(&g, c) {
-                plan.instances.insert(i as u32);
+                plan.instances.insert(i);
             }
         }
     }
@@ -79,7 +98,7 @@ pub fn add_pattern(tree: &Tree, plan: &mut Plan, pattern: &str) -> Result<()> {
         return Ok(());
     }
     let before = plan.methods.len();
-    for (i, m) in tree.methods.iter().enumerate() {
+    for (i, m) in methods.iter().enumerate() {
         if method_matches(&g, &m.class, &m.name) {
             plan.methods.insert(i as u32);
         }
@@ -93,22 +112,20 @@ pub fn add_pattern(tree: &Tree, plan: &mut Plan, pattern: &str) -> Result<()> {
 }
 
 /// Add instance `class#oid` to `plan`; an error when the trace has none.
-fn add_instance(
-    tree: &Tree,
+fn add_instance<'a>(
+    insts: impl Iterator<Item = Subject<'a>>,
     plan: &mut Plan,
     class: &str,
     oid: u64,
     bad: impl Fn(&str) -> Error,
 ) -> Result<()> {
-    let found: Vec<u32> = (0..tree.instances.len() as u32)
-        .filter(|&i| {
-            let x: &InstInfo = &tree.instances[i as usize];
-            x.kind == InstKind::Object
-                && x.oid == oid
-                && x.class
-                    .as_deref()
-                    .is_some_and(|c| c == class || simple(c) == class)
+    let found: Vec<u32> = insts
+        .filter(|&(_, kind, c, o)| {
+            kind == InstKind::Object
+                && o == oid
+                && c.is_some_and(|c| c == class || simple(c) == class)
         })
+        .map(|(i, ..)| i)
         .collect();
     if found.is_empty() {
         return Err(bad(

@@ -236,6 +236,13 @@ impl Tree {
                 t.instances.len() as u32 - 1
             })
         };
+        // The focus's instances first, in the walker's order: each gets an executor in the
+        // replay (idle or not) and executors follow instance ids, as in a whole tree.
+        let mut focused: Vec<u32> = focus.instances.iter().copied().collect();
+        focused.sort_unstable();
+        for w in focused {
+            intern(&mut t, w);
+        }
         let roots: Vec<u32> = walker
             .threads
             .iter()
@@ -452,7 +459,7 @@ fn fault_times(
         .collect()
 }
 
-fn inst_info(i: &Instance, names: &Names, process: usize) -> InstInfo {
+pub(super) fn inst_info(i: &Instance, names: &Names, process: usize) -> InstInfo {
     let mut label = instance_label(i, names);
     if process > 0 && i.kind == InstKind::Root {
         label = format!("{label} (process {})", process + 1);

@@ -231,3 +231,71 @@ fn a_trace_without_events_keeps_its_methods_apart() {
         a["methods"]
     );
 }
+
+/// Past analyze's replay cap, the candidates of two processes are replayed on the focused
+/// tree (per-process roots and static receivers renumbered): the same verdicts as a replay of
+/// every message.
+#[test]
+fn two_processes_past_the_replay_cap_get_the_whole_replays_verdicts() {
+    use revy::analysis::{analyze_path, Options};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let (traces, _, child) = run_forking_program(dir);
+    let set =
+        revy::trace::multi::join(&[traces.join("f.rvt"), traces.join(format!("f-{child}.rvt"))])
+            .unwrap();
+    let o = |cap: u64| Options {
+        cores: Some(2),
+        handoff_ns: Some(100.0),
+        enqueue_ns: Some(10.0),
+        max_replay_messages: cap,
+        // The parent's sleeps are most of the run and `work` is about a probe's cost: a low
+        // threshold and uncompensated times make `P` a candidate.
+        threshold_level: 0.00001,
+        compensate: false,
+        ..Options::default()
+    };
+    let verdicts = |cap: u64| {
+        let a = analyze_path(&set, &o(cap)).unwrap();
+        assert_eq!(a.totals.recorded_messages, 2500);
+        let notes = a
+            .advice
+            .as_ref()
+            .map(|x| x.notes.clone())
+            .unwrap_or_default();
+        let v: Vec<(String, String, f64)> = a
+            .hints
+            .iter()
+            .filter(|h| h.numbers.contains_key("predicted_speedup"))
+            .map(|h| {
+                (
+                    h.kind.to_string(),
+                    h.subject.clone(),
+                    h.numbers["predicted_speedup"],
+                )
+            })
+            .collect();
+        (v, notes)
+    };
+    let ((whole, _), (focused, notes)) = (verdicts(1_000_000), verdicts(2000));
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("nodes for 2500 recorded messages")),
+        "{notes:?}"
+    );
+    // Each process's static receiver of `work` is a candidate of its own.
+    assert!(
+        whole
+            .iter()
+            .filter(|v| v.1.starts_with("P (static)@"))
+            .count()
+            == 2,
+        "{whole:?}"
+    );
+    assert_eq!(whole.len(), focused.len(), "{whole:?} against {focused:?}");
+    for (w, f) in whole.iter().zip(&focused) {
+        assert_eq!((&w.0, &w.1), (&f.0, &f.1));
+        assert!((w.2 - f.2).abs() < 1e-9, "{w:?} against {f:?}");
+    }
+}

@@ -1,6 +1,8 @@
 //! The recorded message tree the replay runs on: one node per message plus one root node
 //! per thread (spanning the thread's first to last event), children in send order. Times are
-//! converted to the first trace's unit; several traces (processes) are concatenated.
+//! converted to the first trace's unit; several traces (processes) are concatenated. A whole
+//! run's tree is focused instead ([`Tree::load_focused`], `focus.rs`): what the replay does
+//! not look inside is merged.
 
 use std::path::{Path, PathBuf};
 

@@ -357,8 +357,8 @@ fn candidates(a: &Analysis, o: &Options, l: &Loaded) -> (Vec<Candidate>, Vec<u32
     (out, stateful)
 }
 
-/// Classes with several instances, every instance its own thread; not the classes of the
-/// entry points.
+/// Classes with several objects, every object its own thread; not the classes of the entry
+/// points.
 fn class_candidates(a: &Analysis, above: &Above, entry: &FxHashSet<u32>) -> Vec<Candidate> {
     let entry_classes: FxHashSet<&str> = entry
         .iter()
@@ -381,7 +381,10 @@ fn class_candidates(a: &Analysis, above: &Above, entry: &FxHashSet<u32>) -> Vec<
             let one_off: u64 = ids.iter().map(|&i| a.instances.one_off_time(i)).sum();
             (c, ids, steady(c.active_time, one_off))
         })
-        .filter(|(_, _, t)| above.time(*t))
+        // Objects are what becomes active: a class of fewer than two (static receivers of
+        // several processes, one object beside its static methods) would replay nothing
+        // new — its single object is an instance candidate.
+        .filter(|(_, ids, t)| ids.len() >= 2 && above.time(*t))
         .collect();
     classes.sort_by_key(|c| std::cmp::Reverse(c.2));
     let subject = |(c, ids, t): (&super::ClassStats, Vec<u32>, u64)| Candidate {

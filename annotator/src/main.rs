@@ -116,6 +116,10 @@ struct AnalyzeArgs {
     /// Rows per table in the text summary.
     #[arg(long, default_value_t = 15)]
     top: usize,
+    /// Statistics and observations only: no replay of the candidates (on a whole run's
+    /// trace the replays read it again and take most of the time).
+    #[arg(long)]
+    no_proposals: bool,
     #[command(flatten)]
     replay: ReplayArgs,
 }
@@ -390,6 +394,7 @@ fn cmd_analyze(manifest: &Path, args: AnalyzeArgs) -> Result<()> {
         detail_cap: args.detail_cap,
         threshold_level: args.threshold,
         threshold_time: args.min_time,
+        proposals: !args.no_proposals,
         ..args.replay.options()?
     };
     let mut a = revy::analysis::analyze_path_with(&path, &opts, &mut progress())?;

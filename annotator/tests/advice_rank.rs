@@ -486,9 +486,9 @@ fn a_method_pool_ranks_below_the_object_change_and_says_when_it_holds() {
 #[test]
 fn past_the_replay_cap_the_top_hint_says_nothing_was_predicted() {
     let (_dir, p) = project();
-    // The focus (every message: all are candidates') holds 5 nodes, more than 2 × 2.
+    // No node at all fits: not even the smallest candidate can be replayed.
     let o = Options {
-        max_replay_messages: 2,
+        max_replay_messages: 0,
         ..opts(4)
     };
     let a = analyze_path(&p, &o).unwrap();
@@ -682,4 +682,104 @@ fn past_the_replay_cap_a_run_without_candidates_is_said_to_have_none() {
     // The same statement as a replay of every message gives.
     let whole = analyze_path(&p, &opts(2)).unwrap();
     assert_eq!(whole.hints[0].text, top.text);
+}
+
+/// [`project`] with 40 short `Lexer.next` calls (8 ns each) instead of two: the Lexer is
+/// less active than the workers but receives most messages.
+fn project_with_many_lexer_calls() -> (tempfile::TempDir, PathBuf) {
+    let (dir, p) = project();
+    let t = std::fs::read_to_string(&p).unwrap();
+    let mut out = String::new();
+    for line in t.lines() {
+        if line.contains("cls=Lexer") {
+            continue;
+        }
+        if line.starts_with("</Msg cls=Main") {
+            for k in 0..40 {
+                out += &msg("Lexer", 3, "next", "!!", 630 + 9 * k, 638 + 9 * k);
+            }
+        }
+        out += line;
+        out += "\n";
+    }
+    let out = out.replace("##### end events=10", "##### end events=86");
+    std::fs::write(&p, out).unwrap();
+    (dir, p)
+}
+
+#[test]
+fn past_the_replay_cap_the_most_active_candidates_that_fit_are_replayed() {
+    let (_dir, p) = project_with_many_lexer_calls();
+    let whole = analyze_path(&p, &opts(4)).unwrap();
+    assert_eq!(whole.totals.recorded_messages, 43);
+    // 43 messages are more than 10, and every candidate's together more than the focused
+    // cap (20 nodes): the workers (their 2 messages) are replayed, the Lexer (40) is not.
+    let o = Options {
+        max_replay_messages: 10,
+        ..opts(4)
+    };
+    let part = analyze_path(&p, &o).unwrap();
+    let notes = &part.advice.as_ref().unwrap().notes;
+    let left = notes
+        .iter()
+        .find(|n| n.starts_with("not replayed"))
+        .unwrap_or_else(|| panic!("{notes:?}"));
+    assert!(
+        left.contains("Lexer#3") && !left.contains("Worker"),
+        "{left}"
+    );
+    let speed = |a: &Analysis, s: &str| {
+        a.hints
+            .iter()
+            .find(|h| h.subject == s && h.numbers.contains_key("predicted_speedup"))
+            .map(|h| (h.kind.to_string(), h.numbers["predicted_speedup"]))
+    };
+    let w = speed(&whole, "Worker").expect("a verdict on Worker");
+    assert_eq!(w.0, "proposal");
+    assert_eq!(speed(&part, "Worker").map(|x| x.0), Some(w.0));
+    assert!((speed(&part, "Worker").unwrap().1 - w.1).abs() < 1e-9);
+    assert!(speed(&part, "Lexer#3").is_none());
+    assert!(speed(&whole, "Lexer#3").is_some());
+}
+
+#[test]
+fn no_proposals_skips_the_replays() {
+    let (_dir, p) = project();
+    let json = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec![
+            "analyze",
+            p.to_str().unwrap(),
+            "--format",
+            "json",
+            "--cores",
+            "4",
+        ];
+        args.extend_from_slice(extra);
+        let o = revy(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let kinds = |j: &serde_json::Value| -> Vec<String> {
+        j["hints"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["kind"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let with = json(&["--handoff", "0"]);
+    assert!(
+        kinds(&with).contains(&"proposal".to_string()),
+        "{:?}",
+        kinds(&with)
+    );
+    let without = json(&["--handoff", "0", "--no-proposals"]);
+    assert!(without["advice"].is_null(), "{}", without["advice"]);
+    assert!(
+        !kinds(&without)
+            .iter()
+            .any(|k| k == "proposal" || k == "no-gain"),
+        "{:?}",
+        kinds(&without)
+    );
 }

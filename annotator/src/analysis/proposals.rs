@@ -67,27 +67,21 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options, faults: &[FaultAgg]) -> R
     if a.totals.recorded_messages == 0 {
         return Ok(());
     }
-    let loaded = if a.totals.recorded_messages <= o.max_replay_messages {
-        whatif::load(&[path.to_path_buf()], o.compensate, None)?
+    let (loaded, held) = if a.totals.recorded_messages <= o.max_replay_messages {
+        (
+            whatif::load(&[path.to_path_buf()], o.compensate, None)?,
+            None,
+        )
     } else {
-        // A whole run: only what the candidates need of it (whatif::focus), nothing when
-        // there is no candidate (no second walk of the trace then).
-        let focus = focus(a, o);
-        let info = |i: u32| inst_info(a, i);
-        if focus.instances.is_empty() && focus.methods.is_empty() {
-            let recorded = usize::try_from(a.totals.recorded_messages).unwrap_or(usize::MAX);
-            whatif::load_without_messages(path, o.compensate, method_infos(a), recorded)?
-        } else {
-            match whatif::load_focused(path, o.compensate, &focus, &info, faults, None)? {
-                Some(l) => l,
-                None => return not_evaluated(a, path, o),
-            }
+        match load_whole_run(a, path, o, faults)? {
+            Some(l) => l,
+            None => return not_evaluated(a, path, o),
         }
     };
     for (m, t) in a.methods.iter_mut().zip(&loaded.tree.methods) {
         m.void = t.void;
     }
-    let j = judge_candidates(a, o, &loaded);
+    let j = judge_candidates(a, o, &loaded, held.as_ref());
     let rest = unanswered_observations(a, &j);
     let (mut pays, mut none) = (j.pays, j.none);
     let speed = |h: &Hint| h.numbers.get("predicted_speedup").copied().unwrap_or(0.0);
@@ -112,13 +106,97 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options, faults: &[FaultAgg]) -> R
     Ok(())
 }
 
+/// A whole run's tree: focused on every candidate, or, when their messages are too many
+/// for one replay, on the most active candidates whose messages fit (a second walk); `None`
+/// when not even those fit. With the focus it holds (`None`: no candidate, no walk).
+fn load_whole_run(
+    a: &Analysis,
+    path: &Path,
+    o: &Options,
+    faults: &[FaultAgg],
+) -> Result<Option<(Loaded, Option<Focus>)>> {
+    let mut focus = focus(a, o);
+    if focus.instances.is_empty() && focus.methods.is_empty() {
+        let recorded = usize::try_from(a.totals.recorded_messages).unwrap_or(usize::MAX);
+        let l = whatif::load_without_messages(path, o.compensate, method_infos(a), recorded)?;
+        return Ok(Some((l, None)));
+    }
+    let info = |i: u32| inst_info(a, i);
+    focus.count_when_over = true;
+    let over = match whatif::load_focused(path, o.compensate, &focus, &info, faults, None)? {
+        Ok(l) => return Ok(Some((l, Some(focus)))),
+        Err(over) => over,
+    };
+    let Some(smaller) = fitting(a, o, &focus, &over) else {
+        return Ok(None);
+    };
+    Ok(
+        match whatif::load_focused(path, o.compensate, &smaller, &info, faults, None)? {
+            Ok(l) => Some((l, Some(smaller))),
+            Err(_) => None,
+        },
+    )
+}
+
+/// The most active candidates (by level) whose messages, counted in `over`, fit the node
+/// cap together at the nodes per message the whole focus needed (the messages they are
+/// sent from and the merged stretches come with them), with a tenth to spare; `None` when
+/// none fits.
+fn fitting(a: &Analysis, o: &Options, all: &Focus, over: &whatif::focus::Over) -> Option<Focus> {
+    let above = Above {
+        total: a.totals.total_time.max(1) as f64,
+        o,
+    };
+    let entry = entry_points(a);
+    // (level, instances, methods) of each candidate the focus was made of.
+    let mut subjects: Vec<(f64, Vec<u32>, Vec<u32>)> = class_candidates(a, &above, &entry)
+        .into_iter()
+        .chain(instance_candidates(a, &above, &entry))
+        .map(|c| (c.level, c.plan.instances.into_iter().collect(), Vec::new()))
+        .collect();
+    subjects.extend(
+        heavy_methods(a, &above)
+            .into_iter()
+            .map(|m| (m.level, Vec::new(), vec![m.id])),
+    );
+    subjects.sort_by(|x, y| y.0.total_cmp(&x.0));
+    let budget = (0.9 * all.max_nodes as f64 / over.nodes_per_message.max(1.0)) as u64;
+    let mut f = Focus {
+        instances: FxHashSet::default(),
+        methods: FxHashSet::default(),
+        max_nodes: all.max_nodes,
+        count_when_over: false,
+    };
+    let mut used = 0u64;
+    for (_, insts, meths) in subjects {
+        let more: u64 = insts
+            .iter()
+            .filter(|i| !f.instances.contains(i))
+            .map(|i| over.instances.get(i).copied().unwrap_or(0))
+            .chain(
+                meths
+                    .iter()
+                    .filter(|m| !f.methods.contains(m))
+                    .map(|m| over.methods.get(m).copied().unwrap_or(0)),
+            )
+            .sum();
+        if used + more <= budget {
+            used += more;
+            f.instances.extend(insts);
+            f.methods.extend(meths);
+        }
+    }
+    (!f.instances.is_empty() || !f.methods.is_empty()).then_some(f)
+}
+
 /// Too many messages to replay: say plainly that nothing was predicted, ahead of the
 /// observations (which are not predictions: a "candidate" there may well lose once made
 /// active).
 fn not_evaluated(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
     let text = format!(
-        "not evaluated: the candidates' messages and those they are sent from are more than analyze replays ({} of the run's {}), so no proposal was predicted; ask `revy whatif TRACE --active PATTERN` for a subject below (the observations that follow are not predictions)",
-        o.max_replay_messages, a.totals.recorded_messages
+        "not evaluated: the run recorded {} messages, and even the most active candidate's, with those they are sent from, are more than one replay holds ({} nodes), so no proposal was predicted; ask `revy whatif TRACE --active PATTERN` for a subject below (the observations that follow are not predictions)",
+        a.totals.recorded_messages,
+        focus_cap(o)
     );
     a.advice = Some(super::Advice {
         cores: o.cores.unwrap_or(1),
@@ -147,6 +225,17 @@ fn focused_note(t: &whatif::Tree) -> Option<String> {
     })
 }
 
+/// The candidates a whole run's replay could not hold (their messages too many).
+fn left_out_note(left: &[Candidate]) -> Option<String> {
+    (!left.is_empty()).then(|| {
+        let names: Vec<&str> = left.iter().map(|c| c.subject.as_str()).collect();
+        format!(
+            "not replayed, their messages being more than one replay holds beside the others': {}; ask `revy whatif TRACE --active PATTERN` for one of them",
+            names.join(", ")
+        )
+    })
+}
+
 /// The replays' verdicts, and the subjects they judged.
 struct Judged {
     /// Proposals that pay, with whether each is a method pool (ranked after objects).
@@ -158,7 +247,14 @@ struct Judged {
 }
 
 /// Replays every candidate change against the baseline; sets the analysis's advice header.
-fn judge_candidates(a: &mut Analysis, o: &Options, loaded: &whatif::Loaded) -> Judged {
+/// A focused tree (`held`: its focus) replays only the candidates within its focus; the
+/// others are named in a note.
+fn judge_candidates(
+    a: &mut Analysis,
+    o: &Options,
+    loaded: &whatif::Loaded,
+    held: Option<&Focus>,
+) -> Judged {
     let unit = loaded.tree.unit();
     let (handoff, handoff_source) = handoff_ns(o, loaded.tree.handoff_ns);
     let p = Params {
@@ -181,6 +277,14 @@ fn judge_candidates(a: &mut Analysis, o: &Options, loaded: &whatif::Loaded) -> J
     // A heavy method that writes its object's state is no pool: observations that advise
     // running it in parallel would contradict that (its object is the candidate).
     j.meth.extend(stateful);
+    let within = |plan: &Plan| {
+        held.is_none_or(|f| {
+            plan.instances.iter().all(|i| f.instances.contains(i))
+                && plan.methods.iter().all(|m| f.methods.contains(m))
+        })
+    };
+    let (cands, left): (Vec<Candidate>, Vec<Candidate>) =
+        cands.into_iter().partition(|c| within(&c.plan));
     a.advice = Some(super::Advice {
         cores: p.cores,
         handoff: p.handoff,
@@ -194,6 +298,7 @@ fn judge_candidates(a: &mut Analysis, o: &Options, loaded: &whatif::Loaded) -> J
             .filter(|w| w.contains("return type"))
             .cloned()
             .chain(focused_note(&loaded.tree))
+            .chain(left_out_note(&left))
             .collect(),
         caveat: whatif::CAVEAT,
     });
@@ -444,11 +549,10 @@ fn focus(a: &Analysis, o: &Options) -> Focus {
         instances.extend(c.plan.instances);
     }
     Focus {
+        count_when_over: false,
         instances,
         methods: heavy_methods(a, &above).iter().map(|m| m.id).collect(),
-        // No labels per instance, most of a whole run's tree: ~190 bytes a node while it
-        // loads, 0.4 GB at twice the whole tree's cap (yaml-cpp's suite: 1.2 M nodes).
-        max_nodes: usize::try_from(o.max_replay_messages.saturating_mul(2)).unwrap_or(usize::MAX),
+        max_nodes: focus_cap(o),
     }
 }
 
@@ -464,6 +568,13 @@ fn method_infos(a: &Analysis) -> Vec<MethodInfo> {
             stateless: None,
         })
         .collect()
+}
+
+/// Nodes a focused tree holds at most: no labels per instance, most of a whole run's tree,
+/// so twice the whole tree's cap (~190 bytes a node while it loads: 0.4 GB; yaml-cpp's
+/// suite needs 1.2 M).
+fn focus_cap(o: &Options) -> usize {
+    usize::try_from(o.max_replay_messages.saturating_mul(2)).unwrap_or(usize::MAX)
 }
 
 /// The replay's description of instance `i` (the analysis numbered instances as the

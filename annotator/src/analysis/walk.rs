@@ -177,6 +177,11 @@ pub trait Sink {
         0
     }
     fn closed(&mut self, _c: &Closed, _instances: &[Instance], _names: &Names) {}
+    /// True once the sink wants nothing more (the walk then stops within a few million
+    /// events; what it leaves is the sink's to say).
+    fn gave_up(&self) -> bool {
+        false
+    }
     /// The runtime's aggregates, their edges resolved to instances (`analysis::aggregates`).
     fn aggregated(
         &mut self,
@@ -645,6 +650,9 @@ pub(crate) fn walk_events(
         n = n.wrapping_add(1);
         if n & EVERY == 0 {
             progress(reader.bytes_read());
+            if sink.gave_up() {
+                return Ok(());
+            }
         }
     }
     let mut cur = Vec::with_capacity(AHEAD);
@@ -661,6 +669,9 @@ pub(crate) fn walk_events(
         n = n.wrapping_add(cur.len() as u32);
         if n & EVERY < cur.len() as u32 {
             progress(reader.bytes_read());
+            if sink.gave_up() {
+                return Ok(());
+            }
         }
         std::mem::swap(&mut cur, &mut next);
         if cur.is_empty() {

@@ -20,8 +20,22 @@ use crate::trace::Names;
 pub struct Focus {
     pub instances: FxHashSet<u32>,
     pub methods: FxHashSet<u32>,
-    /// Nodes kept at most: past it the load gives up (the replay would hold too much).
+    /// Nodes kept at most: past it the load gives up (the replay would hold too much)...
     pub max_nodes: usize,
+    /// ... unless it is to count, to the end, the messages each focused instance and method
+    /// receives (to choose a smaller focus that fits: see [`Over`]).
+    pub count_when_over: bool,
+}
+
+/// A focus that did not fit: the recorded messages each of its instances and methods
+/// received (complete when counted to the end, else up to where the load gave up).
+#[derive(Debug, Default)]
+pub struct Over {
+    pub instances: FxHashMap<u32, u64>,
+    pub methods: FxHashMap<u32, u64>,
+    /// Nodes the focus had kept per message in focus when it gave up: what a smaller
+    /// focus will need per message of its own.
+    pub nodes_per_message: f64,
 }
 
 /// Messages one kept message (or a thread's root) sent one after another since its last
@@ -86,6 +100,9 @@ pub(super) struct Collector<'a> {
     pub threads_used: Vec<bool>,
     recorded: usize,
     over: bool,
+    counts: Over,
+    /// Messages in focus so far.
+    focused: u64,
 }
 
 impl<'a> Collector<'a> {
@@ -101,21 +118,34 @@ impl<'a> Collector<'a> {
             threads_used: Vec::new(),
             recorded: 0,
             over: false,
+            counts: Over::default(),
+            focused: 0,
         }
     }
 
     /// The nodes, the merged ones' extra facts (by node, counted from the first message
-    /// node), and the recorded messages; `None` when the focus kept too many nodes.
+    /// node), and the recorded messages; the focus's counts when it kept too many nodes.
     #[allow(clippy::type_complexity)]
-    pub fn finish(&mut self) -> Option<(Vec<Raw>, FxHashMap<u32, Merged>, usize)> {
+    pub fn finish(&mut self) -> Result<(Vec<Raw>, FxHashMap<u32, Merged>, usize), Over> {
         for th in 0..self.roots.len() {
             self.flush(th, 0);
         }
         if self.over {
-            return None;
+            return Err(std::mem::take(&mut self.counts));
         }
         let merged = std::mem::take(&mut self.merged).into_iter().collect();
-        Some((std::mem::take(&mut self.nodes), merged, self.recorded))
+        Ok((std::mem::take(&mut self.nodes), merged, self.recorded))
+    }
+
+    /// Counts a message in focus against its receiver and its method.
+    fn count(&mut self, f: &Frame) {
+        self.focused += 1;
+        if self.focus.instances.contains(&f.receiver) {
+            *self.counts.instances.entry(f.receiver).or_default() += 1;
+        }
+        if self.focus.methods.contains(&f.method) {
+            *self.counts.methods.entry(f.method).or_default() += 1;
+        }
     }
 
     fn in_focus(&self, f: &Frame) -> bool {
@@ -185,8 +215,12 @@ impl<'a> Collector<'a> {
     }
 
     fn push(&mut self, raw: Raw) -> u32 {
-        if self.nodes.len() >= self.focus.max_nodes {
+        if self.nodes.len() >= self.focus.max_nodes && !self.over {
             self.over = true;
+            self.counts.nodes_per_message = self.nodes.len() as f64 / self.focused.max(1) as f64;
+            // What was collected is of no use now; the counts go on.
+            self.nodes = Vec::new();
+            self.merged = Vec::new();
         }
         if self.over {
             return NONE;
@@ -197,7 +231,15 @@ impl<'a> Collector<'a> {
 }
 
 impl Sink for Collector<'_> {
+    fn gave_up(&self) -> bool {
+        self.over && !self.focus.count_when_over
+    }
+
     fn started(&mut self, _parent: Option<u32>, th: usize, f: &Frame) -> u32 {
+        let focused = self.in_focus(f);
+        if focused {
+            self.count(f);
+        }
         if self.over {
             return th as u32;
         }
@@ -213,7 +255,7 @@ impl Sink for Collector<'_> {
             frame: *f,
             run: Run::default(),
         });
-        if self.in_focus(f) {
+        if focused {
             self.keep_open(th);
         }
         // The walker hands it back with the end: which stack to pop.

@@ -98,6 +98,7 @@ fn trees(path: &std::path::Path, plan: &Plan) -> (Tree, Tree) {
         instances: plan.instances.clone(),
         methods: plan.methods.clone(),
         max_nodes: usize::MAX,
+        count_when_over: false,
     };
     let info = |w: u32| whole.instances[w as usize].clone();
     let mut focused = Tree::load_focused(
@@ -227,17 +228,41 @@ fn a_focused_tree_replays_as_the_whole_tree() {
 }
 
 #[test]
-fn past_its_node_cap_a_focused_load_gives_up() {
+fn past_its_node_cap_a_focused_load_gives_up_or_counts() {
     let f = trace(7);
     let whole = Tree::load(&[f.path().to_path_buf()], true).unwrap();
-    let focus = Focus {
-        instances: (0..whole.instances.len() as u32).collect(),
-        methods: Default::default(),
-        max_nodes: 100,
-    };
     let info = |w: u32| whole.instances[w as usize].clone();
-    let t = Tree::load_focused(f.path(), true, &focus, &info, &[]).unwrap();
-    assert!(t.is_none());
+    for count_when_over in [false, true] {
+        let focus = Focus {
+            instances: (0..whole.instances.len() as u32).collect(),
+            methods: Default::default(),
+            max_nodes: 100,
+            count_when_over,
+        };
+        let over = match Tree::load_focused(f.path(), true, &focus, &info, &[]).unwrap() {
+            Ok(_) => panic!("100 nodes held the whole trace"),
+            Err(over) => over,
+        };
+        assert!(over.nodes_per_message > 0.9, "{}", over.nodes_per_message);
+        // Counted to the end, every instance's count is the messages it received.
+        let mut received = std::collections::HashMap::new();
+        for n in whole
+            .nodes
+            .iter()
+            .filter(|n| n.method != crate::whatif::tree::NONE)
+        {
+            *received.entry(n.receiver).or_insert(0u64) += 1;
+        }
+        let counted: u64 = over.instances.values().sum();
+        // (Without it the walk stops at its next check, every few million events: past
+        // the end of this trace.)
+        if count_when_over {
+            assert_eq!(counted as usize, whole.messages());
+            for (i, n) in &over.instances {
+                assert_eq!(received.get(i), Some(n), "instance {i}");
+            }
+        }
+    }
 }
 
 /// `revy whatif` past its cap: the patterns resolved on a first walk, the replay on the

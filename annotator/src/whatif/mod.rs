@@ -29,8 +29,8 @@ pub fn load(traces: &[PathBuf], compensate: bool, manifest: Option<&Path>) -> Re
 }
 
 /// [`load`] of one trace, focused on `focus` ([`focus`]): a whole run's trace, whose every
-/// message would not fit. `None` when even the focus holds more than `focus.max_nodes`
-/// messages. `info` describes instances by the walker's id and `faults` are the trace's
+/// message would not fit. What the focus received, when it holds more than
+/// `focus.max_nodes` nodes. `info` describes instances by the walker's id and `faults` are the trace's
 /// `F` records (the caller's analysis read both).
 pub fn load_focused(
     trace: &Path,
@@ -39,10 +39,10 @@ pub fn load_focused(
     info: &dyn Fn(u32) -> tree::InstInfo,
     faults: &[crate::trace::agg::FaultAgg],
     manifest: Option<&Path>,
-) -> Result<Option<Loaded>> {
+) -> Result<std::result::Result<Loaded, focus::Over>> {
     match Tree::load_focused(trace, compensate, focus, info, faults)? {
-        Some(tree) => ready(tree, Some(&trace.to_path_buf()), compensate, manifest).map(Some),
-        None => Ok(None),
+        Ok(tree) => ready(tree, Some(&trace.to_path_buf()), compensate, manifest).map(Ok),
+        Err(over) => Ok(Err(over)),
     }
 }
 
@@ -97,11 +97,12 @@ pub fn load_for(
         instances: plan.instances.clone(),
         methods: plan.methods.clone(),
         max_nodes: usize::MAX,
+        count_when_over: false,
     };
     let info = |w: u32| tree::inst_info(&walker.instances[w as usize], names, 0);
     let faults = &reader.status().aggregates.faults;
     let loaded = load_focused(&path, compensate, &focus, &info, faults, manifest)?
-        .ok_or_else(|| Error::input("the focused tree exceeded its node cap"))?;
+        .map_err(|_| Error::input("the focused tree exceeded its node cap"))?;
     let plan = loaded.tree.plan_for(&plan);
     Ok((loaded, plan))
 }

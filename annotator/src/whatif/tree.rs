@@ -193,8 +193,8 @@ impl Tree {
     }
 
     /// Read one trace into a tree focused on `focus` (a whole run's trace, too big to hold
-    /// every message): see [`super::focus`]. `None` when even the focused tree would hold
-    /// more than `focus.max_nodes` nodes. Instances are described by `info` (by the walker's
+    /// every message): see [`super::focus`]. The focus's counts when even the focused tree
+    /// would hold more than `focus.max_nodes` nodes. Instances are described by `info` (by the walker's
     /// id: the caller's analysis numbered them the same way) and page faults come from
     /// `faults` (the same trace's `F` records, read by the caller's walk: they come last).
     pub fn load_focused(
@@ -203,7 +203,7 @@ impl Tree {
         focus: &super::focus::Focus,
         info: &dyn Fn(u32) -> InstInfo,
         faults: &[crate::trace::agg::FaultAgg],
-    ) -> Result<Option<Tree>> {
+    ) -> Result<std::result::Result<Tree, super::focus::Over>> {
         let mut t = Tree::default();
         let mut reader = crate::trace::TraceReader::open(path)?;
         let _ = reader.next_event()?; // a text header is read with the first event
@@ -215,9 +215,13 @@ impl Tree {
         let mut sink = super::focus::Collector::new(focus, probe, &faults);
         let (reader, walker) =
             crate::analysis::walk_trace_by(path, Walker::numbering(), &mut sink, &mut |_, _| {})?;
-        let Some((nodes, merged, recorded)) = sink.finish() else {
-            return Ok(None);
+        let (nodes, merged, recorded) = match sink.finish() {
+            Ok(done) => done,
+            Err(over) => return Ok(Err(over)),
         };
+        // The object-id index is not needed past the walk (tens of MB in a whole run).
+        let mut walker = walker;
+        walker.release_index();
         t.aggregated_calls += reader.status().aggregates.calls();
         t.faults_found |= !reader.status().aggregates.faults.is_empty();
         t.add_methods(path, reader.names());
@@ -257,7 +261,7 @@ impl Tree {
         let first = t.add_nodes(raw, &walker, &roots, 0);
         t.merged = merged.into_iter().map(|(i, m)| (first + i, m)).collect();
         t.index_children();
-        Ok(Some(t))
+        Ok(Ok(t))
     }
 
     /// A tree without messages, for a focus with nothing in it: no replay to run, but the

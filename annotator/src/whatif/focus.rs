@@ -203,6 +203,9 @@ impl<'a> Collector<'a> {
             merged: u32::try_from(run.count).unwrap_or(u32::MAX),
             fault: run.fault,
         });
+        if node == NONE {
+            return; // past the cap: nothing is kept any more
+        }
         let gap = run.end.saturating_sub(run.start).saturating_sub(run.span);
         self.merged.push((
             node,

@@ -67,13 +67,14 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options, faults: &[FaultAgg]) -> R
     if a.totals.recorded_messages == 0 {
         return Ok(());
     }
+    let objects = object_candidates(a, o);
     let (loaded, held) = if a.totals.recorded_messages <= o.max_replay_messages {
         (
             whatif::load(&[path.to_path_buf()], o.compensate, None)?,
             None,
         )
     } else {
-        match load_whole_run(a, path, o, faults)? {
+        match load_whole_run(a, path, o, faults, &objects)? {
             Some(l) => l,
             None => return not_evaluated(a, path, o),
         }
@@ -81,7 +82,7 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options, faults: &[FaultAgg]) -> R
     for (m, t) in a.methods.iter_mut().zip(&loaded.tree.methods) {
         m.void = t.void;
     }
-    let j = judge_candidates(a, o, &loaded, held.as_ref());
+    let j = judge_candidates(a, o, &loaded, held.as_ref(), objects);
     let rest = unanswered_observations(a, &j);
     let (mut pays, mut none) = (j.pays, j.none);
     let speed = |h: &Hint| h.numbers.get("predicted_speedup").copied().unwrap_or(0.0);
@@ -114,8 +115,9 @@ fn load_whole_run(
     path: &Path,
     o: &Options,
     faults: &[FaultAgg],
+    objects: &[Candidate],
 ) -> Result<Option<(Loaded, Option<Focus>)>> {
-    let mut focus = focus(a, o);
+    let mut focus = focus(a, o, objects);
     if focus.instances.is_empty() && focus.methods.is_empty() {
         let recorded = usize::try_from(a.totals.recorded_messages).unwrap_or(usize::MAX);
         let l = whatif::load_without_messages(path, o.compensate, method_infos(a), recorded)?;
@@ -127,7 +129,7 @@ fn load_whole_run(
         Ok(l) => return Ok(Some((l, Some(focus)))),
         Err(over) => over,
     };
-    let Some(smaller) = fitting(a, o, &focus, &over) else {
+    let Some(smaller) = fitting(a, o, objects, &focus, &over) else {
         return Ok(None);
     };
     Ok(
@@ -142,17 +144,27 @@ fn load_whole_run(
 /// cap together at the nodes per message the whole focus needed (the messages they are
 /// sent from and the merged stretches come with them), with a tenth to spare; `None` when
 /// none fits.
-fn fitting(a: &Analysis, o: &Options, all: &Focus, over: &whatif::focus::Over) -> Option<Focus> {
+fn fitting(
+    a: &Analysis,
+    o: &Options,
+    objects: &[Candidate],
+    all: &Focus,
+    over: &whatif::focus::Over,
+) -> Option<Focus> {
     let above = Above {
         total: a.totals.total_time.max(1) as f64,
         o,
     };
-    let entry = entry_points(a);
     // (level, instances, methods) of each candidate the focus was made of.
-    let mut subjects: Vec<(f64, Vec<u32>, Vec<u32>)> = class_candidates(a, &above, &entry)
-        .into_iter()
-        .chain(instance_candidates(a, &above, &entry))
-        .map(|c| (c.level, c.plan.instances.into_iter().collect(), Vec::new()))
+    let mut subjects: Vec<(f64, Vec<u32>, Vec<u32>)> = objects
+        .iter()
+        .map(|c| {
+            (
+                c.level,
+                c.plan.instances.iter().copied().collect(),
+                Vec::new(),
+            )
+        })
         .collect();
     subjects.extend(
         heavy_methods(a, &above)
@@ -254,6 +266,7 @@ fn judge_candidates(
     o: &Options,
     loaded: &whatif::Loaded,
     held: Option<&Focus>,
+    objects: Vec<Candidate>,
 ) -> Judged {
     let unit = loaded.tree.unit();
     let (handoff, handoff_source) = handoff_ns(o, loaded.tree.handoff_ns);
@@ -273,7 +286,7 @@ fn judge_candidates(
         meth: FxHashSet::default(),
         class: FxHashSet::default(),
     };
-    let (cands, stateful) = candidates(a, o, loaded);
+    let (cands, stateful) = candidates(a, o, loaded, objects);
     // A heavy method that writes its object's state is no pool: observations that advise
     // running it in parallel would contradict that (its object is the candidate).
     j.meth.extend(stateful);
@@ -449,14 +462,17 @@ fn steady(active: u64, one_off: u64) -> u64 {
 
 /// The candidates to replay, and the heavy methods left out because they (may) write state
 /// of their object.
-fn candidates(a: &Analysis, o: &Options, l: &Loaded) -> (Vec<Candidate>, Vec<u32>) {
+fn candidates(
+    a: &Analysis,
+    o: &Options,
+    l: &Loaded,
+    objects: Vec<Candidate>,
+) -> (Vec<Candidate>, Vec<u32>) {
     let above = Above {
         total: a.totals.total_time.max(1) as f64,
         o,
     };
-    let entry = entry_points(a);
-    let mut out = class_candidates(a, &above, &entry);
-    out.extend(instance_candidates(a, &above, &entry));
+    let mut out = objects;
     let (methods, stateful) = method_candidates(a, &above, l);
     out.extend(methods);
     (out, stateful)
@@ -471,10 +487,20 @@ fn class_candidates(a: &Analysis, above: &Above, entry: &FxHashSet<u32>) -> Vec<
         .collect();
     // Each class's objects in id order, from one pass over the instances (one pass per
     // class cost classes × instances).
+    let mut by_id: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+    for (id, _, class) in a.instances.kinds().filter(|i| i.1 == InstKind::Object) {
+        by_id.entry(class).or_default().push(id);
+    }
+    // Class ids of one name (a trace set's processes define their own) join under it.
     let mut objects: FxHashMap<&str, Vec<u32>> = FxHashMap::default();
-    for i in a.instances.rows().filter(|i| i.kind == InstKind::Object) {
-        let name = a.instances.class_name(i.class);
-        objects.entry(name).or_default().push(i.id);
+    for (class, ids) in by_id {
+        objects
+            .entry(a.instances.class_name(class))
+            .or_default()
+            .extend(ids);
+    }
+    for ids in objects.values_mut() {
+        ids.sort_unstable();
     }
     let mut classes: Vec<_> = a
         .classes
@@ -512,7 +538,10 @@ fn instance_candidates(a: &Analysis, above: &Above, entry: &FxHashSet<u32>) -> V
     let insts = a.instances.top(
         PER_KIND,
         |i| {
+            // Steady time is at most the active time: most instances are out at once,
+            // without looking their one-off time up.
             i.kind != InstKind::Root
+                && above.time(i.active_time)
                 && !entry.contains(&i.id)
                 && above.time(steady(i.active_time, a.instances.one_off_time(i.id)))
         },
@@ -533,20 +562,29 @@ fn instance_candidates(a: &Analysis, above: &Above, entry: &FxHashSet<u32>) -> V
     insts.into_iter().map(subject).collect()
 }
 
-/// What the candidates replay: every instance of the class and instance candidates and
-/// every heavy method (stateful or not: which are is known once the tree is loaded).
-fn focus(a: &Analysis, o: &Options) -> Focus {
+/// The class and instance candidates (one pass over the instances each: a whole run has
+/// millions, so they are made once).
+fn object_candidates(a: &Analysis, o: &Options) -> Vec<Candidate> {
     let above = Above {
         total: a.totals.total_time.max(1) as f64,
         o,
     };
     let entry = entry_points(a);
+    let mut out = class_candidates(a, &above, &entry);
+    out.extend(instance_candidates(a, &above, &entry));
+    out
+}
+
+/// What the candidates replay: every instance of the class and instance candidates and
+/// every heavy method (stateful or not: which are is known once the tree is loaded).
+fn focus(a: &Analysis, o: &Options, objects: &[Candidate]) -> Focus {
+    let above = Above {
+        total: a.totals.total_time.max(1) as f64,
+        o,
+    };
     let mut instances = FxHashSet::default();
-    for c in class_candidates(a, &above, &entry) {
-        instances.extend(c.plan.instances);
-    }
-    for c in instance_candidates(a, &above, &entry) {
-        instances.extend(c.plan.instances);
+    for c in objects {
+        instances.extend(c.plan.instances.iter().copied());
     }
     Focus {
         count_when_over: false,

@@ -918,6 +918,13 @@ impl Instances {
     /// Every instance's numbers, in id order. Streams the instances beside their sums and
     /// reads the side map of wide sums only when it holds any: selections pass over a
     /// million rows.
+    /// Each instance's id, kind and class id, without its sums (a pass over millions).
+    pub fn kinds(&self) -> impl Iterator<Item = (u32, InstKind, u32)> + '_ {
+        self.core
+            .iter()
+            .enumerate()
+            .map(|(i, inst)| (i as u32, inst.kind, inst.class))
+    }
     pub fn rows(&self) -> impl Iterator<Item = InstRow> + '_ {
         let narrow = self.sums.wide.0.is_empty();
         let acc = &self.sums.acc;

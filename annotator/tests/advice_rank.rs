@@ -783,3 +783,47 @@ fn no_proposals_skips_the_replays() {
         kinds(&without)
     );
 }
+
+/// A trace whose most active instance is the stand-in of objects the runtime folded into
+/// their class (`F#*`: 1000 calls only counted, 46 % of the run), beside two small recorded
+/// objects.
+const FOLDED: &str = "##### revy-trace 1 unit=ns lang=java pid=1
+<Msg cls=Main oid=0 mth=main sgn=!String^1! size=8 tid=1 t=0>
+<Msg cls=G oid=7 mth=step sgn=!! size=0 tid=1 t=10>
+</Msg cls=G oid=7 mth=step sgn=!! tid=1 t=50000>
+<Msg cls=G oid=8 mth=step sgn=!! size=0 tid=1 t=50010>
+</Msg cls=G oid=8 mth=step sgn=!! tid=1 t=100000>
+</Msg cls=Main oid=0 mth=main sgn=!String^1! tid=1 t=1000000>
+##### aggregate tid=1 last_t=1000000 folded=1000 dropped=0
+##### aggregate-method tid=1 cls=F mth=work sgn=!! calls=1000 agg=850000 net=850000 size=0 agg_min=850 agg_max=850 net_min=850 net_max=850 size_min=0 size_max=0
+##### aggregate-edge tid=1 from_cls=Main from_oid=0 cls=F mth=work sgn=!! oid=* calls=1000 agg=850000 net=850000 size=0
+##### end events=6
+";
+
+#[test]
+fn a_folded_stand_in_is_no_candidate() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("folded.dtf");
+    std::fs::write(&p, FOLDED).unwrap();
+    let a = analyze_path(&p, &opts(2)).unwrap();
+    // Before, `F#*` was "replayed" holding none of its calls: "gains only 1.00× (little of
+    // its work overlaps its callers')".
+    assert!(
+        !a.hints
+            .iter()
+            .any(|h| h.subject == "F#*" && h.numbers.contains_key("predicted_speedup")),
+        "{:?}",
+        a.hints.iter().map(|h| &h.text).collect::<Vec<_>>()
+    );
+    let top = &a.hints[0];
+    assert_eq!(
+        (top.kind.to_string().as_str(), top.subject.as_str()),
+        ("no-gain", "the run")
+    );
+    assert!(
+        top.text
+            .contains("F#* stand(s) for objects the runtime folded"),
+        "{}",
+        top.text
+    );
+}

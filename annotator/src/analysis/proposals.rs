@@ -96,10 +96,19 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options, faults: &[FaultAgg]) -> R
     });
     none.truncate(o.max_hints_per_kind);
     if pays.is_empty() && none.is_empty() {
+        let folded = folded_above(a, o);
+        let text = if folded.is_empty() {
+            "no class, instance or method is above the threshold once one-off messages (class loading, JIT, first I/O) are set aside: nothing here is worth its own thread".to_string()
+        } else {
+            format!(
+                "no candidate a replay can hold: {} stand(s) for objects the runtime folded into their class (their calls only counted, none recorded), which no replay can move",
+                folded.join(", ")
+            )
+        };
         none.push(Hint::new(
             HintKind::NoGain,
             "the run".into(),
-            "no class, instance or method is above the threshold once one-off messages (class loading, JIT, first I/O) are set aside: nothing here is worth its own thread".into(),
+            text,
             &[("predicted_speedup", 1.0)],
         ));
     }
@@ -488,7 +497,13 @@ fn class_candidates(a: &Analysis, above: &Above, entry: &FxHashSet<u32>) -> Vec<
     // Each class's objects in id order, from one pass over the instances (one pass per
     // class cost classes × instances).
     let mut by_id: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
-    for (id, _, class) in a.instances.kinds().filter(|i| i.1 == InstKind::Object) {
+    // A folded stand-in (`Class#*`) is no object a replay could move: its calls were only
+    // counted.
+    let objects = a
+        .instances
+        .kinds()
+        .filter(|i| i.1 == InstKind::Object && !a.instances.is_folded(i.0));
+    for (id, _, class) in objects {
         by_id.entry(class).or_default().push(id);
     }
     // Class ids of one name (a trace set's processes define their own) join under it.
@@ -533,7 +548,26 @@ fn class_candidates(a: &Analysis, above: &Above, entry: &FxHashSet<u32>) -> Vec<
     classes.into_iter().take(PER_KIND).map(subject).collect()
 }
 
-/// The most active single instances (not roots, not entry points).
+/// The folded stand-ins (`Class#*`) above the threshold: no candidates, since no replay
+/// holds their calls.
+fn folded_above(a: &Analysis, o: &Options) -> Vec<String> {
+    let above = Above {
+        total: a.totals.total_time.max(1) as f64,
+        o,
+    };
+    a.instances
+        .top(
+            PER_KIND,
+            |i| a.instances.is_folded(i.id) && above.time(i.active_time),
+            |x, y| y.active_time.cmp(&x.active_time).then(x.id.cmp(&y.id)),
+        )
+        .into_iter()
+        .map(|i| i.label)
+        .collect()
+}
+
+/// The most active single instances (not roots, not entry points, not the stand-ins of
+/// folded objects, whose messages the replay never holds).
 fn instance_candidates(a: &Analysis, above: &Above, entry: &FxHashSet<u32>) -> Vec<Candidate> {
     let insts = a.instances.top(
         PER_KIND,
@@ -543,6 +577,7 @@ fn instance_candidates(a: &Analysis, above: &Above, entry: &FxHashSet<u32>) -> V
             i.kind != InstKind::Root
                 && above.time(i.active_time)
                 && !entry.contains(&i.id)
+                && !a.instances.is_folded(i.id)
                 && above.time(steady(i.active_time, a.instances.one_off_time(i.id)))
         },
         |x, y| y.active_time.cmp(&x.active_time).then(x.id.cmp(&y.id)),

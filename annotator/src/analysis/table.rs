@@ -918,6 +918,13 @@ impl Instances {
     /// Every instance's numbers, in id order. Streams the instances beside their sums and
     /// reads the side map of wide sums only when it holds any: selections pass over a
     /// million rows.
+    /// Whether instance `id` stands for the objects a runtime folded into their class (their
+    /// calls only counted: `Class#*`).
+    pub fn is_folded(&self, id: u32) -> bool {
+        self.core
+            .get(id as usize)
+            .is_some_and(|i| super::aggregates::is_folded(i.oid()))
+    }
     /// Each instance's id, kind and class id, without its sums (a pass over millions).
     pub fn kinds(&self) -> impl Iterator<Item = (u32, InstKind, u32)> + '_ {
         self.core

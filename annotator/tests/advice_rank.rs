@@ -827,3 +827,21 @@ fn a_folded_stand_in_is_no_candidate() {
         top.text
     );
 }
+
+#[test]
+fn a_method_pool_that_gains_nothing_is_not_called_an_active_object() {
+    let (_dir, p) = project();
+    let a = analyze_path(&p, &opts(4)).unwrap();
+    let next = a
+        .hints
+        .iter()
+        .find(|h| h.subject == "Lexer.next" && h.kind == "no-gain")
+        .unwrap_or_else(|| panic!("{:?}", a.hints.iter().map(|h| &h.text).collect::<Vec<_>>()));
+    // `next` returns a value: main waits for each call, wherever it runs.
+    assert!(
+        next.text
+            .contains("every caller waits for its result: a pool for its calls gains nothing"),
+        "{}",
+        next.text
+    );
+}

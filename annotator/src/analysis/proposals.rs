@@ -794,20 +794,31 @@ fn verdict(l: &Loaded, c: &Candidate, plan: &Plan, w: &whatif::WhatIf) -> (HintK
         (
             HintKind::NoGain,
             format!(
-                "{} is {pct} of the run but every caller waits for its result: making it active gains nothing{} ({s:.2}×)",
+                "{} is {pct} of the run but every caller waits for its result: {} gains nothing{} ({s:.2}×)",
                 c.subject,
+                if c.pool { "a pool for its calls" } else { "making it active" },
                 if s < 0.95 { ", and the handoffs make the run slower" } else { "" }
             ),
         )
     } else if s < 1.0 {
+        let what = if c.pool {
+            "on a pool its calls lose"
+        } else {
+            "as an active object it loses"
+        };
         (
             HintKind::NoGain,
-            format!("{} is {pct} of the run, but as an active object it loses: its {} messages are too fine-grained for a handoff of {} ({s:.2}×)", c.subject, w.asynchronous_messages + w.synchronous_messages, h(w.handoff)),
+            format!("{} is {pct} of the run, but {what}: its {} messages are too fine-grained for a handoff of {} ({s:.2}×)", c.subject, w.asynchronous_messages + w.synchronous_messages, h(w.handoff)),
         )
     } else {
+        let what = if c.pool {
+            "a pool for its calls"
+        } else {
+            "making it active"
+        };
         (
             HintKind::NoGain,
-            format!("{} is {pct} of the run, but making it active gains only {s:.2}× (little of its work overlaps its callers')", c.subject),
+            format!("{} is {pct} of the run, but {what} gains only {s:.2}× (little of its work overlaps its callers')", c.subject),
         )
     }
 }

@@ -552,29 +552,12 @@ fn past_the_replay_cap_the_candidates_are_replayed_on_their_own_messages() {
             .any(|n| n.contains("merged into 2 stretches: 7 nodes for 45 recorded messages")),
         "{notes:?}"
     );
-    let verdicts = |a: &Analysis| -> Vec<(String, String, f64)> {
-        a.hints
-            .iter()
-            .filter(|h| h.numbers.contains_key("predicted_speedup"))
-            .map(|h| {
-                (
-                    h.kind.to_string(),
-                    h.subject.clone(),
-                    h.numbers["predicted_speedup"],
-                )
-            })
-            .collect()
-    };
-    let (w, f) = (verdicts(&whole), verdicts(&focused));
-    assert_eq!(w.len(), f.len(), "{w:?} against {f:?}");
+    let (w, f) = (common::verdicts(&whole), common::verdicts(&focused));
     assert!(
         w.iter().any(|v| v.0 == "proposal" && v.1 == "Worker"),
         "{w:?}"
     );
-    for (x, y) in w.iter().zip(&f) {
-        assert_eq!((&x.0, &x.1), (&y.0, &y.1));
-        assert!((x.2 - y.2).abs() < 1e-9, "{x:?} against {y:?}");
-    }
+    common::assert_same_verdicts(&w, &f);
 }
 
 #[test]

@@ -263,18 +263,7 @@ fn two_processes_past_the_replay_cap_get_the_whole_replays_verdicts() {
             .as_ref()
             .map(|x| x.notes.clone())
             .unwrap_or_default();
-        let v: Vec<(String, String, f64)> = a
-            .hints
-            .iter()
-            .filter(|h| h.numbers.contains_key("predicted_speedup"))
-            .map(|h| {
-                (
-                    h.kind.to_string(),
-                    h.subject.clone(),
-                    h.numbers["predicted_speedup"],
-                )
-            })
-            .collect();
+        let v = common::verdicts(&a);
         (v, notes)
     };
     let ((whole, _), (focused, notes)) = (verdicts(1_000_000), verdicts(2000));
@@ -295,9 +284,5 @@ fn two_processes_past_the_replay_cap_get_the_whole_replays_verdicts() {
         "{whole:?}"
     );
     assert!(!whole.iter().any(|v| v.1 == "P"), "{whole:?}");
-    assert_eq!(whole.len(), focused.len(), "{whole:?} against {focused:?}");
-    for (w, f) in whole.iter().zip(&focused) {
-        assert_eq!((&w.0, &w.1), (&f.0, &f.1));
-        assert!((w.2 - f.2).abs() < 1e-9, "{w:?} against {f:?}");
-    }
+    common::assert_same_verdicts(&whole, &focused);
 }

@@ -565,8 +565,7 @@ pub fn header_handoff_ns(path: &Path) -> Result<Option<f64>> {
 }
 
 fn header_ns(path: &Path, key: &str) -> Result<Option<f64>> {
-    let mut r = TraceReader::open(path)?;
-    let _ = r.next_event()?;
+    let r = TraceReader::open_header(path)?;
     Ok(r.header()
         .fields
         .iter()
@@ -576,8 +575,7 @@ fn header_ns(path: &Path, key: &str) -> Result<Option<f64>> {
 }
 
 fn header_unit(path: &Path) -> Result<crate::trace::Unit> {
-    let mut r = TraceReader::open(path)?;
-    let _ = r.next_event()?;
+    let r = TraceReader::open_header(path)?;
     Ok(r.header().unit)
 }
 

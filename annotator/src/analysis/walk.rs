@@ -192,6 +192,9 @@ pub trait Sink {
     }
 }
 
+/// A sink that wants nothing: a walk for the walker's instances and counts only.
+impl Sink for () {}
+
 pub struct ThreadState {
     pub tid: u64,
     pub root: u32,
@@ -684,9 +687,6 @@ pub(crate) fn walk_events(
 mod tests {
     use super::*;
 
-    struct Nothing;
-    impl Sink for Nothing {}
-
     /// Closed messages per method and per receiver's object id.
     #[derive(Default)]
     struct Count {
@@ -814,7 +814,7 @@ mod tests {
                         t,
                     }
                 };
-                w.event(&ev, &names, &mut Nothing);
+                w.event(&ev, &names, &mut ());
             }
         }
         // Then ends that do match, interleaved with more unmatched ones.
@@ -832,10 +832,10 @@ mod tests {
                     t,
                 },
                 &names,
-                &mut Nothing,
+                &mut (),
             );
         }
-        w.finish(&names, &mut Nothing);
+        w.finish(&names, &mut ());
         assert_eq!(w.balance.unmatched_ends, n + n / 2);
         assert_eq!(w.balance.open_at_end, n - n / 2);
         let scanned = w.threads[0].scanned;

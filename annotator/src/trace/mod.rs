@@ -344,6 +344,14 @@ impl TraceReader {
         })
     }
 
+    /// [`open`](Self::open) with the header read: a text trace's comes with its first
+    /// event, which is then skipped (for a look at the header only).
+    pub fn open_header(path: &Path) -> Result<TraceReader> {
+        let mut r = TraceReader::open(path)?;
+        let _ = r.next_event()?;
+        Ok(r)
+    }
+
     pub fn form(&self) -> Form {
         match self {
             TraceReader::Text(_) => Form::Text,

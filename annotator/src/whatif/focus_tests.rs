@@ -5,7 +5,7 @@ use std::io::Write;
 use rustc_hash::FxHashSet;
 
 use super::Focus;
-use crate::analysis::walk::{Sink, Walker};
+use crate::analysis::walk::Walker;
 use crate::whatif::sim::{compensated_aggregates, replay, Outcome, Params};
 use crate::whatif::tree::Tree;
 use crate::whatif::Plan;
@@ -85,15 +85,12 @@ fn trace(seed: u64) -> tempfile::NamedTempFile {
     f
 }
 
-struct Nothing;
-impl Sink for Nothing {}
-
 /// The whole tree, and the tree focused on `plan` (in the whole tree's ids, which are the
 /// walker's).
 fn trees(path: &std::path::Path, plan: &Plan) -> (Tree, Tree) {
     let mut whole = Tree::load(&[path.to_path_buf()], true).unwrap();
     let (reader, _) =
-        crate::analysis::walk_trace_by(path, Walker::new(), &mut Nothing, &mut |_, _| {}).unwrap();
+        crate::analysis::walk_trace_by(path, Walker::new(), &mut (), &mut |_, _| {}).unwrap();
     let focus = Focus {
         instances: plan.instances.clone(),
         methods: plan.methods.clone(),

@@ -57,12 +57,10 @@ pub fn load_for(
     patterns: &[String],
     max_messages: u64,
 ) -> Result<(Loaded, Plan)> {
-    use crate::analysis::walk::{InstKind, Sink, Walker};
-    struct Nothing;
-    impl Sink for Nothing {}
+    use crate::analysis::walk::{InstKind, Walker};
     let path = crate::trace::multi::join(traces)?;
     let (reader, walker) =
-        crate::analysis::walk_trace_by(&path, Walker::new(), &mut Nothing, &mut |_, _| {})?;
+        crate::analysis::walk_trace_by(&path, Walker::new(), &mut (), &mut |_, _| {})?;
     let mut plan = Plan::default();
     if walker.messages <= max_messages {
         drop((reader, walker));

@@ -205,8 +205,7 @@ impl Tree {
         faults: &[crate::trace::agg::FaultAgg],
     ) -> Result<std::result::Result<Tree, super::focus::Over>> {
         let mut t = Tree::default();
-        let mut reader = crate::trace::TraceReader::open(path)?;
-        let _ = reader.next_event()?; // a text header is read with the first event
+        let reader = crate::trace::TraceReader::open_header(path)?;
         let unit = reader.header().unit;
         t.unit = Some(unit);
         let probe = t.header_costs(&reader, compensate);
@@ -274,8 +273,7 @@ impl Tree {
         recorded: usize,
     ) -> Result<Tree> {
         let mut t = Tree::default();
-        let mut reader = crate::trace::TraceReader::open(path)?;
-        let _ = reader.next_event()?; // a text header is read with the first event
+        let reader = crate::trace::TraceReader::open_header(path)?;
         t.unit = Some(reader.header().unit);
         t.header_costs(&reader, compensate);
         t.paths.push(path.to_path_buf());
@@ -433,10 +431,8 @@ impl Tree {
 fn fault_ns(reader: &crate::trace::TraceReader) -> Option<f64> {
     reader
         .header()
-        .fields
-        .iter()
-        .find(|(k, _)| k == "fault_ns")
-        .and_then(|(_, v)| v.parse::<f64>().ok())
+        .get("fault_ns")
+        .and_then(|v| v.parse::<f64>().ok())
         .filter(|f| f.is_finite() && *f > 0.0)
 }
 

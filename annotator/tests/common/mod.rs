@@ -65,6 +65,31 @@ pub fn write_project(dir: &Path, lang: &Lang, run: &str, trace: &str) {
 }
 
 /// Calls of every method named `name` in `revy analyze --format json` output.
+/// The replayed verdicts of an analysis in rank order: (kind, subject, predicted speedup).
+pub fn verdicts(a: &revy::analysis::Analysis) -> Vec<(String, String, f64)> {
+    a.hints
+        .iter()
+        .filter(|h| h.numbers.contains_key("predicted_speedup"))
+        .map(|h| {
+            (
+                h.kind.to_string(),
+                h.subject.clone(),
+                h.numbers["predicted_speedup"],
+            )
+        })
+        .collect()
+}
+
+/// Two lists of [`verdicts`] name the same subjects and kinds in the same order, with the
+/// same speedups (up to rounding).
+pub fn assert_same_verdicts(w: &[(String, String, f64)], f: &[(String, String, f64)]) {
+    assert_eq!(w.len(), f.len(), "{w:?} against {f:?}");
+    for (x, y) in w.iter().zip(f) {
+        assert_eq!((&x.0, &x.1), (&y.0, &y.1), "{w:?} against {f:?}");
+        assert!((x.2 - y.2).abs() < 1e-9, "{x:?} against {y:?}");
+    }
+}
+
 pub fn method_calls(json: &serde_json::Value, name: &str) -> u64 {
     json["methods"]
         .as_array()

@@ -395,11 +395,14 @@ impl Walker {
     /// Announces the id-table cell `ev` will look up (see [`walk_events`]).
     #[inline]
     pub fn prefetch(&self, ev: &Event) {
+        // An end's cell too (its start read it: the hint costs nothing): with every kind
+        // alike the compiler needs no branch here, and a branch on the kind (starts and
+        // ends come in no pattern) was mispredicted every other event — 0.1 s in 10 M.
         let oid = match *ev {
-            Event::Start { oid, .. } | Event::Create { oid, .. } | Event::Destroy { oid, .. } => {
-                oid
-            }
-            Event::End { .. } => return,
+            Event::Start { oid, .. }
+            | Event::Create { oid, .. }
+            | Event::Destroy { oid, .. }
+            | Event::End { oid, .. } => oid,
         };
         super::table::prefetch(&self.by_oid.dense, oid as usize);
     }
@@ -666,8 +669,9 @@ pub(crate) fn walk_events(
         for ev in &next {
             walker.prefetch(ev);
         }
+        let names = reader.names();
         for ev in &cur {
-            walker.event(ev, reader.names(), sink);
+            walker.event(ev, names, sink);
         }
         n = n.wrapping_add(cur.len() as u32);
         if n & EVERY < cur.len() as u32 {

@@ -99,6 +99,104 @@ pub enum Event {
     },
 }
 
+/// An event as a block of them holds it ([`TraceReader::next_events`]): a plain record
+/// rather than the [`Event`] enum, so that decoding a block never branches on the kinds of
+/// its events (starts and ends come in no pattern, so such a branch is mispredicted every
+/// other event); the walk's own match on the kind is then the only one.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Raw {
+    pub tid: u64,
+    pub oid: u64,
+    /// The size of a creation or start (0 when absent).
+    pub size: u64,
+    pub t: u64,
+    /// The class (creation, destruction) or method (start, end).
+    pub id: u32,
+    /// [`Raw::CREATE`], [`Raw::DESTROY`], [`Raw::START`] or [`Raw::END`] (the compact
+    /// form's own codes).
+    pub kind: u8,
+    /// Bit 0: a creation's size is known; bit 1: a creation's or destruction's time is.
+    pub known: u8,
+}
+
+impl Raw {
+    pub const CREATE: u8 = 1;
+    pub const DESTROY: u8 = 2;
+    pub const START: u8 = 3;
+    pub const END: u8 = 4;
+
+    pub fn of(ev: &Event) -> Raw {
+        let (kind, tid, id, oid, size, t) = match *ev {
+            Event::Create {
+                tid,
+                class,
+                oid,
+                size,
+                t,
+            } => (Raw::CREATE, tid, class, oid, size, t),
+            Event::Destroy { tid, class, oid, t } => (Raw::DESTROY, tid, class, oid, None, t),
+            Event::Start {
+                tid,
+                method,
+                oid,
+                size,
+                t,
+            } => (Raw::START, tid, method, oid, Some(size), Some(t)),
+            Event::End {
+                tid,
+                method,
+                oid,
+                t,
+            } => (Raw::END, tid, method, oid, None, Some(t)),
+        };
+        Raw {
+            tid,
+            oid,
+            size: size.unwrap_or(0),
+            t: t.unwrap_or(0),
+            id,
+            kind,
+            known: size.is_some() as u8 | (t.is_some() as u8) << 1,
+        }
+    }
+
+    /// The event this record holds.
+    #[inline(always)]
+    pub fn event(&self) -> Event {
+        let (tid, oid, id) = (self.tid, self.oid, self.id);
+        let size = (self.known & 1 != 0).then_some(self.size);
+        let t = (self.known & 2 != 0).then_some(self.t);
+        match self.kind {
+            Raw::CREATE => Event::Create {
+                tid,
+                class: id,
+                oid,
+                size,
+                t,
+            },
+            Raw::DESTROY => Event::Destroy {
+                tid,
+                class: id,
+                oid,
+                t,
+            },
+            Raw::START => Event::Start {
+                tid,
+                method: id,
+                oid,
+                size: self.size,
+                t: self.t,
+            },
+            _ => Event::End {
+                tid,
+                method: id,
+                oid,
+                t: self.t,
+            },
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MethodDef {
     pub class: u32,
@@ -371,13 +469,13 @@ impl TraceReader {
     }
 
     /// Appends events to `out` until it holds `n`; fewer only at the end of the trace.
-    pub fn next_events(&mut self, out: &mut Vec<Event>, n: usize) -> Result<()> {
+    pub fn next_events(&mut self, out: &mut Vec<Raw>, n: usize) -> Result<()> {
         if let TraceReader::Compact(r) = self {
             return r.next_events(out, n);
         }
         while out.len() < n {
             match self.next_event()? {
-                Some(ev) => out.push(ev),
+                Some(ev) => out.push(Raw::of(&ev)),
                 None => break,
             }
         }

@@ -327,7 +327,8 @@ fn judge_candidates(
     let base = whatif::baseline(loaded, &p);
     for c in cands {
         let plan = loaded.tree.plan_for(&c.plan);
-        let w = whatif::predict_against(loaded, &plan, &p, std::slice::from_ref(&c.subject), base);
+        let subject = std::slice::from_ref(&c.subject);
+        let w = whatif::predict_without_path(loaded, &plan, &p, subject, base);
         let h = judge(a, loaded, &c, &plan, &w);
         j.inst.extend(c.instance);
         j.meth.extend(c.method);

@@ -11,7 +11,7 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::tree::{Faults, Merged, Raw, NONE};
+use super::tree::{Faults, Merged, Node, NONE};
 use crate::analysis::walk::{Closed, Frame, Instance, Sink};
 use crate::trace::Names;
 
@@ -51,12 +51,12 @@ struct Run {
     fault: f64,
     /// Each merged message's faults up to its own time: what it sheds when moved.
     shed: f64,
-    /// The heaviest merged message: (work, method, receiver, oid); it names the node.
-    top: (f64, u32, u32, u64),
+    /// The heaviest merged message: (work, method, receiver); it names the node.
+    top: (f64, u32, u32),
 }
 
 impl Run {
-    fn add(&mut self, start: u64, end: u64, span: u64, sub: &Sub, who: (u32, u32, u64)) {
+    fn add(&mut self, start: u64, end: u64, span: u64, sub: &Sub, who: (u32, u32)) {
         if self.count == 0 {
             self.start = start;
         }
@@ -67,7 +67,7 @@ impl Run {
         self.fault += sub.fault;
         self.shed += sub.fault.min(sub.work);
         if self.count == sub.count || sub.work > self.top.0 {
-            self.top = (sub.work, who.0, who.1, who.2);
+            self.top = (sub.work, who.0, who.1);
         }
     }
 }
@@ -95,8 +95,10 @@ pub(super) struct Collector<'a> {
     stacks: Vec<Vec<Open>>,
     /// Per thread: the run of its root (outermost messages not kept).
     roots: Vec<Run>,
-    nodes: Vec<Raw>,
-    merged: Vec<(u32, Merged)>,
+    /// The tree's nodes as the walk makes them: times in the trace's unit, parents among
+    /// these nodes (`NONE`: the thread's root), receivers and threads the walker's.
+    nodes: Vec<Node>,
+    merged: Vec<Merged>,
     pub threads_used: Vec<bool>,
     recorded: usize,
     over: bool,
@@ -123,18 +125,34 @@ impl<'a> Collector<'a> {
         }
     }
 
-    /// The nodes, the merged ones' extra facts (by node, counted from the first message
-    /// node), and the recorded messages; the focus's counts when it kept too many nodes.
+    /// The nodes, what the merged ones hold (by [`Node::facts`]), and the recorded
+    /// messages; the focus's counts when it kept too many nodes.
     #[allow(clippy::type_complexity)]
-    pub fn finish(&mut self) -> Result<(Vec<Raw>, FxHashMap<u32, Merged>, usize), Over> {
+    pub fn finish(&mut self) -> Result<(Vec<Node>, Vec<Merged>, usize), Over> {
         for th in 0..self.roots.len() {
             self.flush(th, 0);
         }
         if self.over {
             return Err(std::mem::take(&mut self.counts));
         }
-        let merged = std::mem::take(&mut self.merged).into_iter().collect();
+        let merged = std::mem::take(&mut self.merged);
         Ok((std::mem::take(&mut self.nodes), merged, self.recorded))
+    }
+
+    /// The node of a recorded message starting (its end is set when it closes).
+    fn message(&self, f: &Frame, parent: u32, th: usize) -> Node {
+        Node {
+            method: f.method,
+            receiver: f.receiver,
+            size: f.size,
+            start: f.start as f64,
+            end: f.start as f64,
+            parent,
+            thread: th as u32,
+            fault: self.faults.get(&(f.method, f.oid)).copied().unwrap_or(0.0),
+            merged: 0,
+            facts: NONE,
+        }
     }
 
     /// Counts a message in focus against its receiver and its method.
@@ -168,7 +186,7 @@ impl<'a> Collector<'a> {
                 self.stacks[th][k - 1].node
             };
             let f = self.stacks[th][k].frame;
-            self.stacks[th][k].node = self.push(Raw::message(&f, parent, th));
+            self.stacks[th][k].node = self.push(self.message(&f, parent, th));
         }
     }
 
@@ -190,34 +208,31 @@ impl<'a> Collector<'a> {
         if run.count == 0 {
             return;
         }
-        let (_, method, receiver, oid) = run.top;
-        let node = self.push(Raw {
+        let (_, method, receiver) = run.top;
+        let node = self.push(Node {
             method,
             receiver,
-            oid,
             size: 0,
-            start: run.start,
-            end: run.end,
+            start: run.start as f64,
+            end: run.end as f64,
             parent,
             thread: th as u32,
-            merged: u32::try_from(run.count).unwrap_or(u32::MAX),
             fault: run.fault,
+            merged: u32::try_from(run.count).unwrap_or(u32::MAX),
+            facts: self.merged.len() as u32,
         });
         if node == NONE {
             return; // past the cap: nothing is kept any more
         }
         let gap = run.end.saturating_sub(run.start).saturating_sub(run.span);
-        self.merged.push((
-            node,
-            Merged {
-                work: run.work,
-                gap: gap as f64,
-                shed: run.shed,
-            },
-        ));
+        self.merged.push(Merged {
+            work: run.work,
+            gap: gap as f64,
+            shed: run.shed,
+        });
     }
 
-    fn push(&mut self, raw: Raw) -> u32 {
+    fn push(&mut self, node: Node) -> u32 {
         if self.nodes.len() >= self.focus.max_nodes && !self.over {
             self.over = true;
             self.counts.nodes_per_message = self.nodes.len() as f64 / self.focused.max(1) as f64;
@@ -228,7 +243,7 @@ impl<'a> Collector<'a> {
         if self.over {
             return NONE;
         }
-        self.nodes.push(raw);
+        self.nodes.push(node);
         self.nodes.len() as u32 - 1
     }
 }
@@ -276,7 +291,7 @@ impl Sink for Collector<'_> {
         if o.node != NONE {
             self.flush_run(th, o.run, o.node);
             if let Some(n) = self.nodes.get_mut(o.node as usize) {
-                n.end = c.end;
+                n.end = c.end as f64;
             }
             return;
         }
@@ -289,7 +304,7 @@ impl Sink for Collector<'_> {
             work: (own - self.probe).max(0.0) + o.run.work,
             fault: self.faults.get(&(f.method, f.oid)).copied().unwrap_or(0.0) + o.run.fault,
         };
-        let who = (f.method, f.receiver, f.oid);
+        let who = (f.method, f.receiver);
         let run = match self.stacks[th].last_mut() {
             Some(p) => &mut p.run,
             None => &mut self.roots[th],

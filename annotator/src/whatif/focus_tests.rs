@@ -6,7 +6,7 @@ use rustc_hash::FxHashSet;
 
 use super::Focus;
 use crate::analysis::walk::Walker;
-use crate::whatif::sim::{compensated_aggregates, replay, Outcome, Params};
+use crate::whatif::sim::{compensated_aggregates, replay, replay_without_path, Outcome, Params};
 use crate::whatif::tree::Tree;
 use crate::whatif::Plan;
 
@@ -324,4 +324,59 @@ fn whatif_past_its_cap_predicts_what_the_whole_tree_does() {
         .err()
         .unwrap();
     assert!(e.to_string().contains("matches no class"), "{e}");
+}
+
+/// The verdicts' replays keep no critical path (a segment per chunk of work: hundreds of
+/// MB on a whole run): everything else they find must be what a replay with it finds, on
+/// whole and focused trees alike.
+#[test]
+fn a_replay_without_its_critical_path_finds_the_same() {
+    let f = trace(42);
+    let probe = Tree::load(&[f.path().to_path_buf()], true).unwrap();
+    for (name, plan) in plans(&probe) {
+        for t in <[Tree; 2]>::from(trees(f.path(), &plan)) {
+            for cores in [1, 2, 4] {
+                let why = format!("{name}, {} nodes, {cores} cores", t.nodes.len());
+                let p = Params {
+                    cores,
+                    handoff: 7.0,
+                    enqueue: 2.0,
+                    latency: 0.0,
+                    bandwidth: None,
+                };
+                let (plan, agg) = (t.plan_for(&plan), compensated_aggregates(&t));
+                let (w, x) = (
+                    replay(&t, &plan, &p, &agg),
+                    replay_without_path(&t, &plan, &p, &agg),
+                );
+                assert_eq!(w.time, x.time, "{why}");
+                let execs = |o: &Outcome| -> Vec<(String, f64, u64)> {
+                    o.execs
+                        .iter()
+                        .map(|e| (e.label.clone(), e.busy, e.messages))
+                        .collect()
+                };
+                assert_eq!(execs(&w), execs(&x), "{why}");
+                let waits = |o: &Outcome| -> Vec<(u32, u32, f64)> {
+                    o.waits.iter().map(|w| (w.exec, w.node, w.time)).collect()
+                };
+                assert_eq!(waits(&w), waits(&x), "{why}");
+                assert_eq!(
+                    (w.async_sends, w.sync_sends, w.faults_dropped, &w.deadlocked),
+                    (x.async_sends, x.sync_sends, x.faults_dropped, &x.deadlocked),
+                    "{why}"
+                );
+                assert!(x.critical.is_empty(), "{why}");
+                // The path kept in place: chronological, linked, within the run.
+                let c = &w.critical;
+                assert!(!c.is_empty(), "{why}");
+                assert!(c.last().is_some_and(|s| s.t1 <= w.time), "{why}");
+                for (k, s) in c.iter().enumerate() {
+                    let prev = if k == 0 { super::NONE } else { k as u32 - 1 };
+                    assert_eq!(s.prev, prev, "{why}");
+                    assert!(k == 0 || c[k - 1].t1 <= s.t1, "{why}");
+                }
+            }
+        }
+    }
 }

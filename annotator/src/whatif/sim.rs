@@ -164,7 +164,7 @@ pub fn compensated_aggregates(t: &Tree) -> Vec<f64> {
     for i in (0..t.nodes.len()).rev() {
         let n = &t.nodes[i];
         if n.merged > 0 {
-            agg[i] = t.merged.get(&(i as u32)).map_or(0.0, |m| m.work);
+            agg[i] = t.merged_of(i as u32).map_or(0.0, |m| m.work);
         } else {
             let kids: f64 = t
                 .kids(i as u32)
@@ -195,7 +195,7 @@ fn merged_gap(t: &Tree, c: u32) -> f64 {
     if t.nodes[c as usize].merged == 0 {
         return 0.0;
     }
-    t.merged.get(&c).map_or(0.0, |m| m.gap)
+    t.merged_of(c).map_or(0.0, |m| m.gap)
 }
 
 pub struct Sim<'a> {
@@ -217,6 +217,8 @@ pub struct Sim<'a> {
     now: f64,
     v: f64,
     segs: Vec<Seg>,
+    /// Whether `segs` are kept (the critical path needs them).
+    path: bool,
     waits: Vec<WaitOut>,
     async_sends: u64,
     sync_sends: u64,
@@ -245,6 +247,16 @@ fn exec(label: String, queue: u32) -> Exec {
 /// Replay `t` under `plan` (an empty plan replays the run as recorded: the baseline).
 pub fn replay(t: &Tree, plan: &Plan, p: &Params, agg: &[f64]) -> Outcome {
     let mut s = Sim::new(t, plan, p, agg);
+    s.run_all();
+    s.outcome()
+}
+
+/// [`replay`] without the critical path (`Outcome::critical` empty): the rest of the
+/// outcome is the same, but no segment is kept per chunk of work — a whole run's replay
+/// makes millions, 40 bytes each, and a verdict or a baseline needs none of them.
+pub fn replay_without_path(t: &Tree, plan: &Plan, p: &Params, agg: &[f64]) -> Outcome {
+    let mut s = Sim::new(t, plan, p, agg);
+    s.path = false;
     s.run_all();
     s.outcome()
 }
@@ -291,6 +303,7 @@ impl<'a> Sim<'a> {
             now: 0.0,
             v: 0.0,
             segs: Vec::new(),
+            path: true,
             waits: Vec::new(),
             async_sends: 0,
             sync_sends: 0,
@@ -436,6 +449,10 @@ impl<'a> Sim<'a> {
 
     fn chunk_done(&mut self, x: u32) {
         let e = &mut self.execs[x as usize];
+        if !self.path {
+            e.busy += e.pending;
+            return;
+        }
         self.segs.push(Seg {
             exec: x,
             node: e.seg_node,
@@ -574,7 +591,7 @@ impl<'a> Sim<'a> {
     fn run_inline(&mut self, x: u32, c: u32) -> bool {
         let mut f = self.moved_faults(x, c, true).min(self.agg[c as usize]);
         if f > 0.0 && self.t.nodes[c as usize].merged > 0 {
-            f = self.t.merged.get(&c).map_or(0.0, |m| m.shed);
+            f = self.t.merged_of(c).map_or(0.0, |m| m.shed);
         }
         self.faults_dropped += f;
         let gap = merged_gap(self.t, c);
@@ -683,17 +700,8 @@ impl<'a> Sim<'a> {
         true
     }
 
-    fn outcome(self) -> Outcome {
-        let last = (0..self.segs.len())
-            .max_by(|&a, &b| self.segs[a].t1.total_cmp(&self.segs[b].t1).then(a.cmp(&b)));
-        let mut critical = Vec::new();
-        let mut at = last.map_or(NONE, |i| i as u32);
-        while at != NONE {
-            let s = self.segs[at as usize];
-            critical.push(s);
-            at = s.prev;
-        }
-        critical.reverse();
+    fn outcome(mut self) -> Outcome {
+        let critical = critical_path(std::mem::take(&mut self.segs));
         let deadlocked = self
             .execs
             .iter()
@@ -719,6 +727,27 @@ impl<'a> Sim<'a> {
             deadlocked,
         }
     }
+}
+
+/// The chain of segments that ends last, in time order, made in place: a replay of a
+/// whole run has millions of segments and its critical path may hold most of them, so a
+/// copy of the chain beside them doubled the replay's peak. A segment's `prev` is always
+/// an earlier one, so the chain's positions rise and each of its segments moves down.
+fn critical_path(mut segs: Vec<Seg>) -> Vec<Seg> {
+    let last = (0..segs.len()).max_by(|&a, &b| segs[a].t1.total_cmp(&segs[b].t1).then(a.cmp(&b)));
+    let mut chain = Vec::new();
+    let mut at = last.map_or(NONE, |i| i as u32);
+    while at != NONE {
+        chain.push(at);
+        at = segs[at as usize].prev;
+    }
+    for (k, &i) in chain.iter().rev().enumerate() {
+        segs[k] = segs[i as usize];
+        segs[k].prev = if k == 0 { NONE } else { k as u32 - 1 };
+    }
+    segs.truncate(chain.len());
+    segs.shrink_to_fit();
+    segs
 }
 
 /// `gap` less what is left of the probe debt.

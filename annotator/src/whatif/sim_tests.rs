@@ -341,3 +341,45 @@ fn page_faults_are_shed_by_messages_that_move_to_another_thread() {
     let (_, p) = run(&t, &["P"], &params(2));
     assert!((p.time - 700.0).abs() < 1e-6, "{}", p.time);
 }
+
+/// The critical path is made in place from the segments: the same chain, in time order,
+/// as following `prev` from the segment that ends last and reversing a copy.
+#[test]
+fn the_critical_path_made_in_place_is_the_chain() {
+    let mut x = 99u64;
+    let mut next = |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n
+    };
+    for len in [0usize, 1, 2, 50, 5000] {
+        let mut segs = Vec::new();
+        for i in 0..len {
+            let prev = if i == 0 || next(10) == 0 {
+                NONE
+            } else {
+                (i as u64 - 1 - next(i.min(8) as u64)) as u32
+            };
+            segs.push(Seg {
+                exec: next(4) as u32,
+                node: i as u32,
+                t0: i as f64,
+                t1: (i as u64 + next(30)) as f64,
+                work: next(100) as f64,
+                prev,
+            });
+        }
+        let last =
+            (0..segs.len()).max_by(|&a, &b| segs[a].t1.total_cmp(&segs[b].t1).then(a.cmp(&b)));
+        let mut want = Vec::new();
+        let mut at = last.map_or(NONE, |i| i as u32);
+        while at != NONE {
+            want.push(segs[at as usize].node);
+            at = segs[at as usize].prev;
+        }
+        want.reverse();
+        let got: Vec<u32> = critical_path(segs).iter().map(|s| s.node).collect();
+        assert_eq!(got, want, "{len} segments");
+    }
+}

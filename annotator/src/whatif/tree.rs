@@ -34,6 +34,8 @@ pub struct Node {
     /// ([`Tree::load_focused`]): that many messages with nothing in focus below them, run
     /// back to back by one parent, with their method and receiver those of the heaviest.
     pub merged: u32,
+    /// A merged node's place in [`Tree::merged`] (`NONE` for the others).
+    pub facts: u32,
 }
 
 /// What a merged node holds besides its span: the compensated aggregate time of the
@@ -97,8 +99,8 @@ pub struct Tree {
     pub faults_found: bool,
     /// Recorded messages read (a focused tree keeps fewer nodes).
     pub recorded: usize,
-    /// A focused tree's merged nodes, by node.
-    pub merged: rustc_hash::FxHashMap<u32, Merged>,
+    /// What a focused tree's merged nodes hold, by [`Node::facts`].
+    pub merged: Vec<Merged>,
     /// A focused tree's instances are those its nodes name: the walker's id of each (empty
     /// for a whole tree, whose instances are the walker's, in its order).
     pub walker_ids: Vec<u32>,
@@ -127,6 +129,10 @@ impl Tree {
     }
     pub fn messages(&self) -> usize {
         self.recorded
+    }
+    /// What merged node `i` holds (`None` for a recorded message or a root).
+    pub fn merged_of(&self, i: u32) -> Option<&Merged> {
+        self.merged.get(self.nodes[i as usize].facts as usize)
     }
     /// `plan` (in the walker's instance ids) in this tree's ids: a focused tree numbers
     /// only the instances its nodes name, and an instance it does not name receives
@@ -214,7 +220,7 @@ impl Tree {
         let mut sink = super::focus::Collector::new(focus, probe, &faults);
         let (reader, walker) =
             crate::analysis::walk_trace_by(path, Walker::numbering(), &mut sink, &mut |_, _| {})?;
-        let (nodes, merged, recorded) = match sink.finish() {
+        let (mut nodes, merged, recorded) = match sink.finish() {
             Ok(done) => done,
             Err(over) => return Ok(Err(over)),
         };
@@ -225,13 +231,6 @@ impl Tree {
         t.faults_found |= !reader.status().aggregates.faults.is_empty();
         t.add_methods(path, reader.names());
         t.recorded = recorded;
-        let raw = Raws {
-            nodes,
-            threads_used: &sink.threads_used,
-            scale: 1.0,
-            probe,
-            faults: &faults,
-        };
         // Only the instances the nodes name get an id (a whole run has millions).
         let mut mine: rustc_hash::FxHashMap<u32, u32> = Default::default();
         let mut intern = |t: &mut Tree, w: u32| {
@@ -253,14 +252,38 @@ impl Tree {
             .iter()
             .map(|th| intern(&mut t, th.root))
             .collect();
-        let mut raw = raw;
-        for n in &mut raw.nodes {
+        for n in &mut nodes {
             n.receiver = intern(&mut t, n.receiver);
         }
-        let first = t.add_nodes(raw, &walker, &roots, 0);
-        t.merged = merged.into_iter().map(|(i, m)| (first + i, m)).collect();
+        t.place_focused(nodes, &walker, &sink.threads_used, &roots, probe);
+        t.merged = merged;
         t.index_children();
         Ok(Ok(t))
+    }
+
+    /// The focused walk's nodes (their parents among them, their threads the walker's)
+    /// after one root node per thread that sent anything. Fixed up in place: a second
+    /// vector of them beside the first was the whole-run analysis's peak.
+    fn place_focused(
+        &mut self,
+        mut nodes: Vec<Node>,
+        walker: &Walker,
+        used: &[bool],
+        roots: &[u32],
+        probe: f64,
+    ) {
+        let root_of = self.add_roots(walker, used, roots, probe, 1.0);
+        let first = self.nodes.len() as u32;
+        for n in &mut nodes {
+            let root = root_of[n.thread as usize];
+            n.parent = match n.parent {
+                NONE => root,
+                p => first + p,
+            };
+            n.thread = self.nodes[root as usize].thread;
+        }
+        let roots = std::mem::replace(&mut self.nodes, nodes);
+        self.nodes.splice(0..0, roots);
     }
 
     /// A tree without messages, for a focus with nothing in it: no replay to run, but the
@@ -347,10 +370,7 @@ impl Tree {
                 p => n0 + roots + p,
             };
             let thread = self.nodes[root_of[n.thread as usize] as usize].thread;
-            let fault = match n.merged {
-                0 => raw.faults.get(&(n.method, n.oid)).copied().unwrap_or(0.0),
-                _ => n.fault,
-            };
+            let fault = raw.faults.get(&(n.method, n.oid)).copied().unwrap_or(0.0);
             self.nodes.push(Node {
                 method: m0 + n.method,
                 receiver: n.receiver,
@@ -360,7 +380,8 @@ impl Tree {
                 parent,
                 thread,
                 fault,
-                merged: n.merged,
+                merged: 0,
+                facts: NONE,
             });
         }
         first
@@ -397,6 +418,7 @@ impl Tree {
                 thread: self.threads.len() as u32 - 1,
                 fault: 0.0,
                 merged: 0,
+                facts: NONE,
             });
         }
         root_of
@@ -485,10 +507,6 @@ pub(super) struct Raw {
     pub end: u64,
     pub parent: u32,
     pub thread: u32,
-    /// Messages a merged node stands for (0: a recorded message).
-    pub merged: u32,
-    /// A merged node's fault time (a recorded message's is looked up by method and oid).
-    pub fault: f64,
 }
 
 impl Raw {
@@ -503,8 +521,6 @@ impl Raw {
             end: f.start,
             parent,
             thread: thread as u32,
-            merged: 0,
-            fault: 0.0,
         }
     }
 }

@@ -5,7 +5,7 @@
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-use crate::trace::{Event, Names, Raw};
+use crate::trace::{Event, Names, RawEvent};
 
 /// What an instance of the object graph stands for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -395,7 +395,7 @@ impl Walker {
     /// Announces the id-table cell `ev` will look up (see [`walk_events`]); an end's too
     /// (its start read it: the hint costs nothing), so there is no branch on the kind.
     #[inline]
-    pub fn prefetch(&self, ev: &Raw) {
+    pub fn prefetch(&self, ev: &RawEvent) {
         super::table::prefetch(&self.by_oid.dense, ev.oid as usize);
     }
 
@@ -631,7 +631,7 @@ const AHEAD: usize = 32;
 /// event by event; once it has outgrown it (a lookup there is a miss: with 10⁶ instances
 /// it was a quarter of the walk), in blocks: the next block is decoded and its id-table
 /// cells asked for while the current one is walked, so each miss has a block's time to
-/// arrive. The blocks hold [`Raw`] records, decoded with no branch on their kind: blocks
+/// arrive. The blocks hold [`RawEvent`] records, decoded with no branch on their kind: blocks
 /// of decoded enums made every event pay a second mispredicted branch on its kind (the
 /// decoder's and the walker's were one in the event-by-event loop), 45 ms in 10 M events.
 /// Small tables skip the blocks: there they would cost a little more.
@@ -656,7 +656,7 @@ pub(crate) fn walk_events(
             }
         }
     }
-    let mut cur: Vec<Raw> = Vec::with_capacity(AHEAD);
+    let mut cur: Vec<RawEvent> = Vec::with_capacity(AHEAD);
     let mut next = Vec::with_capacity(AHEAD);
     loop {
         next.clear();

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use rustc_hash::FxHashMap;
 
-use super::{escape_name, Event, Header, MethodDef, Names, Raw, Status, BUF_SIZE};
+use super::{escape_name, Event, Header, MethodDef, Names, RawEvent, Status, BUF_SIZE};
 use crate::error::{Error, Result};
 
 pub const MAGIC: [u8; 8] = *b"RVYTRC\x00\x01";
@@ -146,7 +146,7 @@ impl<R: Read> CompactReader<R> {
 
     /// Appends events to `out` until it holds `n` (fewer at the end of the trace): one
     /// call per block of events, so the decode loop stays tight.
-    pub fn next_events(&mut self, out: &mut Vec<Raw>, n: usize) -> Result<()> {
+    pub fn next_events(&mut self, out: &mut Vec<RawEvent>, n: usize) -> Result<()> {
         while out.len() < n {
             if self.left > 0 {
                 let want = ((n - out.len()) as u64).min(self.left);
@@ -551,17 +551,17 @@ impl<R: Read> CompactReader<R> {
 }
 
 impl<R: Read> CompactReader<R> {
-    /// [`CompactReader::decode`] into a [`Raw`], with no branch on the event's kind: the
+    /// [`CompactReader::decode`] into a [`RawEvent`], with no branch on the event's kind: the
     /// varint after the object id is a size for creations and starts and the time delta
     /// otherwise, so the varint after it is read either way (an unsized event's next
     /// varint is the following event's kind byte, or nothing at the block's end) and the
     /// values are selected. Same events, same failures as `decode`.
     #[inline(always)]
-    fn decode_raw(&mut self) -> Option<Raw> {
+    fn decode_raw(&mut self) -> Option<RawEvent> {
         let b = &self.block;
         let mut p = self.pos;
         let kind = *b.get(p)?;
-        if !(Raw::CREATE..=Raw::END).contains(&kind) {
+        if !(RawEvent::CREATE..=RawEvent::END).contains(&kind) {
             return None;
         }
         p += 1;
@@ -582,8 +582,8 @@ impl<R: Read> CompactReader<R> {
         let dt = ((z >> 1) as i64) ^ -((z & 1) as i64);
         self.t = self.t.wrapping_add(dt as u64);
         // Ids must be defined before use; an undefined one means corrupt data.
-        let ids = [&self.classes, &self.methods][(kind > Raw::DESTROY) as usize];
-        Some(Raw {
+        let ids = [&self.classes, &self.methods][(kind > RawEvent::DESTROY) as usize];
+        Some(RawEvent {
             tid: self.tid,
             oid,
             size,
@@ -996,12 +996,12 @@ mod tests {
 
     /// What a reader read of `bytes` event by event and in blocks of 7: (events, cut
     /// short, warnings).
-    fn both_ways(bytes: &[u8]) -> [(Vec<Raw>, bool, Vec<String>); 2] {
+    fn both_ways(bytes: &[u8]) -> [(Vec<RawEvent>, bool, Vec<String>); 2] {
         let one = {
             let mut r = CompactReader::new("x.rvt".into(), bytes).unwrap();
             let mut v = Vec::new();
             while let Some(e) = r.next_event().unwrap() {
-                v.push(Raw::of(&e));
+                v.push(RawEvent::of(&e));
             }
             (v, r.status.cut_short, r.status.warnings)
         };
@@ -1032,14 +1032,14 @@ mod tests {
         assert_eq!(one.0.len(), ev.len());
         assert!(!one.1);
         assert_eq!(
-            one.0.iter().map(Raw::event).collect::<Vec<_>>().len(),
+            one.0.iter().map(RawEvent::event).collect::<Vec<_>>().len(),
             ev.len()
         );
         assert_eq!(blocks, one);
         let mut kinds = [0; 5];
         for r in &one.0 {
             kinds[r.kind as usize] += 1;
-            assert_eq!(Raw::of(&r.event()), *r);
+            assert_eq!(RawEvent::of(&r.event()), *r);
         }
         assert!(kinds[1..].iter().all(|&k| k > 5000), "{kinds:?}");
         let mut x = 12345usize;
@@ -1065,7 +1065,7 @@ mod tests {
         let mut out = Vec::new();
         write_all(&mut out, &Header::default(), &names, &[]).unwrap();
         assert_eq!(out.split_off(out.len() - 2), [b'E', 0]);
-        let events = [Raw::END, 1, 5, 4, Raw::START, 1, 5, 8];
+        let events = [RawEvent::END, 1, 5, 4, RawEvent::START, 1, 5, 8];
         out.extend([b'B', 1, 100, 2, events.len() as u8]);
         out.extend(events);
         out.extend([b'E', 2]);

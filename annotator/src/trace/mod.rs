@@ -104,7 +104,7 @@ pub enum Event {
 /// its events (starts and ends come in no pattern, so such a branch is mispredicted every
 /// other event); the walk's own match on the kind is then the only one.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Raw {
+pub struct RawEvent {
     pub tid: u64,
     pub oid: u64,
     /// The size of a creation or start (0 when absent).
@@ -112,20 +112,20 @@ pub struct Raw {
     pub t: u64,
     /// The class (creation, destruction) or method (start, end).
     pub id: u32,
-    /// [`Raw::CREATE`], [`Raw::DESTROY`], [`Raw::START`] or [`Raw::END`] (the compact
+    /// [`RawEvent::CREATE`], [`RawEvent::DESTROY`], [`RawEvent::START`] or [`RawEvent::END`] (the compact
     /// form's own codes).
     pub kind: u8,
     /// Bit 0: a creation's size is known; bit 1: a creation's or destruction's time is.
     pub known: u8,
 }
 
-impl Raw {
+impl RawEvent {
     pub const CREATE: u8 = 1;
     pub const DESTROY: u8 = 2;
     pub const START: u8 = 3;
     pub const END: u8 = 4;
 
-    pub fn of(ev: &Event) -> Raw {
+    pub fn of(ev: &Event) -> RawEvent {
         let (kind, tid, id, oid, size, t) = match *ev {
             Event::Create {
                 tid,
@@ -133,23 +133,23 @@ impl Raw {
                 oid,
                 size,
                 t,
-            } => (Raw::CREATE, tid, class, oid, size, t),
-            Event::Destroy { tid, class, oid, t } => (Raw::DESTROY, tid, class, oid, None, t),
+            } => (RawEvent::CREATE, tid, class, oid, size, t),
+            Event::Destroy { tid, class, oid, t } => (RawEvent::DESTROY, tid, class, oid, None, t),
             Event::Start {
                 tid,
                 method,
                 oid,
                 size,
                 t,
-            } => (Raw::START, tid, method, oid, Some(size), Some(t)),
+            } => (RawEvent::START, tid, method, oid, Some(size), Some(t)),
             Event::End {
                 tid,
                 method,
                 oid,
                 t,
-            } => (Raw::END, tid, method, oid, None, Some(t)),
+            } => (RawEvent::END, tid, method, oid, None, Some(t)),
         };
-        Raw {
+        RawEvent {
             tid,
             oid,
             size: size.unwrap_or(0),
@@ -167,20 +167,20 @@ impl Raw {
         let size = (self.known & 1 != 0).then_some(self.size);
         let t = (self.known & 2 != 0).then_some(self.t);
         match self.kind {
-            Raw::CREATE => Event::Create {
+            RawEvent::CREATE => Event::Create {
                 tid,
                 class: id,
                 oid,
                 size,
                 t,
             },
-            Raw::DESTROY => Event::Destroy {
+            RawEvent::DESTROY => Event::Destroy {
                 tid,
                 class: id,
                 oid,
                 t,
             },
-            Raw::START => Event::Start {
+            RawEvent::START => Event::Start {
                 tid,
                 method: id,
                 oid,
@@ -469,13 +469,13 @@ impl TraceReader {
     }
 
     /// Appends events to `out` until it holds `n`; fewer only at the end of the trace.
-    pub fn next_events(&mut self, out: &mut Vec<Raw>, n: usize) -> Result<()> {
+    pub fn next_events(&mut self, out: &mut Vec<RawEvent>, n: usize) -> Result<()> {
         if let TraceReader::Compact(r) = self {
             return r.next_events(out, n);
         }
         while out.len() < n {
             match self.next_event()? {
-                Some(ev) => out.push(Raw::of(&ev)),
+                Some(ev) => out.push(RawEvent::of(&ev)),
                 None => break,
             }
         }

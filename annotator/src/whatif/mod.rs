@@ -17,7 +17,7 @@ pub use plan::Plan;
 pub use sim::Params;
 pub use tree::Tree;
 
-pub const SCHEMA: &str = "revy-whatif/1";
+pub const SCHEMA: &str = "revy-whatif/2";
 
 /// The statement every prediction carries.
 pub const CAVEAT: &str = "the prediction holds only if the change is free of data races: shared state the trace cannot see is assumed safe, and the program's own synchronisation is not replayed; each message is taken to cost what it cost in the profiled run, less its page-fault time when the change moves it to a thread of its own (measured by the C++ runtime on Linux only; Java has no cheap per-thread fault counter), though caches, and memory the change itself passes between threads, may behave differently once threads share the work";
@@ -191,6 +191,16 @@ pub struct ThreadUse {
     pub messages: u64,
 }
 
+/// The active objects a prediction does not list, summed.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct LeftOut {
+    pub objects: usize,
+    pub busy: f64,
+    pub messages: u64,
+    /// Those of them that received no message in the replay.
+    pub without_messages: usize,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Wait {
     pub thread: String,
@@ -234,6 +244,9 @@ pub struct WhatIf {
     pub predicted_speedup: f64,
     pub critical_path: Vec<Step>,
     pub threads: Vec<ThreadUse>,
+    /// The active objects `threads` does not list (past [`OBJECTS_LISTED`], the least busy).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub threads_left_out: Option<LeftOut>,
     pub waits: Vec<Wait>,
     pub asynchronous_messages: u64,
     pub synchronous_messages: u64,
@@ -302,6 +315,8 @@ fn predict_with(
         1.0
     };
     let remote = p.latency > 0.0 || p.bandwidth.is_some();
+    let (threads, threads_left_out) =
+        thread_use(&out, predicted, t.threads.len(), plan.instances.len());
     WhatIf {
         schema: SCHEMA,
         traces: t.paths.iter().map(|p| p.display().to_string()).collect(),
@@ -318,7 +333,8 @@ fn predict_with(
         predicted_time: predicted,
         predicted_speedup: speedup,
         critical_path: steps(t, &out),
-        threads: thread_use(&out, predicted),
+        threads,
+        threads_left_out,
         waits: waits(t, &out),
         asynchronous_messages: out.async_sends,
         synchronous_messages: out.sync_sends,
@@ -345,17 +361,52 @@ fn method_names(t: &Tree, plan: &Plan) -> Vec<String> {
     methods
 }
 
-/// Each replayed thread's busy and idle time over the predicted run.
-fn thread_use(out: &sim::Outcome, predicted: f64) -> Vec<ThreadUse> {
-    out.execs
-        .iter()
-        .map(|e| ThreadUse {
-            thread: e.label.clone(),
-            busy: e.busy,
-            idle: (predicted - e.busy).max(0.0),
-            messages: e.messages,
-        })
-        .collect()
+/// Active objects listed by name at most: a class of a whole run can have hundreds of
+/// thousands of objects, most of them (nearly) idle.
+pub const OBJECTS_LISTED: usize = 30;
+
+/// Each replayed thread's busy and idle time over the predicted run: the program's threads
+/// and the pool's workers, and the busiest [`OBJECTS_LISTED`] active objects (in executor
+/// order: threads, objects by id, pool); the other objects summed.
+fn thread_use(
+    out: &sim::Outcome,
+    predicted: f64,
+    threads: usize,
+    objects: usize,
+) -> (Vec<ThreadUse>, Option<LeftOut>) {
+    let objects = threads..threads + objects;
+    let mut keep = vec![true; out.execs.len()];
+    if objects.len() > OBJECTS_LISTED {
+        let mut by_busy: Vec<usize> = objects.clone().collect();
+        let e = &out.execs;
+        by_busy.sort_by(|&a, &b| {
+            (e[b].busy.total_cmp(&e[a].busy))
+                .then(e[b].messages.cmp(&e[a].messages))
+                .then(a.cmp(&b))
+        });
+        for &x in &by_busy[OBJECTS_LISTED..] {
+            keep[x] = false;
+        }
+    }
+    let mut left: Option<LeftOut> = None;
+    let mut listed = Vec::new();
+    for (x, e) in out.execs.iter().enumerate() {
+        if keep[x] {
+            listed.push(ThreadUse {
+                thread: e.label.clone(),
+                busy: e.busy,
+                idle: (predicted - e.busy).max(0.0),
+                messages: e.messages,
+            });
+            continue;
+        }
+        let l = left.get_or_insert(LeftOut::default());
+        l.objects += 1;
+        l.busy += e.busy;
+        l.messages += e.messages;
+        l.without_messages += (e.messages == 0) as usize;
+    }
+    (listed, left)
 }
 
 /// The critical path as stretches of one thread each (at most 50, the heaviest kept).
@@ -682,6 +733,16 @@ fn render_timeline(s: &mut String, w: &WhatIf) {
             t.messages
         );
     }
+    if let Some(l) = &w.threads_left_out {
+        let _ = writeln!(
+            s,
+            "  … and {} more active objects: busy {} in all, {} messages ({} received none)",
+            l.objects,
+            h(l.busy),
+            l.messages,
+            l.without_messages
+        );
+    }
     let _ = writeln!(s, "critical path:");
     for st in &w.critical_path {
         let _ = writeln!(
@@ -712,5 +773,75 @@ fn render_timeline(s: &mut String, w: &WhatIf) {
             "DEADLOCK: still waiting at the end: {}",
             w.deadlock.join(", ")
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcome(execs: &[(&str, f64, u64)]) -> sim::Outcome {
+        sim::Outcome {
+            time: 100.0,
+            execs: execs
+                .iter()
+                .map(|&(l, busy, messages)| sim::ExecOut {
+                    label: l.into(),
+                    busy,
+                    messages,
+                })
+                .collect(),
+            critical: Vec::new(),
+            waits: Vec::new(),
+            async_sends: 0,
+            sync_sends: 0,
+            faults_dropped: 0.0,
+            deadlocked: Vec::new(),
+        }
+    }
+
+    /// A class of a whole run makes hundreds of thousands of active objects (yaml-cpp's
+    /// `YAML::RegEx`: 273 k, 273 k lines of text and 25 MB of JSON): the busiest are listed
+    /// with the program's threads and the pool, the others summed.
+    #[test]
+    fn many_active_objects_are_listed_busiest_first_and_the_rest_summed() {
+        let mut execs = vec![("main", 90.0, 0), ("worker", 10.0, 0)];
+        let labels: Vec<String> = (0..1000).map(|i| format!("A#{i}")).collect();
+        for (i, l) in labels.iter().enumerate() {
+            // Every third object idle; the busiest are the last ones.
+            let busy = if i % 3 == 0 { 0.0 } else { i as f64 / 100.0 };
+            execs.push((l.as_str(), busy, (i % 3 != 0) as u64 * 2));
+        }
+        execs.push(("pool worker 1", 5.0, 7));
+        let out = outcome(&execs);
+        let (listed, left) = thread_use(&out, 100.0, 2, 1000);
+        assert_eq!(listed.len(), 2 + OBJECTS_LISTED + 1);
+        assert_eq!(listed[0].thread, "main");
+        assert_eq!(listed[1].thread, "worker");
+        assert_eq!(listed.last().unwrap().thread, "pool worker 1");
+        let objects: Vec<&str> = listed[2..2 + OBJECTS_LISTED]
+            .iter()
+            .map(|t| t.thread.as_str())
+            .collect();
+        let want: Vec<String> = (0..1000)
+            .filter(|i| i % 3 != 0)
+            .rev()
+            .take(OBJECTS_LISTED)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .map(|i| format!("A#{i}"))
+            .collect();
+        assert_eq!(objects, want);
+        let left = left.expect("objects left out");
+        assert_eq!(left.objects, 1000 - OBJECTS_LISTED);
+        assert_eq!(left.without_messages, 334);
+        let all_busy: f64 = execs[2..1002].iter().map(|e| e.1).sum();
+        let listed_busy: f64 = listed[2..2 + OBJECTS_LISTED].iter().map(|t| t.busy).sum();
+        assert!((left.busy + listed_busy - all_busy).abs() < 1e-9);
+        assert_eq!(left.messages + 2 * OBJECTS_LISTED as u64, 2 * 666);
+        // Few objects: all listed, nothing summed.
+        let (listed, left) = thread_use(&outcome(&execs[..12]), 100.0, 2, 10);
+        assert_eq!((listed.len(), left.is_none()), (12, true));
     }
 }

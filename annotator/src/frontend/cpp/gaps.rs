@@ -13,6 +13,12 @@
 //!   after the comma, so `e` keeps its offsets and the assignment stays one for the effects
 //!   analysis. Only at error sites, and kept only when the file then parses with fewer errors
 //!   ([`super::parse_expanded`]), since the same text as a call's arguments is valid.
+//! - Pointers to members (muparser's `typedef value_type (ParserBase::*ParseFunction)()
+//!   const` and `(this->*m_pParseFormula)()`): the grammar has neither the `C::*` declarator
+//!   nor the `->*` operator (it has `.*`). `C::*` loses its class (`    *`), and a member
+//!   function pointer's qualifiers after its parameters go too (`(*F)() const` is no plain
+//!   function pointer's); `->*` becomes ` .*`. Bodies are not typed by the walk, and such a
+//!   declarator names no method, so nothing it models changes.
 
 use std::borrow::Cow;
 
@@ -23,12 +29,22 @@ pub fn repair(src: &str) -> Cow<'_, str> {
     for at in memchr::memmem::find_iter(b, b"new") {
         blank.extend(new_expression(b, at));
     }
-    if blank.is_empty() {
+    for at in memchr::memmem::find_iter(b, b"::") {
+        blank.extend(member_pointer(b, at));
+    }
+    let arrows: Vec<usize> = memchr::memmem::find_iter(b, b"->*")
+        .filter(|&at| !after_operator(b, at))
+        .collect();
+    if blank.is_empty() && arrows.is_empty() {
         return Cow::Borrowed(src);
     }
     let mut out = b.to_vec();
     for i in blank {
         out[i] = b' ';
+    }
+    for at in arrows {
+        out[at] = b' ';
+        out[at + 1] = b'.';
     }
     // Only ASCII bytes were replaced by ASCII spaces: still UTF-8.
     Cow::Owned(String::from_utf8(out).unwrap_or_else(|_| src.to_string()))
@@ -119,6 +135,100 @@ fn assignment_then_comma(b: &[u8], open: usize) -> Option<(usize, usize)> {
         }
     }
     None
+}
+
+/// The offsets to blank for a pointer-to-member declarator whose `::*` starts at `at`
+/// (`C::*`, `ns::C::*`, `C<T>::*`): the class and its `::`, and for a member function
+/// pointer (`(C::*f)(…) const &`) the qualifiers after its parameters. None when `at` is
+/// not followed by `*` or not preceded by a name.
+fn member_pointer(b: &[u8], at: usize) -> Vec<usize> {
+    let ws = |c: u8| c.is_ascii_whitespace();
+    let mut star = at + 2;
+    while b.get(star).is_some_and(|&c| ws(c)) {
+        star += 1;
+    }
+    if b.get(star) != Some(&b'*') {
+        return Vec::new();
+    }
+    // The qualifier: names, `::` and template arguments, back from `at`.
+    let mut i = at;
+    let mut angle = 0usize;
+    while i > 0 {
+        let c = b[i - 1];
+        match c {
+            b'>' => angle += 1,
+            b'<' if angle > 0 => angle -= 1,
+            b':' => {}
+            _ if word(c) => {}
+            b',' | b' ' | b'\t' | b'*' | b'&' if angle > 0 => {}
+            _ => break,
+        }
+        i -= 1;
+    }
+    if angle > 0 || i == at || !word(b[i]) || (i > 0 && b[i - 1] == b'.') {
+        return Vec::new();
+    }
+    let mut blank: Vec<usize> = (i..star).collect();
+    blank.extend(member_function_qualifiers(b, star));
+    blank
+}
+
+/// After the `*` of `(C::*f)(…)`: the offsets of the `const`/`volatile`/`&`/`&&` that follow
+/// the parameter list (none unless the declarator is parenthesized and has one).
+fn member_function_qualifiers(b: &[u8], star: usize) -> Vec<usize> {
+    let ws = |c: u8| c.is_ascii_whitespace();
+    // The declarator's closing parenthesis: a name (or nothing) after the star.
+    let mut i = star + 1;
+    while b.get(i).is_some_and(|&c| word(c) || ws(c)) {
+        i += 1;
+    }
+    if b.get(i) != Some(&b')') {
+        return Vec::new();
+    }
+    i += 1;
+    while b.get(i).is_some_and(|&c| ws(c)) {
+        i += 1;
+    }
+    if b.get(i) != Some(&b'(') {
+        return Vec::new();
+    }
+    let mut depth = 0usize;
+    while let Some(&c) = b.get(i) {
+        i += 1;
+        match c {
+            b'(' => depth += 1,
+            b')' if depth == 1 => break,
+            b')' => depth -= 1,
+            b';' | b'{' | b'}' => return Vec::new(),
+            _ => {}
+        }
+    }
+    let mut blank = Vec::new();
+    loop {
+        while b.get(i).is_some_and(|&c| ws(c)) {
+            i += 1;
+        }
+        let rest = &b[i.min(b.len())..];
+        let q = [&b"const"[..], b"volatile", b"&&", b"&"]
+            .into_iter()
+            .find(|q| {
+                rest.starts_with(q) && !(word(q[0]) && rest.get(q.len()).is_some_and(|&c| word(c)))
+            });
+        let Some(q) = q else {
+            return blank;
+        };
+        blank.extend(i..i + q.len());
+        i += q.len();
+    }
+}
+
+/// Whether `->*` at `at` is the name of an overloaded operator (`operator->*`).
+fn after_operator(b: &[u8], at: usize) -> bool {
+    let mut i = at;
+    while i > 0 && b[i - 1].is_ascii_whitespace() {
+        i -= 1;
+    }
+    b[..i].ends_with(b"operator") && (i < 9 || !word(b[i - 9]))
 }
 
 fn word(c: u8) -> bool {
@@ -258,6 +368,42 @@ mod tests {
             "a = b * c[2]; // new",
         ] {
             assert!(matches!(repair(same), Cow::Borrowed(_)), "{same}");
+        }
+    }
+
+    #[test]
+    fn pointers_to_members_lose_their_class_and_arrows_become_dots() {
+        let cases = [
+            (
+                "typedef int (P::*Fn)() const;",
+                "typedef int (   *Fn)()      ;",
+            ),
+            (
+                "typedef int (P:: * G)(int) const &;",
+                "typedef int (    * G)(int)        ;",
+            ),
+            (
+                "void (ns::Box<int, 2>::*b)();",
+                "void (                 *b)();",
+            ),
+            ("int P::*data;", "int    *data;"),
+            ("return (this->*f)();", "return (this .*f)();"),
+            ("return (q ->* g)(2);", "return (q  .* g)(2);"),
+            // Left alone: the overloaded operator, a scope without a star, `.*`.
+            ("P* operator->*(int);", "P* operator->*(int);"),
+            ("P* operator ->* (int);", "P* operator ->* (int);"),
+            ("x = ns::f(*p);", "x = ns::f(*p);"),
+            ("y = (p.*f)();", "y = (p.*f)();"),
+            // A constant named like a qualifier is not one (`constexpr` is a word).
+            (
+                "typedef int (P::*H)() constexpr_x;",
+                "typedef int (   *H)() constexpr_x;",
+            ),
+        ];
+        for (src, want) in cases {
+            let got = repair(src);
+            assert_eq!(got, want, "{src}");
+            assert_eq!(got.len(), src.len());
         }
     }
 }

@@ -203,6 +203,32 @@ fn new_arrays_of_pointers_do_not_spoil_the_method() {
     assert_eq!(f.ty.pointers, 2);
 }
 
+/// muparser's `typedef value_type (ParserBase::*ParseFunction)() const` and
+/// `(this->*m_pParseFormula)()`: tree-sitter-cpp has neither the pointer-to-member
+/// declarator nor `->*`, so the class's typedef and the methods calling through it were
+/// spoiled (syntax errors, not annotatable). Now every method is annotatable and its spans
+/// are the source's.
+#[test]
+fn pointers_to_members_do_not_spoil_the_methods() {
+    let src = "class P {\n public:\n  typedef int (P::*Fn)() const;\n  int one() const { return 1; }\n  int Call() const { Fn f = &P::one; return (this->*f)(); }\n  void (P::*member_)(int);\n  int P::*data_;\n  P* operator->*(int) { return this; }\n  int After() const { return 3; }\n};\n";
+    let m = parse(src);
+    assert_no_diagnostics(&m);
+    let c = class(&m, "P");
+    for name in ["one", "Call", "After"] {
+        let x = method(c, name);
+        assert!(
+            x.not_annotatable.is_none(),
+            "{name}: {:?}",
+            x.not_annotatable
+        );
+    }
+    let b = method(c, "Call").body.unwrap();
+    assert_eq!(
+        &src[b.start..b.end],
+        "{ Fn f = &P::one; return (this->*f)(); }"
+    );
+}
+
 /// leveldb's `leveldb_compact_range` passes `(a = Slice(k, n), &a)`: tree-sitter-cpp takes
 /// `(a = …` for a parenthesized assignment and fails at the comma, spoiling the method.
 /// Parsed as `((a= …),&a)` at such errors, the method is annotatable, its offsets are the

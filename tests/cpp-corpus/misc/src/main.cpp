@@ -109,7 +109,25 @@ public:
     static int sum_arr(int xs[], int n) { return sum(xs, n); }
 };
 
+// Pointers to members: tree-sitter-cpp has neither `C::*` nor `->*` (muparser's
+// `typedef value_type (ParserBase::*ParseFunction)() const`, `(this->*m_pParseFormula)()`).
+class Dispatch {
+public:
+    typedef int (Dispatch::*Op)(int) const;
+    int twice(int x) const { return 2 * x; }
+    int via_member(int x) const {
+        Op op = &Dispatch::twice;
+        return (this->*op)(x) + (this ->* pick_)(1);
+    }
+    Op pick_ = &Dispatch::twice;
+    int Dispatch::*counter_ = &Dispatch::count_;
+    int count_ = 5;
+    int after_members() { return this->*counter_; }
+};
+
 int main() {
+    Dispatch d;
+    std::printf("%d %d\n", d.via_member(3), d.after_members());
     Pool p;
     long total = p.run_all(3, 1000);
     auto ev = p.evens({1, 2, 3, 4, -2, 6});

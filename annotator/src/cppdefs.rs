@@ -89,7 +89,8 @@ pub fn project_defines<'a>(
             for dir in &flags.includes {
                 let p = dir.join(&inc);
                 if seen.insert(p.clone()) {
-                    if let Ok(t) = std::fs::read_to_string(&p) {
+                    let text = std::fs::read(&p).ok();
+                    if let Some(t) = text.and_then(|b| crate::srctext::decode(b).ok()) {
                         defs.scan(&t);
                     }
                 }

@@ -28,6 +28,7 @@ pub mod saf;
 pub mod safepath;
 pub mod select;
 pub mod signals;
+pub mod srctext;
 pub mod stages;
 pub mod store;
 pub mod trace;

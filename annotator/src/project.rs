@@ -40,7 +40,9 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     s
 }
 
-/// Reads a source file as UTF-8, with an error naming the first bad byte's line:col.
+/// Reads a source file as text: UTF-8, with any other byte carried through unchanged
+/// ([`crate::srctext`]); an error names the line:col of a character that would be taken
+/// for such a byte.
 pub fn read_source(manifest: &Manifest, rel: &str) -> Result<String> {
     let full = manifest.display_path(rel);
     let bytes = std::fs::read(&full).map_err(|e| {
@@ -50,12 +52,9 @@ pub fn read_source(manifest: &Manifest, rel: &str) -> Result<String> {
             manifest.path.display()
         ))
     })?;
-    String::from_utf8(bytes).map_err(|e| {
-        let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-        let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
-        let col = good.len() - good.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1) + 1;
+    crate::srctext::decode(bytes).map_err(|crate::srctext::Refused { line, col }| {
         Error::input(format!(
-            "{}:{line}:{col}: not UTF-8; convert the file to UTF-8 (e.g. with iconv) or exclude it",
+            "{}:{line}:{col}: holds a character of U+10FF80..U+10FFFF, which Revy uses to carry bytes that are not UTF-8; exclude the file",
             full.display()
         ))
     })
@@ -112,7 +111,7 @@ pub fn load(manifest: &Manifest) -> Result<Project> {
                 let model = parse_file_with(&rel, &text, &defs);
                 SourceFile {
                     lang: Lang::of_path(&rel).expect("discovered files have a language"),
-                    sha256: sha256_hex(text.as_bytes()),
+                    sha256: sha256_hex(&crate::srctext::encode(&text)),
                     path: rel,
                     text,
                     model,

@@ -18,6 +18,15 @@ use crate::edits::{self, Insertion};
 use crate::error::{Error, Result};
 use crate::manifest::{Manifest, Mode};
 use crate::project::sha256_hex;
+use crate::srctext::encode;
+
+/// The bytes a source's text stands for (see [`crate::srctext`]).
+fn bytes(text: String) -> Vec<u8> {
+    match encode(&text) {
+        std::borrow::Cow::Borrowed(_) => text.into_bytes(),
+        std::borrow::Cow::Owned(b) => b,
+    }
+}
 
 /// Writes `bytes` to `path` atomically, creating parent folders and keeping the
 /// permissions of a file it replaces.
@@ -296,13 +305,14 @@ fn journal(m: &Manifest, plan: &Plan) -> Result<(State, Vec<String>)> {
     let mut annotated = Vec::with_capacity(plan.files.len());
     for (rel, original, ins) in &plan.files {
         let text = edits::apply(original, ins);
-        write_state_file(&backup_path(m, rel), original.as_bytes())?;
+        let original = encode(original);
+        write_state_file(&backup_path(m, rel), &original)?;
         let json = serde_json::to_vec(ins).expect("insertions serialise");
         write_state_file(&edits_path(m, rel), &json)?;
         state.files.push(FileRecord {
             path: rel.clone(),
-            original_sha256: sha256_hex(original.as_bytes()),
-            annotated_sha256: sha256_hex(text.as_bytes()),
+            original_sha256: sha256_hex(&original),
+            annotated_sha256: sha256_hex(&encode(&text)),
         });
         annotated.push(text);
     }
@@ -336,7 +346,7 @@ fn write_plan(m: &Manifest, plan: &Plan, annotated: &[String]) -> Result<()> {
         if let Some(d) = delay {
             std::thread::sleep(d);
         }
-        atomic_write(&m.root.join(rel), text.as_bytes())?;
+        atomic_write(&m.root.join(rel), &encode(text))?;
     }
     for (rel, contents) in &plan.runtime {
         atomic_write(&m.root.join(rel), contents.as_bytes())?;
@@ -368,7 +378,7 @@ fn file_state(m: &Manifest, r: &FileRecord) -> Result<(FileState, Option<String>
             } else {
                 FileState::EditedSince
             };
-            Ok((st, String::from_utf8(bytes).ok()))
+            Ok((st, crate::srctext::decode(bytes).ok()))
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((FileState::Missing, None)),
         Err(e) => Err(Error::io(p, e)),
@@ -451,8 +461,13 @@ fn read_backup(m: &Manifest, r: &FileRecord) -> Result<String> {
             r.path
         )));
     }
-    String::from_utf8(bytes)
-        .map_err(|_| Error::input(format!("{}: backup is not UTF-8", backup.display())))
+    crate::srctext::decode(bytes).map_err(|_| {
+        Error::input(format!(
+            "{}: backup holds text Revy cannot have written; restore {} from version control",
+            backup.display(),
+            r.path
+        ))
+    })
 }
 
 fn read_insertions(m: &Manifest, rel: &str) -> Option<Vec<Insertion>> {
@@ -471,13 +486,13 @@ fn decide(m: &Manifest, state: &State, r: &FileRecord) -> Result<Decision> {
     };
     Ok(match st {
         FileState::Original => Decision::Nothing,
-        FileState::Annotated => write(&r.path, read_backup(m, r)?.into_bytes(), false),
+        FileState::Annotated => write(&r.path, bytes(read_backup(m, r)?), false),
         FileState::Missing => {
             let original = read_backup(m, r)?;
             match find_moved(m, state, r, &original)? {
-                Some((rel, text)) => write(&rel, text.into_bytes(), true),
+                Some((rel, text)) => write(&rel, bytes(text), true),
                 // Deleted: the original comes back where it was.
-                None => write(&r.path, original.into_bytes(), false),
+                None => write(&r.path, bytes(original), false),
             }
         }
         FileState::EditedSince | FileState::EditedRefused => {
@@ -487,7 +502,7 @@ fn decide(m: &Manifest, state: &State, r: &FileRecord) -> Result<Decision> {
                 _ => None,
             };
             match done {
-                Some(text) => write(&r.path, text.into_bytes(), true),
+                Some(text) => write(&r.path, bytes(text), true),
                 None => Decision::Refuse(r.path.clone()),
             }
         }
@@ -519,12 +534,15 @@ fn find_moved(
         if state.files.iter().any(|f| f.path == rel) {
             continue;
         }
-        let Ok(text) = std::fs::read_to_string(e.path()) else {
+        let Ok(raw) = std::fs::read(e.path()) else {
             continue;
         };
-        if sha256_hex(text.as_bytes()) == r.annotated_sha256 {
+        if sha256_hex(&raw) == r.annotated_sha256 {
             return Ok(Some((rel, original.to_string())));
         }
+        let Ok(text) = crate::srctext::decode(raw) else {
+            continue;
+        };
         if marker_count(&text) > marker_count(original) {
             if let Some(t) = proven_unapply(original, &text, &ins) {
                 return Ok(Some((rel, t)));
@@ -661,8 +679,7 @@ pub fn recommit(m: &Manifest, plan: &Plan) -> Result<usize> {
     let mut changed = 0;
     for i in 0..state.files.len() {
         let rel = state.files[i].path.clone();
-        let backup = backup_path(m, &rel);
-        let original = std::fs::read_to_string(&backup).map_err(|e| Error::io(&backup, e))?;
+        let original = read_backup(m, &state.files[i])?;
         let ins: Vec<Insertion> = plan
             .files
             .iter()
@@ -670,16 +687,16 @@ pub fn recommit(m: &Manifest, plan: &Plan) -> Result<usize> {
             .map(|(_, _, ins)| ins.clone())
             .unwrap_or_default();
         let text = edits::apply(&original, &ins);
-        let sha = sha256_hex(text.as_bytes());
+        let sha = sha256_hex(&encode(&text));
         if sha == state.files[i].annotated_sha256 {
             continue;
         }
-        atomic_write(&m.root.join(&rel), original.as_bytes())?;
+        atomic_write(&m.root.join(&rel), &encode(&original))?;
         let json = serde_json::to_vec(&ins).expect("insertions serialise");
         write_state_file(&edits_path(m, &rel), &json)?;
         state.files[i].annotated_sha256 = sha;
         save_state(m, &state)?;
-        atomic_write(&m.root.join(&rel), text.as_bytes())?;
+        atomic_write(&m.root.join(&rel), &encode(&text))?;
         changed += 1;
     }
     // Generated runtime files (tables) may change too; new ones are not expected.

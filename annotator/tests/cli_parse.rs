@@ -114,8 +114,42 @@ fn missing_and_broken_manifests_are_exit_2_with_position() {
     assert!(one_error_line(&o).contains("matches no"), "empty project");
 }
 
+/// A source with bytes that are not UTF-8 (a Latin-1 string, muparser's Latin-1 comment)
+/// was refused whole ("not UTF-8; convert the file"): now it is parsed and annotated, the
+/// bytes kept where they were, and restored byte for byte.
 #[test]
-fn non_utf8_source_is_exit_2_naming_line_and_column() {
+fn non_utf8_source_is_annotated_and_restored_byte_for_byte() {
+    let t = tempfile::tempdir().unwrap();
+    write(
+        t.path(),
+        "revy.toml",
+        b"[project]\nname = \"x\"\nsources = [\"*.java\"]\n",
+    );
+    let original = b"class A {\n  String s = \"caf\xe9\";\n  int f() { return s.length(); } // na\xefve\n}\n";
+    write(t.path(), "A.java", original);
+    let o = revy(t.path(), &["parse"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = revy(t.path(), &["annotate", "--better"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let annotated = std::fs::read(t.path().join("A.java")).unwrap();
+    assert_ne!(&annotated[..], &original[..], "not annotated");
+    for raw in [&b"\"caf\xe9\""[..], b"// na\xefve\n"] {
+        assert!(
+            annotated.windows(raw.len()).any(|w| w == raw),
+            "{:?} lost: {}",
+            String::from_utf8_lossy(raw),
+            String::from_utf8_lossy(&annotated)
+        );
+    }
+    let o = revy(t.path(), &["restore"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(std::fs::read(t.path().join("A.java")).unwrap(), original);
+}
+
+/// The characters that carry such bytes cannot also be the file's own: refused, naming
+/// the line and column, before anything is written.
+#[test]
+fn source_holding_the_carrying_characters_is_exit_2_naming_line_and_column() {
     let t = tempfile::tempdir().unwrap();
     write(
         t.path(),
@@ -125,12 +159,12 @@ fn non_utf8_source_is_exit_2_naming_line_and_column() {
     write(
         t.path(),
         "A.java",
-        b"class A {\n  String s = \"caf\xe9\";\n}\n",
+        "class A {\n  String s = \"\u{10FFE9}\";\n}\n".as_bytes(),
     );
     let o = revy(t.path(), &["parse"]);
     assert_eq!(o.status.code(), Some(2));
     let e = one_error_line(&o);
-    assert!(e.contains("A.java:2:18") && e.contains("UTF-8"), "{e}");
+    assert!(e.contains("A.java:2:15") && e.contains("U+10FF80"), "{e}");
     assert!(!t.path().join(".revy/saf.toml").exists(), "no partial SAF");
 }
 

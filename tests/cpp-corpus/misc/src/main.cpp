@@ -125,7 +125,10 @@ public:
     int after_members() { return this->*counter_; }
 };
 
+int legacy_sum();  // src/latin1.cpp
+
 int main() {
+    std::printf("%d\n", legacy_sum());
     Dispatch d;
     std::printf("%d %d\n", d.via_member(3), d.after_members());
     Pool p;

@@ -298,7 +298,8 @@ fn cpp_commands(dir: &Path, name: &str, f: &Found) -> (String, String) {
 
 /// The qualified name of the class in `path` that declares `static void main(`, if any.
 fn java_main(path: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(path).ok()?;
+    let bytes = std::fs::read(path).ok()?;
+    let text = String::from_utf8_lossy(&bytes); // a Latin-1 comment must not hide `main`
     if !text.contains("static void main(") {
         return None;
     }

@@ -125,7 +125,8 @@ fn non_utf8_source_is_annotated_and_restored_byte_for_byte() {
         "revy.toml",
         b"[project]\nname = \"x\"\nsources = [\"*.java\"]\n",
     );
-    let original = b"class A {\n  String s = \"caf\xe9\";\n  int f() { return s.length(); } // na\xefve\n}\n";
+    let original =
+        b"class A {\n  String s = \"caf\xe9\";\n  int f() { return s.length(); } // na\xefve\n}\n";
     write(t.path(), "A.java", original);
     let o = revy(t.path(), &["parse"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));

@@ -579,13 +579,30 @@ fn runtime_size_fn(sc: &SafClass, body: &str) -> String {
     )
 }
 
+/// Whether a parameter's written type makes it a pack (`T...`, `const Args&...`): an
+/// ellipsis outside template arguments and parentheses. fmt's `format_string<T...> fmt` is
+/// one parameter (its `...` expands inside the type), and `fmt...` does not compile.
+fn declares_pack(ty: &str) -> bool {
+    let b = ty.as_bytes();
+    let mut depth = 0i32;
+    for (i, &c) in b.iter().enumerate() {
+        match c {
+            b'<' | b'(' | b'[' => depth += 1,
+            b'>' | b')' | b']' => depth -= 1,
+            b'.' if depth <= 0 && b[i..].starts_with(b"...") => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
 /// The C++ expression for a call's message size (a sum of per-argument sizes).
 fn message_size(cx: &Context, owner: &str, params: &[Param]) -> String {
     let mut parts: Vec<String> = Vec::new();
     let mut constant: u64 = 0;
     for p in params {
         let ty = &p.ty;
-        let pack = ty.text.contains("...") || p.varargs;
+        let pack = declares_pack(&ty.text) || p.varargs;
         if p.name.is_empty() {
             if pack {
                 continue; // C varargs or an unnamed pack: unknown, counted as nothing
@@ -671,6 +688,9 @@ pub struct IdPlans {
     kinds: Mutex<HashMap<u32, IdKind>>,
     /// How each tagged class gets its identity member, by class id.
     plans: OnceLock<Plans>,
+    /// Classes a literal type holds by value (see [`literal_members`]): class id → the
+    /// literal type's name.
+    literal: OnceLock<HashMap<u32, String>>,
 }
 
 impl IdPlans {
@@ -699,6 +719,7 @@ impl IdPlans {
         IdPlans {
             kinds: Mutex::new(HashMap::new()),
             plans: OnceLock::new(),
+            literal: OnceLock::new(),
         }
     }
 
@@ -839,6 +860,47 @@ fn is_trivial(saf: &Saf, sc: &SafClass, depth: u32) -> bool {
     fields_ok && sc.supers.iter().all(|b| trivial_type(b))
 }
 
+/// A class with a `constexpr` (or `consteval`) constructor.
+fn has_constexpr_ctor(sc: &SafClass) -> bool {
+    sc.methods.iter().any(|m| {
+        m.kind == MethodKind::Constructor
+            && (m.has_modifier("constexpr") || m.has_modifier("consteval"))
+    })
+}
+
+/// The classes a literal type (one with a constexpr constructor) holds by value, as fields
+/// or bases, transitively: each must stay literal too, or `constexpr` variables of the
+/// outer type stop compiling (fmt's `basic_format_specs` holds a `fill_t`; an ID member in
+/// `fill_t`, whose destructor is not trivial, made both non-literal). Class id → the
+/// outermost literal type's name.
+fn literal_members(saf: &Saf) -> HashMap<u32, String> {
+    let mut out = HashMap::new();
+    let mut todo: Vec<(&SafClass, &str)> = saf
+        .classes
+        .iter()
+        .filter(|c| c.lang == Lang::Cpp && has_constexpr_ctor(c))
+        .map(|c| (c, c.qname.as_str()))
+        .collect();
+    while let Some((c, root)) = todo.pop() {
+        let held = c
+            .fields
+            .iter()
+            .filter(|f| !f.is_static && f.pointers == 0 && !f.ty.contains('&'))
+            .map(|f| f.ty.as_str())
+            .chain(c.supers.iter().map(String::as_str));
+        for ty in held {
+            let Some(m) = user_class(saf, &c.qname, ty) else {
+                continue;
+            };
+            if m.id != c.id && !has_constexpr_ctor(m) && !out.contains_key(&m.id) {
+                out.insert(m.id, root.to_string());
+                todo.push((m, root));
+            }
+        }
+    }
+    out
+}
+
 fn non_intrusive_reason(saf: &Saf, sc: &SafClass, project: &IdPlans) -> Option<String> {
     if sc.kind == ClassKind::Union {
         return Some("union".into());
@@ -859,6 +921,12 @@ fn non_intrusive_reason(saf: &Saf, sc: &SafClass, project: &IdPlans) -> Option<S
         .any(|m| m.has_modifier("constexpr") || m.has_modifier("consteval"))
     {
         return Some("constexpr constructor".into());
+    }
+    let literal = project.literal.get_or_init(|| literal_members(saf));
+    if let Some(outer) = literal.get(&sc.id) {
+        return Some(format!(
+            "held by value in {outer}, a literal type (constexpr constructor): an ID member's destructor would make both non-literal"
+        ));
     }
     let names: Vec<&str> = if sc.qname == sc.name {
         vec![sc.name.as_str()]

@@ -113,7 +113,48 @@ union Word {
     unsigned int bits() const { return u; }
 };
 
+// fmt's shapes: a parameter whose type expands a pack inside its template arguments is one
+// parameter (`Spec<T...> f`, not a pack), and a class held by value in a literal type (one
+// with a constexpr constructor) must stay literal itself, or `constexpr` variables of the
+// outer type stop compiling (fmt's `basic_format_specs` holds a `fill_t`).
+template <typename... T>
+struct Spec {
+    int n = sizeof...(T);
+};
+
+class Fill {
+public:
+    void operator=(const char* s) { size_ = static_cast<unsigned char>(std::strlen(s)); }
+    int size() const { return size_; }
+
+private:
+    char data_[4] = {' ', 0, 0, 0};
+    unsigned char size_ = 1;
+};
+
+struct Specs {
+    int width;
+    Fill fill;
+    constexpr Specs() : width(0) {}
+};
+
+class Printer {
+public:
+    template <typename... T>
+    int print(Spec<T...> spec, T&&... args) {
+        return spec.n + static_cast<int>(sizeof...(args));
+    }
+    int widths() const {
+        constexpr auto specs = Specs();
+        return specs.width + specs.fill.size();
+    }
+};
+
 int main() {
+    Printer pr;
+    Fill f;
+    f = "ab";
+    std::cout << pr.print(Spec<int, char>(), 1, 'c') << " " << pr.widths() << " " << f.size() << "\n";
     Box<std::string> s("hello");
     auto n = s.map([](const std::string& x) { return static_cast<int>(x.size()); });
     s.reset(3, 'x');

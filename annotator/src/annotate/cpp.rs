@@ -159,12 +159,12 @@ fn unborn_tag_first(plan: &TagPlan, c: &ClassDecl, src: &str, fe: &mut FileEdits
     if plan.sub.is_some() {
         return;
     }
-    for init in c
-        .fields
-        .iter()
-        .filter(|f| !f.is_static)
-        .filter_map(|f| f.init)
-    {
+    // An initialiser outside its field's declaration would be a model error: the insertion
+    // would land in other code (fmt's macros once shifted them into a constructor's name).
+    for init in c.fields.iter().filter(|f| !f.is_static).filter_map(|f| {
+        f.init
+            .filter(|i| f.span.start <= i.start && i.end <= f.span.end)
+    }) {
         if !src
             .get(init.start..init.end)
             .is_some_and(|t| t.contains('('))

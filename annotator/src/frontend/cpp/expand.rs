@@ -305,6 +305,9 @@ impl<'a> OffsetMap<'a> {
             c.members_at = c.members_at.map(|e| self.pos(e, false));
             for f in &mut c.fields {
                 self.span(&mut f.span);
+                if let Some(i) = &mut f.init {
+                    self.span(i);
+                }
             }
             for m in &mut c.methods {
                 self.method(m);
@@ -326,6 +329,24 @@ mod tests {
 
     fn parse(path: &str, src: &str) -> FileModel {
         super::super::parse_with_defines(path, src, &Defines::of(LIB_H))
+    }
+
+    /// fmt's macros whose expansion is longer than their name (`FMT_INLINE`): the default
+    /// member initialisers' spans stayed in the expanded text's offsets, so the
+    /// annotator's zeroing of the tag before `f(1)` landed inside the next constructor's
+    /// name (`os((void)::revy::unborn(…), tream_params(…)`), and the build broke.
+    #[test]
+    fn default_member_initialisers_map_back_to_the_source() {
+        let src = "#define NSB namespace detail {\n#define NSE }\nint f(int);\nNSB\nstruct P {\n  int a = f(1);\n  int b{f(2)};\n  P() {}\n};\nNSE\n";
+        let m = super::super::parse_with_defines("p.h", src, &Defines::of(src));
+        let p = m.classes.iter().find(|c| c.name == "P").unwrap();
+        assert_eq!(p.qname, "detail::P");
+        let inits: Vec<&str> = p
+            .fields
+            .iter()
+            .map(|f| f.init.map_or("", |i| &src[i.start..i.end]))
+            .collect();
+        assert_eq!(inits, ["f(1)", "f(2)"]);
     }
 
     #[test]

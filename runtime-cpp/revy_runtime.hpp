@@ -196,6 +196,18 @@ struct SpinLock {
 
 // ---- per-thread buffers -----------------------------------------------------------------
 
+// Puts errno back when it goes out of scope. The runtime's slow paths (opening the trace,
+// flushing a buffer, defining names, thread and fork bookkeeping) make system calls, and a
+// program may read errno after a call that Revy instrumented: fmt's getpagesize() read
+// EEXIST, left by the trace folder's mkdir, instead of the EINVAL its sysconf() had set.
+struct ErrnoKeep {
+    int saved;
+    ErrnoKeep() : saved(errno) {}
+    ~ErrnoKeep() { errno = saved; }
+    ErrnoKeep(const ErrnoKeep&) = delete;
+    ErrnoKeep& operator=(const ErrnoKeep&) = delete;
+};
+
 struct ThreadBuf {
     // (event count << 32) | byte length; stored with release by the owner after each event
     // so that the exit/crash flusher sees only complete events.
@@ -812,6 +824,7 @@ inline void fork_child();
 #endif
 
 inline bool init() {
+    ErrnoKeep keep;
     Global& G = g();
     Hot& h = hot();
     G.pid = current_pid();
@@ -973,6 +986,7 @@ inline ThreadBuf* new_buffer() {
 
 inline ThreadBuf* buffer_slow(ThreadState& ts) {
     if (ts.dead) return nullptr;
+    ErrnoKeep keep;
     ts.buf = new_buffer();
     ts.buf->owner = &ts;
     ts.tid = ts.buf->tid;
@@ -989,6 +1003,7 @@ inline void fork_parent() { g().lock.unlock(); }
 // The child of fork() (only the forking thread lives on) starts a trace file of its own, with
 // its own definitions; the parent's events still in the buffer stay the parent's.
 inline void fork_child() {
+    ErrnoKeep keep;
     Global& G = g();
     ThreadBuf* mine = tls().buf;
     for (ThreadBuf* b = G.buffers; b;) {
@@ -1043,6 +1058,7 @@ inline void fork_child() {
 
 // A thread whose buffer is gone (thread_local destructors ran) writes events directly.
 inline void record_direct(ThreadState& ts, const std::uint8_t* ev, std::size_t n) {
+    ErrnoKeep keep;
     std::uint64_t t = now_ns();
     std::uint8_t one[kMaxEvent + 12];
     std::memcpy(one, ev, n);
@@ -1066,6 +1082,7 @@ REVY_HOT ThreadBuf* reserve(ThreadState& ts, std::uint32_t& len, std::uint32_t& 
     len = static_cast<std::uint32_t>(st & 0xffffffffu);
     count = static_cast<std::uint32_t>(st >> 32);
     if (len + kMaxEvent > kBufCap) {
+        ErrnoKeep keep;
         Global& G = g();
         G.lock.lock();
         flush_locked(G, b);
@@ -1132,6 +1149,7 @@ inline void define_class_locked(Global& G, std::uint32_t cls) {
     }
 }
 inline void define_class_slow(std::uint32_t cls) {
+    ErrnoKeep keep;
     Global& G = g();
     G.lock.lock();
     define_class_locked(G, cls);
@@ -1163,6 +1181,7 @@ inline void define_method_locked(Global& G, std::uint32_t mid) {
     }
 }
 inline void define_method_slow(std::uint32_t mid) {
+    ErrnoKeep keep;
     Global& G = g();
     G.lock.lock();
     define_method_locked(G, mid);
@@ -1331,6 +1350,7 @@ struct FaultTable {
 
 inline std::uint64_t thread_minor_faults() {
 #if defined(__linux__) && defined(RUSAGE_THREAD)
+    ErrnoKeep keep;
     struct rusage u;
     if (::getrusage(RUSAGE_THREAD, &u) == 0) return static_cast<std::uint64_t>(u.ru_minflt);
 #endif

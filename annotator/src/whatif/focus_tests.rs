@@ -115,15 +115,24 @@ fn trees(path: &std::path::Path, plan: &Plan) -> (Tree, Tree) {
     (whole, focused)
 }
 
-fn run(t: &Tree, plan: &Plan, cores: usize) -> Outcome {
-    let p = Params {
+/// The machine the tests predict for: `cores`, a 7-unit handoff, a 2-unit enqueue.
+fn params(cores: usize) -> Params {
+    Params {
         cores,
         handoff: 7.0,
         enqueue: 2.0,
         latency: 0.0,
         bandwidth: None,
-    };
-    replay(t, &t.plan_for(plan), &p, &compensated_aggregates(t))
+    }
+}
+
+fn run(t: &Tree, plan: &Plan, cores: usize) -> Outcome {
+    replay(
+        t,
+        &t.plan_for(plan),
+        &params(cores),
+        &compensated_aggregates(t),
+    )
 }
 
 fn close(a: f64, b: f64) -> bool {
@@ -270,13 +279,7 @@ fn whatif_past_its_cap_predicts_what_the_whole_tree_does() {
     let traces = [f.path().to_path_buf()];
     for patterns in [vec!["A"], vec!["B#7", "C.m2"], vec!["*.m1"]] {
         let patterns: Vec<String> = patterns.into_iter().map(String::from).collect();
-        let p = Params {
-            cores: 2,
-            handoff: 7.0,
-            enqueue: 2.0,
-            latency: 0.0,
-            bandwidth: None,
-        };
+        let p = params(2);
         let predict = |max: u64| {
             let (l, plan) = crate::whatif::load_for(&traces, true, None, &patterns, max).unwrap();
             (
@@ -337,13 +340,7 @@ fn a_replay_without_its_critical_path_finds_the_same() {
         for t in <[Tree; 2]>::from(trees(f.path(), &plan)) {
             for cores in [1, 2, 4] {
                 let why = format!("{name}, {} nodes, {cores} cores", t.nodes.len());
-                let p = Params {
-                    cores,
-                    handoff: 7.0,
-                    enqueue: 2.0,
-                    latency: 0.0,
-                    bandwidth: None,
-                };
+                let p = params(cores);
                 let (plan, agg) = (t.plan_for(&plan), compensated_aggregates(&t));
                 let (w, x) = (
                     replay(&t, &plan, &p, &agg),

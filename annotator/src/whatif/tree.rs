@@ -356,9 +356,8 @@ impl Tree {
     }
 
     /// One root node per thread that sent anything, then the messages (their receivers
-    /// already in this tree's ids; `roots`: each walker thread's root instance here);
-    /// returns the index of the first message node.
-    fn add_nodes(&mut self, raw: Raws, walker: &Walker, roots: &[u32], m0: u32) -> u32 {
+    /// already in this tree's ids; `roots`: each walker thread's root instance here).
+    fn add_nodes(&mut self, raw: Raws, walker: &Walker, roots: &[u32], m0: u32) {
         let n0 = self.nodes.len() as u32;
         let root_of = self.add_roots(walker, raw.threads_used, roots, raw.probe, raw.scale);
         let first = self.nodes.len() as u32;
@@ -384,7 +383,6 @@ impl Tree {
                 facts: NONE,
             });
         }
-        first
     }
 
     /// One root node per thread that sent anything (spanning its first to last event);

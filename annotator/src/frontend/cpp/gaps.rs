@@ -192,17 +192,9 @@ fn member_function_qualifiers(b: &[u8], star: usize) -> Vec<usize> {
     if b.get(i) != Some(&b'(') {
         return Vec::new();
     }
-    let mut depth = 0usize;
-    while let Some(&c) = b.get(i) {
-        i += 1;
-        match c {
-            b'(' => depth += 1,
-            b')' if depth == 1 => break,
-            b')' => depth -= 1,
-            b';' | b'{' | b'}' => return Vec::new(),
-            _ => {}
-        }
-    }
+    let Some(mut i) = after_parens(b, i) else {
+        return Vec::new();
+    };
     let mut blank = Vec::new();
     loop {
         while b.get(i).is_some_and(|&c| ws(c)) {
@@ -220,6 +212,22 @@ fn member_function_qualifiers(b: &[u8], star: usize) -> Vec<usize> {
         blank.extend(i..i + q.len());
         i += q.len();
     }
+}
+
+/// Just past the `)` that closes the `(` at `open`, within one statement (`None` at a `;`,
+/// `{` or `}` first, or at the end).
+fn after_parens(b: &[u8], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, &c) in b.iter().enumerate().skip(open) {
+        match c {
+            b'(' => depth += 1,
+            b')' if depth == 1 => return Some(i + 1),
+            b')' => depth -= 1,
+            b';' | b'{' | b'}' => return None,
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Whether `->*` at `at` is the name of an overloaded operator (`operator->*`).
@@ -251,18 +259,10 @@ fn new_expression(b: &[u8], at: usize) -> Vec<usize> {
     let mut blank = Vec::new();
     if b.get(i) == Some(&b'(') {
         // A placement: `new (std::nothrow) T*[n]`.
-        let mut depth = 0usize;
-        while let Some(&c) = b.get(i) {
-            i += 1;
-            match c {
-                b'(' => depth += 1,
-                b')' if depth == 1 => break,
-                b')' => depth -= 1,
-                b';' | b'{' | b'}' => return Vec::new(),
-                _ => {}
-            }
-        }
-        i = skip_ws(i);
+        let Some(end) = after_parens(b, i) else {
+            return Vec::new();
+        };
+        i = skip_ws(end);
     }
     // `const`/`volatile` before the type: blanked.
     for q in [&b"const"[..], b"volatile"] {

@@ -144,7 +144,8 @@ struct ReplayArgs {
 
 impl ReplayArgs {
     /// Analysis options with this machine model (the rest default).
-    fn options(&self) -> Result<revy::analysis::Options> {
+    /// The analysis options; `manifest`'s SAF is used when none is beside the trace.
+    fn options(&self, manifest: &Path) -> Result<revy::analysis::Options> {
         if self.cores == Some(0) {
             return Err(Error::input("--cores must be at least 1"));
         }
@@ -159,6 +160,7 @@ impl ReplayArgs {
             cores: self.cores,
             handoff_ns: ns("handoff", &self.handoff)?,
             enqueue_ns: ns("enqueue", &self.enqueue)?,
+            manifest: manifest.is_file().then(|| manifest.to_path_buf()),
             ..Default::default()
         })
     }
@@ -395,7 +397,7 @@ fn cmd_analyze(manifest: &Path, args: AnalyzeArgs) -> Result<()> {
         threshold_level: args.threshold,
         threshold_time: args.min_time,
         proposals: !args.no_proposals,
-        ..args.replay.options()?
+        ..args.replay.options(manifest)?
     };
     let mut a = revy::analysis::analyze_path_with(&path, &opts, &mut progress())?;
     clear_progress();
@@ -481,7 +483,7 @@ fn machine(
 fn check_machine(args: &WhatifArgs) -> Result<()> {
     use revy::whatif::{parse_bandwidth, parse_duration_ns};
     // Cores, handoff and enqueue as `analyze` checks them.
-    args.replay.options()?;
+    args.replay.options(Path::new(""))?;
     let named = |opt: &str, e: Error| Error::input(format!("--{opt} {e}"));
     if let Some(d) = &args.latency {
         parse_duration_ns(d).map_err(|e| named("latency", e))?;
@@ -538,7 +540,7 @@ fn cmd_report(manifest: &Path, args: ReportArgs) -> Result<()> {
     let opts = revy::analysis::Options {
         threshold_level: args.threshold,
         threshold_time: args.min_time,
-        ..args.replay.options()?
+        ..args.replay.options(manifest)?
     };
     let w = revy::report::write_compared(&path, args.baseline.as_deref(), &args.output, &opts)?;
     print_warnings(&w.warnings);

@@ -129,7 +129,11 @@ fn report_run(m: &Manifest, output: Option<&Path>, outcome: RunOutcome) -> Resul
         return Ok(ProfileReport::NoTrace { dir, failed });
     };
     let out: PathBuf = output.map_or_else(|| m.state_dir().join("report.html"), Path::to_path_buf);
-    let written = crate::report::write(trace, &out, &Default::default())?;
+    let opts = crate::analysis::Options {
+        manifest: Some(m.path.clone()),
+        ..Default::default()
+    };
+    let written = crate::report::write(trace, &out, &opts)?;
     Ok(ProfileReport::Reported {
         trace: trace.clone(),
         report: out,

@@ -828,3 +828,97 @@ fn a_method_pool_that_gains_nothing_is_not_called_an_active_object() {
         next.text
     );
 }
+
+/// [`project`]'s sources with a trace of two threads that each call `Lexer#3.next` (a value),
+/// then `Worker#1.run` (void, the threads' last call) at the same time: 400 ns each.
+fn project_with_concurrent_callers() -> (tempfile::TempDir, PathBuf) {
+    let (dir, _) = project();
+    let d = dir.path();
+    let call = |cls: &str, oid: u64, mth: &str, sgn: &str, tid: u32, t0: u64, t1: u64| {
+        format!(
+            "<Msg cls={cls} oid={oid} mth={mth} sgn={sgn} size=4 tid={tid} t={t0}>\n</Msg cls={cls} oid={oid} mth={mth} sgn={sgn} tid={tid} t={t1}>\n"
+        )
+    };
+    let mut t = String::from("##### revy-trace 1 unit=ns lang=java pid=1\n");
+    for tid in [1, 2] {
+        t += &format!("<Msg cls=Main oid=0 mth=main sgn=!String^1! size=8 tid={tid} t=0>\n");
+    }
+    for tid in [1, 2] {
+        t += &call("Lexer", 3, "next", "!!", tid, 10, 410);
+    }
+    for tid in [1, 2] {
+        t += &call("Worker", 1, "run", "!int^0!", tid, 420, 820);
+    }
+    for tid in [1, 2] {
+        t += &format!("</Msg cls=Main oid=0 mth=main sgn=!String^1! tid={tid} t=830>\n");
+    }
+    t += "##### end events=12\n";
+    let p = d.join(".revy/traces/run.dtf");
+    std::fs::write(&p, t).unwrap();
+    (dir, p)
+}
+
+/// A change that loses because calls made at once on two threads would queue on the object's
+/// one thread says so, not that its messages are too fine-grained (with a handoff of 0 ns,
+/// as it said before).
+#[test]
+fn a_change_that_serialises_concurrent_callers_says_so() {
+    let (_dir, p) = project_with_concurrent_callers();
+    let a = analyze_path(&p, &opts(4)).unwrap();
+    let hint = |s: &str| {
+        a.hints
+            .iter()
+            .find(|h| h.subject == s && h.kind == "no-gain")
+            .unwrap_or_else(|| panic!("no statement on {s}: {:?}", a.hints))
+    };
+    let worker = hint("Worker#1");
+    assert!(
+        worker.numbers["predicted_speedup"] < 0.95,
+        "{}",
+        worker.text
+    );
+    assert!(
+        worker
+            .text
+            .contains("ran on 2 threads, up to 2 at once, and would queue for its one thread"),
+        "{}",
+        worker.text
+    );
+    assert!(!worker.text.contains("fine-grained"), "{}", worker.text);
+    let lexer = hint("Lexer#3");
+    assert!(lexer.text.contains("every caller waits"), "{}", lexer.text);
+    assert!(
+        lexer.text.contains("would queue for its one thread"),
+        "{}",
+        lexer.text
+    );
+    assert!(!lexer.text.contains("handoffs make"), "{}", lexer.text);
+}
+
+/// A trace written outside the project (`REVY_TRACE=/elsewhere/…`) is analysed with the
+/// manifest's SAF: `run` returns nothing, so the workers are proposed. Before, `analyze`
+/// looked for a SAF beside the trace only, took every method to return a value and said
+/// every caller waits.
+#[test]
+fn a_trace_outside_the_project_uses_the_manifests_saf() {
+    let (dir, p) = project();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let q = elsewhere.path().join("run.dtf");
+    std::fs::copy(&p, &q).unwrap();
+    let manifest = dir.path().join("revy.toml");
+    let o = revy(&[
+        "-m",
+        manifest.to_str().unwrap(),
+        "analyze",
+        q.to_str().unwrap(),
+        "--cores",
+        "4",
+        "--handoff",
+        "0",
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!out.contains("no known return type"), "{out}");
+    assert!(out.contains("[proposal] Worker"), "{out}");
+    assert!(out.contains("`run` return(s) nothing"), "{out}");
+}

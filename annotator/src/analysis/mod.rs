@@ -11,6 +11,7 @@ pub mod proposals;
 pub mod render;
 pub mod stats;
 pub mod table;
+mod verdict;
 pub mod walk;
 
 use std::collections::BTreeMap;
@@ -57,6 +58,11 @@ pub struct Options {
     pub max_replay_messages: u64,
     /// Evaluate proposals with the what-if replay (needs a second pass over the trace).
     pub proposals: bool,
+    /// The project manifest: its `.revy/saf.toml` (return types, which methods write state)
+    /// is used when none is beside the trace (a trace written outside the project). Not
+    /// in the JSON: a path of this machine.
+    #[serde(skip)]
+    pub manifest: Option<std::path::PathBuf>,
 }
 
 impl Default for Options {
@@ -72,6 +78,7 @@ impl Default for Options {
             enqueue_ns: None,
             max_replay_messages: 1_000_000,
             proposals: true,
+            manifest: None,
         }
     }
 }

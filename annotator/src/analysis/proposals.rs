@@ -18,7 +18,7 @@ use crate::whatif::tree::{InstInfo, MethodInfo};
 use crate::whatif::{self, Loaded, Params, Plan};
 
 /// A replay must gain at least this much for a proposal.
-const PAYS: f64 = 1.05;
+pub(super) const PAYS: f64 = 1.05;
 /// Candidates of each kind (classes, instances, methods) replayed at most.
 const PER_KIND: usize = 8;
 
@@ -47,16 +47,16 @@ fn enqueue_ns(o: &Options, handoff: f64) -> f64 {
 }
 
 /// What one candidate names.
-struct Candidate {
-    subject: String,
-    class: Option<String>,
-    instance: Option<u32>,
-    method: Option<u32>,
-    plan: Plan,
+pub(super) struct Candidate {
+    pub(super) subject: String,
+    pub(super) class: Option<String>,
+    pub(super) instance: Option<u32>,
+    pub(super) method: Option<u32>,
+    pub(super) plan: Plan,
     /// Share of the run of what becomes active.
-    level: f64,
+    pub(super) level: f64,
     /// Pool of tasks (a method) rather than an object's own thread.
-    pool: bool,
+    pub(super) pool: bool,
 }
 
 /// Replays each candidate change, ranks the proposals that pay first, then the no-gain
@@ -70,7 +70,7 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options, faults: &[FaultAgg]) -> R
     let objects = object_candidates(a, o);
     let (loaded, held) = if a.totals.recorded_messages <= o.max_replay_messages {
         (
-            whatif::load(&[path.to_path_buf()], o.compensate, None)?,
+            whatif::load(&[path.to_path_buf()], o.compensate, o.manifest.as_deref())?,
             None,
         )
     } else {
@@ -129,12 +129,20 @@ fn load_whole_run(
     let mut focus = focus(a, o, objects);
     if focus.instances.is_empty() && focus.methods.is_empty() {
         let recorded = usize::try_from(a.totals.recorded_messages).unwrap_or(usize::MAX);
-        let l = whatif::load_without_messages(path, o.compensate, method_infos(a), recorded)?;
+        let m = o.manifest.as_deref();
+        let l = whatif::load_without_messages(path, o.compensate, method_infos(a), recorded, m)?;
         return Ok(Some((l, None)));
     }
     let info = |i: u32| inst_info(a, i);
     focus.count_when_over = true;
-    let over = match whatif::load_focused(path, o.compensate, &focus, &info, faults, None)? {
+    let over = match whatif::load_focused(
+        path,
+        o.compensate,
+        &focus,
+        &info,
+        faults,
+        o.manifest.as_deref(),
+    )? {
         Ok(l) => return Ok(Some((l, Some(focus)))),
         Err(over) => over,
     };
@@ -142,7 +150,14 @@ fn load_whole_run(
         return Ok(None);
     };
     Ok(
-        match whatif::load_focused(path, o.compensate, &smaller, &info, faults, None)? {
+        match whatif::load_focused(
+            path,
+            o.compensate,
+            &smaller,
+            &info,
+            faults,
+            o.manifest.as_deref(),
+        )? {
             Ok(l) => Some((l, Some(smaller))),
             Err(_) => None,
         },
@@ -228,7 +243,7 @@ fn not_evaluated(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
         notes: Vec::new(),
         caveat: whatif::CAVEAT,
     });
-    drop_parallel_observations(a, &saf_stateful(a, path)?);
+    drop_parallel_observations(a, &saf_stateful(a, path, o.manifest.as_deref())?);
     a.hints
         .insert(0, Hint::new(HintKind::NoGain, "the run".into(), text, &[]));
     Ok(())
@@ -329,7 +344,7 @@ fn judge_candidates(
         let plan = loaded.tree.plan_for(&c.plan);
         let subject = std::slice::from_ref(&c.subject);
         let w = whatif::predict_without_path(loaded, &plan, &p, subject, base);
-        let h = judge(a, loaded, &c, &plan, &w);
+        let h = super::verdict::judge(a, loaded, &c, &plan, &w);
         j.inst.extend(c.instance);
         j.meth.extend(c.method);
         if c.instance.is_none() && c.method.is_none() {
@@ -389,10 +404,10 @@ fn unanswered_observations(a: &Analysis, j: &Judged) -> Vec<Hint> {
     a.hints.iter().filter(|h| keep(h)).cloned().collect()
 }
 
-/// Methods the SAF beside the trace says write state of their object (none without a SAF:
-/// unreplayed, nothing is judged).
-fn saf_stateful(a: &Analysis, path: &Path) -> Result<FxHashSet<u32>> {
-    let Some(saf) = whatif::plan::find_saf(path, None) else {
+/// Methods the SAF beside the trace (or the manifest) says write state of their object (none
+/// without a SAF: unreplayed, nothing is judged).
+fn saf_stateful(a: &Analysis, path: &Path, manifest: Option<&Path>) -> Result<FxHashSet<u32>> {
+    let Some(saf) = whatif::plan::find_saf(path, manifest) else {
         return Ok(FxHashSet::default());
     };
     let saf = crate::saf::Saf::load(&saf)?;
@@ -712,144 +727,4 @@ fn method_candidates(a: &Analysis, above: &Above, l: &Loaded) -> (Vec<Candidate>
     };
     let out = meths.into_iter().take(PER_KIND).map(subject).collect();
     (out, stateful.into_iter().map(|m| m.id).collect())
-}
-
-/// Methods the candidate's active part (`plan`, in the tree's ids) receives, split into
-/// void and value-returning.
-fn received(l: &Loaded, plan: &Plan) -> (Vec<String>, Vec<String>) {
-    let t = &l.tree;
-    let mut seen = FxHashSet::default();
-    let (mut void, mut value) = (Vec::new(), Vec::new());
-    for n in &t.nodes {
-        let hit = n.method != whatif::tree::NONE
-            && n.merged == 0
-            && (plan.instances.contains(&n.receiver) || plan.methods.contains(&n.method));
-        if hit && seen.insert(n.method) {
-            let m = &t.methods[n.method as usize];
-            let name = format!("`{}`", m.name);
-            if m.void == Some(true) {
-                void.push(name);
-            } else {
-                value.push(name);
-            }
-        }
-    }
-    (void, value)
-}
-
-/// The hint for a replayed candidate: a proposal when it pays, else why it does not.
-/// `plan` is the candidate's in the tree's ids.
-fn judge(a: &Analysis, l: &Loaded, c: &Candidate, plan: &Plan, w: &whatif::WhatIf) -> Hint {
-    let s = w.predicted_speedup;
-    let (kind, reason) = verdict(l, c, plan, w);
-    let mut h = Hint::new(
-        kind,
-        c.subject.clone(),
-        reason,
-        &[
-            ("predicted_speedup", s),
-            ("baseline_time", w.baseline_time),
-            ("predicted_time", w.predicted_time),
-            ("cores", w.cores as f64),
-            ("level", c.level),
-            ("asynchronous_messages", w.asynchronous_messages as f64),
-            ("synchronous_messages", w.synchronous_messages as f64),
-        ],
-    );
-    h.class = c.class.clone();
-    h.instance = c.instance;
-    h.method = c.method;
-    if c.instance.is_none() && c.method.is_none() {
-        // A class: point at its most active instance for the graph.
-        h.instance = c.plan.instances.iter().copied().max_by_key(|&i| {
-            let active = a.instances.row(i).map_or(0, |x| x.active_time);
-            (active, std::cmp::Reverse(i))
-        });
-    }
-    h
-}
-
-/// Proposal or no-gain, and the sentence that says so.
-fn verdict(l: &Loaded, c: &Candidate, plan: &Plan, w: &whatif::WhatIf) -> (HintKind, String) {
-    let s = w.predicted_speedup;
-    let pct = format!("{:.1} %", c.level * 100.0);
-    let h = |x: f64| whatif::human(x, l.tree.unit());
-    if s >= PAYS {
-        let caveat = if c.pool {
-            " — its calls write no state of their object (so say the sources), so they may run at once unless they share state elsewhere (globals, arguments)"
-        } else {
-            ""
-        };
-        let gain = format!(
-            "predicted {s:.2}× ({} → {} on {} core(s))",
-            h(w.baseline_time),
-            h(w.predicted_time),
-            w.cores
-        );
-        let (what, how) = (change(c, w), waits(l, plan));
-        (
-            HintKind::Proposal,
-            format!("{what}: {how} — {gain}{caveat}"),
-        )
-    } else if w.asynchronous_messages == 0 && w.synchronous_messages > 0 {
-        (
-            HintKind::NoGain,
-            format!(
-                "{} is {pct} of the run but every caller waits for its result: {} gains nothing{} ({s:.2}×)",
-                c.subject,
-                if c.pool { "a pool for its calls" } else { "making it active" },
-                if s < 0.95 { ", and the handoffs make the run slower" } else { "" }
-            ),
-        )
-    } else if s < 1.0 {
-        let what = if c.pool {
-            "on a pool its calls lose"
-        } else {
-            "as an active object it loses"
-        };
-        (
-            HintKind::NoGain,
-            format!("{} is {pct} of the run, but {what}: its {} messages are too fine-grained for a handoff of {} ({s:.2}×)", c.subject, w.asynchronous_messages + w.synchronous_messages, h(w.handoff)),
-        )
-    } else {
-        let what = if c.pool {
-            "a pool for its calls"
-        } else {
-            "making it active"
-        };
-        (
-            HintKind::NoGain,
-            format!("{} is {pct} of the run, but {what} gains only {s:.2}× (little of its work overlaps its callers')", c.subject),
-        )
-    }
-}
-
-/// The change a proposal asks for.
-fn change(c: &Candidate, w: &whatif::WhatIf) -> String {
-    if c.pool {
-        format!(
-            "run each call of {} as a task on a pool of {} thread(s)",
-            c.subject, w.cores
-        )
-    } else {
-        format!(
-            "make {} active (its own thread and a message queue)",
-            c.subject
-        )
-    }
-}
-
-/// Which received methods become asynchronous and which callers wait for.
-fn waits(l: &Loaded, plan: &Plan) -> String {
-    let (void, value) = received(l, plan);
-    let list = |v: &[String]| v.join(", ");
-    match (void.is_empty(), value.is_empty()) {
-        (false, true) => format!("{} return(s) nothing and become asynchronous", list(&void)),
-        (true, false) => format!("callers wait for {}", list(&value)),
-        _ => format!(
-            "{} become(s) asynchronous; callers wait for {}",
-            list(&void),
-            list(&value)
-        ),
-    }
 }

@@ -111,9 +111,10 @@ pub fn load_without_messages(
     compensate: bool,
     methods: Vec<tree::MethodInfo>,
     recorded: usize,
+    manifest: Option<&Path>,
 ) -> Result<Loaded> {
     let tree = Tree::without_messages(trace, compensate, methods, recorded)?;
-    ready(tree, Some(&trace.to_path_buf()), compensate, None)
+    ready(tree, Some(&trace.to_path_buf()), compensate, manifest)
 }
 
 /// A loaded tree with its methods' return types from the SAF, the warnings, and the

@@ -156,6 +156,8 @@ fn check_trace(t: &Trace, what: &str) {
 struct Outcome {
     trace: Trace,
     annotate_out: String,
+    /// `revy parse`'s output when it found problems (exit 1), else empty.
+    parse_problems: String,
 }
 
 /// The whole loop on a copy of `project` in `mode`; returns the decoded trace.
@@ -174,6 +176,11 @@ fn round_trip(project: &Path, mode: &str) -> Outcome {
 
     let p = revy(dir, &["parse"]);
     assert!(p.code <= 1, "{what}: parse: {}{}", p.stdout, p.stderr);
+    let parse_problems = if p.code == 0 {
+        String::new()
+    } else {
+        format!("{}{}", p.stdout, p.stderr)
+    };
     // The plan's insertions undo exactly (what restore relies on when files were edited).
     let mf = revy::manifest::Manifest::load(&dir.join("revy.toml")).unwrap();
     let md = if mode == "better" {
@@ -247,6 +254,7 @@ fn round_trip(project: &Path, mode: &str) -> Outcome {
     Outcome {
         trace,
         annotate_out,
+        parse_problems,
     }
 }
 
@@ -351,7 +359,8 @@ fn cpp_corpus_in_both_modes() {
 /// `threads N` (at least N threads traced), `created CLASS N` (exactly N creations),
 /// `better-size METHOD N` (better mode: every call's message size), `size METHOD N` (both
 /// modes), `one-id CLASS METHOD…` (see [`check_one_id`]), `live CLASS METHOD…` (see
-/// [`check_live`]), `ctor-covers A B R` (A's time ≥ R × B's).
+/// [`check_live`]), `ctor-covers A B R` (A's time ≥ R × B's), `parse-clean` (`revy parse`
+/// finds no problem).
 fn check_expectations(name: &str, o: &Outcome, expect: &str) {
     let t = &o.trace;
     for line in expect
@@ -393,6 +402,11 @@ fn check_expectations(name: &str, o: &Outcome, expect: &str) {
                     .count();
                 assert_eq!(got, n, "{name}: creations of {c}");
             }
+            "parse-clean" => assert!(
+                o.parse_problems.is_empty(),
+                "{name}: revy parse found problems:\n{}",
+                o.parse_problems
+            ),
             "one-id" => check_one_id(name, t, v),
             "live" => check_live(name, t, v),
             "ctor-covers" => {

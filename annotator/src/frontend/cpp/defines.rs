@@ -87,6 +87,18 @@ impl Defines {
                     self.map.insert(name, Some(def));
                 }
             }
+            // `#ifdef _WIN32 / #define API(T) __declspec(dllexport) T __cdecl / #else /
+            // #define API(T) T`: both wrap their type in specifiers; the plainer is kept.
+            Some(Some(old))
+                if old.params.is_some()
+                    && old.params == def.params
+                    && is_type_wrapper(old, self)
+                    && is_type_wrapper(&def, self) =>
+            {
+                if def.body.len() < old.body.len() {
+                    self.map.insert(name, Some(def));
+                }
+            }
             Some(None) => {}
             Some(Some(_)) => {
                 self.map.insert(name, None);
@@ -278,4 +290,53 @@ pub fn is_declaration_body(body: &str) -> bool {
         return false;
     }
     (b.ends_with('}') && b.contains(')')) || (b.ends_with(';') && b.contains('('))
+}
+
+/// Whether a function-like macro's body is one compound or control statement that needs no
+/// `;` after it: `{ … }`, `if (…) { … }`, `for`/`while`/`switch (…) { … }`, `try { … } catch`.
+pub fn is_statement_body(body: &str) -> bool {
+    let b = body.trim();
+    let opens = ["if", "for", "while", "switch", "try"].iter().any(|s| {
+        b.starts_with(s) && !b[s.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
+    });
+    (opens || b.starts_with('{')) && b.ends_with('}')
+}
+
+/// Whether a function-like macro puts specifiers around its parameters and nothing else
+/// (`#define API_EXPORT(TYPE) API_EXPORT_CXX TYPE __cdecl`, `#define API_EXPORT(T) T`): an
+/// export wrapper of a declaration's return type.
+pub fn is_type_wrapper(d: &Define, defs: &Defines) -> bool {
+    let Some(params) = &d.params else {
+        return false;
+    };
+    let mut uses = 0;
+    let mut rest = String::with_capacity(d.body.len());
+    let b = d.body.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if is_ident_byte(b[i]) {
+            let j = i + b[i..].iter().take_while(|&&c| is_ident_byte(c)).count();
+            if params.iter().any(|p| p == &d.body[i..j]) {
+                uses += 1;
+                rest.push(' ');
+            } else {
+                rest.push_str(&d.body[i..j]);
+            }
+            i = j;
+        } else {
+            rest.push(b[i] as char);
+            i += 1;
+        }
+    }
+    uses > 0 && !d.body.contains('#') && is_specifiers(&rest, defs, 0)
+}
+
+/// Whether an object-like macro opens or closes a `try` block: `#define TRY try {`,
+/// `#define CATCH } catch (Error& e) { … }` (C APIs wrapping C++ calls).
+pub fn is_try_brace(body: &str) -> bool {
+    let words: String = body.split_whitespace().collect::<Vec<_>>().join(" ");
+    words == "try {"
+        || words
+            .strip_prefix('}')
+            .is_some_and(|r| r.trim_start().starts_with("catch") && words.ends_with('}'))
 }

@@ -2,8 +2,11 @@
 //! the model built from the expanded text back to the original's byte offsets, so
 //! insertions land in the user's text. What a macro generated is flagged not annotatable.
 
-use super::defines::{is_declaration_body, is_scope_brace, is_specifiers, Defines};
-use super::macros::{is_ident_byte, match_parens};
+use super::defines::{
+    is_declaration_body, is_scope_brace, is_specifiers, is_statement_body, is_try_brace,
+    is_type_wrapper, Defines,
+};
+use super::macros::{digit_separator, is_ident_byte, match_parens, skip_ws_comments};
 use crate::model::{FileModel, MethodDecl, Span};
 
 /// One replaced invocation: expanded `e0..e1` stands for original `o0..o1`.
@@ -38,7 +41,7 @@ pub fn expand(src: &str, defs: &Defines) -> Option<(String, Vec<Seg>)> {
             i = src[i + 2..].find("*/").map_or(b.len(), |p| i + 2 + p + 2);
         } else if c == b'#' && line_start(b, i) {
             i = directive_end(b, i);
-        } else if c == b'"' || (c == b'\'' && !(i > 0 && b[i - 1].is_ascii_alphanumeric())) {
+        } else if c == b'"' || (c == b'\'' && !digit_separator(b, i)) {
             i = literal_end(b, i);
         } else if c.is_ascii_digit() {
             i += b[i..]
@@ -96,29 +99,55 @@ fn fit(text: &str, orig: &str) -> String {
 fn invocation(src: &str, i: usize, j: usize, defs: &Defines) -> Option<(usize, String, bool)> {
     let d = defs.get(&src[i..j])?;
     match &d.params {
-        None if is_specifiers(&d.body, defs, 0) || is_scope_brace(&d.body) => {
+        None if is_specifiers(&d.body, defs, 0)
+            || is_scope_brace(&d.body)
+            || is_try_brace(&d.body) =>
+        {
             Some((j, nested(&d.body, defs, 0), false))
         }
         None => None,
         Some(params) if is_declaration_body(&d.body) => {
-            let b = src.as_bytes();
-            let k = j + b[j..]
-                .iter()
-                .take_while(|c| c.is_ascii_whitespace())
-                .count();
-            if b.get(k) != Some(&b'(') {
-                return None;
-            }
-            let end = match_parens(b, k)?;
-            let args = split_args(&src[k + 1..end - 1]);
-            if args.len() != params.len() && !(params.is_empty() && args == [""]) {
-                return None;
-            }
-            let body = substitute(&d.body, params, &args);
+            let (end, body) = call(src, j, params, &d.body)?;
             Some((end, nested(&body, defs, 0), true))
+        }
+        // `API_EXPORT(void) f(…);`: the compiler sees `void f(…);`. Not generated: the
+        // declaration is the user's.
+        Some(params) if is_type_wrapper(d, defs) => {
+            let (end, body) = call(src, j, params, &d.body)?;
+            Some((end, nested(&body, defs, 0), false))
+        }
+        // A statement macro invoked without a `;` (`MUP_ASSERT(x)` then the next statement)
+        // reads as a call missing its `;` and spoils its method. It is read as the call
+        // with its `;`, as the same macro is everywhere else (its body may hold macros the
+        // project defines per branch, such as `_T`, which would not parse). Not generated:
+        // the method around it is the user's.
+        Some(params) if is_statement_body(&d.body) => {
+            let (end, _) = call(src, j, params, &d.body)?;
+            let next = skip_ws_comments(src.as_bytes(), end);
+            (src.as_bytes().get(next) != Some(&b';'))
+                .then(|| (end, format!("{};", &src[i..end]), false))
         }
         Some(_) => None,
     }
+}
+
+/// The invocation whose name ends at `j`: the end of its `(...)` and `body` with the
+/// arguments substituted; `None` without parentheses or with the wrong number of arguments.
+fn call(src: &str, j: usize, params: &[String], body: &str) -> Option<(usize, String)> {
+    let b = src.as_bytes();
+    let k = j + b[j..]
+        .iter()
+        .take_while(|c| c.is_ascii_whitespace())
+        .count();
+    if b.get(k) != Some(&b'(') {
+        return None;
+    }
+    let end = match_parens(b, k)?;
+    let args = split_args(&src[k + 1..end - 1]);
+    if args.len() != params.len() && !(params.is_empty() && args == [""]) {
+        return None;
+    }
+    Some((end, substitute(body, params, &args)))
 }
 
 /// Expands specifier macros inside a replacement (bounded depth).
@@ -132,11 +161,26 @@ fn nested(text: &str, defs: &Defines, depth: usize) -> String {
     }
 }
 
+/// A macro call's arguments: split at top-level commas, brackets inside string and character
+/// literals not counted (`_T("(k")` is one argument).
 fn split_args(s: &str) -> Vec<String> {
     let mut out = Vec::new();
     let (mut depth, mut start) = (0i32, 0);
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
     for (k, c) in s.char_indices() {
+        if let Some(q) = quote {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                _ if c == q => quote = None,
+                _ => {}
+            }
+            continue;
+        }
         match c {
+            '\'' if digit_separator(s.as_bytes(), k) => {}
+            '"' | '\'' => quote = Some(c),
             '(' | '[' | '{' => depth += 1,
             ')' | ']' | '}' => depth -= 1,
             ',' if depth == 0 => {
@@ -362,7 +406,7 @@ mod tests {
             Some("generated by macro GETTER")
         );
         assert_eq!(&LIB_H[get.span.start..get.span.end], "GETTER(int, level)");
-        assert_eq!(get.span.line, 22);
+        assert_eq!(get.span.line, 41);
         // `LIB_API_FN int bump()` is annotatable, its offsets are the original's.
         let bump = g.methods.iter().find(|x| x.name == "bump").unwrap();
         assert_eq!(bump.not_annotatable, None);
@@ -414,5 +458,49 @@ mod tests {
         assert_eq!(d.get("E").unwrap().body, "}");
         assert!(!is_declaration_body("do { x(); } while (0)"));
         assert!(!is_declaration_body("((a) > (b) ? (a) : (b))"));
+    }
+
+    /// muparser's macros: a statement one, an export wrapper defined per platform, try/catch
+    /// braces; what each is taken for.
+    #[test]
+    fn statement_wrapper_and_try_macros_classified() {
+        use super::super::defines::{is_statement_body, is_try_brace};
+        assert!(is_statement_body("if (!(c)) { abort(); }"));
+        assert!(is_statement_body("{ double r[] = {1, 2}; f(r); }"));
+        assert!(!is_statement_body("do { x(); } while (0)"));
+        assert!(!is_statement_body("ifdef_thing(x)"));
+        assert!(is_try_brace("try   {"));
+        assert!(is_try_brace("} catch (E& e) { h(e); }"));
+        assert!(!is_try_brace("}"));
+        let d = Defines::of(
+            "#define CXX __declspec(dllexport)\n#ifdef _WIN32\n#define API(T) CXX T __cdecl\n#else\n#define API(T) T\n#endif\n#define ID(x) x + 1\n",
+        );
+        assert_eq!(
+            d.get("API").unwrap().body,
+            "T",
+            "the plainer reading is kept"
+        );
+        assert!(d
+            .get("ID")
+            .is_some_and(|x| !super::super::defines::is_type_wrapper(x, &d)));
+    }
+
+    /// The statement macro without its `;` is read as a call with one; the declaration-like
+    /// one gets its arguments split outside string literals; a `1'000` is no quote.
+    #[test]
+    fn statement_macros_and_quoted_arguments_expand() {
+        let src = "#define CHECK(c) if (!(c)) { abort(); }\n#define NOTE(m, n) k += f(m) + n;\nstruct S { int k = 0; int g(int x) {\n  CHECK(x > 0)\n  NOTE(\"(k\", 1'000)\n  return k;\n} };\n";
+        let m = super::super::parse_with_defines("s.h", src, &Defines::of(src));
+        let errors: Vec<_> = (m.diagnostics.iter())
+            .filter(|d| d.severity == crate::model::Severity::Error)
+            .collect();
+        assert!(errors.is_empty(), "{errors:?}");
+        let g = m.classes[0].methods.iter().find(|x| x.name == "g").unwrap();
+        assert_eq!(g.not_annotatable, None);
+        assert!(src[g.body.unwrap().start..].starts_with("{\n  CHECK"));
+        assert_eq!(
+            super::split_args("\"(k\", 1'000, ')', L'(', u8','"),
+            ["\"(k\"", "1'000", "')'", "L'('", "u8','"]
+        );
     }
 }

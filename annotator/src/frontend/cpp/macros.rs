@@ -48,6 +48,8 @@ pub(super) fn match_parens(b: &[u8], i: usize) -> Option<usize> {
                     return Some(k + 1);
                 }
             }
+            // A digit separator (`1'000`) opens no character literal.
+            b'\'' if digit_separator(b, k) => {}
             q @ (b'"' | b'\'') => {
                 k += 1;
                 while k < limit && b[k] != q {
@@ -62,6 +64,16 @@ pub(super) fn match_parens(b: &[u8], i: usize) -> Option<usize> {
         k += 1;
     }
     None
+}
+
+/// Whether the `'` at `k` separates digits (`1'000`, `0xFF'FF`) rather than opening a
+/// character literal (`'x'`, `L'x'`, `u8'x'`): the token it sits in starts with a digit.
+pub(super) fn digit_separator(b: &[u8], k: usize) -> bool {
+    let mut s = k;
+    while s > 0 && (is_ident_byte(b[s - 1]) || b[s - 1] == b'\'' || b[s - 1] == b'.') {
+        s -= 1;
+    }
+    s < k && b[s].is_ascii_digit()
 }
 
 /// Skips whitespace and comments from `i`.

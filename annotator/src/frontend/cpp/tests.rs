@@ -138,6 +138,17 @@ fn bodies_the_annotator_must_leave_alone_are_flagged_on_the_model() {
             Some("defined in a macro"),
         ),
         (
+            "struct A { void f() { \\\n    int x = 1; \\\n  } };",
+            "f",
+            Some("defined in a macro"),
+        ),
+        // A `#define` inside the body continues lines of its own (muparser's test bodies).
+        (
+            "struct A { int f() {\n  int s = 0;\n#define ROW(a) \\\n  s += a;\n  ROW(1);\n#undef ROW\n  return s;\n} };",
+            "f",
+            None,
+        ),
+        (
             "struct A { int f() { int my_co_return = 0; return my_co_return; } };",
             "f",
             None,

@@ -1036,8 +1036,10 @@ fn crtp_self_casts(type_params: &[String], body: &str) -> Vec<String> {
 /// coroutine.
 pub(super) fn body_problem(src: &str, body: Node) -> Option<&'static str> {
     let (start, text) = (body.start_byte(), txt(src, body));
-    // Inside a macro definition: it continues lines, or its logical line begins with `#`.
-    if text.contains("\\\n") || text.contains("\\\r\n") {
+    // Inside a macro definition: its first line is continued, or its logical line begins
+    // with `#`. (A `#define` inside the body continues lines of its own.)
+    let first = text.split('\n').next().unwrap_or("");
+    if text.contains('\n') && first.trim_end_matches('\r').ends_with('\\') {
         return Some("defined in a macro");
     }
     let mut ls = src[..start].rfind('\n').map_or(0, |i| i + 1);

@@ -1,5 +1,6 @@
 #pragma once
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -11,6 +12,24 @@
 #define LIB_NS_BEGIN namespace lib {
 #define LIB_NS_END }
 #define GETTER(t, f) t get_##f() const { return f##_; }
+// muparser's macros: an export wrapper defined per platform, a statement macro used without
+// a `;`, a declaration-like macro given a `(` inside a string, try/catch braces.
+#ifdef _WIN32
+#define LIB_EXPORT(TYPE) __declspec(dllexport) TYPE __cdecl
+#else
+#define LIB_EXPORT(TYPE) TYPE
+#endif
+#define LIB_ASSERT(COND) \
+    if (!(COND)) {       \
+        std::abort();    \
+    }
+#define LIB_NOTE(MSG, N) notes_ += std::strlen(MSG) + (N);
+#define LIB_TRY try {
+#define LIB_CATCH \
+    }             \
+    catch (...) { \
+        return -1; \
+    }
 
 LIB_NS_BEGIN
 
@@ -21,12 +40,36 @@ public:
     explicit Gauge(int level) : level_(level) {}
     GETTER(int, level)
     LIB_API_FN int bump() { return ++level_; }
+    int checked(int x) {
+        LIB_ASSERT(x >= 0)
+        int y = x + level_;
+        LIB_ASSERT(y >= x);
+        return y;
+    }
+    int noted(int n) {
+        LIB_NOTE("(k", n)
+        LIB_NOTE("a,b)", 1);
+        return notes_;
+    }
+    int table() {
+        int sum = 0;
+#define ROW(a, b) \
+    sum += (a) * (b);
+        ROW(1, 2)
+        ROW(3, 4)
+#undef ROW
+        return sum;
+    }
 
 private:
     int level_;
+    int notes_ = 0;
 };
 
 LIB_NS_END
+
+LIB_EXPORT(int) lib_version();
+LIB_EXPORT(const char*) lib_name(int code);
 
 // A container that relies on its elements being trivial.
 template <class T>

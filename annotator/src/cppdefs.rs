@@ -78,12 +78,25 @@ pub fn project_defines<'a>(
     for d in &flags.defines {
         defs.add_flag(d);
     }
+    let files: Vec<(&str, &str)> = files
+        .filter(|(path, _)| Lang::of_path(path) == Some(Lang::Cpp))
+        .collect();
+    // A source file's own macros are its own (`parse_with_defines` adds them): fmt's
+    // module unit `fmt.cc` redefines core.h's namespace macros for itself only. Unless
+    // another file includes it.
+    let included: std::collections::HashSet<String> = (files.iter())
+        .flat_map(|(_, text)| includes_of(text))
+        .filter_map(|inc| inc.rsplit('/').next().map(String::from))
+        .collect();
+    let shared = |path: &str| {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        !is_source_file(name) || included.contains(name)
+    };
     let mut seen = std::collections::HashSet::new();
-    for (path, text) in files {
-        if Lang::of_path(path) != Some(Lang::Cpp) {
-            continue;
+    for &(path, text) in &files {
+        if shared(path) {
+            defs.scan(text);
         }
-        defs.scan(text);
         // Headers outside the sources, found through the include paths.
         for inc in includes_of(text) {
             for dir in &flags.includes {
@@ -98,6 +111,12 @@ pub fn project_defines<'a>(
         }
     }
     defs
+}
+
+/// A translation unit's own file (`.cc`, `.cpp`, …) rather than a header.
+fn is_source_file(name: &str) -> bool {
+    let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
+    ["c", "cc", "cpp", "cxx", "c++", "C", "cp", "CPP"].contains(&ext)
 }
 
 /// The quoted and angled `#include` names of `text`.
@@ -179,5 +198,40 @@ mod tests {
             d.get("LIB_API").is_some(),
             "define from a header found through -I"
         );
+    }
+
+    /// fmt 9.1: its module unit `src/fmt.cc` redefines core.h's detail-namespace macros as
+    /// `} namespace detail {` / `} export {` for itself. Taken for the project's, they
+    /// nested core.h's classes as `detail::detail::…`; a source file's macros are its own.
+    #[test]
+    fn a_source_files_macros_stay_its_own() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        let toml = "[project]\nname = \"t\"\nsources = [\"**/*.h\", \"**/*.cc\"]\n";
+        std::fs::write(root.join("revy.toml"), toml).unwrap();
+        let m = Manifest::load(&root.join("revy.toml")).unwrap();
+        let core = "#define NSB namespace detail {\n#define NSE }\nNSB\nstruct Buf { int n() { return 1; } };\nNSE\n";
+        let module =
+            "#define NSB } namespace detail {\n#define NSE } export {\n#define ONLY_HERE 1\n";
+        let unity = "#define FROM_UNITY inline\n";
+        let files = [
+            ("src/fmt.cc", module),
+            ("include/core.h", core),
+            ("src/part.cc", unity),
+            ("src/all.cc", "#include \"part.cc\"\n"),
+        ];
+        let d = project_defines(&m, files.into_iter());
+        assert_eq!(d.get("NSB").unwrap().body, "namespace detail {");
+        assert_eq!(d.get("NSE").unwrap().body, "}");
+        assert!(!d.has("ONLY_HERE"));
+        assert!(
+            d.has("FROM_UNITY"),
+            "a source file another includes shares its macros"
+        );
+        let model = crate::frontend::cpp::parse_with_defines("include/core.h", core, &d);
+        assert_eq!(model.classes[0].qname, "detail::Buf");
+        // In its own file, its own reading wins.
+        let own = crate::frontend::cpp::parse_with_defines("src/fmt.cc", module, &d);
+        assert!(own.diagnostics.is_empty(), "{:?}", own.diagnostics);
     }
 }

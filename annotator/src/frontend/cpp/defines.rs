@@ -58,14 +58,10 @@ impl Defines {
         }
     }
 
-    pub fn merge(&mut self, other: &Defines) {
+    /// `other`'s defines replace these: a file's own macros over the project's.
+    pub fn overlay(&mut self, other: &Defines) {
         for (k, v) in &other.map {
-            match v {
-                Some(d) => self.add(k.clone(), d.clone()),
-                None => {
-                    self.map.insert(k.clone(), None);
-                }
-            }
+            self.map.insert(k.clone(), v.clone());
         }
     }
 
@@ -247,7 +243,7 @@ pub fn is_specifiers(body: &str, defs: &Defines, depth: usize) -> bool {
 }
 
 /// Whether `body` opens or closes namespaces / linkage blocks: `namespace lib {`,
-/// `namespace a { namespace b {`, `extern "C" {`, `}`, `} }`.
+/// `namespace a { inline namespace v9 {`, `extern "C" {`, `}`, `} }`.
 pub fn is_scope_brace(body: &str) -> bool {
     let mut rest = body.trim();
     if rest.is_empty() {
@@ -256,7 +252,11 @@ pub fn is_scope_brace(body: &str) -> bool {
     while !rest.is_empty() {
         if let Some(r) = rest.strip_prefix('}') {
             rest = r.trim_start();
-        } else if let Some(r) = rest.strip_prefix("namespace") {
+        } else if let Some(r) = (rest.strip_prefix("inline"))
+            .map(str::trim_start)
+            .and_then(|r| r.strip_prefix("namespace"))
+            .or_else(|| rest.strip_prefix("namespace"))
+        {
             let r = r.trim_start();
             let n = r
                 .bytes()

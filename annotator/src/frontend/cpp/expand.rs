@@ -448,6 +448,8 @@ mod tests {
         assert!(!is_specifiers("foo(1)", &d, 0));
         assert!(is_scope_brace("namespace a { namespace b {"));
         assert!(is_scope_brace("} }"));
+        assert!(is_scope_brace("namespace fmt { inline namespace v9 {"));
+        assert!(!is_scope_brace("inline int"));
         assert!(!is_scope_brace("{ 1, 2 }"));
         assert!(is_declaration_body("t get_##f() const { return f##_; }"));
         // Alternative configurations: the namespace braces win over nothing.

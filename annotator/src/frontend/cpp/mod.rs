@@ -46,7 +46,7 @@ impl Frontend for CppFrontend {
 pub fn parse_with_defines(path: &str, src: &str, defs: &defines::Defines) -> FileModel {
     let mut model = kit::guarded(Lang::Cpp, path, || {
         let mut all = defs.clone();
-        all.merge(&defines::Defines::of(src));
+        all.overlay(&defines::Defines::of(src));
         parse_configured(path, src, &all)
     });
     model.layout_uses = layout::layout_uses(src);

@@ -352,14 +352,16 @@ impl LayoutUse {
         Some(LayoutUse { line, kind, name })
     }
 
-    /// Whether this use names the type `n` (`n` itself, or `n::…` nested in it).
+    /// Whether this use names the type `n` (`n` itself, or `n::…` nested in it), or the
+    /// qualified name `n` by its last parts (`detail::T` written for `fmt::v9::detail::T`).
     pub fn names(&self, n: &str) -> bool {
+        let ident = |c: char| c.is_alphanumeric() || c == '_';
+        let head = self.name.split('<').next().unwrap_or("");
+        let tail = head.contains("::")
+            && n.strip_suffix(head)
+                .is_some_and(|outer| outer.ends_with("::"));
         !n.is_empty()
-            && self.name.starts_with(n)
-            && !self.name[n.len()..]
-                .chars()
-                .next()
-                .is_some_and(|c| c.is_alphanumeric() || c == '_')
+            && ((self.name.starts_with(n) && !self.name[n.len()..].starts_with(ident)) || tail)
     }
 }
 

@@ -26,21 +26,42 @@ declare -A ver=(
   [jsoup]=1.15.3-1 [libcommons-codec-java]=1.15-1 [libcommons-collections4-java]=4.2-1
   [junit4]=4.13.2-3 [tinyxml2]=9.0.0+dfsg-3.1 [libjsoncpp]=1.9.5-4 [yaml-cpp]=0.7.0+dfsg-8
   [snappy]=1.1.9-3 [leveldb]=1.23-4 [cppunit]=1.15.1-4 [pugixml]=1.13-0.2
+  [libcommons-lang3-java]=3.12.0-2+deb12u1 [libjackson2-core-java]=2.14.1-2~deb12u1
 )
+# Source packages (their .dsc and folder) not named after the binary package.
+declare -A folder=([libjackson2-core-java]=jackson-core)
+# What Maven would do before compiling, for the projects beyond the recipes (tried on
+# 2026-11-27; see README): tests needing jars Debian lacks (JUnit Pioneer, JMH) go, and
+# jackson-core's PackageVersion is generated from its template.
+prepare() {
+  local p=$1 d=$2
+  case $p in
+    libcommons-lang3-java)
+      grep -rlE 'junitpioneer|openjdk\.jmh' "$d/src/test/java" | xargs -r rm
+      rm -f "$d/src/test/java/org/apache/commons/lang3/time/FastDateFormat_PrinterTest.java" ;;
+    libjackson2-core-java)
+      local v=$d/src/main/java/com/fasterxml/jackson/core/json/PackageVersion
+      sed -e 's/@package@/com.fasterxml.jackson.core.json/; s/@projectversion@/2.14.1/' \
+        -e 's/@projectgroupid@/com.fasterxml.jackson.core/; s/@projectartifactid@/jackson-core/' \
+        "$v.java.in" > "$v.java"
+      rm -rf "$d/src/test/java/perf" "$d/src/test/java/com/fasterxml/jackson/failing" ;;
+  esac
+}
 pkgs=("$@"); [ ${#pkgs[@]} -gt 0 ] || pkgs=("${!ver[@]}")
 for p in "${pkgs[@]}"; do
   v=${ver[$p]:-}
   if [ -z "$v" ]; then
     v=$(grep -ho "apt-get source --download-only $p=[^ ]*" "$shared"/corpus/recipes/*.sh | head -1 | sed 's/.*=//')
   fi
-  dsc=$(ls "$C/src/${p}_"*.dsc 2>/dev/null | head -1 || true)
+  dsc=$(ls "$C/src/${folder[$p]:-$p}_"*.dsc 2>/dev/null | head -1 || true)
   if [ -z "$dsc" ]; then
     (cd "$C/src" && apt-get source -qq --download-only "$p=$v" >/dev/null)
-    dsc=$(ls "$C/src/${p}_"*.dsc | head -1)
+    dsc=$(ls "$C/src/${folder[$p]:-$p}_"*.dsc | head -1)
   fi
-  dir=$(ls -d "$C/w/$p"-*/ 2>/dev/null | head -1 || true)
+  dir=$(ls -d "$C/w/${folder[$p]:-$p}"-*/ 2>/dev/null | head -1 || true)
   if [ -z "$dir" ]; then
     (cd "$C/w" && dpkg-source -q -x "$dsc" >/dev/null 2>&1)
+    prepare "$p" "$(ls -d "$C/w/${folder[$p]:-$p}"-*/ | head -1)"
   fi
 done
 ls "$C/w"

@@ -5,7 +5,7 @@
 # `revy restore` gives the tree back byte for byte.
 #
 # Usage: tests/corpus/java.sh PROJECT MODE
-#   PROJECT: jsoup | commons-codec | commons-collections4 | junit4
+#   PROJECT: jsoup | commons-codec | commons-collections4 | junit4 | commons-lang3 | jackson-core
 #   MODE:    better | faster
 # Environment:
 #   REVY      the revy binary (default: target/release/revy of this repository)
@@ -74,6 +74,22 @@ case $project in
     TEST_JAVAC_CP=$J/hamcrest.jar
     RUN_CP=$J/hamcrest.jar
     RUNNER=junitcore
+    ;;
+  commons-lang3)
+    # Beyond the recipes: fetch.sh drops the tests needing JUnit Pioneer or JMH.
+    dir=libcommons-lang3-java-3.12.0
+    JAVAC_FLAGS=(--release 8 -nowarn -encoding UTF-8)
+    MAIN_CP=
+    TEST_JAVAC_CP=$J/jsr305.jar:$J/easymock.jar:$J/hamcrest.jar:$J/junit-platform-console-standalone.jar
+    RUN_CP=$J/jsr305.jar:$J/easymock.jar:$J/hamcrest.jar
+    ;;
+  jackson-core)
+    # Beyond the recipes: fetch.sh generates PackageVersion.java, drops perf/ and failing/.
+    dir=jackson-core-2.14.1
+    MAIN_RES=1
+    MAIN_CP=
+    TEST_JAVAC_CP=$J/junit4.jar:$J/hamcrest.jar:$J/junit-platform-console-standalone.jar
+    RUN_CP=$J/hamcrest.jar
     ;;
   *) echo "unknown project: $project" >&2; exit 2 ;;
 esac

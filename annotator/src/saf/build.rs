@@ -452,8 +452,10 @@ fn files_of(project: &Project, classes: &[SafClass]) -> Vec<SafFile> {
     let names_a_class = |u: &LayoutUse| {
         u.name.is_empty()
             || names.contains(u.name.as_str())
-            // `new (p) impl::T(…)` names T through a namespace the SAF does not spell
-            || u.kind == LayoutKind::PlacementNew && last_names.contains(&last(&u.name))
+            // `new (p) impl::T(…)`, `constexpr detail::T t{}`: T through namespaces the SAF
+            // spells longer (or not at all); the annotator matches them to qnames
+            || (u.kind == LayoutKind::PlacementNew || u.name.contains("::"))
+                && last_names.contains(&last(u.name.split('<').next().unwrap_or("")))
             || u.name
                 .match_indices(':')
                 .any(|(i, _)| names.contains(&u.name[..i]))

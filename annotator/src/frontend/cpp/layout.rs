@@ -185,6 +185,11 @@ mod tests {
         let u = LayoutUse::from_saf("1 offsetof Packet::Header").unwrap();
         assert!(u.names("Packet") && u.names("Packet::Header"));
         assert!(!u.names("Pack") && !u.names("Header") && !u.names(""));
+        // fmt's `constexpr detail::buffer_size buffer_size{}`: the class's qname is longer.
+        assert!(u.names("lib::v1::Packet::Header"));
+        assert!(!u.names("lib::MyPacket::Header"));
+        let c = LayoutUse::from_saf("3 constexpr detail::buffer_size").unwrap();
+        assert!(c.names("fmt::detail::buffer_size") && !c.names("buffer_size"));
     }
 
     #[test]

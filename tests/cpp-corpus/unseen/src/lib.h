@@ -68,6 +68,26 @@ private:
 
 LIB_NS_END
 
+// fmt's `constexpr detail::buffer_size buffer_size{}`: a literal type (no constexpr
+// constructor) named by its last qualifiers in a constexpr variable must stay literal.
+namespace outer {
+inline namespace v1 {
+namespace inner {
+struct Tag {
+    Tag() = default;
+    int value = 7;
+    int get() const { return value; }
+    Tag operator=(int v) const {
+        Tag t;
+        t.value = v;
+        return t;
+    }
+};
+}  // namespace inner
+constexpr inner::Tag tag{};
+}  // namespace v1
+}  // namespace outer
+
 LIB_EXPORT(int) lib_version();
 LIB_EXPORT(const char*) lib_name(int code);
 

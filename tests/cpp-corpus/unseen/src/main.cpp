@@ -198,7 +198,7 @@ int main() {
     g.bump();
     std::cout << "gauge " << g.get_level() << " " << lib::twice(g.get_level()) << "\n";
     std::cout << "checked " << g.checked(5) << " noted " << g.noted(2) << " table " << g.table()
-              << " version " << lib_name(lib_version()) << "\n";
+              << " version " << lib_name(lib_version()) << " tag " << outer::tag.get() << "\n";
     Sparse<int> sp;
     sp.set(1, 10);
     sp.set(2, 32);

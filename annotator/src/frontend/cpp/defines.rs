@@ -282,6 +282,13 @@ pub fn is_scope_brace(body: &str) -> bool {
 /// body, or declarations ending in `;`), not an expression or statement.
 pub fn is_declaration_body(body: &str) -> bool {
     let b = body.trim();
+    // `template <> struct Traits<type> { … }` (gflags' DEFINE_FLAG_TRAITS)
+    let opens = ["template", "struct", "class", "union"].iter().any(|s| {
+        b.starts_with(s) && !b[s.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
+    });
+    if opens && b.ends_with('}') {
+        return true;
+    }
     let stmt = ["do", "if", "for", "while", "switch", "return", "{"];
     if stmt
         .iter()

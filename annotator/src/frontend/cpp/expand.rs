@@ -21,8 +21,30 @@ pub struct Seg {
     generated: bool,
 }
 
+/// Where other macros expand: expression macros only where the plain parse failed, or
+/// everywhere (in text a macro wrote).
+#[derive(Clone, Copy)]
+pub enum Errors<'e> {
+    /// The byte ranges of the plain parse's syntax errors, sorted by start.
+    At(&'e [(usize, usize)]),
+    Everywhere,
+}
+
+impl Errors<'_> {
+    /// Whether `s..e` (an invocation) holds or touches an error.
+    fn near(self, s: usize, e: usize) -> bool {
+        match self {
+            Errors::Everywhere => true,
+            Errors::At(ranges) => {
+                let k = ranges.partition_point(|r| r.0 <= e);
+                ranges[..k].iter().rev().take(64).any(|r| r.1 >= s)
+            }
+        }
+    }
+}
+
 /// The expanded text and its segments (sorted), or `None` when nothing applies.
-pub fn expand(src: &str, defs: &Defines) -> Option<(String, Vec<Seg>)> {
+pub fn expand(src: &str, defs: &Defines, errors: Errors) -> Option<(String, Vec<Seg>)> {
     if defs.is_empty() {
         return None;
     }
@@ -54,7 +76,7 @@ pub fn expand(src: &str, defs: &Defines) -> Option<(String, Vec<Seg>)> {
                 i = raw_end(src, j);
                 continue;
             }
-            match invocation(src, i, j, defs) {
+            match invocation(src, i, j, defs, errors) {
                 Some((end, text, generated)) => {
                     out.push_str(&src[copied..i]);
                     let e0 = out.len();
@@ -96,7 +118,18 @@ fn fit(text: &str, orig: &str) -> String {
 }
 
 /// The invocation of a usable macro named `src[i..j]`: its end and replacement.
-fn invocation(src: &str, i: usize, j: usize, defs: &Defines) -> Option<(usize, String, bool)> {
+fn invocation(
+    src: &str,
+    i: usize,
+    j: usize,
+    defs: &Defines,
+    errors: Errors,
+) -> Option<(usize, String, bool)> {
+    // `"%" PRId32`: <cinttypes>' format macros are string literals (a system header the
+    // project's defines do not hold, or define per platform).
+    if is_format_macro(&src[i..j]) && defs.get(&src[i..j]).is_none() && errors.near(i, j) {
+        return Some((j, "\"d\"".into(), false));
+    }
     let d = defs.get(&src[i..j])?;
     match &d.params {
         None if is_specifiers(&d.body, defs, 0)
@@ -105,7 +138,11 @@ fn invocation(src: &str, i: usize, j: usize, defs: &Defines) -> Option<(usize, S
         {
             Some((j, nested(&d.body, defs, 0), false))
         }
-        None => None,
+        // Any other object-like macro (gflags' own `#define PRId32 "d"`), only where the
+        // plain parse fails on it.
+        None => errors
+            .near(i, j)
+            .then(|| (j, nested(&d.body, defs, 0), false)),
         Some(params) if is_declaration_body(&d.body) => {
             let (end, body) = call(src, j, params, &d.body)?;
             Some((end, nested(&body, defs, 0), true))
@@ -127,8 +164,33 @@ fn invocation(src: &str, i: usize, j: usize, defs: &Defines) -> Option<(usize, S
             (src.as_bytes().get(next) != Some(&b';'))
                 .then(|| (end, format!("{};", &src[i..end]), false))
         }
-        Some(_) => None,
+        // Any other (an expression, usually) where the plain parse fails on it: gflags'
+        // `VALUE_AS(bool)` (`*reinterpret_cast<bool*>(value_buffer_)`), a type as argument.
+        // Elsewhere a call-like invocation parses as a call.
+        Some(params) => {
+            let (end, body) = call(src, j, params, &d.body)?;
+            errors
+                .near(i, end)
+                .then(|| (end, nested(&body, defs, 0), false))
+        }
     }
+}
+
+/// `PRId32`, `PRIu64`, `SCNxMAX`, `PRIdPTR`, `PRIuFAST16`…: <cinttypes>' format macros.
+fn is_format_macro(name: &str) -> bool {
+    let Some(rest) = name
+        .strip_prefix("PRI")
+        .or_else(|| name.strip_prefix("SCN"))
+    else {
+        return false;
+    };
+    let mut c = rest.chars();
+    let conv = c.next().is_some_and(|x| "diouxX".contains(x));
+    let tail = c.as_str();
+    let tail = (tail.strip_prefix("LEAST"))
+        .or_else(|| tail.strip_prefix("FAST"))
+        .unwrap_or(tail);
+    conv && ["8", "16", "32", "64", "MAX", "PTR"].contains(&tail)
 }
 
 /// The invocation whose name ends at `j`: the end of its `(...)` and `body` with the
@@ -155,7 +217,7 @@ fn nested(text: &str, defs: &Defines, depth: usize) -> String {
     if depth > 4 {
         return text.to_string();
     }
-    match expand(text, defs) {
+    match expand(text, defs, Errors::Everywhere) {
         Some((t, _)) => nested(&t, defs, depth + 1),
         None => text.to_string(),
     }
@@ -485,6 +547,32 @@ mod tests {
         assert!(d
             .get("ID")
             .is_some_and(|x| !super::super::defines::is_type_wrapper(x, &d)));
+    }
+
+    /// gflags' macros: an expression macro given a type (`VALUE_AS(bool)`), one built on
+    /// it, a macro defining a template specialisation, `"%" PRId32` (system), `"%" I64`
+    /// (the project's) and `PRIu64` defined per platform. Expression macros
+    /// expand only where the plain parse fails: elsewhere a call parses as a call.
+    #[test]
+    fn expression_macros_expand_where_the_parse_fails() {
+        let src = "#include <cinttypes>\n#define VALUE_AS(type) *reinterpret_cast<type*>(buf_)\n#define SET_VALUE_AS(type, v) VALUE_AS(type) = (v)\n#define TRAITS(type, k) template <> struct Tr<type> { static const int kind = k; }\n#define MAX(a, b) ((a) > (b) ? (a) : (b))\ntemplate <class T> struct Tr;\nTRAITS(bool, 1);\nstruct F {\n  void* buf_;\n  bool get() const { return VALUE_AS(bool) ? MAX(1, 2) : 0; }\n  void set() { SET_VALUE_AS(bool, true); }\n  void show(char* s) const { sprintf(s, \"%\" PRId32, MAX(VALUE_AS(int), 0)); }\n  void wide(char* s) const { sprintf(s, \"%\" I64 \"%\" PRIu64, 1LL, 2ULL); }\n};\n#ifdef _WIN32\n#define PRIu64 \"I64u\"\n#else\n#define PRIu64 \"llu\"\n#endif\n#define I64 \"lld\"\n";
+        let m = super::super::parse_with_defines("f.cc", src, &Defines::of(src));
+        let errors: Vec<_> = (m.diagnostics.iter())
+            .filter(|d| d.severity == crate::model::Severity::Error)
+            .collect();
+        assert!(errors.is_empty(), "{errors:?}");
+        let f = m.classes.iter().find(|c| c.name == "F").unwrap();
+        for name in ["get", "set", "show", "wide"] {
+            let x = f.methods.iter().find(|x| x.name == name).unwrap();
+            assert_eq!(x.not_annotatable, None, "{name}");
+        }
+        let tr = m.classes.iter().find(|c| c.name.starts_with("Tr")).unwrap();
+        assert_eq!(
+            tr.not_annotatable.as_deref(),
+            Some("generated by macro TRAITS")
+        );
+        let plain = "#define MAX(a, b) ((a) > (b) ? (a) : (b))\nint f() { return MAX(1, 2); }\n";
+        assert!(super::expand(plain, &Defines::of(plain), super::Errors::At(&[])).is_none());
     }
 
     /// The statement macro without its `;` is read as a call with one; the declaration-like

@@ -218,6 +218,11 @@ fn line_start_macros(b: &[u8], root: Node, out: &mut Vec<(usize, usize)>) {
 fn trailing_macros(b: &[u8], root: Node, out: &mut Vec<(usize, usize)>) {
     let mut i = 0usize;
     while i < b.len() {
+        // Never in a comment (gflags' licence: `INTERRUPTION) HOWEVER CAUSED AND ON ANY`).
+        if b[i..].starts_with(b"//") || b[i..].starts_with(b"/*") {
+            i = skip_ws_comments(b, i);
+            continue;
+        }
         if !(b[i].is_ascii_uppercase() || b[i] == b'_') || (i > 0 && is_ident_byte(b[i - 1])) {
             i += 1;
             continue;
@@ -521,6 +526,13 @@ mod tests {
         ),
         // Inside a function body a macro line is left to the parser.
         ("void f() {\n  CHECK(x)\n  int y = 0;\n}\n", &[]),
+        // Nothing in a comment: gflags' licence (`DAMAGES (INCLUDING, …\n// …
+        // INTERRUPTION) HOWEVER`) was blanked across lines with their `//`, and the rest of
+        // the comment became code.
+        (
+            "// CONSEQUENTIAL DAMAGES (INCLUDING, BUT NOT\n// SERVICES) HOWEVER CAUSED AND ON ANY\nclass D {\n  int* imm_ GUARDED_BY(mu_);\n  int mu_;\n};\n",
+            &["GUARDED_BY(mu_)"],
+        ),
     ];
 
     fn blanked_texts(src: &str) -> Vec<String> {

@@ -118,7 +118,14 @@ fn parse_expanded(path: &str, src: &str, defs: &defines::Defines) -> (FileModel,
         Some((text, t)) => (text.as_str(), t.clone()),
         None => (src, tree),
     };
-    if let Some((text, segs)) = expand::expand(src, defs) {
+    // Each error reaches over the blanks after it: `"%" PRId32` errs on the `"%"`.
+    let mut errors = Vec::new();
+    let blank_after = |e: usize| e + src[e..].bytes().take_while(u8::is_ascii_whitespace).count();
+    kit::for_each_error(tree.root_node(), Nested::Report, |n| {
+        errors.push((n.start_byte(), blank_after(n.end_byte())))
+    });
+    errors.sort_unstable();
+    if let Some((text, segs)) = expand::expand(src, defs, expand::Errors::At(&errors)) {
         if let Some(t2) = kit::parse(Lang::Cpp, &text, None) {
             let count = |t: &tree_sitter::Tree| kit::count_errors(t.root_node(), Nested::Report);
             if count(&t2) <= count(&tree) {

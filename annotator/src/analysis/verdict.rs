@@ -73,72 +73,61 @@ pub(super) fn judge(
 /// Proposal or no-gain, and the sentence that says so.
 fn verdict(l: &Loaded, c: &Candidate, plan: &Plan, w: &whatif::WhatIf) -> (HintKind, String) {
     let s = w.predicted_speedup;
-    let pct = format!("{:.1} %", c.level * 100.0);
+    if s < PAYS {
+        return (HintKind::NoGain, no_gain(l, c, plan, w));
+    }
+    let caveat = if c.pool {
+        " — its calls write no state of their object (so say the sources), so they may run at once unless they share state elsewhere (globals, arguments)"
+    } else {
+        ""
+    };
     let h = |x: f64| whatif::human(x, l.tree.unit());
-    if s >= PAYS {
-        let caveat = if c.pool {
-            " — its calls write no state of their object (so say the sources), so they may run at once unless they share state elsewhere (globals, arguments)"
-        } else {
-            ""
+    let gain = format!(
+        "predicted {s:.2}× ({} → {} on {} core(s))",
+        h(w.baseline_time),
+        h(w.predicted_time),
+        w.cores
+    );
+    let (what, how) = (change(c, w), waits(l, plan));
+    (
+        HintKind::Proposal,
+        format!("{what}: {how} — {gain}{caveat}"),
+    )
+}
+
+/// Why a change does not pay: its callers wait, its calls would queue, its messages are too
+/// fine-grained for the handoff, or little of its work overlaps.
+fn no_gain(l: &Loaded, c: &Candidate, plan: &Plan, w: &whatif::WhatIf) -> String {
+    let s = w.predicted_speedup;
+    let pct = format!("{:.1} %", c.level * 100.0);
+    // Only a loss has a cause to name (the overlap scan walks the tree).
+    let queue = (s < 0.95 || (s < 1.0 && w.asynchronous_messages > 0))
+        .then(|| queued(l, c, plan, w))
+        .flatten();
+    let (active, loses) = if c.pool {
+        ("a pool for its calls", "on a pool its calls lose")
+    } else {
+        ("making it active", "as an active object it loses")
+    };
+    if w.asynchronous_messages == 0 && w.synchronous_messages > 0 {
+        let slower = match queue {
+            Some(q) => format!(", and {q}"),
+            None if s < 0.95 => ", and the handoffs make the run slower".into(),
+            None => String::new(),
         };
-        let gain = format!(
-            "predicted {s:.2}× ({} → {} on {} core(s))",
-            h(w.baseline_time),
-            h(w.predicted_time),
-            w.cores
-        );
-        let (what, how) = (change(c, w), waits(l, plan));
-        (
-            HintKind::Proposal,
-            format!("{what}: {how} — {gain}{caveat}"),
-        )
-    } else if w.asynchronous_messages == 0 && w.synchronous_messages > 0 {
-        let slower = match queued(l, c, plan, w) {
-            Some(q) if s < 0.95 => format!(", and {q}"),
-            _ if s < 0.95 => ", and the handoffs make the run slower".into(),
-            _ => String::new(),
-        };
-        (
-            HintKind::NoGain,
-            format!(
-                "{} is {pct} of the run but every caller waits for its result: {} gains nothing{slower} ({s:.2}×)",
-                c.subject,
-                if c.pool { "a pool for its calls" } else { "making it active" },
-            ),
-        )
-    } else if let (true, Some(q)) = (s < 1.0, queued(l, c, plan, w)) {
-        let what = if c.pool {
-            "on a pool its calls lose"
-        } else {
-            "as an active object it loses"
-        };
-        (
-            HintKind::NoGain,
-            format!(
-                "{} is {pct} of the run, but {what}: {q} ({s:.2}×)",
-                c.subject
-            ),
+        let who = &c.subject;
+        format!("{who} is {pct} of the run but every caller waits for its result: {active} gains nothing{slower} ({s:.2}×)")
+    } else if let Some(q) = queue {
+        format!(
+            "{} is {pct} of the run, but {loses}: {q} ({s:.2}×)",
+            c.subject
         )
     } else if s < 1.0 {
-        let what = if c.pool {
-            "on a pool its calls lose"
-        } else {
-            "as an active object it loses"
-        };
-        (
-            HintKind::NoGain,
-            format!("{} is {pct} of the run, but {what}: its {} messages are too fine-grained for a handoff of {} ({s:.2}×)", c.subject, w.asynchronous_messages + w.synchronous_messages, h(w.handoff)),
-        )
+        let n = w.asynchronous_messages + w.synchronous_messages;
+        let handoff = whatif::human(w.handoff, l.tree.unit());
+        format!("{} is {pct} of the run, but {loses}: its {n} messages are too fine-grained for a handoff of {handoff} ({s:.2}×)", c.subject)
     } else {
-        let what = if c.pool {
-            "a pool for its calls"
-        } else {
-            "making it active"
-        };
-        (
-            HintKind::NoGain,
-            format!("{} is {pct} of the run, but {what} gains only {s:.2}× (little of its work overlaps its callers')", c.subject),
-        )
+        format!("{} is {pct} of the run, but {active} gains only {s:.2}× (little of its work overlaps its callers')", c.subject)
     }
 }
 

@@ -95,6 +95,19 @@ impl Defines {
                     self.map.insert(name, Some(def));
                 }
             }
+            // `#ifdef FMT_DOC / #define FMT_ENABLE_IF(...) / #else / #define
+            // FMT_ENABLE_IF(...) enable_if_t<(__VA_ARGS__), int> = 0`: a documentation or
+            // disabled reading against the real one; the real one is kept (it expands only
+            // where the parse fails anyway, or reads as a declaration either way).
+            Some(Some(old))
+                if old.params.is_some()
+                    && old.params == def.params
+                    && (old.body.is_empty() || def.body.is_empty()) =>
+            {
+                if old.body.is_empty() {
+                    self.map.insert(name, Some(def));
+                }
+            }
             Some(None) => {}
             Some(Some(_)) => {
                 self.map.insert(name, None);

@@ -206,10 +206,35 @@ fn call(src: &str, j: usize, params: &[String], body: &str) -> Option<(usize, St
     }
     let end = match_parens(b, k)?;
     let args = split_args(&src[k + 1..end - 1]);
-    if args.len() != params.len() && !(params.is_empty() && args == [""]) {
+    let (names, args) = bind(params, args)?;
+    Some((end, substitute(body, &names, &args)))
+}
+
+/// Parameter names and their arguments; a variadic macro's last parameter (`...`, named
+/// `__VA_ARGS__` in the body, or GNU's `args...`) takes the remaining arguments, commas and
+/// all (fmt's `FMT_ENABLE_IF(...)`). `None` when the count does not fit.
+fn bind(params: &[String], mut args: Vec<String>) -> Option<(Vec<String>, Vec<String>)> {
+    let Some(last) = params.last().filter(|p| p.ends_with("...")) else {
+        if args.len() != params.len() && !(params.is_empty() && args == [""]) {
+            return None;
+        }
+        return Some((params.to_vec(), args));
+    };
+    let fixed = params.len() - 1;
+    if args == [""] && fixed == 0 {
+        args.clear();
+    }
+    if args.len() < fixed {
         return None;
     }
-    Some((end, substitute(body, params, &args)))
+    let rest = args.split_off(fixed).join(", ");
+    args.push(rest);
+    let mut names = params[..fixed].to_vec();
+    names.push(match last.trim_end_matches("...").trim() {
+        "" => "__VA_ARGS__".to_string(),
+        named => named.to_string(),
+    });
+    Some((names, args))
 }
 
 /// Expands specifier macros inside a replacement (bounded depth).
@@ -547,6 +572,20 @@ mod tests {
         assert!(d
             .get("ID")
             .is_some_and(|x| !super::super::defines::is_type_wrapper(x, &d)));
+        // fmt: a documentation reading (empty) against the real one, and a variadic macro.
+        let d = Defines::of(
+            "#ifdef FMT_DOC\n#define ENABLE_IF(...)\n#else\n#define ENABLE_IF(...) enable_if_t<(__VA_ARGS__), int> = 0\n#endif\n",
+        );
+        let real = "enable_if_t<(__VA_ARGS__), int> = 0";
+        assert_eq!(d.get("ENABLE_IF").unwrap().body, real);
+        let src = "template <typename T, ENABLE_IF(is_same<T, int>::value)>\nstruct S { int f() { return 1; } };\n";
+        let m = super::super::parse_with_defines("s.h", src, &d);
+        assert!(m.diagnostics.is_empty(), "{:?}", m.diagnostics);
+        let params = ["f".to_string(), "...".to_string()];
+        let args = ["a", "b", "c"].map(String::from).to_vec();
+        let (names, args) = super::bind(&params, args).unwrap();
+        assert_eq!(names, ["f", "__VA_ARGS__"]);
+        assert_eq!(args, ["a", "b, c"]);
     }
 
     /// gflags' macros: an expression macro given a type (`VALUE_AS(bool)`), one built on

@@ -19,8 +19,13 @@ class Lexer { int next() { return 0; } }
 ";
 
 fn msg(cls: &str, oid: u64, mth: &str, sgn: &str, t0: u64, t1: u64) -> String {
+    msg_on(1, cls, oid, mth, sgn, t0, t1)
+}
+
+/// [`msg`] on thread `tid`.
+fn msg_on(tid: u32, cls: &str, oid: u64, mth: &str, sgn: &str, t0: u64, t1: u64) -> String {
     format!(
-        "<Msg cls={cls} oid={oid} mth={mth} sgn={sgn} size=4 tid=1 t={t0}>\n</Msg cls={cls} oid={oid} mth={mth} sgn={sgn} tid=1 t={t1}>\n"
+        "<Msg cls={cls} oid={oid} mth={mth} sgn={sgn} size=4 tid={tid} t={t0}>\n</Msg cls={cls} oid={oid} mth={mth} sgn={sgn} tid={tid} t={t1}>\n"
     )
 }
 
@@ -834,20 +839,15 @@ fn a_method_pool_that_gains_nothing_is_not_called_an_active_object() {
 fn project_with_concurrent_callers() -> (tempfile::TempDir, PathBuf) {
     let (dir, _) = project();
     let d = dir.path();
-    let call = |cls: &str, oid: u64, mth: &str, sgn: &str, tid: u32, t0: u64, t1: u64| {
-        format!(
-            "<Msg cls={cls} oid={oid} mth={mth} sgn={sgn} size=4 tid={tid} t={t0}>\n</Msg cls={cls} oid={oid} mth={mth} sgn={sgn} tid={tid} t={t1}>\n"
-        )
-    };
     let mut t = String::from("##### revy-trace 1 unit=ns lang=java pid=1\n");
     for tid in [1, 2] {
         t += &format!("<Msg cls=Main oid=0 mth=main sgn=!String^1! size=8 tid={tid} t=0>\n");
     }
     for tid in [1, 2] {
-        t += &call("Lexer", 3, "next", "!!", tid, 10, 410);
+        t += &msg_on(tid, "Lexer", 3, "next", "!!", 10, 410);
     }
     for tid in [1, 2] {
-        t += &call("Worker", 1, "run", "!int^0!", tid, 420, 820);
+        t += &msg_on(tid, "Worker", 1, "run", "!int^0!", 420, 820);
     }
     for tid in [1, 2] {
         t += &format!("</Msg cls=Main oid=0 mth=main sgn=!String^1! tid={tid} t=830>\n");

@@ -16,9 +16,8 @@ fn received(l: &Loaded, plan: &Plan) -> (Vec<String>, Vec<String>) {
     let mut seen = FxHashSet::default();
     let (mut void, mut value) = (Vec::new(), Vec::new());
     for n in &t.nodes {
-        let hit = n.method != whatif::tree::NONE
-            && n.merged == 0
-            && (plan.instances.contains(&n.receiver) || plan.methods.contains(&n.method));
+        let hit =
+            n.method != whatif::tree::NONE && n.merged == 0 && plan.takes(n.method, n.receiver);
         if hit && seen.insert(n.method) {
             let m = &t.methods[n.method as usize];
             let name = format!("`{}`", m.name);
@@ -160,8 +159,7 @@ fn overlap(l: &Loaded, plan: &Plan) -> (usize, usize) {
     let t = &l.tree;
     let hit = |i: u32| {
         let n = &t.nodes[i as usize];
-        n.method != whatif::tree::NONE
-            && (plan.instances.contains(&n.receiver) || plan.methods.contains(&n.method))
+        n.method != whatif::tree::NONE && plan.takes(n.method, n.receiver)
     };
     let outermost = |i: u32| {
         let mut p = t.nodes[i as usize].parent;

@@ -24,6 +24,11 @@ impl Plan {
     pub fn is_empty(&self) -> bool {
         self.instances.is_empty() && self.methods.is_empty()
     }
+
+    /// Whether a message of `method` to `receiver` becomes active under this plan.
+    pub fn takes(&self, method: u32, receiver: u32) -> bool {
+        self.instances.contains(&receiver) || self.methods.contains(&method)
+    }
 }
 
 fn simple(name: &str) -> &str {

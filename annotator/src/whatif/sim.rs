@@ -272,9 +272,7 @@ fn subtree_marks(t: &Tree, plan: &Plan) -> (Vec<bool>, Vec<f64>) {
             let f = fault_sub[i];
             fault_sub[n.parent as usize] += f;
         }
-        has_active[i] |= n.method != NONE
-            && n.merged == 0
-            && (plan.instances.contains(&n.receiver) || plan.methods.contains(&n.method));
+        has_active[i] |= n.method != NONE && n.merged == 0 && plan.takes(n.method, n.receiver);
         if has_active[i] && n.parent != NONE {
             has_active[n.parent as usize] = true;
         }

@@ -462,6 +462,13 @@ mod tests {
         super::super::parse_with_defines(path, src, &Defines::of(LIB_H))
     }
 
+    fn assert_no_errors(m: &FileModel) {
+        let errors: Vec<_> = (m.diagnostics.iter())
+            .filter(|d| d.severity == crate::model::Severity::Error)
+            .collect();
+        assert!(errors.is_empty(), "{errors:?}");
+    }
+
     /// fmt's macros whose expansion is longer than their name (`FMT_INLINE`): the default
     /// member initialisers' spans stayed in the expanded text's offsets, so the
     /// annotator's zeroing of the tag before `f(1)` landed inside the next constructor's
@@ -596,10 +603,7 @@ mod tests {
     fn expression_macros_expand_where_the_parse_fails() {
         let src = "#include <cinttypes>\n#define VALUE_AS(type) *reinterpret_cast<type*>(buf_)\n#define SET_VALUE_AS(type, v) VALUE_AS(type) = (v)\n#define TRAITS(type, k) template <> struct Tr<type> { static const int kind = k; }\n#define MAX(a, b) ((a) > (b) ? (a) : (b))\ntemplate <class T> struct Tr;\nTRAITS(bool, 1);\nstruct F {\n  void* buf_;\n  bool get() const { return VALUE_AS(bool) ? MAX(1, 2) : 0; }\n  void set() { SET_VALUE_AS(bool, true); }\n  void show(char* s) const { sprintf(s, \"%\" PRId32, MAX(VALUE_AS(int), 0)); }\n  void wide(char* s) const { sprintf(s, \"%\" I64 \"%\" PRIu64, 1LL, 2ULL); }\n};\n#ifdef _WIN32\n#define PRIu64 \"I64u\"\n#else\n#define PRIu64 \"llu\"\n#endif\n#define I64 \"lld\"\n";
         let m = super::super::parse_with_defines("f.cc", src, &Defines::of(src));
-        let errors: Vec<_> = (m.diagnostics.iter())
-            .filter(|d| d.severity == crate::model::Severity::Error)
-            .collect();
-        assert!(errors.is_empty(), "{errors:?}");
+        assert_no_errors(&m);
         let f = m.classes.iter().find(|c| c.name == "F").unwrap();
         for name in ["get", "set", "show", "wide"] {
             let x = f.methods.iter().find(|x| x.name == name).unwrap();
@@ -620,10 +624,7 @@ mod tests {
     fn statement_macros_and_quoted_arguments_expand() {
         let src = "#define CHECK(c) if (!(c)) { abort(); }\n#define NOTE(m, n) k += f(m) + n;\nstruct S { int k = 0; int g(int x) {\n  CHECK(x > 0)\n  NOTE(\"(k\", 1'000)\n  return k;\n} };\n";
         let m = super::super::parse_with_defines("s.h", src, &Defines::of(src));
-        let errors: Vec<_> = (m.diagnostics.iter())
-            .filter(|d| d.severity == crate::model::Severity::Error)
-            .collect();
-        assert!(errors.is_empty(), "{errors:?}");
+        assert_no_errors(&m);
         let g = m.classes[0].methods.iter().find(|x| x.name == "g").unwrap();
         assert_eq!(g.not_annotatable, None);
         assert!(src[g.body.unwrap().start..].starts_with("{\n  CHECK"));

@@ -5,6 +5,7 @@
 //! with balanced start/end per thread, and `revy restore` must give back every byte.
 
 mod common;
+use common::gate::Tool;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -68,16 +69,13 @@ fn sh(dir: &Path, cmd: &str, envs: &[(&str, &str)]) -> Ran {
     }
 }
 
-fn revy(dir: &Path, args: &[&str]) -> Ran {
-    let out = Command::new(env!("CARGO_BIN_EXE_revy"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    Ran {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+impl From<std::process::Output> for Ran {
+    fn from(out: std::process::Output) -> Ran {
+        Ran {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
     }
 }
 
@@ -174,7 +172,7 @@ fn round_trip(project: &Path, mode: &str) -> Outcome {
     assert_eq!(b0.code, 0, "{what}: original build failed:\n{}", b0.stderr);
     let r0 = sh(dir, &m.run, &[]);
 
-    let p = revy(dir, &["parse"]);
+    let p = Ran::from(common::revy_in(dir, &["parse"]));
     assert!(p.code <= 1, "{what}: parse: {}{}", p.stdout, p.stderr);
     let parse_problems = if p.code == 0 {
         String::new()
@@ -197,7 +195,7 @@ fn round_trip(project: &Path, mode: &str) -> Outcome {
             "{what}: {rel}: unapply does not give the original"
         );
     }
-    let a = revy(dir, &["annotate", &format!("--{mode}")]);
+    let a = Ran::from(common::revy_in(dir, &["annotate", &format!("--{mode}")]));
     assert!(a.code <= 1, "{what}: annotate: {}{}", a.stdout, a.stderr);
     let annotate_out = format!("{}{}", a.stdout, a.stderr);
 
@@ -240,7 +238,7 @@ fn round_trip(project: &Path, mode: &str) -> Outcome {
     );
     std::fs::remove_file(&trace_path).unwrap();
 
-    let rs = revy(dir, &["restore"]);
+    let rs = Ran::from(common::revy_in(dir, &["restore"]));
     assert_eq!(rs.code, 0, "{what}: restore: {}{}", rs.stdout, rs.stderr);
     let restored = snapshot(dir);
     assert_eq!(
@@ -268,6 +266,9 @@ fn method_id(t: &Trace, name: &str) -> u64 {
 
 #[test]
 fn account_cpp_in_both_modes() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
     for mode in ["better", "faster"] {
         let o = round_trip(&repo().join("projects/account-cpp"), mode);
         let t = &o.trace;
@@ -321,6 +322,9 @@ fn account_cpp_in_both_modes() {
 
 #[test]
 fn cpp_corpus_in_both_modes() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
     let corpus = repo().join("tests/cpp-corpus");
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&corpus)
         .unwrap()
@@ -624,6 +628,9 @@ fn build_runtime_program(dir: &Path, max_size: u64) -> PathBuf {
 /// may build with, with and without exceptions and RTTI, and the program runs the same.
 #[test]
 fn runtime_compiles_under_cxx11_to_cxx20() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     build_runtime_program(dir, 1 << 30);
@@ -652,6 +659,9 @@ fn runtime_compiles_under_cxx11_to_cxx20() {
 
 #[test]
 fn runtime_threads_limits_crashes_and_file_names() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     build_runtime_program(dir, 1 << 30);

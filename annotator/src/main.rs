@@ -145,17 +145,18 @@ struct ReplayArgs {
 impl ReplayArgs {
     /// Analysis options with this machine model (the rest default).
     /// The analysis options; `manifest`'s SAF is used when none is beside the trace.
-    fn options(&self, manifest: &Path) -> Result<revy::analysis::Options> {
+    fn options(&self, manifest: &Path) -> Result<revy::analyse::analysis::Options> {
         if self.cores == Some(0) {
             return Err(Error::input("--cores must be at least 1"));
         }
         let ns = |opt: &str, d: &Option<String>| {
             let parse = |d: &str| {
-                revy::whatif::parse_duration_ns(d).map_err(|e| Error::input(format!("--{opt} {e}")))
+                revy::analyse::whatif::parse_duration_ns(d)
+                    .map_err(|e| Error::input(format!("--{opt} {e}")))
             };
             d.as_deref().map(parse).transpose()
         };
-        Ok(revy::analysis::Options {
+        Ok(revy::analyse::analysis::Options {
             compensate: !self.no_compensate,
             cores: self.cores,
             handoff_ns: ns("handoff", &self.handoff)?,
@@ -278,7 +279,7 @@ struct EstimateArgs {
 }
 
 fn cmd_estimate(manifest: &Path, args: EstimateArgs) -> Result<()> {
-    use revy::estimate as est;
+    use revy::analyse::estimate as est;
     let traces = if args.traces.is_empty() {
         vec![trace_or_newest(manifest, Vec::new())?]
     } else {
@@ -286,11 +287,11 @@ fn cmd_estimate(manifest: &Path, args: EstimateArgs) -> Result<()> {
     };
     // The manifest's `[trace]` rule when there is a manifest (its errors are reported).
     let rule = if manifest.exists() {
-        revy::manifest::Manifest::load(manifest)?
+        revy::instrument::manifest::Manifest::load(manifest)?
             .trace_throttle
             .unwrap_or_default()
     } else {
-        revy::manifest::Throttle::default()
+        revy::instrument::manifest::Throttle::default()
     };
     let opts = est::Options {
         scale: args.scale,
@@ -334,7 +335,7 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Profile(args) => cmd_profile(&cli.manifest, args),
         Command::Trace {
             command: TraceCommand::Print { files },
-        } => cmd_trace_print(&revy::trace::multi::join(&files)?),
+        } => cmd_trace_print(&revy::analyse::trace::multi::join(&files)?),
         Command::Analyze(args) => cmd_analyze(&cli.manifest, args),
         Command::Whatif(args) => cmd_whatif(&cli.manifest, args),
         Command::Report(args) => cmd_report(&cli.manifest, args),
@@ -347,9 +348,9 @@ fn dispatch(cli: Cli) -> Result<()> {
 /// (`*.rvt`, `*.dtf`) in the manifest's trace folder.
 fn trace_or_newest(manifest: &Path, traces: Vec<PathBuf>) -> Result<PathBuf> {
     if !traces.is_empty() {
-        return revy::trace::multi::join(&traces);
+        return revy::analyse::trace::multi::join(&traces);
     }
-    let m = revy::manifest::Manifest::load(manifest)?;
+    let m = revy::instrument::manifest::Manifest::load(manifest)?;
     let dir = m.trace_dir();
     let newest = std::fs::read_dir(&dir)
         .ok()
@@ -359,7 +360,8 @@ fn trace_or_newest(manifest: &Path, traces: Vec<PathBuf>) -> Result<PathBuf> {
         .filter_map(|e| {
             let md = e.metadata().ok()?;
             let p = e.path();
-            (md.is_file() && revy::trace::is_trace_file(&p)).then(|| (md.modified().ok(), p))
+            (md.is_file() && revy::analyse::trace::is_trace_file(&p))
+                .then(|| (md.modified().ok(), p))
         })
         .max();
     newest.map(|(_, p)| p).ok_or_else(|| {
@@ -373,7 +375,7 @@ fn trace_or_newest(manifest: &Path, traces: Vec<PathBuf>) -> Result<PathBuf> {
 fn cmd_trace_print(file: &Path) -> Result<()> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    let status = match revy::trace::print_as_text(file, &mut out) {
+    let status = match revy::analyse::trace::print_as_text(file, &mut out) {
         // A closed pipe (`| head`) is the reader's choice, not an error.
         Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::BrokenPipe => {
             return Ok(())
@@ -392,17 +394,17 @@ fn cmd_analyze(manifest: &Path, args: AnalyzeArgs) -> Result<()> {
             "--threshold is a share of the total between 0 and 1 (e.g. 0.1)",
         ));
     }
-    let opts = revy::analysis::Options {
+    let opts = revy::analyse::analysis::Options {
         detail_cap: args.detail_cap,
         threshold_level: args.threshold,
         threshold_time: args.min_time,
         proposals: !args.no_proposals,
         ..args.replay.options(manifest)?
     };
-    let mut a = revy::analysis::analyze_path_with(&path, &opts, &mut progress())?;
+    let mut a = revy::analyse::analysis::analyze_path_with(&path, &opts, &mut progress())?;
     clear_progress();
     match args.format {
-        OutputFormat::Text => stdout_quiet(&revy::analysis::render::text(&a, args.top))?,
+        OutputFormat::Text => stdout_quiet(&revy::analyse::analysis::render::text(&a, args.top))?,
         OutputFormat::Json => {
             // Past --detail-cap rows, the most active instances and edges (a whole run's
             // 17 M instances were 9 GB of JSON); streamed as it is serialised.
@@ -445,29 +447,29 @@ fn stdout_quiet(text: &str) -> Result<()> {
 /// trace header's (`header_handoff`, the profiled machine's), else this machine's; returns
 /// it with where the handoff came from.
 fn machine(
-    unit: revy::trace::Unit,
+    unit: revy::analyse::trace::Unit,
     header_handoff: Option<f64>,
     cores: Option<usize>,
     handoff: Option<&str>,
     enqueue: Option<&str>,
     latency: Option<&str>,
     bandwidth: Option<&str>,
-) -> Result<(revy::whatif::Params, &'static str)> {
-    use revy::whatif::{ns_to, parse_bandwidth, parse_duration_ns};
+) -> Result<(revy::analyse::whatif::Params, &'static str)> {
+    use revy::analyse::whatif::{ns_to, parse_bandwidth, parse_duration_ns};
     let cores = match cores {
         Some(0) => return Err(Error::input("--cores must be at least 1")),
         Some(n) => n,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
     let given = handoff.map(parse_duration_ns).transpose()?;
-    let (handoff_ns, source) = revy::whatif::handoff_for(given, header_handoff);
+    let (handoff_ns, source) = revy::analyse::whatif::handoff_for(given, header_handoff);
     let enqueue_ns = match enqueue {
         Some(e) => parse_duration_ns(e)?,
-        None => revy::whatif::measure_enqueue_ns().min(handoff_ns),
+        None => revy::analyse::whatif::measure_enqueue_ns().min(handoff_ns),
     };
     let latency = latency.map(parse_duration_ns).transpose()?.unwrap_or(0.0);
     let bandwidth = bandwidth.map(parse_bandwidth).transpose()?;
-    let params = revy::whatif::Params {
+    let params = revy::analyse::whatif::Params {
         cores,
         handoff: ns_to(unit, handoff_ns),
         enqueue: ns_to(unit, enqueue_ns),
@@ -481,7 +483,7 @@ fn machine(
 /// The machine model's arguments parsed once before the trace is read ([`machine`] does it
 /// again with the trace's unit and handoff).
 fn check_machine(args: &WhatifArgs) -> Result<()> {
-    use revy::whatif::{parse_bandwidth, parse_duration_ns};
+    use revy::analyse::whatif::{parse_bandwidth, parse_duration_ns};
     // Cores, handoff and enqueue as `analyze` checks them.
     args.replay.options(Path::new(""))?;
     let named = |opt: &str, e: Error| Error::input(format!("--{opt} {e}"));
@@ -497,16 +499,16 @@ fn check_machine(args: &WhatifArgs) -> Result<()> {
 fn cmd_whatif(manifest: &Path, args: WhatifArgs) -> Result<()> {
     // Every argument is checked before the trace is read: a whole run's walks take seconds.
     for p in &args.active {
-        revy::whatif::plan::parse_pattern(p)?;
+        revy::analyse::whatif::plan::parse_pattern(p)?;
     }
     check_machine(&args)?;
     let traces = vec![trace_or_newest(manifest, args.traces)?];
-    let (loaded, plan) = revy::whatif::load_for(
+    let (loaded, plan) = revy::analyse::whatif::load_for(
         &traces,
         !args.replay.no_compensate,
         Some(manifest),
         &args.active,
-        revy::analysis::Options::default().max_replay_messages,
+        revy::analyse::analysis::Options::default().max_replay_messages,
     )?;
     let (params, source) = machine(
         loaded.tree.unit(),
@@ -517,10 +519,10 @@ fn cmd_whatif(manifest: &Path, args: WhatifArgs) -> Result<()> {
         args.latency.as_deref(),
         args.bandwidth.as_deref(),
     )?;
-    let mut w = revy::whatif::predict(&loaded, &plan, &params, &args.active);
+    let mut w = revy::analyse::whatif::predict(&loaded, &plan, &params, &args.active);
     w.handoff_source = source;
     match args.format {
-        OutputFormat::Text => stdout_quiet(&revy::whatif::render_text(&w))?,
+        OutputFormat::Text => stdout_quiet(&revy::analyse::whatif::render_text(&w))?,
         OutputFormat::Json => {
             let json = serde_json::to_string_pretty(&w).map_err(|e| Error::input(e.to_string()))?;
             stdout_quiet(&format!("{json}\n"))?;
@@ -537,12 +539,17 @@ fn cmd_report(manifest: &Path, args: ReportArgs) -> Result<()> {
             "--threshold is a share of the total between 0 and 1 (e.g. 0.1)",
         ));
     }
-    let opts = revy::analysis::Options {
+    let opts = revy::analyse::analysis::Options {
         threshold_level: args.threshold,
         threshold_time: args.min_time,
         ..args.replay.options(manifest)?
     };
-    let w = revy::report::write_compared(&path, args.baseline.as_deref(), &args.output, &opts)?;
+    let w = revy::analyse::report::write_compared(
+        &path,
+        args.baseline.as_deref(),
+        &args.output,
+        &opts,
+    )?;
     print_warnings(&w.warnings);
     println!(
         "wrote {} ({} instances, {} messages; {:.1} KiB in {:.2}s)",
@@ -557,19 +564,20 @@ fn cmd_report(manifest: &Path, args: ReportArgs) -> Result<()> {
 
 fn cmd_profile(manifest: &Path, args: ProfileArgs) -> Result<()> {
     let mode = if args.better {
-        Some(revy::manifest::Mode::Better)
+        Some(revy::instrument::manifest::Mode::Better)
     } else if args.faster {
-        Some(revy::manifest::Mode::Faster)
+        Some(revy::instrument::manifest::Mode::Faster)
     } else {
         None
     };
-    let report = revy::profile::profile(manifest, mode, args.output.as_deref(), &mut print_step)?;
+    let report =
+        revy::run::profile::profile(manifest, mode, args.output.as_deref(), &mut print_step)?;
     profile_outcome(report)
 }
 
 /// What `revy profile` says after each step, as the single commands would.
-fn print_step(step: revy::profile::Step) {
-    use revy::profile::Step;
+fn print_step(step: revy::run::profile::Step) {
+    use revy::run::profile::Step;
     match step {
         Step::Parsed(p) => {
             print_diagnostics(p);
@@ -598,8 +606,8 @@ fn print_step(step: revy::profile::Step) {
 }
 
 /// The run's and report's outcome of `revy profile`, or why there is none.
-fn profile_outcome(report: revy::profile::ProfileReport) -> Result<()> {
-    use revy::profile::ProfileReport;
+fn profile_outcome(report: revy::run::profile::ProfileReport) -> Result<()> {
+    use revy::run::profile::ProfileReport;
     match report {
         ProfileReport::Interrupted(sig) => Err(Error::Interrupted(sig)),
         ProfileReport::RunFailed(e) => Err(Error::Problems(format!("{e}\nrevy: sources restored"))),
@@ -654,7 +662,7 @@ fn cmd_export(manifest: &Path, args: ExportArgs) -> Result<()> {
     }
     let path = trace_or_newest(manifest, args.traces)?;
     if let Some(dir) = &args.parquet {
-        let (files, warnings) = revy::export::parquet::export(&path, dir)?;
+        let (files, warnings) = revy::analyse::export::parquet::export(&path, dir)?;
         print_warnings(&warnings);
         eprintln!(
             "revy: wrote {} Parquet tables to {}",
@@ -669,20 +677,20 @@ fn cmd_export(manifest: &Path, args: ExportArgs) -> Result<()> {
             return Ok(());
         }
     }
-    let targets = revy::export::Targets {
+    let targets = revy::analyse::export::Targets {
         chrome: args.chrome,
         perfetto: args.perfetto,
         dot: args.dot,
         folded: args.folded,
         by_instance: args.by_instance,
-        filter: revy::export::Filter {
+        filter: revy::analyse::export::Filter {
             min_time: args.min_time,
             from: args.from,
             to: args.to,
             top: args.top,
         },
     };
-    let done = revy::export::export(&path, &targets)?;
+    let done = revy::analyse::export::export(&path, &targets)?;
     print_warnings(&done.warnings);
     for (what, file) in &done.written {
         eprintln!("revy: wrote {what} to {}", file.display());
@@ -712,7 +720,7 @@ fn clear_progress() {
 }
 
 fn cmd_init(dir: &std::path::Path, force: bool) -> Result<()> {
-    let s = revy::init::init(dir, force)?;
+    let s = revy::instrument::init::init(dir, force)?;
     let counts: Vec<String> = s
         .files
         .iter()
@@ -727,8 +735,8 @@ fn cmd_init(dir: &std::path::Path, force: bool) -> Result<()> {
 }
 
 fn cmd_parse(manifest: &std::path::Path) -> Result<()> {
-    let m = revy::manifest::Manifest::load(manifest)?;
-    let p = revy::stages::parse(&m)?;
+    let m = revy::instrument::manifest::Manifest::load(manifest)?;
+    let p = revy::instrument::stages::parse(&m)?;
     print_diagnostics(&p);
     println!(
         "parsed {} files: {} classes ({} selected), {} methods ({} selected and instrumentable) in {:.2}s",
@@ -744,15 +752,15 @@ fn cmd_parse(manifest: &std::path::Path) -> Result<()> {
 }
 
 fn cmd_annotate(manifest: &std::path::Path, a: AnnotateArgs) -> Result<()> {
-    let m = revy::manifest::Manifest::load(manifest)?;
+    let m = revy::instrument::manifest::Manifest::load(manifest)?;
     let mode = if a.better {
-        revy::manifest::Mode::Better
+        revy::instrument::manifest::Mode::Better
     } else if a.faster {
-        revy::manifest::Mode::Faster
+        revy::instrument::manifest::Mode::Faster
     } else {
         m.mode
     };
-    let report = revy::stages::annotate(&m, mode, a.verify).1?;
+    let report = revy::instrument::stages::annotate(&m, mode, a.verify).1?;
     let s = &report.summary;
     print_withdrawn(&report.withdrawn);
     if let Some(n) = report.verified_builds {
@@ -779,7 +787,7 @@ fn cmd_annotate(manifest: &std::path::Path, a: AnnotateArgs) -> Result<()> {
 }
 
 /// `withdrawn: path:line: Class::method — how (compiler: first line)`, one per declaration.
-fn print_withdrawn(w: &[revy::verify::Withdrawal]) {
+fn print_withdrawn(w: &[revy::instrument::verify::Withdrawal]) {
     for x in w {
         eprintln!(
             "withdrawn: {} — {} (compiler: {})",
@@ -788,13 +796,13 @@ fn print_withdrawn(w: &[revy::verify::Withdrawal]) {
     }
 }
 
-fn print_diagnostics(p: &revy::stages::ParseReport) {
+fn print_diagnostics(p: &revy::instrument::stages::ParseReport) {
     for d in &p.diagnostics {
         eprintln!("{d}");
     }
 }
 
-fn print_skipped(s: &revy::annotate::Summary) {
+fn print_skipped(s: &revy::instrument::annotate::Summary) {
     for k in &s.skipped {
         eprintln!("skipped: {k}");
     }
@@ -807,7 +815,7 @@ fn print_warnings(warnings: &[String]) {
 }
 
 /// `kept` is the line for a file whose edits were kept, with `{}` for its path.
-fn print_restored(s: &revy::store::RestoreSummary, kept: &str) {
+fn print_restored(s: &revy::instrument::store::RestoreSummary, kept: &str) {
     for k in &s.kept_edits {
         println!("{}", kept.replace("{}", k));
     }
@@ -821,18 +829,18 @@ fn print_restored(s: &revy::store::RestoreSummary, kept: &str) {
 }
 
 fn cmd_restore(manifest: &std::path::Path) -> Result<()> {
-    let m = revy::manifest::Manifest::load(manifest)?;
-    let s = revy::store::restore(&m)?;
+    let m = revy::instrument::manifest::Manifest::load(manifest)?;
+    let s = revy::instrument::store::restore(&m)?;
     // The counters runs outside `revy run` left (one per command line), once they are over.
-    revy::trace::budget::prune_stale(&m.trace_dir());
+    revy::analyse::trace::budget::prune_stale(&m.trace_dir());
     print_restored(&s, "kept your edits in {} (removed only Revy's insertions)");
     Ok(())
 }
 
 fn cmd_status(manifest: &std::path::Path) -> Result<()> {
-    use revy::store::{FileState, Phase};
-    let m = revy::manifest::Manifest::load(manifest)?;
-    let Some((state, rows)) = revy::store::status(&m)? else {
+    use revy::instrument::store::{FileState, Phase};
+    let m = revy::instrument::manifest::Manifest::load(manifest)?;
+    let Some((state, rows)) = revy::instrument::store::status(&m)? else {
         println!("not annotated");
         return Ok(());
     };
@@ -875,7 +883,7 @@ fn cmd_status(manifest: &std::path::Path) -> Result<()> {
 }
 
 fn cmd_run(manifest: &std::path::Path) -> Result<()> {
-    let m = revy::manifest::Manifest::load(manifest)?;
+    let m = revy::instrument::manifest::Manifest::load(manifest)?;
     let out = revy::run::run(&m)?;
     let no_trace = format!(
         "the run wrote no trace in {}; is the project annotated (`revy status`)?",

@@ -3,6 +3,7 @@
 //! analysis never touches strings per event.
 
 pub mod agg;
+mod attr;
 pub mod budget;
 pub mod compact;
 pub mod multi;

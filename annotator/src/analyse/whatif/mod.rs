@@ -60,7 +60,7 @@ pub fn load_for(
     use crate::analyse::walk::{InstKind, Walker};
     let path = crate::analyse::trace::multi::join(traces)?;
     let (reader, walker) =
-        crate::analyse::analysis::walk_trace_by(&path, Walker::new(), &mut (), &mut |_, _| {})?;
+        crate::analyse::walk::walk_trace_by(&path, Walker::new(), &mut (), &mut |_, _| {})?;
     let mut plan = Plan::default();
     if walker.messages <= max_messages {
         drop((reader, walker));

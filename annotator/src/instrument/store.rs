@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::instrument::edits::{self, Insertion};
 use crate::instrument::manifest::{Manifest, Mode};
-use crate::instrument::project::sha256_hex;
+use crate::util::hash::sha256_hex;
 use crate::util::srctext::encode;
 
 /// The bytes a source's text stands for (see [`crate::util::srctext`]).

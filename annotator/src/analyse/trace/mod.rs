@@ -7,6 +7,7 @@ mod attr;
 pub mod budget;
 pub mod compact;
 pub mod multi;
+#[cfg(any(test, feature = "test-hooks"))]
 pub mod synth;
 pub mod text;
 

@@ -12,9 +12,9 @@ pub const TEST_BREAK_VAR: &str = "REVY_TEST_BREAK";
 
 /// Inserts code that cannot compile into the declarations named by [`TEST_BREAK_VAR`], if
 /// they are instrumented in this file (test-only; see the constant).
-pub fn test_break(cx: &Context, file: &FileModel, fe: &mut FileEdits) {
+pub fn test_break(cx: &Context, file: &FileModel, mut fe: FileEdits) -> FileEdits {
     let Ok(targets) = std::env::var(TEST_BREAK_VAR) else {
-        return;
+        return fe;
     };
     let ours = |a: usize, b: usize| fe.insertions.iter().any(|i| a < i.offset && i.offset < b);
     let mut add = Vec::new();
@@ -53,4 +53,5 @@ pub fn test_break(cx: &Context, file: &FileModel, fe: &mut FileEdits) {
         }
     }
     fe.insertions.extend(add);
+    fe
 }

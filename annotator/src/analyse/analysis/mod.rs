@@ -1,4 +1,4 @@
-//! The object call graph and its statistics (SPEC §8), built in one streaming pass.
+//! The object call graph and its statistics, built in one streaming pass.
 //! Memory grows with instances, methods, threads' stack depth and distinct edges; per-message
 //! detail is capped (top-N by aggregate time).
 

@@ -1,4 +1,4 @@
-//! Standard formats (SPEC §10): Chrome Trace Event JSON, Perfetto protobuf, Graphviz DOT,
+//! Standard formats: Chrome Trace Event JSON, Perfetto protobuf, Graphviz DOT,
 //! folded stacks. All requested outputs are produced in one streaming pass over the trace;
 //! memory grows with instances, call paths and `--top`, never with events.
 

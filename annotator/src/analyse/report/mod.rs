@@ -1,4 +1,4 @@
-//! `revy report`: one self-contained HTML file (SPEC §9). The page's HTML, CSS and JS are
+//! `revy report`: one self-contained HTML file. The page's HTML, CSS and JS are
 //! static assets embedded at compile time; the analysis goes in as one JSON blob. Nothing is
 //! fetched from the network: no CDN, fonts or images.
 //!

@@ -1,5 +1,5 @@
 //! `revy whatif`: predicts run time and speedup if named classes, instances or methods
-//! became active objects (SPEC §8.1), by replaying the recorded message tree
+//! became active objects, by replaying the recorded message tree
 //! (`tree.rs`) under the change (`plan.rs`) on a machine model (`sim.rs`).
 
 pub mod focus;

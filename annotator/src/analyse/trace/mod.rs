@@ -3,9 +3,11 @@
 //! analysis never touches strings per event.
 
 pub mod agg;
+mod attr;
 pub mod budget;
 pub mod compact;
 pub mod multi;
+#[cfg(any(test, feature = "test-hooks"))]
 pub mod synth;
 pub mod text;
 

@@ -14,6 +14,7 @@ pub mod estimate;
 pub mod export;
 pub mod frontend;
 pub mod init;
+pub mod journal_copy;
 pub mod lang;
 pub mod lock;
 pub mod manifest;

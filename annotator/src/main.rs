@@ -808,6 +808,12 @@ fn print_warnings(warnings: &[String]) {
 
 /// `kept` is the line for a file whose edits were kept, with `{}` for its path.
 fn print_restored(s: &revy::store::RestoreSummary, kept: &str) {
+    if let Some(copy) = &s.revived_from {
+        println!(
+            "the journal .revy/ was deleted (by the build?); restored from its copy in {}",
+            copy.display()
+        );
+    }
     for k in &s.kept_edits {
         println!("{}", kept.replace("{}", k));
     }
@@ -833,9 +839,21 @@ fn cmd_status(manifest: &std::path::Path) -> Result<()> {
     use revy::store::{FileState, Phase};
     let m = revy::manifest::Manifest::load(manifest)?;
     let Some((state, rows)) = revy::store::status(&m)? else {
-        println!("not annotated");
-        return Ok(());
+        let left = revy::store::revy_code_left(&m);
+        if left.is_empty() {
+            println!("not annotated");
+            return Ok(());
+        }
+        // Revy's code without a journal: exit 2 with the way back.
+        return Err(revy::store::ensure_not_annotated(&m).expect_err("code left"));
     };
+    if let Some((copy, _)) = revy::store::copied_state(&m) {
+        println!(
+            "the journal .revy/ was deleted (by the build?); its copy in {} still knows the \
+             files below: `revy restore` puts the originals back",
+            copy.display()
+        );
+    }
     let phase = match state.phase {
         Phase::Complete => "",
         Phase::Writing => " (interrupted: run `revy restore`)",
@@ -856,10 +874,15 @@ fn cmd_status(manifest: &std::path::Path) -> Result<()> {
             }
             FileState::Missing => "missing",
         };
-        println!("  {what:<24} {path}");
+        // A file name may hold a newline or escapes: shown escaped, one line per file.
+        println!("  {what:<24} {}", revy::trace::escape_name(path.as_bytes()));
     }
     for r in &state.runtime {
-        println!("  {:<24} {}", "runtime", r.path);
+        println!(
+            "  {:<24} {}",
+            "runtime",
+            revy::trace::escape_name(r.path.as_bytes())
+        );
     }
     if edited > 0 {
         println!("{edited} file(s) edited since annotation: `revy restore` keeps those edits");

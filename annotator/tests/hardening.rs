@@ -516,3 +516,82 @@ fn a_state_folder_symlinked_outside_is_refused() {
         "nothing written outside"
     );
 }
+
+// ---- issue 37 ----
+
+/// `revy` with its journal copies kept under `state` (never the user's home).
+fn revy_in(dir: &Path, state: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_revy"))
+        .args(args)
+        .current_dir(dir)
+        .env("XDG_STATE_HOME", state)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_build_deleting_the_journal_is_restored_from_its_copy() {
+    let (t, state) = (account(), tempfile::tempdir().unwrap());
+    let dir = t.path();
+    // The issue's case: the build command wipes `.revy/` (like `git clean -fdx`).
+    let manifest = read(dir.join("revy.toml")).replace("build = \"", "build = \"rm -rf .revy && ");
+    std::fs::write(dir.join("revy.toml"), manifest).unwrap();
+    let original = snapshot(dir);
+    let o = revy_in(dir, state.path(), &["profile"]);
+    assert!(
+        out(&o).contains("restored from its copy"),
+        "{}\n{}",
+        out(&o),
+        err(&o)
+    );
+    assert!(snapshot(dir) == original, "profile put the originals back");
+    // By hand: annotate, delete `.revy/`, then status and restore.
+    let o = revy_in(dir, state.path(), &["parse"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let o = revy_in(dir, state.path(), &["annotate"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    std::fs::remove_dir_all(dir.join(".revy")).unwrap();
+    let o = revy_in(dir, state.path(), &["status"]);
+    assert!(
+        out(&o).contains("journal .revy/ was deleted"),
+        "{}",
+        out(&o)
+    );
+    assert!(
+        out(&o).contains("annotated                src/bank/Account.java"),
+        "{}",
+        out(&o)
+    );
+    let o = revy_in(dir, state.path(), &["parse"]);
+    assert_eq!(o.status.code(), Some(2), "parse refuses: {}", err(&o));
+    assert!(err(&o).contains("revy restore"), "{}", err(&o));
+    let o = revy_in(dir, state.path(), &["restore"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert_eq!(snapshot(dir), original);
+    let o = revy_in(dir, state.path(), &["status"]);
+    assert_eq!(out(&o).trim(), "not annotated");
+}
+
+#[test]
+fn revy_code_without_any_journal_is_reported_by_status_restore_and_profile() {
+    let (t, state) = (account(), tempfile::tempdir().unwrap());
+    let dir = t.path();
+    let o = revy_in(dir, state.path(), &["parse"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let o = revy_in(dir, state.path(), &["annotate"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    // Both the journal and its copy are gone (another machine, a wiped home).
+    std::fs::remove_dir_all(dir.join(".revy")).unwrap();
+    std::fs::remove_dir_all(state.path().join("revy")).unwrap();
+    for cmd in ["status", "restore", "profile"] {
+        let o = revy_in(dir, state.path(), &[cmd]);
+        assert_eq!(o.status.code(), Some(2), "{cmd}: {}{}", out(&o), err(&o));
+        let e = err(&o);
+        assert!(
+            e.contains("hold Revy's code but the journal .revy/ is gone")
+                && e.contains("src/bank/Account.java")
+                && e.contains("git checkout"),
+            "{cmd}: {e}"
+        );
+    }
+}

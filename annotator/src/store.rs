@@ -318,10 +318,28 @@ pub fn commit(m: &Manifest, plan: &Plan) -> Result<State> {
     crate::journal_copy::remove(m);
     let (mut state, annotated) = journal(m, plan)?;
     save_state(m, &state)?;
-    write_plan(m, plan, &annotated)?;
-    state.phase = Phase::Complete;
-    save_state(m, &state)?;
-    Ok(state)
+    let written = write_plan(m, plan, &annotated).and_then(|()| {
+        state.phase = Phase::Complete;
+        save_state(m, &state)
+    });
+    match written {
+        Ok(()) => Ok(state),
+        Err(e) => Err(roll_back(m, e)),
+    }
+}
+
+/// A write failed part way (disk full, file size limit): puts the originals back so the
+/// tree builds as before, or says plainly that it is annotated and what to run.
+fn roll_back(m: &Manifest, e: Error) -> Error {
+    match restore(m) {
+        Ok(_) => Error::input(format!(
+            "{e}\nrevy: annotate stopped; every file was put back as it was (nothing is annotated)"
+        )),
+        Err(r) => Error::input(format!(
+            "{e}\nrevy: the sources are partly ANNOTATED and putting the originals back failed \
+             too ({r}); free some space, then run `revy restore`"
+        )),
+    }
 }
 
 /// Refuses a plan before anything is written: a path outside the project, a file that

@@ -595,3 +595,29 @@ fn revy_code_without_any_journal_is_reported_by_status_restore_and_profile() {
         );
     }
 }
+
+#[test]
+fn a_write_failure_during_annotate_puts_every_original_back() {
+    let t = account();
+    let dir = t.path();
+    ok(dir, &["parse"]);
+    let original = snapshot(dir);
+    // 16 blocks of 512 bytes: the sources and backups fit, the larger runtime files do not.
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "trap '' XFSZ; ulimit -f 16; exec '{}' annotate",
+            env!("CARGO_BIN_EXE_revy")
+        ))
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert!(err(&o).contains("put back as it was"), "{}", err(&o));
+    assert!(
+        snapshot(dir) == original,
+        "the tree is as before the annotate"
+    );
+    assert_eq!(out(&ok(dir, &["status"])).trim(), "not annotated");
+    ok(dir, &["annotate"]);
+}

@@ -621,3 +621,34 @@ fn a_write_failure_during_annotate_puts_every_original_back() {
     assert_eq!(out(&ok(dir, &["status"])).trim(), "not annotated");
     ok(dir, &["annotate"]);
 }
+
+#[test]
+fn a_trace_path_inside_revys_own_files_is_refused_with_its_line() {
+    let t = account();
+    let dir = t.path();
+    let manifest = read(dir.join("revy.toml"));
+    for bad in [
+        ".revy/backup/traces",
+        "./.revy/edits",
+        ".revy/x/../backup",
+        ".revy/state.toml",
+    ] {
+        let text = manifest.replace("path = \".revy/traces\"", &format!("path = {bad:?}"));
+        std::fs::write(dir.join("revy.toml"), &text).unwrap();
+        let o = revy(dir, &["parse"]);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", err(&o));
+        let line = text.lines().position(|l| l.starts_with("path =")).unwrap() + 1;
+        assert!(
+            err(&o).contains(&format!("revy.toml:{line}: trace.path"))
+                && err(&o).contains("inside Revy's own files"),
+            "{bad}: {}",
+            err(&o)
+        );
+    }
+    // The trace folder itself, and folders of one's own under `.revy/`, stay accepted.
+    for good in [".revy/traces", ".revy/mine", "traces"] {
+        let text = manifest.replace("path = \".revy/traces\"", &format!("path = {good:?}"));
+        std::fs::write(dir.join("revy.toml"), &text).unwrap();
+        ok(dir, &["parse"]);
+    }
+}

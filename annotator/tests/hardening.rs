@@ -652,3 +652,20 @@ fn a_trace_path_inside_revys_own_files_is_refused_with_its_line() {
         ok(dir, &["parse"]);
     }
 }
+
+#[test]
+fn parse_shows_terminal_escapes_from_source_text_escaped() {
+    let t = account();
+    let dir = t.path();
+    // Clear screen and set the window title, in a stray line the parser rejects.
+    std::fs::write(
+        dir.join("src/bank/Bad.java"),
+        "package bank;\nclass Bad {\n  \u{1b}[2J\u{1b}]0;owned\u{7} int x;\n}\n",
+    )
+    .unwrap();
+    let o = revy(dir, &["parse"]);
+    let all = format!("{}{}", out(&o), err(&o));
+    assert!(all.contains("Bad.java:3"), "{all}");
+    assert!(!all.contains('\u{1b}') && !all.contains('\u{7}'), "{all:?}");
+    assert!(all.contains("\\u{1b}[2J"), "{all}");
+}

@@ -282,7 +282,7 @@ fn cmd_estimate(manifest: &Path, args: EstimateArgs) -> Result<()> {
     let traces = if args.traces.is_empty() {
         vec![trace_or_newest(manifest, Vec::new())?]
     } else {
-        est::expand(&args.traces)?
+        est::expand(&spooled(&args.traces)?)?
     };
     // The manifest's `[trace]` rule when there is a manifest (its errors are reported).
     let rule = if manifest.exists() {
@@ -314,7 +314,9 @@ fn cmd_estimate(manifest: &Path, args: EstimateArgs) -> Result<()> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     // Every failure, "problems found" included, is an `Err`; its kind is the exit code.
-    match dispatch(cli) {
+    let r = dispatch(cli);
+    revy::trace::spool::cleanup();
+    match r {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("revy: error: {e}");
@@ -334,7 +336,7 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Profile(args) => cmd_profile(&cli.manifest, args),
         Command::Trace {
             command: TraceCommand::Print { files },
-        } => cmd_trace_print(&revy::trace::multi::join(&files)?),
+        } => cmd_trace_print(&revy::trace::multi::join(&spooled(&files)?)?),
         Command::Analyze(args) => cmd_analyze(&cli.manifest, args),
         Command::Whatif(args) => cmd_whatif(&cli.manifest, args),
         Command::Report(args) => cmd_report(&cli.manifest, args),
@@ -345,9 +347,17 @@ fn dispatch(cli: Cli) -> Result<()> {
 
 /// The traces named on the command line (several as one trace set), else the newest trace
 /// (`*.rvt`, `*.dtf`) in the manifest's trace folder.
+/// Traces given as pipes are read into temp files first (commands read a trace twice).
+fn spooled(traces: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    traces
+        .iter()
+        .map(|p| revy::trace::spool::materialize(p))
+        .collect()
+}
+
 fn trace_or_newest(manifest: &Path, traces: Vec<PathBuf>) -> Result<PathBuf> {
     if !traces.is_empty() {
-        return revy::trace::multi::join(&traces);
+        return revy::trace::multi::join(&spooled(&traces)?);
     }
     let m = revy::manifest::Manifest::load(manifest)?;
     let dir = m.trace_dir();

@@ -6,6 +6,7 @@ pub mod agg;
 pub mod budget;
 pub mod compact;
 pub mod multi;
+pub mod spool;
 pub mod synth;
 pub mod text;
 
@@ -399,6 +400,9 @@ pub struct Status {
     /// The file itself ended early or held a corrupt entry: reading stopped there.
     pub cut_short: bool,
     pub warnings: Vec<String>,
+    /// A text trace's `revy-trace` header was read (a second one is a joined trace).
+    #[serde(skip)]
+    pub headers_seen: bool,
     /// What the runtime counted instead of recording (past `max_size`, throttled methods).
     #[serde(skip)]
     pub aggregates: agg::Aggregates,
@@ -428,6 +432,14 @@ impl TraceReader {
             return Err(Error::input(format!(
                 "{}: empty file, not a trace (did the run record anything?)",
                 path.display()
+            )));
+        }
+        if n >= 8 && head[..7] == compact::MAGIC[..7] && head[7] != compact::MAGIC[7] {
+            return Err(Error::input(format!(
+                "{}: trace format version {}; this revy reads {}",
+                path.display(),
+                head[7],
+                compact::MAGIC[7]
             )));
         }
         let rest: Box<dyn Read> = Box::new(std::io::Cursor::new(head[..n].to_vec()).chain(r));

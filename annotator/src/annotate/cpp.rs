@@ -19,7 +19,9 @@
 //! - right after each selected method body's `{`:
 //!   ` ::revy::Scope _rv_s(METHOD_ID, OID, SIZE); ` whose destructor logs the end on every exit;
 //!   constructors log their start in their first initialiser instead and open the body with
-//!   ` ::revy::CtorScope _rv_s(METHOD_ID, this, OID); ` (`cpp_ctor.rs`).
+//!   ` ::revy::CtorScope _rv_s(METHOD_ID, this, OID); ` (`cpp_ctor.rs`). The `)` closing such a
+//!   wrapped expression is `/*revy*/)` ([`marked_close`]): every insertion holds a marker, so
+//!   restore of an edited file removes exactly Revy's text or refuses.
 //!   OID is `this->_rv_tag.oid`, `0` for static member functions, or a non-intrusive
 //!   `::revy::nid(this, CLASS_ID, STATIC_SIZE)` (address map) for aggregates, unions and
 //!   layout-sensitive classes; constructors of those use `nid_new`, destructors add a
@@ -35,7 +37,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use super::cpp_plan::{tag_plans, Plans, TagPlan};
 use super::{fresh_name, Context, FileEdits, LangAnnotator};
-use crate::edits::Insertion;
+use crate::edits::{marked_close, Insertion};
 use crate::error::Result;
 use crate::manifest::Mode;
 use crate::model::{
@@ -173,7 +175,7 @@ fn unborn_tag_first(plan: &TagPlan, c: &ClassDecl, src: &str, fe: &mut FileEdits
         }
         fe.insertions
             .push(Insertion::new(init.start, unborn_prefix(&plan.member)));
-        fe.insertions.push(Insertion::new(init.end, ")"));
+        fe.insertions.push(Insertion::new(init.end, marked_close()));
     }
 }
 
@@ -371,7 +373,7 @@ impl Probe<'_> {
         let text = match early {
             Some((a, b)) => {
                 fe.insertions.push(Insertion::new(a, self.ctor_start()));
-                fe.insertions.push(Insertion::new(b, ")"));
+                fe.insertions.push(Insertion::new(b, marked_close()));
                 ctor_scope(&text, &self.scope, self.mid)
             }
             None => {
@@ -400,7 +402,7 @@ impl Probe<'_> {
         {
             fe.insertions
                 .push(Insertion::new(a, unborn_prefix(&member)));
-            fe.insertions.push(Insertion::new(b, ")"));
+            fe.insertions.push(Insertion::new(b, marked_close()));
         }
     }
 

@@ -109,7 +109,7 @@ fn restore_refuses_when_a_marked_close_was_copied() {
     assert_eq!(revy(dir, &["parse"]).status.code(), Some(0));
     assert_eq!(revy(dir, &["annotate"]).status.code(), Some(0));
     let annotated = std::fs::read_to_string(dir.join("main.cpp")).unwrap();
-    let close = revy::edits::marked_close();
+    let close = revy::instrument::edits::marked_close();
     let at = annotated.find("explicit Calc").unwrap();
     let edited = format!("{}/* {close} */{}", &annotated[..at], &annotated[at..]);
     std::fs::write(dir.join("main.cpp"), &edited).unwrap();

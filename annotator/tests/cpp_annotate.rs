@@ -188,6 +188,16 @@ fn round_trip(project: &Path, mode: &str) -> Outcome {
     };
     let (plan, _) = revy::instrument::annotate::plan(&mf, md).unwrap();
     for (rel, text, ins) in &plan.files {
+        // Every insertion carries Revy's marker: restore of an edited file can prove it
+        // removed exactly them (a bare `)` was once taken for the user's).
+        for i in ins {
+            assert!(
+                revy::instrument::edits::is_marked(&i.text),
+                "{what}: {rel}: unmarked insertion {:?} at {}",
+                i.text,
+                i.offset
+            );
+        }
         let annotated = revy::instrument::edits::apply(text, ins);
         assert_eq!(
             revy::instrument::edits::unapply(&annotated, ins).as_deref(),

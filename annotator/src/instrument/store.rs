@@ -570,10 +570,8 @@ pub struct RestoreSummary {
 
 /// Revy's own text in either language: a restored file must hold no more of these than
 /// its original did.
-const MARKERS: [&str; 3] = ["revy.runtime.", "::revy::", ".revy-runtime/"];
-
 fn marker_count(text: &str) -> usize {
-    MARKERS
+    edits::MARKERS
         .iter()
         .map(|m| memchr::memmem::find_iter(text.as_bytes(), m).count())
         .sum()

@@ -170,9 +170,12 @@ impl<'a> Context<'a> {
             .index
             .methods
             .get(&(file, m.span.line, m.name.as_str()))?;
-        found
-            .iter()
-            .find(|(c, _)| c.qname == qname)
+        // A definition may name its class less qualified than declared: after
+        // `using namespace A;`, `int B::C::f() {…}` defines `A::B::C::f` (the link to the
+        // class took the same suffix; `project::find_owner`).
+        let suffix = format!("::{qname}");
+        (found.iter().find(|(c, _)| c.qname == qname))
+            .or_else(|| found.iter().find(|(c, _)| c.qname.ends_with(&suffix)))
             .map(|(_, sm)| *sm)
     }
 }

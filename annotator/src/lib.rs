@@ -7,6 +7,7 @@
 
 pub mod analysis;
 pub mod annotate;
+pub mod buildsys;
 pub mod cppdefs;
 pub mod edits;
 pub mod error;

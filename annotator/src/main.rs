@@ -23,11 +23,13 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Write a starter revy.toml for the Java/C++ sources under DIR.
+    /// Write a starter manifest (revy.toml, or the -m file) for the Java/C++ sources under
+    /// DIR, with build and run commands read from its Make, CMake, Meson, Maven, Gradle or Ant
+    /// files (or a plain compiler command).
     Init {
         #[arg(default_value = ".")]
         dir: PathBuf,
-        /// Overwrite an existing revy.toml.
+        /// Overwrite an existing manifest.
         #[arg(long)]
         force: bool,
     },
@@ -35,8 +37,13 @@ enum Command {
     Parse,
     /// Instrument the selection recorded in the SAF (backs up the originals first).
     Annotate(AnnotateArgs),
-    /// Put every original source back, byte for byte.
-    Restore,
+    /// Put every original source back, byte for byte, then run the build command again so
+    /// no instrumented program is left behind.
+    Restore {
+        /// Do not rebuild: the build outputs stay instrumented.
+        #[arg(long)]
+        no_rebuild: bool,
+    },
     /// Show which files are annotated, in which mode, and whether they were edited since.
     Status,
     /// Run the manifest's build, then run command, with tracing on.
@@ -85,6 +92,10 @@ pub struct ProfileArgs {
     /// Where to write the HTML report (default: .revy/report.html).
     #[arg(short, long)]
     output: Option<PathBuf>,
+    /// Leave the build outputs instrumented: do not run the build command again on the
+    /// restored sources (by default it does, so no instrumented program is left behind).
+    #[arg(long)]
+    no_rebuild: bool,
 }
 
 #[derive(Subcommand)]
@@ -325,10 +336,13 @@ fn main() -> ExitCode {
 
 fn dispatch(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Init { dir, force } => cmd_init(&dir, force),
+        Command::Init { dir, force } => {
+            let given = (cli.manifest != Path::new("revy.toml")).then_some(cli.manifest.as_path());
+            cmd_init(&dir, given, force)
+        }
         Command::Parse => cmd_parse(&cli.manifest),
         Command::Annotate(a) => cmd_annotate(&cli.manifest, a),
-        Command::Restore => cmd_restore(&cli.manifest),
+        Command::Restore { no_rebuild } => cmd_restore(&cli.manifest, !no_rebuild),
         Command::Status => cmd_status(&cli.manifest),
         Command::Run => cmd_run(&cli.manifest),
         Command::Profile(args) => cmd_profile(&cli.manifest, args),
@@ -563,7 +577,13 @@ fn cmd_profile(manifest: &Path, args: ProfileArgs) -> Result<()> {
     } else {
         None
     };
-    let report = revy::profile::profile(manifest, mode, args.output.as_deref(), &mut print_step)?;
+    let report = revy::profile::profile(
+        manifest,
+        mode,
+        args.output.as_deref(),
+        !args.no_rebuild,
+        &mut print_step,
+    )?;
     profile_outcome(report)
 }
 
@@ -594,6 +614,19 @@ fn print_step(step: revy::profile::Step) {
             );
         }
         Step::Restored(r) => print_restored(r, "kept your edits in {}"),
+        Step::Rebuilt(r) => print_rebuild(r),
+    }
+}
+
+/// Says whether the build outputs are the originals' again, loudly when they are not.
+fn print_rebuild(r: &revy::profile::Rebuild) {
+    use revy::profile::Rebuild;
+    let still = "revy: warning: the build outputs are STILL INSTRUMENTED: running them writes traces and runs slower";
+    match r {
+        Rebuild::Done => println!("rebuilt the restored sources: the build outputs are the originals'"),
+        Rebuild::Failed(e) => eprintln!("{e}\n{still}; fix the build and run it again"),
+        Rebuild::Skipped => eprintln!("{still} (--no-rebuild); run the build command to replace them"),
+        Rebuild::NoCommand => eprintln!("{still}, if you built them while annotated; rebuild them (project.build would let revy do it)"),
     }
 }
 
@@ -603,11 +636,10 @@ fn profile_outcome(report: revy::profile::ProfileReport) -> Result<()> {
     match report {
         ProfileReport::Interrupted(sig) => Err(Error::Interrupted(sig)),
         ProfileReport::RunFailed(e) => Err(Error::Problems(format!("{e}\nrevy: sources restored"))),
-        ProfileReport::NoTrace { dir, failed } => Err(Error::Problems(format!(
-            "the run wrote no trace in {}{}",
-            dir.display(),
-            failed.map(|f| format!(" ({f})")).unwrap_or_default()
-        ))),
+        ProfileReport::NoTrace { dir, failed } => Err(Error::Problems(match failed {
+            Some(f) => format!("the run wrote no trace in {}: {f}", dir.display()),
+            None => format!("the run wrote no trace in {}", dir.display()),
+        })),
         ProfileReport::Reported {
             trace,
             report,
@@ -711,18 +743,29 @@ fn clear_progress() {
     }
 }
 
-fn cmd_init(dir: &std::path::Path, force: bool) -> Result<()> {
-    let s = revy::init::init(dir, force)?;
+fn cmd_init(dir: &Path, manifest: Option<&Path>, force: bool) -> Result<()> {
+    let s = revy::init::init(dir, manifest, force)?;
     let counts: Vec<String> = s
         .files
         .iter()
         .map(|(lang, n)| format!("{n} {}", lang.spec().display))
         .collect();
     println!(
-        "wrote {} ({} files); check build/run, then `revy parse`",
+        "wrote {} ({} files)",
         s.manifest.display(),
         counts.join(" and ")
     );
+    println!("detected: {}", s.build.system);
+    println!("  build = {}", s.build.build);
+    println!("  run   = {}", s.build.run);
+    for n in &s.build.notes {
+        println!("  check {n}");
+    }
+    let m = match manifest {
+        Some(_) => format!(" -m {}", s.manifest.display()),
+        None => String::new(),
+    };
+    println!("then `revy{m} parse`, or `revy{m} profile` to do it all");
     Ok(())
 }
 
@@ -820,12 +863,13 @@ fn print_restored(s: &revy::store::RestoreSummary, kept: &str) {
     );
 }
 
-fn cmd_restore(manifest: &std::path::Path) -> Result<()> {
+fn cmd_restore(manifest: &std::path::Path, rebuild: bool) -> Result<()> {
     let m = revy::manifest::Manifest::load(manifest)?;
     let s = revy::store::restore(&m)?;
     // The counters runs outside `revy run` left (one per command line), once they are over.
     revy::trace::budget::prune_stale(&m.trace_dir());
     print_restored(&s, "kept your edits in {} (removed only Revy's insertions)");
+    print_rebuild(&revy::profile::rebuild(&m, rebuild));
     Ok(())
 }
 
@@ -877,14 +921,21 @@ fn cmd_status(manifest: &std::path::Path) -> Result<()> {
 fn cmd_run(manifest: &std::path::Path) -> Result<()> {
     let m = revy::manifest::Manifest::load(manifest)?;
     let out = revy::run::run(&m)?;
-    let no_trace = format!(
-        "the run wrote no trace in {}; is the project annotated (`revy status`)?",
-        m.trace_dir().display()
-    );
-    match out.traces.last() {
-        Some(t) => println!("trace: {}", t.display()),
-        None if out.exit_code == Some(0) => return Err(Error::Problems(no_trace)),
-        None => eprintln!("revy: {no_trace}"),
+    let dir = m.trace_dir();
+    match (out.traces.last(), out.failed_to_start()) {
+        (Some(t), _) => println!("trace: {}", t.display()),
+        (None, None) => {
+            return Err(Error::Problems(format!(
+                "the run wrote no trace in {}; is the project annotated (`revy status`)?",
+                dir.display()
+            )))
+        }
+        (None, Some(f)) => {
+            return Err(Error::Problems(format!(
+                "the run wrote no trace in {}: {f}",
+                dir.display()
+            )))
+        }
     }
     match out.exit_code {
         Some(0) => Ok(()),

@@ -2,8 +2,8 @@
 //! with tracing on; finds the trace files the run wrote.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
-use std::process::Command;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 
 use crate::error::{Error, Result};
 use crate::manifest::Manifest;
@@ -15,6 +15,34 @@ pub struct RunOutcome {
     pub exit_code: Option<i32>,
     /// Trace files that appeared during the run, oldest first.
     pub traces: Vec<PathBuf>,
+    /// The last lines the program wrote to standard error (also shown as they came).
+    pub stderr_tail: Vec<String>,
+}
+
+impl RunOutcome {
+    /// Why there is no trace, when the program failed: it ended badly before writing any,
+    /// so most likely it did not start (a wrong main class or path), with its last words.
+    pub fn failed_to_start(&self) -> Option<String> {
+        let how = match self.exit_code {
+            Some(0) => return None,
+            Some(c) => format!("exit code {c}"),
+            None => "killed by a signal".to_string(),
+        };
+        let mut s = format!(
+            "the program failed before its first traced call, most likely at start ({how})"
+        );
+        if self.stderr_tail.is_empty() {
+            s.push_str("; it wrote nothing to standard error");
+        } else {
+            s.push_str("; the end of its standard error:");
+            for l in &self.stderr_tail {
+                s.push_str("\n  ");
+                s.push_str(l);
+            }
+        }
+        s.push_str("\ncheck the manifest's run command");
+        Some(s)
+    }
 }
 
 fn traces_in(dir: &std::path::Path) -> BTreeSet<PathBuf> {
@@ -28,20 +56,106 @@ fn traces_in(dir: &std::path::Path) -> BTreeSet<PathBuf> {
         .unwrap_or_default()
 }
 
-fn shell(
+fn cannot_start(m: &Manifest, what: &str, cmd: &str, e: std::io::Error) -> Error {
+    Error::input(format!(
+        "{}: cannot start the {what} command `{cmd}`: {e}",
+        m.path.display()
+    ))
+}
+
+/// Lines of a run's standard error kept for the message when it fails.
+const TAIL_LINES: usize = 12;
+
+/// Runs the run command with its standard error passed through and its last lines kept.
+fn run_program(
     m: &Manifest,
-    what: &str,
     cmd: &str,
-    env: &[(&str, &std::path::Path)],
-) -> Result<std::process::ExitStatus> {
+    env: &[(&str, &Path)],
+) -> Result<(std::process::ExitStatus, Vec<String>)> {
     let mut c = Command::new("sh");
     c.arg("-c").arg(cmd).current_dir(&m.root);
-    c.envs(env.iter().copied());
-    crate::signals::status(&mut c).map_err(|e| {
-        Error::input(format!(
-            "{}: cannot start the {what} command `{cmd}`: {e}",
-            m.path.display()
+    c.envs(env.iter().copied()).stderr(Stdio::piped());
+    let mut tee = None;
+    let st = crate::signals::status_with(&mut c, &mut |child| {
+        tee = child
+            .stderr
+            .take()
+            .map(|e| std::thread::spawn(move || tee_tail(e)));
+    })
+    .map_err(|e| cannot_start(m, "run", cmd, e))?;
+    let tail = tee.and_then(|t| t.join().ok()).unwrap_or_default();
+    Ok((st, tail))
+}
+
+/// Copies the child's standard error to revy's as it comes, keeping its last lines.
+fn tee_tail(mut from: std::process::ChildStderr) -> Vec<String> {
+    use std::io::{Read, Write};
+    let mut buf = [0u8; 8192];
+    let mut kept: Vec<u8> = Vec::new();
+    let mut err = std::io::stderr();
+    while let Ok(n) = from.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        let _ = err.write_all(&buf[..n]);
+        kept.extend_from_slice(&buf[..n]);
+        if kept.len() > 64 * 1024 {
+            kept.drain(..kept.len() - 16 * 1024);
+        }
+    }
+    let text = String::from_utf8_lossy(&kept);
+    let lines: Vec<String> = text.lines().map(str::to_string).collect();
+    lines[lines.len().saturating_sub(TAIL_LINES)..].to_vec()
+}
+
+/// A build's outcome; its whole output is in `log_path` (`.revy/build.log`).
+#[derive(Debug)]
+pub struct Built {
+    pub status: std::process::ExitStatus,
+    pub log: String,
+    pub log_path: PathBuf,
+}
+
+impl Built {
+    /// The error for a failed build: the command, its last lines and where the rest is.
+    pub fn failure(&self, m: &Manifest, cmd: &str) -> Error {
+        let lines: Vec<&str> = self.log.lines().filter(|l| !l.trim().is_empty()).collect();
+        let tail = lines[lines.len().saturating_sub(20)..].join("\n  ");
+        Error::Problems(format!(
+            "{}: the build command failed ({}): `{cmd}`; its last lines:\n  {tail}\n(whole output: {})",
+            m.path.display(),
+            self.status,
+            self.log_path.display()
         ))
+    }
+}
+
+/// Runs a build command in the manifest folder with its output captured in
+/// `.revy/build.log`, showing the step and its time (`what`: "building").
+pub fn build_logged(m: &Manifest, what: &str, cmd: &str) -> Result<Built> {
+    let dir = m.state_dir();
+    let log_path = dir.join("build.log");
+    let file = std::fs::create_dir_all(&dir)
+        .and_then(|_| std::fs::File::create(&log_path))
+        .map_err(|e| Error::io(&log_path, e))?;
+    let err = file.try_clone().map_err(|e| Error::io(&log_path, e))?;
+    let mut c = Command::new("sh");
+    c.arg("-c").arg(cmd).current_dir(&m.root);
+    c.stdin(Stdio::null()).stdout(file).stderr(err);
+    let label = format!("{what} with `{}`", crate::progress::short_command(cmd));
+    let step = crate::progress::Step::start(label, true);
+    let st = crate::signals::status(&mut c).map_err(|e| cannot_start(m, "build", cmd, e));
+    step.finish(&match &st {
+        Ok(s) if s.success() => "done".to_string(),
+        Ok(s) => format!("failed ({s})"),
+        Err(_) => "not started".to_string(),
+    });
+    let status = st?;
+    let bytes = std::fs::read(&log_path).unwrap_or_default();
+    Ok(Built {
+        status,
+        log: String::from_utf8_lossy(&bytes).into_owned(),
+        log_path,
     })
 }
 
@@ -71,12 +185,9 @@ fn run_command(m: &Manifest) -> Result<&str> {
 pub fn run(m: &Manifest) -> Result<RunOutcome> {
     run_command(m)?;
     if let Some(build) = m.build.as_deref() {
-        let st = shell(m, "build", build, &[])?;
-        if !st.success() {
-            return Err(Error::Problems(format!(
-                "{}: the build command failed ({st}): `{build}`",
-                m.path.display()
-            )));
+        let b = build_logged(m, "building", build)?;
+        if !b.status.success() {
+            return Err(b.failure(m, build));
         }
     }
     run_built(m)
@@ -117,7 +228,15 @@ pub fn run_built(m: &Manifest) -> Result<RunOutcome> {
     let budget = run_budget(&dir)?;
     let env: Vec<(&str, &std::path::Path)> =
         budget.iter().map(|b| ("REVY_BUDGET", b.as_ref())).collect();
-    let st = shell(m, "run", run_cmd, &env)?;
+    let step = crate::progress::Step::start(
+        format!("running `{}`", crate::progress::short_command(run_cmd)),
+        false,
+    );
+    let (st, stderr_tail) = run_program(m, run_cmd, &env)?;
+    step.finish(&match st.code() {
+        Some(c) => format!("exit code {c}"),
+        None => "killed by a signal".to_string(),
+    });
     drop(budget);
     let mut found: BTreeSet<PathBuf> = traces_in(&dir).difference(&before).cloned().collect();
     if let Some((d, stem)) = &named {
@@ -139,5 +258,6 @@ pub fn run_built(m: &Manifest) -> Result<RunOutcome> {
     Ok(RunOutcome {
         exit_code: st.code(),
         traces,
+        stderr_tail,
     })
 }

@@ -77,11 +77,11 @@ pub fn seconds(s: f64) -> String {
     }
 }
 
-/// A command as a step's label shows it: its first 60 characters.
+/// A command as a step's label shows it: its first 32 characters.
 pub fn short_command(cmd: &str) -> String {
     let one_line = cmd.split_whitespace().collect::<Vec<_>>().join(" ");
-    match one_line.char_indices().nth(60) {
-        Some((i, _)) => format!("{} …", &one_line[..i]),
+    match one_line.char_indices().nth(32) {
+        Some((i, _)) => format!("{}…", &one_line[..i]),
         None => one_line,
     }
 }

@@ -817,3 +817,23 @@ fn runtime_threads_limits_crashes_and_file_names() {
     assert_eq!(count(&l, false) + made, count(&t, false), "{:?}", l.objects);
     assert_eq!(count(&l, true) + gone, count(&t, true), "{:?}", l.objects);
 }
+
+/// A trace write that fails (here the file-size limit, SIGXFSZ ignored as a shell may) is
+/// said on stderr once, like the Java runtime, and the program runs on unchanged (before:
+/// nothing was said, the trace just stopped).
+#[test]
+fn runtime_says_when_trace_writes_fail() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    build_runtime_program(dir, 1 << 30);
+    let r = sh(
+        dir,
+        "ulimit -f 64; trap '' XFSZ; ./t 20000",
+        &[("REVY_TRACE", "f.rvt")],
+    );
+    assert_eq!((r.code, r.stdout.as_str()), (0, "2 17\n"), "{}", r.stderr);
+    assert_eq!(
+        r.stderr,
+        "revy: cannot write the trace: File too large; the trace ends here\n"
+    );
+}

@@ -1161,7 +1161,9 @@ inline void record_direct(ThreadState& ts, const std::uint8_t* ev, std::size_t n
 
 // Room for one event in this thread's buffer (flushing it when full); null when the thread's
 // buffer is gone. `len` receives the current length.
-REVY_HOT ThreadBuf* reserve(ThreadState& ts, std::uint32_t& len, std::uint32_t& count) {
+// `room`: bytes that must be free (flushed first when they are not).
+REVY_HOT ThreadBuf* reserve(ThreadState& ts, std::uint32_t& len, std::uint32_t& count,
+                            std::uint32_t room = kMaxEvent) {
     ThreadBuf* b = ts.buf;
     if (!b) {
         b = buffer_slow(ts);
@@ -1170,7 +1172,7 @@ REVY_HOT ThreadBuf* reserve(ThreadState& ts, std::uint32_t& len, std::uint32_t& 
     std::uint64_t st = b->state.load(std::memory_order_relaxed);
     len = static_cast<std::uint32_t>(st & 0xffffffffu);
     count = static_cast<std::uint32_t>(st >> 32);
-    if (len + kMaxEvent > kBufCap) {
+    if (len + room > kBufCap) {
         ErrnoKeep keep;
         Global& G = g();
         G.lock.lock();
@@ -2256,10 +2258,16 @@ inline void write_faults_locked(Global& G, std::uint64_t tid, const FaultTable* 
 }
 
 // A creation whose class and size may still be rewritten by a derived part's tag.
+// A Crt its derived parts will rewrite (SubTag) or merge (JoinTag) must still be in the buffer
+// when they are constructed: it goes in only with a quarter of the buffer free behind it
+// (about 1,800 events), so where the flush falls — which depends on the varint widths of
+// time deltas — never decides whether an object is credited to its most-derived class.
+enum : std::uint32_t { kPatchRoom = kBufCap / 4 };
+
 inline void crt_patchable(std::uint32_t cls, std::uint64_t oid, std::uint64_t size) {
     ThreadState& ts = tls();
     std::uint32_t len = 0, count = 0;
-    ThreadBuf* buf = reserve(ts, len, count);
+    ThreadBuf* buf = reserve(ts, len, count, kPatchRoom);
     if (!buf) return ev_slow(kCrt, cls, oid, size, true, ts);
     std::uint8_t* p = buf->data + len;
     std::size_t n = 0;

@@ -81,6 +81,7 @@ fn annotate(dir: &Path, mode: Mode) -> Vec<String> {
         project: m.name.clone(),
         throttle_calls: 0,
         throttle_ns: 0,
+        build: None,
     };
     let cx = Context::new(mode, &saf, trace, dir.to_path_buf(), None);
     let mut annotated = Vec::new();
@@ -96,7 +97,7 @@ fn annotate(dir: &Path, mode: Mode) -> Vec<String> {
         assert_eq!(edits::unapply(&out, &fe.insertions).unwrap(), f.text);
         // Line numbers (stack traces) never move.
         assert_eq!(out.lines().count(), f.text.lines().count(), "{}", f.path);
-        writes.push((f.path.clone(), out));
+        writes.push((f.path.clone(), out.into_bytes()));
         annotated.push(&f.model);
     }
     let rt = JavaAnnotator.runtime_files(&cx, &annotated).unwrap();

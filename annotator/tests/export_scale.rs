@@ -460,3 +460,39 @@ fn filters_keep_what_they_say_and_report_the_rest() {
     assert_eq!(folded(&fold).len(), 50);
     assert!(err.contains("--top kept the 50 heaviest"), "{err}");
 }
+
+/// Issue 37 item 3: folded stacks grew with the square of the call depth (a trace 20,000
+/// calls deep wrote 2.2 GB). Frames past the depth cap count in one `[deeper]` frame, the
+/// weights still sum to the run's total, and the command says so.
+#[test]
+fn folded_stacks_of_a_deep_recursion_are_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("deep.dtf");
+    let depth = 5_000u64;
+    let mut t = String::from("##### revy-trace 1 unit=ns lang=java pid=1\n");
+    for i in 0..depth {
+        t += &format!("<Msg cls=A oid=1 mth=f sgn=!! size=0 tid=1 t={i}>\n");
+    }
+    for i in (0..depth).rev() {
+        t += &format!(
+            "</Msg cls=A oid=1 mth=f sgn=!! tid=1 t={}>\n",
+            2 * depth - i
+        );
+    }
+    t += &format!("##### end events={}\n", 2 * depth);
+    std::fs::write(&trace, t).unwrap();
+    let out = dir.path().join("f.txt");
+    let err = export(&trace, &["--folded", out.to_str().unwrap()]);
+    let stacks = folded(&out);
+    let longest = stacks.iter().map(|(s, _)| s.len()).max().unwrap();
+    // The thread's root, 1,024 frames, one [deeper].
+    assert_eq!(longest, 1 + 1024 + 1, "frames in the longest stack");
+    assert!(std::fs::metadata(&out).unwrap().len() < 8 << 20);
+    assert!(stacks.iter().any(|(s, _)| s.last().unwrap() == "[deeper]"));
+    assert_eq!(
+        stacks.iter().map(|x| x.1).sum::<u64>(),
+        2 * depth,
+        "net times sum to the total"
+    );
+    assert!(err.contains("[deeper] frames"), "{err}");
+}

@@ -81,6 +81,7 @@ fn annotate(dir: &Path, mode: Mode) -> Vec<String> {
         project: m.name.clone(),
         throttle_calls: 0,
         throttle_ns: 0,
+        build: None,
     };
     let cx = Context::new(mode, &saf, trace, dir.to_path_buf(), None);
     let mut annotated = Vec::new();
@@ -96,7 +97,7 @@ fn annotate(dir: &Path, mode: Mode) -> Vec<String> {
         assert_eq!(edits::unapply(&out, &fe.insertions).unwrap(), f.text);
         // Line numbers (stack traces) never move.
         assert_eq!(out.lines().count(), f.text.lines().count(), "{}", f.path);
-        writes.push((f.path.clone(), out));
+        writes.push((f.path.clone(), out.into_bytes()));
         annotated.push(&f.model);
     }
     let rt = JavaAnnotator.runtime_files(&cx, &annotated).unwrap();
@@ -759,4 +760,43 @@ class Shapes {
     assert_eq!(body(&out, "double area("), body(src, "double area("));
     assert_eq!(body(&out, "String pair("), body(src, "String pair("));
     assert!(out[out.find("int plain(").unwrap()..].contains("revy.runtime.Rv.start("));
+}
+
+/// Issue 37 item 6: `super.clone()` in a string literal (and a comment) inside `clone()` was
+/// rewritten, so the program printed Revy's call; only the call node is wrapped now, and the
+/// clone still gets an ID of its own.
+#[test]
+fn text_that_spells_super_clone_is_left_alone() {
+    if !have_javac() {
+        eprintln!("no javac: skipped");
+        return;
+    }
+    let p = small_project(&[(
+        "cl/Main.java",
+        r#"package cl;
+public class Main {
+    static final class Sheep implements Cloneable {
+        String note = "none";
+        @Override protected Sheep clone() {
+            try {
+                // made by super.clone() here
+                Sheep s = (Sheep) super.clone();
+                s.note = "made by super.clone() here";
+                return s;
+            } catch (CloneNotSupportedException e) { throw new AssertionError(e); }
+        }
+        String note() { return note; }
+    }
+    public static void main(String[] args) {
+        Sheep dolly = new Sheep();
+        System.out.println(dolly.clone().note());
+    }
+}
+"#,
+    )]);
+    let (before, after, t) = run_project(p.path(), "cl.Main", Mode::Better);
+    assert_eq!(before.stdout.trim(), "made by super.clone() here");
+    assert_eq!(after.stdout, before.stdout, "{}", after.stderr);
+    let created = check_trace(&t, &[]);
+    assert_eq!(created.get("cl.Main.Sheep"), Some(&2), "{created:?}");
 }

@@ -843,6 +843,9 @@ fn runtime_threads_limits_crashes_and_file_names() {
 /// nothing was said, the trace just stopped).
 #[test]
 fn runtime_says_when_trace_writes_fail() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     build_runtime_program(dir, 1 << 30);

@@ -531,6 +531,9 @@ fn revy_in(dir: &Path, state: &Path, args: &[&str]) -> Output {
 
 #[test]
 fn a_build_deleting_the_journal_is_restored_from_its_copy() {
+    if !common::gate::needs(&[Tool::Java]) {
+        return;
+    }
     let (t, state) = (account(), tempfile::tempdir().unwrap());
     let dir = t.path();
     // The case: the build command wipes `.revy/` (like `git clean -fdx`).
@@ -574,6 +577,9 @@ fn a_build_deleting_the_journal_is_restored_from_its_copy() {
 
 #[test]
 fn revy_code_without_any_journal_is_reported_by_status_restore_and_profile() {
+    if !common::gate::needs(&[Tool::Java]) {
+        return;
+    }
     let (t, state) = (account(), tempfile::tempdir().unwrap());
     let dir = t.path();
     let o = revy_in(dir, state.path(), &["parse"]);

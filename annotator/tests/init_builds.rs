@@ -6,6 +6,7 @@
 //! not start.
 
 mod common;
+use common::gate::Tool;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -105,6 +106,9 @@ fn init_then_profile(name: &str, detected: &str, prints: &str) -> (tempfile::Tem
 
 #[test]
 fn make_project() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
     let (_t, dir) = init_then_profile("make", "Make", "hits 0 size 8");
     assert_eq!(manifest_value(&dir, "build"), "make");
     assert_eq!(manifest_value(&dir, "run"), "out/lru-demo");
@@ -112,6 +116,9 @@ fn make_project() {
 
 #[test]
 fn cmake_project() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
     let (_t, dir) = init_then_profile("cmake", "CMake", "area 6168.0 6168.0");
     assert_eq!(manifest_value(&dir, "run"), "./build/shapes-demo");
     assert!(dir.join("build/compile_commands.json").is_file());
@@ -119,6 +126,9 @@ fn cmake_project() {
 
 #[test]
 fn maven_layout_builds_offline_with_javac() {
+    if !common::gate::needs(&[Tool::Java]) {
+        return;
+    }
     let (_t, dir) = init_then_profile("maven", "Maven layout", "words 11 'the' 3");
     // The tests (JUnit, not on the class path offline) are neither built nor annotated.
     let m = std::fs::read_to_string(dir.join("revy.toml")).unwrap();
@@ -132,6 +142,9 @@ fn maven_layout_builds_offline_with_javac() {
 
 #[test]
 fn gradle_layout_builds_offline_with_javac() {
+    if !common::gate::needs(&[Tool::Java]) {
+        return;
+    }
     let (_t, dir) = init_then_profile("gradle", "Gradle layout", "total 1275 largest 50");
     assert_eq!(
         manifest_value(&dir, "run"),
@@ -190,6 +203,9 @@ fn a_failing_build_shows_its_last_lines_and_log() {
 
 #[test]
 fn a_misspelled_main_class_says_the_program_did_not_start() {
+    if !common::gate::needs(&[Tool::Java]) {
+        return;
+    }
     let (_t, dir) = fixture("gradle");
     ok(&revy(&dir, &["init"]), "init");
     let m = std::fs::read_to_string(dir.join("revy.toml")).unwrap();

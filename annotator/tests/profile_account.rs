@@ -257,6 +257,9 @@ fn profile_from_a_terminal_lets_the_program_read_it() {
 /// newest trace was named and analysed, the other lay unread beside it).
 #[test]
 fn profile_of_two_processes_analyses_both_traces() {
+    if !common::gate::needs(&[Tool::Java]) {
+        return;
+    }
     let run = "java -cp build bank.Main & java -cp build bank.Main; wait";
     let (_tmp, dir) = project(None, Some(run));
     let out = profile(&dir, &[]);
@@ -291,6 +294,9 @@ fn profile_of_two_processes_analyses_both_traces() {
 /// only the newest one was printed).
 #[test]
 fn run_of_two_processes_names_both_traces() {
+    if !common::gate::needs(&[Tool::Java]) {
+        return;
+    }
     let build = "rm -rf build && mkdir -p build && javac -encoding UTF-8 -d build $(find src -name '*.java')";
     let run = format!("{build} && (java -cp build bank.Main & java -cp build bank.Main; wait)");
     let (_tmp, dir) = project(None, Some(&run));

@@ -70,7 +70,7 @@ fn build_and_run(dir: &Path, main: &str, trace: Option<&Path>) -> Outcome {
 fn annotate(dir: &Path, mode: Mode) -> Vec<String> {
     let m = Manifest::load(&dir.join("revy.toml")).unwrap();
     let project = revy::instrument::project::load(&m).unwrap();
-    let mut saf = revy::instrument::saf::build(&m, &project);
+    let mut saf = revy::instrument::saf::build::build(&m, &project);
     // Select everything that can be instrumented.
     for c in &mut saf.classes {
         c.selected = true;

@@ -1,4 +1,4 @@
-//! The runtimes' trace files (issue 10, items 12–15, SPEC §6): every process writes its own
+//! The runtimes' trace files (issue 10, items 12–15): every process writes its own
 //! file, small size limits keep what fits, an unwritable path is said, a forked C++ child
 //! traces itself, traces without an end marker are warned about, and headers carry the pid
 //! and a wall-clock anchor. Both runtimes, driven by small hand-written programs.

@@ -394,7 +394,7 @@ impl<'a> Checker<'a> {
                 .unwrap_or_else(|| self.path.display().to_string());
             let msg = e.message().trim().replace('\n', " ");
             Error::input(format!(
-                "{where_}: {msg} (see SPEC §3 for the manifest keys)"
+                "{where_}: {msg} (README.md lists the manifest keys)"
             ))
         })
     }

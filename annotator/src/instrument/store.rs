@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::instrument::edits::{self, Insertion};
 use crate::instrument::manifest::{Manifest, Mode};
-use crate::instrument::project::sha256_hex;
+use crate::util::hash::sha256_hex;
 use crate::util::srctext::encode;
 
 /// The bytes a source's text stands for (see [`crate::util::srctext`]).
@@ -429,13 +429,24 @@ fn journal(m: &Manifest, plan: &Plan) -> Result<(State, Vec<String>)> {
     Ok((state, annotated))
 }
 
-/// Each annotated file and runtime file, atomically.
-fn write_plan(m: &Manifest, plan: &Plan, annotated: &[String]) -> Result<()> {
-    // Test hook: widens the window between file writes so kill tests can land inside it.
-    let delay = std::env::var("REVY_TEST_WRITE_DELAY_MS")
+/// Test hook: `REVY_TEST_WRITE_DELAY_MS` widens the window between file writes so kill
+/// tests can land inside it.
+#[cfg(feature = "test-hooks")]
+fn test_write_delay() -> Option<std::time::Duration> {
+    std::env::var("REVY_TEST_WRITE_DELAY_MS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .map(std::time::Duration::from_millis);
+        .map(std::time::Duration::from_millis)
+}
+
+#[cfg(not(feature = "test-hooks"))]
+fn test_write_delay() -> Option<std::time::Duration> {
+    None
+}
+
+/// Each annotated file and runtime file, atomically.
+fn write_plan(m: &Manifest, plan: &Plan, annotated: &[String]) -> Result<()> {
+    let delay = test_write_delay();
     for ((rel, _, _), text) in plan.files.iter().zip(annotated) {
         if let Some(d) = delay {
             std::thread::sleep(d);

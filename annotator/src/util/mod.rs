@@ -2,6 +2,7 @@
 //! signals and exit codes, a progress bar, escaping of text from outside.
 
 pub mod escape;
+pub mod hash;
 pub mod pathset;
 pub mod progress;
 pub mod signals;

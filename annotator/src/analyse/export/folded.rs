@@ -11,8 +11,8 @@ use std::io::Write;
 
 use rustc_hash::FxHashMap;
 
-use crate::analyse::analysis::instance_label;
 use crate::analyse::trace::Names;
+use crate::analyse::walk::instance_label;
 use crate::analyse::walk::{Closed, Frame, Instance, Sink, Walker};
 
 #[derive(Clone, Copy)]
@@ -222,7 +222,7 @@ impl Sink for FoldedSink {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyse::analysis::walk_trace;
+    use crate::analyse::walk::walk_trace;
 
     fn folded(trace: &std::path::Path, cap: usize) -> (FoldedSink, String, u64) {
         let mut sink = FoldedSink::with_cap(true, cap);

@@ -3,10 +3,12 @@
 //! analysis never touches strings per event.
 
 pub mod agg;
+mod attr;
 pub mod budget;
 pub mod compact;
 pub mod multi;
 pub mod spool;
+#[cfg(any(test, feature = "test-hooks"))]
 pub mod synth;
 pub mod text;
 

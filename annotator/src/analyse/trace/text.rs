@@ -1,10 +1,10 @@
 //! The text form (DTF): a byte scanner over a large buffer (no per-line allocation, no
 //! regex) and the writer used by `revy trace print` and the generator.
 
-use std::borrow::Cow;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
 
+use super::attr::{method_names, value};
 use super::{Event, Header, Names, Status, BUF_SIZE};
 use crate::error::{Error, Result};
 
@@ -523,27 +523,6 @@ impl<W: Write> TextWriter<W> {
                 )
             }
         }
-    }
-}
-
-pub(super) fn method_names(names: &Names, id: u32) -> (Cow<'_, str>, Cow<'_, str>, Cow<'_, str>) {
-    match names.method(id) {
-        Some(d) => (
-            value(names.class(d.class)),
-            value(&d.name),
-            value(&d.signature),
-        ),
-        None => ("?".into(), "?".into(), "!!".into()),
-    }
-}
-
-/// A name as an attribute value: values hold no spaces (they separate attributes). Names
-/// read from traces hold no control characters (see `escape_name`).
-pub(super) fn value(s: &str) -> Cow<'_, str> {
-    if s.contains(' ') {
-        Cow::Owned(s.replace(' ', "_"))
-    } else {
-        Cow::Borrowed(s)
     }
 }
 

@@ -225,6 +225,19 @@ fn chrome_slices(path: &Path) -> Vec<Slice> {
         .collect()
 }
 
+/// `trace` exported to Perfetto and Chrome JSON in `dir`: the two files.
+fn perfetto_and_chrome(trace: &Path, dir: &Path) -> (PathBuf, PathBuf) {
+    let (pf, cj) = (dir.join("t.pftrace"), dir.join("t.json"));
+    let args = [
+        "--perfetto",
+        pf.to_str().unwrap(),
+        "--chrome",
+        cj.to_str().unwrap(),
+    ];
+    export(trace, &args);
+    (pf, cj)
+}
+
 #[test]
 fn perfetto_protobuf_has_every_message_on_its_thread() {
     let dir = tempfile::tempdir().unwrap();
@@ -232,16 +245,7 @@ fn perfetto_protobuf_has_every_message_on_its_thread() {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/traces/appendix-f.dtf"),
         synth(dir.path(), 20_000),
     ] {
-        let (pf, cj) = (dir.path().join("t.pftrace"), dir.path().join("t.json"));
-        export(
-            &trace,
-            &[
-                "--perfetto",
-                pf.to_str().unwrap(),
-                "--chrome",
-                cj.to_str().unwrap(),
-            ],
-        );
+        let (pf, cj) = perfetto_and_chrome(&trace, dir.path());
         let d = decode_perfetto(&std::fs::read(&pf).unwrap());
         let mut got = d.slices.clone();
         let mut want = chrome_slices(&cj);
@@ -257,6 +261,42 @@ fn perfetto_protobuf_has_every_message_on_its_thread() {
             d.thread_names.keys().copied().collect(),
             "one track per thread"
         );
+    }
+}
+
+/// The same exports read by Perfetto's own trace protos (the Python `perfetto` package,
+/// tests/perfetto_check.py): the file parses as `perfetto.protos.Trace` with no field
+/// Perfetto does not define, and its slices are the Chrome export's.
+#[test]
+fn perfetto_export_reads_with_perfettos_own_protos() {
+    if !common::gate::needs(&[common::gate::Tool::Perfetto]) {
+        return;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/perfetto_check.py");
+    let dir = tempfile::tempdir().unwrap();
+    for trace in [
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/traces/account-cpp.rvt"),
+        synth(dir.path(), 20_000),
+    ] {
+        let (pf, cj) = perfetto_and_chrome(&trace, dir.path());
+        let o = std::process::Command::new("python3")
+            .arg(&script)
+            .arg(&pf)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        let mut got: Vec<Slice> = serde_json::from_value(v["slices"].clone()).unwrap();
+        let mut want = chrome_slices(&cj);
+        assert!(!want.is_empty());
+        got.sort();
+        want.sort();
+        assert_eq!(got, want, "{}: Perfetto and Chrome slices", trace.display());
+        assert!(v["flows"].as_u64().unwrap() > got.len() as u64);
+        let tids: std::collections::BTreeSet<String> =
+            got.iter().map(|s| s.0.to_string()).collect();
+        let named = v["threads"].as_object().unwrap().keys().cloned().collect();
+        assert_eq!(tids, named, "one track per thread");
     }
 }
 

@@ -7,16 +7,10 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 mod common;
+use common::gate::Tool;
+use common::revy_in as revy;
 
 use common::snapshot;
-
-fn revy(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_revy"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
-}
 
 fn err(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
@@ -174,6 +168,9 @@ fn restore_refuses_when_a_copy_of_an_insertion_would_stay_live() {
 
 #[test]
 fn init_quotes_file_names_in_generated_commands() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
     let t = tempfile::tempdir().unwrap();
     let dir = t.path().join("proj");
     std::fs::create_dir_all(dir.join("src dir")).unwrap();
@@ -299,6 +296,9 @@ fn a_second_annotate_is_refused_naming_the_lock_holder_and_dead_holders_are_take
 
 #[test]
 fn profile_restores_on_sigterm_and_sighup_and_ends_the_child_group() {
+    if !common::gate::needs(&[Tool::Java]) {
+        return;
+    }
     for (sig, code) in [
         (libc_sig::TERM, 143),
         (libc_sig::HUP, 129),

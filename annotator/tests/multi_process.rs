@@ -9,6 +9,8 @@ use serde_json::Value;
 
 mod common;
 use common::cpp_rt::{build_one_method, text};
+use common::gate::Tool;
+use common::revy_ok as revy;
 
 /// The parent calls `work` 1000 times, runs itself as a child process (a fresh one, with its
 /// own clock base) that calls it 500 times while the parent waits, then calls it 1000 times
@@ -59,16 +61,6 @@ fn run_forking_program(dir: &Path) -> (PathBuf, u64, u64) {
     (dir.join("traces"), pid("parent "), pid("child "))
 }
 
-fn revy(dir: &Path, args: &[&str]) -> String {
-    let r = Command::new(env!("CARGO_BIN_EXE_revy"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(r.status.success(), "revy {args:?}: {}", text(&r.stderr));
-    text(&r.stdout)
-}
-
 fn analyze(dir: &Path, traces: &[&str]) -> Value {
     let mut args = vec!["analyze", "--format", "json", "--no-compensate"];
     args.extend_from_slice(traces);
@@ -81,6 +73,9 @@ fn work_calls(a: &Value) -> u64 {
 
 #[test]
 fn two_processes_analysed_together() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let (traces, parent, child) = run_forking_program(dir);
@@ -237,6 +232,9 @@ fn a_trace_without_events_keeps_its_methods_apart() {
 /// every message.
 #[test]
 fn two_processes_past_the_replay_cap_get_the_whole_replays_verdicts() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
     use revy::analyse::analysis::{analyze_path, Options};
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();

@@ -2,15 +2,13 @@
 //! byte for byte whether the run works, the build fails, the program fails or Ctrl-C hits.
 
 mod common;
+use common::bin as revy;
+use common::gate::Tool;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
-
-fn revy() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_revy"))
-}
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -78,6 +76,9 @@ fn text(o: &Output) -> String {
 
 #[test]
 fn profile_runs_the_loop_and_restores() {
+    if !common::gate::needs(&[Tool::Java]) {
+        return;
+    }
     let (_tmp, dir) = project(None, None);
     let before = snapshot(&dir);
     let o = profile(&dir, &[]);
@@ -153,6 +154,9 @@ fn profile_restores_when_the_build_fails() {
 
 #[test]
 fn profile_restores_when_the_program_fails() {
+    if !common::gate::needs(&[Tool::Java]) {
+        return;
+    }
     let (_tmp, dir) = project(None, Some("java -cp build bank.Main && exit 3"));
     let before = snapshot(&dir);
     let o = profile(&dir, &[]);
@@ -198,10 +202,8 @@ fn profile_restores_on_ctrl_c() {
     assert!(st.success());
     let o = child.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(130), "{}", text(&o));
-    assert!(
-        t0.elapsed() < Duration::from_secs(50),
-        "did not wait for the child's sleep"
-    );
+    // The program shares revy's stdout: had it outlived revy, the wait above would have
+    // lasted through its sleep, and the file below would exist.
     assert!(!dir.join(".revy/not-interrupted").exists());
     assert_eq!(snapshot(&dir), before, "tree byte-identical after Ctrl-C");
     assert!(!dir.join(".revy/state.toml").exists());
@@ -214,8 +216,7 @@ fn profile_restores_on_ctrl_c() {
 fn profile_from_a_terminal_lets_the_program_read_it() {
     use std::io::Write;
     use std::process::Stdio;
-    if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("skipped: no `script` to give revy a terminal");
+    if !common::gate::needs(&[Tool::Script]) {
         return;
     }
     let (_tmp, dir) = project(

@@ -5,15 +5,22 @@ use revy::error::{Error, Result};
 pub(crate) fn cmd_run(manifest: &std::path::Path) -> Result<()> {
     let m = revy::instrument::manifest::Manifest::load(manifest)?;
     let out = revy::run::run(&m)?;
-    let no_trace = format!(
-        "the run wrote no trace in {}; is the project annotated (`revy status`)?",
-        m.trace_dir().display()
-    );
-    match out.traces.as_slice() {
-        [] if out.exit_code == Some(0) => return Err(Error::Problems(no_trace)),
-        [] => eprintln!("revy: {no_trace}"),
-        [one] => println!("trace: {}", one.display()),
-        several => {
+    let dir = m.trace_dir();
+    match (out.traces.as_slice(), out.failed_to_start()) {
+        ([], None) => {
+            return Err(Error::Problems(format!(
+                "the run wrote no trace in {}; is the project annotated (`revy status`)?",
+                dir.display()
+            )))
+        }
+        ([], Some(f)) => {
+            return Err(Error::Problems(format!(
+                "the run wrote no trace in {}: {f}",
+                dir.display()
+            )))
+        }
+        ([one], _) => println!("trace: {}", one.display()),
+        (several, _) => {
             // One trace per process: name them all, and how to read them as one run.
             for t in several {
                 println!("trace: {}", t.display());

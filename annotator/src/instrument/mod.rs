@@ -3,6 +3,8 @@
 //! that backs up, writes and restores sources.
 
 pub mod annotate;
+pub mod build_log;
+pub mod buildsys;
 pub mod cppdefs;
 pub mod edits;
 pub mod frontend;

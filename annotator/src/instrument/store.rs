@@ -164,7 +164,7 @@ pub struct Plan {
     /// (path relative to root, original text, insertions)
     pub files: Vec<(String, String, Vec<Insertion>)>,
     /// (path relative to root, contents)
-    pub runtime: Vec<(String, String)>,
+    pub runtime: Vec<(String, Vec<u8>)>,
 }
 
 fn state_path(m: &Manifest) -> PathBuf {
@@ -413,7 +413,7 @@ fn journal(m: &Manifest, plan: &Plan) -> Result<(State, Vec<String>)> {
     for (rel, contents) in &plan.runtime {
         state.runtime.push(RuntimeRecord {
             path: rel.clone(),
-            sha256: sha256_hex(contents.as_bytes()),
+            sha256: sha256_hex(contents),
         });
         // Remember folders we create so restore leaves no trace.
         let mut dir = Path::new(rel).parent();
@@ -454,7 +454,7 @@ fn write_plan(m: &Manifest, plan: &Plan, annotated: &[String]) -> Result<()> {
         atomic_write(&m.root.join(rel), &encode(text))?;
     }
     for (rel, contents) in &plan.runtime {
-        atomic_write(&m.root.join(rel), contents.as_bytes())?;
+        atomic_write(&m.root.join(rel), contents)?;
     }
     Ok(())
 }
@@ -570,10 +570,8 @@ pub struct RestoreSummary {
 
 /// Revy's own text in either language: a restored file must hold no more of these than
 /// its original did.
-const MARKERS: [&str; 3] = ["revy.runtime.", "::revy::", ".revy-runtime/"];
-
 fn marker_count(text: &str) -> usize {
-    MARKERS
+    edits::MARKERS
         .iter()
         .map(|m| memchr::memmem::find_iter(text.as_bytes(), m).count())
         .sum()
@@ -873,12 +871,12 @@ pub fn recommit(m: &Manifest, plan: &Plan) -> Result<usize> {
     }
     // Generated runtime files (tables) may change too; new ones are not expected.
     for (rel, contents) in &plan.runtime {
-        let sha = sha256_hex(contents.as_bytes());
+        let sha = sha256_hex(contents);
         if let Some(r) = state.runtime.iter_mut().find(|r| r.path == *rel) {
             if r.sha256 != sha {
                 r.sha256 = sha;
                 save_state(m, &state)?;
-                atomic_write(&m.root.join(rel), contents.as_bytes())?;
+                atomic_write(&m.root.join(rel), contents)?;
             }
         }
     }

@@ -263,7 +263,8 @@ pub fn error_message(n: Node, src: &str) -> String {
         };
     }
     let text = src.get(n.start_byte()..n.end_byte()).unwrap_or("");
-    let snippet = snippet(text);
+    // Source text is hostile: no raw NUL or terminal escapes in a message.
+    let snippet = crate::analyse::trace::escape_name(snippet(text).as_bytes());
     if snippet.is_empty() {
         "syntax error".to_string()
     } else {

@@ -939,10 +939,8 @@ int main() {
          throttle = false\n",
     )
     .unwrap();
-    let p = Ran::from(common::revy_in(dir, &["parse"]));
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
-    let a = Ran::from(common::revy_in(dir, &["annotate"]));
-    assert_eq!(a.code, 0, "{}{}", a.stdout, a.stderr);
+    common::revy_ok(dir, &["parse"]);
+    common::revy_ok(dir, &["annotate"]);
     let b = sh(dir, "g++ -std=c++17 -O1 -o shapes src/main.cpp", &[]);
     assert_eq!(b.code, 0, "{}", b.stderr);
     for run in 0..10 {

@@ -68,6 +68,11 @@ fn build_and_run(dir: &Path, main: &str, trace: Option<&Path>) -> Outcome {
 
 /// Annotates every Java file of the project copy in `dir`; returns skipped lines.
 fn annotate(dir: &Path, mode: Mode) -> Vec<String> {
+    annotate_with(dir, mode, 0)
+}
+
+/// [`annotate`], throttling methods past `throttle_calls` calls (0: never) under 10 µs.
+fn annotate_with(dir: &Path, mode: Mode, throttle_calls: u64) -> Vec<String> {
     let m = Manifest::load(&dir.join("revy.toml")).unwrap();
     let project = revy::project::load(&m).unwrap();
     let mut saf = revy::saf::build(&m, &project);
@@ -82,8 +87,8 @@ fn annotate(dir: &Path, mode: Mode) -> Vec<String> {
         dir: dir.join(".revy/traces"),
         max_size: 1 << 30,
         project: m.name.clone(),
-        throttle_calls: 0,
-        throttle_ns: 0,
+        throttle_calls,
+        throttle_ns: if throttle_calls > 0 { 10_000 } else { 0 },
     };
     let cx = Context::new(mode, &saf, trace, dir.to_path_buf(), None);
     let mut annotated = Vec::new();
@@ -197,13 +202,23 @@ fn run_project(src: &Path, main: &str, mode: Mode) -> (Outcome, Outcome, Trace) 
 
 /// Like `run_project`, plus the traces other processes wrote beside `t.rvt` (`t-PID.rvt`).
 fn run_project_all(src: &Path, main: &str, mode: Mode) -> (Outcome, Outcome, Trace, Vec<Trace>) {
+    run_project_throttled(src, main, mode, 0)
+}
+
+/// [`run_project_all`] with throttling past `throttle_calls` calls (0: off).
+fn run_project_throttled(
+    src: &Path,
+    main: &str,
+    mode: Mode,
+    throttle_calls: u64,
+) -> (Outcome, Outcome, Trace, Vec<Trace>) {
     let tmp = tempfile::tempdir().unwrap();
     let orig = tmp.path().join("orig");
     let ann = tmp.path().join("ann");
     common::copy_tree(src, &orig);
     common::copy_tree(src, &ann);
     let before = build_and_run(&orig, main, None);
-    let skipped = annotate(&ann, mode);
+    let skipped = annotate_with(&ann, mode, throttle_calls);
     assert!(skipped.is_empty(), "skipped: {skipped:?}");
     let trace_path = tmp.path().join("t.rvt");
     let after = build_and_run(&ann, main, Some(&trace_path));
@@ -840,4 +855,47 @@ public class Main {
     // interpreted, calls; a preemption): a few, never most
     let measured = tiny.iter().filter(|c| c.1.is_some()).count();
     assert!(measured < 200, "{measured} of 20000 short calls measured");
+}
+
+/// Issue 34: a throttled method's estimate is the median of its timed calls (an `S` record
+/// with its spread), and sampled calls (1 in 1,024) carry it into a slower phase: the
+/// estimate once fixed at the verdict never changed. Counts stay exact.
+#[test]
+fn throttled_estimates_follow_a_phase_change() {
+    if !have_javac() {
+        eprintln!("no javac: skipped");
+        return;
+    }
+    let p = small_project(&[(
+        "phase/Main.java",
+        r#"package phase;
+public class Main {
+    static long sink;
+    static void step(int n) { long x = sink; for (int i = 0; i < n; i++) x = x * 31 + i; sink = x; }
+    public static void main(String[] args) {
+        for (int i = 0; i < 300000; i++) step(1);
+        for (int i = 0; i < 300000; i++) step(3000);
+        System.out.println(sink != 42);
+    }
+}
+"#,
+    )]);
+    let (before, after, t, _) =
+        run_project_throttled(p.path(), "phase.Main", Mode::Faster, 100_000);
+    assert_eq!(before.stdout, after.stdout);
+    let step = method_id(&t, "step");
+    assert_eq!(t.throttled, [step]);
+    let est: Vec<_> = t.estimates.iter().filter(|e| e.1 == step).collect();
+    assert!(est.len() >= 2, "{est:?}");
+    // at the verdict: the median of the latest 256 timed calls
+    assert_eq!(est[0].4, 256);
+    // the slow phase (3,000 dependent steps a call) is far above the fast one's estimate
+    let last = est.last().unwrap();
+    assert!(last.3 > 4 * est[0].3 && last.2 > est[0].2, "{est:?}");
+    let recorded = t
+        .rows()
+        .iter()
+        .filter(|e| e.1 == START && e.2 == step)
+        .count() as u64;
+    assert_eq!(recorded + t.aggregated, 600_000);
 }

@@ -92,6 +92,8 @@ pub struct Trace {
     pub throttled: Vec<u64>,
     /// `F` records' entries: (tid, method id, oid, calls measured, faults).
     pub faults: Vec<(u64, u64, u64, u64, u64)>,
+    /// `S` records: (tid, method id, time, per call, timed calls), in file order.
+    pub estimates: Vec<(u64, u64, u64, u64, u64)>,
     /// Objects created and destroyed past `max_size`, per class id (`O` records).
     pub objects: HashMap<u64, (u64, u64)>,
 }
@@ -206,6 +208,15 @@ pub fn decode(bytes: &[u8]) -> Trace {
                 assert!(t.methods.contains_key(&m), "X before its M");
                 t.throttled.push(m);
                 skip(&mut r, 3);
+            }
+            b'S' => {
+                let tid = r.v();
+                let m = r.v();
+                assert!(t.methods.contains_key(&m), "S before its M");
+                let (time, per_call) = (r.v(), r.v());
+                let (p10, p90, timed) = (r.v(), r.v(), r.v());
+                assert!(p10 <= per_call && per_call <= p90 && timed > 0, "S spread");
+                t.estimates.push((tid, m, time, per_call, timed));
             }
             b'A' => aggregates(&mut r, &mut t),
             b'F' => faults(&mut r, &mut t),

@@ -2,9 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
-use revy::analysis::{analyze_path, Options};
-use revy::trace::synth::{generate, Spec};
-use revy::trace::Form;
+use revy::analyse::analysis::{analyze_path, Options};
+use revy::analyse::trace::synth::{generate, Spec};
+use revy::analyse::trace::Form;
 
 mod common;
 use common::revy;
@@ -16,7 +16,7 @@ fn gen(dir: &Path, name: &str, form: Form, spec: &Spec) -> PathBuf {
 }
 
 /// Form-independent view: ids depend on first-appearance order, so key by names.
-fn normal(a: &revy::analysis::Analysis) -> (Vec<String>, Vec<String>, Vec<String>) {
+fn normal(a: &revy::analyse::analysis::Analysis) -> (Vec<String>, Vec<String>, Vec<String>) {
     let mut i: Vec<String> = a
         .instances
         .iter()

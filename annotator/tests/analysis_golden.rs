@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use revy::trace::synth::{generate, Spec};
-use revy::trace::Form;
+use revy::analyse::trace::synth::{generate, Spec};
+use revy::analyse::trace::Form;
 use sha2::{Digest, Sha256};
 
 /// sha256 of the normalised JSON of the synthetic trace below (1,500 instances, 5,183 edges,

@@ -188,7 +188,7 @@ fn syntax_errors_are_reported_and_exit_1_with_the_rest_parsed() {
     let e = stderr(&o);
     assert!(e.contains("A.java:3:"), "{e}");
     let saf = std::fs::read_to_string(t.path().join(".revy/saf.toml")).unwrap();
-    let saf = revy::saf::Saf::from_toml(Path::new("saf"), &saf).unwrap();
+    let saf = revy::instrument::saf::Saf::from_toml(Path::new("saf"), &saf).unwrap();
     let a = saf.class("A").unwrap();
     let ann = |n: &str| a.methods.iter().find(|m| m.name == n).unwrap().annotatable;
     assert!(ann("ok") && ann("alsoOk") && !ann("bad"));
@@ -220,7 +220,7 @@ fn parse_is_deterministic() {
     let text = String::from_utf8(a).unwrap();
     // The thesis's static sizes: Account 16 (int, int, double), Person 56 (+String 32, Account 16).
     assert!(text.contains("qname = \"bank.Account\"\nname = \"Account\""));
-    let saf = revy::saf::Saf::from_toml(Path::new("saf"), &text).unwrap();
+    let saf = revy::instrument::saf::Saf::from_toml(Path::new("saf"), &text).unwrap();
     assert_eq!(saf.class("bank.Account").unwrap().static_size, 16);
     assert_eq!(saf.class("bank.Person").unwrap().static_size, 56);
     assert!(!saf.class("bank.Main").unwrap().selected);

@@ -182,17 +182,17 @@ fn round_trip(project: &Path, mode: &str) -> Outcome {
         format!("{}{}", p.stdout, p.stderr)
     };
     // The plan's insertions undo exactly (what restore relies on when files were edited).
-    let mf = revy::manifest::Manifest::load(&dir.join("revy.toml")).unwrap();
+    let mf = revy::instrument::manifest::Manifest::load(&dir.join("revy.toml")).unwrap();
     let md = if mode == "better" {
-        revy::manifest::Mode::Better
+        revy::instrument::manifest::Mode::Better
     } else {
-        revy::manifest::Mode::Faster
+        revy::instrument::manifest::Mode::Faster
     };
-    let (plan, _) = revy::annotate::plan(&mf, md).unwrap();
+    let (plan, _) = revy::instrument::annotate::plan(&mf, md).unwrap();
     for (rel, text, ins) in &plan.files {
-        let annotated = revy::edits::apply(text, ins);
+        let annotated = revy::instrument::edits::apply(text, ins);
         assert_eq!(
-            revy::edits::unapply(&annotated, ins).as_deref(),
+            revy::instrument::edits::unapply(&annotated, ins).as_deref(),
             Some(text.as_str()),
             "{what}: {rel}: unapply does not give the original"
         );

@@ -13,7 +13,7 @@ use serde_json::Value;
 /// A synthetic multi-thread trace in `dir`.
 fn synth(dir: &Path, events: u64) -> PathBuf {
     let trace = dir.join("synth.rvt");
-    let spec = revy::trace::synth::Spec {
+    let spec = revy::analyse::trace::synth::Spec {
         events,
         instances: 60,
         threads: 3,
@@ -23,7 +23,7 @@ fn synth(dir: &Path, events: u64) -> PathBuf {
         ..Default::default()
     };
     let f = std::io::BufWriter::new(std::fs::File::create(&trace).unwrap());
-    revy::trace::synth::generate(&spec, revy::trace::Form::Compact, f).unwrap();
+    revy::analyse::trace::synth::generate(&spec, revy::analyse::trace::Form::Compact, f).unwrap();
     trace
 }
 

@@ -1,15 +1,15 @@
 //! Front-end fixtures: each source under tests/fixtures/frontend/ (Java and C++, one
 //! construct per file) is parsed by its language's front end and the model's dump
-//! (`revy::frontend::dump`) must equal the `.model` file beside it: classes, fields, methods,
+//! (`revy::instrument::frontend::dump`) must equal the `.model` file beside it: classes, fields, methods,
 //! signatures, flags, spans, insertion points and diagnostics.
 //! Set REVY_BLESS=1 to rewrite the `.model` files after an intended change (then review the diff).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use revy::frontend::{dump::dump, for_lang};
-use revy::lang::LangSpec;
-use revy::model::Lang;
+use revy::instrument::frontend::{dump::dump, for_lang};
+use revy::instrument::lang::LangSpec;
+use revy::instrument::model::Lang;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/frontend")

@@ -11,10 +11,10 @@ use std::process::Command;
 
 use common::trace::{decode, Ev, Trace, CRT, END, START};
 
-use revy::annotate::{java::JavaAnnotator, Context, LangAnnotator, TraceSettings};
-use revy::edits;
-use revy::manifest::{Manifest, Mode};
-use revy::model::Lang;
+use revy::instrument::annotate::{java::JavaAnnotator, Context, LangAnnotator, TraceSettings};
+use revy::instrument::edits;
+use revy::instrument::manifest::{Manifest, Mode};
+use revy::instrument::model::Lang;
 
 fn have_javac() -> bool {
     Command::new("javac").arg("-version").output().is_ok()
@@ -74,8 +74,8 @@ fn annotate(dir: &Path, mode: Mode) -> Vec<String> {
 /// [`annotate`], throttling methods past `throttle_calls` calls (0: never) under 10 µs.
 fn annotate_with(dir: &Path, mode: Mode, throttle_calls: u64) -> Vec<String> {
     let m = Manifest::load(&dir.join("revy.toml")).unwrap();
-    let project = revy::project::load(&m).unwrap();
-    let mut saf = revy::saf::build(&m, &project);
+    let project = revy::instrument::project::load(&m).unwrap();
+    let mut saf = revy::instrument::saf::build(&m, &project);
     // Select everything that can be instrumented.
     for c in &mut saf.classes {
         c.selected = true;
@@ -117,7 +117,7 @@ fn annotate_with(dir: &Path, mode: Mode, throttle_calls: u64) -> Vec<String> {
     let again = project.files[0].path.clone();
     let text = std::fs::read_to_string(dir.join(&again)).unwrap();
     if text.contains("revy.runtime.Rv.") {
-        let model = revy::project::parse_file(&again, &text);
+        let model = revy::instrument::project::parse_file(&again, &text);
         let fe = JavaAnnotator.annotate_file(&cx, &model, &text);
         assert!(fe.insertions.is_empty() && !fe.skipped.is_empty());
     }

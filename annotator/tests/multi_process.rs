@@ -237,13 +237,15 @@ fn a_trace_without_events_keeps_its_methods_apart() {
 /// every message.
 #[test]
 fn two_processes_past_the_replay_cap_get_the_whole_replays_verdicts() {
-    use revy::analysis::{analyze_path, Options};
+    use revy::analyse::analysis::{analyze_path, Options};
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let (traces, _, child) = run_forking_program(dir);
-    let set =
-        revy::trace::multi::join(&[traces.join("f.rvt"), traces.join(format!("f-{child}.rvt"))])
-            .unwrap();
+    let set = revy::analyse::trace::multi::join(&[
+        traces.join("f.rvt"),
+        traces.join(format!("f-{child}.rvt")),
+    ])
+    .unwrap();
     let o = |cap: u64| Options {
         cores: Some(2),
         handoff_ns: Some(100.0),

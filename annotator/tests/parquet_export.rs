@@ -5,9 +5,9 @@ use std::path::Path;
 use std::process::Command;
 
 use parquet::file::reader::{FileReader, SerializedFileReader};
-use revy::analysis::{analyze_path, Options};
-use revy::trace::synth::{generate, Spec};
-use revy::trace::Form;
+use revy::analyse::analysis::{analyze_path, Options};
+use revy::analyse::trace::synth::{generate, Spec};
+use revy::analyse::trace::Form;
 
 mod common;
 use common::revy;

@@ -86,7 +86,7 @@ fn profile_runs_the_loop_and_restores() {
     assert!(!dir.join(".revy/state.toml").exists(), "no journal left");
     let report = dir.join(".revy/report.html");
     let html = std::fs::read_to_string(&report).unwrap();
-    let d = revy::report::embedded_data(&html).expect("report data");
+    let d = revy::analyse::report::embedded_data(&html).expect("report data");
     let accounts = d["instances"]
         .as_array()
         .unwrap()
@@ -124,7 +124,7 @@ fn profile_runs_the_loop_and_restores() {
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let again = std::fs::read_to_string(dir.parent().unwrap().join("again.html")).unwrap();
-    let d2 = revy::report::embedded_data(&again).unwrap();
+    let d2 = revy::analyse::report::embedded_data(&again).unwrap();
     assert_eq!(d2["trace"]["path"], d["trace"]["path"]);
 
     // -o writes elsewhere, relative to the current folder.

@@ -666,7 +666,7 @@ fn report_in_headless_chromium() {
 
     // 3. A larger synthetic trace: a few hundred instances, about a thousand edges.
     let trace = tmp.path().join("synth.rvt");
-    let spec = revy::trace::synth::Spec {
+    let spec = revy::analyse::trace::synth::Spec {
         events: 8_000,
         instances: 300,
         threads: 2,
@@ -677,7 +677,7 @@ fn report_in_headless_chromium() {
         ..Default::default()
     };
     let f = std::io::BufWriter::new(std::fs::File::create(&trace).unwrap());
-    revy::trace::synth::generate(&spec, revy::trace::Form::Compact, f).unwrap();
+    revy::analyse::trace::synth::generate(&spec, revy::analyse::trace::Form::Compact, f).unwrap();
     let out = tmp.path().join("synth.html");
     report_of(&trace, &out);
     b.open(&out);
@@ -696,7 +696,7 @@ fn report_in_headless_chromium() {
 
     // 4. A million messages: the page gets the capped, aggregated view and stays usable.
     let trace = tmp.path().join("million.rvt");
-    let spec = revy::trace::synth::Spec {
+    let spec = revy::analyse::trace::synth::Spec {
         events: 2_002_000,
         instances: 2_000,
         threads: 4,
@@ -704,7 +704,7 @@ fn report_in_headless_chromium() {
         ..Default::default()
     };
     let f = std::io::BufWriter::new(std::fs::File::create(&trace).unwrap());
-    revy::trace::synth::generate(&spec, revy::trace::Form::Compact, f).unwrap();
+    revy::analyse::trace::synth::generate(&spec, revy::analyse::trace::Form::Compact, f).unwrap();
     let out = tmp.path().join("million.html");
     report_of(&trace, &out);
     let size = std::fs::metadata(&out).unwrap().len();
@@ -728,10 +728,10 @@ fn report_in_headless_chromium() {
     assert!(opened < Duration::from_secs(30), "opening took {opened:?}");
 }
 
-fn synth_report(dir: &Path, name: &str, spec: revy::trace::synth::Spec) -> PathBuf {
+fn synth_report(dir: &Path, name: &str, spec: revy::analyse::trace::synth::Spec) -> PathBuf {
     let trace = dir.join(format!("{name}.rvt"));
     let f = std::io::BufWriter::new(std::fs::File::create(&trace).unwrap());
-    revy::trace::synth::generate(&spec, revy::trace::Form::Compact, f).unwrap();
+    revy::analyse::trace::synth::generate(&spec, revy::analyse::trace::Form::Compact, f).unwrap();
     let out = dir.join(format!("{name}.html"));
     report_of(&trace, &out);
     out
@@ -766,7 +766,7 @@ fn report_answers_at_a_glance() {
     let out = synth_report(
         tmp.path(),
         "glance",
-        revy::trace::synth::Spec {
+        revy::analyse::trace::synth::Spec {
             events: 40_000,
             instances: 400,
             threads: 3,
@@ -935,7 +935,7 @@ fn report_answers_at_a_glance() {
 
     // 6. Before and after: the glance run against a smaller one.
     let old_trace = tmp.path().join("old.rvt");
-    let spec = revy::trace::synth::Spec {
+    let spec = revy::analyse::trace::synth::Spec {
         events: 10_000,
         instances: 400,
         threads: 3,
@@ -944,7 +944,7 @@ fn report_answers_at_a_glance() {
         ..Default::default()
     };
     let f = std::io::BufWriter::new(std::fs::File::create(&old_trace).unwrap());
-    revy::trace::synth::generate(&spec, revy::trace::Form::Compact, f).unwrap();
+    revy::analyse::trace::synth::generate(&spec, revy::analyse::trace::Form::Compact, f).unwrap();
     let cmp = tmp.path().join("compare.html");
     let o = revy()
         .arg("report")
@@ -978,7 +978,7 @@ fn report_answers_at_a_glance() {
         let out = synth_report(
             tmp.path(),
             &format!("inst{instances}"),
-            revy::trace::synth::Spec {
+            revy::analyse::trace::synth::Spec {
                 events,
                 instances,
                 threads: 4,
@@ -1017,7 +1017,7 @@ fn report_dense_edge_click_and_every_thread_lane() {
     let out = synth_report(
         tmp.path(),
         "dense",
-        revy::trace::synth::Spec {
+        revy::analyse::trace::synth::Spec {
             events: 60_000,
             instances: 300,
             threads: 20,

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use revy::trace::{Event, TraceReader};
+use revy::analyse::trace::{Event, TraceReader};
 
 mod common;
 use common::cpp_rt::{build_one_method, sh, text};
@@ -27,7 +27,7 @@ struct Seen {
     truncated: bool,
     cut: bool,
     pid: Option<u64>,
-    anchor: Option<revy::trace::Anchor>,
+    anchor: Option<revy::analyse::trace::Anchor>,
 }
 
 fn read(path: &Path) -> Seen {

@@ -270,15 +270,15 @@ fn lock_is_per_project_within_a_process() {
         project_copy("projects/account"),
         project_copy("projects/account"),
     );
-    let load = |d: &Path| revy::manifest::Manifest::load(&d.join("revy.toml")).unwrap();
+    let load = |d: &Path| revy::instrument::manifest::Manifest::load(&d.join("revy.toml")).unwrap();
     let (mx, my) = (load(x.path()), load(y.path()));
-    let gx = revy::lock::acquire(&mx).unwrap();
-    let gy = revy::lock::acquire(&my).unwrap();
+    let gx = revy::instrument::lock::acquire(&mx).unwrap();
+    let gy = revy::instrument::lock::acquire(&my).unwrap();
     assert!(
         !lock_free(y.path()),
         "project Y is not locked while its guard is held"
     );
-    let again = revy::lock::acquire(&mx).unwrap();
+    let again = revy::instrument::lock::acquire(&mx).unwrap();
     drop(again);
     assert!(!lock_free(x.path()), "re-entry released X early");
     drop(gx);

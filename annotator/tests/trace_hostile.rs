@@ -5,8 +5,8 @@ use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use revy::trace::compact::{put_var, write_all, MAGIC};
-use revy::trace::{Event, Header, MethodDef, Names, TraceReader, Unit};
+use revy::analyse::trace::compact::{put_var, write_all, MAGIC};
+use revy::analyse::trace::{Event, Header, MethodDef, Names, TraceReader, Unit};
 
 mod common;
 mod mem;

@@ -6,8 +6,8 @@
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 
-use revy::analysis::{analyze_path, Options};
-use revy::trace::TraceReader;
+use revy::analyse::analysis::{analyze_path, Options};
+use revy::analyse::trace::TraceReader;
 
 mod mem;
 

@@ -66,7 +66,7 @@ pub fn write_project(dir: &Path, lang: &Lang, run: &str, trace: &str) {
 
 /// Calls of every method named `name` in `revy analyze --format json` output.
 /// The replayed verdicts of an analysis in rank order: (kind, subject, predicted speedup).
-pub fn verdicts(a: &revy::analysis::Analysis) -> Vec<(String, String, f64)> {
+pub fn verdicts(a: &revy::analyse::analysis::Analysis) -> Vec<(String, String, f64)> {
     a.hints
         .iter()
         .filter(|h| h.numbers.contains_key("predicted_speedup"))

@@ -123,7 +123,7 @@ static JAVA: LangSpec = LangSpec {
         ),
         (
             "RvCpu.java",
-            include_str!("../../runtime-java/src/revy/runtime/RvCpu.java"),
+            include_str!("../../../runtime-java/src/revy/runtime/RvCpu.java"),
         ),
         (
             "RvClasses.java",

@@ -605,11 +605,9 @@ fn build_runtime_program(dir: &Path, max_size: u64) -> PathBuf {
             .replace("MAX_SIZE", &max_size.to_string()),
     )
     .unwrap();
-    std::fs::copy(
-        repo().join("runtime-cpp/revy_runtime.hpp"),
-        dir.join("revy_runtime.hpp"),
-    )
-    .unwrap();
+    for f in ["revy_runtime.hpp", "revy_runtime_impl.hpp"] {
+        std::fs::copy(repo().join("runtime-cpp").join(f), dir.join(f)).unwrap();
+    }
     std::fs::write(dir.join("t.cpp"), TEST_PROGRAM).unwrap();
     let b = sh(
         dir,
@@ -648,6 +646,84 @@ fn runtime_compiles_under_cxx11_to_cxx20() {
             check_trace(&t, std);
         }
     }
+    shared_form_compiles_and_records(dir);
+}
+
+/// The shared form: the implementation built into a library as `revy annotate` builds it;
+/// a translation unit compiles the light header alone (none of the implementation), cleanly
+/// under every standard, and the program records the same trace through the library. A
+/// library of another annotation (stamp) is refused with one line, the program untraced.
+fn shared_form_compiles_and_records(dir: &Path) {
+    let lib = dir.join("librevy_runtime.so");
+    let config = std::fs::read_to_string(dir.join("revy_config.hpp")).unwrap();
+    let shared = |stamp: &str| {
+        config
+            .replacen(
+                "#include <cstdint>",
+                &format!(
+                    "#include <cstdint>\n#define REVY_RUNTIME_LIB \"{}\"",
+                    lib.display()
+                ),
+                1,
+            )
+            .replacen(
+                "namespace config {",
+                &format!(
+                    "namespace config {{\ninline const char* stamp() {{ return \"{stamp}\"; }}"
+                ),
+                1,
+            )
+    };
+    std::fs::write(dir.join("revy_config.hpp"), shared("s1")).unwrap();
+    let b = sh(
+        dir,
+        "echo '#include \"revy_runtime_impl.hpp\"' | g++ -x c++ - -DREVY_RUNTIME_BUILDING_LIB \
+         -I. -O2 -fPIC -shared -pthread -fvisibility=hidden -Wall -Wextra -Werror \
+         -o librevy_runtime.so",
+        &[],
+    );
+    assert_eq!(b.code, 0, "library:\n{}", b.stderr);
+    let pre = sh(dir, "g++ -std=c++11 -E t.cpp", &[]);
+    for detail in [
+        "ThreadBuf",
+        "AggTable",
+        "unordered_map",
+        "condition_variable",
+    ] {
+        assert!(
+            !pre.stdout.contains(detail),
+            "the light header pulls in {detail}"
+        );
+    }
+    for std in ["c++11", "c++14", "c++17", "c++20"] {
+        let b = sh(
+            dir,
+            &format!("g++ -std={std} -Wall -Wextra -Werror -O1 -fno-exceptions -fno-rtti -pthread -o ts t.cpp"),
+            &[],
+        );
+        assert_eq!(b.code, 0, "shared -std={std}:\n{}", b.stderr);
+        let _ = std::fs::remove_file(dir.join("s.rvt"));
+        let r = sh(dir, "./ts 100", &[("REVY_TRACE", "s.rvt")]);
+        assert_eq!(
+            (r.code, r.stdout.as_str(), r.stderr.as_str()),
+            (0, "2 17\n", "")
+        );
+        let t = decode(&std::fs::read(dir.join("s.rvt")).unwrap());
+        check_trace(&t, &format!("shared {std}"));
+    }
+    // A program of another annotation never loads this library.
+    std::fs::write(dir.join("revy_config.hpp"), shared("s2")).unwrap();
+    let b = sh(dir, "g++ -std=c++17 -O1 -pthread -o ts t.cpp", &[]);
+    assert_eq!(b.code, 0, "{}", b.stderr);
+    let _ = std::fs::remove_file(dir.join("s.rvt"));
+    let r = sh(dir, "./ts 100", &[("REVY_TRACE", "s.rvt")]);
+    assert_eq!((r.code, r.stdout.as_str()), (0, "2 17\n"));
+    assert!(
+        r.stderr.contains("cannot load the C++ runtime") && r.stderr.contains("annotate again")
+    );
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    assert!(!dir.join("s.rvt").exists());
+    std::fs::write(dir.join("revy_config.hpp"), config).unwrap();
 }
 
 #[test]

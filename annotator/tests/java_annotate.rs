@@ -89,6 +89,7 @@ fn annotate_with(dir: &Path, mode: Mode, throttle_calls: u64) -> Vec<String> {
         project: m.name.clone(),
         throttle_calls,
         throttle_ns: if throttle_calls > 0 { 10_000 } else { 0 },
+        build: None,
     };
     let cx = Context::new(mode, &saf, trace, dir.to_path_buf(), None);
     let mut annotated = Vec::new();
@@ -104,7 +105,7 @@ fn annotate_with(dir: &Path, mode: Mode, throttle_calls: u64) -> Vec<String> {
         assert_eq!(edits::unapply(&out, &fe.insertions).unwrap(), f.text);
         // Line numbers (stack traces) never move.
         assert_eq!(out.lines().count(), f.text.lines().count(), "{}", f.path);
-        writes.push((f.path.clone(), out));
+        writes.push((f.path.clone(), out.into_bytes()));
         annotated.push(&f.model);
     }
     let rt = JavaAnnotator.runtime_files(&cx, &annotated).unwrap();

@@ -157,7 +157,7 @@ pub struct Plan {
     /// (path relative to root, original text, insertions)
     pub files: Vec<(String, String, Vec<Insertion>)>,
     /// (path relative to root, contents)
-    pub runtime: Vec<(String, String)>,
+    pub runtime: Vec<(String, Vec<u8>)>,
 }
 
 fn state_path(m: &Manifest) -> PathBuf {
@@ -319,7 +319,7 @@ fn journal(m: &Manifest, plan: &Plan) -> Result<(State, Vec<String>)> {
     for (rel, contents) in &plan.runtime {
         state.runtime.push(RuntimeRecord {
             path: rel.clone(),
-            sha256: sha256_hex(contents.as_bytes()),
+            sha256: sha256_hex(contents),
         });
         // Remember folders we create so restore leaves no trace.
         let mut dir = Path::new(rel).parent();
@@ -349,7 +349,7 @@ fn write_plan(m: &Manifest, plan: &Plan, annotated: &[String]) -> Result<()> {
         atomic_write(&m.root.join(rel), &encode(text))?;
     }
     for (rel, contents) in &plan.runtime {
-        atomic_write(&m.root.join(rel), contents.as_bytes())?;
+        atomic_write(&m.root.join(rel), contents)?;
     }
     Ok(())
 }
@@ -701,12 +701,12 @@ pub fn recommit(m: &Manifest, plan: &Plan) -> Result<usize> {
     }
     // Generated runtime files (tables) may change too; new ones are not expected.
     for (rel, contents) in &plan.runtime {
-        let sha = sha256_hex(contents.as_bytes());
+        let sha = sha256_hex(contents);
         if let Some(r) = state.runtime.iter_mut().find(|r| r.path == *rel) {
             if r.sha256 != sha {
                 r.sha256 = sha;
                 save_state(m, &state)?;
-                atomic_write(&m.root.join(rel), contents.as_bytes())?;
+                atomic_write(&m.root.join(rel), contents)?;
             }
         }
     }

@@ -335,7 +335,7 @@ impl LangAnnotator for JavaAnnotator {
         &self,
         cx: &Context,
         annotated: &[&FileModel],
-    ) -> Result<Vec<(String, String)>> {
+    ) -> Result<Vec<(String, Vec<u8>)>> {
         if annotated.is_empty() {
             return Ok(Vec::new());
         }
@@ -347,10 +347,10 @@ impl LangAnnotator for JavaAnnotator {
         } else {
             format!("{root}/revy/runtime")
         };
-        let mut files: Vec<(String, String)> = (Lang::Java.spec().runtime.iter())
-            .map(|(n, t)| (format!("{dir}/{n}"), t.to_string()))
+        let mut files: Vec<(String, Vec<u8>)> = (Lang::Java.spec().runtime.iter())
+            .map(|(n, t)| (format!("{dir}/{n}"), t.as_bytes().to_vec()))
             .collect();
-        files.push((format!("{dir}/RvTable.java"), table_source(cx)));
+        files.push((format!("{dir}/RvTable.java"), table_source(cx).into_bytes()));
         Ok(files)
     }
 }

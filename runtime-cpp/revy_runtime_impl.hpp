@@ -107,7 +107,8 @@ enum { kBufCap = 64 * 1024 };
 enum { kMaxEvent = 48 };  // kind byte + four 10-byte varints, rounded up
 enum { kTailRoom = 24 };  // kept free under max_size for the T and E records
 // Event kinds of the compact trace form (docs/trace-format.md).
-enum EventKind { kCrt = 1, kDst = 2, kStart = 3, kEnd = 4 };
+// kEndCpu: an end with the call's on-CPU time (docs/trace-format.md).
+enum EventKind { kCrt = 1, kDst = 2, kStart = 3, kEnd = 4, kEndCpu = 5 };
 
 // ---- low-level output -------------------------------------------------------------------
 
@@ -1218,13 +1219,17 @@ inline void ev_slow(std::uint8_t kind, std::uint64_t a, std::uint64_t b, std::ui
 }
 
 // The probe cost for the trace header: nanoseconds per start+end pair, encoded into a scratch
-// buffer as the hot path does (the best of 8 batches of 500 pairs, so that a preemption does
-// not count; well under a millisecond). The analysis subtracts it from message times.
+// buffer as the hot path does, in 400 short batches of 50 pairs (~2 µs each, ~1 ms in all):
+// the fastest counts, so that a preemption or a busy neighbour costs a batch, not the figure.
+// The analysis subtracts it from message times. Followed by how it was measured and the
+// median batch (the spread).
 inline std::string probe_cost_ns() {
     ThreadBuf* s = new ThreadBuf();
-    const std::uint64_t pairs = 500;
+    const std::uint64_t pairs = 50;
+    const int batches = 400;
+    std::uint64_t* all = new std::uint64_t[batches];
     std::uint64_t best = ~static_cast<std::uint64_t>(0);
-    for (int batch = 0; batch < 8; ++batch) {
+    for (int batch = 0; batch < batches; ++batch) {
         std::uint64_t t0 = now_ns();
         for (std::uint64_t i = 0; i < pairs; ++i) {
             for (std::uint8_t kind = 3; kind <= 4; ++kind) {
@@ -1242,11 +1247,19 @@ inline std::string probe_cost_ns() {
             }
         }
         std::uint64_t d = now_ns() - t0;
+        all[batch] = d;
         if (d < best) best = d;
     }
     delete s;
-    std::uint64_t tenths = (best * 10 + pairs / 2) / pairs;
-    return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10);
+    std::sort(all, all + batches);
+    std::uint64_t p50 = all[batches / 2];
+    delete[] all;
+    auto tenths = [pairs](std::uint64_t ns) {
+        std::uint64_t t = (ns * 10 + pairs / 2) / pairs;
+        return std::to_string(t / 10) + "." + std::to_string(t % 10);
+    };
+    return tenths(best) + " probe_stat=min probe_batches=" + std::to_string(batches) +
+           " probe_p50=" + tenths(p50);
 }
 
 // Two threads passing a turn back and forth, for `handoff_cost_ns`; shared, so that the echo
@@ -1341,6 +1354,7 @@ Atom<std::uint8_t> FaultStatics<Unused>::score[config::method_count + 1];
 
 struct FaultOpen {
     std::uint64_t t, at, child;  // the call's start time (identifies it), faults then, callees'
+    std::uint64_t cpu;           // the thread's CPU time then (ns)
     std::uint32_t mid;
 };
 struct FaultSum {
@@ -1365,6 +1379,21 @@ inline std::uint64_t thread_minor_faults() {
     if (::getrusage(RUSAGE_THREAD, &u) == 0) return static_cast<std::uint64_t>(u.ru_minflt);
 #endif
     return 0;
+}
+
+// The thread's minor faults, and its CPU time in ns (CLOCK_THREAD_CPUTIME_ID: getrusage's
+// CPU times lag a running thread by up to a scheduler tick): a measured call's end carries
+// its on-CPU time beside its wall time (work apart from waiting).
+inline std::uint64_t thread_usage(std::uint64_t& cpu_ns) {
+    cpu_ns = 0;
+#if defined(__linux__) && defined(RUSAGE_THREAD)
+    ErrnoKeep keep;
+    struct timespec ts;
+    if (::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+        cpu_ns = static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u +
+                 static_cast<std::uint64_t>(ts.tv_nsec);
+#endif
+    return thread_minor_faults();
 }
 
 inline bool fault_measured(std::uint32_t mid) {
@@ -1393,7 +1422,9 @@ inline void fault_enter(ThreadState& ts, std::uint32_t d, std::uint32_t mid, std
         f->open = o;
         f->cap = cap;
     }
-    f->open[d] = FaultOpen{t, thread_minor_faults(), 0, mid};
+    std::uint64_t cpu = 0;
+    std::uint64_t at = thread_usage(cpu);
+    f->open[d] = FaultOpen{t, at, 0, cpu, mid};
 }
 
 inline bool fault_open_at(const ThreadState& ts, const FaultTable& f, std::uint32_t d) {
@@ -1401,11 +1432,12 @@ inline bool fault_open_at(const ThreadState& ts, const FaultTable& f, std::uint3
 }
 
 // At the end of recorded call `d` that took `agg` ns: counts its net faults if measured, and
-// keeps its method measured while its calls are long.
-inline void fault_leave(ThreadState& ts, std::uint32_t d, std::uint64_t agg) {
+// keeps its method measured while its calls are long. Returns the call's on-CPU time + 1 when
+// measured, else 0.
+inline std::uint64_t fault_leave(ThreadState& ts, std::uint32_t d, std::uint64_t agg) {
 #if defined(__linux__) && defined(RUSAGE_THREAD)
     const Frame& fr = ts.frames[d];
-    if (fr.mid > config::method_count) return;
+    if (fr.mid > config::method_count) return 0;
     Atom<std::uint8_t>& score = FaultStatics<>::score[fr.mid];
     std::uint8_t s = score.load(std::memory_order_relaxed);
     if (agg >= kFaultLongNs) {
@@ -1413,11 +1445,13 @@ inline void fault_leave(ThreadState& ts, std::uint32_t d, std::uint64_t agg) {
     } else if (s) {
         score.store(static_cast<std::uint8_t>(s - 1), std::memory_order_relaxed);
     } else {
-        return;  // a short call of a method not measured: the common case, nothing more
+        return 0;  // a short call of a method not measured: the common case, nothing more
     }
     FaultTable* f = ts.buf ? ts.buf->faults : nullptr;
-    if (!f || !fault_open_at(ts, *f, d)) return;
-    std::uint64_t all = thread_minor_faults() - f->open[d].at;
+    if (!f || !fault_open_at(ts, *f, d)) return 0;
+    std::uint64_t cpu = 0;
+    std::uint64_t all = thread_usage(cpu) - f->open[d].at;
+    cpu = cpu > f->open[d].cpu ? cpu - f->open[d].cpu : 0;
     std::uint64_t own = all > f->open[d].child ? all - f->open[d].child : 0;
     f->open[d].t = ~static_cast<std::uint64_t>(0);
     for (std::uint32_t k = d; k-- > 0;) {
@@ -1429,8 +1463,10 @@ inline void fault_leave(ThreadState& ts, std::uint32_t d, std::uint64_t agg) {
     FaultSum& sum = f->sums[std::make_pair(fr.mid, fr.oid)];
     sum.calls++;
     sum.faults += own;
+    return cpu + 1;
 #else
     (void)ts, (void)d, (void)agg;
+    return 0;
 #endif
 }
 
@@ -1873,8 +1909,11 @@ inline void pop(ThreadState& ts, std::uint32_t d, std::uint64_t t) {
     if (d) ts.frames[d - 1].child += agg;
     if (f.rec == kRecorded) {
         // its start is in the trace: so is its end, past the limit too
-        ev4(kEnd, f.mid, f.oid, 0, false, t);
-        fault_leave(ts, d, agg);
+        std::uint64_t cpu = fault_leave(ts, d, agg);
+        if (cpu)
+            ev4(kEndCpu, f.mid, f.oid, cpu - 1, true, t);
+        else
+            ev4(kEnd, f.mid, f.oid, 0, false, t);
         if (f.hidden) agg_correct(ts, d, f.hidden, t);
     } else if (f.rec == kAggregated) {
         agg_add(ts, d, agg, t);

@@ -66,12 +66,8 @@ fn build_and_run(dir: &Path, main: &str, trace: Option<&Path>) -> Outcome {
     }
 }
 
-/// Annotates every Java file of the project copy in `dir`; returns skipped lines.
-fn annotate(dir: &Path, mode: Mode) -> Vec<String> {
-    annotate_with(dir, mode, 0)
-}
-
-/// [`annotate`], throttling methods past `throttle_calls` calls (0: never) under 10 µs.
+/// Annotates every Java file of the project copy in `dir`, throttling methods past
+/// `throttle_calls` calls (0: never) under 10 µs; returns skipped lines.
 fn annotate_with(dir: &Path, mode: Mode, throttle_calls: u64) -> Vec<String> {
     let m = Manifest::load(&dir.join("revy.toml")).unwrap();
     let project = revy::instrument::project::load(&m).unwrap();

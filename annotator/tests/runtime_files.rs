@@ -509,3 +509,53 @@ public final class StaleDepth {
     assert!(r.status.success(), "{}{}", text(&r.stdout), text(&r.stderr));
     assert_eq!(text(&r.stdout).trim(), "counted 3");
 }
+
+/// Issue 34: a C++ call of a long method (one of ≥ 50 µs seen lately) ends with its on-CPU
+/// time (read with the page-fault count, one getrusage): asleep 20 ms, almost none; spinning
+/// 3 ms, some and never more than its wall time. Read back by the library's reader.
+#[test]
+fn cpp_long_calls_end_with_their_cpu_time() {
+    let tmp = tempfile::tempdir().unwrap();
+    let program = r#"#include "revy_runtime.hpp"
+#include <chrono>
+#include <cstdio>
+#include <unistd.h>
+static long sink;
+static void work(int k) {
+    revy::Scope s(1, 0, 4);
+    if (k % 2) { ::usleep(20000); return; }
+    auto t = std::chrono::steady_clock::now();
+    while (std::chrono::steady_clock::now() - t < std::chrono::milliseconds(3)) sink++;
+}
+int main() {
+    for (int i = 0; i < 12; ++i) work(i);
+    std::printf("%d\n", sink > 0);
+    return 0;
+}
+"#;
+    build_one_method(tmp.path(), "cpu", 1 << 30, program);
+    let t = tmp.path().join("t.rvt");
+    let r = sh(tmp.path(), "./t", &[("REVY_TRACE", t.to_str().unwrap())]);
+    assert!(r.status.success(), "{}", text(&r.stderr));
+    let mut rd = TraceReader::open(&t).unwrap();
+    let (mut open, mut calls) = (Vec::new(), Vec::new());
+    while let Some(e) = rd.next_event().unwrap() {
+        match e {
+            Event::Start { t, .. } => open.push(t),
+            Event::End { t, cpu, .. } => calls.push((t - open.pop().unwrap(), cpu)),
+            _ => {}
+        }
+    }
+    assert_eq!(calls.len(), 12);
+    // the first call makes the method measured: the later ones carry their CPU time
+    assert!(calls[1..].iter().all(|c| c.1.is_some()), "{calls:?}");
+    for (k, &(wall, cpu)) in calls.iter().enumerate().skip(1) {
+        let cpu = cpu.unwrap();
+        if k % 2 == 1 {
+            assert!(cpu < wall / 2, "call {k} slept: {calls:?}");
+        } else {
+            // the CPU clock is read after the wall clock at both ends: 20 µs of slack
+            assert!(cpu > 0 && cpu <= wall + 20_000, "call {k} spun: {calls:?}");
+        }
+    }
+}

@@ -1015,7 +1015,8 @@ mod tests {
         }
         let text = String::from_utf8(text).unwrap();
         assert!(text.contains("t=90000 cpu=61234>\n"), "{text}");
-        let mut r = crate::analyse::trace::text::TextReader::new("x.dtf".into(), text.as_bytes()).unwrap();
+        let mut r =
+            crate::analyse::trace::text::TextReader::new("x.dtf".into(), text.as_bytes()).unwrap();
         let mut back = Vec::new();
         while let Some(e) = r.next_event().unwrap() {
             back.push(e);
@@ -1050,7 +1051,8 @@ mod tests {
             "{lines}"
         );
         let text = format!("##### revy-trace 1 unit=ns\n{lines}");
-        let mut tr = crate::analyse::trace::text::TextReader::new("x.dtf".into(), text.as_bytes()).unwrap();
+        let mut tr =
+            crate::analyse::trace::text::TextReader::new("x.dtf".into(), text.as_bytes()).unwrap();
         while tr.next_event().unwrap().is_some() {}
         assert_eq!(tr.status.aggregates.estimates, *e);
         // naming an undefined method is an error, as for X

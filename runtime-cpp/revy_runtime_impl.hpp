@@ -924,7 +924,8 @@ struct ThreadState {
     CtorEdge ctor_edge[kCtorEdges];
     Frame* frames;
     std::uint32_t depth, cap;
-    // per method id: calls, total time (the throttle rule), total time at the half-way mark
+    // per method id: calls, total time (the throttle rule), total time at the half-way mark,
+    // and its latest call times past half-way (a ring: the estimate's median; 0 until then)
     std::uint64_t* tc;
     std::uint32_t tc_len;
 };
@@ -1743,16 +1744,26 @@ inline bool is_throttled(std::uint32_t mid) {
            Statics<>::throttled[mid].load(std::memory_order_relaxed) != 0;
 }
 
+// The latest call times kept per method (a ring of kRing + 1: the last slot counts writes).
+enum : std::uint32_t { kRing = 256, kTc = 4 };
+
 // The X record: which method, on which thread's verdict, when, after how many calls of what
-// total time.
+// total time; then the S record: the estimate its counted calls take, the median of the
+// latest (up to 256) timed calls `ring` holds, with its 10th and 90th percentiles and count
+// (one preempted or faulting call must not set it, as a mean's would).
 inline void throttle(const ThreadState& ts, std::uint32_t mid, std::uint64_t t,
-                     std::uint64_t calls, std::uint64_t total, std::uint64_t mean) {
+                     std::uint64_t calls, std::uint64_t total, const std::uint64_t* ring) {
+    std::uint64_t v[kRing];
+    std::uint64_t k = ring[kRing] < std::uint64_t{kRing} ? ring[kRing] : std::uint64_t{kRing};
+    for (std::uint64_t i = 0; i < k; ++i) v[i] = ring[i];
+    std::sort(v, v + k);
+    std::uint64_t med = v[k / 2], p10 = v[k / 10], p90 = v[k - 1 - k / 10];
     define_method(mid);
     Global& G = g();
     G.lock.lock();
     if (!Statics<>::throttled[mid].exchange(1, std::memory_order_relaxed)) {
-        Statics<>::estimate[mid].store(1 + mean, std::memory_order_relaxed);
-        std::uint8_t r[64];
+        Statics<>::estimate[mid].store(1 + med, std::memory_order_relaxed);
+        std::uint8_t r[128];
         std::size_t n = 0;
         r[n++] = 'X';
         n += put_v(r + n, ts.tid);
@@ -1760,6 +1771,14 @@ inline void throttle(const ThreadState& ts, std::uint32_t mid, std::uint64_t t,
         n += put_v(r + n, t);
         n += put_v(r + n, calls);
         n += put_v(r + n, total);
+        r[n++] = 'S';
+        n += put_v(r + n, ts.tid);
+        n += put_v(r + n, mid);
+        n += put_v(r + n, t);
+        n += put_v(r + n, med);
+        n += put_v(r + n, p10);
+        n += put_v(r + n, p90);
+        n += put_v(r + n, k);
         emit_locked(G, r, n, nullptr, 0);
     }
     G.lock.unlock();
@@ -1770,22 +1789,30 @@ inline void count_call(ThreadState& ts, std::uint32_t mid, std::uint64_t agg, st
     if (mid > config::method_count) return;
     if (mid >= ts.tc_len) {
         std::uint32_t n = mid + 1 > ts.tc_len * 2 ? mid + 1 : ts.tc_len * 2;
-        std::uint64_t* c = new (std::nothrow) std::uint64_t[static_cast<std::size_t>(n) * 3];
+        std::uint64_t* c = new (std::nothrow) std::uint64_t[static_cast<std::size_t>(n) * kTc];
         if (!c) return;
-        std::memset(c, 0, sizeof(std::uint64_t) * n * 3);
-        if (ts.tc) std::memcpy(c, ts.tc, sizeof(std::uint64_t) * ts.tc_len * 3);
+        std::memset(c, 0, sizeof(std::uint64_t) * n * kTc);
+        if (ts.tc) std::memcpy(c, ts.tc, sizeof(std::uint64_t) * ts.tc_len * kTc);
         delete[] ts.tc;
         ts.tc = c;
         ts.tc_len = n;
     }
-    std::uint64_t* x = ts.tc + 3 * static_cast<std::size_t>(mid);
+    std::uint64_t* x = ts.tc + kTc * static_cast<std::size_t>(mid);
     std::uint64_t c = ++x[0];
     std::uint64_t sum = x[1] += agg;
-    if (c == config::throttle_calls / 2) x[2] = sum;
-    if (c > config::throttle_calls && sum < c * config::throttle_ns && !is_throttled(mid)) {
-        // the estimate: the mean of the later half, past the warm-up of the first calls
-        std::uint64_t half = config::throttle_calls / 2;
-        throttle(ts, mid, t, c, sum, (sum - x[2]) / (c - half));
+    if (c <= config::throttle_calls / 2 || is_throttled(mid)) return;
+    // past the warm-up of the first calls: the latest call times, for the estimate's median
+    std::uint64_t* ring = reinterpret_cast<std::uint64_t*>(static_cast<std::uintptr_t>(x[3]));
+    if (!ring) {
+        ring = new (std::nothrow) std::uint64_t[kRing + 1]();
+        if (!ring) return;
+        x[3] = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(ring));
+    }
+    ring[ring[kRing]++ % kRing] = agg;
+    if (c > config::throttle_calls && sum < c * config::throttle_ns) {
+        throttle(ts, mid, t, c, sum, ring);
+        delete[] ring;
+        x[3] = 0;
     }
 }
 
@@ -1798,8 +1825,8 @@ inline bool grow_frames(ThreadState& ts);
 // ---- throttled calls: counted without reading the clock -----------------------------------
 //
 // A throttled method's later calls are counted exactly (per method and edge) but not timed:
-// each takes the mean time of the later half of the calls timed before the verdict on the
-// deciding thread (past warm-up and first-touch costs),
+// each takes the median time of the latest (up to 256) calls timed before the verdict on the
+// deciding thread (past warm-up and first-touch costs; an `S` record says it and its spread),
 // or its callees' time when that is more, so its callers' net time stays total − children.
 
 inline std::uint64_t estimate_of(std::uint32_t mid) {

@@ -559,3 +559,54 @@ int main() {
         }
     }
 }
+
+/// Issue 34: a throttled C++ method's estimate is the median of the latest timed calls, so
+/// one 10 ms call among them does not set it (the later half's mean did: ≥ 200 ns a call
+/// here), and an `S` record gives it with its spread.
+#[test]
+fn cpp_throttle_estimate_is_a_median() {
+    let tmp = tempfile::tempdir().unwrap();
+    let program = r#"#include "revy_runtime.hpp"
+#include <cstdio>
+#include <unistd.h>
+static long sink;
+static void work(int k) {
+    revy::Scope s(1, 0, 4);
+    if (k == 99990) ::usleep(10000);
+    sink += k;
+}
+int main() {
+    for (int i = 0; i < 300000; ++i) work(i);
+    std::printf("%ld\n", sink);
+    return 0;
+}
+"#;
+    build_one_method(tmp.path(), "est", 1 << 30, program);
+    let cfg = tmp.path().join("revy_config.hpp");
+    let text_cfg = std::fs::read_to_string(&cfg).unwrap();
+    let throttled = text_cfg
+        .replace("throttle_calls = 0;", "throttle_calls = 100000;")
+        .replace("throttle_ns = 0;", "throttle_ns = 10000;");
+    assert_ne!(throttled, text_cfg);
+    std::fs::write(&cfg, throttled).unwrap();
+    let b = sh(
+        tmp.path(),
+        "g++ -std=c++17 -Wall -Wextra -Werror -O1 -pthread -o t t.cpp",
+        &[],
+    );
+    assert!(b.status.success(), "{}", text(&b.stderr));
+    let t = tmp.path().join("t.rvt");
+    let r = sh(tmp.path(), "./t", &[("REVY_TRACE", t.to_str().unwrap())]);
+    assert!(r.status.success(), "{}", text(&r.stderr));
+    let mut rd = TraceReader::open(&t).unwrap();
+    while rd.next_event().unwrap().is_some() {}
+    let a = &rd.status().aggregates;
+    assert_eq!(a.throttled.len(), 1);
+    let x = a.throttled[0];
+    let e = a.estimates.as_slice();
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert_eq!((e[0].method, e[0].t, e[0].timed), (x.method, x.t, 256));
+    assert!(e[0].p10 <= e[0].per_call && e[0].per_call <= e[0].p90);
+    // the mean of every timed call holds the 10 ms call (≥ 100 ns each); the median does not
+    assert!(2 * e[0].per_call < x.total / x.calls, "{e:?} against {x:?}");
+}

@@ -76,6 +76,10 @@
 #pragma GCC optimize("O2")
 // ... and the hot path's helpers are inlined into each other (-O0 inlines nothing).
 #define REVY_HOT inline __attribute__((always_inline))
+#elif defined(REVY_RUNTIME_BUILDING_LIB)
+// In the shared library every entry point calls the hot helpers: GCC would keep them out of
+// line there (reserve, end, pop: a call each, about 100 instructions more per call pair).
+#define REVY_HOT inline __attribute__((always_inline))
 #else
 #define REVY_HOT inline
 #endif
@@ -112,13 +116,34 @@ enum EventKind { kCrt = 1, kDst = 2, kStart = 3, kEnd = 4, kEndCpu = 5 };
 
 // ---- low-level output -------------------------------------------------------------------
 
+// A write that fails (disk full, file-size limit) is said once on stderr, and the trace ends
+// there (later writes are skipped: a gap would make the rest unreadable).
+inline void say_write_failed(int err) {
+    const int saved = errno;
+    struct Back {
+        int e;
+        ~Back() { errno = e; }
+    } back = {saved};
+    const char* why = std::strerror(err);
+    char line[256];
+    int n = std::snprintf(line, sizeof line, "revy: cannot write the trace: %s; the trace ends here\n", why);
+    if (n <= 0) return;
+#if REVY_POSIX
+    ssize_t w = ::write(2, line, static_cast<std::size_t>(n) < sizeof line ? n : sizeof line - 1);
+    (void)w;
+#else
+    std::fputs(line, stderr);
+#endif
+}
+
 struct Out {
+    bool failed;
 #if REVY_POSIX
     int fd;
-    Out() : fd(-1) {}
+    Out() : failed(false), fd(-1) {}
 #else
     std::FILE* f;
-    Out() : f(nullptr) {}
+    Out() : failed(false), f(nullptr) {}
 #endif
     bool open() const {
 #if REVY_POSIX
@@ -129,22 +154,29 @@ struct Out {
     }
     // Async-signal-safe on POSIX (write(2) only).
     void write_all(const void* p, std::size_t n) {
+        if (failed) return;
 #if REVY_POSIX
         const char* c = static_cast<const char*>(p);
         while (n > 0) {
             ssize_t w = ::write(fd, c, n);
             if (w < 0) {
                 if (errno == EINTR) continue;
+                failed = true;
+                say_write_failed(errno);
                 return;
             }
             c += w;
             n -= static_cast<std::size_t>(w);
         }
 #else
-        std::fwrite(p, 1, n, f);
+        if (std::fwrite(p, 1, n, f) != n) {
+            failed = true;
+            say_write_failed(errno);
+        }
 #endif
     }
     void close() {
+        failed = false;
 #if REVY_POSIX
         if (fd >= 0) ::close(fd);
         fd = -1;
@@ -929,10 +961,57 @@ struct ThreadState {
     std::uint64_t* tc;
     std::uint32_t tc_len;
 };
+#if defined(REVY_RUNTIME_BUILDING_LIB) && REVY_POSIX
+// In a library loaded at run time a thread_local costs a __tls_get_addr call per use, and
+// one this large cannot go into the static TLS block: the state is allocated per thread,
+// its address kept in 16 bytes of initial-exec TLS, and freed by a pthread key's destructor,
+// which runs after the thread's thread_local destructors (ThreadGuard's flush). A call made
+// after that (another key's destructor) gets a state of its own, dead as after the guard.
+struct TlsSlot {
+    ThreadState* p;
+    std::uint64_t gone_tid;  // 1 + the tid of the state freed (0: none freed)
+};
+inline TlsSlot& tls_slot() {
+    static thread_local TlsSlot s __attribute__((tls_model("initial-exec"))) = {nullptr, 0};
+    return s;
+}
+inline void tls_free(void* p) {
+    ThreadState* ts = static_cast<ThreadState*>(p);
+    TlsSlot& slot = tls_slot();
+    slot.p = nullptr;
+    slot.gone_tid = 1 + ts->tid;
+    delete[] ts->tc;
+    delete ts;
+}
+inline pthread_key_t tls_key() {
+    static pthread_key_t key;
+    static const int made = ::pthread_key_create(&key, tls_free);
+    (void)made;
+    return key;
+}
+inline ThreadState& tls_slow() {
+    ThreadState* ts = new ThreadState();
+    TlsSlot& slot = tls_slot();
+    if (slot.gone_tid) {
+        ts->dead = true;  // never freed: this thread is ending
+        ts->tid = slot.gone_tid - 1;
+    } else {
+        ::pthread_setspecific(tls_key(), ts);
+    }
+    slot.p = ts;
+    return *ts;
+}
+REVY_HOT ThreadState& tls() {
+    ThreadState* p = tls_slot().p;
+    if (__builtin_expect(p != nullptr, 1)) return *p;
+    return tls_slow();
+}
+#else
 REVY_HOT ThreadState& tls() {
     static thread_local ThreadState s;
     return s;
 }
+#endif
 
 inline void flush_locked(Global& G, ThreadBuf* b) {
     std::uint64_t st = b->state.load(std::memory_order_relaxed);
@@ -1084,7 +1163,9 @@ inline void record_direct(ThreadState& ts, const std::uint8_t* ev, std::size_t n
 
 // Room for one event in this thread's buffer (flushing it when full); null when the thread's
 // buffer is gone. `len` receives the current length.
-REVY_HOT ThreadBuf* reserve(ThreadState& ts, std::uint32_t& len, std::uint32_t& count) {
+// `room`: bytes that must be free (flushed first when they are not).
+REVY_HOT ThreadBuf* reserve(ThreadState& ts, std::uint32_t& len, std::uint32_t& count,
+                            std::uint32_t room = kMaxEvent) {
     ThreadBuf* b = ts.buf;
     if (!b) {
         b = buffer_slow(ts);
@@ -1093,7 +1174,7 @@ REVY_HOT ThreadBuf* reserve(ThreadState& ts, std::uint32_t& len, std::uint32_t& 
     std::uint64_t st = b->state.load(std::memory_order_relaxed);
     len = static_cast<std::uint32_t>(st & 0xffffffffu);
     count = static_cast<std::uint32_t>(st >> 32);
-    if (len + kMaxEvent > kBufCap) {
+    if (len + room > kBufCap) {
         ErrnoKeep keep;
         Global& G = g();
         G.lock.lock();
@@ -1435,10 +1516,24 @@ inline bool fault_open_at(const ThreadState& ts, const FaultTable& f, std::uint3
 // At the end of recorded call `d` that took `agg` ns: counts its net faults if measured, and
 // keeps its method measured while its calls are long. Returns the call's on-CPU time + 1 when
 // measured, else 0.
-inline std::uint64_t fault_leave(ThreadState& ts, std::uint32_t d, std::uint64_t agg) {
+inline std::uint64_t fault_leave_slow(ThreadState& ts, std::uint32_t d, std::uint64_t agg);
+// The common case inline: a short call of a method not measured does nothing more.
+REVY_HOT std::uint64_t fault_leave(ThreadState& ts, std::uint32_t d, std::uint64_t agg) {
 #if defined(__linux__) && defined(RUSAGE_THREAD)
     const Frame& fr = ts.frames[d];
     if (fr.mid > config::method_count) return 0;
+    if (agg < kFaultLongNs && !FaultStatics<>::score[fr.mid].load(std::memory_order_relaxed))
+        return 0;
+    return fault_leave_slow(ts, d, agg);
+#else
+    (void)ts, (void)d, (void)agg;
+    return 0;
+#endif
+}
+
+inline std::uint64_t fault_leave_slow(ThreadState& ts, std::uint32_t d, std::uint64_t agg) {
+#if defined(__linux__) && defined(RUSAGE_THREAD)
+    const Frame& fr = ts.frames[d];
     Atom<std::uint8_t>& score = FaultStatics<>::score[fr.mid];
     std::uint8_t s = score.load(std::memory_order_relaxed);
     if (agg >= kFaultLongNs) {
@@ -1446,7 +1541,7 @@ inline std::uint64_t fault_leave(ThreadState& ts, std::uint32_t d, std::uint64_t
     } else if (s) {
         score.store(static_cast<std::uint8_t>(s - 1), std::memory_order_relaxed);
     } else {
-        return 0;  // a short call of a method not measured: the common case, nothing more
+        return 0;
     }
     FaultTable* f = ts.buf ? ts.buf->faults : nullptr;
     if (!f || !fault_open_at(ts, *f, d)) return 0;
@@ -2230,10 +2325,16 @@ inline void write_faults_locked(Global& G, std::uint64_t tid, const FaultTable* 
 }
 
 // A creation whose class and size may still be rewritten by a derived part's tag.
+// A Crt its derived parts will rewrite (SubTag) or merge (JoinTag) must still be in the buffer
+// when they are constructed: it goes in only with a quarter of the buffer free behind it
+// (about 1,800 events), so where the flush falls — which depends on the varint widths of
+// time deltas — never decides whether an object is credited to its most-derived class.
+enum : std::uint32_t { kPatchRoom = kBufCap / 4 };
+
 inline void crt_patchable(std::uint32_t cls, std::uint64_t oid, std::uint64_t size) {
     ThreadState& ts = tls();
     std::uint32_t len = 0, count = 0;
-    ThreadBuf* buf = reserve(ts, len, count);
+    ThreadBuf* buf = reserve(ts, len, count, kPatchRoom);
     if (!buf) return ev_slow(kCrt, cls, oid, size, true, ts);
     std::uint8_t* p = buf->data + len;
     std::size_t n = 0;

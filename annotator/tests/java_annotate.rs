@@ -834,6 +834,50 @@ public class Main {
         System.out.println(s);
     }
 }
+"#,
+    )]);
+    let (before, after, t) = run_project(p.path(), "cpu.Main", Mode::Faster);
+    assert_eq!(before.stdout, after.stdout);
+    check_trace(&t, &[]);
+    // (wall, cpu) of every call of a method, in order
+    let calls = |name: &str| -> Vec<(u64, Option<u64>)> {
+        let m = method_id(&t, name);
+        let mut open = Vec::new();
+        let mut out = Vec::new();
+        for &(_, time, e) in &t.events {
+            match e {
+                Ev::Start { mth, .. } if mth == m => open.push(time),
+                Ev::End { mth, cpu, .. } if mth == m => out.push((time - open.pop().unwrap(), cpu)),
+                _ => {}
+            }
+        }
+        out
+    };
+    let sleepy = calls("sleepy");
+    assert_eq!(sleepy.len(), 6);
+    // the first long call makes the method measured: the later ones carry their CPU time
+    assert!(sleepy[1..].iter().all(|c| c.1.is_some()), "{sleepy:?}");
+    assert!(
+        sleepy.iter().all(|&(w, c)| c.unwrap_or(0) < w / 2),
+        "{sleepy:?}"
+    );
+    let spin = calls("spin");
+    assert!(
+        spin[1..].iter().all(|c| c.1.is_some_and(|c| c > 0)),
+        "{spin:?}"
+    );
+    // the thread CPU clock may tick coarser than nanoTime: 1 ms of slack
+    assert!(
+        spin.iter().all(|&(w, c)| c.unwrap_or(0) <= w + 1_000_000),
+        "{spin:?}"
+    );
+    let tiny = calls("tiny");
+    assert_eq!(tiny.len(), 20000);
+    // a short method is measured only for its 8 calls after a long one (its first,
+    // interpreted, calls; a preemption): a few, never most
+    let measured = tiny.iter().filter(|c| c.1.is_some()).count();
+    assert!(measured < 200, "{measured} of 20000 short calls measured");
+}
 
 /// Issue 34: a throttled method's estimate is the median of its timed calls (an `S` record
 /// with its spread), and sampled calls (1 in 1,024) carry it into a slower phase: the
@@ -854,4 +898,25 @@ public class Main {
         for (int i = 0; i < 300000; i++) step(3000);
         System.out.println(sink != 42);
     }
+}
+"#,
+    )]);
+    let (before, after, t, _) =
+        run_project_throttled(p.path(), "phase.Main", Mode::Faster, 100_000);
+    assert_eq!(before.stdout, after.stdout);
+    let step = method_id(&t, "step");
+    assert_eq!(t.throttled, [step]);
+    let est: Vec<_> = t.estimates.iter().filter(|e| e.1 == step).collect();
+    assert!(est.len() >= 2, "{est:?}");
+    // at the verdict: the median of the latest 256 timed calls
+    assert_eq!(est[0].4, 256);
+    // the slow phase (3,000 dependent steps a call) is far above the fast one's estimate
+    let last = est.last().unwrap();
+    assert!(last.3 > 4 * est[0].3 && last.2 > est[0].2, "{est:?}");
+    let recorded = t
+        .rows()
+        .iter()
+        .filter(|e| e.1 == START && e.2 == step)
+        .count() as u64;
+    assert_eq!(recorded + t.aggregated, 600_000);
 }

@@ -111,7 +111,8 @@ enum { kBufCap = 64 * 1024 };
 enum { kMaxEvent = 48 };  // kind byte + four 10-byte varints, rounded up
 enum { kTailRoom = 24 };  // kept free under max_size for the T and E records
 // Event kinds of the compact trace form (docs/trace-format.md).
-enum EventKind { kCrt = 1, kDst = 2, kStart = 3, kEnd = 4 };
+// kEndCpu: an end with the call's on-CPU time (docs/trace-format.md).
+enum EventKind { kCrt = 1, kDst = 2, kStart = 3, kEnd = 4, kEndCpu = 5 };
 
 // ---- low-level output -------------------------------------------------------------------
 
@@ -955,7 +956,8 @@ struct ThreadState {
     CtorEdge ctor_edge[kCtorEdges];
     Frame* frames;
     std::uint32_t depth, cap;
-    // per method id: calls, total time (the throttle rule), total time at the half-way mark
+    // per method id: calls, total time (the throttle rule), total time at the half-way mark,
+    // and its latest call times past half-way (a ring: the estimate's median; 0 until then)
     std::uint64_t* tc;
     std::uint32_t tc_len;
 };
@@ -1299,13 +1301,17 @@ inline void ev_slow(std::uint8_t kind, std::uint64_t a, std::uint64_t b, std::ui
 }
 
 // The probe cost for the trace header: nanoseconds per start+end pair, encoded into a scratch
-// buffer as the hot path does (the best of 8 batches of 500 pairs, so that a preemption does
-// not count; well under a millisecond). The analysis subtracts it from message times.
+// buffer as the hot path does, in 400 short batches of 50 pairs (~2 µs each, ~1 ms in all):
+// the fastest counts, so that a preemption or a busy neighbour costs a batch, not the figure.
+// The analysis subtracts it from message times. Followed by how it was measured and the
+// median batch (the spread).
 inline std::string probe_cost_ns() {
     ThreadBuf* s = new ThreadBuf();
-    const std::uint64_t pairs = 500;
+    const std::uint64_t pairs = 50;
+    const int batches = 400;
+    std::uint64_t* all = new std::uint64_t[batches];
     std::uint64_t best = ~static_cast<std::uint64_t>(0);
-    for (int batch = 0; batch < 8; ++batch) {
+    for (int batch = 0; batch < batches; ++batch) {
         std::uint64_t t0 = now_ns();
         for (std::uint64_t i = 0; i < pairs; ++i) {
             for (std::uint8_t kind = 3; kind <= 4; ++kind) {
@@ -1323,11 +1329,19 @@ inline std::string probe_cost_ns() {
             }
         }
         std::uint64_t d = now_ns() - t0;
+        all[batch] = d;
         if (d < best) best = d;
     }
     delete s;
-    std::uint64_t tenths = (best * 10 + pairs / 2) / pairs;
-    return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10);
+    std::sort(all, all + batches);
+    std::uint64_t p50 = all[batches / 2];
+    delete[] all;
+    auto tenths = [pairs](std::uint64_t ns) {
+        std::uint64_t t = (ns * 10 + pairs / 2) / pairs;
+        return std::to_string(t / 10) + "." + std::to_string(t % 10);
+    };
+    return tenths(best) + " probe_stat=min probe_batches=" + std::to_string(batches) +
+           " probe_p50=" + tenths(p50);
 }
 
 // Two threads passing a turn back and forth, for `handoff_cost_ns`; shared, so that the echo
@@ -1422,6 +1436,7 @@ Atom<std::uint8_t> FaultStatics<Unused>::score[config::method_count + 1];
 
 struct FaultOpen {
     std::uint64_t t, at, child;  // the call's start time (identifies it), faults then, callees'
+    std::uint64_t cpu;           // the thread's CPU time then (ns)
     std::uint32_t mid;
 };
 struct FaultSum {
@@ -1446,6 +1461,21 @@ inline std::uint64_t thread_minor_faults() {
     if (::getrusage(RUSAGE_THREAD, &u) == 0) return static_cast<std::uint64_t>(u.ru_minflt);
 #endif
     return 0;
+}
+
+// The thread's minor faults, and its CPU time in ns (CLOCK_THREAD_CPUTIME_ID: getrusage's
+// CPU times lag a running thread by up to a scheduler tick): a measured call's end carries
+// its on-CPU time beside its wall time (work apart from waiting).
+inline std::uint64_t thread_usage(std::uint64_t& cpu_ns) {
+    cpu_ns = 0;
+#if defined(__linux__) && defined(RUSAGE_THREAD)
+    ErrnoKeep keep;
+    struct timespec ts;
+    if (::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+        cpu_ns = static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u +
+                 static_cast<std::uint64_t>(ts.tv_nsec);
+#endif
+    return thread_minor_faults();
 }
 
 inline bool fault_measured(std::uint32_t mid) {
@@ -1474,7 +1504,9 @@ inline void fault_enter(ThreadState& ts, std::uint32_t d, std::uint32_t mid, std
         f->open = o;
         f->cap = cap;
     }
-    f->open[d] = FaultOpen{t, thread_minor_faults(), 0, mid};
+    std::uint64_t cpu = 0;
+    std::uint64_t at = thread_usage(cpu);
+    f->open[d] = FaultOpen{t, at, 0, cpu, mid};
 }
 
 inline bool fault_open_at(const ThreadState& ts, const FaultTable& f, std::uint32_t d) {
@@ -1482,22 +1514,24 @@ inline bool fault_open_at(const ThreadState& ts, const FaultTable& f, std::uint3
 }
 
 // At the end of recorded call `d` that took `agg` ns: counts its net faults if measured, and
-// keeps its method measured while its calls are long.
-inline void fault_leave_slow(ThreadState& ts, std::uint32_t d, std::uint64_t agg);
+// keeps its method measured while its calls are long. Returns the call's on-CPU time + 1 when
+// measured, else 0.
+inline std::uint64_t fault_leave_slow(ThreadState& ts, std::uint32_t d, std::uint64_t agg);
 // The common case inline: a short call of a method not measured does nothing more.
-REVY_HOT void fault_leave(ThreadState& ts, std::uint32_t d, std::uint64_t agg) {
+REVY_HOT std::uint64_t fault_leave(ThreadState& ts, std::uint32_t d, std::uint64_t agg) {
 #if defined(__linux__) && defined(RUSAGE_THREAD)
     const Frame& fr = ts.frames[d];
-    if (fr.mid > config::method_count) return;
+    if (fr.mid > config::method_count) return 0;
     if (agg < kFaultLongNs && !FaultStatics<>::score[fr.mid].load(std::memory_order_relaxed))
-        return;
-    fault_leave_slow(ts, d, agg);
+        return 0;
+    return fault_leave_slow(ts, d, agg);
 #else
     (void)ts, (void)d, (void)agg;
+    return 0;
 #endif
 }
 
-inline void fault_leave_slow(ThreadState& ts, std::uint32_t d, std::uint64_t agg) {
+inline std::uint64_t fault_leave_slow(ThreadState& ts, std::uint32_t d, std::uint64_t agg) {
 #if defined(__linux__) && defined(RUSAGE_THREAD)
     const Frame& fr = ts.frames[d];
     Atom<std::uint8_t>& score = FaultStatics<>::score[fr.mid];
@@ -1507,11 +1541,13 @@ inline void fault_leave_slow(ThreadState& ts, std::uint32_t d, std::uint64_t agg
     } else if (s) {
         score.store(static_cast<std::uint8_t>(s - 1), std::memory_order_relaxed);
     } else {
-        return;
+        return 0;
     }
     FaultTable* f = ts.buf ? ts.buf->faults : nullptr;
-    if (!f || !fault_open_at(ts, *f, d)) return;
-    std::uint64_t all = thread_minor_faults() - f->open[d].at;
+    if (!f || !fault_open_at(ts, *f, d)) return 0;
+    std::uint64_t cpu = 0;
+    std::uint64_t all = thread_usage(cpu) - f->open[d].at;
+    cpu = cpu > f->open[d].cpu ? cpu - f->open[d].cpu : 0;
     std::uint64_t own = all > f->open[d].child ? all - f->open[d].child : 0;
     f->open[d].t = ~static_cast<std::uint64_t>(0);
     for (std::uint32_t k = d; k-- > 0;) {
@@ -1523,8 +1559,10 @@ inline void fault_leave_slow(ThreadState& ts, std::uint32_t d, std::uint64_t agg
     FaultSum& sum = f->sums[std::make_pair(fr.mid, fr.oid)];
     sum.calls++;
     sum.faults += own;
+    return cpu + 1;
 #else
     (void)ts, (void)d, (void)agg;
+    return 0;
 #endif
 }
 
@@ -1801,16 +1839,26 @@ inline bool is_throttled(std::uint32_t mid) {
            Statics<>::throttled[mid].load(std::memory_order_relaxed) != 0;
 }
 
+// The latest call times kept per method (a ring of kRing + 1: the last slot counts writes).
+enum : std::uint32_t { kRing = 256, kTc = 4 };
+
 // The X record: which method, on which thread's verdict, when, after how many calls of what
-// total time.
+// total time; then the S record: the estimate its counted calls take, the median of the
+// latest (up to 256) timed calls `ring` holds, with its 10th and 90th percentiles and count
+// (one preempted or faulting call must not set it, as a mean's would).
 inline void throttle(const ThreadState& ts, std::uint32_t mid, std::uint64_t t,
-                     std::uint64_t calls, std::uint64_t total, std::uint64_t mean) {
+                     std::uint64_t calls, std::uint64_t total, const std::uint64_t* ring) {
+    std::uint64_t v[kRing];
+    std::uint64_t k = ring[kRing] < std::uint64_t{kRing} ? ring[kRing] : std::uint64_t{kRing};
+    for (std::uint64_t i = 0; i < k; ++i) v[i] = ring[i];
+    std::sort(v, v + k);
+    std::uint64_t med = v[k / 2], p10 = v[k / 10], p90 = v[k - 1 - k / 10];
     define_method(mid);
     Global& G = g();
     G.lock.lock();
     if (!Statics<>::throttled[mid].exchange(1, std::memory_order_relaxed)) {
-        Statics<>::estimate[mid].store(1 + mean, std::memory_order_relaxed);
-        std::uint8_t r[64];
+        Statics<>::estimate[mid].store(1 + med, std::memory_order_relaxed);
+        std::uint8_t r[128];
         std::size_t n = 0;
         r[n++] = 'X';
         n += put_v(r + n, ts.tid);
@@ -1818,6 +1866,14 @@ inline void throttle(const ThreadState& ts, std::uint32_t mid, std::uint64_t t,
         n += put_v(r + n, t);
         n += put_v(r + n, calls);
         n += put_v(r + n, total);
+        r[n++] = 'S';
+        n += put_v(r + n, ts.tid);
+        n += put_v(r + n, mid);
+        n += put_v(r + n, t);
+        n += put_v(r + n, med);
+        n += put_v(r + n, p10);
+        n += put_v(r + n, p90);
+        n += put_v(r + n, k);
         emit_locked(G, r, n, nullptr, 0);
     }
     G.lock.unlock();
@@ -1828,22 +1884,30 @@ inline void count_call(ThreadState& ts, std::uint32_t mid, std::uint64_t agg, st
     if (mid > config::method_count) return;
     if (mid >= ts.tc_len) {
         std::uint32_t n = mid + 1 > ts.tc_len * 2 ? mid + 1 : ts.tc_len * 2;
-        std::uint64_t* c = new (std::nothrow) std::uint64_t[static_cast<std::size_t>(n) * 3];
+        std::uint64_t* c = new (std::nothrow) std::uint64_t[static_cast<std::size_t>(n) * kTc];
         if (!c) return;
-        std::memset(c, 0, sizeof(std::uint64_t) * n * 3);
-        if (ts.tc) std::memcpy(c, ts.tc, sizeof(std::uint64_t) * ts.tc_len * 3);
+        std::memset(c, 0, sizeof(std::uint64_t) * n * kTc);
+        if (ts.tc) std::memcpy(c, ts.tc, sizeof(std::uint64_t) * ts.tc_len * kTc);
         delete[] ts.tc;
         ts.tc = c;
         ts.tc_len = n;
     }
-    std::uint64_t* x = ts.tc + 3 * static_cast<std::size_t>(mid);
+    std::uint64_t* x = ts.tc + kTc * static_cast<std::size_t>(mid);
     std::uint64_t c = ++x[0];
     std::uint64_t sum = x[1] += agg;
-    if (c == config::throttle_calls / 2) x[2] = sum;
-    if (c > config::throttle_calls && sum < c * config::throttle_ns && !is_throttled(mid)) {
-        // the estimate: the mean of the later half, past the warm-up of the first calls
-        std::uint64_t half = config::throttle_calls / 2;
-        throttle(ts, mid, t, c, sum, (sum - x[2]) / (c - half));
+    if (c <= config::throttle_calls / 2 || is_throttled(mid)) return;
+    // past the warm-up of the first calls: the latest call times, for the estimate's median
+    std::uint64_t* ring = reinterpret_cast<std::uint64_t*>(static_cast<std::uintptr_t>(x[3]));
+    if (!ring) {
+        ring = new (std::nothrow) std::uint64_t[kRing + 1]();
+        if (!ring) return;
+        x[3] = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(ring));
+    }
+    ring[ring[kRing]++ % kRing] = agg;
+    if (c > config::throttle_calls && sum < c * config::throttle_ns) {
+        throttle(ts, mid, t, c, sum, ring);
+        delete[] ring;
+        x[3] = 0;
     }
 }
 
@@ -1856,8 +1920,8 @@ inline bool grow_frames(ThreadState& ts);
 // ---- throttled calls: counted without reading the clock -----------------------------------
 //
 // A throttled method's later calls are counted exactly (per method and edge) but not timed:
-// each takes the mean time of the later half of the calls timed before the verdict on the
-// deciding thread (past warm-up and first-touch costs),
+// each takes the median time of the latest (up to 256) calls timed before the verdict on the
+// deciding thread (past warm-up and first-touch costs; an `S` record says it and its spread),
 // or its callees' time when that is more, so its callers' net time stays total − children.
 
 inline std::uint64_t estimate_of(std::uint32_t mid) {
@@ -1967,8 +2031,11 @@ inline void pop(ThreadState& ts, std::uint32_t d, std::uint64_t t) {
     if (d) ts.frames[d - 1].child += agg;
     if (f.rec == kRecorded) {
         // its start is in the trace: so is its end, past the limit too
-        ev4(kEnd, f.mid, f.oid, 0, false, t);
-        fault_leave(ts, d, agg);
+        std::uint64_t cpu = fault_leave(ts, d, agg);
+        if (cpu)
+            ev4(kEndCpu, f.mid, f.oid, cpu - 1, true, t);
+        else
+            ev4(kEnd, f.mid, f.oid, 0, false, t);
         if (f.hidden) agg_correct(ts, d, f.hidden, t);
     } else if (f.rec == kAggregated) {
         agg_add(ts, d, agg, t);

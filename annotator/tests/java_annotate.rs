@@ -63,8 +63,9 @@ fn build_and_run(dir: &Path, main: &str, trace: Option<&Path>) -> Outcome {
     }
 }
 
-/// Annotates every Java file of the project copy in `dir`; returns skipped lines.
-fn annotate(dir: &Path, mode: Mode) -> Vec<String> {
+/// Annotates every Java file of the project copy in `dir`, throttling methods past
+/// `throttle_calls` calls (0: never) under 10 µs; returns skipped lines.
+fn annotate_with(dir: &Path, mode: Mode, throttle_calls: u64) -> Vec<String> {
     let m = Manifest::load(&dir.join("revy.toml")).unwrap();
     let project = revy::instrument::project::load(&m).unwrap();
     let mut saf = revy::instrument::saf::build::build(&m, &project);
@@ -79,8 +80,8 @@ fn annotate(dir: &Path, mode: Mode) -> Vec<String> {
         dir: dir.join(".revy/traces"),
         max_size: 1 << 30,
         project: m.name.clone(),
-        throttle_calls: 0,
-        throttle_ns: 0,
+        throttle_calls,
+        throttle_ns: if throttle_calls > 0 { 10_000 } else { 0 },
         build: None,
     };
     let cx = Context::new(mode, &saf, trace, dir.to_path_buf(), None);
@@ -195,13 +196,23 @@ fn run_project(src: &Path, main: &str, mode: Mode) -> (Outcome, Outcome, Trace) 
 
 /// Like `run_project`, plus the traces other processes wrote beside `t.rvt` (`t-PID.rvt`).
 fn run_project_all(src: &Path, main: &str, mode: Mode) -> (Outcome, Outcome, Trace, Vec<Trace>) {
+    run_project_throttled(src, main, mode, 0)
+}
+
+/// [`run_project_all`] with throttling past `throttle_calls` calls (0: off).
+fn run_project_throttled(
+    src: &Path,
+    main: &str,
+    mode: Mode,
+    throttle_calls: u64,
+) -> (Outcome, Outcome, Trace, Vec<Trace>) {
     let tmp = tempfile::tempdir().unwrap();
     let orig = tmp.path().join("orig");
     let ann = tmp.path().join("ann");
     common::copy_tree(src, &orig);
     common::copy_tree(src, &ann);
     let before = build_and_run(&orig, main, None);
-    let skipped = annotate(&ann, mode);
+    let skipped = annotate_with(&ann, mode, throttle_calls);
     assert!(skipped.is_empty(), "skipped: {skipped:?}");
     let trace_path = tmp.path().join("t.rvt");
     let after = build_and_run(&ann, main, Some(&trace_path));
@@ -798,4 +809,114 @@ public class Main {
     assert_eq!(after.stdout, before.stdout, "{}", after.stderr);
     let created = check_trace(&t, &[]);
     assert_eq!(created.get("cl.Main.Sheep"), Some(&2), "{created:?}");
+}
+
+/// Issue 34: calls of long methods (a call of ≥ 50 µs seen lately) end with their on-CPU
+/// time, so the analysis tells work from waiting: a call asleep 20 ms shows almost none, a
+/// spinning one some and never more than its wall time; short methods never read the clock.
+#[test]
+fn long_calls_end_with_their_cpu_time() {
+    if !common::gate::needs(&[Tool::Java]) {
+        return;
+    }
+    let p = small_project(&[(
+        "cpu/Main.java",
+        r#"package cpu;
+public class Main {
+    static long sink;
+    static void sleepy() throws InterruptedException { Thread.sleep(20); }
+    static void spin() { long t = System.nanoTime(); while (System.nanoTime() - t < 3000000L) sink++; }
+    static int tiny(int i) { return i + 1; }
+    public static void main(String[] args) throws Exception {
+        for (int i = 0; i < 6; i++) { sleepy(); spin(); }
+        int s = 0;
+        for (int i = 0; i < 20000; i++) s = tiny(s);
+        System.out.println(s);
+    }
+}
+"#,
+    )]);
+    let (before, after, t) = run_project(p.path(), "cpu.Main", Mode::Faster);
+    assert_eq!(before.stdout, after.stdout);
+    check_trace(&t, &[]);
+    // (wall, cpu) of every call of a method, in order
+    let calls = |name: &str| -> Vec<(u64, Option<u64>)> {
+        let m = method_id(&t, name);
+        let mut open = Vec::new();
+        let mut out = Vec::new();
+        for &(_, time, e) in &t.events {
+            match e {
+                Ev::Start { mth, .. } if mth == m => open.push(time),
+                Ev::End { mth, cpu, .. } if mth == m => out.push((time - open.pop().unwrap(), cpu)),
+                _ => {}
+            }
+        }
+        out
+    };
+    let sleepy = calls("sleepy");
+    assert_eq!(sleepy.len(), 6);
+    // the first long call makes the method measured: the later ones carry their CPU time
+    assert!(sleepy[1..].iter().all(|c| c.1.is_some()), "{sleepy:?}");
+    assert!(
+        sleepy.iter().all(|&(w, c)| c.unwrap_or(0) < w / 2),
+        "{sleepy:?}"
+    );
+    let spin = calls("spin");
+    assert!(
+        spin[1..].iter().all(|c| c.1.is_some_and(|c| c > 0)),
+        "{spin:?}"
+    );
+    // the thread CPU clock may tick coarser than nanoTime: 1 ms of slack
+    assert!(
+        spin.iter().all(|&(w, c)| c.unwrap_or(0) <= w + 1_000_000),
+        "{spin:?}"
+    );
+    let tiny = calls("tiny");
+    assert_eq!(tiny.len(), 20000);
+    // a short method is measured only for its 8 calls after a long one (its first,
+    // interpreted, calls; a preemption): a few, never most
+    let measured = tiny.iter().filter(|c| c.1.is_some()).count();
+    assert!(measured < 200, "{measured} of 20000 short calls measured");
+}
+
+/// Issue 34: a throttled method's estimate is the median of its timed calls (an `S` record
+/// with its spread), and sampled calls (1 in 1,024) carry it into a slower phase: the
+/// estimate once fixed at the verdict never changed. Counts stay exact.
+#[test]
+fn throttled_estimates_follow_a_phase_change() {
+    if !common::gate::needs(&[Tool::Java]) {
+        return;
+    }
+    let p = small_project(&[(
+        "phase/Main.java",
+        r#"package phase;
+public class Main {
+    static long sink;
+    static void step(int n) { long x = sink; for (int i = 0; i < n; i++) x = x * 31 + i; sink = x; }
+    public static void main(String[] args) {
+        for (int i = 0; i < 300000; i++) step(1);
+        for (int i = 0; i < 300000; i++) step(3000);
+        System.out.println(sink != 42);
+    }
+}
+"#,
+    )]);
+    let (before, after, t, _) =
+        run_project_throttled(p.path(), "phase.Main", Mode::Faster, 100_000);
+    assert_eq!(before.stdout, after.stdout);
+    let step = method_id(&t, "step");
+    assert_eq!(t.throttled, [step]);
+    let est: Vec<_> = t.estimates.iter().filter(|e| e.1 == step).collect();
+    assert!(est.len() >= 2, "{est:?}");
+    // at the verdict: the median of the latest 256 timed calls
+    assert_eq!(est[0].4, 256);
+    // the slow phase (3,000 dependent steps a call) is far above the fast one's estimate
+    let last = est.last().unwrap();
+    assert!(last.3 > 4 * est[0].3 && last.2 > est[0].2, "{est:?}");
+    let recorded = t
+        .rows()
+        .iter()
+        .filter(|e| e.1 == START && e.2 == step)
+        .count() as u64;
+    assert_eq!(recorded + t.aggregated, 600_000);
 }

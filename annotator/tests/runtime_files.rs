@@ -523,3 +523,110 @@ public final class StaleDepth {
     assert!(r.status.success(), "{}{}", text(&r.stdout), text(&r.stderr));
     assert_eq!(text(&r.stdout).trim(), "counted 3");
 }
+
+/// Issue 34: a C++ call of a long method (one of ≥ 50 µs seen lately) ends with its on-CPU
+/// time (read with the page-fault count, one getrusage): asleep 20 ms, almost none; spinning
+/// 3 ms, some and never more than its wall time. Read back by the library's reader.
+#[test]
+fn cpp_long_calls_end_with_their_cpu_time() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let program = r#"#include "revy_runtime.hpp"
+#include <chrono>
+#include <cstdio>
+#include <unistd.h>
+static long sink;
+static void work(int k) {
+    revy::Scope s(1, 0, 4);
+    if (k % 2) { ::usleep(20000); return; }
+    auto t = std::chrono::steady_clock::now();
+    while (std::chrono::steady_clock::now() - t < std::chrono::milliseconds(3)) sink++;
+}
+int main() {
+    for (int i = 0; i < 12; ++i) work(i);
+    std::printf("%d\n", sink > 0);
+    return 0;
+}
+"#;
+    build_one_method(tmp.path(), "cpu", 1 << 30, program);
+    let t = tmp.path().join("t.rvt");
+    let r = sh(tmp.path(), "./t", &[("REVY_TRACE", t.to_str().unwrap())]);
+    assert!(r.status.success(), "{}", text(&r.stderr));
+    let mut rd = TraceReader::open(&t).unwrap();
+    let (mut open, mut calls) = (Vec::new(), Vec::new());
+    while let Some(e) = rd.next_event().unwrap() {
+        match e {
+            Event::Start { t, .. } => open.push(t),
+            Event::End { t, cpu, .. } => calls.push((t - open.pop().unwrap(), cpu)),
+            _ => {}
+        }
+    }
+    assert_eq!(calls.len(), 12);
+    // the first call makes the method measured: the later ones carry their CPU time
+    assert!(calls[1..].iter().all(|c| c.1.is_some()), "{calls:?}");
+    for (k, &(wall, cpu)) in calls.iter().enumerate().skip(1) {
+        let cpu = cpu.unwrap();
+        if k % 2 == 1 {
+            assert!(cpu < wall / 2, "call {k} slept: {calls:?}");
+        } else {
+            // the CPU clock is read after the wall clock at both ends: 20 µs of slack
+            assert!(cpu > 0 && cpu <= wall + 20_000, "call {k} spun: {calls:?}");
+        }
+    }
+}
+
+/// Issue 34: a throttled C++ method's estimate is the median of the latest timed calls, so
+/// one 10 ms call among them does not set it (the later half's mean did: ≥ 200 ns a call
+/// here), and an `S` record gives it with its spread.
+#[test]
+fn cpp_throttle_estimate_is_a_median() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let program = r#"#include "revy_runtime.hpp"
+#include <cstdio>
+#include <unistd.h>
+static long sink;
+static void work(int k) {
+    revy::Scope s(1, 0, 4);
+    if (k == 99990) ::usleep(10000);
+    sink += k;
+}
+int main() {
+    for (int i = 0; i < 300000; ++i) work(i);
+    std::printf("%ld\n", sink);
+    return 0;
+}
+"#;
+    build_one_method(tmp.path(), "est", 1 << 30, program);
+    let cfg = tmp.path().join("revy_config.hpp");
+    let text_cfg = std::fs::read_to_string(&cfg).unwrap();
+    let throttled = text_cfg
+        .replace("throttle_calls = 0;", "throttle_calls = 100000;")
+        .replace("throttle_ns = 0;", "throttle_ns = 10000;");
+    assert_ne!(throttled, text_cfg);
+    std::fs::write(&cfg, throttled).unwrap();
+    let b = sh(
+        tmp.path(),
+        "g++ -std=c++17 -Wall -Wextra -Werror -O1 -pthread -o t t.cpp",
+        &[],
+    );
+    assert!(b.status.success(), "{}", text(&b.stderr));
+    let t = tmp.path().join("t.rvt");
+    let r = sh(tmp.path(), "./t", &[("REVY_TRACE", t.to_str().unwrap())]);
+    assert!(r.status.success(), "{}", text(&r.stderr));
+    let mut rd = TraceReader::open(&t).unwrap();
+    while rd.next_event().unwrap().is_some() {}
+    let a = &rd.status().aggregates;
+    assert_eq!(a.throttled.len(), 1);
+    let x = a.throttled[0];
+    let e = a.estimates.as_slice();
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert_eq!((e[0].method, e[0].t, e[0].timed), (x.method, x.t, 256));
+    assert!(e[0].p10 <= e[0].per_call && e[0].per_call <= e[0].p90);
+    // the mean of every timed call holds the 10 ms call (≥ 100 ns each); the median does not
+    assert!(2 * e[0].per_call < x.total / x.calls, "{e:?} against {x:?}");
+}

@@ -1,13 +1,23 @@
 #!/usr/bin/env bash
-# Probe effect of the Java runtime: a loop calling a trivial instrumented method N times,
-# plain vs annotated (better and faster modes). Prints ns added per call (start+end) and
-# trace bytes per call. Usage: tests/bench/java_probe.sh [N]   (default 50,000,000)
+# Probe effect of the Java runtime: a loop calling a trivial instrumented method N times, in
+# batches of 100,000 calls; the fastest batch of a run is its figure (a batch preempted or
+# slowed by a neighbour does not count). Variants, run interleaved ROUNDS times:
+#   plain      the original;
+#   nanotime   the original with two System.nanoTime() reads around each call (the target:
+#              a recorded call costs at most 1.1x these two reads);
+#   better / faster   annotated in that mode.
+# Prints per variant the min and median over rounds of ns per call, ns added over plain,
+# trace bytes per call and the header's probe_ns= (what the analysis subtracts).
+# Usage: tests/bench/java_probe.sh [N] [ROUNDS]   (default 20,000,000 and 5)
 # Needs javac/java and a built revy (cargo build); uses target/debug/revy unless REVY is set.
 # THROTTLE=on keeps `[trace]` throttling at its default (the method is throttled after 100,000
-# calls: the loop measures the aggregated path); default off (every call recorded);
+# calls: the loop measures the counted path); default off (every call recorded);
 # THROTTLE=none writes no throttle key (for revy builds before it existed).
+# Each run has its own size budget (REVY_BUDGET=off): the runs of one shell command line
+# would otherwise share one max_size, and later runs record nothing.
 set -euo pipefail
-N=${1:-50000000}
+N=${1:-20000000}
+ROUNDS=${2:-5}
 HERE=$(cd "$(dirname "$0")/../.." && pwd)
 REVY=${REVY:-$HERE/target/debug/revy}
 case ${THROTTLE:-off} in
@@ -43,52 +53,66 @@ public class Counter {
     }
 }
 JAVA
-cat > "$WORK/proj/src/bench/Main.java" <<'JAVA'
+main() { # $1: the loop's body
+    cat <<JAVA
 package bench;
 
 public class Main {
+    static long sink;
+
     public static void main(String[] args) {
         long n = Long.parseLong(args[0]);
         Counter c = new Counter();
-        for (int i = 0; i < 2_000_000; i++) { // warm-up (JIT)
-            c.add(1);
+        for (int k = 0; k < 2_000_000; k++) { // warm-up (JIT)
+            $1
         }
-        long t0 = System.nanoTime();
-        for (long i = 0; i < n; i++) {
-            c.add((int) i);
+        long batch = 100_000, best = Long.MAX_VALUE;
+        for (long i = 0; i < n; i += batch) {
+            long b0 = System.nanoTime();
+            for (int k = 0; k < batch; k++) {
+                $1
+            }
+            best = Math.min(best, System.nanoTime() - b0);
         }
-        long t1 = System.nanoTime();
-        System.out.println((t1 - t0) / (double) n + " " + c.total());
+        System.out.println(best / (double) batch + " " + c.total() + " " + sink);
     }
 }
 JAVA
-
-run() { # dir -> ns/call (best of 3)
-    local best=""
-    for _ in 1 2 3; do
-        rm -f "$WORK/t.rvt"
-        local ns
-        ns=$(REVY_TRACE="$WORK/t.rvt" java -cp "$1/build" bench.Main "$N" | cut -d' ' -f1)
-        if [ -z "$best" ] || awk "BEGIN{exit !($ns < $best)}"; then best=$ns; fi
-    done
-    echo "$best"
 }
-build() { (cd "$1" && rm -rf build && mkdir build && javac -encoding UTF-8 -d build $(find src -name '*.java')); }
+build() { (cd "$1" && rm -rf build && mkdir build && javac -nowarn -encoding UTF-8 -d build $(find src -name '*.java')); }
 
-cp -r "$WORK/proj" "$WORK/plain"
-build "$WORK/plain"
-plain=$(run "$WORK/plain")
-printf 'plain:  %.2f ns/call\n' "$plain"
-for mode in better faster; do
-    rm -rf "$WORK/$mode"
-    cp -r "$WORK/proj" "$WORK/$mode"
-    (cd "$WORK/$mode" && "$REVY" parse >/dev/null && "$REVY" annotate --$mode >/dev/null)
-    build "$WORK/$mode"
-    ns=$(run "$WORK/$mode")
-    bytes=$(stat -c %s "$WORK/t.rvt")
-    calls=$((N + 2000000))
-    awk -v m="$mode" -v ns="$ns" -v p="$plain" -v b="$bytes" -v c="$calls" \
-        'BEGIN{printf "%s: %.2f ns/call, +%.2f ns added per call, %.2f trace bytes per call\n", m, ns, ns-p, b/c}'
-    # What the runtime measured for itself at start-up (the header the analysis subtracts).
-    echo "$mode: header $(grep -a -o 'probe_ns=[0-9.]*' "$WORK/t.rvt" | head -1) per start+end pair"
+for v in plain nanotime better faster; do
+    cp -r "$WORK/proj" "$WORK/$v"
+    if [ "$v" = nanotime ]; then
+        main 'long a = System.nanoTime(); c.add(k); sink += System.nanoTime() - a;' >"$WORK/$v/src/bench/Main.java"
+    else
+        main 'c.add(k);' >"$WORK/$v/src/bench/Main.java"
+    fi
+    case $v in better | faster) (cd "$WORK/$v" && "$REVY" parse >/dev/null && "$REVY" annotate --$v >/dev/null) ;; esac
+    build "$WORK/$v"
+done
+for r in $(seq "$ROUNDS"); do
+    for v in plain nanotime better faster; do
+        rm -f "$WORK"/t*.rvt
+        ns=$(REVY_BUDGET=off REVY_TRACE="$WORK/t.rvt" java -cp "$WORK/$v/build" bench.Main "$N" | cut -d' ' -f1)
+        echo "$ns" >>"$WORK/$v.ns"
+        if [ -f "$WORK/t.rvt" ]; then
+            stat -c %s "$WORK/t.rvt" >>"$WORK/$v.bytes"
+            head -c 600 "$WORK/t.rvt" | tr ' ' '\n' | grep -a '^probe_ns=' | cut -d= -f2 >>"$WORK/$v.probe"
+        fi
+    done
+done
+minmed() { sort -g "$1" | awk '{a[NR]=$1} END{printf "%.2f %.2f", a[1], (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+read -r pmin pmed <<<"$(minmed "$WORK/plain.ns")"
+echo "ns per call, min / median of $ROUNDS interleaved rounds (each the fastest batch of 100,000 calls):"
+for v in plain nanotime better faster; do
+    read -r min med <<<"$(minmed "$WORK/$v.ns")"
+    extra=""
+    if [ -f "$WORK/$v.bytes" ]; then
+        bytes=$(sort -g "$WORK/$v.bytes" | head -1)
+        extra=$(awk -v b="$bytes" -v c=$((N + 2000000)) 'BEGIN{printf ", %.2f trace bytes per call", b/c}')
+        extra="$extra, header probe_ns $(sort -g "$WORK/$v.probe" | tr '\n' ' ')"
+    fi
+    awk -v v="$v" -v a="$min" -v b="$med" -v pa="$pmin" -v pb="$pmed" -v x="$extra" \
+        'BEGIN{printf "%-9s %7.2f / %7.2f  (+%.2f / +%.2f)%s\n", v, a, b, a-pa, b-pb, x}'
 done

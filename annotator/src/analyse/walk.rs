@@ -462,6 +462,7 @@ impl Walker {
                 method,
                 oid,
                 t,
+                ..
             } => self.end(tid, method, oid, t, names, sink),
         }
     }
@@ -897,6 +898,7 @@ mod tests {
                         method,
                         oid: 1,
                         t,
+                        cpu: None,
                     }
                 };
                 w.event(&ev, &names, &mut ());
@@ -915,6 +917,7 @@ mod tests {
                     method,
                     oid: 1,
                     t,
+                    cpu: None,
                 },
                 &names,
                 &mut (),

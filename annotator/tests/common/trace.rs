@@ -11,13 +11,30 @@ pub const CRT: u8 = 1;
 pub const DST: u8 = 2;
 pub const START: u8 = 3;
 pub const END: u8 = 4;
+/// An end with its call's on-CPU time.
+pub const END_CPU: u8 = 5;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ev {
-    Crt { cls: u64, oid: u64, size: u64 },
-    Dst { cls: u64, oid: u64 },
-    Start { mth: u64, oid: u64, size: u64 },
-    End { mth: u64, oid: u64 },
+    Crt {
+        cls: u64,
+        oid: u64,
+        size: u64,
+    },
+    Dst {
+        cls: u64,
+        oid: u64,
+    },
+    Start {
+        mth: u64,
+        oid: u64,
+        size: u64,
+    },
+    End {
+        mth: u64,
+        oid: u64,
+        cpu: Option<u64>,
+    },
 }
 
 impl Ev {
@@ -49,6 +66,13 @@ impl Ev {
             _ => 0,
         }
     }
+    /// An end's on-CPU time, when recorded.
+    pub fn cpu(&self) -> Option<u64> {
+        match *self {
+            Ev::End { cpu, .. } => cpu,
+            _ => None,
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -68,6 +92,8 @@ pub struct Trace {
     pub throttled: Vec<u64>,
     /// `F` records' entries: (tid, method id, oid, calls measured, faults).
     pub faults: Vec<(u64, u64, u64, u64, u64)>,
+    /// `S` records: (tid, method id, time, per call, timed calls), in file order.
+    pub estimates: Vec<(u64, u64, u64, u64, u64)>,
     /// Objects created and destroyed past `max_size`, per class id (`O` records).
     pub objects: HashMap<u64, (u64, u64)>,
 }
@@ -130,6 +156,12 @@ impl Rd<'_> {
             END => Ev::End {
                 mth: self.v(),
                 oid: self.v(),
+                cpu: None,
+            },
+            END_CPU => Ev::End {
+                mth: self.v(),
+                oid: self.v(),
+                cpu: Some(self.v()),
             },
             k => panic!("bad event kind {k}"),
         }
@@ -176,6 +208,15 @@ pub fn decode(bytes: &[u8]) -> Trace {
                 assert!(t.methods.contains_key(&m), "X before its M");
                 t.throttled.push(m);
                 skip(&mut r, 3);
+            }
+            b'S' => {
+                let tid = r.v();
+                let m = r.v();
+                assert!(t.methods.contains_key(&m), "S before its M");
+                let (time, per_call) = (r.v(), r.v());
+                let (p10, p90, timed) = (r.v(), r.v(), r.v());
+                assert!(p10 <= per_call && per_call <= p90 && timed > 0, "S spread");
+                t.estimates.push((tid, m, time, per_call, timed));
             }
             b'A' => aggregates(&mut r, &mut t),
             b'F' => faults(&mut r, &mut t),

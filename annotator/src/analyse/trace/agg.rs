@@ -79,6 +79,21 @@ pub struct Throttled {
     pub total: u64,
 }
 
+/// The time per call a throttled method's counted (untimed) calls take from time `t` on, and
+/// what it rests on: the median of the last `timed` calls the thread `tid` timed (at the
+/// verdict: calls before it; later: a sample of the counted calls, 1 in 1,024), with their
+/// 10th and 90th percentiles. A method's estimates follow each other in time (phases).
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
+pub struct Estimate {
+    pub tid: u64,
+    pub method: u32,
+    pub t: u64,
+    pub per_call: u64,
+    pub p10: u64,
+    pub p90: u64,
+    pub timed: u64,
+}
+
 /// Per thread, method and receiver: the calls whose minor page faults the runtime counted
 /// (only calls of long methods are measured) and their net faults (`F` records).
 #[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
@@ -96,6 +111,8 @@ pub struct Aggregates {
     pub methods: Vec<MethodAgg>,
     pub edges: Vec<EdgeAgg>,
     pub throttled: Vec<Throttled>,
+    /// Throttled methods' estimates per call, in time order (absent from older traces).
+    pub estimates: Vec<Estimate>,
     /// Page faults of measured calls (not unrecorded calls: they ride here as the other
     /// per-thread footers do).
     pub faults: Vec<FaultAgg>,
@@ -153,6 +170,13 @@ impl Aggregates {
                 t: time(x.t),
                 ..*x
             }));
+        self.estimates
+            .extend(other.estimates.iter().map(|x| Estimate {
+                tid: id(x.tid),
+                method: method(x.method),
+                t: time(x.t),
+                ..*x
+            }));
         self.faults.extend(other.faults.iter().map(|f| FaultAgg {
             tid: id(f.tid),
             method: method(f.method),
@@ -201,6 +225,19 @@ fn method_lines(out: &mut String, a: &Aggregates, names: &Names) {
             x.t,
             x.calls,
             x.total
+        );
+    }
+    for x in &a.estimates {
+        let _ = writeln!(
+            out,
+            "##### estimate tid={} {} t={} per_call={} p10={} p90={} timed={}",
+            x.tid,
+            m(x.method),
+            x.t,
+            x.per_call,
+            x.p10,
+            x.p90,
+            x.timed
         );
     }
     for t in &a.threads {
@@ -280,6 +317,7 @@ pub fn parse_text(
     if !matches!(
         kind,
         "throttled"
+            | "estimate"
             | "aggregate"
             | "aggregate-method"
             | "aggregate-edge"
@@ -292,6 +330,7 @@ pub fn parse_text(
     let tid = line.num("tid")?;
     match kind {
         "throttled" => a.throttled.push(line.throttled(tid, names)?),
+        "estimate" => a.estimates.push(line.estimate(tid, names)?),
         "faults" => a.faults.push(line.faults(tid, names)?),
         "aggregate" => a.threads.push(line.thread(tid)?),
         "aggregate-class" => a.classes.push(line.class(tid, names)?),
@@ -361,6 +400,19 @@ impl<'a> AggLine<'a> {
             t: self.num("t")?,
             calls: self.num("calls")?,
             total: self.num("total").unwrap_or(0),
+        })
+    }
+
+    /// An `estimate` line.
+    fn estimate(&self, tid: u64, names: &mut Names) -> Result<Estimate, String> {
+        Ok(Estimate {
+            tid,
+            method: self.method(names)?,
+            t: self.num("t")?,
+            per_call: self.num("per_call")?,
+            p10: self.num("p10")?,
+            p90: self.num("p90")?,
+            timed: self.num("timed")?,
         })
     }
 

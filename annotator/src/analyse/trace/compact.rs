@@ -14,6 +14,9 @@ pub const MAGIC: [u8; 8] = *b"RVYTRC\x00\x01";
 pub const BLOCK_BYTES: usize = 64 * 1024;
 /// Larger blocks than this are taken as corruption rather than allocated.
 const MAX_BLOCK: u64 = 1 << 30;
+/// The event kind of an end with its call's on-CPU time (laid out as a start: id, oid, value,
+/// time delta).
+pub const END_CPU: u8 = 5;
 
 enum Fail {
     /// The file ends inside a record.
@@ -237,6 +240,7 @@ impl<R: Read> CompactReader<R> {
             b'A' => self.aggregate()?,
             b'O' => self.objects()?,
             b'X' => self.throttled()?,
+            b'S' => self.estimate()?,
             b'F' => self.faults()?,
             b'E' => self.status.clean_end = Some(self.var()?),
             b'R' if self.magic_follows()? => {
@@ -320,6 +324,24 @@ impl<R: Read> CompactReader<R> {
                 calls,
                 total,
             });
+        Ok(())
+    }
+
+    /// An `S` record: a throttled method's estimate per call from a time on, and its basis.
+    fn estimate(&mut self) -> std::result::Result<(), Fail> {
+        let tid = self.var()?;
+        let method = self.method_id()?;
+        let (t, per_call) = (self.var()?, self.var()?);
+        let (p10, p90, timed) = (self.var()?, self.var()?, self.var()?);
+        self.status.aggregates.estimates.push(super::agg::Estimate {
+            tid,
+            method,
+            t,
+            per_call,
+            p10,
+            p90,
+            timed,
+        });
         Ok(())
     }
 
@@ -514,7 +536,7 @@ impl<R: Read> CompactReader<R> {
         p += 1;
         let a = slice_var(b, &mut p)?;
         let oid = slice_var(b, &mut p)?;
-        let size = if kind == 1 || kind == 3 {
+        let size = if kind & 1 != 0 {
             slice_var(b, &mut p)?
         } else {
             0
@@ -551,11 +573,12 @@ impl<R: Read> CompactReader<R> {
                 size,
                 t,
             },
-            4 => Event::End {
+            4 | END_CPU => Event::End {
                 tid,
                 method: id,
                 oid,
                 t,
+                cpu: (kind == END_CPU).then_some(size),
             },
             _ => return None,
         })
@@ -573,7 +596,7 @@ impl<R: Read> CompactReader<R> {
         let b = &self.block;
         let mut p = self.pos;
         let kind = *b.get(p)?;
-        if !(RawEvent::CREATE..=RawEvent::END).contains(&kind) {
+        if !(RawEvent::CREATE..=END_CPU).contains(&kind) {
             return None;
         }
         p += 1;
@@ -595,14 +618,16 @@ impl<R: Read> CompactReader<R> {
         self.t = self.t.wrapping_add(dt as u64);
         // Ids must be defined before use; an undefined one means corrupt data.
         let ids = [&self.classes, &self.methods][(kind > RawEvent::DESTROY) as usize];
+        // An end with its on-CPU time (kind 5) is an end whose `size` is that time.
+        let cpu = (kind == END_CPU) as u8;
         Some(RawEvent {
             tid: self.tid,
             oid,
             size,
             t: self.t,
             id: ids.get(a)?,
-            kind,
-            known: 2 | sized as u8,
+            kind: kind - cpu,
+            known: 2 | (sized as u8 & !cpu) | cpu << 2,
         })
     }
 }
@@ -756,7 +781,11 @@ impl<W: Write> CompactWriter<W> {
                 method,
                 oid,
                 t,
-            } => (tid, 4, method, oid, None, Some(t)),
+                cpu,
+            } => match cpu {
+                Some(c) => (tid, END_CPU, method, oid, Some(c), Some(t)),
+                None => (tid, 4, method, oid, None, Some(t)),
+            },
         };
         let b = self.threads.entry(tid).or_default();
         if b.count == 0 {
@@ -883,6 +912,7 @@ mod tests {
                 method: f,
                 oid: 7,
                 t: 1005 + i * 10,
+                cpu: None,
             });
         }
         (n, ev)
@@ -954,6 +984,103 @@ mod tests {
         );
     }
 
+    /// An end's on-CPU time (kind 5) reads back from both forms, in events and raw blocks, and
+    /// an end without it stays without.
+    #[test]
+    fn end_with_cpu_time_round_trips() {
+        let mut names = Names::default();
+        let f = names.intern_method(b"A", b"f", b"!!");
+        let (s, e) = (
+            Event::Start {
+                tid: 1,
+                method: f,
+                oid: 3,
+                size: 8,
+                t: 1_000,
+            },
+            |t, cpu| Event::End {
+                tid: 1,
+                method: f,
+                oid: 3,
+                t,
+                cpu,
+            },
+        );
+        let ev = [s, e(90_000, Some(61_234)), s, e(95_000, None)];
+        let mut out = Vec::new();
+        write_all(&mut out, &Header::default(), &names, &ev).unwrap();
+        assert_eq!(out.iter().filter(|&&b| b == END_CPU).count(), 1);
+        let [one, blocks] = both_ways(&out);
+        assert_eq!(blocks, one);
+        let raw: Vec<_> = one.0.iter().map(|r| (r.kind, r.cpu())).collect();
+        let cpu = Some(61_234);
+        assert_eq!(raw[1], (RawEvent::END, cpu));
+        assert_eq!(raw[3], (RawEvent::END, None));
+        assert_eq!(read(&out).0, ev);
+        let mut text = Vec::new();
+        {
+            let mut w = crate::analyse::trace::text::TextWriter::new(&mut text);
+            for e in &ev {
+                w.event(e, &names).unwrap();
+            }
+            w.flush().unwrap();
+        }
+        let text = String::from_utf8(text).unwrap();
+        assert!(text.contains("t=90000 cpu=61234>\n"), "{text}");
+        let mut r =
+            crate::analyse::trace::text::TextReader::new("x.dtf".into(), text.as_bytes()).unwrap();
+        let mut back = Vec::new();
+        while let Some(e) = r.next_event().unwrap() {
+            back.push(e);
+        }
+        assert_eq!(back, ev);
+    }
+
+    /// A throttled method's estimate (`S`) reads back with its basis and spread, and goes
+    /// through the text form's `estimate` line unchanged.
+    #[test]
+    fn estimate_records_read_in_both_forms() {
+        let mut names = Names::default();
+        let f = names.intern_method(b"A", b"f", b"!!");
+        let mut out = Vec::new();
+        write_all(&mut out, &Header::default(), &names, &[]).unwrap();
+        assert_eq!(out.split_off(out.len() - 2), [b'E', 0]);
+        for (t, per_call) in [(50u8, 49u8), (90, 120)] {
+            out.extend([b'S', 1, f as u8, t, per_call, 40, 70, 32]);
+        }
+        out.extend([b'E', 0]);
+        let (_, r) = read(&out);
+        let e = &r.status.aggregates.estimates;
+        assert_eq!(e.len(), 2, "{:?}", r.status.warnings);
+        assert_eq!(
+            (e[0].per_call, e[0].p10, e[0].p90, e[0].timed),
+            (49, 40, 70, 32)
+        );
+        assert_eq!(e[1].per_call, 120);
+        let lines = crate::analyse::trace::agg::text_lines(&r.status.aggregates, &r.names);
+        assert!(
+            lines.contains("##### estimate tid=1 cls=A mth=f sgn=!! t="),
+            "{lines}"
+        );
+        let text = format!("##### revy-trace 1 unit=ns\n{lines}");
+        let mut tr =
+            crate::analyse::trace::text::TextReader::new("x.dtf".into(), text.as_bytes()).unwrap();
+        while tr.next_event().unwrap().is_some() {}
+        assert_eq!(tr.status.aggregates.estimates, *e);
+        // naming an undefined method is an error, as for X
+        let mut bad = out.clone();
+        let at = bad.len() - 2;
+        bad.splice(at..at, [b'S', 1, 9, 1, 1, 1, 1, 1]);
+        assert!(CompactReader::new("x.rvt".into(), &bad[..])
+            .and_then(|mut r| while_some(&mut r))
+            .is_err());
+    }
+
+    fn while_some(r: &mut CompactReader<&[u8]>) -> crate::error::Result<()> {
+        while r.next_event()?.is_some() {}
+        Ok(())
+    }
+
     /// Every kind of event, with sizes, ids and time steps of every varint length.
     fn every_kind() -> (Names, Vec<Event>) {
         let mut n = Names::default();
@@ -1000,6 +1127,8 @@ mod tests {
                     method,
                     oid,
                     t: *tt,
+                    // every other end carries its call's on-CPU time (kind 5)
+                    cpu: ((x >> 52) & 1 == 0).then_some(size),
                 },
             });
         }
@@ -1054,6 +1183,8 @@ mod tests {
             assert_eq!(RawEvent::of(&r.event()), *r);
         }
         assert!(kinds[1..].iter().all(|&k| k > 5000), "{kinds:?}");
+        let cpu = one.0.iter().filter(|r| r.cpu().is_some()).count();
+        assert!(cpu > 2000 && cpu < kinds[4] - 2000, "{cpu} of {kinds:?}");
         let mut x = 12345usize;
         let mut cut_short = 0;
         for _ in 0..300 {

@@ -97,9 +97,16 @@ final class RvAgg {
     }
 
     private void put(RvBuf b, int d, long agg, long child) {
-        int mid = b.fMid[d];
-        long net = agg - child;
-        long size = b.fSize[d];
+        int s = d > 0 ? b.fMid[d - 1] + 1 : 0;
+        long so = d > 0 ? b.fOid[d - 1] : 0L;
+        put(s, so, b.fMid[d], b.fOid[d], 1L, agg, agg - child, b.fSize[d]);
+    }
+
+    /**
+     * {@code n} calls of {@code mid} on {@code o}, each of {@code agg}, {@code net} and
+     * {@code size}, sent by {@code s} (sender mid + 1, 0 for the root) on {@code so}.
+     */
+    void put(int s, long so, int mid, long o, long n, long agg, long net, long size) {
         int i = mid * M;
         if (i + M > m.length) {
             growMethods(mid);
@@ -120,11 +127,11 @@ final class RvAgg {
             a[i + 8] = Math.min(a[i + 8], size);
             a[i + 9] = Math.max(a[i + 9], size);
         }
-        a[i]++;
-        a[i + 1] += agg;
-        a[i + 2] += net;
-        a[i + 3] += size;
-        edge(b, d, 1L, agg, net, size);
+        a[i] += n;
+        a[i + 1] += n * agg;
+        a[i + 2] += n * net;
+        a[i + 3] += n * size;
+        edge(s, so, mid + 1, o, n, n * agg, n * net, n * size);
     }
 
     /**
@@ -138,14 +145,12 @@ final class RvAgg {
             growMethods(mid);
         }
         m[i + 2] -= hidden;
-        edge(b, d, 0L, 0L, -hidden, 0L);
-    }
-
-    private void edge(RvBuf b, int d, long calls, long agg, long net, long size) {
         int s = d > 0 ? b.fMid[d - 1] + 1 : 0;
         long so = d > 0 ? b.fOid[d - 1] : 0L;
-        int r = b.fMid[d] + 1;
-        long o = b.fOid[d];
+        edge(s, so, mid + 1, b.fOid[d], 0L, 0L, -hidden, 0L);
+    }
+
+    private void edge(int s, long so, int r, long o, long calls, long agg, long net, long size) {
         int slot = slot(s, so, r, o, false);
         if (slot < 0) {
             folded += calls;

@@ -39,10 +39,21 @@ final class RvBuf {
     private int earlyN;
     static final int EARLY = 8;
     final WeakReference<Thread> thread;
+    /**
+     * The owning thread, for {@link Rv#buf}'s check; weakly held while it is not the last
+     * caller: cleared when the buffer is flushed as a dead thread's ({@link #release}).
+     */
+    Thread owner;
 
     RvBuf(Thread t) {
         this.tid = t.getId();
         this.thread = new WeakReference<Thread>(t);
+        this.owner = t;
+    }
+
+    /** The thread is gone: its buffer no longer keeps it. */
+    void release() {
+        owner = null;
     }
 
     /** Remembers {@code o}'s early ID until its initialiser takes it. */
@@ -74,8 +85,8 @@ final class RvBuf {
         return 0L;
     }
 
-    /** Event kinds of the compact trace form (docs/trace-format.md). */
-    static final int CRT = 1, DST = 2, START = 3, END = 4;
+    /** Event kinds of the compact trace form (docs/trace-format.md); END_CPU: with on-CPU time. */
+    static final int CRT = 1, DST = 2, START = 3, END = 4, END_CPU = 5;
 
     // The shadow stack of open calls: which are recorded as events, and the time of their
     // callees, so what is not recorded is aggregated with its sender and net time.
@@ -87,6 +98,8 @@ final class RvBuf {
     long[] fHidden = new long[32];
     long[] fSize = new long[32];
     boolean[] fRec = new boolean[32];
+    /** A recorded call's thread CPU time at its start (-1: its CPU time is not measured). */
+    long[] fCpu = new long[32];
     /** Untimed calls of throttled methods (their time is estimated). */
     boolean[] fEst = new boolean[32];
     /** Per method id: calls, their total time on this thread (the throttle rule), and the total at half-way. */
@@ -99,18 +112,46 @@ final class RvBuf {
     /** Estimated (untimed) calls were counted: the A record's last time is taken when written. */
     boolean untimed;
 
-    /** A call starts: recorded, or (past the limit, throttled, under an unrecorded call) kept. */
+    /**
+     * A call starts: counted (a throttled method: no clock), else timed (below). Small, so
+     * that the JIT inlines it into the generated code: the counted path is a frame push.
+     */
     void start(int mid, long oid, long size) {
         int d = depth;
+        if (RvTable.THROTTLE_CALLS > 0L && d < fMid.length && RvTrace.estimate.get(mid) != 0L
+                && !scratch && (++tick & SAMPLE) != 0) {
+            fMid[d] = mid;
+            fOid[d] = oid;
+            fChild[d] = 0L;
+            fSize[d] = size < 0L ? RvTrace.estimateSize[mid] : size;
+            fRec[d] = false;
+            fEst[d] = true;
+            depth = d + 1;
+            return;
+        }
+        startTimed(d, mid, oid, size);
+    }
+
+    /**
+     * One in 1,024 calls of throttled methods is timed (as an unrecorded call: exact in the
+     * aggregates) and feeds the method's estimate, so that a phase change shows.
+     */
+    static final int SAMPLE = 1023;
+    private int tick;
+
+    /** A call starts: recorded, or (past the limit, throttled, under an unrecorded call) kept. */
+    private void startTimed(int d, int mid, long oid, long size) {
         if (d == fMid.length) {
             growStack();
         }
-        if (RvTable.THROTTLE_CALLS > 0L && RvTrace.estimate.get(mid) != 0L && !scratch) {
+        if (RvTable.THROTTLE_CALLS > 0L && RvTrace.estimate.get(mid) != 0L && !scratch
+                && (tick & SAMPLE) != 0) {
             startEstimated(d, mid, oid, size);
             return;
         }
         if (size < 0L) {
-            size = 0L; // only when throttling is off in this buffer (the probe measurement)
+            // better mode skipped the walk of a throttled method's arguments
+            size = RvTrace.estimateSize[mid];
         }
         long t = System.nanoTime() - RvTrace.t0;
         boolean rec = RvTrace.live && (d == 0 || fRec[d - 1]) && !RvTrace.throttled[mid];
@@ -128,15 +169,80 @@ final class RvBuf {
                 RvTrace.defineMethod(mid);
             }
             evAt(START, mid, oid, size, true, t);
+            fCpu[d] = RvCpu.SCORE[mid] != 0 ? RvCpu.now() : -1L;
         }
     }
 
+    /** A call ends: a counted one without a clock read (small, to be inlined), else timed. */
     void end(int mid, long oid) {
         int d = depth - 1;
         if (d >= 0 && fEst[d] && fMid[d] == mid && fOid[d] == oid) {
-            popEstimated(d);
+            depth = d;
+            fEst[d] = false;
+            long child = fChild[d];
+            long a = Math.max(RvTrace.estimate.get(mid) - 1L, child);
+            if (d > 0) {
+                fChild[d - 1] += a;
+                if (fRec[d - 1]) {
+                    fHidden[d - 1] += a;
+                }
+            }
+            long size = fSize[d];
+            // the common case: one more call of a run of equal ones (no callees)
+            if (child == 0L && d == runD && mid == runMid && oid == runOid && size == runSize
+                    && a == runA && (d == 0 || (fMid[d - 1] == runSMid && fOid[d - 1] == runSOid))) {
+                runN++;
+                return;
+            }
+            counted(d, a, child);
             return;
         }
+        endTimed(mid, oid);
+    }
+
+    // A run of counted calls alike (depth, method, receiver, caller, size, time; no callees)
+    // goes into the aggregates in one step: a counted call is then a frame push and pop.
+    private int runD = -1;
+    private int runMid;
+    private int runSMid;
+    private long runOid;
+    private long runSOid;
+    private long runSize;
+    private long runA;
+    private long runN;
+
+    /** A counted call that does not extend the run: flushes it, and starts one when it can. */
+    private void counted(int d, long a, long child) {
+        flushRun();
+        untimed = true;
+        if (child != 0L) {
+            aggs().add(this, d, a);
+            return;
+        }
+        runD = d;
+        runMid = fMid[d];
+        runOid = fOid[d];
+        runSMid = d > 0 ? fMid[d - 1] : 0;
+        runSOid = d > 0 ? fOid[d - 1] : 0L;
+        runSize = fSize[d];
+        runA = a;
+        runN = 1L;
+    }
+
+    /** Adds the pending run of counted calls to the aggregates (before they are read). */
+    void flushRun() {
+        long n = runN;
+        if (n == 0L) {
+            return;
+        }
+        runN = 0L;
+        int s = runD > 0 ? runSMid + 1 : 0;
+        aggs().put(s, runSOid, runMid, runOid, n, runA, runA, runSize);
+        runD = -1;
+    }
+
+    private void endTimed(int mid, long oid) {
+        int d = depth - 1;
         long t = System.nanoTime() - RvTrace.t0;
         if (d >= 0 && fMid[d] == mid && fOid[d] == oid) {
             pop(d, t);
@@ -171,7 +277,23 @@ final class RvBuf {
         lastT = t;
         if (fRec[d]) {
             // its start is in the trace: so is its end, past the limit too
-            evAt(END, mid, fOid[d], 0L, false, t);
+            long c0 = fCpu[d];
+            if (c0 >= 0L) {
+                long c = RvCpu.now() - c0;
+                evAt(c >= 0L ? END_CPU : END, mid, fOid[d], c, c >= 0L, t);
+            } else {
+                evAt(END, mid, fOid[d], 0L, false, t);
+            }
+            if (a >= RvCpu.LONG_NS) {
+                if (RvCpu.SCORE[mid] != RvCpu.TRIES && !scratch && RvCpu.available()) {
+                    RvCpu.SCORE[mid] = RvCpu.TRIES;
+                }
+            } else if (c0 >= 0L) {
+                byte sc = RvCpu.SCORE[mid];
+                if (sc > 0) {
+                    RvCpu.SCORE[mid] = (byte) (sc - 1);
+                }
+            }
             if (fHidden[d] != 0L) {
                 aggs().correct(this, d, fHidden[d]);
             }
@@ -187,9 +309,10 @@ final class RvBuf {
     }
 
     // A throttled method's later calls are counted exactly (per method and edge) but not timed:
-    // each takes the mean time of the later half of the calls timed before the verdict on the
-    // deciding thread (past the interpreter and JIT warm-up),
-    // or its callees' time when that is more, so its callers' net time stays total - children.
+    // each takes the method's estimate (the median of the latest timed calls: before the
+    // verdict on the deciding thread, past the interpreter and JIT warm-up; later, of sampled
+    // calls), or its callees' time when that is more, so its callers' net time stays
+    // total - children.
 
     private void startEstimated(int d, int mid, long oid, long size) {
         fMid[d] = mid;
@@ -222,6 +345,15 @@ final class RvBuf {
         }
     }
 
+    /**
+     * Per method id: the times of its latest timed calls on this thread past half the
+     * throttle threshold (the estimate's basis at the verdict), then of the sampled ones.
+     */
+    private long[][] rings = new long[0][];
+    static final int RING = 256;
+    /** Sampled calls between two looks at a throttled method's estimate. */
+    static final int LOOK = 32;
+
     /** TAU's rule: more than THROTTLE_CALLS calls averaging under THROTTLE_NS. */
     private void count(int mid, long a, long t, long size) {
         int i = mid * 3;
@@ -233,13 +365,57 @@ final class RvBuf {
         long c = ++tc[i];
         long sum = tc[i + 1] += a;
         long half = RvTable.THROTTLE_CALLS / 2;
-        if (c == half) {
-            tc[i + 2] = sum;
+        if (c <= half) {
+            return;
         }
-        if (c > RvTable.THROTTLE_CALLS && sum < c * RvTable.THROTTLE_NS && !RvTrace.throttled[mid]) {
-            // the estimate: the mean of the later half, past the warm-up (interpreter, JIT)
-            RvTrace.throttle(mid, tid, t, c, sum, (sum - tc[i + 2]) / (c - half), size);
+        long[] r = ring(mid);
+        int k = (int) r[RING];
+        r[k & (RING - 1)] = a;
+        r[RING] = k + 1;
+        if (RvTrace.throttled[mid]) {
+            // A sampled call: every LOOK of them, the median of the latest LOOK. Two looks in a
+            // row must agree (within a quarter) before they replace the estimate: right after
+            // the verdict the JIT recompiles the callers, and samples then run interpreted.
+            if ((k + 1) % LOOK == 0) {
+                long[] e = RvBuf.spread(r, Math.min(k + 1, LOOK), k + 1);
+                long prev = r[RING + 1] - 1L;
+                r[RING + 1] = e[0] + 1L;
+                if (prev >= 0L && 4 * Math.abs(e[0] - prev) <= Math.max(e[0], prev)) {
+                    RvTrace.reestimate(mid, tid, t, e);
+                }
+            }
+        } else if (c > RvTable.THROTTLE_CALLS && sum < c * RvTable.THROTTLE_NS) {
+            // the estimate: the median of the latest calls, past the warm-up (interpreter, JIT)
+            long[] e = RvBuf.spread(r, Math.min(k + 1, RING), k + 1);
+            r[RING] = 0L; // the samples start afresh
+            r[RING + 1] = 0L;
+            RvTrace.throttle(mid, tid, t, c, sum, e, size);
         }
+    }
+
+    private long[] ring(int mid) {
+        if (mid >= rings.length) {
+            rings = java.util.Arrays.copyOf(rings, Math.max(mid + 1, rings.length * 2));
+        }
+        long[] r = rings[mid];
+        if (r == null) {
+            r = new long[RING + 2]; // then: the entries written, 1 + the last look's median
+            rings[mid] = r;
+        }
+        return r;
+    }
+
+    /**
+     * The median, 10th and 90th percentiles and count of the latest {@code n} of ring
+     * {@code r}'s entries, {@code end} having been written: {median, p10, p90, n}.
+     */
+    static long[] spread(long[] r, int n, int end) {
+        long[] v = new long[n];
+        for (int j = 0; j < n; j++) {
+            v[j] = r[(end - 1 - j) & (RING - 1)];
+        }
+        java.util.Arrays.sort(v);
+        return new long[] {v[n / 2], v[n / 10], v[n - 1 - n / 10], n};
     }
 
     private RvAgg aggs() {
@@ -261,6 +437,7 @@ final class RvBuf {
         fSize = java.util.Arrays.copyOf(fSize, c);
         fEst = java.util.Arrays.copyOf(fEst, c);
         fRec = java.util.Arrays.copyOf(fRec, c);
+        fCpu = java.util.Arrays.copyOf(fCpu, c);
     }
 
     /** Appends one event (kinds CRT..END of the compact trace form). */
@@ -298,26 +475,48 @@ final class RvBuf {
 
     /**
      * The probe cost for the trace header: nanoseconds per start+end pair, appended to a
-     * scratch buffer as the hot path does. A run's hot path is JIT-compiled, and compiled
-     * pairs cost a third of interpreted ones, so batches of pairs run for 20 ms (the
-     * start-up this costs) to give the JIT its chance; the best batch counts, so that a
-     * preemption does not. The analysis subtracts it.
+     * scratch buffer as the hot path does, in many short batches (100 pairs, ~5 us once
+     * compiled) whose fastest counts, so a preemption or a busy neighbour costs a batch, not
+     * the figure. A run's hot path is JIT-compiled, and compiled pairs cost a third of
+     * interpreted ones: batches go on until the best has not improved by 3 % for half the
+     * time spent (at least 20 ms and 300 batches, past the JIT's thresholds: its chance,
+     * later on a loaded machine), 150 ms at most (at exit: 2 and 50 ms). Returns "best batches p50" (the median of the later half of the
+     * batches: the spread the header states).
      */
-    static String probeNs() {
+    static String[] probeNs(long minNs, long maxNs) {
         RvBuf s = new RvBuf(Thread.currentThread());
         s.scratch = true;
         // Method id 0 is never a real one (SAF ids start at 1): no M record for it.
         RvTrace.mdef[0] = true;
-        ThreadLocal<RvBuf> tl = new ThreadLocal<RvBuf>();
-        tl.set(s);
-        final int pairs = 1000;
+        probeHot = s;
+        final int pairs = 100;
+        long[] ns = new long[8192];
+        int n = 0;
         long best = Long.MAX_VALUE;
-        long stop = System.nanoTime() + 20000000L;
-        for (int batch = 0; batch < 2000 && System.nanoTime() < stop; batch++) {
-            best = Math.min(best, probeBatch(tl, pairs));
+        long start = System.nanoTime();
+        long improved = start;
+        for (long now = start;; now = System.nanoTime()) {
+            long spent = now - start;
+            boolean settled = spent >= minNs && n >= 300 && now - improved >= spent / 2;
+            if (n == ns.length || spent >= maxNs || settled) {
+                break;
+            }
+            long b = probeBatch(pairs);
+            ns[n++] = b;
+            if (best == Long.MAX_VALUE || b * 100 < best * 97) {
+                improved = System.nanoTime();
+            }
+            best = Math.min(best, b);
         }
-        long tenths = (best * 10 + pairs / 2) / pairs;
-        return (tenths / 10) + "." + (tenths % 10);
+        java.util.Arrays.sort(ns, n / 2, n);
+        long p50 = ns[n / 2 + (n - n / 2) / 2];
+        return new String[] {tenths(best, pairs), Integer.toString(n), tenths(p50, pairs)};
+    }
+
+    /** {@code total / pairs} with one decimal. */
+    private static String tenths(long total, int pairs) {
+        long t = (total * 10 + pairs / 2) / pairs;
+        return (t / 10) + "." + (t % 10);
     }
 
     /**
@@ -397,17 +596,24 @@ final class RvBuf {
     }
 
     /** One timed batch of start+end pairs (its own method, so the JIT compiles it whole). */
-    private static long probeBatch(ThreadLocal<RvBuf> tl, int pairs) {
+    private static long probeBatch(int pairs) {
         long t0 = System.nanoTime();
         for (int i = 0; i < pairs; i++) {
-            RvBuf b = tl.get();
+            RvBuf b = probeBuf(); // the hot path's lookup (Rv.buf)
             if (b.n > LIMIT - 2 * 40) {
                 b.n = 0; // never full(): a scratch buffer is not flushed
             }
             b.start(0, 1000000 + i, 24);
-            tl.get().end(0, 1000000 + i);
+            probeBuf().end(0, 1000000 + i);
         }
         return System.nanoTime() - t0;
+    }
+
+    private static RvBuf probeHot;
+
+    private static RvBuf probeBuf() {
+        RvBuf h = probeHot;
+        return h.owner == Thread.currentThread() ? h : TL.get();
     }
 
     private void full() {
@@ -435,10 +641,10 @@ final class RvBuf {
         int ok = 0;
         while (p < len) {
             int kind = a[p++];
-            if (kind < CRT || kind > END) {
+            if (kind < CRT || kind > END_CPU) {
                 break;
             }
-            int fields = (kind == CRT || kind == START) ? 4 : 3;
+            int fields = (kind & 1) != 0 ? 4 : 3; // CRT, START, END_CPU carry a value
             for (int i = 0; i < fields; i++) {
                 while (p < len && (a[p] & 0x80) != 0) {
                     p++;

@@ -30,8 +30,8 @@ final class RvTrace {
     /** Methods that stopped producing events (TAU's rule; indexed by method id). */
     static final boolean[] throttled = new boolean[RvClasses.methodCount()];
     /**
-     * Per throttled method: 1 + its mean ns per call at the verdict (0 = not throttled). Set once
-     * under LOCK and read by every thread without it: the atomic array's volatile write, after
+     * Per throttled method: 1 + its estimate, ns per counted call (0 = not throttled). Set
+     * under LOCK (at the verdict, and when sampled calls show a new pace) and read by every thread without it: the atomic array's volatile write, after
      * {@link #estimateSize}'s, publishes both (a plain load on x86, where the hot path reads it).
      */
     static final AtomicLongArray estimate = new AtomicLongArray(RvClasses.methodCount());
@@ -45,6 +45,10 @@ final class RvTrace {
     /** 0 = not opened, 1 = open, 2 = disabled or closed. */
     private static int state;
     private static OutputStream out;
+    private static FileOutputStream file;
+    /** Where the header's probe_ns value is in the file (rewritten at exit), and its value. */
+    private static long probeAt = -1L;
+    private static double probeValue;
     private static long written;
     private static long events;
     private static long maxSize = RvTable.MAX_SIZE;
@@ -125,7 +129,8 @@ final class RvTrace {
                     f = new File(dir, stem + "-" + i + ".rvt");
                 }
             }
-            out = new BufferedOutputStream(new FileOutputStream(f), 1 << 16);
+            file = new FileOutputStream(f);
+            out = new BufferedOutputStream(file, 1 << 16);
             RvBudget.open(maxSize);
             SimpleDateFormat iso = new SimpleDateFormat("yyyy-MM-dd'T'HH:mm:ss'Z'");
             iso.setTimeZone(TimeZone.getTimeZone("UTC"));
@@ -138,14 +143,20 @@ final class RvTrace {
             java.time.Instant now = java.time.Instant.now();
             long anchorT = System.nanoTime() - t0;
             long wall = now.getEpochSecond() * 1000000000L + now.getNano();
+            String[] probe = RvBuf.probeNs(20000000L, 150000000L);
             String header = "unit=ns lang=java pid=" + pid + " start=" + iso.format(new Date())
                     + " anchor_wall_ns=" + wall + " anchor_t=" + anchorT
-                    + " probe_ns=" + RvBuf.probeNs() + " handoff_ns=" + RvBuf.handoffNs()
+                    + " probe_ns=" + probeText(Double.parseDouble(probe[0]))
+                    + " probe_stat=min probe_batches=" + probe[1] + " probe_p50=" + probe[2]
+                    + " probe_checked=0 handoff_ns=" + RvBuf.handoffNs()
                     + (RvBudget.shared() ? " budget=run" : "");
             byte[] hb = header.getBytes(UTF8);
             byte[] hh = new byte[8];
             hh[0] = 'H';
             int hp = RvBuf.v(hh, 1, hb.length);
+            probeAt = written + hp + header.indexOf(" probe_ns=") + 10;
+            probeValue = Double.parseDouble(probe[0]);
+            checkedOffset = header.indexOf(" probe_checked=") + 15 - (header.indexOf(" probe_ns=") + 10);
             write(hh, 0, hp);
             write(hb, 0, hb.length);
             // A process started after the run spent its budget records no event: its calls
@@ -176,6 +187,37 @@ final class RvTrace {
             return false;
         }
     }
+
+    /**
+     * A probe cost as the header writes it: zero-padded to a fixed width, so that the exit's
+     * re-check can rewrite it in place ("0000093.4", read as 93.4).
+     */
+    private static String probeText(double ns) {
+        return String.format(java.util.Locale.ROOT, "%09.1f", Math.min(ns, 9999999.9));
+    }
+
+    /**
+     * The probe cost re-checked at exit, when the JIT has compiled the hot path (at start-up
+     * on a loaded machine it may not have): the lower figure goes into the header in place,
+     * and probe_checked=1 says it was checked. Caller holds LOCK, the file still open.
+     */
+    private static void recheckProbe() {
+        if (probeAt < 0L || file == null) {
+            return;
+        }
+        try {
+            double again = Double.parseDouble(RvBuf.probeNs(2000000L, 50000000L)[0]);
+            byte[] v = probeText(Math.min(again, probeValue)).getBytes(UTF8);
+            java.nio.channels.FileChannel ch = file.getChannel();
+            ch.write(java.nio.ByteBuffer.wrap(v), probeAt);
+            ch.write(java.nio.ByteBuffer.wrap(new byte[] {'1'}), probeAt + checkedOffset);
+        } catch (Throwable t) {
+            problem("cannot re-check the probe cost", t);
+        }
+    }
+
+    /** From probe_ns's value to probe_checked's, in the header. */
+    private static long checkedOffset;
 
     /**
      * A file of this process's own: {@code f} when it does not exist yet, else (an earlier
@@ -343,18 +385,19 @@ final class RvTrace {
     }
 
     /**
-     * Method {@code mid} stops producing events (its calls from now on are aggregated): the
-     * X record says which, on which thread's verdict, when, after how many calls of what
-     * total time.
+     * Method {@code mid} stops producing events (its calls from now on are counted): the X
+     * record says which, on which thread's verdict, when, after how many calls of what
+     * total time; the S record what its counted calls take ({@code e}: median, 10th and 90th
+     * percentiles and number of the latest timed calls, {@link RvBuf#spread}).
      */
-    static void throttle(int mid, long tid, long t, long calls, long total, long mean, long size) {
+    static void throttle(int mid, long tid, long t, long calls, long total, long[] e, long size) {
         defineMethod(mid);
         synchronized (LOCK) {
             if (throttled[mid]) {
                 return;
             }
             estimateSize[mid] = size;
-            estimate.set(mid, 1L + mean);
+            estimate.set(mid, 1L + e[0]);
             throttled[mid] = true;
             if (state == 1) {
                 RvAgg.Bytes o = new RvAgg.Bytes();
@@ -364,14 +407,47 @@ final class RvTrace {
                 o.v(t);
                 o.v(calls);
                 o.v(total);
+                estimateRecord(o, mid, tid, t, e);
                 byte[] r = o.done();
                 write(r, 0, r.length);
             }
         }
     }
 
+    /**
+     * A throttled method's sampled calls ({@code e}, as for {@link #throttle}) moved away from
+     * its estimate by more than a quarter: they are its estimate from {@code t} on (a phase).
+     */
+    static void reestimate(int mid, long tid, long t, long[] e) {
+        long old = estimate.get(mid) - 1L;
+        if (4 * Math.abs(e[0] - old) <= old) {
+            return;
+        }
+        synchronized (LOCK) {
+            estimate.set(mid, 1L + e[0]);
+            if (state == 1) {
+                RvAgg.Bytes o = new RvAgg.Bytes();
+                estimateRecord(o, mid, tid, t, e);
+                byte[] r = o.done();
+                write(r, 0, r.length);
+            }
+        }
+    }
+
+    private static void estimateRecord(RvAgg.Bytes o, int mid, long tid, long t, long[] e) {
+        o.b('S');
+        o.v(tid);
+        o.v(mid);
+        o.v(t);
+        o.v(e[0]);
+        o.v(e[1]);
+        o.v(e[2]);
+        o.v(e[3]);
+    }
+
     /** Writes the A record of a buffer's aggregates; the caller holds b's monitor. */
     static void writeAggregates(RvBuf b) {
+        b.flushRun();
         RvAgg a = b.agg;
         if (a == null) {
             return;
@@ -431,6 +507,7 @@ final class RvTrace {
             RvBuf b = it.next();
             Thread t = b.thread.get();
             if (t == null || !t.isAlive()) {
+                b.release();
                 dead.add(b);
                 it.remove();
             }
@@ -459,6 +536,7 @@ final class RvTrace {
             }
             try {
                 if (exiting) {
+                    recheckProbe();
                     live = false;
                     counting = false;
                     writeObjects();

@@ -140,6 +140,10 @@ struct ReplayArgs {
     /// Keep the probe cost in the times.
     #[arg(long)]
     no_compensate: bool,
+    /// Subtract this probe cost per message, in ns (default: the trace header's, at most
+    /// the shortest message's net time).
+    #[arg(long, conflicts_with = "no_compensate")]
+    probe_ns: Option<f64>,
 }
 
 impl ReplayArgs {
@@ -155,8 +159,12 @@ impl ReplayArgs {
             };
             d.as_deref().map(parse).transpose()
         };
+        if self.probe_ns.is_some_and(|p| !p.is_finite() || p < 0.0) {
+            return Err(Error::input("--probe-ns must be a number of ns, 0 or more"));
+        }
         Ok(revy::analysis::Options {
             compensate: !self.no_compensate,
+            probe_ns: self.probe_ns,
             cores: self.cores,
             handoff_ns: ns("handoff", &self.handoff)?,
             enqueue_ns: ns("enqueue", &self.enqueue)?,
@@ -503,7 +511,7 @@ fn cmd_whatif(manifest: &Path, args: WhatifArgs) -> Result<()> {
     let traces = vec![trace_or_newest(manifest, args.traces)?];
     let (loaded, plan) = revy::whatif::load_for(
         &traces,
-        !args.replay.no_compensate,
+        args.replay.options(manifest)?.compensation(),
         Some(manifest),
         &args.active,
         revy::analysis::Options::default().max_replay_messages,

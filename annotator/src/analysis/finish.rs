@@ -40,10 +40,13 @@ pub fn finish(
     let threads = thread_stats(walker, names, own_pid);
 
     let totals = Totals {
+        run_span: run_span(walker),
         total_time: total,
         instrumented_time: b.total,
         probe_ns: None,
         compensated: false,
+        probe: Default::default(),
+        probe_note: String::new(),
         one_off_messages: one_offs.orders.len() as u64,
         instances: instances.len(),
         messages: walker.messages + b.aggregated_calls,
@@ -73,6 +76,21 @@ pub fn finish(
     };
     a.hints = hints::hints(&a, opts);
     a
+}
+
+/// The run's wall span: the earliest thread's first event to the latest's last.
+pub fn run_span(walker: &Walker) -> u64 {
+    let first = walker.threads.iter().filter_map(|t| t.first_t).min();
+    let last = walker
+        .threads
+        .iter()
+        .filter(|t| t.first_t.is_some())
+        .map(|t| t.last_t)
+        .max();
+    match (first, last) {
+        (Some(f), Some(l)) => l.saturating_sub(f),
+        _ => 0,
+    }
 }
 
 /// Time outside any message: it belongs to the thread's root, so the run's span is the total.

@@ -7,6 +7,7 @@ pub mod faults;
 mod finish;
 pub mod hints;
 pub mod lists;
+pub mod probe;
 pub mod proposals;
 pub mod render;
 pub mod stats;
@@ -43,8 +44,11 @@ pub struct Options {
     pub threshold_time: Option<u64>,
     /// At most this many hints of each kind.
     pub max_hints_per_kind: usize,
-    /// Subtract the probe cost the trace header states (`probe_ns=`).
+    /// Subtract the probe cost the trace header states (`probe_ns=`), at most the smallest
+    /// net time a recorded message shows.
     pub compensate: bool,
+    /// Subtract this probe cost (ns per message) instead of the header's (`--probe-ns`).
+    pub probe_ns: Option<f64>,
     /// Cores the proposals are predicted for (`None`: this machine's).
     pub cores: Option<usize>,
     /// Handoff per cross-thread message in ns for the proposals (`None`: measured).
@@ -73,6 +77,7 @@ impl Default for Options {
             threshold_time: None,
             max_hints_per_kind: 20,
             compensate: true,
+            probe_ns: None,
             cores: None,
             handoff_ns: None,
             enqueue_ns: None,
@@ -141,15 +146,23 @@ pub struct TraceInfo {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Totals {
-    /// The run: each thread's first to last event, summed over threads, less the probe
-    /// cost when compensated (= the roots' time outside messages + all net times).
+    /// The run's length: its first event to its last, over all threads (and processes, on
+    /// one time line). The one run length every command shows.
+    pub run_span: u64,
+    /// Busy time: each thread's first to last event, summed over threads, less the probe
+    /// cost when compensated (= the roots' time outside messages + all net times). Levels
+    /// are shares of it.
     pub total_time: u64,
     /// The instrumented part: the sum of all net times (the thesis's total).
     pub instrumented_time: u64,
-    /// Probe cost per start+end pair from the header, in ns.
+    /// Probe cost per start+end pair in ns: the one subtracted, else the header's.
     pub probe_ns: Option<f64>,
     /// The probe cost was subtracted.
     pub compensated: bool,
+    /// Where the probe cost comes from and what was subtracted (see [`probe`]).
+    pub probe: probe::Calibration,
+    /// [`probe::Calibration::describe`]: the line the text and the report show.
+    pub probe_note: String,
     /// Messages far above their method's typical call (class loading, JIT, first I/O).
     pub one_off_messages: u64,
     pub instances: usize,
@@ -349,6 +362,8 @@ pub struct Builder {
     cyclic: u64,
     /// Probe cost per message, in trace units (0 when not compensating).
     probe: u64,
+    /// The smallest nonzero net time of a recorded message, before compensation.
+    smallest: probe::SmallestNet,
     /// Calls the runtime aggregated instead of recording.
     aggregated_calls: u64,
     /// Messages not yet in `edges`: (sender, receiver, aggregate, net, size).
@@ -367,6 +382,7 @@ impl Builder {
             total: 0,
             cyclic: 0,
             probe: 0,
+            smallest: probe::SmallestNet::default(),
             aggregated_calls: 0,
             pending: Vec::with_capacity(BATCH),
         }
@@ -406,6 +422,7 @@ impl Sink for Builder {
     #[inline]
     fn closed(&mut self, c: &Closed, _instances: &[Instance], _names: &crate::trace::Names) {
         let f = &c.frame;
+        self.smallest.see(c.net);
         let net = c.net.saturating_sub(self.probe);
         let aggregate = c
             .aggregate
@@ -512,16 +529,60 @@ pub fn analyze_path_with(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<Analysis> {
     let mut b = Builder::for_trace(path, opts)?;
-    let (reader, mut walker) = walk_trace_with(path, &mut b, progress)?;
+    let (mut reader, mut walker) = walk_trace_with(path, &mut b, progress)?;
+    if let Some(capped) = b.capped(opts) {
+        // The header's probe cost exceeds a message's net time: walk again at the cap.
+        b = capped;
+        (reader, walker) = walk_trace_with(path, &mut b, progress)?;
+    }
     finish_with_advice(path, opts, b, &reader, &mut walker)
 }
 
 impl Builder {
-    /// A builder that subtracts the probe cost of the trace's header (when `opts` say so).
+    /// A builder that subtracts the probe cost given in `opts`, else the trace header's
+    /// (when `opts` say so).
     pub fn for_trace(path: &Path, opts: &Options) -> Result<Builder> {
-        let probe = header_probe_ns(path)?.filter(|_| opts.compensate);
         let unit = header_unit(path)?;
+        let probe = match opts.compensation() {
+            probe::Compensation::Off => None,
+            probe::Compensation::Given(ns) => Some(ns),
+            probe::Compensation::Header => header_probe_ns(path)?,
+        };
         Ok(Builder::new(opts).with_probe(probe.map_or(0, |p| probe_units(p, unit))))
+    }
+    /// After a walk: a fresh builder subtracting the smallest net time, when the header's
+    /// probe cost (not one given) exceeded it; `None` when this walk stands.
+    pub fn capped(&self, opts: &Options) -> Option<Builder> {
+        let smallest = self.smallest.get();
+        let header = opts.compensation() == probe::Compensation::Header;
+        (header && smallest > 0 && self.probe > smallest)
+            .then(|| Builder::new(opts).with_probe(smallest))
+    }
+    /// The probe cost this builder subtracted, with where it came from.
+    pub fn calibration(&self, path: &Path, opts: &Options) -> Result<probe::Calibration> {
+        let unit = header_unit(path)?;
+        let mut cal = probe::Calibration::resolve(
+            opts.compensation(),
+            header_probe_ns(path)?,
+            self.smallest.get(),
+            unit,
+        );
+        if cal.capped {
+            // What the walk subtracted: the cap in whole trace units.
+            cal.used_ns = self.probe as f64 * unit.micros() / crate::trace::Unit::Ns.micros();
+        }
+        Ok(cal)
+    }
+}
+
+impl Options {
+    /// How the probe cost is subtracted: not at all, the given one, or the header's.
+    pub fn compensation(&self) -> probe::Compensation {
+        match (self.compensate, self.probe_ns) {
+            (false, _) => probe::Compensation::Off,
+            (true, Some(ns)) => probe::Compensation::Given(ns),
+            (true, None) => probe::Compensation::Header,
+        }
     }
 }
 
@@ -534,11 +595,23 @@ pub fn finish_with_advice(
     walker: &mut Walker,
 ) -> Result<Analysis> {
     let compensated = b.probe > 0;
+    let cal = b.calibration(path, opts)?;
     let mut a = finish(path, opts, b, reader, walker);
-    a.totals.probe_ns = header_probe_ns(path)?;
+    a.totals.probe_ns = if compensated {
+        Some(cal.used_ns)
+    } else {
+        cal.header_ns
+    };
     a.totals.compensated = compensated;
+    a.trace.warnings.extend(cal.warning());
+    a.totals.probe_note = cal.describe();
+    a.totals.probe = cal;
     if opts.proposals {
-        proposals::add(&mut a, path, opts, &reader.status().aggregates.faults)?;
+        // The replays subtract what this walk did.
+        let mut o = opts.clone();
+        o.probe_ns = Some(a.totals.probe.used_ns);
+        o.compensate = compensated;
+        proposals::add(&mut a, path, &o, &reader.status().aggregates.faults)?;
     }
     // Page faults: an observation placed after the proposals and no-gain statements.
     let fault_hints = faults::hints(

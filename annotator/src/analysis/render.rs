@@ -45,17 +45,13 @@ fn header(s: &mut String, a: &Analysis) {
     }
     let _ = writeln!(
         s,
-        "Run {} {u} ({} {u} inside instrumented messages{}); {} one-off messages; {} cyclic messages; max stack depth {}",
-        t.total_time,
-        t.instrumented_time,
-        match (t.compensated, t.probe_ns) {
-            (true, Some(p)) => format!(", probe cost {p} ns per message subtracted"),
-            (false, Some(p)) => format!(", probe cost {p} ns per message not subtracted"),
-            _ => String::new(),
-        },
-        t.one_off_messages,
-        t.cyclic_messages,
-        t.max_depth
+        "Run {} {u} (wall span); busy {} {u} over {} thread(s), {} {u} inside instrumented messages; {}",
+        t.run_span, t.total_time, t.threads, t.instrumented_time, t.probe_note
+    );
+    let _ = writeln!(
+        s,
+        "{} one-off messages; {} cyclic messages; max stack depth {}",
+        t.one_off_messages, t.cyclic_messages, t.max_depth
     );
     for w in &a.trace.warnings {
         let _ = writeln!(s, "warning: {w}");

@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use super::plan::Plan;
+use crate::analysis::probe::Compensation;
 use crate::analysis::walk::{Closed, Frame, InstKind, Instance, Sink, Walker};
 use crate::analysis::{instance_label, walk_trace};
 use crate::error::Result;
@@ -158,7 +159,8 @@ impl Tree {
     }
 
     /// Read the traces at `paths` into one tree. `compensate` = use the headers' probe cost.
-    pub fn load(paths: &[PathBuf], compensate: bool) -> Result<Tree> {
+    pub fn load(paths: &[PathBuf], compensate: impl Into<Compensation>) -> Result<Tree> {
+        let compensate = compensate.into();
         let mut t = Tree::default();
         // Several traces are the processes of one run: one set on one time line.
         if !paths.is_empty() {
@@ -168,7 +170,7 @@ impl Tree {
         Ok(t)
     }
 
-    fn add_trace(&mut self, path: &Path, compensate: bool) -> Result<()> {
+    fn add_trace(&mut self, path: &Path, compensate: Compensation) -> Result<()> {
         let mut sink = Collect::default();
         let (reader, walker) = walk_trace(path, &mut sink)?;
         self.aggregated_calls += reader.status().aggregates.calls();
@@ -205,7 +207,7 @@ impl Tree {
     /// `faults` (the same trace's `F` records, read by the caller's walk: they come last).
     pub fn load_focused(
         path: &Path,
-        compensate: bool,
+        compensate: Compensation,
         focus: &super::focus::Focus,
         info: &dyn Fn(u32) -> InstInfo,
         faults: &[crate::trace::agg::FaultAgg],
@@ -291,7 +293,7 @@ impl Tree {
     /// what a replay would have assumed. `recorded`: the trace's recorded messages.
     pub fn without_messages(
         path: &Path,
-        compensate: bool,
+        compensate: Compensation,
         methods: Vec<MethodInfo>,
         recorded: usize,
     ) -> Result<Tree> {
@@ -308,7 +310,11 @@ impl Tree {
 
     /// Notes the header's probe cost and handoff; returns the probe cost per message to
     /// take off, in the tree's unit (0 unless compensating).
-    fn header_costs(&mut self, reader: &crate::trace::TraceReader, compensate: bool) -> f64 {
+    fn header_costs(
+        &mut self,
+        reader: &crate::trace::TraceReader,
+        compensate: Compensation,
+    ) -> f64 {
         let field = |key: &str| {
             reader
                 .header()
@@ -322,11 +328,12 @@ impl Tree {
         self.faults_found |= !reader.status().aggregates.faults.is_empty();
         let handoff = field("handoff_ns").filter(|h| h.is_finite() && *h > 0.0);
         self.handoff_ns = self.handoff_ns.or(handoff);
-        if compensate {
-            probe_ns.unwrap_or(0.0) * Unit::Ns.micros() / self.unit().micros()
-        } else {
-            0.0
-        }
+        let ns = match compensate {
+            Compensation::Off => 0.0,
+            Compensation::Header => probe_ns.unwrap_or(0.0),
+            Compensation::Given(ns) => ns,
+        };
+        ns * Unit::Ns.micros() / self.unit().micros()
     }
 
     /// The trace's instances and methods, after those already read.

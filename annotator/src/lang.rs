@@ -122,6 +122,10 @@ static JAVA: LangSpec = LangSpec {
             include_str!("../../runtime-java/src/revy/runtime/RvBuf.java"),
         ),
         (
+            "RvCpu.java",
+            include_str!("../../runtime-java/src/revy/runtime/RvCpu.java"),
+        ),
+        (
             "RvClasses.java",
             include_str!("../../runtime-java/src/revy/runtime/RvClasses.java"),
         ),

@@ -120,7 +120,7 @@ fn check_trace(t: &Trace, what: &str) {
     for (tid, _, ev) in &t.events {
         match ev {
             Ev::Start { mth, oid, .. } => stacks.entry(*tid).or_default().push((*mth, *oid)),
-            Ev::End { mth, oid } => {
+            Ev::End { mth, oid, .. } => {
                 let top = stacks.entry(*tid).or_default().pop();
                 assert_eq!(
                     top,

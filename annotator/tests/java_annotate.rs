@@ -772,3 +772,72 @@ class Shapes {
     assert_eq!(body(&out, "String pair("), body(src, "String pair("));
     assert!(out[out.find("int plain(").unwrap()..].contains("revy.runtime.Rv.start("));
 }
+
+/// Issue 34: calls of long methods (a call of ≥ 50 µs seen lately) end with their on-CPU
+/// time, so the analysis tells work from waiting: a call asleep 20 ms shows almost none, a
+/// spinning one some and never more than its wall time; short methods never read the clock.
+#[test]
+fn long_calls_end_with_their_cpu_time() {
+    if !have_javac() {
+        eprintln!("no javac: skipped");
+        return;
+    }
+    let p = small_project(&[(
+        "cpu/Main.java",
+        r#"package cpu;
+public class Main {
+    static long sink;
+    static void sleepy() throws InterruptedException { Thread.sleep(20); }
+    static void spin() { long t = System.nanoTime(); while (System.nanoTime() - t < 3000000L) sink++; }
+    static int tiny(int i) { return i + 1; }
+    public static void main(String[] args) throws Exception {
+        for (int i = 0; i < 6; i++) { sleepy(); spin(); }
+        int s = 0;
+        for (int i = 0; i < 20000; i++) s = tiny(s);
+        System.out.println(s);
+    }
+}
+"#,
+    )]);
+    let (before, after, t) = run_project(p.path(), "cpu.Main", Mode::Faster);
+    assert_eq!(before.stdout, after.stdout);
+    check_trace(&t, &[]);
+    // (wall, cpu) of every call of a method, in order
+    let calls = |name: &str| -> Vec<(u64, Option<u64>)> {
+        let m = method_id(&t, name);
+        let mut open = Vec::new();
+        let mut out = Vec::new();
+        for &(_, time, e) in &t.events {
+            match e {
+                Ev::Start { mth, .. } if mth == m => open.push(time),
+                Ev::End { mth, cpu, .. } if mth == m => out.push((time - open.pop().unwrap(), cpu)),
+                _ => {}
+            }
+        }
+        out
+    };
+    let sleepy = calls("sleepy");
+    assert_eq!(sleepy.len(), 6);
+    // the first long call makes the method measured: the later ones carry their CPU time
+    assert!(sleepy[1..].iter().all(|c| c.1.is_some()), "{sleepy:?}");
+    assert!(
+        sleepy.iter().all(|&(w, c)| c.unwrap_or(0) < w / 2),
+        "{sleepy:?}"
+    );
+    let spin = calls("spin");
+    assert!(
+        spin[1..].iter().all(|c| c.1.is_some_and(|c| c > 0)),
+        "{spin:?}"
+    );
+    // the thread CPU clock may tick coarser than nanoTime: 1 ms of slack
+    assert!(
+        spin.iter().all(|&(w, c)| c.unwrap_or(0) <= w + 1_000_000),
+        "{spin:?}"
+    );
+    let tiny = calls("tiny");
+    assert_eq!(tiny.len(), 20000);
+    // a short method is measured only for its 8 calls after a long one (its first,
+    // interpreted, calls; a preemption): a few, never most
+    let measured = tiny.iter().filter(|c| c.1.is_some()).count();
+    assert!(measured < 200, "{measured} of 20000 short calls measured");
+}

@@ -146,6 +146,7 @@ fn names_are_escaped_in_print_and_analyze() {
             method: 0,
             oid: 7,
             t: 5,
+            cpu: None,
         },
     ];
     let h = Header {

@@ -452,6 +452,7 @@ impl Walker {
                 method,
                 oid,
                 t,
+                ..
             } => self.end(tid, method, oid, t, names, sink),
         }
     }
@@ -811,6 +812,7 @@ mod tests {
                         method,
                         oid: 1,
                         t,
+                        cpu: None,
                     }
                 };
                 w.event(&ev, &names, &mut ());
@@ -829,6 +831,7 @@ mod tests {
                     method,
                     oid: 1,
                     t,
+                    cpu: None,
                 },
                 &names,
                 &mut (),

@@ -14,6 +14,9 @@ pub const MAGIC: [u8; 8] = *b"RVYTRC\x00\x01";
 pub const BLOCK_BYTES: usize = 64 * 1024;
 /// Larger blocks than this are taken as corruption rather than allocated.
 const MAX_BLOCK: u64 = 1 << 30;
+/// The event kind of an end with its call's on-CPU time (laid out as a start: id, oid, value,
+/// time delta).
+pub const END_CPU: u8 = 5;
 
 enum Fail {
     /// The file ends inside a record.
@@ -502,7 +505,7 @@ impl<R: Read> CompactReader<R> {
         p += 1;
         let a = slice_var(b, &mut p)?;
         let oid = slice_var(b, &mut p)?;
-        let size = if kind == 1 || kind == 3 {
+        let size = if kind & 1 != 0 {
             slice_var(b, &mut p)?
         } else {
             0
@@ -539,11 +542,12 @@ impl<R: Read> CompactReader<R> {
                 size,
                 t,
             },
-            4 => Event::End {
+            4 | END_CPU => Event::End {
                 tid,
                 method: id,
                 oid,
                 t,
+                cpu: (kind == END_CPU).then_some(size),
             },
             _ => return None,
         })
@@ -561,7 +565,7 @@ impl<R: Read> CompactReader<R> {
         let b = &self.block;
         let mut p = self.pos;
         let kind = *b.get(p)?;
-        if !(RawEvent::CREATE..=RawEvent::END).contains(&kind) {
+        if !(RawEvent::CREATE..=END_CPU).contains(&kind) {
             return None;
         }
         p += 1;
@@ -583,14 +587,16 @@ impl<R: Read> CompactReader<R> {
         self.t = self.t.wrapping_add(dt as u64);
         // Ids must be defined before use; an undefined one means corrupt data.
         let ids = [&self.classes, &self.methods][(kind > RawEvent::DESTROY) as usize];
+        // An end with its on-CPU time (kind 5) is an end whose `size` is that time.
+        let cpu = (kind == END_CPU) as u8;
         Some(RawEvent {
             tid: self.tid,
             oid,
             size,
             t: self.t,
             id: ids.get(a)?,
-            kind,
-            known: 2 | sized as u8,
+            kind: kind - cpu,
+            known: 2 | (sized as u8 & !cpu) | cpu << 2,
         })
     }
 }
@@ -744,7 +750,11 @@ impl<W: Write> CompactWriter<W> {
                 method,
                 oid,
                 t,
-            } => (tid, 4, method, oid, None, Some(t)),
+                cpu,
+            } => match cpu {
+                Some(c) => (tid, END_CPU, method, oid, Some(c), Some(t)),
+                None => (tid, 4, method, oid, None, Some(t)),
+            },
         };
         let b = self.threads.entry(tid).or_default();
         if b.count == 0 {
@@ -871,6 +881,7 @@ mod tests {
                 method: f,
                 oid: 7,
                 t: 1005 + i * 10,
+                cpu: None,
             });
         }
         (n, ev)
@@ -942,6 +953,57 @@ mod tests {
         );
     }
 
+    /// An end's on-CPU time (kind 5) reads back from both forms, in events and raw blocks, and
+    /// an end without it stays without.
+    #[test]
+    fn end_with_cpu_time_round_trips() {
+        let mut names = Names::default();
+        let f = names.intern_method(b"A", b"f", b"!!");
+        let (s, e) = (
+            Event::Start {
+                tid: 1,
+                method: f,
+                oid: 3,
+                size: 8,
+                t: 1_000,
+            },
+            |t, cpu| Event::End {
+                tid: 1,
+                method: f,
+                oid: 3,
+                t,
+                cpu,
+            },
+        );
+        let ev = [s, e(90_000, Some(61_234)), s, e(95_000, None)];
+        let mut out = Vec::new();
+        write_all(&mut out, &Header::default(), &names, &ev).unwrap();
+        assert_eq!(out.iter().filter(|&&b| b == END_CPU).count(), 1);
+        let [one, blocks] = both_ways(&out);
+        assert_eq!(blocks, one);
+        let raw: Vec<_> = one.0.iter().map(|r| (r.kind, r.cpu())).collect();
+        let cpu = Some(61_234);
+        assert_eq!(raw[1], (RawEvent::END, cpu));
+        assert_eq!(raw[3], (RawEvent::END, None));
+        assert_eq!(read(&out).0, ev);
+        let mut text = Vec::new();
+        {
+            let mut w = crate::trace::text::TextWriter::new(&mut text);
+            for e in &ev {
+                w.event(e, &names).unwrap();
+            }
+            w.flush().unwrap();
+        }
+        let text = String::from_utf8(text).unwrap();
+        assert!(text.contains("t=90000 cpu=61234>\n"), "{text}");
+        let mut r = crate::trace::text::TextReader::new("x.dtf".into(), text.as_bytes()).unwrap();
+        let mut back = Vec::new();
+        while let Some(e) = r.next_event().unwrap() {
+            back.push(e);
+        }
+        assert_eq!(back, ev);
+    }
+
     /// Every kind of event, with sizes, ids and time steps of every varint length.
     fn every_kind() -> (Names, Vec<Event>) {
         let mut n = Names::default();
@@ -988,6 +1050,8 @@ mod tests {
                     method,
                     oid,
                     t: *tt,
+                    // every other end carries its call's on-CPU time (kind 5)
+                    cpu: ((x >> 52) & 1 == 0).then_some(size),
                 },
             });
         }
@@ -1042,6 +1106,8 @@ mod tests {
             assert_eq!(RawEvent::of(&r.event()), *r);
         }
         assert!(kinds[1..].iter().all(|&k| k > 5000), "{kinds:?}");
+        let cpu = one.0.iter().filter(|r| r.cpu().is_some()).count();
+        assert!(cpu > 2000 && cpu < kinds[4] - 2000, "{cpu} of {kinds:?}");
         let mut x = 12345usize;
         let mut cut_short = 0;
         for _ in 0..300 {

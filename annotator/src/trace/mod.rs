@@ -96,6 +96,9 @@ pub enum Event {
         method: u32,
         oid: u64,
         t: u64,
+        /// The call's on-CPU time (its thread's CPU clock from start to end, callees
+        /// included), in the trace's unit; recorded for long calls only.
+        cpu: Option<u64>,
     },
 }
 
@@ -107,7 +110,8 @@ pub enum Event {
 pub struct RawEvent {
     pub tid: u64,
     pub oid: u64,
-    /// The size of a creation or start (0 when absent).
+    /// The size of a creation or start (0 when absent); an end's on-CPU time when `known`
+    /// has bit 2.
     pub size: u64,
     pub t: u64,
     /// The class (creation, destruction) or method (start, end).
@@ -115,7 +119,8 @@ pub struct RawEvent {
     /// [`RawEvent::CREATE`], [`RawEvent::DESTROY`], [`RawEvent::START`] or [`RawEvent::END`] (the compact
     /// form's own codes).
     pub kind: u8,
-    /// Bit 0: a creation's size is known; bit 1: a creation's or destruction's time is.
+    /// Bit 0: a creation's size is known; bit 1: a creation's or destruction's time is;
+    /// bit 2: an end's on-CPU time is (held in `size`).
     pub known: u8,
 }
 
@@ -124,6 +129,14 @@ impl RawEvent {
     pub const DESTROY: u8 = 2;
     pub const START: u8 = 3;
     pub const END: u8 = 4;
+    /// [`RawEvent::known`]'s bit for an end's on-CPU time.
+    pub const CPU_KNOWN: u8 = 4;
+
+    /// An end's on-CPU time, when the runtime measured it.
+    #[inline(always)]
+    pub fn cpu(&self) -> Option<u64> {
+        (self.kind == RawEvent::END && self.known & RawEvent::CPU_KNOWN != 0).then_some(self.size)
+    }
 
     pub fn of(ev: &Event) -> RawEvent {
         let (kind, tid, id, oid, size, t) = match *ev {
@@ -147,7 +160,18 @@ impl RawEvent {
                 method,
                 oid,
                 t,
-            } => (RawEvent::END, tid, method, oid, None, Some(t)),
+                cpu,
+            } => {
+                return RawEvent {
+                    tid,
+                    oid,
+                    size: cpu.unwrap_or(0),
+                    t,
+                    id: method,
+                    kind: RawEvent::END,
+                    known: 2 | (cpu.is_some() as u8) << 2,
+                }
+            }
         };
         RawEvent {
             tid,
@@ -192,6 +216,7 @@ impl RawEvent {
                 method: id,
                 oid,
                 t: self.t,
+                cpu: self.cpu(),
             },
         }
     }

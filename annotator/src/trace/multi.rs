@@ -121,8 +121,9 @@ pub struct MultiReader {
     unit_ns: i128,
 }
 
-/// `ev` with its thread and object ids tagged by `tag` and its times put through `conv`.
-fn retag(ev: Event, tag: u64, conv: impl Fn(u64) -> u64) -> Event {
+/// `ev` with its thread and object ids tagged by `tag`, its times put through `conv` and its
+/// durations through `len`.
+fn retag(ev: Event, tag: u64, conv: impl Fn(u64) -> u64, len: impl Fn(u64) -> u64) -> Event {
     let tagged = |x: u64| tag | local(x);
     match ev {
         Event::Create {
@@ -162,11 +163,13 @@ fn retag(ev: Event, tag: u64, conv: impl Fn(u64) -> u64) -> Event {
             method,
             oid,
             t,
+            cpu,
         } => Event::End {
             tid: tagged(tid),
             method,
             oid: tagged(oid),
             t: conv(t),
+            cpu: cpu.map(len),
         },
     }
 }
@@ -348,7 +351,9 @@ impl MultiReader {
             | Event::Start { tid, oid, .. }
             | Event::End { tid, oid, .. } => (tid | oid) > LOCAL_MASK,
         };
-        let ev = retag(ev, tag, conv);
+        let len =
+            |d: u64| -> u64 { (d as i128 * m.scale / unit_ns).clamp(0, u64::MAX as i128) as u64 };
+        let ev = retag(ev, tag, conv, len);
         let key = match ev {
             Event::Start { t, .. } | Event::End { t, .. } => t,
             Event::Create { t, .. } | Event::Destroy { t, .. } => t.unwrap_or(m.last),

@@ -240,6 +240,7 @@ impl<'s> Walk<'s> {
                 method,
                 oid,
                 t,
+                cpu: None,
             })
         } else {
             Step::Idle

@@ -253,6 +253,7 @@ struct Attrs<'a> {
     size: Option<u64>,
     tid: Option<u64>,
     t: Option<u64>,
+    cpu: Option<u64>,
 }
 
 impl<'a> Attrs<'a> {
@@ -287,6 +288,7 @@ impl<'a> Attrs<'a> {
             b"size" => self.size = Some(num()?),
             b"tid" => self.tid = Some(num()?),
             b"t" => self.t = Some(num()?),
+            b"cpu" => self.cpu = Some(num()?),
             _ => {} // unknown attributes are ignored
         }
         Ok(())
@@ -340,6 +342,7 @@ impl<'a> Attrs<'a> {
                         method,
                         oid,
                         t,
+                        cpu: self.cpu,
                     }
                 }
             }
@@ -492,12 +495,14 @@ impl<W: Write> TextWriter<W> {
                 method,
                 oid,
                 t,
+                cpu,
             } => {
                 let (c, m, s) = method_names(names, method);
-                writeln!(
-                    w,
-                    "</Msg cls={c} oid={oid} mth={m} sgn={s} tid={tid} t={t}>"
-                )
+                write!(w, "</Msg cls={c} oid={oid} mth={m} sgn={s} tid={tid} t={t}")?;
+                match cpu {
+                    Some(cpu) => writeln!(w, " cpu={cpu}>"),
+                    None => writeln!(w, ">"),
+                }
             }
         }
     }

@@ -11,13 +11,30 @@ pub const CRT: u8 = 1;
 pub const DST: u8 = 2;
 pub const START: u8 = 3;
 pub const END: u8 = 4;
+/// An end with its call's on-CPU time.
+pub const END_CPU: u8 = 5;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ev {
-    Crt { cls: u64, oid: u64, size: u64 },
-    Dst { cls: u64, oid: u64 },
-    Start { mth: u64, oid: u64, size: u64 },
-    End { mth: u64, oid: u64 },
+    Crt {
+        cls: u64,
+        oid: u64,
+        size: u64,
+    },
+    Dst {
+        cls: u64,
+        oid: u64,
+    },
+    Start {
+        mth: u64,
+        oid: u64,
+        size: u64,
+    },
+    End {
+        mth: u64,
+        oid: u64,
+        cpu: Option<u64>,
+    },
 }
 
 impl Ev {
@@ -47,6 +64,13 @@ impl Ev {
         match *self {
             Ev::Crt { size, .. } | Ev::Start { size, .. } => size,
             _ => 0,
+        }
+    }
+    /// An end's on-CPU time, when recorded.
+    pub fn cpu(&self) -> Option<u64> {
+        match *self {
+            Ev::End { cpu, .. } => cpu,
+            _ => None,
         }
     }
 }
@@ -130,6 +154,12 @@ impl Rd<'_> {
             END => Ev::End {
                 mth: self.v(),
                 oid: self.v(),
+                cpu: None,
+            },
+            END_CPU => Ev::End {
+                mth: self.v(),
+                oid: self.v(),
+                cpu: Some(self.v()),
             },
             k => panic!("bad event kind {k}"),
         }

@@ -74,8 +74,8 @@ final class RvBuf {
         return 0L;
     }
 
-    /** Event kinds of the compact trace form (docs/trace-format.md). */
-    static final int CRT = 1, DST = 2, START = 3, END = 4;
+    /** Event kinds of the compact trace form (docs/trace-format.md); END_CPU: with on-CPU time. */
+    static final int CRT = 1, DST = 2, START = 3, END = 4, END_CPU = 5;
 
     // The shadow stack of open calls: which are recorded as events, and the time of their
     // callees, so what is not recorded is aggregated with its sender and net time.
@@ -87,6 +87,8 @@ final class RvBuf {
     long[] fHidden = new long[32];
     long[] fSize = new long[32];
     boolean[] fRec = new boolean[32];
+    /** A recorded call's thread CPU time at its start (-1: its CPU time is not measured). */
+    long[] fCpu = new long[32];
     /** Untimed calls of throttled methods (their time is estimated). */
     boolean[] fEst = new boolean[32];
     /** Per method id: calls, their total time on this thread (the throttle rule), and the total at half-way. */
@@ -128,6 +130,7 @@ final class RvBuf {
                 RvTrace.defineMethod(mid);
             }
             evAt(START, mid, oid, size, true, t);
+            fCpu[d] = RvCpu.SCORE[mid] != 0 ? RvCpu.now() : -1L;
         }
     }
 
@@ -171,7 +174,23 @@ final class RvBuf {
         lastT = t;
         if (fRec[d]) {
             // its start is in the trace: so is its end, past the limit too
-            evAt(END, mid, fOid[d], 0L, false, t);
+            long c0 = fCpu[d];
+            if (c0 >= 0L) {
+                long c = RvCpu.now() - c0;
+                evAt(c >= 0L ? END_CPU : END, mid, fOid[d], c, c >= 0L, t);
+            } else {
+                evAt(END, mid, fOid[d], 0L, false, t);
+            }
+            if (a >= RvCpu.LONG_NS) {
+                if (RvCpu.SCORE[mid] != RvCpu.TRIES && !scratch && RvCpu.available()) {
+                    RvCpu.SCORE[mid] = RvCpu.TRIES;
+                }
+            } else if (c0 >= 0L) {
+                byte sc = RvCpu.SCORE[mid];
+                if (sc > 0) {
+                    RvCpu.SCORE[mid] = (byte) (sc - 1);
+                }
+            }
             if (fHidden[d] != 0L) {
                 aggs().correct(this, d, fHidden[d]);
             }
@@ -261,6 +280,7 @@ final class RvBuf {
         fSize = java.util.Arrays.copyOf(fSize, c);
         fEst = java.util.Arrays.copyOf(fEst, c);
         fRec = java.util.Arrays.copyOf(fRec, c);
+        fCpu = java.util.Arrays.copyOf(fCpu, c);
     }
 
     /** Appends one event (kinds CRT..END of the compact trace form). */
@@ -435,10 +455,10 @@ final class RvBuf {
         int ok = 0;
         while (p < len) {
             int kind = a[p++];
-            if (kind < CRT || kind > END) {
+            if (kind < CRT || kind > END_CPU) {
                 break;
             }
-            int fields = (kind == CRT || kind == START) ? 4 : 3;
+            int fields = (kind & 1) != 0 ? 4 : 3; // CRT, START, END_CPU carry a value
             for (int i = 0; i < fields; i++) {
                 while (p < len && (a[p] & 0x80) != 0) {
                     p++;

@@ -142,3 +142,100 @@ fn the_run_has_one_length() {
         "{text}"
     );
 }
+
+/// A source → channel → scorer pipeline on two threads: the channel's `take` blocks
+/// (wall 9,000 ns, 300 on the CPU), the scorer works (wall = CPU). Before the split the
+/// channel ranked first on its blocked time; now it ranks by its work, the scorer first,
+/// and an observation says the channel waits.
+const PIPELINE: &str = "##### revy-trace 1 unit=ns lang=java pid=7
+<Crt cls=Channel oid=3 size=16 tid=1 t=0>
+<Crt cls=Scorer oid=4 size=16 tid=1 t=1>
+<Msg cls=Scorer oid=4 mth=run sgn=!! size=0 tid=2 t=10>
+<Msg cls=Channel oid=3 mth=take sgn=!! size=0 tid=2 t=20>
+</Msg cls=Channel oid=3 mth=take sgn=!! tid=2 t=9020 cpu=300>
+<Msg cls=Scorer oid=4 mth=score sgn=!! size=0 tid=2 t=9030>
+</Msg cls=Scorer oid=4 mth=score sgn=!! tid=2 t=13030 cpu=4000>
+<Msg cls=Channel oid=3 mth=take sgn=!! size=0 tid=2 t=13040>
+</Msg cls=Channel oid=3 mth=take sgn=!! tid=2 t=22040 cpu=300>
+<Msg cls=Scorer oid=4 mth=score sgn=!! size=0 tid=2 t=22050>
+</Msg cls=Scorer oid=4 mth=score sgn=!! tid=2 t=26050 cpu=4000>
+</Msg cls=Scorer oid=4 mth=run sgn=!! tid=2 t=26060>
+";
+
+/// Fails before: Channel#3 had active time 18,000 (first), no waiting, no observation.
+#[test]
+fn blocked_time_is_waiting_not_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "pipe.dtf", PIPELINE);
+    let a = analyze_path(
+        &p,
+        &Options {
+            proposals: false,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let inst = |label: &str| a.instances.iter().find(|i| i.label == label).unwrap();
+    let (ch, sc) = (inst("Channel#3"), inst("Scorer#4"));
+    assert_eq!((ch.active_time, ch.waiting), (600, 17400));
+    assert_eq!(sc.waiting, 0);
+    assert!(sc.active_time > ch.active_time, "{sc:?} {ch:?}");
+    let take = a.methods.iter().find(|m| m.method == "take").unwrap();
+    assert_eq!((take.net_time.total, take.waiting), (600, 17400));
+    assert_eq!(a.totals.waiting_time, 17400);
+    let w = a
+        .hints
+        .iter()
+        .find(|h| h.kind == revy::analysis::hints::HintKind::Waits)
+        .expect("a waits observation");
+    assert!(
+        w.text
+            .starts_with("Channel#3: waits 97 % of its active time")
+            && w.text.contains("a synchronisation point, not work")
+            && w.text.contains("mostly in Channel.take"),
+        "{}",
+        w.text
+    );
+    // Every candidate names the scorer, never the channel.
+    assert!(a
+        .hints
+        .iter()
+        .filter(|h| h.kind == revy::analysis::hints::HintKind::CandidateInstance)
+        .all(|h| h.subject == "Scorer#4"));
+}
+
+/// An auditor whose 20 calls take 1,000 ns of work each, one of them preempted for
+/// 200,000 ns: on wall time that call was a one-off and hid the auditor; on work time it
+/// is an ordinary call. Fails before: one_off_messages 1, one_off_time 201,000.
+#[test]
+fn preemption_never_makes_a_one_off() {
+    let mut t = String::from(
+        "##### revy-trace 1 unit=ns lang=java pid=7\n<Crt cls=Auditor oid=2 size=16 tid=1 t=0>\n",
+    );
+    let mut now = 10u64;
+    for k in 0..20 {
+        let wall = if k == 7 { 201_000 } else { 1_000 };
+        t += &format!("<Msg cls=Auditor oid=2 mth=audit sgn=!! size=0 tid=1 t={now}>\n");
+        t += &format!(
+            "</Msg cls=Auditor oid=2 mth=audit sgn=!! tid=1 t={} cpu=1000>\n",
+            now + wall
+        );
+        now += wall + 10;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "audit.dtf", &t);
+    let a = analyze_path(
+        &p,
+        &Options {
+            proposals: false,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(a.totals.one_off_messages, 0);
+    let au = a.instances.iter().find(|i| i.label == "Auditor#2").unwrap();
+    assert_eq!(
+        (au.one_off_time, au.active_time, au.waiting),
+        (0, 20_000, 200_000)
+    );
+}

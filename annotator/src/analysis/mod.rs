@@ -155,6 +155,9 @@ pub struct Totals {
     pub total_time: u64,
     /// The instrumented part: the sum of all net times (the thesis's total).
     pub instrumented_time: u64,
+    /// Of `instrumented_time`, the time messages waited off the CPU (blocked on a lock,
+    /// queue or I/O, or preempted): measured on long calls, not counted as active time.
+    pub waiting_time: u64,
     /// Probe cost per start+end pair in ns: the one subtracted, else the header's.
     pub probe_ns: Option<f64>,
     /// The probe cost was subtracted.
@@ -212,8 +215,10 @@ pub struct InstanceStats {
     pub size: Option<u64>,
     pub created: Option<u64>,
     pub destroyed: Option<u64>,
-    /// Sum of the net times of the messages it received.
+    /// Sum of the net work (on-CPU) times of the messages it received.
     pub active_time: u64,
+    /// Sum of the net times its messages waited off the CPU (not in `active_time`).
+    pub waiting: u64,
     pub level: f64,
     pub band: Band,
     pub received: u64,
@@ -260,7 +265,10 @@ pub struct MethodStats {
     pub method: String,
     pub signature: String,
     pub calls: u64,
+    /// Net work time (waiting excluded).
     pub net_time: Summary,
+    /// Net time waiting off the CPU (measured on long calls).
+    pub waiting: u64,
     pub aggregate_time: Summary,
     pub size: Summary,
     pub cyclic: u64,
@@ -347,7 +355,10 @@ pub struct Advice {
 
 #[derive(Default, Clone, Copy)]
 struct MethodAcc {
+    /// Net work time (waiting excluded).
     net: Acc,
+    /// Net time waiting off the CPU.
+    wait: u64,
     agg: Acc,
     size: Acc,
     cyclic: u64,
@@ -364,6 +375,11 @@ pub struct Builder {
     probe: u64,
     /// The smallest nonzero net time of a recorded message, before compensation.
     smallest: probe::SmallestNet,
+    /// Per receiving instance, the net time its messages waited off the CPU (few: only
+    /// long calls carry an on-CPU time).
+    waits: rustc_hash::FxHashMap<u32, u64>,
+    /// All messages' waiting.
+    waiting: u64,
     /// Calls the runtime aggregated instead of recording.
     aggregated_calls: u64,
     /// Messages not yet in `edges`: (sender, receiver, aggregate, net, size).
@@ -383,6 +399,8 @@ impl Builder {
             cyclic: 0,
             probe: 0,
             smallest: probe::SmallestNet::default(),
+            waits: Default::default(),
+            waiting: 0,
             aggregated_calls: 0,
             pending: Vec::with_capacity(BATCH),
         }
@@ -427,17 +445,21 @@ impl Sink for Builder {
         let aggregate = c
             .aggregate
             .saturating_sub(self.probe.saturating_mul(1 + f.descendants));
+        // Active time is work: the time the thread was off the CPU is waiting.
+        let wait = c.wait.min(net);
+        let work = net - wait;
         let c = &Closed {
             frame: c.frame,
             tid: c.tid,
             end: c.end,
             aggregate,
             net,
+            wait,
             outer: c.outer,
         };
         let cyclic = f.sender == f.receiver;
         self.pending
-            .push((f.sender, f.receiver, c.aggregate, c.net, f.size));
+            .push((f.sender, f.receiver, c.aggregate, work, f.size));
         if self.pending.len() == BATCH {
             self.flush();
         }
@@ -446,7 +468,12 @@ impl Sink for Builder {
             self.methods.resize(m + 1, MethodAcc::default());
         }
         let ma = &mut self.methods[m];
-        ma.net.add(c.net);
+        ma.net.add(work);
+        ma.wait += wait;
+        if wait > 0 {
+            *self.waits.entry(f.receiver).or_default() += wait;
+            self.waiting += wait;
+        }
         ma.agg.add(c.aggregate);
         ma.size.add(f.size);
         ma.cyclic += cyclic as u64;
@@ -463,7 +490,8 @@ impl Sink for Builder {
                 start: f.start,
                 end: c.end,
                 aggregate_time: c.aggregate,
-                net_time: c.net,
+                net_time: work,
+                waiting: wait,
                 size: f.size,
                 depth: c.outer.len() as u32,
                 parent_order: c.outer.last().map(|p| p.order),

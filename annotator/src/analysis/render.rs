@@ -91,11 +91,14 @@ fn proposals(s: &mut String, a: &Analysis) {
 
 /// The most active instances.
 fn instances(s: &mut String, a: &Analysis, top: usize) {
-    let _ = writeln!(s, "\nTop instances by active time");
     let _ = writeln!(
         s,
-        "  {:<32} {:>12} {:>7} {:>8} {:>6} {:>6} {:>10}",
-        "instance", "active", "level", "received", "cyclic", "neigh", "size"
+        "\nTop instances by active time (work on the CPU; waiting off it is its own column)"
+    );
+    let _ = writeln!(
+        s,
+        "  {:<32} {:>12} {:>7} {:>12} {:>8} {:>6} {:>6} {:>10}",
+        "instance", "active", "level", "waiting", "received", "cyclic", "neigh", "size"
     );
     let inst = a.instances.top(
         top,
@@ -106,10 +109,11 @@ fn instances(s: &mut String, a: &Analysis, top: usize) {
         let size = i.size.map_or("-".into(), |s| s.to_string());
         let _ = writeln!(
             s,
-            "  {:<32} {:>12} {} {:>8} {:>6} {:>6} {:>10}",
+            "  {:<32} {:>12} {} {:>12} {:>8} {:>6} {:>6} {:>10}",
             i.label,
             i.active_time,
             pct(i.level),
+            i.waiting,
             i.received,
             i.cyclic,
             i.neighbours,
@@ -160,7 +164,7 @@ fn messages(s: &mut String, a: &Analysis, top: usize) {
 fn methods(s: &mut String, a: &Analysis, top: usize) {
     let _ = writeln!(
         s,
-        "\nMethods by net time (calls, net total/min/max/mean/std-dev, aggregate total)"
+        "\nMethods by net work time (calls, net total/min/max/mean/std-dev, aggregate total, level, waiting)"
     );
     let mut meth: Vec<_> = a.methods.iter().filter(|m| m.calls > 0).collect();
     meth.sort_by(|x, y| {
@@ -173,7 +177,7 @@ fn methods(s: &mut String, a: &Analysis, top: usize) {
         let n = &m.net_time;
         let _ = writeln!(
             s,
-            "  {:<40} {:>8} {:>10} {:>8} {:>8} {:>10.1} {:>10.1} {:>10} {}",
+            "  {:<40} {:>8} {:>10} {:>8} {:>8} {:>10.1} {:>10.1} {:>10} {} {:>10}",
             format!("{}.{}{}", m.class, m.method, m.signature),
             m.calls,
             n.total,
@@ -182,7 +186,8 @@ fn methods(s: &mut String, a: &Analysis, top: usize) {
             n.mean,
             n.std_dev,
             m.aggregate_time.total,
-            pct(m.level)
+            pct(m.level),
+            m.waiting
         );
         if let Some(n) = m.time_estimated_from {
             let _ = writeln!(

@@ -31,6 +31,9 @@ pub struct Node {
     /// receiver × the header's `fault_ns=`), in the tree's unit; 0 when not measured. For
     /// a merged node, the fault time of every message it stands for.
     pub fault: f64,
+    /// Of its own time, what it spent off the CPU (blocked or preempted: the end's on-CPU
+    /// time, measured on long calls), in the tree's unit. The replay runs work only.
+    pub wait: f64,
     /// 0 for a recorded message (or a root); otherwise a merged node of a focused tree
     /// ([`Tree::load_focused`]): that many messages with nothing in focus below them, run
     /// back to back by one parent, with their method and receiver those of the heaviest.
@@ -386,6 +389,7 @@ impl Tree {
                 parent,
                 thread,
                 fault,
+                wait: n.wait as f64 * raw.scale,
                 merged: 0,
                 facts: NONE,
             });
@@ -422,6 +426,7 @@ impl Tree {
                 parent: NONE,
                 thread: self.threads.len() as u32 - 1,
                 fault: 0.0,
+                wait: 0.0,
                 merged: 0,
                 facts: NONE,
             });
@@ -512,6 +517,8 @@ pub(super) struct Raw {
     pub end: u64,
     pub parent: u32,
     pub thread: u32,
+    /// Its own time off the CPU ([`Node::wait`]), in trace units.
+    pub wait: u64,
 }
 
 impl Raw {
@@ -526,6 +533,7 @@ impl Raw {
             end: f.start,
             parent,
             thread: thread as u32,
+            wait: 0,
         }
     }
 }
@@ -557,6 +565,8 @@ impl Sink for Collect {
         self.nodes.len() as u32 - 1
     }
     fn closed(&mut self, c: &Closed, _: &[Instance], _: &Names) {
-        self.nodes[c.frame.ctx as usize].end = c.end;
+        let n = &mut self.nodes[c.frame.ctx as usize];
+        n.end = c.end;
+        n.wait = c.wait;
     }
 }

@@ -3,8 +3,8 @@
 
 use std::io::BufWriter;
 
-use revy::trace::synth::{generate, Spec};
-use revy::trace::Form;
+use revy::analyse::trace::synth::{generate, Spec};
+use revy::analyse::trace::Form;
 
 fn main() {
     let mut spec = Spec::default();

@@ -18,7 +18,7 @@ pub enum Error {
     Problems(String),
     /// SIGINT, SIGTERM or SIGHUP (the number) stopped the job after it cleaned up: exit code
     /// 128 + the signal, as shells report it.
-    #[error("interrupted ({}); sources restored", crate::signals::name(*.0))]
+    #[error("interrupted ({}); sources restored", crate::util::signals::name(*.0))]
     Interrupted(i32),
 }
 
@@ -36,7 +36,7 @@ impl Error {
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Problems(_) => 1,
-            Error::Interrupted(sig) => crate::signals::exit_code(*sig) as i32,
+            Error::Interrupted(sig) => crate::util::signals::exit_code(*sig) as i32,
             _ => 2,
         }
     }

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use revy::analysis::{analyze_path, Analysis, Options};
+use revy::analyse::analysis::{analyze_path, Analysis, Options};
 
 mod common;
 use common::revy;
@@ -192,7 +192,7 @@ fn the_report_predicts_for_the_machine_it_is_told() {
         );
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let page = std::fs::read_to_string(&html).unwrap();
-        let d = revy::report::embedded_data(&page).expect("the page's data");
+        let d = revy::analyse::report::embedded_data(&page).expect("the page's data");
         let o = revy(&[&["-m", m, "analyze", "--format", "json"], &args[..]].concat());
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let a: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -600,8 +600,8 @@ fn the_handoff_comes_from_the_trace_header_unless_given() {
     let a = analyze_path(&p, &header).unwrap();
     let adv = a.advice.as_ref().unwrap();
     assert_eq!(adv.handoff, 5000.0);
-    assert_eq!(adv.handoff_source, revy::whatif::HANDOFF_TRACE);
-    let text = revy::analysis::render::text(&a, 10);
+    assert_eq!(adv.handoff_source, revy::analyse::whatif::HANDOFF_TRACE);
+    let text = revy::analyse::analysis::render::text(&a, 10);
     assert!(
         text.contains("handoff 5.00 µs (trace header"),
         "{}",
@@ -624,18 +624,18 @@ fn the_handoff_comes_from_the_trace_header_unless_given() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(j["handoff"], 5000.0);
-    assert_eq!(j["handoff_source"], revy::whatif::HANDOFF_TRACE);
+    assert_eq!(j["handoff_source"], revy::analyse::whatif::HANDOFF_TRACE);
     // An older trace, without the field: measured on this machine.
     let (_dir, p) = project();
     let a = analyze_path(&p, &header).unwrap();
     let adv = a.advice.as_ref().unwrap();
-    assert_eq!(adv.handoff_source, revy::whatif::HANDOFF_MEASURED);
+    assert_eq!(adv.handoff_source, revy::analyse::whatif::HANDOFF_MEASURED);
     assert!(adv.handoff > 0.0);
 }
 
 #[test]
 fn past_the_replay_cap_a_run_without_candidates_is_said_to_have_none() {
-    use revy::trace::synth::{generate, Spec};
+    use revy::analyse::trace::synth::{generate, Spec};
     // 20 classes of 10 objects, each class about 5 % of the run, each method 1 %.
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("even.rvt");
@@ -647,7 +647,7 @@ fn past_the_replay_cap_a_run_without_candidates_is_said_to_have_none() {
     };
     generate(
         &spec,
-        revy::trace::Form::Compact,
+        revy::analyse::trace::Form::Compact,
         std::fs::File::create(&p).unwrap(),
     )
     .unwrap();

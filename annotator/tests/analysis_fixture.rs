@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use revy::analysis::{analyze_path, Analysis, Band, Options};
+use revy::analyse::analysis::{analyze_path, Analysis, Band, Options};
 
 mod common;
 
@@ -17,7 +17,7 @@ fn fixture() -> PathBuf {
     repo().join("tests/fixtures/traces/appendix-f.dtf")
 }
 
-fn inst(a: &Analysis, label: &str) -> revy::analysis::InstanceStats {
+fn inst(a: &Analysis, label: &str) -> revy::analyse::analysis::InstanceStats {
     a.instances
         .iter()
         .find(|i| i.label == label)

@@ -1,16 +1,11 @@
 //! CLI behaviour of `revy init` and `revy parse`: the happy path, bad input and exit codes
 //! (0 ok, 1 problems found, 2 bad input), one-line errors naming file and position.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
+use common::revy_in as revy;
 
-fn revy(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_revy"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
-}
+use std::path::Path;
+use std::process::Output;
 
 fn write(dir: &Path, rel: &str, text: &[u8]) {
     let p = dir.join(rel);
@@ -188,7 +183,7 @@ fn syntax_errors_are_reported_and_exit_1_with_the_rest_parsed() {
     let e = stderr(&o);
     assert!(e.contains("A.java:3:"), "{e}");
     let saf = std::fs::read_to_string(t.path().join(".revy/saf.toml")).unwrap();
-    let saf = revy::saf::Saf::from_toml(Path::new("saf"), &saf).unwrap();
+    let saf = revy::instrument::saf::Saf::from_toml(Path::new("saf"), &saf).unwrap();
     let a = saf.class("A").unwrap();
     let ann = |n: &str| a.methods.iter().find(|m| m.name == n).unwrap().annotatable;
     assert!(ann("ok") && ann("alsoOk") && !ann("bad"));
@@ -220,7 +215,7 @@ fn parse_is_deterministic() {
     let text = String::from_utf8(a).unwrap();
     // The thesis's static sizes: Account 16 (int, int, double), Person 56 (+String 32, Account 16).
     assert!(text.contains("qname = \"bank.Account\"\nname = \"Account\""));
-    let saf = revy::saf::Saf::from_toml(Path::new("saf"), &text).unwrap();
+    let saf = revy::instrument::saf::Saf::from_toml(Path::new("saf"), &text).unwrap();
     assert_eq!(saf.class("bank.Account").unwrap().static_size, 16);
     assert_eq!(saf.class("bank.Person").unwrap().static_size, 56);
     assert!(!saf.class("bank.Main").unwrap().selected);

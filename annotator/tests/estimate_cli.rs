@@ -2,9 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
-use revy::estimate::{estimate, Options};
-use revy::trace::synth::{generate, Spec};
-use revy::trace::Form;
+use revy::analyse::estimate::{estimate, Options};
+use revy::analyse::trace::synth::{generate, Spec};
+use revy::analyse::trace::Form;
 
 mod common;
 use common::revy;

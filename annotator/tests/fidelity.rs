@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use revy::analysis::{analyze_path, Options};
+use revy::analyse::analysis::{analyze_path, Options};
 
 mod common;
 use common::{ok, revy};
@@ -30,7 +30,7 @@ const BANK: &str = "##### revy-trace 1 unit=ns lang=java pid=7 probe_ns=28522.1
 </Msg cls=Bank oid=1 mth=run sgn=!! tid=1 t=5000>
 ";
 
-fn net(a: &revy::analysis::Analysis, method: &str) -> u64 {
+fn net(a: &revy::analyse::analysis::Analysis, method: &str) -> u64 {
     a.methods
         .iter()
         .find(|m| m.method == method)
@@ -186,7 +186,7 @@ fn blocked_time_is_waiting_not_work() {
     let w = a
         .hints
         .iter()
-        .find(|h| h.kind == revy::analysis::hints::HintKind::Waits)
+        .find(|h| h.kind == revy::analyse::analysis::hints::HintKind::Waits)
         .expect("a waits observation");
     assert!(
         w.text
@@ -200,7 +200,7 @@ fn blocked_time_is_waiting_not_work() {
     assert!(a
         .hints
         .iter()
-        .filter(|h| h.kind == revy::analysis::hints::HintKind::CandidateInstance)
+        .filter(|h| h.kind == revy::analyse::analysis::hints::HintKind::CandidateInstance)
         .all(|h| h.subject == "Scorer#4"));
 }
 

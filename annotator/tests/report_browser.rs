@@ -7,6 +7,8 @@
 //! REVY_SKIP_BROWSER=1 is set.
 
 mod common;
+use common::bin as revy;
+use common::gate::Tool;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -16,10 +18,6 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-fn revy() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_revy"))
-}
-
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
@@ -28,16 +26,6 @@ fn shots_dir() -> PathBuf {
     let d = repo().join("target/report-screenshots");
     std::fs::create_dir_all(&d).unwrap();
     d
-}
-
-fn chromium_path() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("REVY_CHROMIUM") {
-        return Some(p.into());
-    }
-    ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
-        .iter()
-        .map(PathBuf::from)
-        .find(|p| p.exists())
 }
 
 struct Browser {
@@ -328,18 +316,12 @@ impl Browser {
     }
 }
 
+/// Headless Chromium, or None after a SKIP line (see common::gate).
 fn browser() -> Option<Browser> {
-    match chromium_path() {
-        Some(p) => Some(Browser::launch(&p)),
-        None if std::env::var("REVY_SKIP_BROWSER").as_deref() == Ok("1") => {
-            eprintln!("REVY_SKIP_BROWSER=1: skipping the browser test (no chromium)");
-            None
-        }
-        None => panic!(
-            "the report's browser test needs Chromium: `apt-get install -y --no-upgrade chromium` \
-             (or set REVY_CHROMIUM=/path/to/chrome, or REVY_SKIP_BROWSER=1 to skip)"
-        ),
+    if !common::gate::needs(&[Tool::Browser]) {
+        return None;
     }
+    Some(Browser::launch(&common::gate::chromium().unwrap()))
 }
 
 fn report_of(trace: &Path, out: &Path) {
@@ -571,6 +553,9 @@ fn exercise(b: &mut Browser, name: &str) -> Value {
 
 #[test]
 fn report_in_headless_chromium() {
+    if !common::gate::needs(&[Tool::Browser, Tool::Java]) {
+        return;
+    }
     let Some(mut b) = browser() else { return };
     let tmp = tempfile::tempdir().unwrap();
 
@@ -666,7 +651,7 @@ fn report_in_headless_chromium() {
 
     // 3. A larger synthetic trace: a few hundred instances, about a thousand edges.
     let trace = tmp.path().join("synth.rvt");
-    let spec = revy::trace::synth::Spec {
+    let spec = revy::analyse::trace::synth::Spec {
         events: 8_000,
         instances: 300,
         threads: 2,
@@ -677,7 +662,7 @@ fn report_in_headless_chromium() {
         ..Default::default()
     };
     let f = std::io::BufWriter::new(std::fs::File::create(&trace).unwrap());
-    revy::trace::synth::generate(&spec, revy::trace::Form::Compact, f).unwrap();
+    revy::analyse::trace::synth::generate(&spec, revy::analyse::trace::Form::Compact, f).unwrap();
     let out = tmp.path().join("synth.html");
     report_of(&trace, &out);
     b.open(&out);
@@ -696,7 +681,7 @@ fn report_in_headless_chromium() {
 
     // 4. A million messages: the page gets the capped, aggregated view and stays usable.
     let trace = tmp.path().join("million.rvt");
-    let spec = revy::trace::synth::Spec {
+    let spec = revy::analyse::trace::synth::Spec {
         events: 2_002_000,
         instances: 2_000,
         threads: 4,
@@ -704,7 +689,7 @@ fn report_in_headless_chromium() {
         ..Default::default()
     };
     let f = std::io::BufWriter::new(std::fs::File::create(&trace).unwrap());
-    revy::trace::synth::generate(&spec, revy::trace::Form::Compact, f).unwrap();
+    revy::analyse::trace::synth::generate(&spec, revy::analyse::trace::Form::Compact, f).unwrap();
     let out = tmp.path().join("million.html");
     report_of(&trace, &out);
     let size = std::fs::metadata(&out).unwrap().len();
@@ -724,14 +709,14 @@ fn report_in_headless_chromium() {
     assert!(nodes > 500, "{nodes} nodes drawn");
     b.screenshot("million-graph.png");
     b.assert_no_errors();
+    // How long it took is printed, not asserted (tests/bench measures speed).
     eprintln!("10^6 messages: report {size} bytes, opened in {opened:?}");
-    assert!(opened < Duration::from_secs(30), "opening took {opened:?}");
 }
 
-fn synth_report(dir: &Path, name: &str, spec: revy::trace::synth::Spec) -> PathBuf {
+fn synth_report(dir: &Path, name: &str, spec: revy::analyse::trace::synth::Spec) -> PathBuf {
     let trace = dir.join(format!("{name}.rvt"));
     let f = std::io::BufWriter::new(std::fs::File::create(&trace).unwrap());
-    revy::trace::synth::generate(&spec, revy::trace::Form::Compact, f).unwrap();
+    revy::analyse::trace::synth::generate(&spec, revy::analyse::trace::Form::Compact, f).unwrap();
     let out = dir.join(format!("{name}.html"));
     report_of(&trace, &out);
     out
@@ -766,7 +751,7 @@ fn report_answers_at_a_glance() {
     let out = synth_report(
         tmp.path(),
         "glance",
-        revy::trace::synth::Spec {
+        revy::analyse::trace::synth::Spec {
             events: 40_000,
             instances: 400,
             threads: 3,
@@ -935,7 +920,7 @@ fn report_answers_at_a_glance() {
 
     // 6. Before and after: the glance run against a smaller one.
     let old_trace = tmp.path().join("old.rvt");
-    let spec = revy::trace::synth::Spec {
+    let spec = revy::analyse::trace::synth::Spec {
         events: 10_000,
         instances: 400,
         threads: 3,
@@ -944,7 +929,7 @@ fn report_answers_at_a_glance() {
         ..Default::default()
     };
     let f = std::io::BufWriter::new(std::fs::File::create(&old_trace).unwrap());
-    revy::trace::synth::generate(&spec, revy::trace::Form::Compact, f).unwrap();
+    revy::analyse::trace::synth::generate(&spec, revy::analyse::trace::Form::Compact, f).unwrap();
     let cmp = tmp.path().join("compare.html");
     let o = revy()
         .arg("report")
@@ -978,7 +963,7 @@ fn report_answers_at_a_glance() {
         let out = synth_report(
             tmp.path(),
             &format!("inst{instances}"),
-            revy::trace::synth::Spec {
+            revy::analyse::trace::synth::Spec {
                 events,
                 instances,
                 threads: 4,
@@ -1017,7 +1002,7 @@ fn report_dense_edge_click_and_every_thread_lane() {
     let out = synth_report(
         tmp.path(),
         "dense",
-        revy::trace::synth::Spec {
+        revy::analyse::trace::synth::Spec {
             events: 60_000,
             instances: 300,
             threads: 20,

@@ -1,0 +1,497 @@
+//! Parallelisation hints after the thesis's guidelines (§7.6): only what is active enough is
+//! worth a thread; start at the top; compare class/method averages with individuals; look at
+//! chains where a message's own (net) time is small next to its aggregate; keep objects that
+//! mostly talk to themselves or to one neighbour together.
+
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+
+use super::{Analysis, InstRow, InstanceStats, MessageRecord, Options, TopRows};
+use crate::analyse::walk::InstKind;
+
+/// What a hint is: a replayed proposal or statement first, then the thesis's observations.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, Hash)]
+#[serde(rename_all = "kebab-case")]
+pub enum HintKind {
+    /// A change that pays, with its predicted speedup (ranked first).
+    Proposal,
+    /// A heavy subject whose change gains nothing, said plainly.
+    NoGain,
+    CandidateInstance,
+    CandidateMethod,
+    CandidateMessage,
+    Chain,
+    SelfContained,
+    SingleNeighbour,
+    ClassOutlier,
+    ClassUniform,
+    MethodOutlier,
+    MethodUniform,
+    /// A method that spends much of its time in page faults (C++ on Linux).
+    PageFaults,
+    /// An instance whose messages mostly wait off the CPU: a synchronisation point.
+    Waits,
+}
+
+impl HintKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HintKind::Proposal => "proposal",
+            HintKind::NoGain => "no-gain",
+            HintKind::CandidateInstance => "candidate-instance",
+            HintKind::CandidateMethod => "candidate-method",
+            HintKind::CandidateMessage => "candidate-message",
+            HintKind::Chain => "chain",
+            HintKind::SelfContained => "self-contained",
+            HintKind::SingleNeighbour => "single-neighbour",
+            HintKind::ClassOutlier => "class-outlier",
+            HintKind::ClassUniform => "class-uniform",
+            HintKind::MethodOutlier => "method-outlier",
+            HintKind::MethodUniform => "method-uniform",
+            HintKind::PageFaults => "page-faults",
+            HintKind::Waits => "waits",
+        }
+    }
+}
+
+impl std::fmt::Display for HintKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for HintKind {
+    fn eq(&self, o: &&str) -> bool {
+        self.as_str() == *o
+    }
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Hint {
+    pub kind: HintKind,
+    /// What the hint is about, readable (`Account#4`, `Account.transfer`, `message 3`).
+    pub subject: String,
+    /// The whole advice in one sentence.
+    pub text: String,
+    /// The class it concerns.
+    pub class: Option<String>,
+    pub instance: Option<u32>,
+    pub method: Option<u32>,
+    /// Message order, for hints about one message.
+    pub message: Option<u64>,
+    pub reason: String,
+    pub numbers: BTreeMap<&'static str, f64>,
+}
+
+impl Hint {
+    pub fn new(
+        kind: HintKind,
+        subject: String,
+        reason: String,
+        nums: &[(&'static str, f64)],
+    ) -> Hint {
+        Hint {
+            kind,
+            text: format!("{subject}: {reason}"),
+            subject,
+            class: None,
+            instance: None,
+            method: None,
+            message: None,
+            reason,
+            numbers: nums.iter().copied().collect(),
+        }
+    }
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1}%", x * 100.0)
+}
+
+/// A net share below this of the aggregate makes a message a pass-through in a chain.
+const CHAIN_NET_SHARE: f64 = 0.25;
+/// An individual this many times the class/method mean is an outlier.
+const OUTLIER_FACTOR: f64 = 3.0;
+
+/// The outlier cut-off for a group of `n`: the top of `n` can be at most `n`× the mean, so
+/// small groups use "holds three quarters of the group's time" instead.
+fn outlier_factor(n: u64) -> f64 {
+    OUTLIER_FACTOR.min(0.75 * n as f64)
+}
+
+/// What every guideline needs: the analysis, the user's threshold and the cap per kind.
+struct Rules<'a> {
+    a: &'a Analysis,
+    o: &'a Options,
+    total: u64,
+    unit: &'a str,
+}
+
+impl Rules<'_> {
+    /// Above the threshold: a share of the total (`level`) or, when given, a time.
+    fn above(&self, time: u64, level: f64) -> bool {
+        time > 0
+            && (level >= self.o.threshold_level || self.o.threshold_time.is_some_and(|t| time >= t))
+    }
+    fn cap(&self) -> usize {
+        self.o.max_hints_per_kind
+    }
+    /// `time`'s share of the total (0 for an empty run).
+    fn level(&self, time: u64) -> f64 {
+        super::level(time, self.total)
+    }
+}
+
+/// The hints, in a fixed order: candidates (instances, methods, messages), chains,
+/// self-contained and single-neighbour instances, then class and method averages.
+pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
+    let r = Rules {
+        a,
+        o,
+        total: a.totals.total_time,
+        unit: a.trace.unit.as_str(),
+    };
+    let picks = pick_instances(&r);
+    let mut msgs: Vec<_> = a.messages.list.iter().collect();
+    msgs.sort_by(|x, y| {
+        y.aggregate_time
+            .cmp(&x.aggregate_time)
+            .then(x.order.cmp(&y.order))
+    });
+    let mut out = Vec::new();
+    waiters(&r, &mut out);
+    candidate_instances(&r, &picks.active, &mut out);
+    candidate_methods(&r, &mut out);
+    candidate_messages(&r, &msgs, &mut out);
+    chains(&r, &msgs, &mut out);
+    self_contained(&picks.selfish, &mut out);
+    single_neighbours(&r, &picks.lonely, &mut out);
+    class_averages(&r, &picks.most_by_name(a), &mut out);
+    method_averages(&r, &mut out);
+    out
+}
+
+/// The instances the guidelines single out, found in one pass (a run can have millions).
+struct Picks<'a> {
+    /// Above the threshold, most active first (guidelines 1 and 2).
+    active: Vec<InstanceStats>,
+    /// Mostly messaging themselves, with few neighbours.
+    selfish: Vec<InstanceStats>,
+    /// With exactly one neighbour.
+    lonely: Vec<InstanceStats>,
+    /// The most active instance of each class id (the last one on ties) as (active, id).
+    most: Vec<Option<(u64, u32)>>,
+    /// The same for ids past the trace's class names (an unknown method's receivers).
+    most_other: FxHashMap<&'a str, (u64, u32)>,
+}
+
+impl<'a> Picks<'a> {
+    /// The most active instance of each class name (class ids of one name, e.g. from
+    /// several processes, together; the last one on ties).
+    fn most_by_name(self, a: &'a Analysis) -> FxHashMap<&'a str, (u64, u32)> {
+        let mut by_name = self.most_other;
+        for (c, m) in self.most.iter().enumerate() {
+            if let Some(m) = *m {
+                let e = by_name.entry(a.instances.class_name(c as u32)).or_insert(m);
+                *e = (*e).max(m);
+            }
+        }
+        by_name
+    }
+}
+
+fn pick_instances<'a>(r: &Rules<'a>) -> Picks<'a> {
+    let a = r.a;
+    let cap = r.cap();
+    let by_active =
+        |x: &InstRow, y: &InstRow| y.active_time.cmp(&x.active_time).then(x.id.cmp(&y.id));
+    let by_cyclic = |x: &InstRow, y: &InstRow| y.cyclic.cmp(&x.cyclic).then(x.id.cmp(&y.id));
+    let mut active = TopRows::new(cap, by_active);
+    let mut selfish = TopRows::new(cap, by_cyclic);
+    let mut lonely = TopRows::new(cap, by_active);
+    let mut most: Vec<Option<(u64, u32)>> = vec![None; a.instances.class_count()];
+    let mut most_other: FxHashMap<&str, (u64, u32)> = FxHashMap::default();
+    for i in a.instances.rows().filter(|i| i.kind != InstKind::Root) {
+        if r.above(i.active_time, i.level) {
+            active.offer(&i);
+        }
+        if i.cyclic >= 2 && 2 * i.cyclic >= i.received && i.neighbours <= 2 {
+            selfish.offer(&i);
+        }
+        if i.neighbours == 1 && i.received > 0 {
+            lonely.offer(&i);
+        }
+        let m = (i.active_time, i.id);
+        match most.get_mut(i.class as usize) {
+            Some(e) => *e = Some(e.map_or(m, |e| e.max(m))),
+            None => {
+                let e = most_other
+                    .entry(a.instances.class_name(i.class))
+                    .or_insert(m);
+                *e = (*e).max(m);
+            }
+        }
+    }
+    Picks {
+        active: a.instances.stats_of(&active.into_sorted()),
+        selfish: a.instances.stats_of(&selfish.into_sorted()),
+        lonely: a.instances.stats_of(&lonely.into_sorted()),
+        most,
+        most_other,
+    }
+}
+
+/// A message's waiting from this share of its time makes its receiver a waiter.
+const WAIT_SHARE: f64 = 0.5;
+
+/// Instances whose messages were mostly off the CPU (blocked on a lock, queue or I/O, or
+/// preempted), with waiting and work together above the threshold: synchronisation
+/// points, not work. Their waiting is not active time, so they rank by their work only.
+fn waiters(r: &Rules, out: &mut Vec<Hint>) {
+    let a = r.a;
+    let mut ws: Vec<(u64, u32)> = a.instances.waiters().map(|(i, w)| (w, i)).collect();
+    ws.sort_by(|x, y| y.cmp(x));
+    let unit = r.unit;
+    for (wait, id) in ws.into_iter().take(r.cap()) {
+        let Some(i) = a.instances.get(id) else {
+            continue;
+        };
+        let all = i.active_time + wait;
+        let share = wait as f64 / all.max(1) as f64;
+        if share < WAIT_SHARE || !r.above(all, r.level(all)) {
+            continue;
+        }
+        // The method of its class that waited most: what the waiting happened in.
+        let within = i.class.as_deref().and_then(|c| {
+            a.methods
+                .iter()
+                .filter(|m| m.class == c && m.waiting > 0)
+                .max_by_key(|m| m.waiting)
+                .map(|m| format!(", mostly in {}.{}", m.class, m.method))
+        });
+        let mut h = Hint::new(
+            HintKind::Waits,
+            i.label.clone(),
+            format!(
+                "waits {:.0} % of its active time ({wait} of {all} {unit} off the CPU{}): a synchronisation point, not work; its waiting is left out of its active time and of the proposals",
+                share * 100.0,
+                within.unwrap_or_default()
+            ),
+            &[("waiting", wait as f64), ("active_time", i.active_time as f64), ("share", share)],
+        );
+        h.instance = Some(id);
+        h.class = i.class.clone();
+        out.push(h);
+    }
+}
+
+/// Guidelines 1 and 2: instances above the threshold, most active first.
+fn candidate_instances(r: &Rules, active: &[InstanceStats], out: &mut Vec<Hint>) {
+    let unit = r.unit;
+    for i in active {
+        let mut h = Hint::new(
+            HintKind::CandidateInstance,
+            i.label.clone(),
+            format!(
+                "active {} {unit} = {} of the total, above the threshold: a candidate to run in its own thread or process (work down from the top)",
+                i.active_time,
+                pct(i.level)
+            ),
+            &[("active_time", i.active_time as f64), ("level", i.level), ("neighbours", i.neighbours as f64)],
+        );
+        h.instance = Some(i.id);
+        out.push(h);
+    }
+}
+
+/// Methods above the threshold by their total net time.
+fn candidate_methods(r: &Rules, out: &mut Vec<Hint>) {
+    let unit = r.unit;
+    let mut meth: Vec<_> =
+        r.a.methods
+            .iter()
+            .filter(|m| r.above(m.net_time.total, m.level))
+            .collect();
+    meth.sort_by(|x, y| {
+        y.net_time
+            .total
+            .cmp(&x.net_time.total)
+            .then(x.id.cmp(&y.id))
+    });
+    for m in meth.into_iter().take(r.cap()) {
+        let mut h = Hint::new(
+            HintKind::CandidateMethod,
+            format!("{}.{}", m.class, m.method),
+            format!(
+                "its {} call(s) are active {} {unit} in total = {} of the total (mean {:.1} {unit} per call)",
+                m.calls,
+                m.net_time.total,
+                pct(m.level),
+                m.net_time.mean
+            ),
+            &[("calls", m.calls as f64), ("net_time", m.net_time.total as f64), ("level", m.level), ("mean", m.net_time.mean)],
+        );
+        h.method = Some(m.id);
+        out.push(h);
+    }
+}
+
+/// Single messages above the threshold by their net time (`msgs`: largest aggregate first).
+fn candidate_messages(r: &Rules, msgs: &[&MessageRecord], out: &mut Vec<Hint>) {
+    let (a, unit) = (r.a, r.unit);
+    for m in msgs
+        .iter()
+        .filter(|m| r.above(m.net_time, m.level))
+        .take(r.cap())
+    {
+        let mut h = Hint::new(
+            HintKind::CandidateMessage,
+            format!("message {} ({} → {}.{})", m.order, a.label(m.sender), a.label(m.receiver), a.method_only(m.method)),
+            format!("net {} {unit} = {} of the total, above the threshold: could be spawned as its own task", m.net_time, pct(m.level)),
+            &[("net_time", m.net_time as f64), ("aggregate_time", m.aggregate_time as f64), ("level", m.level)],
+        );
+        h.message = Some(m.order);
+        h.method = Some(m.method);
+        out.push(h);
+    }
+}
+
+/// Guideline 4: chains — a big message whose own work is small; the callee does it.
+fn chains(r: &Rules, msgs: &[&MessageRecord], out: &mut Vec<Hint>) {
+    let (a, unit) = (r.a, r.unit);
+    let chained = msgs.iter().filter_map(|m| {
+        let pass_through = r.above(m.aggregate_time, r.level(m.aggregate_time))
+            && (m.net_time as f64) < CHAIN_NET_SHARE * m.aggregate_time as f64;
+        pass_through.then_some((m, m.heaviest_callee?))
+    });
+    for (m, c) in chained.take(r.cap()) {
+        let mut h = Hint::new(
+            HintKind::Chain,
+            format!("message {} ({}.{})", m.order, a.label(m.receiver), a.method_only(m.method)),
+            format!(
+                "aggregate {} {unit} but only {} {unit} net ({:.0}%): the real work is in its calls of {} on {} ({} {unit}, {:.0}% of the aggregate); split the chain there, or spawn one thread running both",
+                m.aggregate_time,
+                m.net_time,
+                100.0 * m.net_time as f64 / m.aggregate_time.max(1) as f64,
+                a.method_name(c.method),
+                if c.receiver == u32::MAX { "several receivers".into() } else { a.label(c.receiver) },
+                c.aggregate_time,
+                100.0 * c.aggregate_time as f64 / m.aggregate_time.max(1) as f64
+            ),
+            &[("aggregate_time", m.aggregate_time as f64), ("net_time", m.net_time as f64), ("callee_aggregate_time", c.aggregate_time as f64)],
+        );
+        h.message = Some(m.order);
+        h.method = Some(m.method);
+        out.push(h);
+    }
+}
+
+/// Objects that mostly message themselves with few neighbours: keep them whole.
+fn self_contained(selfish: &[InstanceStats], out: &mut Vec<Hint>) {
+    for i in selfish {
+        let mut h = Hint::new(
+            HintKind::SelfContained,
+            i.label.clone(),
+            format!(
+                "{} of its {} received messages are sent by itself and it has {} neighbour(s): a self-contained unit to place or thread as a whole, not to split",
+                i.cyclic, i.received, i.neighbours
+            ),
+            &[("cyclic", i.cyclic as f64), ("received", i.received as f64), ("neighbours", i.neighbours as f64), ("level", i.level)],
+        );
+        h.instance = Some(i.id);
+        out.push(h);
+    }
+}
+
+/// Objects with one neighbour: keep them beside it.
+fn single_neighbours(r: &Rules, lonely: &[InstanceStats], out: &mut Vec<Hint>) {
+    let unit = r.unit;
+    for i in lonely {
+        let mut h = Hint::new(
+            HintKind::SingleNeighbour,
+            i.label.clone(),
+            format!("talks to one other instance only: keep it on the same machine as that neighbour to avoid communication (active {} {unit}, {})", i.active_time, pct(i.level)),
+            &[("neighbours", 1.0), ("active_time", i.active_time as f64), ("level", i.level)],
+        );
+        h.instance = Some(i.id);
+        out.push(h);
+    }
+}
+
+/// Guideline 3 for classes: the class mean against its most active instance (`most`, by
+/// class name: (active time, id)).
+fn class_averages(r: &Rules, most: &FxHashMap<&str, (u64, u32)>, out: &mut Vec<Hint>) {
+    let (a, unit) = (r.a, r.unit);
+    let mut n = 0;
+    for c in &a.classes {
+        if n == r.cap() || c.instances < 2 {
+            continue;
+        }
+        let class_level = c.mean_level * c.instances as f64;
+        if !r.above(c.active_time, class_level) {
+            continue;
+        }
+        n += 1;
+        let outlier = most
+            .get(c.class.as_str())
+            .and_then(|m| a.instances.get(m.1));
+        let Some(top) = outlier else { continue };
+        let ratio = top.active_time as f64 / c.mean_active_time.max(f64::MIN_POSITIVE);
+        let nums = [
+            ("instances", c.instances as f64),
+            ("mean_active_time", c.mean_active_time),
+            ("max_active_time", top.active_time as f64),
+            ("ratio", ratio),
+        ];
+        // An outlier must matter on its own, not only next to its class mean.
+        let cut = outlier_factor(c.instances);
+        let mut h = if ratio >= cut && r.above(top.active_time, top.level) {
+            Hint::new(HintKind::ClassOutlier, c.class.clone(), format!("{} is active {} {unit}, {ratio:.1}× the mean of the {} instances of its class ({:.1} {unit}): parallelise that instance, not the whole class", top.label, top.active_time, c.instances, c.mean_active_time), &nums)
+        } else {
+            let why = if ratio >= cut {
+                "its most active instance stands out but is below the threshold on its own"
+            } else {
+                "its instances are alike"
+            };
+            Hint::new(HintKind::ClassUniform, c.class.clone(), format!("{why} (the most active is {ratio:.1}× the class mean of {:.1} {unit}); its {} instances together take {} of the total: parallelise all instances of the class", c.mean_active_time, c.instances, pct(class_level)), &nums)
+        };
+        h.instance = Some(top.id);
+        out.push(h);
+    }
+}
+
+/// Guideline 3 for methods: the mean call against the slowest.
+fn method_averages(r: &Rules, out: &mut Vec<Hint>) {
+    let unit = r.unit;
+    let mut n = 0;
+    for m in &r.a.methods {
+        if n == r.cap() || m.calls < 2 || !r.above(m.net_time.total, m.level) {
+            continue;
+        }
+        n += 1;
+        let ratio = m.net_time.max as f64 / m.net_time.mean.max(f64::MIN_POSITIVE);
+        let nums = [
+            ("calls", m.calls as f64),
+            ("mean", m.net_time.mean),
+            ("max", m.net_time.max as f64),
+            ("std_dev", m.net_time.std_dev),
+            ("ratio", ratio),
+        ];
+        let name = format!("{}.{}", m.class, m.method);
+        let cut = outlier_factor(m.calls);
+        let mut h = if ratio >= cut && r.above(m.net_time.max, r.level(m.net_time.max)) {
+            Hint::new(HintKind::MethodOutlier, name, format!("its slowest call takes {} {unit}, {ratio:.1}× the mean of {:.1} {unit}: parallelise that message rather than every call", m.net_time.max, m.net_time.mean), &nums)
+        } else {
+            let why = if ratio >= cut {
+                "its slowest call stands out but is below the threshold on its own"
+            } else {
+                "its calls are alike"
+            };
+            Hint::new(HintKind::MethodUniform, name, format!("{why} (mean {:.1} {unit}, std-dev {:.1}, slowest {ratio:.1}× the mean); its {} calls together take {}: parallelise all its invocations, e.g. as a task per call", m.net_time.mean, m.net_time.std_dev, m.calls, pct(m.level)), &nums)
+        };
+        h.method = Some(m.id);
+        out.push(h);
+    }
+}

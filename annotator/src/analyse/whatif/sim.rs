@@ -1,0 +1,761 @@
+//! The active-object replay (docs/analysis.md, "What-if replay"): a discrete-event simulation
+//! over the recorded message tree. Each thread of the run, each active instance and a pool for
+//! active methods is an executor; a message to an active receiver from another executor is
+//! queued on it (FIFO, send order), the sender goes on at once when the method returns nothing
+//! and waits for the result otherwise. At most `cores` executors run at once: when more are
+//! runnable they share the cores equally (processor sharing, as time slicing does), tracked
+//! with a virtual-work clock so each step costs a heap operation.
+
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BinaryHeap, VecDeque};
+
+use rustc_hash::FxHashMap;
+
+use super::plan::Plan;
+use super::tree::{Tree, NONE};
+
+const EPS: f64 = 1e-9;
+
+/// Machine model of the prediction, times in the tree's unit.
+#[derive(Debug, Clone)]
+pub struct Params {
+    pub cores: usize,
+    /// Wake-up delay of a cross-thread message: paid by an idle receiver before it starts
+    /// and by a sender waiting on a result, never as anyone's CPU time.
+    pub handoff: f64,
+    /// CPU the sender of an asynchronous message spends posting it (a queue push); a
+    /// receiver that is busy anyway costs nothing more.
+    pub enqueue: f64,
+    /// Placing active objects on another machine: per-message latency (each way)...
+    pub latency: f64,
+    /// ... and bytes per time unit (`None`: infinitely fast).
+    pub bandwidth: Option<f64>,
+}
+
+impl Params {
+    fn there(&self, bytes: u64) -> f64 {
+        self.latency + self.bandwidth.map_or(0.0, |b| bytes as f64 / b)
+    }
+}
+
+/// A time with a total order, for the heaps.
+#[derive(Clone, Copy)]
+struct F(f64);
+impl PartialEq for F {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o) == Ordering::Equal
+    }
+}
+impl Eq for F {}
+impl PartialOrd for F {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for F {
+    fn cmp(&self, o: &Self) -> Ordering {
+        self.0.total_cmp(&o.0)
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum State {
+    Idle,
+    Waking,
+    Running,
+    Waiting,
+    Off,
+}
+
+struct Cursor {
+    node: u32,
+    next: u32,
+    pos: f64,
+    /// Probe cost still to take off this message's own time.
+    debt: f64,
+    /// Executor waiting for this message's result.
+    reply: u32,
+}
+
+#[derive(Clone, Copy)]
+struct Task {
+    node: u32,
+    reply: u32,
+    cause: u32,
+    at: f64,
+}
+
+struct Exec {
+    label: String,
+    queue: u32,
+    stack: Vec<Cursor>,
+    state: State,
+    busy: f64,
+    tasks: u64,
+    /// Last finished segment (for the critical path) and its end time.
+    cause: u32,
+    cause_t: f64,
+    waiting_on: u32,
+    wait_since: f64,
+    wait_for: u32,
+    pending: f64,
+    seg_start: f64,
+    seg_node: u32,
+}
+
+struct Queue {
+    items: VecDeque<Task>,
+    /// Arrival time of the last message sent to it: a channel delivers in send order.
+    last_at: f64,
+    workers: Vec<u32>,
+}
+
+enum Ev {
+    Start(u32),
+    Arrive(u32, Task),
+    Wake(u32),
+    Result(u32, u32),
+}
+
+/// A stretch of work of one executor, linked to what enabled it.
+#[derive(Clone, Copy)]
+pub struct Seg {
+    pub exec: u32,
+    pub node: u32,
+    pub t0: f64,
+    pub t1: f64,
+    pub work: f64,
+    pub prev: u32,
+}
+
+pub struct ExecOut {
+    pub label: String,
+    pub busy: f64,
+    pub messages: u64,
+}
+
+pub struct WaitOut {
+    pub exec: u32,
+    pub node: u32,
+    pub time: f64,
+}
+
+/// What one replay found.
+pub struct Outcome {
+    pub time: f64,
+    pub execs: Vec<ExecOut>,
+    /// Chronological segments of the critical path.
+    pub critical: Vec<Seg>,
+    pub waits: Vec<WaitOut>,
+    pub async_sends: u64,
+    pub sync_sends: u64,
+    /// Page-fault time taken off moved messages (at most: a debt larger than the message's
+    /// own time is not all used).
+    pub faults_dropped: f64,
+    /// Executors still waiting at the end: the change deadlocks.
+    pub deadlocked: Vec<String>,
+}
+
+/// Own time of each message with the probe cost and its waiting taken off (saturating),
+/// and the
+/// aggregate of each subtree made of those. A merged node (focused tree) brings its
+/// messages' aggregate; the gaps inside it are its parent's own time.
+pub fn compensated_aggregates(t: &Tree) -> Vec<f64> {
+    let mut agg = vec![0.0; t.nodes.len()];
+    for i in (0..t.nodes.len()).rev() {
+        let n = &t.nodes[i];
+        if n.merged > 0 {
+            agg[i] = t.merged_of(i as u32).map_or(0.0, |m| m.work);
+        } else {
+            let kids: f64 = t
+                .kids(i as u32)
+                .iter()
+                .map(|&c| {
+                    let cn = &t.nodes[c as usize];
+                    cn.end - cn.start - merged_gap(t, c)
+                })
+                .sum();
+            let own = (n.end - n.start - kids).max(0.0);
+            let probe = if n.method == NONE {
+                0.0
+            } else {
+                t.threads[n.thread as usize].probe
+            };
+            agg[i] += (own - probe - n.wait).max(0.0);
+        }
+        if n.parent != NONE {
+            let a = agg[i];
+            agg[n.parent as usize] += a;
+        }
+    }
+    agg
+}
+
+/// The parent's own time inside merged node `c` (0 for any other node).
+fn merged_gap(t: &Tree, c: u32) -> f64 {
+    if t.nodes[c as usize].merged == 0 {
+        return 0.0;
+    }
+    t.merged_of(c).map_or(0.0, |m| m.gap)
+}
+
+pub struct Sim<'a> {
+    t: &'a Tree,
+    plan: &'a Plan,
+    p: &'a Params,
+    agg: &'a [f64],
+    has_active: Vec<bool>,
+    /// Page-fault time of each message's subtree (`Node::fault` summed).
+    fault_sub: Vec<f64>,
+    execs: Vec<Exec>,
+    queues: Vec<Queue>,
+    inst_queue: FxHashMap<u32, u32>,
+    pool: u32,
+    run: BinaryHeap<Reverse<(F, u32)>>,
+    timed: BinaryHeap<Reverse<(F, u64)>>,
+    events: FxHashMap<u64, Ev>,
+    seq: u64,
+    now: f64,
+    v: f64,
+    segs: Vec<Seg>,
+    /// Whether `segs` are kept (the critical path needs them).
+    path: bool,
+    waits: Vec<WaitOut>,
+    async_sends: u64,
+    sync_sends: u64,
+    faults_dropped: f64,
+}
+
+fn exec(label: String, queue: u32) -> Exec {
+    Exec {
+        label,
+        queue,
+        stack: Vec::new(),
+        state: State::Idle,
+        busy: 0.0,
+        tasks: 0,
+        cause: NONE,
+        cause_t: f64::NEG_INFINITY,
+        waiting_on: NONE,
+        wait_since: 0.0,
+        wait_for: NONE,
+        pending: 0.0,
+        seg_start: 0.0,
+        seg_node: NONE,
+    }
+}
+
+/// Replay `t` under `plan` (an empty plan replays the run as recorded: the baseline).
+pub fn replay(t: &Tree, plan: &Plan, p: &Params, agg: &[f64]) -> Outcome {
+    let mut s = Sim::new(t, plan, p, agg);
+    s.run_all();
+    s.outcome()
+}
+
+/// [`replay`] without the critical path (`Outcome::critical` empty): the rest of the
+/// outcome is the same, but no segment is kept per chunk of work — a whole run's replay
+/// makes millions, 40 bytes each, and a verdict or a baseline needs none of them.
+pub fn replay_without_path(t: &Tree, plan: &Plan, p: &Params, agg: &[f64]) -> Outcome {
+    let mut s = Sim::new(t, plan, p, agg);
+    s.path = false;
+    s.run_all();
+    s.outcome()
+}
+
+/// Per node: whether its subtree holds an active message, and its subtree's fault time.
+fn subtree_marks(t: &Tree, plan: &Plan) -> (Vec<bool>, Vec<f64>) {
+    let mut has_active = vec![false; t.nodes.len()];
+    let mut fault_sub = vec![0.0; t.nodes.len()];
+    for i in (0..t.nodes.len()).rev() {
+        let n = &t.nodes[i];
+        fault_sub[i] += n.fault;
+        if n.parent != NONE {
+            let f = fault_sub[i];
+            fault_sub[n.parent as usize] += f;
+        }
+        has_active[i] |= n.method != NONE && n.merged == 0 && plan.takes(n.method, n.receiver);
+        if has_active[i] && n.parent != NONE {
+            has_active[n.parent as usize] = true;
+        }
+    }
+    (has_active, fault_sub)
+}
+
+impl<'a> Sim<'a> {
+    fn new(t: &'a Tree, plan: &'a Plan, p: &'a Params, agg: &'a [f64]) -> Self {
+        let (has_active, fault_sub) = subtree_marks(t, plan);
+        let mut s = Sim {
+            t,
+            plan,
+            p,
+            agg,
+            has_active,
+            fault_sub,
+            execs: Vec::new(),
+            queues: Vec::new(),
+            inst_queue: FxHashMap::default(),
+            pool: NONE,
+            run: BinaryHeap::new(),
+            timed: BinaryHeap::new(),
+            events: FxHashMap::default(),
+            seq: 0,
+            now: 0.0,
+            v: 0.0,
+            segs: Vec::new(),
+            path: true,
+            waits: Vec::new(),
+            async_sends: 0,
+            sync_sends: 0,
+            faults_dropped: 0.0,
+        };
+        s.start_threads();
+        s.open_queues();
+        s
+    }
+
+    /// One executor per profiled thread, each woken at its root's start (the earliest at 0).
+    fn start_threads(&mut self) {
+        let t = self.t;
+        let t0 = t
+            .threads
+            .iter()
+            .map(|th| t.nodes[th.root as usize].start)
+            .fold(f64::INFINITY, f64::min);
+        for th in &t.threads {
+            let x = self.execs.len() as u32;
+            self.execs.push(exec(th.label.clone(), NONE));
+            self.execs[x as usize].stack.push(Cursor {
+                node: th.root,
+                next: 0,
+                pos: t.nodes[th.root as usize].start,
+                debt: 0.0,
+                reply: NONE,
+            });
+            self.execs[x as usize].state = State::Waking;
+            self.at(t.nodes[th.root as usize].start - t0, Ev::Start(x));
+        }
+    }
+
+    /// A queue with one worker per active instance (in id order), and the pool's.
+    fn open_queues(&mut self) {
+        let (t, plan) = (self.t, self.plan);
+        let mut insts: Vec<u32> = plan.instances.iter().copied().collect();
+        insts.sort_unstable();
+        for i in insts {
+            let q = self.add_queue(1, &t.instances[i as usize].label);
+            self.inst_queue.insert(i, q);
+        }
+        if !plan.methods.is_empty() {
+            self.pool = self.add_queue(self.p.cores.max(1), "pool");
+        }
+    }
+
+    fn add_queue(&mut self, workers: usize, label: &str) -> u32 {
+        let q = self.queues.len() as u32;
+        let mut ws = Vec::new();
+        for k in 0..workers {
+            let l = if workers == 1 {
+                label.to_string()
+            } else {
+                format!("{label} worker {}", k + 1)
+            };
+            ws.push(self.execs.len() as u32);
+            self.execs.push(exec(l, q));
+        }
+        self.queues.push(Queue {
+            items: VecDeque::new(),
+            last_at: f64::NEG_INFINITY,
+            workers: ws,
+        });
+        q
+    }
+
+    fn at(&mut self, time: f64, ev: Ev) {
+        self.seq += 1;
+        self.events.insert(self.seq, ev);
+        self.timed.push(Reverse((F(time), self.seq)));
+    }
+
+    fn run_all(&mut self) {
+        loop {
+            let r = self.run.len();
+            let rate = if r == 0 {
+                0.0
+            } else {
+                (self.p.cores.max(1) as f64 / r as f64).min(1.0)
+            };
+            let tc = self
+                .run
+                .peek()
+                .map(|Reverse((F(v), _))| self.now + (v - self.v).max(0.0) / rate);
+            let te = self.timed.peek().map(|Reverse((F(t), _))| *t);
+            match (tc, te) {
+                (None, None) => break,
+                (Some(c), e) if e.is_none_or(|e| c <= e) => {
+                    let Reverse((F(v), x)) = self.run.pop().unwrap();
+                    self.now = c;
+                    self.v = v;
+                    self.chunk_done(x);
+                    self.advance(x);
+                }
+                (_, Some(e)) => {
+                    let Reverse((_, id)) = self.timed.pop().unwrap();
+                    self.v += (e - self.now) * rate;
+                    self.now = e;
+                    let ev = self.events.remove(&id).unwrap();
+                    self.handle(ev);
+                }
+                _ => unreachable!(),
+            }
+        }
+    }
+
+    fn handle(&mut self, ev: Ev) {
+        match ev {
+            Ev::Start(x) | Ev::Wake(x) => {
+                self.execs[x as usize].state = State::Running;
+                self.advance(x);
+            }
+            Ev::Arrive(q, task) => {
+                self.queues[q as usize].items.push_back(task);
+                let idle = self.queues[q as usize]
+                    .workers
+                    .iter()
+                    .copied()
+                    .find(|&w| self.execs[w as usize].state == State::Idle);
+                if let Some(w) = idle {
+                    self.execs[w as usize].state = State::Waking;
+                    self.at(self.now + self.p.handoff, Ev::Wake(w));
+                }
+            }
+            Ev::Result(x, cause) => {
+                let e = &mut self.execs[x as usize];
+                self.waits.push(WaitOut {
+                    exec: x,
+                    node: e.wait_for,
+                    time: self.now - e.wait_since,
+                });
+                e.state = State::Running;
+                e.waiting_on = NONE;
+                if cause != NONE {
+                    e.cause = cause;
+                    e.cause_t = self.now;
+                }
+                self.advance(x);
+            }
+        }
+    }
+
+    fn chunk_done(&mut self, x: u32) {
+        let e = &mut self.execs[x as usize];
+        if !self.path {
+            e.busy += e.pending;
+            return;
+        }
+        self.segs.push(Seg {
+            exec: x,
+            node: e.seg_node,
+            t0: e.seg_start,
+            t1: self.now,
+            work: e.pending,
+            prev: e.cause,
+        });
+        e.busy += e.pending;
+        e.cause = self.segs.len() as u32 - 1;
+        e.cause_t = self.now;
+    }
+
+    fn compute(&mut self, x: u32, w: f64, node: u32) {
+        let e = &mut self.execs[x as usize];
+        e.state = State::Running;
+        e.pending = w;
+        e.seg_start = self.now;
+        e.seg_node = node;
+        self.run.push(Reverse((F(self.v + w), x)));
+    }
+
+    fn void(&self, node: u32) -> bool {
+        let m = self.t.nodes[node as usize].method;
+        self.t
+            .methods
+            .get(m as usize)
+            .is_some_and(|m| m.void == Some(true))
+    }
+
+    /// Does `w` (transitively) wait for `x`? Then a call from `x` to `w` runs inline, as a
+    /// re-entrant call would, instead of deadlocking.
+    fn waits_for(&self, mut w: u32, x: u32) -> bool {
+        for _ in 0..64 {
+            let e = &self.execs[w as usize];
+            if e.state != State::Waiting || e.waiting_on == NONE {
+                return false;
+            }
+            let q = &self.queues[e.waiting_on as usize];
+            if q.workers.len() != 1 {
+                return false;
+            }
+            w = q.workers[0];
+            if w == x {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// The page-fault time message `c` (with `subtree`, its callees' too) sheds when executor
+    /// `x` is not the thread that recorded it: faults belong to the recording thread's
+    /// allocation pattern (its heap handing pages back to the OS between allocations), and a
+    /// thread the change creates allocates from memory of its own (docs/analysis.md, "What-if replay").
+    fn moved_faults(&self, x: u32, c: u32, subtree: bool) -> f64 {
+        if x == self.t.nodes[c as usize].thread {
+            return 0.0;
+        }
+        if subtree {
+            self.fault_sub[c as usize]
+        } else {
+            self.t.nodes[c as usize].fault
+        }
+    }
+
+    /// The queue a message goes to, or `None` to run it on the executor at hand.
+    fn route(&self, c: u32, x: u32) -> Option<u32> {
+        let n = &self.t.nodes[c as usize];
+        if n.merged > 0 {
+            return None;
+        }
+        if let Some(&q) = self.inst_queue.get(&n.receiver) {
+            let w = self.queues[q as usize].workers[0];
+            if w == x || (!self.void(c) && self.waits_for(w, x)) {
+                return None;
+            }
+            return Some(q);
+        }
+        if self.plan.methods.contains(&n.method) && self.execs[x as usize].queue != self.pool {
+            return Some(self.pool);
+        }
+        None
+    }
+
+    /// Run executor `x` until it needs CPU time, waits or runs out of work.
+    fn advance(&mut self, x: u32) {
+        let t = self.t;
+        loop {
+            let xi = x as usize;
+            let Some(top) = self.execs[xi].stack.last_mut() else {
+                if !self.take_task(x) {
+                    return;
+                }
+                continue;
+            };
+            let node = top.node;
+            let kids = t.kids(node);
+            if (top.next as usize) < kids.len() {
+                let c = kids[top.next as usize];
+                let cn = &t.nodes[c as usize];
+                let gap = (cn.start - top.pos).max(0.0);
+                top.pos = top.pos.max(cn.start);
+                let w = take(gap, &mut top.debt);
+                if w > EPS {
+                    return self.compute(x, w, node);
+                }
+                top.next += 1;
+                top.pos = cn.end;
+                let busy = match self.route(c, x) {
+                    None if !self.has_active[c as usize] => self.run_inline(x, c),
+                    None => {
+                        self.descend(x, c);
+                        false
+                    }
+                    Some(q) => self.send(x, c, q, node),
+                };
+                if busy {
+                    return;
+                }
+            } else {
+                let end = t.nodes[node as usize].end;
+                let gap = (end - top.pos).max(0.0);
+                top.pos = end;
+                let w = take(gap, &mut top.debt);
+                if w > EPS {
+                    return self.compute(x, w, node);
+                }
+                self.return_from(x);
+            }
+        }
+    }
+
+    /// Child `c`, with nothing active below it, runs on `x` as one piece of work (less the
+    /// page faults a moved object no longer takes); true when `x` is now busy. A merged
+    /// node's gaps are its sender's own time: they pay what is left of its probe debt.
+    fn run_inline(&mut self, x: u32, c: u32) -> bool {
+        let mut f = self.moved_faults(x, c, true).min(self.agg[c as usize]);
+        if f > 0.0 && self.t.nodes[c as usize].merged > 0 {
+            f = self.t.merged_of(c).map_or(0.0, |m| m.shed);
+        }
+        self.faults_dropped += f;
+        let gap = merged_gap(self.t, c);
+        let own = match self.execs[x as usize].stack.last_mut() {
+            Some(top) if gap > 0.0 => take(gap, &mut top.debt),
+            _ => gap,
+        };
+        let w = self.agg[c as usize] - f + own;
+        if w > EPS {
+            self.compute(x, w, c);
+            return true;
+        }
+        false
+    }
+
+    /// `x` walks into child `c` (something below it is active), owing the probe cost.
+    fn descend(&mut self, x: u32, c: u32) {
+        let cn = &self.t.nodes[c as usize];
+        let probe = self.t.threads[cn.thread as usize].probe;
+        let f = self.moved_faults(x, c, false);
+        self.faults_dropped += f;
+        self.execs[x as usize].stack.push(Cursor {
+            node: c,
+            next: 0,
+            pos: cn.start,
+            debt: probe + f + cn.wait,
+            reply: NONE,
+        });
+    }
+
+    /// `x` sends child `c` to queue `q`: a void message goes asynchronously (the sender pays
+    /// the enqueue), else `x` waits for the result; true when `x` is now busy or waiting.
+    fn send(&mut self, x: u32, c: u32, q: u32, node: u32) -> bool {
+        let xi = x as usize;
+        let size = self.t.nodes[c as usize].size;
+        let void = self.void(c);
+        let qu = &mut self.queues[q as usize];
+        qu.last_at = qu.last_at.max(self.now + self.p.there(size));
+        let task = Task {
+            node: c,
+            reply: if void { NONE } else { x },
+            cause: self.execs[xi].cause,
+            at: qu.last_at,
+        };
+        self.at(task.at, Ev::Arrive(q, task));
+        if void {
+            self.async_sends += 1;
+            if self.p.enqueue > EPS {
+                self.compute(x, self.p.enqueue, node);
+                return true;
+            }
+            return false;
+        }
+        self.sync_sends += 1;
+        let e = &mut self.execs[xi];
+        e.state = State::Waiting;
+        e.waiting_on = q;
+        e.wait_since = self.now;
+        e.wait_for = c;
+        true
+    }
+
+    /// `x`'s top message is done: pop it and, for a task, send the result back.
+    fn return_from(&mut self, x: u32) {
+        let xi = x as usize;
+        let done = self.execs[xi].stack.pop().unwrap();
+        if done.reply != NONE {
+            let back = self.p.there(0) + self.p.handoff;
+            let cause = self.execs[xi].cause;
+            self.at(self.now + back, Ev::Result(done.reply, cause));
+        }
+    }
+
+    /// Start the next queued message; false when there is none (the executor idles).
+    fn take_task(&mut self, x: u32) -> bool {
+        let e = &self.execs[x as usize];
+        let task = match e.queue {
+            NONE => None,
+            q => self.queues[q as usize].items.pop_front(),
+        };
+        let e = &mut self.execs[x as usize];
+        let Some(task) = task else {
+            e.state = if e.queue == NONE {
+                State::Off
+            } else {
+                State::Idle
+            };
+            return false;
+        };
+        e.tasks += 1;
+        if task.at >= e.cause_t {
+            e.cause = task.cause;
+        }
+        let n = &self.t.nodes[task.node as usize];
+        let f = self.moved_faults(x, task.node, false);
+        self.faults_dropped += f;
+        let debt = self.t.threads[n.thread as usize].probe + f + n.wait;
+        let e = &mut self.execs[x as usize];
+        e.stack.push(Cursor {
+            node: task.node,
+            next: 0,
+            pos: n.start,
+            debt,
+            reply: task.reply,
+        });
+        true
+    }
+
+    fn outcome(mut self) -> Outcome {
+        let critical = critical_path(std::mem::take(&mut self.segs));
+        let deadlocked = self
+            .execs
+            .iter()
+            .filter(|e| e.state == State::Waiting)
+            .map(|e| e.label.clone())
+            .collect();
+        Outcome {
+            time: self.now,
+            execs: self
+                .execs
+                .into_iter()
+                .map(|e| ExecOut {
+                    label: e.label,
+                    busy: e.busy,
+                    messages: e.tasks,
+                })
+                .collect(),
+            critical,
+            waits: self.waits,
+            async_sends: self.async_sends,
+            sync_sends: self.sync_sends,
+            faults_dropped: self.faults_dropped,
+            deadlocked,
+        }
+    }
+}
+
+/// The chain of segments that ends last, in time order, made in place: a replay of a
+/// whole run has millions of segments and its critical path may hold most of them, so a
+/// copy of the chain beside them doubled the replay's peak. A segment's `prev` is always
+/// an earlier one, so the chain's positions rise and each of its segments moves down.
+fn critical_path(mut segs: Vec<Seg>) -> Vec<Seg> {
+    let last = (0..segs.len()).max_by(|&a, &b| segs[a].t1.total_cmp(&segs[b].t1).then(a.cmp(&b)));
+    let mut chain = Vec::new();
+    let mut at = last.map_or(NONE, |i| i as u32);
+    while at != NONE {
+        chain.push(at);
+        at = segs[at as usize].prev;
+    }
+    for (k, &i) in chain.iter().rev().enumerate() {
+        segs[k] = segs[i as usize];
+        segs[k].prev = if k == 0 { NONE } else { k as u32 - 1 };
+    }
+    segs.truncate(chain.len());
+    segs.shrink_to_fit();
+    segs
+}
+
+/// `gap` less what is left of the probe debt.
+fn take(gap: f64, debt: &mut f64) -> f64 {
+    let d = gap.min(*debt);
+    *debt -= d;
+    gap - d
+}
+
+#[cfg(test)]
+#[path = "sim_tests.rs"]
+mod tests;

@@ -1,0 +1,576 @@
+//! The recorded message tree the replay runs on: one node per message plus one root node
+//! per thread (spanning the thread's first to last event), children in send order. Times are
+//! converted to the first trace's unit; several traces (processes) are concatenated. A whole
+//! run's tree is focused instead ([`Tree::load_focused`], `focus.rs`): what the replay does
+//! not look inside is merged.
+
+use std::path::{Path, PathBuf};
+
+use super::plan::Plan;
+use crate::analyse::analysis::probe::Compensation;
+use crate::analyse::trace::{Names, Unit};
+use crate::analyse::walk::{instance_label, walk_trace};
+use crate::analyse::walk::{Closed, Frame, InstKind, Instance, Sink, Walker};
+use crate::error::Result;
+
+pub const NONE: u32 = u32::MAX;
+
+#[derive(Debug, Clone)]
+pub struct Node {
+    /// Method id, `NONE` for a thread's root.
+    pub method: u32,
+    /// Instance id (the thread's root instance for a root node).
+    pub receiver: u32,
+    pub size: u64,
+    pub start: f64,
+    pub end: f64,
+    pub parent: u32,
+    /// Index into [`Tree::threads`].
+    pub thread: u32,
+    /// Time of its own minor page faults (the runtime's count per call of its method and
+    /// receiver × the header's `fault_ns=`), in the tree's unit; 0 when not measured. For
+    /// a merged node, the fault time of every message it stands for.
+    pub fault: f64,
+    /// Of its own time, what it spent off the CPU (blocked or preempted: the end's on-CPU
+    /// time, measured on long calls), in the tree's unit. The replay runs work only.
+    pub wait: f64,
+    /// 0 for a recorded message (or a root); otherwise a merged node of a focused tree
+    /// ([`Tree::load_focused`]): that many messages with nothing in focus below them, run
+    /// back to back by one parent, with their method and receiver those of the heaviest.
+    pub merged: u32,
+    /// A merged node's place in [`Tree::merged`] (`NONE` for the others).
+    pub facts: u32,
+}
+
+/// What a merged node holds besides its span: the compensated aggregate time of the
+/// messages it stands for, its parent's own time between them (which still pays the
+/// parent's probe cost), and the page-fault time they shed when moved (each message's up
+/// to its own time, as the replay takes it off one message at a time).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Merged {
+    pub work: f64,
+    pub gap: f64,
+    pub shed: f64,
+}
+
+#[derive(Debug, Clone)]
+pub struct InstInfo {
+    pub kind: InstKind,
+    pub label: String,
+    pub class: Option<String>,
+    pub oid: u64,
+}
+
+#[derive(Debug, Clone)]
+pub struct MethodInfo {
+    pub class: String,
+    pub name: String,
+    pub signature: String,
+    /// Returns nothing (`void`); `None` when unknown (treated as returning a value).
+    pub void: Option<bool>,
+    /// Writes no state of its receiver (the SAF's `stateless`), so its calls are independent
+    /// and may run on a pool; `None` when unknown (treated as writing state).
+    pub stateless: Option<bool>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ThreadInfo {
+    pub label: String,
+    pub root: u32,
+    /// Probe cost per start+end pair, in the tree's unit.
+    pub probe: f64,
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct Tree {
+    pub nodes: Vec<Node>,
+    /// Children of node `i` are `children[child_at[i]..child_at[i + 1]]`, in send order.
+    pub child_at: Vec<u32>,
+    pub children: Vec<u32>,
+    pub instances: Vec<InstInfo>,
+    pub methods: Vec<MethodInfo>,
+    pub threads: Vec<ThreadInfo>,
+    pub unit: Option<Unit>,
+    pub paths: Vec<PathBuf>,
+    /// Probe cost of each trace as found in its header (`probe_ns=`), in the tree's unit.
+    pub probe_found: bool,
+    /// The thread handoff the runtime measured at start-up (`handoff_ns=`), in ns; `None`
+    /// for older traces.
+    pub handoff_ns: Option<f64>,
+    /// Calls the runtimes aggregated instead of recording (not in the tree).
+    pub aggregated_calls: u64,
+    /// Some message carries page-fault time (a C++ trace on Linux with `fault_ns=`).
+    pub faults_found: bool,
+    /// Recorded messages read (a focused tree keeps fewer nodes).
+    pub recorded: usize,
+    /// What a focused tree's merged nodes hold, by [`Node::facts`].
+    pub merged: Vec<Merged>,
+    /// A focused tree's instances are those its nodes name: the walker's id of each (empty
+    /// for a whole tree, whose instances are the walker's, in its order).
+    pub walker_ids: Vec<u32>,
+}
+
+impl Tree {
+    pub fn kids(&self, i: u32) -> &[u32] {
+        let i = i as usize;
+        &self.children[self.child_at[i] as usize..self.child_at[i + 1] as usize]
+    }
+    pub fn unit(&self) -> Unit {
+        self.unit.unwrap_or(Unit::Ns)
+    }
+    /// `Class#id.method` of a message node, the thread's root label for a root node.
+    pub fn node_label(&self, i: u32) -> String {
+        let n = &self.nodes[i as usize];
+        let inst = &self.instances[n.receiver as usize].label;
+        let label = match self.methods.get(n.method as usize) {
+            Some(m) => format!("{inst}.{}", m.name),
+            None => inst.clone(),
+        };
+        match n.merged {
+            0 | 1 => label,
+            k => format!("{label} and {} more", k - 1),
+        }
+    }
+    pub fn messages(&self) -> usize {
+        self.recorded
+    }
+    /// What merged node `i` holds (`None` for a recorded message or a root).
+    pub fn merged_of(&self, i: u32) -> Option<&Merged> {
+        self.merged.get(self.nodes[i as usize].facts as usize)
+    }
+    /// `plan` (in the walker's instance ids) in this tree's ids: a focused tree numbers
+    /// only the instances its nodes name, and an instance it does not name receives
+    /// nothing the replay could move.
+    pub fn plan_for(&self, plan: &Plan) -> Plan {
+        if self.walker_ids.is_empty() {
+            return plan.clone();
+        }
+        let mine: rustc_hash::FxHashMap<u32, u32> = self
+            .walker_ids
+            .iter()
+            .enumerate()
+            .map(|(i, &w)| (w, i as u32))
+            .collect();
+        Plan {
+            instances: plan
+                .instances
+                .iter()
+                .filter_map(|w| mine.get(w).copied())
+                .collect(),
+            methods: plan.methods.clone(),
+        }
+    }
+
+    /// Read the traces at `paths` into one tree. `compensate` = use the headers' probe cost.
+    pub fn load(paths: &[PathBuf], compensate: impl Into<Compensation>) -> Result<Tree> {
+        let compensate = compensate.into();
+        let mut t = Tree::default();
+        // Several traces are the processes of one run: one set on one time line.
+        if !paths.is_empty() {
+            t.add_trace(&crate::analyse::trace::multi::join(paths)?, compensate)?;
+        }
+        t.index_children();
+        Ok(t)
+    }
+
+    fn add_trace(&mut self, path: &Path, compensate: Compensation) -> Result<()> {
+        let mut sink = Collect::default();
+        let (reader, walker) = walk_trace(path, &mut sink)?;
+        self.aggregated_calls += reader.status().aggregates.calls();
+        let unit = reader.header().unit;
+        let scale = unit.micros() / self.unit.get_or_insert(unit).micros();
+        let probe = self.header_costs(&reader, compensate);
+        let (i0, m0) = (self.instances.len() as u32, self.methods.len() as u32);
+        self.add_names(path, &walker, reader.names());
+        let faults = fault_times(
+            &reader.status().aggregates.faults,
+            fault_ns(&reader),
+            self.unit(),
+        );
+        self.recorded += sink.nodes.len();
+        let mut raw = Raws {
+            nodes: sink.nodes,
+            threads_used: &sink.threads_used,
+            scale,
+            probe,
+            faults: &faults,
+        };
+        for n in &mut raw.nodes {
+            n.receiver += i0;
+        }
+        let roots: Vec<u32> = walker.threads.iter().map(|th| i0 + th.root).collect();
+        self.add_nodes(raw, &walker, &roots, m0);
+        Ok(())
+    }
+
+    /// Read one trace into a tree focused on `focus` (a whole run's trace, too big to hold
+    /// every message): see [`super::focus`]. The focus's counts when even the focused tree
+    /// would hold more than `focus.max_nodes` nodes. Instances are described by `info` (by the walker's
+    /// id: the caller's analysis numbered them the same way) and page faults come from
+    /// `faults` (the same trace's `F` records, read by the caller's walk: they come last).
+    pub fn load_focused(
+        path: &Path,
+        compensate: Compensation,
+        focus: &super::focus::Focus,
+        info: &dyn Fn(u32) -> InstInfo,
+        faults: &[crate::analyse::trace::agg::FaultAgg],
+    ) -> Result<std::result::Result<Tree, super::focus::Over>> {
+        let mut t = Tree::default();
+        let reader = crate::analyse::trace::TraceReader::open_header(path)?;
+        let unit = reader.header().unit;
+        t.unit = Some(unit);
+        let probe = t.header_costs(&reader, compensate);
+        let faults = fault_times(faults, fault_ns(&reader), unit);
+        drop(reader);
+        let mut sink = super::focus::Collector::new(focus, probe, &faults);
+        let (reader, walker) = crate::analyse::walk::walk_trace_by(
+            path,
+            Walker::numbering(),
+            &mut sink,
+            &mut |_, _| {},
+        )?;
+        let (mut nodes, merged, recorded) = match sink.finish() {
+            Ok(done) => done,
+            Err(over) => return Ok(Err(over)),
+        };
+        // The object-id index is not needed past the walk (tens of MB in a whole run).
+        let mut walker = walker;
+        walker.release_index();
+        t.aggregated_calls += reader.status().aggregates.calls();
+        t.faults_found |= !reader.status().aggregates.faults.is_empty();
+        t.add_methods(path, reader.names());
+        t.recorded = recorded;
+        // Only the instances the nodes name get an id (a whole run has millions).
+        let mut mine: rustc_hash::FxHashMap<u32, u32> = Default::default();
+        let mut intern = |t: &mut Tree, w: u32| {
+            *mine.entry(w).or_insert_with(|| {
+                t.instances.push(info(w));
+                t.walker_ids.push(w);
+                t.instances.len() as u32 - 1
+            })
+        };
+        // The focus's instances first, in the walker's order: each gets an executor in the
+        // replay (idle or not) and executors follow instance ids, as in a whole tree.
+        let mut focused: Vec<u32> = focus.instances.iter().copied().collect();
+        focused.sort_unstable();
+        for w in focused {
+            intern(&mut t, w);
+        }
+        let roots: Vec<u32> = walker
+            .threads
+            .iter()
+            .map(|th| intern(&mut t, th.root))
+            .collect();
+        for n in &mut nodes {
+            n.receiver = intern(&mut t, n.receiver);
+        }
+        t.place_focused(nodes, &walker, &sink.threads_used, &roots, probe);
+        t.merged = merged;
+        t.index_children();
+        Ok(Ok(t))
+    }
+
+    /// The focused walk's nodes (their parents among them, their threads the walker's)
+    /// after one root node per thread that sent anything. Fixed up in place: a second
+    /// vector of them beside the first was the whole-run analysis's peak.
+    fn place_focused(
+        &mut self,
+        mut nodes: Vec<Node>,
+        walker: &Walker,
+        used: &[bool],
+        roots: &[u32],
+        probe: f64,
+    ) {
+        let root_of = self.add_roots(walker, used, roots, probe, 1.0);
+        let first = self.nodes.len() as u32;
+        for n in &mut nodes {
+            let root = root_of[n.thread as usize];
+            n.parent = match n.parent {
+                NONE => root,
+                p => first + p,
+            };
+            n.thread = self.nodes[root as usize].thread;
+        }
+        let roots = std::mem::replace(&mut self.nodes, nodes);
+        self.nodes.splice(0..0, roots);
+    }
+
+    /// A tree without messages, for a focus with nothing in it: no replay to run, but the
+    /// header's costs and the methods (`methods`, by id: the caller read them) still say
+    /// what a replay would have assumed. `recorded`: the trace's recorded messages.
+    pub fn without_messages(
+        path: &Path,
+        compensate: Compensation,
+        methods: Vec<MethodInfo>,
+        recorded: usize,
+    ) -> Result<Tree> {
+        let mut t = Tree::default();
+        let reader = crate::analyse::trace::TraceReader::open_header(path)?;
+        t.unit = Some(reader.header().unit);
+        t.header_costs(&reader, compensate);
+        t.paths.push(path.to_path_buf());
+        t.methods = methods;
+        t.recorded = recorded;
+        t.index_children();
+        Ok(t)
+    }
+
+    /// Notes the header's probe cost and handoff; returns the probe cost per message to
+    /// take off, in the tree's unit (0 unless compensating).
+    fn header_costs(
+        &mut self,
+        reader: &crate::analyse::trace::TraceReader,
+        compensate: Compensation,
+    ) -> f64 {
+        let field = |key: &str| {
+            reader
+                .header()
+                .fields
+                .iter()
+                .find(|(k, _)| k == key)
+                .and_then(|(_, v)| v.parse::<f64>().ok())
+        };
+        let probe_ns = field("probe_ns");
+        self.probe_found |= probe_ns.is_some();
+        self.faults_found |= !reader.status().aggregates.faults.is_empty();
+        let handoff = field("handoff_ns").filter(|h| h.is_finite() && *h > 0.0);
+        self.handoff_ns = self.handoff_ns.or(handoff);
+        let ns = match compensate {
+            Compensation::Off => 0.0,
+            Compensation::Header => probe_ns.unwrap_or(0.0),
+            Compensation::Given(ns) => ns,
+        };
+        ns * Unit::Ns.micros() / self.unit().micros()
+    }
+
+    /// The trace's instances and methods, after those already read.
+    fn add_names(&mut self, path: &Path, walker: &Walker, names: &Names) {
+        // Roots of the second and later traces (processes) are told apart by number.
+        let process = self.paths.len();
+        self.instances.extend(
+            walker
+                .instances
+                .iter()
+                .map(|i| inst_info(i, names, process)),
+        );
+        self.add_methods(path, names);
+    }
+
+    /// The trace's methods, after those already read.
+    fn add_methods(&mut self, path: &Path, names: &Names) {
+        self.paths.push(path.to_path_buf());
+        self.methods
+            .extend(names.methods.iter().map(|m| MethodInfo {
+                class: names.class(m.class).to_string(),
+                name: m.name.clone(),
+                signature: m.signature.clone(),
+                void: None,
+                stateless: None,
+            }));
+    }
+
+    /// One root node per thread that sent anything, then the messages (their receivers
+    /// already in this tree's ids; `roots`: each walker thread's root instance here).
+    fn add_nodes(&mut self, raw: Raws, walker: &Walker, roots: &[u32], m0: u32) {
+        let n0 = self.nodes.len() as u32;
+        let root_of = self.add_roots(walker, raw.threads_used, roots, raw.probe, raw.scale);
+        let first = self.nodes.len() as u32;
+        let roots = first - n0;
+        self.nodes.reserve(raw.nodes.len());
+        for n in raw.nodes {
+            let parent = match n.parent {
+                NONE => root_of[n.thread as usize],
+                p => n0 + roots + p,
+            };
+            let thread = self.nodes[root_of[n.thread as usize] as usize].thread;
+            let fault = raw.faults.get(&(n.method, n.oid)).copied().unwrap_or(0.0);
+            self.nodes.push(Node {
+                method: m0 + n.method,
+                receiver: n.receiver,
+                size: n.size,
+                start: n.start as f64 * raw.scale,
+                end: n.end as f64 * raw.scale,
+                parent,
+                thread,
+                fault,
+                wait: n.wait as f64 * raw.scale,
+                merged: 0,
+                facts: NONE,
+            });
+        }
+    }
+
+    /// One root node per thread that sent anything (spanning its first to last event);
+    /// returns each walker thread's root node (`NONE` for the others).
+    fn add_roots(
+        &mut self,
+        walker: &Walker,
+        used: &[bool],
+        roots: &[u32],
+        probe: f64,
+        scale: f64,
+    ) -> Vec<u32> {
+        let mut root_of = vec![NONE; walker.threads.len()];
+        for (th, st) in walker.threads.iter().enumerate() {
+            if !used.get(th).copied().unwrap_or(false) {
+                continue;
+            }
+            root_of[th] = self.nodes.len() as u32;
+            self.threads.push(ThreadInfo {
+                label: self.instances[roots[th] as usize].label.clone(),
+                root: root_of[th],
+                probe,
+            });
+            self.nodes.push(Node {
+                method: NONE,
+                receiver: roots[th],
+                size: 0,
+                start: st.first_t.unwrap_or(0) as f64 * scale,
+                end: st.last_t as f64 * scale,
+                parent: NONE,
+                thread: self.threads.len() as u32 - 1,
+                fault: 0.0,
+                wait: 0.0,
+                merged: 0,
+                facts: NONE,
+            });
+        }
+        root_of
+    }
+
+    fn index_children(&mut self) {
+        let n = self.nodes.len();
+        let mut count = vec![0u32; n + 1];
+        for node in &self.nodes {
+            if node.parent != NONE {
+                count[node.parent as usize + 1] += 1;
+            }
+        }
+        for i in 0..n {
+            count[i + 1] += count[i];
+        }
+        let mut fill = count.clone();
+        self.children = vec![0; count[n] as usize];
+        // Node order is start order, so children land in send order.
+        for (i, node) in self.nodes.iter().enumerate() {
+            if node.parent != NONE {
+                let p = node.parent as usize;
+                self.children[fill[p] as usize] = i as u32;
+                fill[p] += 1;
+            }
+        }
+        self.child_at = count;
+    }
+}
+
+/// The header's `fault_ns=`: one minor page fault's cost, measured by the C++ runtime.
+fn fault_ns(reader: &crate::analyse::trace::TraceReader) -> Option<f64> {
+    reader
+        .header()
+        .get("fault_ns")
+        .and_then(|v| v.parse::<f64>().ok())
+        .filter(|f| f.is_finite() && *f > 0.0)
+}
+
+/// Page-fault time per call of each (method, oid) of one trace, in `unit`: the `F` records'
+/// faults per measured call × the header's `fault_ns=` (none without it).
+pub(super) type Faults = std::collections::HashMap<(u32, u64), f64>;
+
+fn fault_times(
+    faults: &[crate::analyse::trace::agg::FaultAgg],
+    fault_ns: Option<f64>,
+    unit: Unit,
+) -> Faults {
+    let mut sums: std::collections::HashMap<(u32, u64), (u64, u64)> = Default::default();
+    let Some(fault_ns) = fault_ns else {
+        return Default::default();
+    };
+    for f in faults {
+        let e = sums.entry((f.method, f.oid)).or_default();
+        e.0 = e.0.saturating_add(f.calls);
+        e.1 = e.1.saturating_add(f.faults);
+    }
+    let per_ns = Unit::Ns.micros() / unit.micros();
+    sums.into_iter()
+        .filter(|(_, (calls, _))| *calls > 0)
+        .map(|(k, (calls, faults))| (k, faults as f64 / calls as f64 * fault_ns * per_ns))
+        .collect()
+}
+
+pub(super) fn inst_info(i: &Instance, names: &Names, process: usize) -> InstInfo {
+    let mut label = instance_label(i, names);
+    if process > 0 && i.kind == InstKind::Root {
+        label = format!("{label} (process {})", process + 1);
+    }
+    InstInfo {
+        kind: i.kind,
+        label,
+        class: (i.kind != InstKind::Root).then(|| names.class(i.class).to_string()),
+        oid: i.oid(),
+    }
+}
+
+/// A node as a sink collects it: trace units, the walker's ids, parent among the sink's
+/// nodes (`NONE`: the thread's root).
+pub(super) struct Raw {
+    pub method: u32,
+    pub receiver: u32,
+    pub oid: u64,
+    pub size: u64,
+    pub start: u64,
+    pub end: u64,
+    pub parent: u32,
+    pub thread: u32,
+    /// Its own time off the CPU ([`Node::wait`]), in trace units.
+    pub wait: u64,
+}
+
+impl Raw {
+    /// A recorded message starting (its end is set when it closes).
+    pub fn message(f: &Frame, parent: u32, thread: usize) -> Raw {
+        Raw {
+            method: f.method,
+            receiver: f.receiver,
+            oid: f.oid,
+            size: f.size,
+            start: f.start,
+            end: f.start,
+            parent,
+            thread: thread as u32,
+            wait: 0,
+        }
+    }
+}
+
+/// A sink's nodes and what turning them into tree nodes needs.
+struct Raws<'a> {
+    nodes: Vec<Raw>,
+    threads_used: &'a [bool],
+    scale: f64,
+    probe: f64,
+    faults: &'a Faults,
+}
+
+/// Collects every message with its parent (walker order = start order).
+#[derive(Default)]
+struct Collect {
+    nodes: Vec<Raw>,
+    threads_used: Vec<bool>,
+}
+
+impl Sink for Collect {
+    fn started(&mut self, parent_ctx: Option<u32>, thread: usize, f: &Frame) -> u32 {
+        if self.threads_used.len() <= thread {
+            self.threads_used.resize(thread + 1, false);
+        }
+        self.threads_used[thread] = true;
+        self.nodes
+            .push(Raw::message(f, parent_ctx.unwrap_or(NONE), thread));
+        self.nodes.len() as u32 - 1
+    }
+    fn closed(&mut self, c: &Closed, _: &[Instance], _: &Names) {
+        let n = &mut self.nodes[c.frame.ctx as usize];
+        n.end = c.end;
+        n.wait = c.wait;
+    }
+}

@@ -1,0 +1,57 @@
+//! The machine model's arguments, shared by `analyze`, `whatif` and `report`.
+
+use std::path::Path;
+
+use clap::Args;
+use revy::error::{Error, Result};
+
+/// The machine model the proposals (`analyze`) and `whatif` replay on.
+#[derive(Args)]
+pub(crate) struct ReplayArgs {
+    /// Cores of the machine to predict for (default: this machine's).
+    #[arg(long)]
+    pub(crate) cores: Option<usize>,
+    /// Wake-up delay of a cross-thread message, e.g. `5us` (default: measured on this machine).
+    #[arg(long)]
+    pub(crate) handoff: Option<String>,
+    /// CPU a sender spends posting an asynchronous message, e.g. `200ns` (default:
+    /// measured, at most the handoff).
+    #[arg(long)]
+    pub(crate) enqueue: Option<String>,
+    /// Keep the probe cost in the times.
+    #[arg(long)]
+    pub(crate) no_compensate: bool,
+    /// Subtract this probe cost per message, in ns (default: the trace header's, at most
+    /// the shortest message's net time).
+    #[arg(long, conflicts_with = "no_compensate")]
+    pub(crate) probe_ns: Option<f64>,
+}
+
+impl ReplayArgs {
+    /// Analysis options with this machine model (the rest default).
+    /// The analysis options; `manifest`'s SAF is used when none is beside the trace.
+    pub(crate) fn options(&self, manifest: &Path) -> Result<revy::analyse::analysis::Options> {
+        if self.cores == Some(0) {
+            return Err(Error::input("--cores must be at least 1"));
+        }
+        let ns = |opt: &str, d: &Option<String>| {
+            let parse = |d: &str| {
+                revy::analyse::whatif::parse_duration_ns(d)
+                    .map_err(|e| Error::input(format!("--{opt} {e}")))
+            };
+            d.as_deref().map(parse).transpose()
+        };
+        if self.probe_ns.is_some_and(|p| !p.is_finite() || p < 0.0) {
+            return Err(Error::input("--probe-ns must be a number of ns, 0 or more"));
+        }
+        Ok(revy::analyse::analysis::Options {
+            compensate: !self.no_compensate,
+            probe_ns: self.probe_ns,
+            cores: self.cores,
+            handoff_ns: ns("handoff", &self.handoff)?,
+            enqueue_ns: ns("enqueue", &self.enqueue)?,
+            manifest: manifest.is_file().then(|| manifest.to_path_buf()),
+            ..Default::default()
+        })
+    }
+}

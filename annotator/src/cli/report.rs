@@ -1,0 +1,61 @@
+//! `revy report`.
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use revy::error::{Error, Result};
+
+use super::common::{print_warnings, trace_or_newest};
+use super::machine::ReplayArgs;
+
+#[derive(Args)]
+pub(crate) struct ReportArgs {
+    /// The trace, or several traces of one run or a folder of them (default: the newest trace
+    /// of the manifest's project).
+    traces: Vec<PathBuf>,
+    /// The HTML file to write.
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Activity level (share of the total, 0..1) from which hints name candidates.
+    #[arg(long, default_value_t = 0.10)]
+    threshold: f64,
+    /// Or an absolute active time, in the trace's unit, from which they do.
+    #[arg(long)]
+    min_time: Option<u64>,
+    /// An older trace to show side by side (did the change pay?).
+    #[arg(long)]
+    baseline: Option<PathBuf>,
+    /// The proposals' predictions, as `analyze` makes them.
+    #[command(flatten)]
+    replay: ReplayArgs,
+}
+
+pub(crate) fn cmd_report(manifest: &Path, args: ReportArgs) -> Result<()> {
+    let path = trace_or_newest(manifest, args.traces)?;
+    if !(0.0..=1.0).contains(&args.threshold) {
+        return Err(Error::input(
+            "--threshold is a share of the total between 0 and 1 (e.g. 0.1)",
+        ));
+    }
+    let opts = revy::analyse::analysis::Options {
+        threshold_level: args.threshold,
+        threshold_time: args.min_time,
+        ..args.replay.options(manifest)?
+    };
+    let w = revy::analyse::report::write_compared(
+        &path,
+        args.baseline.as_deref(),
+        &args.output,
+        &opts,
+    )?;
+    print_warnings(&w.warnings);
+    println!(
+        "wrote {} ({} instances, {} messages; {:.1} KiB in {:.2}s)",
+        args.output.display(),
+        w.instances,
+        w.messages,
+        w.bytes as f64 / 1024.0,
+        w.seconds
+    );
+    Ok(())
+}

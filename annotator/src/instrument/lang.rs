@@ -1,0 +1,349 @@
+//! The language table: everything the language-neutral stages need to know about a
+//! language, in one entry per language. Stages look facts up here instead of matching on
+//! [`Lang`]; only the front end, the annotator and the runtime are code of their own.
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use tree_sitter::Language;
+
+use crate::instrument::annotate::LangAnnotator;
+use crate::instrument::frontend::kit::Grammar;
+use crate::instrument::init::{sh_quote, Found};
+use crate::instrument::model::{Frontend, Lang};
+
+/// One language's facts and parts.
+pub struct LangSpec {
+    pub lang: Lang,
+    /// The name in the SAF and in messages' keys: `java`, `cpp`.
+    pub name: &'static str,
+    /// The name shown to people: `Java`, `C++`.
+    pub display: &'static str,
+    /// File extensions (without the dot) that hold this language's sources.
+    pub extensions: &'static [&'static str],
+    /// Separator of qualified names: `pkg.Outer.Inner`, `ns::Outer::Inner`.
+    pub scope_sep: &'static str,
+    /// Primitive types and their sizes in bytes (C++: LP64, x86-64 / AArch64 Linux).
+    pub primitives: &'static [(&'static str, u64)],
+    /// Primitives always listed in the SAF's type table when the language is present.
+    pub basic_types: &'static [&'static str],
+    /// Non-static nested classes hold their outer instance (Java inner classes).
+    pub inner_classes: bool,
+    /// The tree-sitter grammar.
+    pub grammar: fn() -> Language,
+    /// Its node kind and field ids, filled on first use by `frontend::kit::grammar`.
+    pub(crate) grammar_ids: OnceLock<Grammar>,
+    pub frontend: &'static dyn Frontend,
+    pub annotator: &'static dyn LangAnnotator,
+    /// The runtime's sources (file name, text), embedded in the binary; the annotator
+    /// decides where in the user's tree they go.
+    pub runtime: &'static [(&'static str, &'static str)],
+    /// How `revy init` writes a starter build for a project in this language.
+    pub starter: Starter,
+}
+
+/// A language's part of `revy init`.
+pub struct Starter {
+    /// Extensions of files compiled on their own (the rest are headers).
+    pub units: &'static [&'static str],
+    /// Finds the program's entry point in a source file, if the run command names one.
+    pub entry: Option<fn(&Path) -> Option<String>>,
+    /// Build and run commands for the project in `dir` named `name`.
+    pub commands: fn(dir: &Path, name: &str, found: &Found) -> (String, String),
+}
+
+impl LangSpec {
+    /// The entry of a language.
+    pub fn of(lang: Lang) -> &'static LangSpec {
+        match lang {
+            Lang::Java => &JAVA,
+            Lang::Cpp => &CPP,
+        }
+    }
+
+    /// Every language, in SAF order.
+    pub fn all() -> [&'static LangSpec; 2] {
+        [&JAVA, &CPP]
+    }
+
+    /// The language a file belongs to, by extension.
+    pub fn of_path(path: &str) -> Option<&'static LangSpec> {
+        let ext = path.rsplit_once('.').map(|(_, e)| e)?;
+        Self::all()
+            .into_iter()
+            .find(|s| s.extensions.contains(&ext))
+    }
+
+    /// Size in bytes of a primitive type, `None` if `name` is not primitive here.
+    pub fn primitive_size(&self, name: &str) -> Option<u64> {
+        self.primitives
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, s)| *s)
+    }
+}
+
+static JAVA: LangSpec = LangSpec {
+    lang: Lang::Java,
+    name: "java",
+    display: "Java",
+    extensions: &["java"],
+    scope_sep: ".",
+    primitives: &[
+        ("boolean", 1),
+        ("byte", 1),
+        ("char", 2),
+        ("short", 2),
+        ("int", 4),
+        ("float", 4),
+        ("long", 8),
+        ("double", 8),
+        ("void", 0),
+    ],
+    basic_types: &[
+        "boolean", "byte", "char", "short", "int", "float", "long", "double", "void",
+    ],
+    inner_classes: true,
+    grammar: || tree_sitter_java::LANGUAGE.into(),
+    grammar_ids: OnceLock::new(),
+    frontend: &crate::instrument::frontend::java::JavaFrontend,
+    annotator: &crate::instrument::annotate::java::JavaAnnotator,
+    runtime: &[
+        (
+            "Rv.java",
+            include_str!("../../../runtime-java/src/revy/runtime/Rv.java"),
+        ),
+        (
+            "RvAgg.java",
+            include_str!("../../../runtime-java/src/revy/runtime/RvAgg.java"),
+        ),
+        (
+            "RvBuf.java",
+            include_str!("../../../runtime-java/src/revy/runtime/RvBuf.java"),
+        ),
+        (
+            "RvCpu.java",
+            include_str!("../../../runtime-java/src/revy/runtime/RvCpu.java"),
+        ),
+        (
+            "RvClasses.java",
+            include_str!("../../../runtime-java/src/revy/runtime/RvClasses.java"),
+        ),
+        (
+            "RvIds.java",
+            include_str!("../../../runtime-java/src/revy/runtime/RvIds.java"),
+        ),
+        (
+            "RvObjs.java",
+            include_str!("../../../runtime-java/src/revy/runtime/RvObjs.java"),
+        ),
+        (
+            "RvSize.java",
+            include_str!("../../../runtime-java/src/revy/runtime/RvSize.java"),
+        ),
+        (
+            "RvSizeCache.java",
+            include_str!("../../../runtime-java/src/revy/runtime/RvSizeCache.java"),
+        ),
+        (
+            "RvBudget.java",
+            include_str!("../../../runtime-java/src/revy/runtime/RvBudget.java"),
+        ),
+        (
+            "RvTrace.java",
+            include_str!("../../../runtime-java/src/revy/runtime/RvTrace.java"),
+        ),
+    ],
+    starter: Starter {
+        units: &["java"],
+        entry: Some(java_main),
+        commands: java_commands,
+    },
+};
+
+static CPP: LangSpec = LangSpec {
+    lang: Lang::Cpp,
+    name: "cpp",
+    display: "C++",
+    extensions: &[
+        "cpp", "cc", "cxx", "c++", "h", "hpp", "hh", "hxx", "h++", "ipp", "tpp", "inl",
+    ],
+    scope_sep: "::",
+    primitives: CPP_PRIMITIVES,
+    basic_types: &[
+        "bool",
+        "char",
+        "short",
+        "int",
+        "long",
+        "long long",
+        "float",
+        "double",
+        "long double",
+        "void",
+    ],
+    inner_classes: false,
+    grammar: || tree_sitter_cpp::LANGUAGE.into(),
+    grammar_ids: OnceLock::new(),
+    frontend: &crate::instrument::frontend::cpp::CppFrontend,
+    annotator: &crate::instrument::annotate::cpp::CppAnnotator,
+    runtime: &[
+        (
+            "revy_runtime.hpp",
+            include_str!("../../../runtime-cpp/revy_runtime.hpp"),
+        ),
+        (
+            "revy_runtime_impl.hpp",
+            include_str!("../../../runtime-cpp/revy_runtime_impl.hpp"),
+        ),
+    ],
+    starter: Starter {
+        units: &["cpp", "cc", "cxx"],
+        entry: None,
+        commands: cpp_commands,
+    },
+};
+
+const CPP_PRIMITIVES: &[(&str, u64)] = &[
+    ("void", 0),
+    ("bool", 1),
+    ("char", 1),
+    ("signed char", 1),
+    ("unsigned char", 1),
+    ("char8_t", 1),
+    ("int8_t", 1),
+    ("uint8_t", 1),
+    ("std::int8_t", 1),
+    ("std::uint8_t", 1),
+    ("std::byte", 1),
+    ("short", 2),
+    ("short int", 2),
+    ("signed short", 2),
+    ("unsigned short", 2),
+    ("unsigned short int", 2),
+    ("char16_t", 2),
+    ("int16_t", 2),
+    ("uint16_t", 2),
+    ("std::int16_t", 2),
+    ("std::uint16_t", 2),
+    ("int", 4),
+    ("signed", 4),
+    ("signed int", 4),
+    ("unsigned", 4),
+    ("unsigned int", 4),
+    ("float", 4),
+    ("wchar_t", 4),
+    ("char32_t", 4),
+    ("int32_t", 4),
+    ("uint32_t", 4),
+    ("std::int32_t", 4),
+    ("std::uint32_t", 4),
+    ("long", 8),
+    ("long int", 8),
+    ("signed long", 8),
+    ("unsigned long", 8),
+    ("unsigned long int", 8),
+    ("long long", 8),
+    ("long long int", 8),
+    ("unsigned long long", 8),
+    ("unsigned long long int", 8),
+    ("double", 8),
+    ("size_t", 8),
+    ("std::size_t", 8),
+    ("ssize_t", 8),
+    ("ptrdiff_t", 8),
+    ("std::ptrdiff_t", 8),
+    ("intptr_t", 8),
+    ("uintptr_t", 8),
+    ("std::intptr_t", 8),
+    ("std::uintptr_t", 8),
+    ("int64_t", 8),
+    ("uint64_t", 8),
+    ("std::int64_t", 8),
+    ("std::uint64_t", 8),
+    ("std::nullptr_t", 8),
+    ("long double", 16),
+    ("__int128", 16),
+    ("unsigned __int128", 16),
+];
+
+// ---- starters: `revy init`'s build and run commands -------------------------------------
+
+/// Java's starter: javac over every source folder into `build/`, then `java` on the class
+/// holding `main`.
+fn java_commands(_dir: &Path, _name: &str, f: &Found) -> (String, String) {
+    let roots: Vec<String> = f.top_dirs.iter().cloned().collect();
+    let main = f.entry.as_deref().unwrap_or("Main");
+    crate::instrument::buildsys::javac(&roots, "build", &[], main, None)
+}
+
+/// C++'s starter: g++ over its units, with every folder holding headers (and
+/// `compile_commands.json`'s include paths and defines) on the command line.
+fn cpp_commands(dir: &Path, name: &str, f: &Found) -> (String, String) {
+    let run = format!("./build/{}", sh_quote(name));
+    let flags = crate::instrument::cppdefs::compile_flags(dir);
+    let mut args: Vec<String> = Vec::new();
+    let mut includes: Vec<String> = f.header_dirs.iter().cloned().collect();
+    for p in &flags.includes {
+        let rel = p
+            .strip_prefix(dir)
+            .unwrap_or(p)
+            .to_string_lossy()
+            .into_owned();
+        let rel = if rel.is_empty() { ".".into() } else { rel };
+        if !includes.contains(&rel) {
+            includes.push(rel);
+        }
+    }
+    args.extend(includes.iter().map(|i| format!("-I{}", sh_quote(i))));
+    args.extend(flags.defines.iter().map(|d| sh_quote(&format!("-D{d}"))));
+    args.extend(f.units.iter().map(|u| sh_quote(u)));
+    (
+        format!(
+            "mkdir -p build && g++ -std=c++17 -O1 -pthread -o build/{} {}",
+            sh_quote(name),
+            args.join(" ")
+        ),
+        run,
+    )
+}
+
+/// The qualified name of the class in `path` that declares `static void main(`, if any.
+fn java_main(path: &Path) -> Option<String> {
+    let bytes = std::fs::read(path).ok()?;
+    let text = String::from_utf8_lossy(&bytes); // a Latin-1 comment must not hide `main`
+    if !text.contains("static void main(") {
+        return None;
+    }
+    let class = path.file_stem()?.to_string_lossy().into_owned();
+    let package = text.lines().find_map(|l| {
+        l.trim()
+            .strip_prefix("package ")
+            .map(|p| p.trim_end_matches(';').trim().to_string())
+    });
+    Some(match package {
+        Some(p) => format!("{p}.{class}"),
+        None => class,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extensions_map_to_one_language_each() {
+        assert_eq!(
+            LangSpec::of_path("a/B.java").map(|s| s.lang),
+            Some(Lang::Java)
+        );
+        assert_eq!(LangSpec::of_path("x.hpp").map(|s| s.lang), Some(Lang::Cpp));
+        assert!(LangSpec::of_path("README.md").is_none());
+        for s in LangSpec::all() {
+            assert_eq!(LangSpec::of(s.lang).name, s.name);
+            for b in s.basic_types {
+                assert!(s.primitive_size(b).is_some(), "{} {b}", s.name);
+            }
+        }
+    }
+}

@@ -1,0 +1,23 @@
+//! Instrumenting a project: the manifest, the language table and front ends, the project
+//! parse, the static artifacts file (SAF), the selection, the annotators and the store
+//! that backs up, writes and restores sources.
+
+pub mod annotate;
+pub mod build_log;
+pub mod buildsys;
+pub mod cppdefs;
+pub mod edits;
+pub mod frontend;
+pub mod init;
+pub mod journal_copy;
+pub mod lang;
+pub mod lock;
+pub mod manifest;
+pub mod model;
+pub mod project;
+pub mod saf;
+pub mod safepath;
+pub mod select;
+pub mod stages;
+pub mod store;
+pub mod verify;

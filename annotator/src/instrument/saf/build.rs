@@ -1,0 +1,483 @@
+//! Builds the SAF from a parsed project: type resolution, the type table, static sizes
+//! (thesis fig. 5.6), signatures, annotatability and the selection.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use super::types::{method_signature, primitive_size, sig_type_name};
+use super::*;
+use crate::instrument::manifest::Manifest;
+use crate::instrument::model::{ClassDecl, FieldDecl, LayoutKind, LayoutUse, MethodDecl, TypeRef};
+use crate::instrument::project::Project;
+use crate::instrument::select;
+
+/// Name lookups over all classes of the project.
+pub(crate) struct Resolver<'a> {
+    classes: &'a [ClassDecl],
+    by_qname: HashMap<&'a str, usize>,
+    by_simple: HashMap<&'a str, Vec<usize>>,
+}
+
+impl<'a> Resolver<'a> {
+    pub(crate) fn new(classes: &'a [ClassDecl]) -> Self {
+        let mut by_qname = HashMap::new();
+        let mut by_simple: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, c) in classes.iter().enumerate() {
+            // Primary templates win over specialisations of the same name.
+            if c.specialization.is_none() || !by_qname.contains_key(c.qname.as_str()) {
+                by_qname.insert(c.qname.as_str(), i);
+            }
+            by_simple.entry(c.name.as_str()).or_default().push(i);
+        }
+        Resolver {
+            classes,
+            by_qname,
+            by_simple,
+        }
+    }
+
+    /// The class a type name written inside class `from` refers to, if it is a user class.
+    pub(crate) fn resolve(&self, name: &str, from: &ClassDecl) -> Option<usize> {
+        let lang = Lang::of_path(&from.file);
+        let name = name.trim_start_matches("::");
+        let sep = lang.map_or(".", |l| l.spec().scope_sep);
+        // Enclosing scopes, innermost first: `a.b.C` tries `a.b.C.name`, `a.b.name`, `a.name`.
+        let found = super::in_scopes(sep, &from.qname, name, |q| self.by_qname.get(q).copied());
+        if found.is_some() {
+            return found;
+        }
+        let simple = name.rsplit(sep).next().unwrap_or(name);
+        let ids = self.by_simple.get(simple)?;
+        // Only trust a bare simple-name match when the written name was unqualified.
+        if simple != name {
+            return ids
+                .iter()
+                .copied()
+                .find(|&i| self.classes[i].qname.ends_with(name));
+        }
+        ids.iter()
+            .copied()
+            .find(|&i| Lang::of_path(&self.classes[i].file) == lang)
+    }
+}
+
+struct Sizer<'a> {
+    classes: &'a [ClassDecl],
+    resolver: &'a Resolver<'a>,
+    sizes: Sizes,
+    memo: HashMap<usize, u64>,
+    stack: Vec<usize>,
+}
+
+impl Sizer<'_> {
+    /// Static size of class `ci`; returns the size and the lowest stack depth a cycle
+    /// reached (usize::MAX if none), so results independent of the path are memoised.
+    fn size(&mut self, ci: usize) -> (u64, usize) {
+        if let Some(&s) = self.memo.get(&ci) {
+            return (s, usize::MAX);
+        }
+        if let Some(depth) = self.stack.iter().position(|&c| c == ci) {
+            return (self.sizes.pointer, depth);
+        }
+        let my_depth = self.stack.len();
+        self.stack.push(ci);
+        let mut total = 0u64;
+        let mut low = usize::MAX;
+        for (owner, f) in self.all_fields(ci) {
+            if f.is_static && f.is_final {
+                continue; // constants are not carried by instances (thesis §5.4.3)
+            }
+            let (s, l) = self.field_size(owner, &f.ty);
+            total = total.saturating_add(s);
+            low = low.min(l);
+        }
+        self.stack.pop();
+        if low >= my_depth {
+            self.memo.insert(ci, total);
+            low = usize::MAX;
+        }
+        (total, low)
+    }
+
+    fn field_size(&mut self, owner: usize, ty: &TypeRef) -> (u64, usize) {
+        let lang = Lang::of_path(&self.classes[owner].file).unwrap_or(Lang::Java);
+        let (mut s, low) = if let Some(p) = primitive_size(lang, &ty.name) {
+            if ty.pointers > 0 {
+                (self.sizes.pointer, usize::MAX)
+            } else {
+                (p, usize::MAX)
+            }
+        } else if let Some(ci) = self.resolver.resolve(&ty.name, &self.classes[owner]) {
+            self.size(ci)
+        } else {
+            (self.sizes.system, usize::MAX)
+        };
+        for _ in 0..ty.dims {
+            s = s.saturating_mul(self.sizes.collection_sample);
+        }
+        (s, low)
+    }
+
+    /// Own fields, then inherited ones not shadowed by name, supers depth-first.
+    fn all_fields(&self, ci: usize) -> Vec<(usize, crate::instrument::model::FieldDecl)> {
+        let mut out: Vec<(usize, crate::instrument::model::FieldDecl)> = Vec::new();
+        let mut seen_classes = vec![ci];
+        let mut todo = vec![ci];
+        while let Some(c) = todo.pop() {
+            for f in &self.classes[c].fields {
+                if !out.iter().any(|(_, g)| g.name == f.name) {
+                    out.push((c, f.clone()));
+                }
+            }
+            for s in self.classes[c].supers.iter().rev() {
+                if let Some(sc) = self.resolver.resolve(s, &self.classes[c]) {
+                    if !seen_classes.contains(&sc) {
+                        seen_classes.push(sc);
+                        todo.push(sc);
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The SAF's `modifiers`: every flag but `static` and `abstract` (fields of their own).
+fn modifiers(m: &MethodDecl) -> Vec<String> {
+    m.flags
+        .names()
+        .filter(|n| !matches!(*n, "static" | "abstract"))
+        .map(String::from)
+        .collect()
+}
+
+/// Why a method cannot be instrumented, if it cannot.
+fn method_blocker(m: &MethodDecl) -> Option<String> {
+    let f = &m.flags;
+    if let Some(r) = &m.not_annotatable {
+        return Some(r.clone());
+    }
+    let why = if m.body.is_none() {
+        if f.is_defaulted {
+            "= default"
+        } else if f.is_deleted {
+            "= delete"
+        } else if f.is_native {
+            "native"
+        } else if f.is_abstract {
+            "abstract"
+        } else {
+            "no body in the sources"
+        }
+    } else if f.is_constexpr {
+        "constexpr"
+    } else if f.is_consteval {
+        "consteval"
+    } else {
+        return None;
+    };
+    Some(why.to_string())
+}
+
+/// Builds the SAF for `project` under `manifest`'s sizes and selection.
+pub fn build(manifest: &Manifest, project: &Project) -> Saf {
+    let classes = &project.classes;
+    let resolver = Resolver::new(classes);
+    let mut sizer = Sizer {
+        classes,
+        resolver: &resolver,
+        sizes: manifest.sizes,
+        memo: HashMap::new(),
+        stack: Vec::new(),
+    };
+    // Deterministic order: by qualified name, then file and line (specialisations, locals).
+    let mut order: Vec<usize> = (0..classes.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (x, y) = (&classes[a], &classes[b]);
+        (&x.qname, &x.file, x.span.line).cmp(&(&y.qname, &y.file, y.span.line))
+    });
+    let mut types = TypeTable {
+        types: BTreeMap::new(),
+        system: manifest.sizes.system,
+    };
+    let mut out_classes = Vec::with_capacity(classes.len());
+    let mut next_method = 1u32;
+    for (id, &ci) in order.iter().enumerate() {
+        let c = saf_class(id as u32 + 1, ci, &mut sizer, &mut types, &mut next_method);
+        out_classes.push(c);
+    }
+    types.add_basics(&out_classes);
+    select::apply(
+        &mut out_classes,
+        &manifest.include_patterns,
+        &manifest.exclude_patterns,
+    );
+    let files = files_of(project, &out_classes);
+    Saf {
+        version: SAF_VERSION,
+        project: manifest.name.clone(),
+        sizes: manifest.sizes,
+        files,
+        types: types.types.into_values().collect(),
+        classes: out_classes,
+        problems: project.diagnostics.iter().map(|d| d.to_string()).collect(),
+    }
+}
+
+/// The SAF's type table, filled as declarations mention types.
+struct TypeTable {
+    types: BTreeMap<(Lang, String), SafType>,
+    /// `[sizes].system`: the size of a library type.
+    system: u64,
+}
+
+impl TypeTable {
+    /// Lists `ty` (as used in `from`) once: user types under their qualified name, however
+    /// they are written.
+    fn note(&mut self, lang: Lang, ty: &TypeRef, from: &ClassDecl, sizer: &mut Sizer) {
+        if ty.name.is_empty() {
+            return;
+        }
+        let user = primitive_size(lang, &ty.name)
+            .is_none()
+            .then(|| sizer.resolver.resolve(&ty.name, from))
+            .flatten();
+        let name = user.map_or_else(|| ty.name.clone(), |ci| sizer.classes[ci].qname.clone());
+        let key = (lang, name.clone());
+        if self.types.contains_key(&key) {
+            return;
+        }
+        let t = if let Some(s) = primitive_size(lang, &ty.name) {
+            SafType {
+                name: ty.name.clone(),
+                lang,
+                kind: TypeKind::Primitive,
+                size: s,
+            }
+        } else if let Some(ci) = user {
+            SafType {
+                name,
+                lang,
+                kind: TypeKind::User,
+                size: sizer.size(ci).0,
+            }
+        } else {
+            SafType {
+                name: ty.name.clone(),
+                lang,
+                kind: TypeKind::System,
+                size: self.system,
+            }
+        };
+        self.types.insert(key, t);
+    }
+
+    /// Every present language's basic types, listed whether used or not.
+    fn add_basics(&mut self, classes: &[SafClass]) {
+        for lang in crate::instrument::lang::LangSpec::all().map(|s| s.lang) {
+            if !classes.iter().any(|c| c.lang == lang) {
+                continue;
+            }
+            for b in lang.spec().basic_types {
+                self.types
+                    .entry((lang, b.to_string()))
+                    .or_insert_with(|| SafType {
+                        name: b.to_string(),
+                        lang,
+                        kind: TypeKind::Primitive,
+                        size: primitive_size(lang, b).unwrap_or(0),
+                    });
+            }
+        }
+    }
+}
+
+/// The SAF entry of class `ci` (its methods numbered from `next_method` on).
+fn saf_class(
+    id: u32,
+    ci: usize,
+    sizer: &mut Sizer,
+    types: &mut TypeTable,
+    next_method: &mut u32,
+) -> SafClass {
+    let c = &sizer.classes[ci];
+    let lang = Lang::of_path(&c.file).unwrap_or(Lang::Java);
+    let static_size = sizer.size(ci).0;
+    let own = TypeRef {
+        name: c.qname.clone(),
+        ..Default::default()
+    };
+    types.note(lang, &own, c, sizer);
+    let fields = c
+        .fields
+        .iter()
+        .map(|f| {
+            types.note(lang, &f.ty, c, sizer);
+            saf_field(f)
+        })
+        .collect();
+    let class_blocker = c
+        .not_annotatable
+        .clone()
+        .or_else(|| (c.kind == ClassKind::Annotation).then(|| "annotation type".to_string()));
+    let blocker = class_blocker.as_deref();
+    let methods = saf_methods(c, lang, blocker, sizer, types, next_method);
+    SafClass {
+        id,
+        qname: c.qname.clone(),
+        name: c.name.clone(),
+        lang,
+        kind: c.kind,
+        is_abstract: c.is_abstract,
+        outer: c.outer.clone(),
+        local: c.is_local,
+        is_inner: lang.spec().inner_classes && c.outer.is_some() && !c.is_static,
+        supers: c.supers.clone(),
+        interfaces: c.interfaces.clone(),
+        type_params: c.type_params.clone(),
+        specialization: c.specialization.clone(),
+        access: c.access_labels.clone(),
+        data_access: c.data_access.clone(),
+        bases_written: saf_bases(c),
+        crtp_self_casts: c.crtp_self_casts.clone(),
+        file: c.file.clone(),
+        lines: [c.span.line, c.span.end_line],
+        static_size,
+        selected: false,
+        annotatable: class_blocker.is_none(),
+        reason: class_blocker,
+        fields,
+        methods,
+    }
+}
+
+/// The SAF entries of `c`'s methods, sorted by place and numbered from `next_method` on.
+fn saf_methods(
+    c: &ClassDecl,
+    lang: Lang,
+    class_blocker: Option<&str>,
+    sizer: &mut Sizer,
+    types: &mut TypeTable,
+    next_method: &mut u32,
+) -> Vec<SafMethod> {
+    let mut methods: Vec<SafMethod> = c
+        .methods
+        .iter()
+        .zip(super::state::stateless(c))
+        .map(|(m, stateless)| {
+            for p in &m.params {
+                types.note(lang, &p.ty, c, sizer);
+            }
+            if let Some(r) = &m.ret {
+                types.note(lang, r, c, sizer);
+            }
+            let reason = class_blocker
+                .map(|r| format!("class: {r}"))
+                .or_else(|| method_blocker(m));
+            saf_method(m, reason, stateless)
+        })
+        .collect();
+    methods.sort_by(|a, b| (&a.file, a.lines[0], &a.name).cmp(&(&b.file, b.lines[0], &b.name)));
+    for m in &mut methods {
+        m.id = *next_method;
+        *next_method += 1;
+    }
+    methods
+}
+
+/// A class's base clauses as written, for the SAF.
+fn saf_bases(c: &ClassDecl) -> Vec<SafBase> {
+    (c.bases_written.iter())
+        .map(|b| SafBase {
+            name: b.name.clone(),
+            is_virtual: b.is_virtual,
+            access: b.access.clone(),
+        })
+        .collect()
+}
+
+fn saf_field(f: &FieldDecl) -> SafField {
+    SafField {
+        name: f.name.clone(),
+        ty: f.ty.name.clone(),
+        dim: f.ty.dims,
+        pointers: f.ty.pointers,
+        is_static: f.is_static,
+        is_final: f.is_final,
+    }
+}
+
+/// A method's SAF entry (id 0: numbered by the caller); `reason` why it is not annotatable;
+/// `stateless`: its body writes none of its object's state (`saf::state`).
+fn saf_method(m: &MethodDecl, reason: Option<String>, stateless: bool) -> SafMethod {
+    SafMethod {
+        id: 0,
+        name: m.name.clone(),
+        kind: m.kind,
+        sgn: method_signature(m),
+        ret: m.ret.as_ref().map(sig_type_name),
+        ret_dim: m.ret.as_ref().map_or(0, |r| r.dims),
+        params: m
+            .params
+            .iter()
+            .map(|p| SafParam {
+                name: p.name.clone(),
+                ty: p.ty.name.clone(),
+                dim: p.ty.dims,
+                pointers: p.ty.pointers,
+                reference: p.ty.reference,
+            })
+            .collect(),
+        is_static: m.flags.is_static,
+        is_abstract: m.flags.is_abstract,
+        modifiers: modifiers(m),
+        file: m.file.clone(),
+        lines: [m.span.line, m.span.end_line],
+        has_body: m.body.is_some(),
+        stateless,
+        selected: false,
+        annotatable: reason.is_none(),
+        reason,
+    }
+}
+
+/// The SAF's file list, sorted by path, with the layout uses that name one of `classes`.
+fn files_of(project: &Project, classes: &[SafClass]) -> Vec<SafFile> {
+    // A use names a class when its name is the class's name or qname, or starts with one
+    // followed by `::` (a nested type): look up the name and each prefix before a `:`.
+    let names: HashSet<&str> = classes
+        .iter()
+        .flat_map(|c| [c.name.as_str(), c.qname.as_str()])
+        .collect();
+    let last = |n: &str| n.rsplit("::").next().unwrap_or("").to_string();
+    let last_names: HashSet<String> = names.iter().map(|n| last(n)).collect();
+    let names_a_class = |u: &LayoutUse| {
+        u.name.is_empty()
+            || names.contains(u.name.as_str())
+            // `new (p) impl::T(…)`, `constexpr detail::T t{}`: T through namespaces the SAF
+            // spells longer (or not at all); the annotator matches them to qnames
+            || (u.kind == LayoutKind::PlacementNew || u.name.contains("::"))
+                && last_names.contains(&last(u.name.split('<').next().unwrap_or("")))
+            || u.name
+                .match_indices(':')
+                .any(|(i, _)| names.contains(&u.name[..i]))
+    };
+    let mut files: Vec<SafFile> = project
+        .files
+        .iter()
+        .map(|f| SafFile {
+            path: f.path.clone(),
+            lang: f.lang,
+            sha256: f.sha256.clone(),
+            lines: f.text.lines().count() as u32,
+            layout_uses: f
+                .model
+                .layout_uses
+                .iter()
+                .filter(|u| names_a_class(u))
+                .map(LayoutUse::to_saf)
+                .collect(),
+        })
+        .collect();
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    files
+}

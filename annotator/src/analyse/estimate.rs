@@ -7,7 +7,9 @@
 //! `scale` times the traced one: given, or the full run's duration over the traced span);
 //! bytes per call = two events at the trace's own mean bytes per event (so the predicted size
 //! is what recording every call would write); probe time per call = the runtime's measured
-//! per-call cost for the trace's language (or `probe_ns`).
+//! per-call cost the trace header states (`probe_ns=`, at most the smallest net time of a
+//! recorded call, as the analysis takes it), else the benches' for the trace's language
+//! (or `probe_ns`).
 
 use std::path::PathBuf;
 
@@ -130,6 +132,9 @@ struct Gathered {
     span_secs: f64,
     truncated: bool,
     cpp: bool,
+    /// The headers' probe cost, capped at the smallest net time of a recorded call (ns),
+    /// the smallest over the traces.
+    probe_ns: Option<f64>,
 }
 
 /// Adds the calls the runtime counted instead of recording: each is a completed call with
@@ -158,9 +163,22 @@ fn gather(paths: &[PathBuf]) -> Result<Gathered> {
     let mut g = Gathered::default();
     for path in paths {
         let mut r = TraceReader::open(path)?;
-        let (mut tally, first, last) = tally_events(&mut r, &mut g.events)?;
+        let (mut tally, first, last, smallest) = tally_events(&mut r, &mut g.events)?;
         add_aggregates(&mut tally, &r.status().aggregates);
         let unit_us = r.header().unit.micros();
+        let header = r
+            .header()
+            .get("probe_ns")
+            .and_then(|v| v.parse::<f64>().ok());
+        let cal = crate::analyse::analysis::probe::Calibration::resolve(
+            crate::analyse::analysis::probe::Compensation::Header,
+            header.filter(|p| p.is_finite() && *p > 0.0),
+            smallest,
+            r.header().unit,
+        );
+        if cal.used_ns > 0.0 {
+            g.probe_ns = Some(g.probe_ns.map_or(cal.used_ns, |p: f64| p.min(cal.used_ns)));
+        }
         g.cpp |= r
             .header()
             .fields
@@ -184,11 +202,14 @@ fn gather(paths: &[PathBuf]) -> Result<Gathered> {
 }
 
 /// One trace's recorded calls per method id, counting its events into `events`; also the
-/// first and last method event times (first > last when there are none).
-fn tally_events(r: &mut TraceReader, events: &mut u64) -> Result<(Vec<Tally>, u64, u64)> {
+/// first and last method event times (first > last when there are none) and the smallest
+/// nonzero net time of a call (0: none).
+fn tally_events(r: &mut TraceReader, events: &mut u64) -> Result<(Vec<Tally>, u64, u64, u64)> {
     let mut tally: Vec<Tally> = Vec::new();
-    let mut stacks: FxHashMap<u64, Vec<(u32, u64)>> = FxHashMap::default();
+    // Per thread: open calls as (method, start, inclusive time of their callees).
+    let mut stacks: FxHashMap<u64, Vec<(u32, u64, u64)>> = FxHashMap::default();
     let (mut first, mut last) = (u64::MAX, 0u64);
+    let mut smallest = crate::analyse::analysis::probe::SmallestNet::default();
     while let Some(ev) = r.next_event()? {
         *events += 1;
         match ev {
@@ -198,25 +219,30 @@ fn tally_events(r: &mut TraceReader, events: &mut u64) -> Result<(Vec<Tally>, u6
                     tally.resize(i + 1, Tally::default());
                 }
                 tally[i].calls += 1;
-                stacks.entry(tid).or_default().push((method, t));
+                stacks.entry(tid).or_default().push((method, t, 0));
                 (first, last) = (first.min(t), last.max(t));
             }
             Event::End { tid, method, t, .. } => {
                 let s = stacks.entry(tid).or_default();
                 // Pop to the matching start (an unmatched end is skipped).
-                if let Some(at) = s.iter().rposition(|&(m, _)| m == method) {
-                    let t0 = s[at].1;
+                if let Some(at) = s.iter().rposition(|&(m, _, _)| m == method) {
+                    let (_, t0, inner) = s[at];
                     s.truncate(at);
+                    let incl = t.saturating_sub(t0);
+                    smallest.see(incl.saturating_sub(inner));
+                    if let Some(parent) = s.last_mut() {
+                        parent.2 += incl;
+                    }
                     let c = &mut tally[method as usize];
                     c.done += 1;
-                    c.inclusive += t.saturating_sub(t0);
+                    c.inclusive += incl;
                 }
                 (first, last) = (first.min(t), last.max(t));
             }
             _ => {}
         }
     }
-    Ok((tally, first, last))
+    Ok((tally, first, last, smallest.get()))
 }
 
 /// Adds one trace's tallies to their patterns (`Class.method`, or `Class::method` once any
@@ -290,9 +316,10 @@ pub fn estimate(paths: &[PathBuf], opts: &Options) -> Result<Estimate> {
     }
     let (scale, basis) = choose_scale(opts, &g)?;
     let bytes_per_event = g.bytes as f64 / g.events as f64;
-    let probe_ns = opts
-        .probe_ns
-        .unwrap_or(if g.cpp { CPP_PROBE_NS } else { JAVA_PROBE_NS });
+    let probe_ns =
+        opts.probe_ns
+            .or(g.probe_ns)
+            .unwrap_or(if g.cpp { CPP_PROBE_NS } else { JAVA_PROBE_NS });
     let per_call = PerCall {
         scale,
         bytes_per_event,

@@ -156,6 +156,8 @@ pub struct Frame {
     pub size: u64,
     /// Sum of the aggregates of the messages this one sent.
     pub child_agg: u64,
+    /// Sum of the time the messages this one sent waited (off-CPU), callees included.
+    pub child_wait: u64,
     /// The callee method holding most of the aggregate, summed over its calls from this
     /// message: (method, receiver or `u32::MAX` when several, aggregate).
     pub heaviest: Option<(u32, u32, u64)>,
@@ -172,6 +174,9 @@ pub struct Closed<'a> {
     pub end: u64,
     pub aggregate: u64,
     pub net: u64,
+    /// Of `net`, the time its thread was off the CPU (blocked or preempted): from the
+    /// end's on-CPU time when the runtime measured it (a long call), else 0.
+    pub wait: u64,
     /// The messages still open below it on its thread (outermost first).
     pub outer: &'a [Frame],
 }
@@ -462,8 +467,8 @@ impl Walker {
                 method,
                 oid,
                 t,
-                ..
-            } => self.end(tid, method, oid, t, names, sink),
+                cpu,
+            } => self.end(tid, method, oid, t, cpu, names, sink),
         }
     }
 
@@ -498,6 +503,7 @@ impl Walker {
             start: t,
             size,
             child_agg: 0,
+            child_wait: 0,
             heaviest: None,
             descendants: 0,
             ctx: 0,
@@ -515,12 +521,14 @@ impl Walker {
 
     /// A message ends: closes the top frame, or the outer one it names (and those above it).
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)] // one per field of the event, inlined in the walk
     fn end(
         &mut self,
         tid: u64,
         method: u32,
         oid: u64,
         t: u64,
+        cpu: Option<u64>,
         names: &Names,
         sink: &mut impl Sink,
     ) {
@@ -529,7 +537,7 @@ impl Walker {
         let state = &mut self.threads[th];
         let top = state.stack.last();
         if top.is_some_and(|f| f.method == method && f.oid == oid) {
-            self.close(th, t, sink, names);
+            self.close(th, t, cpu, sink, names);
             return;
         }
         match state.find(method, oid) {
@@ -544,8 +552,9 @@ impl Walker {
                     oid,
                     t,
                 );
-                for _ in 0..=extra {
-                    self.close(th, t, sink, names);
+                for k in 0..=extra {
+                    // The on-CPU time is the named (outermost) message's.
+                    self.close(th, t, cpu.filter(|_| k == extra), sink, names);
                 }
             }
             None => {
@@ -567,17 +576,31 @@ impl Walker {
     }
 
     #[inline]
-    fn close(&mut self, th: usize, end: u64, sink: &mut impl Sink, names: &Names) {
+    fn close(
+        &mut self,
+        th: usize,
+        end: u64,
+        cpu: Option<u64>,
+        sink: &mut impl Sink,
+        names: &Names,
+    ) {
         let state = &mut self.threads[th];
         let Some(frame) = state.pop() else {
             return;
         };
         let aggregate = end.saturating_sub(frame.start);
         let net = aggregate.saturating_sub(frame.child_agg);
+        // Waiting, callees included: wall less on-CPU time when measured, else what the
+        // callees measured; its own share is at most its net time.
+        let wait_all = cpu.map_or(frame.child_wait, |c| {
+            aggregate.saturating_sub(c).max(frame.child_wait)
+        });
+        let wait = (wait_all - frame.child_wait).min(net);
         let depth = state.stack.len();
         match state.stack.last_mut() {
             Some(parent) => {
                 parent.child_agg += aggregate;
+                parent.child_wait += wait_all;
                 parent.descendants += 1 + frame.descendants;
                 let acc = &mut state.callees[depth - 1];
                 let at = match acc.iter().position(|c| c.0 == frame.method) {
@@ -606,6 +629,7 @@ impl Walker {
             end,
             aggregate,
             net,
+            wait,
             outer: &state.stack,
         };
         sink.closed(&closed, &self.instances, names);
@@ -628,7 +652,7 @@ impl Walker {
                     t,
                 );
                 for _ in 0..open {
-                    self.close(th, t, sink, names);
+                    self.close(th, t, None, sink, names);
                 }
             }
         }

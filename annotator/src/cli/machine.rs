@@ -21,6 +21,10 @@ pub(crate) struct ReplayArgs {
     /// Keep the probe cost in the times.
     #[arg(long)]
     pub(crate) no_compensate: bool,
+    /// Subtract this probe cost per message, in ns (default: the trace header's, at most
+    /// the shortest message's net time).
+    #[arg(long, conflicts_with = "no_compensate")]
+    pub(crate) probe_ns: Option<f64>,
 }
 
 impl ReplayArgs {
@@ -37,8 +41,12 @@ impl ReplayArgs {
             };
             d.as_deref().map(parse).transpose()
         };
+        if self.probe_ns.is_some_and(|p| !p.is_finite() || p < 0.0) {
+            return Err(Error::input("--probe-ns must be a number of ns, 0 or more"));
+        }
         Ok(revy::analyse::analysis::Options {
             compensate: !self.no_compensate,
+            probe_ns: self.probe_ns,
             cores: self.cores,
             handoff_ns: ns("handoff", &self.handoff)?,
             enqueue_ns: ns("enqueue", &self.enqueue)?,

@@ -89,7 +89,7 @@ pub(crate) fn cmd_whatif(manifest: &Path, args: WhatifArgs) -> Result<()> {
     let traces = vec![trace_or_newest(manifest, args.traces)?];
     let (loaded, plan) = revy::analyse::whatif::load_for(
         &traces,
-        !args.replay.no_compensate,
+        args.replay.options(manifest)?.compensation(),
         Some(manifest),
         &args.active,
         revy::analyse::analysis::Options::default().max_replay_messages,

@@ -173,6 +173,7 @@ mod tests {
             start: 0,
             size: 0,
             child_agg: 0,
+            child_wait: 0,
             heaviest: None,
             descendants: 0,
             ctx: 0,
@@ -183,6 +184,7 @@ mod tests {
             end: 100,
             aggregate: 100,
             net: 100,
+            wait: 0,
             outer: &[],
         };
         b.closed(&c, &[], &crate::analyse::trace::Names::default());

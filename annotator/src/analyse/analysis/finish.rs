@@ -40,10 +40,14 @@ pub fn finish(
     let threads = thread_stats(walker, names, own_pid);
 
     let totals = Totals {
+        run_span: run_span(walker),
         total_time: total,
         instrumented_time: b.total,
+        waiting_time: b.waiting,
         probe_ns: None,
         compensated: false,
+        probe: Default::default(),
+        probe_note: String::new(),
         one_off_messages: one_offs.orders.len() as u64,
         instances: instances.len(),
         messages: walker.messages + b.aggregated_calls,
@@ -73,6 +77,21 @@ pub fn finish(
     };
     a.hints = hints::hints(&a, opts);
     a
+}
+
+/// The run's wall span: the earliest thread's first event to the latest's last.
+pub fn run_span(walker: &Walker) -> u64 {
+    let first = walker.threads.iter().filter_map(|t| t.first_t).min();
+    let last = walker
+        .threads
+        .iter()
+        .filter(|t| t.first_t.is_some())
+        .map(|t| t.last_t)
+        .max();
+    match (first, last) {
+        (Some(f), Some(l)) => l.saturating_sub(f),
+        _ => 0,
+    }
 }
 
 /// Time outside any message: it belongs to the thread's root, so the run's span is the total.
@@ -107,6 +126,7 @@ fn tables(
         std::mem::take(&mut walker.instances),
         sums,
         one_offs.by_instance.clone(),
+        std::mem::take(&mut b.waits),
         total,
         names,
         reader.header().pid(),
@@ -219,6 +239,7 @@ fn method_stats(
                 signature: def.signature.clone(),
                 calls: a.net.n,
                 net_time: a.net.summary(),
+                waiting: a.wait,
                 aggregate_time: a.agg.summary(),
                 size: a.size.summary(),
                 cyclic: a.cyclic,

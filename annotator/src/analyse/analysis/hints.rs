@@ -31,6 +31,8 @@ pub enum HintKind {
     MethodUniform,
     /// A method that spends much of its time in page faults (C++ on Linux).
     PageFaults,
+    /// An instance whose messages mostly wait off the CPU: a synchronisation point.
+    Waits,
 }
 
 impl HintKind {
@@ -49,6 +51,7 @@ impl HintKind {
             HintKind::MethodOutlier => "method-outlier",
             HintKind::MethodUniform => "method-uniform",
             HintKind::PageFaults => "page-faults",
+            HintKind::Waits => "waits",
         }
     }
 }
@@ -158,6 +161,7 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
             .then(x.order.cmp(&y.order))
     });
     let mut out = Vec::new();
+    waiters(&r, &mut out);
     candidate_instances(&r, &picks.active, &mut out);
     candidate_methods(&r, &mut out);
     candidate_messages(&r, &msgs, &mut out);
@@ -236,6 +240,50 @@ fn pick_instances<'a>(r: &Rules<'a>) -> Picks<'a> {
         lonely: a.instances.stats_of(&lonely.into_sorted()),
         most,
         most_other,
+    }
+}
+
+/// A message's waiting from this share of its time makes its receiver a waiter.
+const WAIT_SHARE: f64 = 0.5;
+
+/// Instances whose messages were mostly off the CPU (blocked on a lock, queue or I/O, or
+/// preempted), with waiting and work together above the threshold: synchronisation
+/// points, not work. Their waiting is not active time, so they rank by their work only.
+fn waiters(r: &Rules, out: &mut Vec<Hint>) {
+    let a = r.a;
+    let mut ws: Vec<(u64, u32)> = a.instances.waiters().map(|(i, w)| (w, i)).collect();
+    ws.sort_by(|x, y| y.cmp(x));
+    let unit = r.unit;
+    for (wait, id) in ws.into_iter().take(r.cap()) {
+        let Some(i) = a.instances.get(id) else {
+            continue;
+        };
+        let all = i.active_time + wait;
+        let share = wait as f64 / all.max(1) as f64;
+        if share < WAIT_SHARE || !r.above(all, r.level(all)) {
+            continue;
+        }
+        // The method of its class that waited most: what the waiting happened in.
+        let within = i.class.as_deref().and_then(|c| {
+            a.methods
+                .iter()
+                .filter(|m| m.class == c && m.waiting > 0)
+                .max_by_key(|m| m.waiting)
+                .map(|m| format!(", mostly in {}.{}", m.class, m.method))
+        });
+        let mut h = Hint::new(
+            HintKind::Waits,
+            i.label.clone(),
+            format!(
+                "waits {:.0} % of its active time ({wait} of {all} {unit} off the CPU{}): a synchronisation point, not work; its waiting is left out of its active time and of the proposals",
+                share * 100.0,
+                within.unwrap_or_default()
+            ),
+            &[("waiting", wait as f64), ("active_time", i.active_time as f64), ("share", share)],
+        );
+        h.instance = Some(id);
+        h.class = i.class.clone();
+        out.push(h);
     }
 }
 

@@ -7,6 +7,7 @@ pub mod faults;
 mod finish;
 pub mod hints;
 pub mod lists;
+pub mod probe;
 pub mod proposals;
 pub mod render;
 pub mod stats;
@@ -42,8 +43,11 @@ pub struct Options {
     pub threshold_time: Option<u64>,
     /// At most this many hints of each kind.
     pub max_hints_per_kind: usize,
-    /// Subtract the probe cost the trace header states (`probe_ns=`).
+    /// Subtract the probe cost the trace header states (`probe_ns=`), at most the smallest
+    /// net time a recorded message shows.
     pub compensate: bool,
+    /// Subtract this probe cost (ns per message) instead of the header's (`--probe-ns`).
+    pub probe_ns: Option<f64>,
     /// Cores the proposals are predicted for (`None`: this machine's).
     pub cores: Option<usize>,
     /// Handoff per cross-thread message in ns for the proposals (`None`: measured).
@@ -72,6 +76,7 @@ impl Default for Options {
             threshold_time: None,
             max_hints_per_kind: 20,
             compensate: true,
+            probe_ns: None,
             cores: None,
             handoff_ns: None,
             enqueue_ns: None,
@@ -140,15 +145,26 @@ pub struct TraceInfo {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Totals {
-    /// The run: each thread's first to last event, summed over threads, less the probe
-    /// cost when compensated (= the roots' time outside messages + all net times).
+    /// The run's length: its first event to its last, over all threads (and processes, on
+    /// one time line). The one run length every command shows.
+    pub run_span: u64,
+    /// Busy time: each thread's first to last event, summed over threads, less the probe
+    /// cost when compensated (= the roots' time outside messages + all net times). Levels
+    /// are shares of it.
     pub total_time: u64,
     /// The instrumented part: the sum of all net times (the thesis's total).
     pub instrumented_time: u64,
-    /// Probe cost per start+end pair from the header, in ns.
+    /// Of `instrumented_time`, the time messages waited off the CPU (blocked on a lock,
+    /// queue or I/O, or preempted): measured on long calls, not counted as active time.
+    pub waiting_time: u64,
+    /// Probe cost per start+end pair in ns: the one subtracted, else the header's.
     pub probe_ns: Option<f64>,
     /// The probe cost was subtracted.
     pub compensated: bool,
+    /// Where the probe cost comes from and what was subtracted (see [`probe`]).
+    pub probe: probe::Calibration,
+    /// [`probe::Calibration::describe`]: the line the text and the report show.
+    pub probe_note: String,
     /// Messages far above their method's typical call (class loading, JIT, first I/O).
     pub one_off_messages: u64,
     pub instances: usize,
@@ -198,8 +214,10 @@ pub struct InstanceStats {
     pub size: Option<u64>,
     pub created: Option<u64>,
     pub destroyed: Option<u64>,
-    /// Sum of the net times of the messages it received.
+    /// Sum of the net work (on-CPU) times of the messages it received.
     pub active_time: u64,
+    /// Sum of the net times its messages waited off the CPU (not in `active_time`).
+    pub waiting: u64,
     pub level: f64,
     pub band: Band,
     pub received: u64,
@@ -246,7 +264,10 @@ pub struct MethodStats {
     pub method: String,
     pub signature: String,
     pub calls: u64,
+    /// Net work time (waiting excluded).
     pub net_time: Summary,
+    /// Net time waiting off the CPU (measured on long calls).
+    pub waiting: u64,
     pub aggregate_time: Summary,
     pub size: Summary,
     pub cyclic: u64,
@@ -333,7 +354,10 @@ pub struct Advice {
 
 #[derive(Default, Clone, Copy)]
 struct MethodAcc {
+    /// Net work time (waiting excluded).
     net: Acc,
+    /// Net time waiting off the CPU.
+    wait: u64,
     agg: Acc,
     size: Acc,
     cyclic: u64,
@@ -348,6 +372,13 @@ pub struct Builder {
     cyclic: u64,
     /// Probe cost per message, in trace units (0 when not compensating).
     probe: u64,
+    /// The smallest nonzero net time of a recorded message, before compensation.
+    smallest: probe::SmallestNet,
+    /// Per receiving instance, the net time its messages waited off the CPU (few: only
+    /// long calls carry an on-CPU time).
+    waits: rustc_hash::FxHashMap<u32, u64>,
+    /// All messages' waiting.
+    waiting: u64,
     /// Calls the runtime aggregated instead of recording.
     aggregated_calls: u64,
     /// Messages not yet in `edges`: (sender, receiver, aggregate, net, size).
@@ -366,6 +397,9 @@ impl Builder {
             total: 0,
             cyclic: 0,
             probe: 0,
+            smallest: probe::SmallestNet::default(),
+            waits: Default::default(),
+            waiting: 0,
             aggregated_calls: 0,
             pending: Vec::with_capacity(BATCH),
         }
@@ -410,21 +444,26 @@ impl Sink for Builder {
         _names: &crate::analyse::trace::Names,
     ) {
         let f = &c.frame;
+        self.smallest.see(c.net);
         let net = c.net.saturating_sub(self.probe);
         let aggregate = c
             .aggregate
             .saturating_sub(self.probe.saturating_mul(1 + f.descendants));
+        // Active time is work: the time the thread was off the CPU is waiting.
+        let wait = c.wait.min(net);
+        let work = net - wait;
         let c = &Closed {
             frame: c.frame,
             tid: c.tid,
             end: c.end,
             aggregate,
             net,
+            wait,
             outer: c.outer,
         };
         let cyclic = f.sender == f.receiver;
         self.pending
-            .push((f.sender, f.receiver, c.aggregate, c.net, f.size));
+            .push((f.sender, f.receiver, c.aggregate, work, f.size));
         if self.pending.len() == BATCH {
             self.flush();
         }
@@ -433,7 +472,12 @@ impl Sink for Builder {
             self.methods.resize(m + 1, MethodAcc::default());
         }
         let ma = &mut self.methods[m];
-        ma.net.add(c.net);
+        ma.net.add(work);
+        ma.wait += wait;
+        if wait > 0 {
+            *self.waits.entry(f.receiver).or_default() += wait;
+            self.waiting += wait;
+        }
         ma.agg.add(c.aggregate);
         ma.size.add(f.size);
         ma.cyclic += cyclic as u64;
@@ -450,7 +494,8 @@ impl Sink for Builder {
                 start: f.start,
                 end: c.end,
                 aggregate_time: c.aggregate,
-                net_time: c.net,
+                net_time: work,
+                waiting: wait,
                 size: f.size,
                 depth: c.outer.len() as u32,
                 parent_order: c.outer.last().map(|p| p.order),
@@ -481,16 +526,61 @@ pub fn analyze_path_with(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<Analysis> {
     let mut b = Builder::for_trace(path, opts)?;
-    let (reader, mut walker) = walk_trace_with(path, &mut b, progress)?;
+    let (mut reader, mut walker) = walk_trace_with(path, &mut b, progress)?;
+    if let Some(capped) = b.capped(opts) {
+        // The header's probe cost exceeds a message's net time: walk again at the cap.
+        b = capped;
+        (reader, walker) = walk_trace_with(path, &mut b, progress)?;
+    }
     finish_with_advice(path, opts, b, &reader, &mut walker)
 }
 
 impl Builder {
-    /// A builder that subtracts the probe cost of the trace's header (when `opts` say so).
+    /// A builder that subtracts the probe cost given in `opts`, else the trace header's
+    /// (when `opts` say so).
     pub fn for_trace(path: &Path, opts: &Options) -> Result<Builder> {
-        let probe = header_probe_ns(path)?.filter(|_| opts.compensate);
         let unit = header_unit(path)?;
+        let probe = match opts.compensation() {
+            probe::Compensation::Off => None,
+            probe::Compensation::Given(ns) => Some(ns),
+            probe::Compensation::Header => header_probe_ns(path)?,
+        };
         Ok(Builder::new(opts).with_probe(probe.map_or(0, |p| probe_units(p, unit))))
+    }
+    /// After a walk: a fresh builder subtracting the smallest net time, when the header's
+    /// probe cost (not one given) exceeded it; `None` when this walk stands.
+    pub fn capped(&self, opts: &Options) -> Option<Builder> {
+        let smallest = self.smallest.get();
+        let header = opts.compensation() == probe::Compensation::Header;
+        (header && smallest > 0 && self.probe > smallest)
+            .then(|| Builder::new(opts).with_probe(smallest))
+    }
+    /// The probe cost this builder subtracted, with where it came from.
+    pub fn calibration(&self, path: &Path, opts: &Options) -> Result<probe::Calibration> {
+        let unit = header_unit(path)?;
+        let mut cal = probe::Calibration::resolve(
+            opts.compensation(),
+            header_probe_ns(path)?,
+            self.smallest.get(),
+            unit,
+        );
+        if cal.capped {
+            // What the walk subtracted: the cap in whole trace units.
+            cal.used_ns =
+                self.probe as f64 * unit.micros() / crate::analyse::trace::Unit::Ns.micros();
+        }
+        Ok(cal)
+    }
+}
+
+impl Options {
+    /// How the probe cost is subtracted: not at all, the given one, or the header's.
+    pub fn compensation(&self) -> probe::Compensation {
+        match (self.compensate, self.probe_ns) {
+            (false, _) => probe::Compensation::Off,
+            (true, Some(ns)) => probe::Compensation::Given(ns),
+            (true, None) => probe::Compensation::Header,
+        }
     }
 }
 
@@ -503,11 +593,23 @@ pub fn finish_with_advice(
     walker: &mut Walker,
 ) -> Result<Analysis> {
     let compensated = b.probe > 0;
+    let cal = b.calibration(path, opts)?;
     let mut a = finish(path, opts, b, reader, walker);
-    a.totals.probe_ns = header_probe_ns(path)?;
+    a.totals.probe_ns = if compensated {
+        Some(cal.used_ns)
+    } else {
+        cal.header_ns
+    };
     a.totals.compensated = compensated;
+    a.trace.warnings.extend(cal.warning());
+    a.totals.probe_note = cal.describe();
+    a.totals.probe = cal;
     if opts.proposals {
-        proposals::add(&mut a, path, opts, &reader.status().aggregates.faults)?;
+        // The replays subtract what this walk did.
+        let mut o = opts.clone();
+        o.probe_ns = Some(a.totals.probe.used_ns);
+        o.compensate = compensated;
+        proposals::add(&mut a, path, &o, &reader.status().aggregates.faults)?;
     }
     // Page faults: an observation placed after the proposals and no-gain statements.
     let fault_hints = faults::hints(

@@ -70,7 +70,11 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options, faults: &[FaultAgg]) -> R
     let objects = object_candidates(a, o);
     let (loaded, held) = if a.totals.recorded_messages <= o.max_replay_messages {
         (
-            whatif::load(&[path.to_path_buf()], o.compensate, o.manifest.as_deref())?,
+            whatif::load(
+                &[path.to_path_buf()],
+                o.compensation(),
+                o.manifest.as_deref(),
+            )?,
             None,
         )
     } else {
@@ -130,14 +134,15 @@ fn load_whole_run(
     if focus.instances.is_empty() && focus.methods.is_empty() {
         let recorded = usize::try_from(a.totals.recorded_messages).unwrap_or(usize::MAX);
         let m = o.manifest.as_deref();
-        let l = whatif::load_without_messages(path, o.compensate, method_infos(a), recorded, m)?;
+        let l =
+            whatif::load_without_messages(path, o.compensation(), method_infos(a), recorded, m)?;
         return Ok(Some((l, None)));
     }
     let info = |i: u32| inst_info(a, i);
     focus.count_when_over = true;
     let over = match whatif::load_focused(
         path,
-        o.compensate,
+        o.compensation(),
         &focus,
         &info,
         faults,
@@ -152,7 +157,7 @@ fn load_whole_run(
     Ok(
         match whatif::load_focused(
             path,
-            o.compensate,
+            o.compensation(),
             &smaller,
             &info,
             faults,

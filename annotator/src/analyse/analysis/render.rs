@@ -45,17 +45,13 @@ fn header(s: &mut String, a: &Analysis) {
     }
     let _ = writeln!(
         s,
-        "Run {} {u} ({} {u} inside instrumented messages{}); {} one-off messages; {} cyclic messages; max stack depth {}",
-        t.total_time,
-        t.instrumented_time,
-        match (t.compensated, t.probe_ns) {
-            (true, Some(p)) => format!(", probe cost {p} ns per message subtracted"),
-            (false, Some(p)) => format!(", probe cost {p} ns per message not subtracted"),
-            _ => String::new(),
-        },
-        t.one_off_messages,
-        t.cyclic_messages,
-        t.max_depth
+        "Run {} {u} (wall span); busy {} {u} over {} thread(s), {} {u} inside instrumented messages; {}",
+        t.run_span, t.total_time, t.threads, t.instrumented_time, t.probe_note
+    );
+    let _ = writeln!(
+        s,
+        "{} one-off messages; {} cyclic messages; max stack depth {}",
+        t.one_off_messages, t.cyclic_messages, t.max_depth
     );
     for w in &a.trace.warnings {
         let _ = writeln!(s, "warning: {w}");
@@ -95,11 +91,14 @@ fn proposals(s: &mut String, a: &Analysis) {
 
 /// The most active instances.
 fn instances(s: &mut String, a: &Analysis, top: usize) {
-    let _ = writeln!(s, "\nTop instances by active time");
     let _ = writeln!(
         s,
-        "  {:<32} {:>12} {:>7} {:>8} {:>6} {:>6} {:>10}",
-        "instance", "active", "level", "received", "cyclic", "neigh", "size"
+        "\nTop instances by active time (work on the CPU; waiting off it is its own column)"
+    );
+    let _ = writeln!(
+        s,
+        "  {:<32} {:>12} {:>7} {:>12} {:>8} {:>6} {:>6} {:>10}",
+        "instance", "active", "level", "waiting", "received", "cyclic", "neigh", "size"
     );
     let inst = a.instances.top(
         top,
@@ -110,10 +109,11 @@ fn instances(s: &mut String, a: &Analysis, top: usize) {
         let size = i.size.map_or("-".into(), |s| s.to_string());
         let _ = writeln!(
             s,
-            "  {:<32} {:>12} {} {:>8} {:>6} {:>6} {:>10}",
+            "  {:<32} {:>12} {} {:>12} {:>8} {:>6} {:>6} {:>10}",
             i.label,
             i.active_time,
             pct(i.level),
+            i.waiting,
             i.received,
             i.cyclic,
             i.neighbours,
@@ -164,7 +164,7 @@ fn messages(s: &mut String, a: &Analysis, top: usize) {
 fn methods(s: &mut String, a: &Analysis, top: usize) {
     let _ = writeln!(
         s,
-        "\nMethods by net time (calls, net total/min/max/mean/std-dev, aggregate total)"
+        "\nMethods by net work time (calls, net total/min/max/mean/std-dev, aggregate total, level, waiting)"
     );
     let mut meth: Vec<_> = a.methods.iter().filter(|m| m.calls > 0).collect();
     meth.sort_by(|x, y| {
@@ -177,7 +177,7 @@ fn methods(s: &mut String, a: &Analysis, top: usize) {
         let n = &m.net_time;
         let _ = writeln!(
             s,
-            "  {:<40} {:>8} {:>10} {:>8} {:>8} {:>10.1} {:>10.1} {:>10} {}",
+            "  {:<40} {:>8} {:>10} {:>8} {:>8} {:>10.1} {:>10.1} {:>10} {} {:>10}",
             format!("{}.{}{}", m.class, m.method, m.signature),
             m.calls,
             n.total,
@@ -186,7 +186,8 @@ fn methods(s: &mut String, a: &Analysis, top: usize) {
             n.mean,
             n.std_dev,
             m.aggregate_time.total,
-            pct(m.level)
+            pct(m.level),
+            m.waiting
         );
         if let Some(n) = m.time_estimated_from {
             let _ = writeln!(

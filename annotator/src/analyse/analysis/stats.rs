@@ -84,7 +84,10 @@ pub struct MessageRecord {
     pub start: u64,
     pub end: u64,
     pub aggregate_time: u64,
+    /// Net work time (waiting excluded).
     pub net_time: u64,
+    /// Net time waiting off the CPU (blocked or preempted; measured on long calls).
+    pub waiting: u64,
     pub size: u64,
     /// 0 for a message sent by the thread's root.
     pub depth: u32,
@@ -123,7 +126,7 @@ pub struct TopMessages {
 }
 
 /// What a [`MessageRecord`] holds before the analysis derives its level, band, one-off mark
-/// and granularity: 96 bytes instead of 144.
+/// and granularity: 104 bytes instead of 152.
 #[derive(Debug, Clone, Copy)]
 struct Kept {
     order: u64,
@@ -132,6 +135,7 @@ struct Kept {
     end: u64,
     aggregate: u64,
     net: u64,
+    waiting: u64,
     size: u64,
     /// `u64::MAX`: sent by the thread's root.
     parent: u64,
@@ -161,6 +165,7 @@ impl Kept {
             end: m.end,
             aggregate: m.aggregate_time,
             net: m.net_time,
+            waiting: m.waiting,
             size: m.size,
             parent: m.parent_order.unwrap_or(u64::MAX),
             callee_aggregate: c.map_or(0, |c| c.aggregate_time),
@@ -183,6 +188,7 @@ impl Kept {
             end: self.end,
             aggregate_time: self.aggregate,
             net_time: self.net,
+            waiting: self.waiting,
             size: self.size,
             depth: self.depth_cyclic & !CYCLIC,
             parent_order: (self.parent != u64::MAX).then_some(self.parent),
@@ -275,6 +281,7 @@ mod tests {
             end: agg,
             aggregate_time: agg,
             net_time: agg,
+            waiting: 0,
             size: 0,
             depth: 0,
             parent_order: None,
@@ -290,12 +297,13 @@ mod tests {
     /// A record comes back as it went in, but for the fields the analysis derives later.
     #[test]
     fn kept_rows_round_trip() {
-        assert_eq!(std::mem::size_of::<Kept>(), 96);
+        assert_eq!(std::mem::size_of::<Kept>(), 104);
         let mut m = rec(7, 40);
         m.tid = 3;
         m.parent_order = Some(2);
         m.cyclic = true;
         m.depth = 5;
+        m.waiting = 11;
         m.heaviest_callee = Some(Callee {
             method: 9,
             receiver: u32::MAX,

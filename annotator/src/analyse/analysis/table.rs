@@ -831,6 +831,8 @@ pub struct Instances {
     core: Vec<Instance>,
     sums: InstSums,
     one_off: FxHashMap<u32, u64>,
+    /// Waiting per instance (only those that waited).
+    waits: FxHashMap<u32, u64>,
     total: u64,
     names: Names,
     own_pid: Option<u64>,
@@ -843,6 +845,7 @@ impl Instances {
         core: Vec<Instance>,
         sums: InstSums,
         one_off: FxHashMap<u32, u64>,
+        waits: FxHashMap<u32, u64>,
         total: u64,
         names: &Names,
         own_pid: Option<u64>,
@@ -856,6 +859,7 @@ impl Instances {
             core,
             sums,
             one_off,
+            waits,
             total,
             names,
             own_pid,
@@ -936,6 +940,14 @@ impl Instances {
             }
         })
     }
+    /// The instances whose messages waited off the CPU, with their waiting (any order).
+    pub fn waiters(&self) -> impl Iterator<Item = (u32, u64)> + '_ {
+        self.waits.iter().map(|(&i, &w)| (i, w))
+    }
+    /// The net time instance `id`'s messages waited off the CPU.
+    pub fn waiting(&self, id: u32) -> u64 {
+        self.waits.get(&id).copied().unwrap_or(0)
+    }
     pub fn one_off_time(&self, id: u32) -> u64 {
         self.one_off.get(&id).copied().unwrap_or(0)
     }
@@ -978,6 +990,7 @@ impl Instances {
             created: inst.created(),
             destroyed: inst.destroyed(),
             active_time: r.active_time,
+            waiting: self.waiting(id),
             level: r.level,
             band: Band::of(r.level),
             received: r.received,
@@ -1163,6 +1176,7 @@ mod tests {
             let inst = Instances::new(
                 core,
                 sums,
+                FxHashMap::default(),
                 FxHashMap::default(),
                 1000,
                 &Names::default(),

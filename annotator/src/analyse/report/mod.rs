@@ -239,7 +239,15 @@ pub fn analyze(trace: &Path, opts: &Options, caps: &Caps) -> Result<Input> {
         b: Builder::for_trace(trace, &opts)?,
         span: [u64::MAX, 0],
     };
-    let (reader, mut walker) = crate::analyse::walk::walk_trace(trace, &mut tee)?;
+    let (mut reader, mut walker) = crate::analyse::walk::walk_trace(trace, &mut tee)?;
+    if let Some(b) = tee.b.capped(&opts) {
+        // The header's probe cost exceeds a message's net time: walk again at the cap.
+        tee = Tee {
+            b,
+            span: [u64::MAX, 0],
+        };
+        (reader, walker) = crate::analyse::walk::walk_trace(trace, &mut tee)?;
+    }
     let analysis = analysis::finish_with_advice(trace, &opts, tee.b, &reader, &mut walker)?;
     drop((reader, walker));
     let mut ls = Links {

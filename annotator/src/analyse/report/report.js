@@ -129,9 +129,10 @@
     for (const w of D.trace.warnings) $('warnings').appendChild(el('div', null, 'warning: ' + w));
     for (const u of document.querySelectorAll('.unit')) u.textContent = UNIT;
     const probeKey = Object.keys(D.trace.header || {}).find((k) => /probe/i.test(k));
-    const probe = probeKey ? 'probe cost ' + D.trace.header[probeKey] + (/ns/.test(probeKey) ? ' ns' : '') + ' per call' : 'probe cost not recorded in the trace';
+    const probe = t.probe_note || (probeKey ? 'probe cost ' + D.trace.header[probeKey] + (/ns/.test(probeKey) ? ' ns' : '') + ' per call' : 'probe cost not recorded in the trace');
     const line = $('run-line');
-    line.textContent = 'span ' + fmtT(span) + ' · ' + t.threads + ' thread' + (t.threads === 1 ? '' : 's') + ' · ' +
+    // The run's wall span as `revy analyze` gives it (the messages' span when absent).
+    line.textContent = 'span ' + fmtT(t.run_span !== undefined ? t.run_span : span) + ' · ' + t.threads + ' thread' + (t.threads === 1 ? '' : 's') + ' · ' +
       t.messages.toLocaleString('en') + ' messages · ' + t.instances.toLocaleString('en') + ' instances · busy ' + fmtT(t.total_time) + ' · ' + probe;
     line.dataset.span = span;
     $('foot').textContent = 'Revy ' + D.version + ' — ' + D.trace.path + ' (' + D.trace.form + ', ' + D.trace.events.toLocaleString('en') + ' events, unit ' + UNIT + ')';

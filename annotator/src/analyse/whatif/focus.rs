@@ -150,6 +150,7 @@ impl<'a> Collector<'a> {
             parent,
             thread: th as u32,
             fault: self.faults.get(&(f.method, f.oid)).copied().unwrap_or(0.0),
+            wait: 0.0,
             merged: 0,
             facts: NONE,
         }
@@ -218,6 +219,7 @@ impl<'a> Collector<'a> {
             parent,
             thread: th as u32,
             fault: run.fault,
+            wait: 0.0,
             merged: u32::try_from(run.count).unwrap_or(u32::MAX),
             facts: self.merged.len() as u32,
         });
@@ -292,6 +294,7 @@ impl Sink for Collector<'_> {
             self.flush_run(th, o.run, o.node);
             if let Some(n) = self.nodes.get_mut(o.node as usize) {
                 n.end = c.end as f64;
+                n.wait = c.wait as f64;
             }
             return;
         }
@@ -301,7 +304,7 @@ impl Sink for Collector<'_> {
         let own = span.saturating_sub(o.run.span) as f64;
         let sub = Sub {
             count: 1 + o.run.count,
-            work: (own - self.probe).max(0.0) + o.run.work,
+            work: (own - self.probe - c.wait as f64).max(0.0) + o.run.work,
             fault: self.faults.get(&(f.method, f.oid)).copied().unwrap_or(0.0) + o.run.fault,
         };
         let who = (f.method, f.receiver);

@@ -102,7 +102,7 @@ fn trees(path: &std::path::Path, plan: &Plan) -> (Tree, Tree) {
     let info = |w: u32| whole.instances[w as usize].clone();
     let mut focused = Tree::load_focused(
         path,
-        true,
+        true.into(),
         &focus,
         &info,
         &reader.status().aggregates.faults,
@@ -247,7 +247,7 @@ fn past_its_node_cap_a_focused_load_gives_up_or_counts() {
             max_nodes: 100,
             count_when_over,
         };
-        let over = match Tree::load_focused(f.path(), true, &focus, &info, &[]).unwrap() {
+        let over = match Tree::load_focused(f.path(), true.into(), &focus, &info, &[]).unwrap() {
             Ok(_) => panic!("100 nodes held the whole trace"),
             Err(over) => over,
         };

@@ -17,13 +17,21 @@ pub use plan::Plan;
 pub use sim::Params;
 pub use tree::Tree;
 
+pub use crate::analyse::analysis::probe::Compensation;
+use crate::analyse::analysis::probe::{Calibration, SmallestNet};
+
 pub const SCHEMA: &str = "revy-whatif/2";
 
 /// The statement every prediction carries.
 pub const CAVEAT: &str = "the prediction holds only if the change is free of data races: shared state the trace cannot see is assumed safe, and the program's own synchronisation is not replayed; each message is taken to cost what it cost in the profiled run, less its page-fault time when the change moves it to a thread of its own (measured by the C++ runtime on Linux only; Java has no cheap per-thread fault counter), though caches, and memory the change itself passes between threads, may behave differently once threads share the work";
 
 /// Read traces into a tree and learn which methods return nothing from the project's SAF.
-pub fn load(traces: &[PathBuf], compensate: bool, manifest: Option<&Path>) -> Result<Loaded> {
+pub fn load(
+    traces: &[PathBuf],
+    compensate: impl Into<Compensation>,
+    manifest: Option<&Path>,
+) -> Result<Loaded> {
+    let compensate = compensate.into();
     let tree = Tree::load(traces, compensate)?;
     ready(tree, traces.first(), compensate, manifest)
 }
@@ -34,7 +42,7 @@ pub fn load(traces: &[PathBuf], compensate: bool, manifest: Option<&Path>) -> Re
 /// `F` records (the caller's analysis read both).
 pub fn load_focused(
     trace: &Path,
-    compensate: bool,
+    compensate: Compensation,
     focus: &focus::Focus,
     info: &dyn Fn(u32) -> tree::InstInfo,
     faults: &[crate::analyse::trace::agg::FaultAgg],
@@ -52,19 +60,29 @@ pub fn load_focused(
 /// second keeps only what the replay needs; the prediction is the same).
 pub fn load_for(
     traces: &[PathBuf],
-    compensate: bool,
+    compensate: impl Into<Compensation>,
     manifest: Option<&Path>,
     patterns: &[String],
     max_messages: u64,
 ) -> Result<(Loaded, Plan)> {
     use crate::analyse::walk::{InstKind, Walker};
     let path = crate::analyse::trace::multi::join(traces)?;
+    let mut smallest = SmallestNet::default();
     let (reader, walker) =
-        crate::analyse::walk::walk_trace_by(&path, Walker::new(), &mut (), &mut |_, _| {})?;
+        crate::analyse::walk::walk_trace_by(&path, Walker::new(), &mut smallest, &mut |_, _| {})?;
+    // The header's probe cost, at most the smallest net time (analysis::probe).
+    let cal = Calibration::resolve(
+        compensate.into(),
+        crate::analyse::analysis::header_probe_ns(&path)?,
+        smallest.get(),
+        reader.header().unit,
+    );
+    let compensate = cal.compensation();
     let mut plan = Plan::default();
     if walker.messages <= max_messages {
         drop((reader, walker));
-        let loaded = load(traces, compensate, manifest)?;
+        let mut loaded = load(traces, compensate, manifest)?;
+        loaded.warnings.extend(cal.warning());
         for p in patterns {
             plan::add_pattern(&loaded.tree, &mut plan, p)?;
         }
@@ -99,8 +117,9 @@ pub fn load_for(
     };
     let info = |w: u32| tree::inst_info(&walker.instances[w as usize], names, 0);
     let faults = &reader.status().aggregates.faults;
-    let loaded = load_focused(&path, compensate, &focus, &info, faults, manifest)?
+    let mut loaded = load_focused(&path, compensate, &focus, &info, faults, manifest)?
         .map_err(|_| Error::input("the focused tree exceeded its node cap"))?;
+    loaded.warnings.extend(cal.warning());
     let plan = loaded.tree.plan_for(&plan);
     Ok((loaded, plan))
 }
@@ -108,7 +127,7 @@ pub fn load_for(
 /// [`load_focused`] of an empty focus: no message to hold (see [`Tree::without_messages`]).
 pub fn load_without_messages(
     trace: &Path,
-    compensate: bool,
+    compensate: Compensation,
     methods: Vec<tree::MethodInfo>,
     recorded: usize,
     manifest: Option<&Path>,
@@ -122,7 +141,7 @@ pub fn load_without_messages(
 fn ready(
     mut tree: Tree,
     first: Option<&PathBuf>,
-    compensate: bool,
+    compensate: Compensation,
     manifest: Option<&Path>,
 ) -> Result<Loaded> {
     let mut warnings = Vec::new();
@@ -145,7 +164,7 @@ fn ready(
             }
         ));
     }
-    if compensate && !tree.probe_found && tree.messages() > 0 {
+    if compensate == Compensation::Header && !tree.probe_found && tree.messages() > 0 {
         warnings.push(
             "the trace header has no probe cost (probe_ns=): times are not compensated".into(),
         );

@@ -156,7 +156,8 @@ pub struct Outcome {
     pub deadlocked: Vec<String>,
 }
 
-/// Own time of each message with the probe cost taken off once (saturating), and the
+/// Own time of each message with the probe cost and its waiting taken off (saturating),
+/// and the
 /// aggregate of each subtree made of those. A merged node (focused tree) brings its
 /// messages' aggregate; the gaps inside it are its parent's own time.
 pub fn compensated_aggregates(t: &Tree) -> Vec<f64> {
@@ -180,7 +181,7 @@ pub fn compensated_aggregates(t: &Tree) -> Vec<f64> {
             } else {
                 t.threads[n.thread as usize].probe
             };
-            agg[i] += (own - probe).max(0.0);
+            agg[i] += (own - probe - n.wait).max(0.0);
         }
         if n.parent != NONE {
             let a = agg[i];
@@ -615,7 +616,7 @@ impl<'a> Sim<'a> {
             node: c,
             next: 0,
             pos: cn.start,
-            debt: probe + f,
+            debt: probe + f + cn.wait,
             reply: NONE,
         });
     }
@@ -686,7 +687,7 @@ impl<'a> Sim<'a> {
         let n = &self.t.nodes[task.node as usize];
         let f = self.moved_faults(x, task.node, false);
         self.faults_dropped += f;
-        let debt = self.t.threads[n.thread as usize].probe + f;
+        let debt = self.t.threads[n.thread as usize].probe + f + n.wait;
         let e = &mut self.execs[x as usize];
         e.stack.push(Cursor {
             node: task.node,

@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use super::plan::Plan;
+use crate::analyse::analysis::probe::Compensation;
 use crate::analyse::trace::{Names, Unit};
 use crate::analyse::walk::{instance_label, walk_trace};
 use crate::analyse::walk::{Closed, Frame, InstKind, Instance, Sink, Walker};
@@ -30,6 +31,9 @@ pub struct Node {
     /// receiver × the header's `fault_ns=`), in the tree's unit; 0 when not measured. For
     /// a merged node, the fault time of every message it stands for.
     pub fault: f64,
+    /// Of its own time, what it spent off the CPU (blocked or preempted: the end's on-CPU
+    /// time, measured on long calls), in the tree's unit. The replay runs work only.
+    pub wait: f64,
     /// 0 for a recorded message (or a root); otherwise a merged node of a focused tree
     /// ([`Tree::load_focused`]): that many messages with nothing in focus below them, run
     /// back to back by one parent, with their method and receiver those of the heaviest.
@@ -158,7 +162,8 @@ impl Tree {
     }
 
     /// Read the traces at `paths` into one tree. `compensate` = use the headers' probe cost.
-    pub fn load(paths: &[PathBuf], compensate: bool) -> Result<Tree> {
+    pub fn load(paths: &[PathBuf], compensate: impl Into<Compensation>) -> Result<Tree> {
+        let compensate = compensate.into();
         let mut t = Tree::default();
         // Several traces are the processes of one run: one set on one time line.
         if !paths.is_empty() {
@@ -168,7 +173,7 @@ impl Tree {
         Ok(t)
     }
 
-    fn add_trace(&mut self, path: &Path, compensate: bool) -> Result<()> {
+    fn add_trace(&mut self, path: &Path, compensate: Compensation) -> Result<()> {
         let mut sink = Collect::default();
         let (reader, walker) = walk_trace(path, &mut sink)?;
         self.aggregated_calls += reader.status().aggregates.calls();
@@ -205,7 +210,7 @@ impl Tree {
     /// `faults` (the same trace's `F` records, read by the caller's walk: they come last).
     pub fn load_focused(
         path: &Path,
-        compensate: bool,
+        compensate: Compensation,
         focus: &super::focus::Focus,
         info: &dyn Fn(u32) -> InstInfo,
         faults: &[crate::analyse::trace::agg::FaultAgg],
@@ -295,7 +300,7 @@ impl Tree {
     /// what a replay would have assumed. `recorded`: the trace's recorded messages.
     pub fn without_messages(
         path: &Path,
-        compensate: bool,
+        compensate: Compensation,
         methods: Vec<MethodInfo>,
         recorded: usize,
     ) -> Result<Tree> {
@@ -315,7 +320,7 @@ impl Tree {
     fn header_costs(
         &mut self,
         reader: &crate::analyse::trace::TraceReader,
-        compensate: bool,
+        compensate: Compensation,
     ) -> f64 {
         let field = |key: &str| {
             reader
@@ -330,11 +335,12 @@ impl Tree {
         self.faults_found |= !reader.status().aggregates.faults.is_empty();
         let handoff = field("handoff_ns").filter(|h| h.is_finite() && *h > 0.0);
         self.handoff_ns = self.handoff_ns.or(handoff);
-        if compensate {
-            probe_ns.unwrap_or(0.0) * Unit::Ns.micros() / self.unit().micros()
-        } else {
-            0.0
-        }
+        let ns = match compensate {
+            Compensation::Off => 0.0,
+            Compensation::Header => probe_ns.unwrap_or(0.0),
+            Compensation::Given(ns) => ns,
+        };
+        ns * Unit::Ns.micros() / self.unit().micros()
     }
 
     /// The trace's instances and methods, after those already read.
@@ -387,6 +393,7 @@ impl Tree {
                 parent,
                 thread,
                 fault,
+                wait: n.wait as f64 * raw.scale,
                 merged: 0,
                 facts: NONE,
             });
@@ -423,6 +430,7 @@ impl Tree {
                 parent: NONE,
                 thread: self.threads.len() as u32 - 1,
                 fault: 0.0,
+                wait: 0.0,
                 merged: 0,
                 facts: NONE,
             });
@@ -513,6 +521,8 @@ pub(super) struct Raw {
     pub end: u64,
     pub parent: u32,
     pub thread: u32,
+    /// Its own time off the CPU ([`Node::wait`]), in trace units.
+    pub wait: u64,
 }
 
 impl Raw {
@@ -527,6 +537,7 @@ impl Raw {
             end: f.start,
             parent,
             thread: thread as u32,
+            wait: 0,
         }
     }
 }
@@ -558,6 +569,8 @@ impl Sink for Collect {
         self.nodes.len() as u32 - 1
     }
     fn closed(&mut self, c: &Closed, _: &[Instance], _: &Names) {
-        self.nodes[c.frame.ctx as usize].end = c.end;
+        let n = &mut self.nodes[c.frame.ctx as usize];
+        n.end = c.end;
+        n.wait = c.wait;
     }
 }

@@ -1,0 +1,182 @@
+//! The probe cost the analysis and the what-if subtract from every message: the trace
+//! header's `probe_ns=` (or `--probe-ns`), but never more than the smallest net time a
+//! recorded message shows. Every recorded message paid one start+end pair, so a calibration
+//! above the shortest message is wrong (the runtime measured it while preempted: a header
+//! once read 28,522 ns where messages took 491 ns, and every method became 0).
+
+use serde::Serialize;
+
+use crate::analyse::trace::{Names, Unit};
+use crate::analyse::walk::{Closed, Instance, Sink};
+
+/// Whether and what probe cost to subtract.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Compensation {
+    /// Keep the probe cost in the times (`--no-compensate`).
+    Off,
+    /// The header's, capped at the smallest net time.
+    Header,
+    /// Given by the user (`--probe-ns`), in ns: used as it is.
+    Given(f64),
+}
+
+impl From<bool> for Compensation {
+    fn from(on: bool) -> Self {
+        if on {
+            Compensation::Header
+        } else {
+            Compensation::Off
+        }
+    }
+}
+
+impl Compensation {
+    pub fn on(self) -> bool {
+        self != Compensation::Off
+    }
+}
+
+/// The probe cost of a run: where it came from and what was subtracted.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct Calibration {
+    /// The header's `probe_ns=` (a trace set's smallest).
+    pub header_ns: Option<f64>,
+    /// `--probe-ns`, when given.
+    pub given_ns: Option<f64>,
+    /// The smallest nonzero net time of a recorded message, probe included, in ns.
+    pub smallest_net_ns: Option<f64>,
+    /// What was subtracted per message, in ns (0: nothing).
+    pub used_ns: f64,
+    /// The header's value exceeded the smallest net time, so that was used instead.
+    pub capped: bool,
+}
+
+impl Calibration {
+    /// The cost to subtract given how, the header's value and the smallest net time (trace
+    /// units, 0 when no message was recorded).
+    pub fn resolve(c: Compensation, header_ns: Option<f64>, smallest: u64, unit: Unit) -> Self {
+        let to_ns = |u: u64| u as f64 * unit.micros() / Unit::Ns.micros();
+        let smallest_net_ns = (smallest > 0).then(|| to_ns(smallest));
+        let mut cal = Calibration {
+            header_ns,
+            given_ns: None,
+            smallest_net_ns,
+            used_ns: 0.0,
+            capped: false,
+        };
+        match c {
+            Compensation::Off => {}
+            Compensation::Given(ns) => {
+                cal.given_ns = Some(ns);
+                cal.used_ns = ns;
+            }
+            Compensation::Header => {
+                let h = header_ns.unwrap_or(0.0);
+                match smallest_net_ns {
+                    Some(s) if h > s => {
+                        cal.used_ns = s;
+                        cal.capped = true;
+                    }
+                    _ => cal.used_ns = h,
+                }
+            }
+        }
+        cal
+    }
+    /// How [`Compensation`] the caller should replay with: what this resolved to.
+    pub fn compensation(&self) -> Compensation {
+        if self.used_ns > 0.0 {
+            Compensation::Given(self.used_ns)
+        } else {
+            Compensation::Off
+        }
+    }
+    /// The warning when the header's calibration looks wrong.
+    pub fn warning(&self) -> Option<String> {
+        if !self.capped {
+            return None;
+        }
+        Some(format!(
+            "the trace header's probe cost (probe_ns={}) exceeds the shortest recorded message ({} ns, its own probe included): the calibration looks wrong (measured while the machine was busy?); {} ns per message subtracted instead (--probe-ns sets it, --no-compensate keeps it)",
+            self.header_ns.map_or("?".into(), short),
+            short(self.used_ns),
+            short(self.used_ns)
+        ))
+    }
+    /// One line: what was subtracted and where it came from.
+    pub fn describe(&self) -> String {
+        match (self.used_ns > 0.0, self.given_ns, self.header_ns) {
+            (false, _, Some(h)) => format!("probe cost {} ns per message not subtracted", short(h)),
+            (false, _, None) => "no probe cost in the trace header: times not compensated".into(),
+            (true, Some(g), _) => format!("probe cost {} ns per message subtracted (given)", short(g)),
+            (true, None, h) if self.capped => format!(
+                "probe cost {} ns per message subtracted (header's {} ns capped at the shortest message)",
+                short(self.used_ns),
+                h.map_or("?".into(), short)
+            ),
+            (true, None, _) => format!("probe cost {} ns per message subtracted", short(self.used_ns)),
+        }
+    }
+}
+
+/// A number of ns with at most one decimal.
+fn short(ns: f64) -> String {
+    let r = (ns * 10.0).round() / 10.0;
+    if r.fract() == 0.0 {
+        format!("{r:.0}")
+    } else {
+        format!("{r:.1}")
+    }
+}
+
+/// A sink that notes the smallest nonzero net time of a recorded message (trace units).
+#[derive(Debug, Clone, Copy)]
+pub struct SmallestNet(pub u64);
+
+impl Default for SmallestNet {
+    fn default() -> Self {
+        SmallestNet(u64::MAX)
+    }
+}
+
+impl SmallestNet {
+    #[inline]
+    pub fn see(&mut self, net: u64) {
+        if net > 0 && net < self.0 {
+            self.0 = net;
+        }
+    }
+    /// The smallest seen, 0 when none.
+    pub fn get(self) -> u64 {
+        if self.0 == u64::MAX {
+            0
+        } else {
+            self.0
+        }
+    }
+}
+
+impl Sink for SmallestNet {
+    fn closed(&mut self, c: &Closed, _: &[Instance], _: &Names) {
+        self.see(c.net);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_header_above_the_shortest_message_is_capped() {
+        let c = Calibration::resolve(Compensation::Header, Some(28522.1), 491, Unit::Ns);
+        assert_eq!(c.used_ns, 491.0);
+        assert!(c.capped);
+        assert!(c.warning().unwrap().contains("probe_ns=28522.1"));
+        let ok = Calibration::resolve(Compensation::Header, Some(60.0), 491, Unit::Ns);
+        assert_eq!((ok.used_ns, ok.capped, ok.warning()), (60.0, false, None));
+        let given = Calibration::resolve(Compensation::Given(700.0), Some(60.0), 491, Unit::Ns);
+        assert_eq!((given.used_ns, given.capped), (700.0, false));
+        let off = Calibration::resolve(Compensation::Off, Some(60.0), 491, Unit::Ns);
+        assert_eq!(off.used_ns, 0.0);
+    }
+}

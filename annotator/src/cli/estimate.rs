@@ -51,7 +51,7 @@ pub(crate) fn cmd_estimate(manifest: &Path, args: EstimateArgs) -> Result<()> {
         None
     };
     let rule = (loaded.as_ref())
-        .and_then(|m| m.trace_throttle.clone())
+        .and_then(|m| m.trace_throttle)
         .unwrap_or_default();
     // The exclude patterns the user wrote (not the defaults), and where.
     let written: Vec<_> = (loaded.iter())

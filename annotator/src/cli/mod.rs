@@ -112,7 +112,9 @@ pub(crate) fn dispatch(cli: Cli) -> Result<()> {
         Command::Profile(args) => cmd_profile(&cli.manifest, args),
         Command::Trace {
             command: TraceCommand::Print { files },
-        } => cmd_trace_print(&revy::analyse::trace::multi::join(&files)?),
+        } => cmd_trace_print(&revy::analyse::trace::multi::join(&common::spooled(
+            &files,
+        )?)?),
         Command::Analyze(args) => cmd_analyze(&cli.manifest, args),
         Command::Whatif(args) => cmd_whatif(&cli.manifest, args),
         Command::Report(args) => cmd_report(&cli.manifest, args),

@@ -93,7 +93,13 @@ pub(crate) fn profile_outcome(report: revy::run::profile::ProfileReport) -> Resu
             failed,
         } => {
             print_warnings(&written.warnings);
-            println!("trace: {}", trace.display());
+            // A run of several processes has a trace each, analysed together.
+            match revy::analyse::trace::multi::set_members(&trace) {
+                Ok(Some(files)) => files
+                    .iter()
+                    .for_each(|f| println!("trace: {}", f.display())),
+                _ => println!("trace: {}", trace.display()),
+            }
             println!(
                 "{} instances, {} messages",
                 written.instances, written.messages

@@ -4,6 +4,12 @@ use revy::error::Result;
 
 /// `kept` is the line for a file whose edits were kept, with `{}` for its path.
 pub(crate) fn print_restored(s: &revy::instrument::store::RestoreSummary, kept: &str) {
+    if let Some(copy) = &s.revived_from {
+        println!(
+            "the journal .revy/ was deleted (by the build?); restored from its copy in {}",
+            copy.display()
+        );
+    }
     for k in &s.kept_edits {
         println!("{}", kept.replace("{}", k));
     }

@@ -183,10 +183,16 @@ static CPP: LangSpec = LangSpec {
     grammar_ids: OnceLock::new(),
     frontend: &crate::instrument::frontend::cpp::CppFrontend,
     annotator: &crate::instrument::annotate::cpp::CppAnnotator,
-    runtime: &[(
-        "revy_runtime.hpp",
-        include_str!("../../../runtime-cpp/revy_runtime.hpp"),
-    )],
+    runtime: &[
+        (
+            "revy_runtime.hpp",
+            include_str!("../../../runtime-cpp/revy_runtime.hpp"),
+        ),
+        (
+            "revy_runtime_impl.hpp",
+            include_str!("../../../runtime-cpp/revy_runtime_impl.hpp"),
+        ),
+    ],
     starter: Starter {
         units: &["cpp", "cc", "cxx"],
         entry: None,

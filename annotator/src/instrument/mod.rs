@@ -9,6 +9,7 @@ pub mod cppdefs;
 pub mod edits;
 pub mod frontend;
 pub mod init;
+pub mod journal_copy;
 pub mod lang;
 pub mod lock;
 pub mod manifest;

@@ -159,11 +159,14 @@ fn report_run(m: &Manifest, output: Option<&Path>, outcome: RunOutcome) -> Resul
         Some(c) => Some(format!("the program exited with code {c}")),
         None => Some("the program was killed by a signal".to_string()),
     };
-    let Some(trace) = outcome.traces.last() else {
+    if outcome.traces.is_empty() {
         let dir = m.trace_dir();
         let failed = outcome.failed_to_start();
         return Ok(ProfileReport::NoTrace { dir, failed });
-    };
+    }
+    // Every process of the run (a client and its server, a parent and its children) wrote
+    // its own trace: the report analyses them together, on one time line.
+    let trace = &crate::analyse::trace::multi::join(&outcome.traces)?;
     let out: PathBuf = output.map_or_else(|| m.state_dir().join("report.html"), Path::to_path_buf);
     let opts = crate::analyse::analysis::Options {
         manifest: Some(m.path.clone()),

@@ -159,6 +159,9 @@ fn class(w: &mut W, c: &SafClass) {
     if !c.access.is_empty() {
         w.list("access", &c.access);
     }
+    if !c.data_access.is_empty() {
+        w.list("data_access", &c.data_access);
+    }
     if !c.bases_written.is_empty() {
         w.bases(&c.bases_written);
     }
@@ -229,7 +232,7 @@ mod tests {
         for fixture in ["java-constructs", "cpp-constructs", "java-errors"] {
             let m = Manifest::load(&dir.join(fixture).join("revy.toml")).unwrap();
             let project = crate::instrument::project::load(&m).unwrap();
-            let saf = crate::instrument::saf::build(&m, &project);
+            let saf = crate::instrument::saf::build::build(&m, &project);
             let text = saf.to_toml();
             let back =
                 crate::instrument::saf::Saf::from_toml(std::path::Path::new("x"), &text).unwrap();

@@ -88,6 +88,9 @@ pub struct SafClass {
     /// C++: the access labels its body writes (see `ClassDecl::access_labels`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub access: Vec<String>,
+    /// C++: the access of its non-static data members (see `ClassDecl::data_access`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub data_access: Vec<String>,
     /// C++: the base clause as written (see `ClassDecl::bases_written`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub bases_written: Vec<SafBase>,
@@ -273,9 +276,8 @@ pub fn in_scopes<T>(
     lookup(name)
 }
 
-mod build;
+pub mod build;
 mod emit;
 mod state;
 mod types;
-pub use build::build;
 pub use types::{method_signature, primitive_size, sig_decor, sig_type_name, signature};

@@ -933,9 +933,9 @@ int main() {
          throttle = false\n",
     )
     .unwrap();
-    let p = revy(dir, &["parse"]);
+    let p = Ran::from(common::revy_in(dir, &["parse"]));
     assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
-    let a = revy(dir, &["annotate"]);
+    let a = Ran::from(common::revy_in(dir, &["annotate"]));
     assert_eq!(a.code, 0, "{}{}", a.stdout, a.stderr);
     let b = sh(dir, "g++ -std=c++17 -O1 -o shapes src/main.cpp", &[]);
     assert_eq!(b.code, 0, "{}", b.stderr);

@@ -767,8 +767,7 @@ class Shapes {
 /// clone still gets an ID of its own.
 #[test]
 fn text_that_spells_super_clone_is_left_alone() {
-    if !have_javac() {
-        eprintln!("no javac: skipped");
+    if !common::gate::needs(&[Tool::Java]) {
         return;
     }
     let p = small_project(&[(

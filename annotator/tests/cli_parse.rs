@@ -220,3 +220,40 @@ fn parse_is_deterministic() {
     assert_eq!(saf.class("bank.Person").unwrap().static_size, 56);
     assert!(!saf.class("bank.Main").unwrap().selected);
 }
+
+/// Every flag and value of the commands a newcomer reads first has a description, and the
+/// summaries name what the commands do (Perfetto, Parquet; annotate's default mode).
+#[test]
+fn help_texts_describe_every_flag() {
+    let t = tempfile::tempdir().unwrap();
+    let help = |args: &[&str]| text_of(&revy(t.path(), args).stdout);
+    let top = help(&["--help"]);
+    assert!(top.contains("Perfetto") && top.contains("Parquet"), "{top}");
+    let export = help(&["export", "--help"]);
+    for flag in ["--chrome <CHROME>", "--dot <DOT>", "--folded <FOLDED>"] {
+        let lines: Vec<&str> = export.lines().collect();
+        let i = lines.iter().position(|l| l.contains(flag)).unwrap();
+        let rest = lines[i].split(flag).nth(1).unwrap_or_default().trim();
+        let next = lines.get(i + 1).map_or("", |l| l.trim());
+        let described = !rest.is_empty() || !(next.is_empty() || next.starts_with('-'));
+        assert!(described, "{flag} has no description:\n{export}");
+    }
+    for cmd in ["analyze", "whatif", "estimate"] {
+        let h = help(&[cmd, "--help"]);
+        assert!(
+            h.contains("text: A summary for people") && h.contains("json: Every figure"),
+            "{cmd}:\n{h}"
+        );
+    }
+    let annotate = help(&["annotate", "--help"]);
+    assert!(
+        annotate.contains("Without --better or --faster: the manifest's `[annotate] mode`"),
+        "{annotate}"
+    );
+    let replay = help(&["analyze", "--help"]);
+    assert!(replay.contains("from the trace header"), "{replay}");
+}
+
+fn text_of(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).replace("\n          ", " ")
+}

@@ -111,3 +111,40 @@ fn counts_overloads_together_and_names_the_excludes_that_fit_a_budget() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--budget"));
 }
+
+#[test]
+fn budget_advice_is_one_line_to_paste_into_the_manifest() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("t.dtf");
+    std::fs::write(&p, TRACE).unwrap();
+    let size = std::fs::metadata(&p).unwrap().len();
+    let manifest = dir.path().join("revy.toml");
+    let text = "[project]\nname = \"p\"\nsources = [\"*.java\"]\n\n[annotate]\nmode = \"faster\"\nexclude = [\"p.Z.old\"]\n";
+    std::fs::write(&manifest, text).unwrap();
+    let (m, path) = (manifest.to_str().unwrap(), p.to_str().unwrap());
+    let budget = (size * 1_000_000 / 2).to_string();
+    let out = revy(&[
+        "-m", m, "estimate", "--scale", "1e6", "--budget", &budget, path,
+    ]);
+    let advice = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{advice}");
+    let line = "exclude = [\"p.Z.old\", \"p.B.tiny\"]";
+    assert!(
+        advice.contains(&format!(
+            "replace the exclude line at {m}:7 with:\n{line}\n"
+        )),
+        "{advice}"
+    );
+    assert!(!advice.contains("[annotate]\nexclude"), "{advice}");
+    // Pasted over that line, the manifest still loads and now excludes both.
+    std::fs::write(&manifest, text.replace("exclude = [\"p.Z.old\"]", line)).unwrap();
+    let out = revy(&["-m", m, "estimate", "--budget", &budget, path]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Without --scale, the advice names the flag that exists.
+    assert!(text.contains("pass --scale or --full-secs"), "{text}");
+}

@@ -110,6 +110,11 @@ fn make_project() {
         return;
     }
     let (_t, dir) = init_then_profile("make", "Make", "hits 0 size 8");
+    // `report` writes where `profile` does when no -o is given.
+    std::fs::remove_file(dir.join(".revy/report.html")).unwrap();
+    let out = ok(&revy(&dir, &["report"]), "report without -o");
+    assert!(out.contains(".revy/report.html"), "{out}");
+    assert!(dir.join(".revy/report.html").is_file());
     assert_eq!(manifest_value(&dir, "build"), "make");
     assert_eq!(manifest_value(&dir, "run"), "out/lru-demo");
 }

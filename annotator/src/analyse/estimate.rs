@@ -37,6 +37,9 @@ pub struct Options {
     pub throttle_calls: u64,
     /// ... averaging less than this many microseconds.
     pub throttle_us: f64,
+    /// The manifest's `[annotate] exclude` patterns, and the `line:col` of that key (empty
+    /// when it has none), so the budget's advice is one line to paste.
+    pub manifest_exclude: (Vec<String>, String),
 }
 
 impl Default for Options {
@@ -48,6 +51,7 @@ impl Default for Options {
             probe_ns: None,
             throttle_calls: 100_000,
             throttle_us: 10.0,
+            manifest_exclude: (Vec::new(), String::new()),
         }
     }
 }
@@ -99,6 +103,9 @@ pub struct Estimate {
     /// The throttle rule applied (`[trace] throttle_calls` / `throttle_us`).
     pub throttle_calls: u64,
     pub throttle_us: f64,
+    /// The manifest's exclude patterns and where the key is (see [`Options`]).
+    #[serde(skip)]
+    pub manifest_exclude: (Vec<String>, String),
 }
 
 /// What one pass over the traces gathers per method id (per trace).
@@ -282,20 +289,20 @@ fn choose_scale(opts: &Options, g: &Gathered) -> Result<(f64, String)> {
     if let Some(full) = opts.full_secs {
         if g.span_secs <= 0.0 {
             return Err(Error::input(
-                "--full-time needs a trace with timed events; pass --scale instead",
+                "--full-secs needs a trace with timed events; pass --scale instead",
             ));
         }
         let s = full / g.span_secs;
         return Ok((
             s,
             format!(
-                "--full-time {full:.1}s over the traced span {:.2}s = ×{s:.2}",
+                "--full-secs {full:.1} over the traced span {:.2}s = ×{s:.2}",
                 g.span_secs
             ),
         ));
     }
     let mut b =
-        "×1: the traced run is taken as the full run (pass --scale or --full-time)".to_string();
+        "×1: the traced run is taken as the full run (pass --scale or --full-secs)".to_string();
     if g.truncated {
         b.push_str("; the trace is truncated, so this is a lower bound");
     }
@@ -360,6 +367,7 @@ pub fn estimate(paths: &[PathBuf], opts: &Options) -> Result<Estimate> {
         predicted_bytes_after: after,
         throttle_calls: opts.throttle_calls,
         throttle_us: opts.throttle_us,
+        manifest_exclude: opts.manifest_exclude.clone(),
     })
 }
 
@@ -532,12 +540,25 @@ fn render_budget(s: &mut String, e: &Estimate) {
         if e.exclude.is_empty() {
             let _ = writeln!(s, "\nfits the budget of {} as it is", human(b as f64));
         } else {
+            let (had, at) = &e.manifest_exclude;
+            let mut all: Vec<&str> = had.iter().map(String::as_str).collect();
+            all.extend(
+                e.exclude
+                    .iter()
+                    .map(|x| x.as_str())
+                    .filter(|x| !had.iter().any(|h| h == x)),
+            );
+            let place = if at.is_empty() {
+                "add this line under [annotate] in revy.toml (and the [annotate] line if it has none)".to_string()
+            } else {
+                format!("replace the exclude line at {at} with")
+            };
             let _ = writeln!(
                 s,
-                "\nto stay under {} (predicted {} after), add to revy.toml:\n[annotate]\nexclude = {}",
+                "\nto stay under {} (predicted {} after), {place}:\nexclude = {}",
                 human(b as f64),
                 human(e.predicted_bytes_after),
-                list(&e.exclude.iter().map(|x| x.as_str()).collect::<Vec<_>>())
+                list(&all)
             );
             if e.predicted_bytes_after > b as f64 {
                 let _ = writeln!(

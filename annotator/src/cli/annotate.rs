@@ -5,7 +5,8 @@ use revy::error::{Error, Result};
 
 #[derive(Args)]
 pub(crate) struct AnnotateArgs {
-    /// Exact message and object sizes (walks arguments at run time).
+    /// Exact message and object sizes (walks arguments at run time). Without --better or
+    /// --faster: the manifest's `[annotate] mode` (`better` unless it says otherwise).
     #[arg(long, conflicts_with = "faster")]
     better: bool,
     /// Sampled sizes (static sizes, first element × length).

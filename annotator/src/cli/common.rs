@@ -6,7 +6,9 @@ use revy::error::{Error, Result};
 
 #[derive(Clone, Copy, clap::ValueEnum)]
 pub(crate) enum OutputFormat {
+    /// A summary for people, units scaled.
     Text,
+    /// Every figure, for scripts (raw trace units; the schema is in docs/).
     Json,
 }
 

@@ -45,13 +45,23 @@ pub(crate) fn cmd_estimate(manifest: &Path, args: EstimateArgs) -> Result<()> {
         est::expand(&super::common::spooled(&args.traces)?)?
     };
     // The manifest's `[trace]` rule when there is a manifest (its errors are reported).
-    let rule = if manifest.exists() {
-        revy::instrument::manifest::Manifest::load(manifest)?
-            .trace_throttle
-            .unwrap_or_default()
+    let loaded = if manifest.exists() {
+        Some(revy::instrument::manifest::Manifest::load(manifest)?)
     } else {
-        revy::instrument::manifest::Throttle::default()
+        None
     };
+    let rule = (loaded.as_ref())
+        .and_then(|m| m.trace_throttle)
+        .unwrap_or_default();
+    // The exclude patterns the user wrote (not the defaults), and where.
+    let written: Vec<_> = (loaded.iter())
+        .flat_map(|m| m.exclude_patterns.iter().filter(|p| !p.at.is_empty()))
+        .collect();
+    let at = (loaded.as_ref())
+        .and_then(|m| exclude_line(&m.path))
+        .map(|line| format!("{}:{line}", manifest.display()))
+        .unwrap_or_default();
+    let manifest_exclude = (written.iter().map(|p| p.text.clone()).collect(), at);
     let opts = est::Options {
         scale: args.scale,
         full_secs: args.full_secs,
@@ -59,6 +69,7 @@ pub(crate) fn cmd_estimate(manifest: &Path, args: EstimateArgs) -> Result<()> {
         probe_ns: args.probe_ns,
         throttle_calls: args.throttle_calls.unwrap_or(rule.calls),
         throttle_us: args.throttle_us.unwrap_or(rule.us),
+        manifest_exclude,
     };
     let e = est::estimate(&traces, &opts)?;
     match args.format {
@@ -69,4 +80,19 @@ pub(crate) fn cmd_estimate(manifest: &Path, args: EstimateArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The line of the `exclude` key in the manifest's `[annotate]` table, if it has one.
+fn exclude_line(manifest: &Path) -> Option<usize> {
+    let text = std::fs::read_to_string(manifest).ok()?;
+    let mut in_annotate = false;
+    for (i, line) in text.lines().enumerate() {
+        let l = line.trim();
+        if l.starts_with('[') {
+            in_annotate = l.trim_start_matches('[').trim_end_matches(']').trim() == "annotate";
+        } else if in_annotate && l.split('=').next().is_some_and(|k| k.trim() == "exclude") {
+            return Some(i + 1);
+        }
+    }
+    None
 }

@@ -11,13 +11,17 @@ use super::common::{print_warnings, trace_or_newest};
 pub(crate) struct ExportArgs {
     /// The trace, or several traces of one run or a folder of them (default: the newest).
     traces: Vec<PathBuf>,
+    /// Chrome trace-event JSON (chrome://tracing, Perfetto's UI, speedscope): one slice
+    /// per message.
     #[arg(long)]
     chrome: Option<PathBuf>,
     /// Perfetto's native protobuf trace (every message; one track per thread).
     #[arg(long)]
     perfetto: Option<PathBuf>,
+    /// Graphviz DOT of the object call graph (instances, edges weighted by net time).
     #[arg(long)]
     dot: Option<PathBuf>,
+    /// Folded stacks (`a;b;c time`) for flamegraph.pl, inferno or speedscope.
     #[arg(long)]
     folded: Option<PathBuf>,
     /// Folded frames name instances (`Class#oid.method`) instead of `Class.method`.

@@ -11,7 +11,8 @@ pub(crate) struct ReplayArgs {
     /// Cores of the machine to predict for (default: this machine's).
     #[arg(long)]
     pub(crate) cores: Option<usize>,
-    /// Wake-up delay of a cross-thread message, e.g. `5us` (default: measured on this machine).
+    /// Wake-up delay of a cross-thread message, e.g. `5us` (default: the one the runtime
+    /// measured at start-up, from the trace header; else measured on this machine now).
     #[arg(long)]
     pub(crate) handoff: Option<String>,
     /// CPU a sender spends posting an asynchronous message, e.g. `200ns` (default:

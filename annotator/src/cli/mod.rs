@@ -90,7 +90,8 @@ pub(crate) enum Command {
     Whatif(WhatifArgs),
     /// Write the self-contained HTML report.
     Report(ReportArgs),
-    /// Export to Chrome trace JSON (Perfetto), Graphviz DOT, or folded stacks.
+    /// Export to Chrome trace JSON, Perfetto's protobuf trace, Graphviz DOT, folded stacks
+    /// or Parquet tables.
     Export(ExportArgs),
     /// Predict a full run's trace size and probe cost per method from a short run's traces.
     Estimate(EstimateArgs),

@@ -13,9 +13,10 @@ pub(crate) struct ReportArgs {
     /// The trace, or several traces of one run or a folder of them (default: the newest trace
     /// of the manifest's project).
     traces: Vec<PathBuf>,
-    /// The HTML file to write.
+    /// The HTML file to write (default: .revy/report.html beside the manifest, as `profile`
+    /// writes it; report.html here when there is no manifest).
     #[arg(short, long)]
-    output: PathBuf,
+    output: Option<PathBuf>,
     /// Activity level (share of the total, 0..1) from which hints name candidates.
     #[arg(long, default_value_t = 0.10)]
     threshold: f64,
@@ -42,16 +43,20 @@ pub(crate) fn cmd_report(manifest: &Path, args: ReportArgs) -> Result<()> {
         threshold_time: args.min_time,
         ..args.replay.options(manifest)?
     };
-    let w = revy::analyse::report::write_compared(
-        &path,
-        args.baseline.as_deref(),
-        &args.output,
-        &opts,
-    )?;
+    let output = match args.output {
+        Some(o) => o,
+        None if manifest.is_file() => {
+            let dir = revy::instrument::manifest::Manifest::load(manifest)?.state_dir();
+            std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+            dir.join("report.html")
+        }
+        None => PathBuf::from("report.html"),
+    };
+    let w = revy::analyse::report::write_compared(&path, args.baseline.as_deref(), &output, &opts)?;
     print_warnings(&w.warnings);
     println!(
         "wrote {} ({} instances, {} messages; {:.1} KiB in {:.2}s)",
-        args.output.display(),
+        output.display(),
         w.instances,
         w.messages,
         w.bytes as f64 / 1024.0,

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::error::{Error, Result};
-use crate::instrument::lang::LangSpec;
+use crate::instrument::lang::{Found, LangSpec};
 use crate::instrument::model::Lang;
 
 /// What `init` found and wrote.
@@ -14,19 +14,6 @@ pub struct InitSummary {
     pub manifest: std::path::PathBuf,
     /// Source files found per language, in language-table order (languages with none left out).
     pub files: Vec<(Lang, usize)>,
-}
-
-/// What `revy init` learned of one language's sources under the folder; the language's
-/// [`Starter`](crate::instrument::lang::Starter) turns it into build and run commands.
-#[derive(Default)]
-pub struct Found {
-    pub files: usize,
-    /// Top-level folders holding its files (`.` for files at the top).
-    pub top_dirs: BTreeSet<String>,
-    /// Files compiled on their own (the starter's `units` extensions), relative paths.
-    pub units: Vec<String>,
-    /// The program's entry point, if the starter looks for one (Java: the main class).
-    pub entry: Option<String>,
 }
 
 /// Writes `DIR/revy.toml`. Refuses to overwrite unless `force`.
@@ -153,15 +140,4 @@ fn manifest_text(name: &str, globs: &BTreeSet<String>, build: &str, run: &str) -
         "[trace]\npath = \".revy/traces\"\nmax_size = \"1GiB\""
     );
     text
-}
-
-/// `s` as one POSIX shell word: plain names as they are, anything else in single quotes
-/// (so `$(…)`, spaces and globs in file names are never interpreted).
-pub fn sh_quote(s: &str) -> String {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./+,:@%=".contains(c);
-    if !s.is_empty() && s.chars().all(plain) {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
 }

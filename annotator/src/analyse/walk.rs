@@ -305,7 +305,8 @@ pub struct Walker {
     numbering: bool,
     pub threads: Vec<ThreadState>,
     by_oid: OidIndex,
-    by_class: FxHashMap<u32, u32>,
+    /// Static receivers by (class, process tag): each process of a trace set keeps its own.
+    by_class: FxHashMap<(u32, u64), u32>,
     by_tid: FxHashMap<u64, usize>,
     last_tid: Option<(u64, usize)>,
     pub messages: u64,
@@ -373,15 +374,18 @@ impl Walker {
     #[inline]
     pub(crate) fn instance(&mut self, class: u32, oid: u64) -> u32 {
         let next = self.count;
-        let (id, new) = if oid == 0 {
-            let e = self.by_class.entry(class).or_insert(next);
+        // A static receiver's id is 0, or in a trace set its process tag above a zero
+        // local id: keyed by class within its process, never by the tag alone (which would
+        // fold every static class of a process into the first one met).
+        let is_static = crate::analyse::trace::multi::local(oid) == 0;
+        let (id, new) = if is_static {
+            let e = self.by_class.entry((class, oid)).or_insert(next);
             (*e, *e == next)
         } else {
             self.by_oid.get_or_insert(oid, next)
         };
         if new {
-            // A static receiver of a trace set keeps its process tag above the local id.
-            let kind = if crate::analyse::trace::multi::local(oid) == 0 {
+            let kind = if is_static {
                 InstKind::Class
             } else {
                 InstKind::Object

@@ -3,6 +3,26 @@
 
 use serde::{Deserialize, Serialize};
 
+/// Revy's own text in either language. Every C++ insertion holds one, so restore can prove
+/// an edited file lost exactly Revy's insertions: the result holds no more of these than the
+/// original did (`store::proven_unapply`).
+pub const MARKERS: [&str; 4] = ["revy.runtime.", "::revy::", ".revy-runtime/", CLOSE_MARK];
+
+/// Marks an insertion that is otherwise plain syntax (the `)` closing a wrapped
+/// expression): a bare `)` could be mistaken for the user's after an edit, and restore would
+/// remove the user's instead (`x_(f(a) + 1)` becoming `x_(f(a + 1))`).
+pub const CLOSE_MARK: &str = "/*revy*/";
+
+/// The marked `)` that closes an expression an insertion opened.
+pub fn marked_close() -> String {
+    format!("{CLOSE_MARK})")
+}
+
+/// Whether `text` holds one of Revy's markers.
+pub fn is_marked(text: &str) -> bool {
+    MARKERS.iter().any(|m| text.contains(m))
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Insertion {
     /// UTF-8 byte offset into the original text (must be a char boundary).

@@ -250,6 +250,9 @@ pub struct ClassDecl {
     /// C++: the access labels written in the body (`public`, `protected`, `private`), each once
     /// in source order; nested classes' labels not included.
     pub access_labels: Vec<String>,
+    /// C++: the access of its non-static data members (each once, in source order; the class
+    /// key's default where no label precedes them): an aggregate has only public ones.
+    pub data_access: Vec<String>,
     /// C++: the base clause as written, one entry per base, in order.
     pub bases_written: Vec<BaseDecl>,
     /// C++: type parameters the body casts `this` to (`static_cast<D*>(this)`,

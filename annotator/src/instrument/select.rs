@@ -85,6 +85,7 @@ mod tests {
             type_params: vec![],
             specialization: None,
             access: vec![],
+            data_access: vec![],
             bases_written: vec![],
             crtp_self_casts: vec![],
             file: "A.java".into(),

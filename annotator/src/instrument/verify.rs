@@ -12,7 +12,6 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use crate::error::{Error, Result};
 use crate::instrument::annotate::{self, Summary, Withdrawn};
@@ -66,7 +65,7 @@ pub fn verify(m: &Manifest, mode: Mode, plan: &Plan) -> Result<Verified> {
     let mut out = Verified::default();
     for round in 1..=MAX_ROUNDS {
         out.builds = round;
-        let (ok, log) = build(m, cmd)?;
+        let (ok, log) = build(m, cmd, round)?;
         if ok {
             return Ok(out);
         }
@@ -80,7 +79,8 @@ pub fn verify(m: &Manifest, mode: Mode, plan: &Plan) -> Result<Verified> {
             return give_up(
                 m,
                 &format!(
-                    "the build command failed where Revy inserted nothing (does the original build?): {first}"
+                    "the build command failed where Revy inserted nothing (does the original build?): {first} (whole output: {})",
+                    m.state_dir().join("build.log").display()
                 ),
             );
         }
@@ -138,23 +138,15 @@ fn give_up<T>(m: &Manifest, why: &str) -> Result<T> {
     )))
 }
 
-/// Runs the build command in the manifest folder; returns success and its combined output.
-fn build(m: &Manifest, cmd: &str) -> Result<(bool, String)> {
-    let out = Command::new("sh")
-        .arg("-c")
-        .arg(cmd)
-        .current_dir(&m.root)
-        .output()
-        .map_err(|e| {
-            Error::input(format!(
-                "{}: cannot start the build command `{cmd}`: {e}",
-                m.path.display()
-            ))
-        })?;
-    let mut log = String::from_utf8_lossy(&out.stdout).into_owned();
-    log.push('\n');
-    log.push_str(&String::from_utf8_lossy(&out.stderr));
-    Ok((out.status.success(), log))
+/// Runs the build command in the manifest folder (showing the step and its time); returns
+/// success and its combined output.
+fn build(m: &Manifest, cmd: &str, round: usize) -> Result<(bool, String)> {
+    let what = match round {
+        1 => "building the annotated sources".to_string(),
+        n => format!("building the annotated sources again (build {n})"),
+    };
+    let b = crate::instrument::build_log::build_logged(m, &what, cmd)?;
+    Ok((b.status.success(), b.log))
 }
 
 fn last_lines(log: &str) -> String {

@@ -282,6 +282,14 @@ fn write_folded(
             thousands(f.other_frames() as u64)
         ));
     }
+    if f.deeper_calls > 0 {
+        left.push_str(&format!(
+            "; stacks deeper than {} frames: {} calls counted in {} [deeper] frames",
+            folded::MAX_DEPTH,
+            thousands(f.deeper_calls),
+            thousands(f.deeper_frames() as u64)
+        ));
+    }
     Ok(left)
 }
 

@@ -19,7 +19,9 @@
 //! - right after each selected method body's `{`:
 //!   ` ::revy::Scope _rv_s(METHOD_ID, OID, SIZE); ` whose destructor logs the end on every exit;
 //!   constructors log their start in their first initialiser instead and open the body with
-//!   ` ::revy::CtorScope _rv_s(METHOD_ID, this, OID); ` (`cpp_ctor.rs`).
+//!   ` ::revy::CtorScope _rv_s(METHOD_ID, this, OID); ` (`cpp_ctor.rs`). The `)` closing such a
+//!   wrapped expression is `/*revy*/)` ([`marked_close`]): every insertion holds a marker, so
+//!   restore of an edited file removes exactly Revy's text or refuses.
 //!   OID is `this->_rv_tag.oid`, `0` for static member functions, or a non-intrusive
 //!   `::revy::nid(this, CLASS_ID, STATIC_SIZE)` (address map) for aggregates, unions and
 //!   layout-sensitive classes; constructors of those use `nid_new`, destructors add a
@@ -36,7 +38,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use super::cpp_plan::{tag_plans, Plans, TagPlan};
 use super::{fresh_name, Context, FileEdits, LangAnnotator};
 use crate::error::Result;
-use crate::instrument::edits::Insertion;
+use crate::instrument::edits::{marked_close, Insertion};
 use crate::instrument::manifest::Mode;
 use crate::instrument::model::{
     ClassDecl, ClassKind, FileModel, Lang, LayoutKind, LayoutUse, MethodDecl, MethodKind, Param,
@@ -45,6 +47,7 @@ use crate::instrument::model::{
 use crate::instrument::saf::{Saf, SafClass, SafMethod};
 
 mod placed;
+pub mod rtlib;
 
 /// Folder (relative to the manifest folder) holding the C++ runtime while annotated.
 pub const RUNTIME_DIR: &str = ".revy-runtime";
@@ -92,15 +95,23 @@ impl LangAnnotator for CppAnnotator {
         &self,
         cx: &Context,
         annotated: &[&FileModel],
-    ) -> Result<Vec<(String, String)>> {
+    ) -> Result<Vec<(String, Vec<u8>)>> {
         if !(annotated.iter()).any(|f| Lang::of_path(&f.path) == Some(Lang::Cpp)) {
             return Ok(Vec::new());
         }
         let runtime = Lang::Cpp.spec().runtime.iter();
-        let mut files: Vec<(String, String)> = runtime
-            .map(|(n, t)| (format!("{RUNTIME_DIR}/{n}"), t.to_string()))
+        let mut files: Vec<(String, Vec<u8>)> = runtime
+            .map(|(n, t)| (format!("{RUNTIME_DIR}/{n}"), t.as_bytes().to_vec()))
             .collect();
-        files.push((format!("{RUNTIME_DIR}/{CONFIG_HEADER}"), config_header(cx)));
+        let dir = cx.root.join(RUNTIME_DIR);
+        let form = rtlib::form(cx, &dir, &|shared| config_header(cx, shared));
+        files.push((
+            format!("{RUNTIME_DIR}/{CONFIG_HEADER}"),
+            form.config.into_bytes(),
+        ));
+        if let Some(lib) = form.lib {
+            files.push((format!("{RUNTIME_DIR}/{}", rtlib::LIB), lib));
+        }
         Ok(files)
     }
 }
@@ -173,7 +184,7 @@ fn unborn_tag_first(plan: &TagPlan, c: &ClassDecl, src: &str, fe: &mut FileEdits
         }
         fe.insertions
             .push(Insertion::new(init.start, unborn_prefix(&plan.member)));
-        fe.insertions.push(Insertion::new(init.end, ")"));
+        fe.insertions.push(Insertion::new(init.end, marked_close()));
     }
 }
 
@@ -371,7 +382,7 @@ impl Probe<'_> {
         let text = match early {
             Some((a, b)) => {
                 fe.insertions.push(Insertion::new(a, self.ctor_start()));
-                fe.insertions.push(Insertion::new(b, ")"));
+                fe.insertions.push(Insertion::new(b, marked_close()));
                 ctor_scope(&text, &self.scope, self.mid)
             }
             None => {
@@ -400,7 +411,7 @@ impl Probe<'_> {
         {
             fe.insertions
                 .push(Insertion::new(a, unborn_prefix(&member)));
-            fe.insertions.push(Insertion::new(b, ")"));
+            fe.insertions.push(Insertion::new(b, marked_close()));
         }
     }
 
@@ -700,18 +711,41 @@ impl IdPlans {
         cx.memo(Lang::Cpp, IdPlans::new)
     }
 
-    /// Whether a class without user constructors may be brace-initialised as an aggregate:
-    /// no virtual functions or bases, and no private/protected section (a `class` needs a
-    /// `public:`).
-    fn looks_aggregate(&self, sc: &SafClass) -> bool {
-        if sc.methods.iter().any(is_virtual) || sc.bases_written.iter().any(|b| b.is_virtual) {
-            return false;
+    /// Why `sc` may be an aggregate under some standard from C++11 to C++20 (so brace
+    /// initialisation, and traits, may rely on it): no virtual functions, no virtual,
+    /// private or protected bases, no private or protected data members (member functions,
+    /// static members and nested types may be anywhere), and no constructors but defaulted
+    /// or deleted ones (user-declared ones count from C++20 only).
+    fn aggregate_reason(&self, sc: &SafClass) -> Option<&'static str> {
+        if sc.methods.iter().any(is_virtual) {
+            return None;
         }
-        let label = |l: &str| sc.access.iter().any(|a| a == l);
-        let restricted = label("private") || label("protected");
-        match sc.kind {
-            ClassKind::Struct => !restricted,
-            _ => label("public") && !restricted,
+        let hidden_base = |b: &crate::instrument::saf::SafBase| match b.access.as_deref() {
+            Some(a) => a != "public",
+            None => sc.kind == ClassKind::Class,
+        };
+        if sc
+            .bases_written
+            .iter()
+            .any(|b| b.is_virtual || hidden_base(b))
+        {
+            return None;
+        }
+        if (sc.data_access.iter()).any(|a| a == "private" || a == "protected") {
+            return None;
+        }
+        let mut ctors = sc
+            .methods
+            .iter()
+            .filter(|m| m.kind == MethodKind::Constructor);
+        let declared_only =
+            |m: &SafMethod| m.has_modifier("defaulted") || m.has_modifier("deleted");
+        match ctors.clone().next() {
+            None => Some("aggregate without constructors"),
+            Some(_) if ctors.all(declared_only) => {
+                Some("aggregate before C++20: its constructors are all defaulted or deleted")
+            }
+            Some(_) => None,
         }
     }
 
@@ -860,6 +894,21 @@ fn is_trivial(saf: &Saf, sc: &SafClass, depth: u32) -> bool {
     fields_ok && sc.supers.iter().all(|b| trivial_type(b))
 }
 
+/// A comparison operator the class defaults (`bool operator==(const X&) const = default;`,
+/// `<=>`): it compares every member, so an ID member would delete it and change what
+/// `std::equality_comparable<X>` and the like say.
+fn defaulted_comparison(sc: &SafClass) -> Option<&str> {
+    const OPS: [&str; 7] = ["==", "!=", "<", ">", "<=", ">=", "<=>"];
+    sc.methods
+        .iter()
+        .filter(|m| m.kind == MethodKind::Operator && m.has_modifier("defaulted"))
+        .map(|m| m.name.as_str())
+        .find(|n| {
+            n.strip_prefix("operator")
+                .is_some_and(|op| OPS.contains(&op.trim()))
+        })
+}
+
 /// A class with a `constexpr` (or `consteval`) constructor.
 fn has_constexpr_ctor(sc: &SafClass) -> bool {
     sc.methods.iter().any(|m| {
@@ -913,8 +962,13 @@ fn non_intrusive_reason(saf: &Saf, sc: &SafClass, project: &IdPlans) -> Option<S
         .iter()
         .filter(|m| m.kind == MethodKind::Constructor)
         .collect();
-    if ctors.is_empty() && project.looks_aggregate(sc) {
-        return Some("aggregate without constructors".into());
+    if let Some(why) = project.aggregate_reason(sc) {
+        return Some(why.into());
+    }
+    if let Some(op) = defaulted_comparison(sc) {
+        return Some(format!(
+            "defaulted comparison `{op}`: an ID member would make it deleted"
+        ));
     }
     if ctors
         .iter()
@@ -1081,13 +1135,25 @@ fn c_string(s: &str) -> String {
 }
 
 /// `revy_config.hpp`: trace settings and the class and method tables, by SAF id.
-pub fn config_header(cx: &Context) -> String {
+/// `shared`: the stamp and path of the runtime library the header loads (else the header
+/// includes the implementation).
+pub fn config_header(cx: &Context, shared: Option<(&str, &Path)>) -> String {
     let mut s = String::new();
     s.push_str(
         "// Generated by `revy annotate`; removed by `revy restore`. Do not edit.\n\
          #ifndef REVY_CONFIG_HPP_INCLUDED\n#define REVY_CONFIG_HPP_INCLUDED\n\
-         #include <cstdint>\nnamespace revy {\nnamespace config {\n",
+         #include <cstdint>\n",
     );
+    if let Some((_, lib)) = shared {
+        let lib = c_string(&lib.display().to_string());
+        s.push_str(&format!("#define REVY_RUNTIME_LIB {lib}\n"));
+    }
+    s.push_str("namespace revy {\nnamespace config {\n");
+    if let Some((stamp, _)) = shared {
+        s.push_str(&format!(
+            "inline const char* stamp() {{ return \"{stamp}\"; }}\n"
+        ));
+    }
     push_settings(&mut s, cx);
     push_tables(&mut s, cx.saf);
     s.push_str("}  // namespace config\n}  // namespace revy\n#endif\n");

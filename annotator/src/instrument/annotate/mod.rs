@@ -36,6 +36,8 @@ pub struct TraceSettings {
     /// `[trace]` throttling: calls (0 = off) and mean nanoseconds per call.
     pub throttle_calls: u64,
     pub throttle_ns: u64,
+    /// The project's build command (a static link keeps the C++ runtime header-only).
+    pub build: Option<String>,
 }
 
 /// Everything a language annotator needs besides the file itself.
@@ -171,9 +173,12 @@ impl<'a> Context<'a> {
             .index
             .methods
             .get(&(file, m.span.line, m.name.as_str()))?;
-        found
-            .iter()
-            .find(|(c, _)| c.qname == qname)
+        // A definition may name its class less qualified than declared: after
+        // `using namespace A;`, `int B::C::f() {…}` defines `A::B::C::f` (the link to the
+        // class took the same suffix; `project::find_owner`).
+        let suffix = format!("::{qname}");
+        (found.iter().find(|(c, _)| c.qname == qname))
+            .or_else(|| found.iter().find(|(c, _)| c.qname.ends_with(&suffix)))
             .map(|(_, sm)| *sm)
     }
 }
@@ -204,7 +209,7 @@ pub trait LangAnnotator: Sync {
         &self,
         cx: &Context,
         annotated: &[&FileModel],
-    ) -> Result<Vec<(String, String)>>;
+    ) -> Result<Vec<(String, Vec<u8>)>>;
 }
 
 /// `base`, or `base1`, `base2`, … the first name `taken` does not refuse. Every generated
@@ -397,6 +402,7 @@ fn trace_settings(m: &Manifest) -> Result<(TraceSettings, PathBuf)> {
         throttle_ns: m
             .trace_throttle
             .map_or(0, |t| (t.us * 1000.0).round() as u64),
+        build: m.build.clone(),
     };
     Ok((trace, root))
 }
@@ -453,7 +459,7 @@ fn annotate_files(
 }
 
 /// The runtime files for the annotated files' languages, in language order.
-fn plan_runtime(cx: &Context, models: &[FileModel]) -> Result<Vec<(String, String)>> {
+fn plan_runtime(cx: &Context, models: &[FileModel]) -> Result<Vec<(String, Vec<u8>)>> {
     let mut by_lang: std::collections::BTreeMap<Lang, Vec<&FileModel>> = Default::default();
     for model in models {
         let lang = Lang::of_path(&model.path).unwrap_or(Lang::Java);

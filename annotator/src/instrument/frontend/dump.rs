@@ -150,6 +150,7 @@ fn class(out: &mut String, at: &Locator, c: &ClassDecl) {
         .collect();
     facts.push_str(&list("bases written", &bases));
     facts.push_str(&list("crtp self casts", &c.crtp_self_casts));
+    facts.push_str(&list("data access", &c.data_access));
     if !facts.is_empty() {
         let _ = writeln!(out, " {facts}");
     }

@@ -532,6 +532,7 @@ impl<'a> Builder<'a> {
             members_at: members_at(kind, body),
             not_annotatable: None,
             access_labels: Vec::new(),
+            data_access: Vec::new(),
             bases_written: Vec::new(),
             crtp_self_casts: Vec::new(),
         });

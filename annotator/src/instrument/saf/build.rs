@@ -336,6 +336,7 @@ fn saf_class(
         type_params: c.type_params.clone(),
         specialization: c.specialization.clone(),
         access: c.access_labels.clone(),
+        data_access: c.data_access.clone(),
         bases_written: saf_bases(c),
         crtp_self_casts: c.crtp_self_casts.clone(),
         file: c.file.clone(),

@@ -159,6 +159,9 @@ fn class(w: &mut W, c: &SafClass) {
     if !c.access.is_empty() {
         w.list("access", &c.access);
     }
+    if !c.data_access.is_empty() {
+        w.list("data_access", &c.data_access);
+    }
     if !c.bases_written.is_empty() {
         w.bases(&c.bases_written);
     }

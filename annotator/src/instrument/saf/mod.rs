@@ -88,6 +88,9 @@ pub struct SafClass {
     /// C++: the access labels its body writes (see `ClassDecl::access_labels`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub access: Vec<String>,
+    /// C++: the access of its non-static data members (see `ClassDecl::data_access`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub data_access: Vec<String>,
     /// C++: the base clause as written (see `ClassDecl::bases_written`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub bases_written: Vec<SafBase>,

@@ -19,6 +19,9 @@
 //!   function pointer's qualifiers after its parameters go too (`(*F)() const` is no plain
 //!   function pointer's); `->*` becomes ` .*`. Bodies are not typed by the walk, and such a
 //!   declarator names no method, so nothing it models changes.
+//! - NUL bytes: g++ ignores them ("null character(s) ignored"), in comments and code alike;
+//!   tree-sitter stops a comment (and a token) at one, so the rest of the comment became
+//!   code and the next class was spoiled. They become spaces.
 
 use std::borrow::Cow;
 
@@ -32,6 +35,7 @@ pub fn repair(src: &str) -> Cow<'_, str> {
     for at in memchr::memmem::find_iter(b, b"::") {
         blank.extend(member_pointer(b, at));
     }
+    blank.extend(memchr::memchr_iter(0, b));
     let arrows: Vec<usize> = memchr::memmem::find_iter(b, b"->*")
         .filter(|&at| !after_operator(b, at))
         .collect();

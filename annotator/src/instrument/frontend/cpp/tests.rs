@@ -279,3 +279,30 @@ fn comma_expressions_opening_with_an_assignment_do_not_spoil_the_method() {
     let call = method(c, "Call").effects.as_ref().unwrap();
     assert!(call.writes.contains(&"y".to_string()) && call.passed.contains(&"n".to_string()));
 }
+
+/// Issue 37 item 15: g++ ignores a NUL byte (here in a comment); the parse must too, and
+/// the next class keeps its methods. Messages never carry raw control characters.
+#[test]
+fn nul_in_a_comment_spoils_nothing_and_messages_escape_control_characters() {
+    let m =
+        parse("// a NUL: \0 (g++ accepts it)\nstruct After {\n  int next() { return 1; }\n};\n");
+    assert!(m.diagnostics.is_empty(), "{:?}", m.diagnostics);
+    let after = class(&m, "After");
+    assert!(after.not_annotatable.is_none());
+    assert!(method(after, "next").not_annotatable.is_none());
+    let m = parse("struct A {\n  int f() { return 1; }\n  \x1b[2J \x07 )(;\n};\n");
+    assert!(!m.diagnostics.is_empty());
+    for d in &m.diagnostics {
+        assert!(!d.message.chars().any(char::is_control), "{:?}", d.message);
+    }
+}
+
+/// Issue 37 item 19: the access of data members, not of every label, decides aggregates.
+#[test]
+fn data_access_records_the_access_of_data_members_only() {
+    let m = parse(
+        "struct Lazy {\n  const char* p;\n private:\n  struct Impl { int k; };\n  static int n();\n  void f() {}\n};\nclass C { int a; public: int b; };\n",
+    );
+    assert_eq!(class(&m, "Lazy").data_access, vec!["public"]);
+    assert_eq!(class(&m, "C").data_access, vec!["private", "public"]);
+}

@@ -715,6 +715,7 @@ impl<'a> Walker<'a> {
             members_at: Some(body.start_byte() + 1),
             not_annotatable: None,
             access_labels: self.access_labels(body),
+            data_access: Vec::new(),
             bases_written,
             crtp_self_casts,
         });
@@ -970,8 +971,38 @@ impl<'a> Walker<'a> {
             }
         }
         let fields = self.fields(c, ty, &decls);
+        if fields.iter().any(|f| !f.is_static) {
+            let class = &mut self.model.classes[cls.idx];
+            let access = access_of(self.src, c, class.kind);
+            if !class.data_access.contains(&access) {
+                class.data_access.push(access);
+            }
+        }
         self.model.classes[cls.idx].fields.extend(fields);
     }
+}
+
+/// The access in effect at member `c`: the nearest label before it in its class body
+/// (looking out of preprocessor blocks), else the class key's default.
+fn access_of(src: &str, c: Node, kind: ClassKind) -> String {
+    let mut at = Some(c);
+    while let Some(n) = at.filter(|n| k(*n) != K::FieldDeclarationList) {
+        let mut prev = n.prev_sibling();
+        while let Some(p) = prev {
+            if k(p) == K::AccessSpecifier {
+                let label = src.get(p.start_byte()..p.end_byte()).unwrap_or("");
+                return label.trim_end_matches(':').trim().to_string();
+            }
+            prev = p.prev_sibling();
+        }
+        at = n.parent();
+    }
+    let default = if kind == ClassKind::Class {
+        "private"
+    } else {
+        "public"
+    };
+    default.to_string()
 }
 
 /// Each declarator's default member initialiser (`= e`, `= {…}` or `{…}`) in a member

@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use crate::instrument::init::{sh_quote, Found};
+use crate::instrument::lang::{sh_quote, Found};
 use crate::instrument::model::Lang;
 
 /// The build `revy init` writes, and what the user should check.

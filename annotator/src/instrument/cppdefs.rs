@@ -163,7 +163,7 @@ pub fn for_manifest(
         .filter_map(|p| {
             let t = match originals.and_then(|o| o.get(&p)) {
                 Some(t) => t.clone(),
-                None => crate::instrument::project::read_source(manifest, &p).ok()?,
+                None => crate::instrument::manifest::read_source(manifest, &p).ok()?,
             };
             Some((p, t))
         })

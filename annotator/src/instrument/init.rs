@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::instrument::buildsys::Detected;
-use crate::instrument::lang::LangSpec;
+use crate::instrument::lang::{Found, LangSpec};
 use crate::instrument::model::Lang;
 
 /// What `init` found and wrote.
@@ -17,21 +17,6 @@ pub struct InitSummary {
     pub files: Vec<(Lang, usize)>,
     /// The build it recognised and the commands it wrote, with what to check.
     pub build: Detected,
-}
-
-/// What `revy init` learned of one language's sources under the folder; the language's
-/// [`Starter`](crate::instrument::lang::Starter) turns it into build and run commands.
-#[derive(Default)]
-pub struct Found {
-    pub files: usize,
-    /// Top-level folders holding its files (`.` for files at the top).
-    pub top_dirs: BTreeSet<String>,
-    /// Files compiled on their own (the starter's `units` extensions), relative paths.
-    pub units: Vec<String>,
-    /// Folders holding its other files (C++ headers), for include paths.
-    pub header_dirs: BTreeSet<String>,
-    /// The program's entry point, if the starter looks for one (Java: the main class).
-    pub entry: Option<String>,
 }
 
 /// Where `revy init` writes: `DIR/revy.toml`, or the `-m` file (a bare name goes in DIR; a
@@ -224,15 +209,4 @@ fn manifest_text(name: &str, globs: &BTreeSet<String>, d: &Detected) -> String {
         "[trace]\npath = \".revy/traces\"\nmax_size = \"1GiB\""
     );
     text
-}
-
-/// `s` as one POSIX shell word: plain names as they are, anything else in single quotes
-/// (so `$(…)`, spaces and globs in file names are never interpreted).
-pub fn sh_quote(s: &str) -> String {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./+,:@%=".contains(c);
-    if !s.is_empty() && s.chars().all(plain) {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
 }

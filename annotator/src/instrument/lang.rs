@@ -1,18 +1,17 @@
 //! The language table: everything the language-neutral stages need to know about a
 //! language, in one entry per language. Stages look facts up here instead of matching on
-//! [`Lang`]; only the front end, the annotator and the runtime are code of their own.
+//! [`Lang`]. The table holds facts only, so the front ends and annotators may read it: each
+//! language's front end and annotator are chosen by `frontend::for_lang` and
+//! `annotate::for_lang`, the one `match` on `Lang` each.
 
+use std::collections::BTreeSet;
 use std::path::Path;
-use std::sync::OnceLock;
 
 use tree_sitter::Language;
 
-use crate::instrument::annotate::LangAnnotator;
-use crate::instrument::frontend::kit::Grammar;
-use crate::instrument::init::{sh_quote, Found};
-use crate::instrument::model::{Frontend, Lang};
+use crate::instrument::model::Lang;
 
-/// One language's facts and parts.
+/// One language's facts.
 pub struct LangSpec {
     pub lang: Lang,
     /// The name in the SAF and in messages' keys: `java`, `cpp`.
@@ -31,10 +30,6 @@ pub struct LangSpec {
     pub inner_classes: bool,
     /// The tree-sitter grammar.
     pub grammar: fn() -> Language,
-    /// Its node kind and field ids, filled on first use by `frontend::kit::grammar`.
-    pub(crate) grammar_ids: OnceLock<Grammar>,
-    pub frontend: &'static dyn Frontend,
-    pub annotator: &'static dyn LangAnnotator,
     /// The runtime's sources (file name, text), embedded in the binary; the annotator
     /// decides where in the user's tree they go.
     pub runtime: &'static [(&'static str, &'static str)],
@@ -83,6 +78,44 @@ impl LangSpec {
     }
 }
 
+impl Lang {
+    /// The language a file belongs to, by extension; `None` for anything else.
+    pub fn of_path(path: &str) -> Option<Lang> {
+        LangSpec::of_path(path).map(|s| s.lang)
+    }
+
+    /// This language's entry in the language table.
+    pub fn spec(self) -> &'static LangSpec {
+        LangSpec::of(self)
+    }
+}
+
+/// What `revy init` learned of one language's sources under the folder; the language's
+/// [`Starter`](crate::instrument::lang::Starter) turns it into build and run commands.
+#[derive(Default)]
+pub struct Found {
+    pub files: usize,
+    /// Top-level folders holding its files (`.` for files at the top).
+    pub top_dirs: BTreeSet<String>,
+    /// Files compiled on their own (the starter's `units` extensions), relative paths.
+    pub units: Vec<String>,
+    /// Folders holding its other files (C++ headers), for include paths.
+    pub header_dirs: BTreeSet<String>,
+    /// The program's entry point, if the starter looks for one (Java: the main class).
+    pub entry: Option<String>,
+}
+
+/// `s` as one POSIX shell word: plain names as they are, anything else in single quotes
+/// (so `$(…)`, spaces and globs in file names are never interpreted).
+pub fn sh_quote(s: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./+,:@%=".contains(c);
+    if !s.is_empty() && s.chars().all(plain) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
 static JAVA: LangSpec = LangSpec {
     lang: Lang::Java,
     name: "java",
@@ -105,9 +138,6 @@ static JAVA: LangSpec = LangSpec {
     ],
     inner_classes: true,
     grammar: || tree_sitter_java::LANGUAGE.into(),
-    grammar_ids: OnceLock::new(),
-    frontend: &crate::instrument::frontend::java::JavaFrontend,
-    annotator: &crate::instrument::annotate::java::JavaAnnotator,
     runtime: &[
         (
             "Rv.java",
@@ -184,9 +214,6 @@ static CPP: LangSpec = LangSpec {
     ],
     inner_classes: false,
     grammar: || tree_sitter_cpp::LANGUAGE.into(),
-    grammar_ids: OnceLock::new(),
-    frontend: &crate::instrument::frontend::cpp::CppFrontend,
-    annotator: &crate::instrument::annotate::cpp::CppAnnotator,
     runtime: &[
         (
             "revy_runtime.hpp",

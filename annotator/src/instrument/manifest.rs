@@ -684,6 +684,26 @@ pub(crate) fn parse_size(v: &toml::Value) -> Option<u64> {
     }
 }
 
+/// Reads a source file as text: UTF-8, with any other byte carried through unchanged
+/// ([`crate::util::srctext`]); an error names the line:col of a character that would be taken
+/// for such a byte.
+pub fn read_source(manifest: &Manifest, rel: &str) -> Result<String> {
+    let full = manifest.display_path(rel);
+    let bytes = std::fs::read(&full).map_err(|e| {
+        Error::input(format!(
+            "{}: cannot read ({e}); fix the file or exclude it in {}",
+            full.display(),
+            manifest.path.display()
+        ))
+    })?;
+    crate::util::srctext::decode(bytes).map_err(|crate::util::srctext::Refused { line, col }| {
+        Error::input(format!(
+            "{}:{line}:{col}: holds a character of U+10FF80..U+10FFFF, which Revy uses to carry bytes that are not UTF-8; exclude the file",
+            full.display()
+        ))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,18 +13,6 @@ pub enum Lang {
     Cpp,
 }
 
-impl Lang {
-    /// The language a file belongs to, by extension; `None` for anything else.
-    pub fn of_path(path: &str) -> Option<Lang> {
-        crate::instrument::lang::LangSpec::of_path(path).map(|s| s.lang)
-    }
-
-    /// This language's entry in the language table.
-    pub fn spec(self) -> &'static crate::instrument::lang::LangSpec {
-        crate::instrument::lang::LangSpec::of(self)
-    }
-}
-
 /// A byte range of the original text plus the 1-based lines it covers.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Span {

@@ -3,9 +3,9 @@
 
 use rayon::prelude::*;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::instrument::frontend;
-use crate::instrument::manifest::Manifest;
+use crate::instrument::manifest::{read_source, Manifest};
 use crate::instrument::model::{ClassDecl, Diagnostic, FileModel, Lang, MethodDecl};
 use crate::instrument::saf::sig_decor;
 
@@ -28,26 +28,6 @@ pub struct Project {
     pub classes: Vec<ClassDecl>,
     /// Syntax problems and link problems, sorted by path and position.
     pub diagnostics: Vec<Diagnostic>,
-}
-
-/// Reads a source file as text: UTF-8, with any other byte carried through unchanged
-/// ([`crate::util::srctext`]); an error names the line:col of a character that would be taken
-/// for such a byte.
-pub fn read_source(manifest: &Manifest, rel: &str) -> Result<String> {
-    let full = manifest.display_path(rel);
-    let bytes = std::fs::read(&full).map_err(|e| {
-        Error::input(format!(
-            "{}: cannot read ({e}); fix the file or exclude it in {}",
-            full.display(),
-            manifest.path.display()
-        ))
-    })?;
-    crate::util::srctext::decode(bytes).map_err(|crate::util::srctext::Refused { line, col }| {
-        Error::input(format!(
-            "{}:{line}:{col}: holds a character of U+10FF80..U+10FFFF, which Revy uses to carry bytes that are not UTF-8; exclude the file",
-            full.display()
-        ))
-    })
 }
 
 /// Runs `f` (which parses in parallel) on threads whose stacks fit the front ends'

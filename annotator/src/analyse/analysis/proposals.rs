@@ -9,6 +9,7 @@ use std::sync::OnceLock;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::hints::{Hint, HintKind};
+use super::verdict::Candidate;
 use super::{Analysis, Options};
 use crate::analyse::trace::agg::FaultAgg;
 use crate::analyse::walk::InstKind;
@@ -17,8 +18,6 @@ use crate::analyse::whatif::tree::{InstInfo, MethodInfo};
 use crate::analyse::whatif::{self, Loaded, Params, Plan};
 use crate::error::Result;
 
-/// A replay must gain at least this much for a proposal.
-pub(super) const PAYS: f64 = 1.05;
 /// Candidates of each kind (classes, instances, methods) replayed at most.
 const PER_KIND: usize = 8;
 
@@ -44,19 +43,6 @@ fn enqueue_ns(o: &Options, handoff: f64) -> f64 {
             .get_or_init(whatif::measure_enqueue_ns)
             .min(handoff)
     })
-}
-
-/// What one candidate names.
-pub(super) struct Candidate {
-    pub(super) subject: String,
-    pub(super) class: Option<String>,
-    pub(super) instance: Option<u32>,
-    pub(super) method: Option<u32>,
-    pub(super) plan: Plan,
-    /// Share of the run of what becomes active.
-    pub(super) level: f64,
-    /// Pool of tasks (a method) rather than an object's own thread.
-    pub(super) pool: bool,
 }
 
 /// Replays each candidate change, ranks the proposals that pay first, then the no-gain

@@ -5,9 +5,24 @@
 use rustc_hash::FxHashSet;
 
 use super::hints::{Hint, HintKind};
-use super::proposals::{Candidate, PAYS};
 use super::Analysis;
 use crate::analyse::whatif::{self, Loaded, Plan};
+
+/// A replay must gain at least this much for a proposal.
+const PAYS: f64 = 1.05;
+
+/// What one candidate names.
+pub(super) struct Candidate {
+    pub(super) subject: String,
+    pub(super) class: Option<String>,
+    pub(super) instance: Option<u32>,
+    pub(super) method: Option<u32>,
+    pub(super) plan: Plan,
+    /// Share of the run of what becomes active.
+    pub(super) level: f64,
+    /// Pool of tasks (a method) rather than an object's own thread.
+    pub(super) pool: bool,
+}
 
 /// Methods the candidate's active part (`plan`, in the tree's ids) receives, split into
 /// void and value-returning.

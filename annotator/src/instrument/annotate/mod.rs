@@ -18,9 +18,10 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::instrument::edits::Insertion;
+use crate::instrument::manifest::read_source;
 use crate::instrument::manifest::{Manifest, Mode};
 use crate::instrument::model::{FileModel, Lang, MethodDecl};
-use crate::instrument::project::{parse_file_with, read_source};
+use crate::instrument::project::parse_file_with;
 use crate::instrument::saf::{Saf, SafClass, SafMethod};
 use crate::instrument::store::{self, Plan};
 use crate::util::hash::sha256_hex;
@@ -223,8 +224,12 @@ pub fn fresh_name(base: &str, taken: impl Fn(&str) -> bool) -> String {
     name
 }
 
+/// The annotator for a language.
 pub fn for_lang(lang: Lang) -> &'static dyn LangAnnotator {
-    lang.spec().annotator
+    match lang {
+        Lang::Java => &java::JavaAnnotator,
+        Lang::Cpp => &cpp::CppAnnotator,
+    }
 }
 
 /// What `revy annotate` did, for its summary.

@@ -9,6 +9,7 @@ use std::cell::RefCell;
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::num::NonZeroU16;
+use std::sync::OnceLock;
 
 use tree_sitter::{Language, Node, Parser, Tree, TreeCursor};
 
@@ -122,9 +123,9 @@ impl<K: Copy> KindTable<K> {
 
 /// The cached [`Grammar`] of a language.
 pub fn grammar(lang: Lang) -> &'static Grammar {
+    static GRAMMARS: [OnceLock<Grammar>; 2] = [OnceLock::new(), OnceLock::new()];
     let spec = LangSpec::of(lang);
-    spec.grammar_ids
-        .get_or_init(|| Grammar::new(&(spec.grammar)()))
+    GRAMMARS[lang as usize].get_or_init(|| Grammar::new(&(spec.grammar)()))
 }
 
 /// Iterates over a node's children with one cursor, without collecting them.

@@ -11,7 +11,10 @@ use crate::instrument::model::{Frontend, Lang};
 
 /// The front end for a language.
 pub fn for_lang(lang: Lang) -> &'static dyn Frontend {
-    lang.spec().frontend
+    match lang {
+        Lang::Java => &java::JavaFrontend,
+        Lang::Cpp => &cpp::CppFrontend,
+    }
 }
 
 /// 1-based line and byte column of a tree-sitter point.

@@ -148,13 +148,33 @@ const NAMES: &[(&str, K)] = &[
     ("translation_unit", K::TranslationUnit),
 ];
 
+/// Kinds inside which a macro-looking token is never a declaration-level macro.
+const REJECT_KINDS: &[&str] = &[
+    "compound_statement",
+    "parameter_list",
+    "argument_list",
+    "initializer_list",
+    "enumerator_list",
+    "template_argument_list",
+    "template_parameter_list",
+    "condition_clause",
+    "field_initializer_list",
+    "preproc_arg",
+    "preproc_def",
+    "preproc_function_def",
+    "string_literal",
+    "raw_string_literal",
+    "char_literal",
+    "comment",
+];
+
 /// `n`'s kind.
 pub(super) fn k(n: Node) -> K {
     static TABLE: OnceLock<KindTable<K>> = OnceLock::new();
     TABLE
         .get_or_init(|| {
             let mut names = NAMES.to_vec();
-            for r in super::macros::REJECT_KINDS {
+            for r in REJECT_KINDS {
                 if !names.iter().any(|(n, _)| n == r) {
                     names.push((r, K::Reject));
                 }

@@ -125,26 +125,6 @@ pub(super) fn prev_line_ok(b: &[u8], ls: usize) -> bool {
     }
 }
 
-/// Kinds inside which a macro-looking token is never a declaration-level macro.
-pub(super) const REJECT_KINDS: &[&str] = &[
-    "compound_statement",
-    "parameter_list",
-    "argument_list",
-    "initializer_list",
-    "enumerator_list",
-    "template_argument_list",
-    "template_parameter_list",
-    "condition_clause",
-    "field_initializer_list",
-    "preproc_arg",
-    "preproc_def",
-    "preproc_function_def",
-    "string_literal",
-    "raw_string_literal",
-    "char_literal",
-    "comment",
-];
-
 /// Whether the token at `s..e` sits at declaration scope in a member that has an error.
 pub(super) fn at_scope_with_error(root: Node, s: usize, e: usize) -> bool {
     let Some(mut n) = root.descendant_for_byte_range(s, e) else {

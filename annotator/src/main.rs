@@ -9,7 +9,10 @@ use clap::Parser;
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     // Every failure, "problems found" included, is an `Err`; its kind is the exit code.
-    match cli::dispatch(cli) {
+    let r = cli::dispatch(cli);
+    // Temp copies of traces given as pipes.
+    revy::analyse::trace::spool::cleanup();
+    match r {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("revy: error: {e}");

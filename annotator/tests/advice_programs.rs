@@ -5,6 +5,7 @@
 //! (`ADVICE_SCALE`); the speedups are measured by the script, never here.
 
 mod common;
+use common::gate::Tool;
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -74,6 +75,9 @@ fn build_and_run(dir: &Path) -> String {
 
 #[test]
 fn each_parallel_version_prints_what_its_sequential_one_does() {
+    if !common::gate::needs(&[Tool::Java, Tool::Cpp]) {
+        return;
+    }
     let t = common::copy_of("tests/advice");
     for name in PROGRAMS {
         let seq = build_and_run(&t.path().join(name).join("seq"));

@@ -332,7 +332,6 @@ fn default_trace_is_the_newest_in_trace_dir() {
             ..Spec::default()
         },
     );
-    std::thread::sleep(std::time::Duration::from_millis(20));
     std::fs::copy(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/traces/appendix-f.dtf"),
         traces.join("new.dtf"),
@@ -340,13 +339,23 @@ fn default_trace_is_the_newest_in_trace_dir() {
     .unwrap();
     // Files that are not traces are passed over however new: the runtimes' budget counter
     // (written when the run's last process exits, after its trace) and anything else.
-    std::thread::sleep(std::time::Duration::from_millis(20));
     std::fs::write(
         traces.join(".revy-run-77-88.budget"),
         "00000000000000001234\n",
     )
     .unwrap();
     std::fs::write(traces.join("notes.txt"), "mine\n").unwrap();
+    // Modification times a minute apart, in the order the files were written.
+    let t0 = std::time::SystemTime::now() - std::time::Duration::from_secs(600);
+    let order = ["old.rvt", "new.dtf", ".revy-run-77-88.budget", "notes.txt"];
+    for (i, name) in order.iter().enumerate() {
+        let f = std::fs::File::options()
+            .write(true)
+            .open(traces.join(name))
+            .unwrap();
+        f.set_modified(t0 + std::time::Duration::from_secs(60 * i as u64))
+            .unwrap();
+    }
     let o = revy(&["-m", m.to_str().unwrap(), "analyze", "--format", "json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();

@@ -3,8 +3,12 @@
 //! (re-blessed for schema 2, which only adds `lists`: the rest checked equal to version 1's).
 //! Re-bless with `REVY_BLESS=1` (and `REVY_GOLDEN_BIN=/path/to/revy` to use another binary).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use common::golden::{blessing, Goldens};
 
 use revy::analyse::trace::synth::{generate, Spec};
 use revy::analyse::trace::Form;
@@ -38,19 +42,13 @@ fn analyze_json(trace: &Path) -> String {
     serde_json::to_string_pretty(&v).unwrap() + "\n"
 }
 
-fn bless() -> bool {
-    std::env::var_os("REVY_BLESS").is_some()
-}
-
 #[test]
 fn appendix_f_analysis_json_is_unchanged() {
     let got = analyze_json(&fixture("tests/fixtures/traces/appendix-f.dtf"));
     let golden = fixture("tests/fixtures/analysis/appendix-f.json");
-    if bless() {
-        std::fs::create_dir_all(golden.parent().unwrap()).unwrap();
-        std::fs::write(&golden, &got).unwrap();
-    }
-    pretty_assertions::assert_eq!(std::fs::read_to_string(&golden).unwrap(), got);
+    let mut goldens = Goldens::new();
+    goldens.check("appendix-f analysis", &golden, &got, None);
+    goldens.finish();
 }
 
 #[test]
@@ -66,8 +64,9 @@ fn synthetic_analysis_json_is_unchanged() {
     generate(&spec, Form::Compact, std::fs::File::create(&trace).unwrap()).unwrap();
     let got = analyze_json(&trace);
     let sha = format!("{:x}", Sha256::digest(got.as_bytes()));
-    if bless() {
-        println!("SYNTH_SHA256 = {sha}");
+    // Too big for a file: a bless prints the new hash for the constant above.
+    if blessing() {
+        eprintln!("REVY_BLESS: SYNTH_SHA256 = {sha}");
         return;
     }
     let keep = std::env::temp_dir().join("revy-analysis-golden.json");

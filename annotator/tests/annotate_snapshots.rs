@@ -8,7 +8,8 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+use common::golden::Goldens;
 
 const MODES: [&str; 2] = ["better", "faster"];
 
@@ -17,11 +18,7 @@ fn fixtures() -> PathBuf {
 }
 
 fn run(dir: &Path, args: &[&str]) {
-    let out = Command::new(env!("CARGO_BIN_EXE_revy"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
+    let out = common::revy_in(dir, args);
     assert!(
         out.status.code().is_some_and(|c| c <= 1),
         "revy {args:?} in {}: {}",
@@ -42,57 +39,37 @@ fn sources(fixture: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Annotates a copy of `fixture` in `mode`; returns the differences from the expectations.
-fn check(fixture: &Path, mode: &str, bless: bool) -> Vec<String> {
+/// Annotates a copy of `fixture` in `mode` and compares (or blesses) every source.
+fn check(fixture: &Path, mode: &str, goldens: &mut Goldens) {
     let name = fixture.file_name().unwrap().to_string_lossy().into_owned();
     let tmp = tempfile::tempdir().unwrap();
     common::copy_tree(&fixture.join("src"), &tmp.path().join("src"));
     std::fs::copy(fixture.join("revy.toml"), tmp.path().join("revy.toml")).unwrap();
     run(tmp.path(), &["parse"]);
     run(tmp.path(), &["annotate", &format!("--{mode}")]);
-    let mut failures = Vec::new();
     for rel in sources(fixture) {
         let original = std::fs::read_to_string(fixture.join(&rel)).unwrap();
         let got = std::fs::read_to_string(tmp.path().join(&rel)).unwrap();
-        let expected_path = fixture.join("expected").join(mode).join(&rel);
-        if bless {
-            if got != original {
-                std::fs::create_dir_all(expected_path.parent().unwrap()).unwrap();
-                std::fs::write(&expected_path, &got).unwrap();
-            } else {
-                let _ = std::fs::remove_file(&expected_path);
-            }
-            continue;
-        }
-        let want = std::fs::read_to_string(&expected_path).unwrap_or(original);
-        if got != want {
-            let diff: Vec<String> = (got.lines().zip(want.lines()).enumerate())
-                .filter(|(_, (a, b))| a != b)
-                .take(3)
-                .map(|(i, (a, b))| format!("  line {}:\n    got  `{a}`\n    want `{b}`", i + 1))
-                .collect();
-            failures.push(format!(
-                "{name} --{mode} {}: differs from {}\n{}",
-                rel.display(),
-                expected_path.display(),
-                diff.join("\n")
-            ));
-        }
+        // A file absent from expected/ must stay unchanged.
+        goldens.check(
+            &format!("{name} --{mode} {}", rel.display()),
+            &fixture.join("expected").join(mode).join(&rel),
+            &got,
+            Some(&original),
+        );
     }
     run(tmp.path(), &["restore"]);
     for rel in sources(fixture) {
         let back = std::fs::read(tmp.path().join(&rel)).unwrap();
         if back != std::fs::read(fixture.join(&rel)).unwrap() {
-            failures.push(format!("{name} --{mode} {}: not restored", rel.display()));
+            goldens.fail(format!("{name} --{mode} {}: not restored", rel.display()));
         }
     }
-    failures
 }
 
 #[test]
 fn annotated_sources_match_snapshots() {
-    let bless = std::env::var_os("REVY_BLESS").is_some();
-    let mut failures = Vec::new();
+    let mut goldens = Goldens::new();
     let mut count = 0;
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(fixtures())
         .unwrap()
@@ -103,9 +80,9 @@ fn annotated_sources_match_snapshots() {
     for fixture in &dirs {
         count += 1;
         for mode in MODES {
-            failures.extend(check(fixture, mode, bless));
+            check(fixture, mode, &mut goldens);
         }
     }
     assert!(count >= 4, "no fixtures under {}", fixtures().display());
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    goldens.finish();
 }

@@ -1,16 +1,11 @@
 //! CLI behaviour of `revy init` and `revy parse`: the happy path, bad input and exit codes
 //! (0 ok, 1 problems found, 2 bad input), one-line errors naming file and position.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
+use common::revy_in as revy;
 
-fn revy(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_revy"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
-}
+use std::path::Path;
+use std::process::Output;
 
 fn write(dir: &Path, rel: &str, text: &[u8]) {
     let p = dir.join(rel);

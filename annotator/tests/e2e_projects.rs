@@ -4,17 +4,11 @@
 //! and the Chrome, DOT and folded exports are well formed.
 
 mod common;
+use common::gate::Tool;
+use common::revy_in;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn revy_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_revy"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
-}
+use std::process::Output;
 
 use common::snapshot;
 
@@ -67,6 +61,9 @@ use common::method_calls;
 
 #[test]
 fn java_account_end_to_end_in_both_modes() {
+    if !common::gate::needs(&[Tool::Java]) {
+        return;
+    }
     for mode in ["--better", "--faster"] {
         let t = copy_project("account");
         let (trace, json) = profile(t.path(), mode);
@@ -89,6 +86,9 @@ fn java_account_end_to_end_in_both_modes() {
 
 #[test]
 fn cpp_account_end_to_end_in_both_modes() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
     for mode in ["--better", "--faster"] {
         let t = copy_project("account-cpp");
         let (trace, json) = profile(t.path(), mode);

@@ -225,6 +225,19 @@ fn chrome_slices(path: &Path) -> Vec<Slice> {
         .collect()
 }
 
+/// `trace` exported to Perfetto and Chrome JSON in `dir`: the two files.
+fn perfetto_and_chrome(trace: &Path, dir: &Path) -> (PathBuf, PathBuf) {
+    let (pf, cj) = (dir.join("t.pftrace"), dir.join("t.json"));
+    let args = [
+        "--perfetto",
+        pf.to_str().unwrap(),
+        "--chrome",
+        cj.to_str().unwrap(),
+    ];
+    export(trace, &args);
+    (pf, cj)
+}
+
 #[test]
 fn perfetto_protobuf_has_every_message_on_its_thread() {
     let dir = tempfile::tempdir().unwrap();
@@ -232,16 +245,7 @@ fn perfetto_protobuf_has_every_message_on_its_thread() {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/traces/appendix-f.dtf"),
         synth(dir.path(), 20_000),
     ] {
-        let (pf, cj) = (dir.path().join("t.pftrace"), dir.path().join("t.json"));
-        export(
-            &trace,
-            &[
-                "--perfetto",
-                pf.to_str().unwrap(),
-                "--chrome",
-                cj.to_str().unwrap(),
-            ],
-        );
+        let (pf, cj) = perfetto_and_chrome(&trace, dir.path());
         let d = decode_perfetto(&std::fs::read(&pf).unwrap());
         let mut got = d.slices.clone();
         let mut want = chrome_slices(&cj);
@@ -257,6 +261,42 @@ fn perfetto_protobuf_has_every_message_on_its_thread() {
             d.thread_names.keys().copied().collect(),
             "one track per thread"
         );
+    }
+}
+
+/// The same exports read by Perfetto's own trace protos (the Python `perfetto` package,
+/// tests/perfetto_check.py): the file parses as `perfetto.protos.Trace` with no field
+/// Perfetto does not define, and its slices are the Chrome export's.
+#[test]
+fn perfetto_export_reads_with_perfettos_own_protos() {
+    if !common::gate::needs(&[common::gate::Tool::Perfetto]) {
+        return;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/perfetto_check.py");
+    let dir = tempfile::tempdir().unwrap();
+    for trace in [
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/traces/account-cpp.rvt"),
+        synth(dir.path(), 20_000),
+    ] {
+        let (pf, cj) = perfetto_and_chrome(&trace, dir.path());
+        let o = std::process::Command::new("python3")
+            .arg(&script)
+            .arg(&pf)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        let mut got: Vec<Slice> = serde_json::from_value(v["slices"].clone()).unwrap();
+        let mut want = chrome_slices(&cj);
+        assert!(!want.is_empty());
+        got.sort();
+        want.sort();
+        assert_eq!(got, want, "{}: Perfetto and Chrome slices", trace.display());
+        assert!(v["flows"].as_u64().unwrap() > got.len() as u64);
+        let tids: std::collections::BTreeSet<String> =
+            got.iter().map(|s| s.0.to_string()).collect();
+        let named = v["threads"].as_object().unwrap().keys().cloned().collect();
+        assert_eq!(tids, named, "one track per thread");
     }
 }
 
@@ -419,4 +459,40 @@ fn filters_keep_what_they_say_and_report_the_rest() {
     assert!(err.contains("--top kept the 50 edges"), "{err}");
     assert_eq!(folded(&fold).len(), 50);
     assert!(err.contains("--top kept the 50 heaviest"), "{err}");
+}
+
+/// Issue 37 item 3: folded stacks grew with the square of the call depth (a trace 20,000
+/// calls deep wrote 2.2 GB). Frames past the depth cap count in one `[deeper]` frame, the
+/// weights still sum to the run's total, and the command says so.
+#[test]
+fn folded_stacks_of_a_deep_recursion_are_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("deep.dtf");
+    let depth = 5_000u64;
+    let mut t = String::from("##### revy-trace 1 unit=ns lang=java pid=1\n");
+    for i in 0..depth {
+        t += &format!("<Msg cls=A oid=1 mth=f sgn=!! size=0 tid=1 t={i}>\n");
+    }
+    for i in (0..depth).rev() {
+        t += &format!(
+            "</Msg cls=A oid=1 mth=f sgn=!! tid=1 t={}>\n",
+            2 * depth - i
+        );
+    }
+    t += &format!("##### end events={}\n", 2 * depth);
+    std::fs::write(&trace, t).unwrap();
+    let out = dir.path().join("f.txt");
+    let err = export(&trace, &["--folded", out.to_str().unwrap()]);
+    let stacks = folded(&out);
+    let longest = stacks.iter().map(|(s, _)| s.len()).max().unwrap();
+    // The thread's root, 1,024 frames, one [deeper].
+    assert_eq!(longest, 1 + 1024 + 1, "frames in the longest stack");
+    assert!(std::fs::metadata(&out).unwrap().len() < 8 << 20);
+    assert!(stacks.iter().any(|(s, _)| s.last().unwrap() == "[deeper]"));
+    assert_eq!(
+        stacks.iter().map(|x| x.1).sum::<u64>(),
+        2 * depth,
+        "net times sum to the total"
+    );
+    assert!(err.contains("[deeper] frames"), "{err}");
 }

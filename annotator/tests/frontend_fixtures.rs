@@ -4,6 +4,8 @@
 //! signatures, flags, spans, insertion points and diagnostics.
 //! Set REVY_BLESS=1 to rewrite the `.model` files after an intended change (then review the diff).
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -11,36 +13,16 @@ use revy::instrument::frontend::{dump::dump, for_lang};
 use revy::instrument::lang::LangSpec;
 use revy::instrument::model::Lang;
 
+use common::golden::Goldens;
+
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/frontend")
 }
 
-/// The first differing lines of two dumps, for the failure message.
-fn diff(got: &str, want: &str) -> String {
-    let (g, w): (Vec<&str>, Vec<&str>) = (got.lines().collect(), want.lines().collect());
-    let mut out = Vec::new();
-    for i in 0..g.len().max(w.len()) {
-        let (a, b) = (g.get(i).copied(), w.get(i).copied());
-        if a != b {
-            out.push(format!(
-                "  line {}: got  {}\n           want {}",
-                i + 1,
-                a.unwrap_or("<end>"),
-                b.unwrap_or("<end>")
-            ));
-        }
-        if out.len() == 6 {
-            break;
-        }
-    }
-    out.join("\n")
-}
-
 #[test]
 fn frontend_models_match_their_dumps() {
-    let bless = std::env::var_os("REVY_BLESS").is_some();
     let root = fixtures();
-    let mut failures = Vec::new();
+    let mut goldens = Goldens::new();
     let mut count: BTreeMap<Lang, usize> = BTreeMap::new();
     for e in walkdir::WalkDir::new(&root).sort_by_file_name() {
         let e = e.unwrap();
@@ -61,18 +43,7 @@ fn frontend_models_match_their_dumps() {
             "{}.model",
             e.path().extension().unwrap().to_string_lossy()
         ));
-        if bless {
-            std::fs::write(&expected, &got).unwrap();
-            continue;
-        }
-        let want = std::fs::read_to_string(&expected).unwrap_or_default();
-        if got != want {
-            failures.push(format!(
-                "{rel}: model differs from {}\n{}",
-                expected.file_name().unwrap().to_string_lossy(),
-                diff(&got, &want)
-            ));
-        }
+        goldens.check(&rel, &expected, &got, None);
     }
     for spec in LangSpec::all() {
         let n = count.get(&spec.lang).copied().unwrap_or(0);
@@ -84,5 +55,5 @@ fn frontend_models_match_their_dumps() {
             root.display()
         );
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    goldens.finish();
 }

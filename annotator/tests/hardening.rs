@@ -7,16 +7,10 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 mod common;
+use common::gate::Tool;
+use common::revy_in as revy;
 
 use common::snapshot;
-
-fn revy(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_revy"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
-}
 
 fn err(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
@@ -174,6 +168,9 @@ fn restore_refuses_when_a_copy_of_an_insertion_would_stay_live() {
 
 #[test]
 fn init_quotes_file_names_in_generated_commands() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
     let t = tempfile::tempdir().unwrap();
     let dir = t.path().join("proj");
     std::fs::create_dir_all(dir.join("src dir")).unwrap();
@@ -299,6 +296,9 @@ fn a_second_annotate_is_refused_naming_the_lock_holder_and_dead_holders_are_take
 
 #[test]
 fn profile_restores_on_sigterm_and_sighup_and_ends_the_child_group() {
+    if !common::gate::needs(&[Tool::Java]) {
+        return;
+    }
     for (sig, code) in [
         (libc_sig::TERM, 143),
         (libc_sig::HUP, 129),
@@ -515,4 +515,157 @@ fn a_state_folder_symlinked_outside_is_refused() {
         0,
         "nothing written outside"
     );
+}
+
+// ---- issue 37 ----
+
+/// `revy` with its journal copies kept under `state` (never the user's home).
+fn revy_in(dir: &Path, state: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_revy"))
+        .args(args)
+        .current_dir(dir)
+        .env("XDG_STATE_HOME", state)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_build_deleting_the_journal_is_restored_from_its_copy() {
+    let (t, state) = (account(), tempfile::tempdir().unwrap());
+    let dir = t.path();
+    // The issue's case: the build command wipes `.revy/` (like `git clean -fdx`).
+    let manifest = read(dir.join("revy.toml")).replace("build = \"", "build = \"rm -rf .revy && ");
+    std::fs::write(dir.join("revy.toml"), manifest).unwrap();
+    let original = snapshot(dir);
+    let o = revy_in(dir, state.path(), &["profile"]);
+    assert!(
+        out(&o).contains("restored from its copy"),
+        "{}\n{}",
+        out(&o),
+        err(&o)
+    );
+    assert!(snapshot(dir) == original, "profile put the originals back");
+    // By hand: annotate, delete `.revy/`, then status and restore.
+    let o = revy_in(dir, state.path(), &["parse"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let o = revy_in(dir, state.path(), &["annotate"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    std::fs::remove_dir_all(dir.join(".revy")).unwrap();
+    let o = revy_in(dir, state.path(), &["status"]);
+    assert!(
+        out(&o).contains("journal .revy/ was deleted"),
+        "{}",
+        out(&o)
+    );
+    assert!(
+        out(&o).contains("annotated                src/bank/Account.java"),
+        "{}",
+        out(&o)
+    );
+    let o = revy_in(dir, state.path(), &["parse"]);
+    assert_eq!(o.status.code(), Some(2), "parse refuses: {}", err(&o));
+    assert!(err(&o).contains("revy restore"), "{}", err(&o));
+    let o = revy_in(dir, state.path(), &["restore"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert_eq!(snapshot(dir), original);
+    let o = revy_in(dir, state.path(), &["status"]);
+    assert_eq!(out(&o).trim(), "not annotated");
+}
+
+#[test]
+fn revy_code_without_any_journal_is_reported_by_status_restore_and_profile() {
+    let (t, state) = (account(), tempfile::tempdir().unwrap());
+    let dir = t.path();
+    let o = revy_in(dir, state.path(), &["parse"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let o = revy_in(dir, state.path(), &["annotate"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    // Both the journal and its copy are gone (another machine, a wiped home).
+    std::fs::remove_dir_all(dir.join(".revy")).unwrap();
+    std::fs::remove_dir_all(state.path().join("revy")).unwrap();
+    for cmd in ["status", "restore", "profile"] {
+        let o = revy_in(dir, state.path(), &[cmd]);
+        assert_eq!(o.status.code(), Some(2), "{cmd}: {}{}", out(&o), err(&o));
+        let e = err(&o);
+        assert!(
+            e.contains("hold Revy's code but the journal .revy/ is gone")
+                && e.contains("src/bank/Account.java")
+                && e.contains("git checkout"),
+            "{cmd}: {e}"
+        );
+    }
+}
+
+#[test]
+fn a_write_failure_during_annotate_puts_every_original_back() {
+    let t = account();
+    let dir = t.path();
+    ok(dir, &["parse"]);
+    let original = snapshot(dir);
+    // 16 blocks of 512 bytes: the sources and backups fit, the larger runtime files do not.
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "trap '' XFSZ; ulimit -f 16; exec '{}' annotate",
+            env!("CARGO_BIN_EXE_revy")
+        ))
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert!(err(&o).contains("put back as it was"), "{}", err(&o));
+    assert!(
+        snapshot(dir) == original,
+        "the tree is as before the annotate"
+    );
+    assert_eq!(out(&ok(dir, &["status"])).trim(), "not annotated");
+    ok(dir, &["annotate"]);
+}
+
+#[test]
+fn a_trace_path_inside_revys_own_files_is_refused_with_its_line() {
+    let t = account();
+    let dir = t.path();
+    let manifest = read(dir.join("revy.toml"));
+    for bad in [
+        ".revy/backup/traces",
+        "./.revy/edits",
+        ".revy/x/../backup",
+        ".revy/state.toml",
+    ] {
+        let text = manifest.replace("path = \".revy/traces\"", &format!("path = {bad:?}"));
+        std::fs::write(dir.join("revy.toml"), &text).unwrap();
+        let o = revy(dir, &["parse"]);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", err(&o));
+        let line = text.lines().position(|l| l.starts_with("path =")).unwrap() + 1;
+        assert!(
+            err(&o).contains(&format!("revy.toml:{line}: trace.path"))
+                && err(&o).contains("inside Revy's own files"),
+            "{bad}: {}",
+            err(&o)
+        );
+    }
+    // The trace folder itself, and folders of one's own under `.revy/`, stay accepted.
+    for good in [".revy/traces", ".revy/mine", "traces"] {
+        let text = manifest.replace("path = \".revy/traces\"", &format!("path = {good:?}"));
+        std::fs::write(dir.join("revy.toml"), &text).unwrap();
+        ok(dir, &["parse"]);
+    }
+}
+
+#[test]
+fn parse_shows_terminal_escapes_from_source_text_escaped() {
+    let t = account();
+    let dir = t.path();
+    // Clear screen and set the window title, in a stray line the parser rejects.
+    std::fs::write(
+        dir.join("src/bank/Bad.java"),
+        "package bank;\nclass Bad {\n  \u{1b}[2J\u{1b}]0;owned\u{7} int x;\n}\n",
+    )
+    .unwrap();
+    let o = revy(dir, &["parse"]);
+    let all = format!("{}{}", out(&o), err(&o));
+    assert!(all.contains("Bad.java:3"), "{all}");
+    assert!(!all.contains('\u{1b}') && !all.contains('\u{7}'), "{all:?}");
+    assert!(all.contains("\\u{1b}[2J"), "{all}");
 }

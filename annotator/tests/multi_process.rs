@@ -9,6 +9,8 @@ use serde_json::Value;
 
 mod common;
 use common::cpp_rt::{build_one_method, text};
+use common::gate::Tool;
+use common::revy_ok as revy;
 
 /// The parent calls `work` 1000 times, runs itself as a child process (a fresh one, with its
 /// own clock base) that calls it 500 times while the parent waits, then calls it 1000 times
@@ -59,16 +61,6 @@ fn run_forking_program(dir: &Path) -> (PathBuf, u64, u64) {
     (dir.join("traces"), pid("parent "), pid("child "))
 }
 
-fn revy(dir: &Path, args: &[&str]) -> String {
-    let r = Command::new(env!("CARGO_BIN_EXE_revy"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(r.status.success(), "revy {args:?}: {}", text(&r.stderr));
-    text(&r.stdout)
-}
-
 fn analyze(dir: &Path, traces: &[&str]) -> Value {
     let mut args = vec!["analyze", "--format", "json", "--no-compensate"];
     args.extend_from_slice(traces);
@@ -81,6 +73,9 @@ fn work_calls(a: &Value) -> u64 {
 
 #[test]
 fn two_processes_analysed_together() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let (traces, parent, child) = run_forking_program(dir);
@@ -237,6 +232,9 @@ fn a_trace_without_events_keeps_its_methods_apart() {
 /// every message.
 #[test]
 fn two_processes_past_the_replay_cap_get_the_whole_replays_verdicts() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
     use revy::analyse::analysis::{analyze_path, Options};
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
@@ -287,4 +285,52 @@ fn two_processes_past_the_replay_cap_get_the_whole_replays_verdicts() {
     );
     assert!(!whole.iter().any(|v| v.1 == "P"), "{whole:?}");
     common::assert_same_verdicts(&whole, &focused);
+}
+
+/// One process's trace: static `A.main` calling static `B.work` twice.
+fn statics_trace(pid: u64, wall: u64) -> String {
+    format!(
+        "##### revy-trace 1 unit=ns lang=java pid={pid} anchor_wall_ns={wall} anchor_t=0\n\
+         ##### thread tid=1 name=main\n\
+         <Msg cls=A oid=0 mth=main sgn=!String^1! size=2 tid=1 t=100>\n\
+         <Msg cls=B oid=0 mth=work sgn=!int^0! size=4 tid=1 t=200>\n\
+         </Msg cls=B oid=0 mth=work sgn=!int^0! tid=1 t=300>\n\
+         <Msg cls=B oid=0 mth=work sgn=!int^0! size=4 tid=1 t=400>\n\
+         </Msg cls=B oid=0 mth=work sgn=!int^0! tid=1 t=500>\n\
+         </Msg cls=A oid=0 mth=main sgn=!String^1! tid=1 t=600>\n\
+         ##### end events=6\n"
+    )
+}
+
+/// Analysed together, each process keeps one static receiver per class (before: every
+/// static class of a process was folded into the first one met, `A (static)@101` with 3
+/// calls and no `B (static)` at all).
+#[test]
+fn static_classes_stay_apart_in_a_trace_set() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(dir.join("p101.dtf"), statics_trace(101, 1_000_000_000)).unwrap();
+    std::fs::write(dir.join("p202.dtf"), statics_trace(202, 1_000_001_000)).unwrap();
+    let a = analyze(dir, &["p101.dtf", "p202.dtf"]);
+    let mut statics: Vec<(String, u64)> = a["instances"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["kind"] == "class")
+        .map(|i| {
+            (
+                i["label"].as_str().unwrap().to_string(),
+                i["received"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    statics.sort();
+    let want = [
+        ("A (static)@101", 1),
+        ("A (static)@202", 1),
+        ("B (static)@101", 2),
+        ("B (static)@202", 2),
+    ];
+    let want: Vec<(String, u64)> = want.iter().map(|(l, n)| (l.to_string(), *n)).collect();
+    assert_eq!(statics, want);
 }

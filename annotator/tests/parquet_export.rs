@@ -38,15 +38,13 @@ fn doc_query(name: &str, dir: &Path) -> String {
     body.replace("'out/", &format!("'{}/", dir.display()))
 }
 
-/// Rows of a DuckDB query as tab-separated lines, or None when Python's duckdb is missing.
+/// Rows of a DuckDB query as tab-separated lines, or None (after a SKIP line, or failing in
+/// the full tier) when Python's duckdb is missing.
 fn duckdb(query: &str) -> Option<Vec<String>> {
     let script = "import duckdb, sys\n\
                   for r in duckdb.sql(sys.stdin.read()).fetchall():\n    \
                   print('\\t'.join(str(x) for x in r))\n";
-    let probe = Command::new("python3")
-        .args(["-c", "import duckdb"])
-        .output();
-    if !probe.map(|o| o.status.success()).unwrap_or(false) {
+    if !common::gate::needs(&[common::gate::Tool::Duckdb]) {
         return None;
     }
     let mut child = Command::new("python3")
@@ -118,9 +116,6 @@ fn tables_hold_every_message_and_duckdb_reproduces_the_analysis() {
     );
 
     let Some(got) = duckdb(&doc_query("top instances", &out)) else {
-        eprintln!(
-            "skipped the DuckDB comparison: python3 -c 'import duckdb' fails (pip install duckdb)"
-        );
         return;
     };
     let mut inst: Vec<_> = a.instances.iter().filter(|i| i.received > 0).collect();

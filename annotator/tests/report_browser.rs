@@ -7,6 +7,8 @@
 //! REVY_SKIP_BROWSER=1 is set.
 
 mod common;
+use common::bin as revy;
+use common::gate::Tool;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -16,10 +18,6 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-fn revy() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_revy"))
-}
-
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
@@ -28,16 +26,6 @@ fn shots_dir() -> PathBuf {
     let d = repo().join("target/report-screenshots");
     std::fs::create_dir_all(&d).unwrap();
     d
-}
-
-fn chromium_path() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("REVY_CHROMIUM") {
-        return Some(p.into());
-    }
-    ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
-        .iter()
-        .map(PathBuf::from)
-        .find(|p| p.exists())
 }
 
 struct Browser {
@@ -328,18 +316,12 @@ impl Browser {
     }
 }
 
+/// Headless Chromium, or None after a SKIP line (see common::gate).
 fn browser() -> Option<Browser> {
-    match chromium_path() {
-        Some(p) => Some(Browser::launch(&p)),
-        None if std::env::var("REVY_SKIP_BROWSER").as_deref() == Ok("1") => {
-            eprintln!("REVY_SKIP_BROWSER=1: skipping the browser test (no chromium)");
-            None
-        }
-        None => panic!(
-            "the report's browser test needs Chromium: `apt-get install -y --no-upgrade chromium` \
-             (or set REVY_CHROMIUM=/path/to/chrome, or REVY_SKIP_BROWSER=1 to skip)"
-        ),
+    if !common::gate::needs(&[Tool::Browser]) {
+        return None;
     }
+    Some(Browser::launch(&common::gate::chromium().unwrap()))
 }
 
 fn report_of(trace: &Path, out: &Path) {
@@ -571,6 +553,9 @@ fn exercise(b: &mut Browser, name: &str) -> Value {
 
 #[test]
 fn report_in_headless_chromium() {
+    if !common::gate::needs(&[Tool::Browser, Tool::Java]) {
+        return;
+    }
     let Some(mut b) = browser() else { return };
     let tmp = tempfile::tempdir().unwrap();
 
@@ -724,8 +709,8 @@ fn report_in_headless_chromium() {
     assert!(nodes > 500, "{nodes} nodes drawn");
     b.screenshot("million-graph.png");
     b.assert_no_errors();
+    // How long it took is printed, not asserted (tests/bench measures speed).
     eprintln!("10^6 messages: report {size} bytes, opened in {opened:?}");
-    assert!(opened < Duration::from_secs(30), "opening took {opened:?}");
 }
 
 fn synth_report(dir: &Path, name: &str, spec: revy::analyse::trace::synth::Spec) -> PathBuf {

@@ -9,6 +9,8 @@
 //! budget file is named in one line and left alone.
 
 mod common;
+use common::gate::Tool;
+use common::revy_ok as revy;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -89,15 +91,6 @@ const JAVA: Lang = Lang {
         ("src/w/Counter.java", JAVA_COUNTER),
     ],
 };
-
-fn revy(dir: &Path, args: &[&str]) -> String {
-    let o = Command::new(env!("CARGO_BIN_EXE_revy"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap();
-    common::ok(&o, &format!("revy {args:?}"))
-}
 
 fn sh(dir: &Path, cmd: &str, env: &[(&str, &str)]) -> String {
     let o = Command::new("sh")
@@ -337,6 +330,9 @@ fn started_together(project: &Path, tmp: &Path) {
 
 #[test]
 fn the_processes_of_a_run_share_max_size() {
+    if !common::gate::needs(&[Tool::Cpp, Tool::Java]) {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let mut built = Vec::new();
     for lang in [&CPP, &JAVA] {
@@ -386,6 +382,9 @@ fn the_processes_of_a_run_share_max_size() {
 /// every command line that ran an annotated program left one behind.)
 #[test]
 fn stale_budget_counters_are_removed_live_ones_kept() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
     use std::os::unix::process::CommandExt;
     let tmp = tempfile::tempdir().unwrap();
     let project = tmp.path().join("p");

@@ -1,15 +1,15 @@
-//! The runtimes' trace files (issue 10, items 12–15, SPEC §6): every process writes its own
+//! The runtimes' trace files (issue 10, items 12–15): every process writes its own
 //! file, small size limits keep what fits, an unwritable path is said, a forked C++ child
 //! traces itself, traces without an end marker are warned about, and headers carry the pid
 //! and a wall-clock anchor. Both runtimes, driven by small hand-written programs.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use revy::analyse::trace::{Event, TraceReader};
 
 mod common;
 use common::cpp_rt::{build_one_method, sh, text};
+use common::gate::Tool;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -122,6 +122,9 @@ fn cpp_program(dir: &Path, max_size: u64) -> PathBuf {
 /// writes its own file: the name when it is new, else `NAME-PID.rvt`.
 #[test]
 fn cpp_processes_naming_one_trace_each_write_their_own() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let dir = cpp_program(&tmp.path().join("p"), 1 << 30);
     let out = tmp.path().join("out");
@@ -158,6 +161,9 @@ fn cpp_processes_naming_one_trace_each_write_their_own() {
 /// file (an earlier run's), that is `NAME-PID.rvt`, not the stale file.
 #[test]
 fn revy_run_reports_the_new_file_beside_a_named_one() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let dir = cpp_program(&tmp.path().join("p"), 1 << 30);
     std::fs::write(
@@ -184,6 +190,9 @@ fn revy_run_reports_the_new_file_beside_a_named_one() {
 /// limit by less than one 64 KiB block per thread plus the aggregate records.
 #[test]
 fn cpp_small_size_limits_keep_what_fits() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     for max in [16 * 1024u64, 64 * 1024, 128 * 1024] {
         let dir = cpp_program(&tmp.path().join(max.to_string()), max);
@@ -204,6 +213,9 @@ fn cpp_small_size_limits_keep_what_fits() {
 /// Item 14: an unwritable REVY_TRACE: the program ran untraced without a word.
 #[test]
 fn cpp_unwritable_trace_is_said_once() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let dir = cpp_program(&tmp.path().join("p"), 1 << 30);
     std::fs::write(dir.join("file"), "").unwrap();
@@ -222,6 +234,9 @@ fn cpp_unwritable_trace_is_said_once() {
 /// the parent's stays whole.
 #[test]
 fn cpp_forked_child_writes_its_own_trace() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let dir = cpp_program(&tmp.path().join("p"), 1 << 30);
     let before = now_ns();
@@ -248,6 +263,9 @@ fn cpp_forked_child_writes_its_own_trace() {
 /// missing (events were lost), instead of presenting a partial run as whole.
 #[test]
 fn cpp_exit_without_end_marker_is_warned() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let dir = cpp_program(&tmp.path().join("p"), 1 << 30);
     let r = sh(&dir, "./t 100000 _exit", &[("REVY_TRACE", "x.rvt")]);
@@ -270,6 +288,9 @@ fn cpp_exit_without_end_marker_is_warned() {
 /// the main thread exits then: the walk must read a live array.
 #[test]
 fn cpp_exit_walk_survives_a_growing_stack() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
     let program = r#"#include <atomic>
 #include <unistd.h>
 static std::atomic<int> grown(0);
@@ -313,10 +334,6 @@ int main() {
 }
 
 // ---- Java --------------------------------------------------------------------------------
-
-fn have_java() -> bool {
-    Command::new("javac").arg("-version").output().is_ok()
-}
 
 const JAVA_MAIN: &str = r#"package p;
 import revy.runtime.Rv;
@@ -391,8 +408,7 @@ const JAVA: &str = "java -Xshare:auto -XX:TieredStopAtLevel=1 -cp build p.Main";
 /// keep their own file (the second run truncated the first's); an unwritable path is said.
 #[test]
 fn java_processes_naming_one_trace_each_write_their_own() {
-    if !have_java() {
-        eprintln!("no javac: skipped");
+    if !common::gate::needs(&[Tool::Java]) {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -433,8 +449,7 @@ fn java_processes_naming_one_trace_each_write_their_own() {
 /// `Runtime.halt` leaves no end marker and the analysis says so.
 #[test]
 fn java_small_limit_and_halt() {
-    if !have_java() {
-        eprintln!("no javac: skipped");
+    if !common::gate::needs(&[Tool::Java]) {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -477,8 +492,7 @@ fn java_small_limit_and_halt() {
 /// the arrays hold.
 #[test]
 fn java_exit_walk_bounds_a_stale_depth() {
-    if !have_java() {
-        eprintln!("skipped: no javac");
+    if !common::gate::needs(&[Tool::Java]) {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();

@@ -3,8 +3,11 @@
 //! 0) and print every line of `expected.stderr` (if present) on stderr.
 //! Set REVY_BLESS=1 to rewrite the expectations after an intended change (then review the diff).
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+use common::golden::Goldens;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/saf")
@@ -24,11 +27,7 @@ fn copy_tree(from: &Path, to: &Path) {
 }
 
 fn parse(dir: &Path) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_revy"))
-        .arg("parse")
-        .current_dir(dir)
-        .output()
-        .unwrap();
+    let out = common::revy_in(dir, &["parse"]);
     let saf = std::fs::read_to_string(dir.join(".revy/saf.toml")).unwrap_or_default();
     (
         out.status.code().unwrap_or(-1),
@@ -39,8 +38,7 @@ fn parse(dir: &Path) -> (i32, String, String) {
 
 #[test]
 fn saf_snapshots_match() {
-    let bless = std::env::var_os("REVY_BLESS").is_some();
-    let mut failures = Vec::new();
+    let mut goldens = Goldens::new();
     let mut count = 0;
     for entry in std::fs::read_dir(fixtures()).unwrap() {
         let fixture = entry.unwrap().path();
@@ -52,47 +50,20 @@ fn saf_snapshots_match() {
         copy_tree(&fixture, tmp.path());
         let (code, saf, stderr) = parse(tmp.path());
         let name = fixture.file_name().unwrap().to_string_lossy().into_owned();
-        if bless {
-            std::fs::write(fixture.join("expected.saf.toml"), &saf).unwrap();
-            std::fs::write(fixture.join("expected.exit"), format!("{code}\n")).unwrap();
-            continue;
-        }
-        let want_exit: i32 = std::fs::read_to_string(fixture.join("expected.exit"))
-            .map(|s| s.trim().parse().unwrap())
-            .unwrap_or(0);
-        if code != want_exit {
-            failures.push(format!(
-                "{name}: exit {code}, want {want_exit}; stderr:\n{stderr}"
-            ));
-        }
-        let want = std::fs::read_to_string(fixture.join("expected.saf.toml")).unwrap_or_default();
-        if saf != want {
-            let diff: Vec<String> = saf
-                .lines()
-                .zip(want.lines())
-                .enumerate()
-                .filter(|(_, (a, b))| a != b)
-                .take(5)
-                .map(|(i, (a, b))| format!("  line {}: got `{a}`, want `{b}`", i + 1))
-                .collect();
-            failures.push(format!(
-                "{name}: SAF differs from expected.saf.toml ({} vs {} lines)\n{}",
-                saf.lines().count(),
-                want.lines().count(),
-                diff.join("\n")
-            ));
-        }
+        let exit = format!("{code}\n");
+        goldens.check(&name, &fixture.join("expected.exit"), &exit, None);
+        goldens.check(&name, &fixture.join("expected.saf.toml"), &saf, None);
         if let Ok(lines) = std::fs::read_to_string(fixture.join("expected.stderr")) {
             for l in lines.lines().filter(|l| !l.is_empty()) {
                 if !stderr.contains(l) {
-                    failures.push(format!("{name}: stderr lacks `{l}`; got:\n{stderr}"));
+                    goldens.fail(format!("{name}: stderr lacks `{l}`; got:\n{stderr}"));
                 }
             }
         }
         // Determinism: a second parse gives identical bytes.
         let (_, again, _) = parse(tmp.path());
         if again != saf {
-            failures.push(format!("{name}: two parses gave different SAF bytes"));
+            goldens.fail(format!("{name}: two parses gave different SAF bytes"));
         }
     }
     assert!(
@@ -100,5 +71,5 @@ fn saf_snapshots_match() {
         "no fixtures found under {}",
         fixtures().display()
     );
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    goldens.finish();
 }

@@ -6,24 +6,90 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn revy(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_revy"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
-}
-
 fn err(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 mod common;
+use common::revy_in as revy;
 
 use common::snapshot;
 
 fn project_copy(name: &str) -> tempfile::TempDir {
     common::copy_of(name)
+}
+
+/// Restores after a kill, checking status's verdict and the byte-identical tree.
+fn check_after_kill(dir: &Path, original: &Tree, round: &str) -> Seen {
+    let now = snapshot(dir);
+    // Each file is either original or fully annotated (never half written).
+    let status = revy(dir, &["status"]);
+    let text = String::from_utf8_lossy(&status.stdout).into_owned();
+    let seen = if text.contains("not annotated") {
+        assert_eq!(
+            &now, original,
+            "killed before the journal: tree must be untouched"
+        );
+        Seen::Before
+    } else {
+        assert!(!text.contains("edited since"), "{text}");
+        let r = revy(dir, &["restore"]);
+        assert_eq!(
+            r.status.code(),
+            Some(0),
+            "restore after kill in round {round}: {}",
+            err(&r)
+        );
+        assert_eq!(
+            &snapshot(dir),
+            original,
+            "restore after kill in round {round}"
+        );
+        if text.contains("interrupted") {
+            Seen::MidWrite
+        } else {
+            Seen::Finished
+        }
+    };
+    assert!(!dir.join(".revy/state.toml").exists());
+    seen
+}
+
+type Tree = std::collections::BTreeMap<PathBuf, Vec<u8>>;
+
+#[derive(Debug, PartialEq)]
+enum Seen {
+    Before,
+    MidWrite,
+    Finished,
+}
+
+fn annotate_slowly(dir: &Path) -> std::process::Child {
+    common::bin()
+        .args(["annotate", "--better"])
+        .current_dir(dir)
+        .env("REVY_TEST_WRITE_DELAY_MS", "20")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+fn signal(child: &std::process::Child, sig: &str) {
+    let st = Command::new("kill")
+        .args([sig, &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(st.success(), "kill {sig}");
+}
+
+/// The sources that differ from `original`.
+fn changed(dir: &Path, original: &Tree) -> usize {
+    let now = snapshot(dir);
+    original
+        .iter()
+        .filter(|(p, b)| now.get(*p) != Some(*b))
+        .count()
 }
 
 #[test]
@@ -32,9 +98,8 @@ fn sigkill_during_annotate_never_loses_anything() {
     let dir = t.path();
     assert_eq!(revy(dir, &["parse"]).status.code(), Some(0));
     let original = snapshot(dir);
-    let mut saw = [0usize; 3]; // killed before journal / mid-write / after finishing
-                               // `None`: kill right away (before the journal exists); `Some(ms)`: wait for the journal
-                               // to appear, then kill `ms` later, inside the (widened) window of file writes.
+    // `None`: kill right away (before the journal exists); `Some(ms)`: wait for the journal
+    // to appear, then kill `ms` later, inside the (widened) window of file writes.
     let plan = [
         None,
         Some(0u64),
@@ -43,64 +108,55 @@ fn sigkill_during_annotate_never_loses_anything() {
         Some(60),
         Some(100),
         Some(150),
-        Some(5000),
     ];
     for (round, after_journal) in plan.into_iter().enumerate() {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_revy"))
-            .args(["annotate", "--better"])
-            .current_dir(dir)
-            .env("REVY_TEST_WRITE_DELAY_MS", "20")
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = annotate_slowly(dir);
         if let Some(ms) = after_journal {
             let journal = dir.join(".revy/state.toml");
-            let started = std::time::Instant::now();
-            while !journal.exists() && started.elapsed().as_secs() < 60 {
-                if child.try_wait().unwrap().is_some() {
-                    break;
-                }
+            while !journal.exists() && child.try_wait().unwrap().is_none() {
                 std::thread::sleep(std::time::Duration::from_micros(200));
             }
             std::thread::sleep(std::time::Duration::from_millis(ms));
         }
         let _ = child.kill(); // SIGKILL
         let _ = child.wait();
-        let now = snapshot(dir);
-        // Each file is either original or fully annotated (never half written).
-        let status = revy(dir, &["status"]);
-        let text = String::from_utf8_lossy(&status.stdout).into_owned();
-        if text.contains("not annotated") {
-            saw[0] += 1;
-            assert_eq!(
-                now, original,
-                "killed before the journal: tree must be untouched"
-            );
-        } else {
-            if text.contains("interrupted") {
-                saw[1] += 1;
-            } else {
-                saw[2] += 1;
-            }
-            assert!(!text.contains("edited since"), "{text}");
-            let r = revy(dir, &["restore"]);
-            assert_eq!(
-                r.status.code(),
-                Some(0),
-                "restore after kill in round {round}: {}",
-                err(&r)
-            );
-            assert_eq!(
-                snapshot(dir),
-                original,
-                "restore after kill in round {round}"
-            );
-        }
-        assert!(!dir.join(".revy/state.toml").exists());
+        check_after_kill(dir, &original, &round.to_string());
     }
-    // The kill must have landed inside the write window at least once.
-    assert!(saw[1] > 0, "no kill landed mid-annotate: {saw:?}");
+    // An annotate left to finish: how many sources it changes.
+    let mut child = annotate_slowly(dir);
+    child.wait().unwrap();
+    let all = changed(dir, &original);
+    assert!(all > 1, "{all} sources annotated: no window between writes");
+    assert_eq!(check_after_kill(dir, &original, "finished"), Seen::Finished);
+    // A kill that lands mid-write for certain: revy is stopped (SIGSTOP) whenever its files
+    // are looked at, and killed while stopped once some but not all sources are annotated
+    // (tried again if a loaded machine let it write them all between two looks).
+    for attempt in 1.. {
+        let mut child = annotate_slowly(dir);
+        let partial = loop {
+            signal(&child, "-STOP");
+            let n = changed(dir, &original);
+            if n > 0 || child.try_wait().unwrap().is_some() {
+                break n;
+            }
+            signal(&child, "-CONT");
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        };
+        let _ = child.kill();
+        let _ = child.wait();
+        if (1..all).contains(&partial) {
+            break;
+        }
+        check_after_kill(dir, &original, &format!("attempt {attempt}"));
+        assert!(
+            attempt < 10,
+            "never stopped between two writes in {attempt} attempts"
+        );
+    }
+    assert_eq!(
+        check_after_kill(dir, &original, "mid-write"),
+        Seen::MidWrite
+    );
 }
 
 #[test]

@@ -5,12 +5,14 @@
 //! inserted nothing, every original is restored and the error says why.
 
 mod common;
+use common::gate::Tool;
 
 use std::path::Path;
 use std::process::{Command, Output};
 
-fn revy(dir: &Path, args: &[&str], brk: Option<&str>) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_revy"));
+/// `revy ARGS` in `dir`, breaking the build at `brk` through the test hook.
+fn revy_breaking(dir: &Path, args: &[&str], brk: Option<&str>) -> Output {
+    let mut c = common::bin();
     c.args(args).current_dir(dir).env_remove("REVY_TEST_BREAK");
     if let Some(b) = brk {
         c.env("REVY_TEST_BREAK", b);
@@ -53,15 +55,15 @@ fn verified(project: &str, brk: &str, expect: &[&str]) -> String {
     let original = sh(dir, &format!("{build} && {run}"));
     assert!(original.status.success(), "{}", text(&original));
 
-    assert!(revy(dir, &["parse"], None).status.success());
+    assert!(revy_breaking(dir, &["parse"], None).status.success());
     // Without --verify the injected construct breaks the build: the hook works.
-    let plain = revy(dir, &["annotate"], Some(brk));
+    let plain = revy_breaking(dir, &["annotate"], Some(brk));
     assert!(plain.status.code().unwrap() <= 1, "{}", text(&plain));
     assert!(!sh(dir, &build).status.success(), "the hook broke nothing");
-    assert!(revy(dir, &["restore"], None).status.success());
+    assert!(revy_breaking(dir, &["restore"], None).status.success());
     assert_eq!(common::snapshot(dir), before);
 
-    let out = revy(dir, &["annotate", "--verify"], Some(brk));
+    let out = revy_breaking(dir, &["annotate", "--verify"], Some(brk));
     let log = text(&out);
     assert_eq!(out.status.code(), Some(1), "{log}");
     assert!(log.contains("verified: the build passes"), "{log}");
@@ -86,17 +88,20 @@ fn verified(project: &str, brk: &str, expect: &[&str]) -> String {
     assert!(annotated.status.success(), "{}", text(&annotated));
     assert_eq!(annotated.stdout, original.stdout);
     assert!(common::snapshot(dir) != before, "nothing left annotated");
-    assert!(revy(dir, &["restore"], None).status.success());
+    assert!(revy_breaking(dir, &["restore"], None).status.success());
     assert_eq!(common::snapshot(dir), before);
     log
 }
 
 #[test]
 fn cpp_broken_method_is_withdrawn_and_only_its_file_rewritten() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
     let t = common::copy_of("projects/account-cpp");
     let dir = t.path();
-    assert!(revy(dir, &["parse"], None).status.success());
-    let out = revy(
+    assert!(revy_breaking(dir, &["parse"], None).status.success());
+    let out = revy_breaking(
         dir,
         &["annotate", "--verify"],
         Some("bank::Account.deposit"),
@@ -112,11 +117,14 @@ fn cpp_broken_method_is_withdrawn_and_only_its_file_rewritten() {
     assert!(!annotated.contains("revy_test_break"), "{annotated}");
     let mtime = |p: &str| std::fs::metadata(dir.join(p)).unwrap().modified().unwrap();
     assert!(mtime("src/person.cpp") < mtime("src/account.cpp"));
-    assert!(revy(dir, &["restore"], None).status.success());
+    assert!(revy_breaking(dir, &["restore"], None).status.success());
 }
 
 #[test]
 fn cpp_method_and_class_withdrawn_build_passes_restore_exact() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
     verified(
         "projects/account-cpp",
         "bank::Account.withdraw,bank::Person",
@@ -129,6 +137,9 @@ fn cpp_method_and_class_withdrawn_build_passes_restore_exact() {
 
 #[test]
 fn java_method_and_class_withdrawn_build_passes_restore_exact() {
+    if !common::gate::needs(&[Tool::Java]) {
+        return;
+    }
     verified(
         "projects/account",
         "bank.Account.deposit,bank.Person",
@@ -141,6 +152,9 @@ fn java_method_and_class_withdrawn_build_passes_restore_exact() {
 
 #[test]
 fn build_failing_outside_revys_code_restores_everything() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
     let t = common::copy_of("projects/account-cpp");
     let dir = t.path();
     // The original itself does not build: a stray token in main.cpp's last line.
@@ -149,8 +163,8 @@ fn build_failing_outside_revys_code_restores_everything() {
     src.push_str("int revy_fixture_broken = ;\n");
     std::fs::write(&main, src).unwrap();
     let before = common::snapshot(dir);
-    assert!(revy(dir, &["parse"], None).status.code().unwrap() <= 1);
-    let out = revy(dir, &["annotate", "--verify"], None);
+    assert!(revy_breaking(dir, &["parse"], None).status.code().unwrap() <= 1);
+    let out = revy_breaking(dir, &["annotate", "--verify"], None);
     let log = text(&out);
     assert_eq!(out.status.code(), Some(1), "{log}");
     assert!(

@@ -6,19 +6,13 @@
 //! aggregate record is a one-line error.
 
 mod common;
+use common::gate::Tool;
+use common::revy_in;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
 use serde_json::Value;
-
-fn revy_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_revy"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap()
-}
 
 use common::{ok, Lang};
 
@@ -677,16 +671,25 @@ fn ctor_init_lists(trace: &str, what: &str) {
 
 #[test]
 fn cpp_ctor_init_lists_past_max_size() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
     ctor_init_lists("max_size = \"16KiB\"\nthrottle = false", "max_size 16KiB");
 }
 
 #[test]
 fn cpp_ctor_init_lists_throttled() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
     ctor_init_lists("throttle_calls = 100\nthrottle_us = 1000", "throttled");
 }
 
 #[test]
 fn java_calls_open_at_exit_are_counted() {
+    if !common::gate::needs(&[Tool::Java]) {
+        return;
+    }
     open_at_exit(
         &Lang {
             files: &[("src/w/Main.java", JAVA_EXIT)],
@@ -698,6 +701,9 @@ fn java_calls_open_at_exit_are_counted() {
 
 #[test]
 fn cpp_calls_open_at_exit_are_counted() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
     open_at_exit(
         &Lang {
             files: &[("src/w.h", CPP_EXIT_H), ("src/main.cpp", CPP_EXIT)],
@@ -709,11 +715,17 @@ fn cpp_calls_open_at_exit_are_counted() {
 
 #[test]
 fn java_counts_cover_the_whole_run() {
+    if !common::gate::needs(&[Tool::Java]) {
+        return;
+    }
     whole_run(&JAVA, "java");
 }
 
 #[test]
 fn cpp_counts_cover_the_whole_run() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
     whole_run(&CPP, "cpp");
 }
 
@@ -853,6 +865,9 @@ fn objects_past_max_size(lang: &Lang, name: &str) {
 
 #[test]
 fn java_creations_past_max_size_are_counted() {
+    if !common::gate::needs(&[Tool::Java]) {
+        return;
+    }
     objects_past_max_size(
         &Lang {
             files: &[("src/w/Main.java", JAVA_OBJS)],
@@ -864,6 +879,9 @@ fn java_creations_past_max_size_are_counted() {
 
 #[test]
 fn cpp_creations_and_destructions_past_max_size_are_counted() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
     objects_past_max_size(
         &Lang {
             files: &[("src/w.h", CPP_OBJS_H), ("src/main.cpp", CPP_OBJS)],
@@ -946,6 +964,9 @@ int main() {
 /// prints what the original prints.
 #[test]
 fn cpp_overloads_are_methods_of_their_own() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let lang = Lang {
         files: &[("src/w.h", CPP_OVL_H), ("src/main.cpp", CPP_OVL)],

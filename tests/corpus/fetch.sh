@@ -31,7 +31,7 @@ declare -A ver=(
 # Source packages (their .dsc and folder) not named after the binary package.
 declare -A folder=([libjackson2-core-java]=jackson-core)
 # What Maven would do before compiling, for the projects beyond the recipes (tried on
-# 2026-11-27; see README): tests needing jars Debian lacks (JUnit Pioneer, JMH) go, and
+# 2026-11-27; see docs/results.md): tests needing jars Debian lacks (JUnit Pioneer, JMH) go, and
 # jackson-core's PackageVersion is generated from its template.
 prepare() {
   local p=$1 d=$2

@@ -1,5 +1,5 @@
 #!/bin/bash
-# One row of README's "Real projects" table for one corpus project and mode: runs the project's
+# One row of docs/results.md's "Whole runs" table for one corpus project and mode: runs the project's
 # suite original vs annotated at default settings (1 GiB max_size, throttling on) through
 # java.sh / cpp.sh (which also check outcomes, traces and restore), analyses the traces with
 # `revy analyze --format json`, and prints the row: test time (wall and CPU) vs original,

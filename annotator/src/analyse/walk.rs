@@ -5,7 +5,13 @@
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-use crate::analyse::trace::{Event, Names, RawEvent};
+use std::path::Path;
+
+use crate::analyse::trace::{Event, Names, RawEvent, TraceReader};
+use crate::error::Result;
+
+mod merge;
+pub use merge::{folded_label, is_folded, Resolved};
 
 /// What an instance of the object graph stands for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -186,7 +192,7 @@ pub trait Sink {
     fn aggregated(
         &mut self,
         _aggs: &crate::analyse::trace::agg::Aggregates,
-        _edges: &[crate::analyse::analysis::aggregates::Resolved],
+        _edges: &[Resolved],
         _instances: &[Instance],
     ) {
     }
@@ -299,7 +305,8 @@ pub struct Walker {
     numbering: bool,
     pub threads: Vec<ThreadState>,
     by_oid: OidIndex,
-    by_class: FxHashMap<u32, u32>,
+    /// Static receivers by (class, process tag): each process of a trace set keeps its own.
+    by_class: FxHashMap<(u32, u64), u32>,
     by_tid: FxHashMap<u64, usize>,
     last_tid: Option<(u64, usize)>,
     pub messages: u64,
@@ -367,15 +374,18 @@ impl Walker {
     #[inline]
     pub(crate) fn instance(&mut self, class: u32, oid: u64) -> u32 {
         let next = self.count;
-        let (id, new) = if oid == 0 {
-            let e = self.by_class.entry(class).or_insert(next);
+        // A static receiver's id is 0, or in a trace set its process tag above a zero
+        // local id: keyed by class within its process, never by the tag alone (which would
+        // fold every static class of a process into the first one met).
+        let is_static = crate::analyse::trace::multi::local(oid) == 0;
+        let (id, new) = if is_static {
+            let e = self.by_class.entry((class, oid)).or_insert(next);
             (*e, *e == next)
         } else {
             self.by_oid.get_or_insert(oid, next)
         };
         if new {
-            // A static receiver of a trace set keeps its process tag above the local id.
-            let kind = if crate::analyse::trace::multi::local(oid) == 0 {
+            let kind = if is_static {
                 InstKind::Class
             } else {
                 InstKind::Object
@@ -396,7 +406,7 @@ impl Walker {
     /// (its start read it: the hint costs nothing), so there is no branch on the kind.
     #[inline]
     pub fn prefetch(&self, ev: &RawEvent) {
-        crate::analyse::analysis::table::prefetch(&self.by_oid.dense, ev.oid as usize);
+        prefetch(&self.by_oid.dense, ev.oid as usize);
     }
 
     /// Whether looking ahead pays: the id table has outgrown the core's cache.
@@ -682,6 +692,84 @@ pub(crate) fn walk_events(
     }
 }
 
+/// Run a whole trace through the walker with `sink`; returns the reader (for names,
+/// header and status) and the walker (instances, threads, balance).
+pub fn walk_trace(path: &Path, sink: &mut impl Sink) -> Result<(TraceReader, Walker)> {
+    walk_trace_with(path, sink, &mut |_, _| {})
+}
+
+/// [`walk_trace`] calling `progress(bytes_read, file_size)` every few million events.
+pub fn walk_trace_with(
+    path: &Path,
+    sink: &mut impl Sink,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<(TraceReader, Walker)> {
+    walk_trace_by(path, Walker::new(), sink, progress)
+}
+
+/// [`walk_trace_with`] with a walker of the caller's (e.g. [`Walker::numbering`]).
+pub fn walk_trace_by(
+    path: &Path,
+    mut walker: Walker,
+    sink: &mut impl Sink,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<(TraceReader, Walker)> {
+    let size = crate::analyse::trace::multi::total_size(path);
+    let mut reader = TraceReader::open(path)?;
+    walk_events(&mut reader, &mut walker, sink, &mut |r| progress(r, size))?;
+    merge::merge(
+        &mut walker,
+        &reader.status().aggregates,
+        reader.names(),
+        sink,
+    );
+    walker.finish(reader.names(), sink);
+    Ok((reader, walker))
+}
+
+/// `Class#oid`, `Class (static)` or `root@tid`; in a trace set `Class#oid@pid`,
+/// `Class (static)@pid` and `root@pid/tid`.
+pub fn instance_label(i: &Instance, names: &crate::analyse::trace::Names) -> String {
+    use crate::analyse::trace::multi::local;
+    if let Some(l) = folded_label(i, names) {
+        return l;
+    }
+    let pid = names.process_of(if i.kind == InstKind::Root {
+        i.tid()
+    } else {
+        i.oid()
+    });
+    if let Some(pid) = pid {
+        return match i.kind {
+            InstKind::Object => format!("{}#{}@{pid}", names.class(i.class), local(i.oid())),
+            InstKind::Class => format!("{} (static)@{pid}", names.class(i.class)),
+            InstKind::Root => format!("root@{pid}/{}", local(i.tid())),
+        };
+    }
+    match i.kind {
+        InstKind::Object => format!("{}#{}", names.class(i.class), i.oid()),
+        InstKind::Class => format!("{} (static)", names.class(i.class)),
+        InstKind::Root => format!("root@{}", i.tid()),
+    }
+}
+
+/// Asks the cache for `v[i]` without waiting for it (nothing when out of range): the walk
+/// is bound by memory latency, so a batch's lookups are announced before they are made.
+#[inline]
+pub(crate) fn prefetch<T>(v: &[T], i: usize) {
+    if let Some(x) = v.get(i) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            // SAFETY: a prefetch is only a hint (it cannot fault), and SSE is part of the
+            // x86_64 baseline.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>((x as *const T).cast()) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        std::hint::black_box(x);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -774,14 +862,8 @@ mod tests {
         let f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
         synth::generate(&spec, Form::Compact, f).unwrap();
         let (mut full, mut ids) = (Ends::default(), Ends::default());
-        let (_, w) = crate::analyse::analysis::walk_trace(&path, &mut full).unwrap();
-        let (_, n) = crate::analyse::analysis::walk_trace_by(
-            &path,
-            Walker::numbering(),
-            &mut ids,
-            &mut |_, _| {},
-        )
-        .unwrap();
+        let (_, w) = walk_trace(&path, &mut full).unwrap();
+        let (_, n) = walk_trace_by(&path, Walker::numbering(), &mut ids, &mut |_, _| {}).unwrap();
         assert_eq!(full.0.len(), (200_000 - 5_000) / 2);
         assert_eq!(ids.0, full.0);
         assert_eq!(w.instances.len(), 5_000 + 4);

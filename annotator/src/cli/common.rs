@@ -12,9 +12,17 @@ pub(crate) enum OutputFormat {
 
 /// The traces named on the command line (several as one trace set), else the newest trace
 /// (`*.rvt`, `*.dtf`) in the manifest's trace folder.
+/// Traces given as pipes are read into temp files first (commands read a trace twice).
+pub(crate) fn spooled(traces: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    traces
+        .iter()
+        .map(|p| revy::analyse::trace::spool::materialize(p))
+        .collect()
+}
+
 pub(crate) fn trace_or_newest(manifest: &Path, traces: Vec<PathBuf>) -> Result<PathBuf> {
     if !traces.is_empty() {
-        return revy::analyse::trace::multi::join(&traces);
+        return revy::analyse::trace::multi::join(&spooled(&traces)?);
     }
     let m = revy::instrument::manifest::Manifest::load(manifest)?;
     let dir = m.trace_dir();

@@ -42,7 +42,7 @@ pub(crate) fn cmd_estimate(manifest: &Path, args: EstimateArgs) -> Result<()> {
     let traces = if args.traces.is_empty() {
         vec![trace_or_newest(manifest, Vec::new())?]
     } else {
-        est::expand(&args.traces)?
+        est::expand(&super::common::spooled(&args.traces)?)?
     };
     // The manifest's `[trace]` rule when there is a manifest (its errors are reported).
     let rule = if manifest.exists() {

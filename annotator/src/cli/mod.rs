@@ -52,11 +52,13 @@ pub(crate) struct Cli {
 
 #[derive(Subcommand)]
 pub(crate) enum Command {
-    /// Write a starter revy.toml for the Java/C++ sources under DIR.
+    /// Write a starter manifest (revy.toml, or the -m file) for the Java/C++ sources under
+    /// DIR, with build and run commands read from its Make, CMake, Meson, Maven, Gradle or Ant
+    /// files (or a plain compiler command).
     Init {
         #[arg(default_value = ".")]
         dir: PathBuf,
-        /// Overwrite an existing revy.toml.
+        /// Overwrite an existing manifest.
         #[arg(long)]
         force: bool,
     },
@@ -64,8 +66,13 @@ pub(crate) enum Command {
     Parse,
     /// Instrument the selection recorded in the SAF (backs up the originals first).
     Annotate(AnnotateArgs),
-    /// Put every original source back, byte for byte.
-    Restore,
+    /// Put every original source back, byte for byte, then run the build command again so
+    /// no instrumented program is left behind.
+    Restore {
+        /// Do not rebuild: the build outputs stay instrumented.
+        #[arg(long)]
+        no_rebuild: bool,
+    },
     /// Show which files are annotated, in which mode, and whether they were edited since.
     Status,
     /// Run the manifest's build, then run command, with tracing on.
@@ -91,16 +98,22 @@ pub(crate) enum Command {
 
 pub(crate) fn dispatch(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Init { dir, force } => cmd_init(&dir, force),
+        Command::Init { dir, force } => {
+            let given = (cli.manifest != std::path::Path::new("revy.toml"))
+                .then_some(cli.manifest.as_path());
+            cmd_init(&dir, given, force)
+        }
         Command::Parse => cmd_parse(&cli.manifest),
         Command::Annotate(a) => cmd_annotate(&cli.manifest, a),
-        Command::Restore => cmd_restore(&cli.manifest),
+        Command::Restore { no_rebuild } => cmd_restore(&cli.manifest, !no_rebuild),
         Command::Status => cmd_status(&cli.manifest),
         Command::Run => cmd_run(&cli.manifest),
         Command::Profile(args) => cmd_profile(&cli.manifest, args),
         Command::Trace {
             command: TraceCommand::Print { files },
-        } => cmd_trace_print(&revy::analyse::trace::multi::join(&files)?),
+        } => cmd_trace_print(&revy::analyse::trace::multi::join(&common::spooled(
+            &files,
+        )?)?),
         Command::Analyze(args) => cmd_analyze(&cli.manifest, args),
         Command::Whatif(args) => cmd_whatif(&cli.manifest, args),
         Command::Report(args) => cmd_report(&cli.manifest, args),

@@ -8,7 +8,7 @@ use revy::error::{Error, Result};
 use super::annotate::{print_skipped, print_withdrawn};
 use super::common::print_warnings;
 use super::parse::print_diagnostics;
-use super::restore::print_restored;
+use super::restore::{print_rebuild, print_restored};
 
 #[derive(Args)]
 pub(crate) struct ProfileArgs {
@@ -21,6 +21,10 @@ pub(crate) struct ProfileArgs {
     /// Where to write the HTML report (default: .revy/report.html).
     #[arg(short, long)]
     output: Option<PathBuf>,
+    /// Leave the build outputs instrumented: do not run the build command again on the
+    /// restored sources (by default it does, so no instrumented program is left behind).
+    #[arg(long)]
+    no_rebuild: bool,
 }
 
 pub(crate) fn cmd_profile(manifest: &Path, args: ProfileArgs) -> Result<()> {
@@ -31,8 +35,13 @@ pub(crate) fn cmd_profile(manifest: &Path, args: ProfileArgs) -> Result<()> {
     } else {
         None
     };
-    let report =
-        revy::run::profile::profile(manifest, mode, args.output.as_deref(), &mut print_step)?;
+    let report = revy::run::profile::profile(
+        manifest,
+        mode,
+        args.output.as_deref(),
+        !args.no_rebuild,
+        &mut print_step,
+    )?;
     profile_outcome(report)
 }
 
@@ -63,6 +72,7 @@ pub(crate) fn print_step(step: revy::run::profile::Step) {
             );
         }
         Step::Restored(r) => print_restored(r, "kept your edits in {}"),
+        Step::Rebuilt(r) => print_rebuild(r),
     }
 }
 
@@ -72,11 +82,10 @@ pub(crate) fn profile_outcome(report: revy::run::profile::ProfileReport) -> Resu
     match report {
         ProfileReport::Interrupted(sig) => Err(Error::Interrupted(sig)),
         ProfileReport::RunFailed(e) => Err(Error::Problems(format!("{e}\nrevy: sources restored"))),
-        ProfileReport::NoTrace { dir, failed } => Err(Error::Problems(format!(
-            "the run wrote no trace in {}{}",
-            dir.display(),
-            failed.map(|f| format!(" ({f})")).unwrap_or_default()
-        ))),
+        ProfileReport::NoTrace { dir, failed } => Err(Error::Problems(match failed {
+            Some(f) => format!("the run wrote no trace in {}: {f}", dir.display()),
+            None => format!("the run wrote no trace in {}", dir.display()),
+        })),
         ProfileReport::Reported {
             trace,
             report,
@@ -84,7 +93,13 @@ pub(crate) fn profile_outcome(report: revy::run::profile::ProfileReport) -> Resu
             failed,
         } => {
             print_warnings(&written.warnings);
-            println!("trace: {}", trace.display());
+            // A run of several processes has a trace each, analysed together.
+            match revy::analyse::trace::multi::set_members(&trace) {
+                Ok(Some(files)) => files
+                    .iter()
+                    .for_each(|f| println!("trace: {}", f.display())),
+                _ => println!("trace: {}", trace.display()),
+            }
             println!(
                 "{} instances, {} messages",
                 written.instances, written.messages

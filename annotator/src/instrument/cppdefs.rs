@@ -12,6 +12,10 @@ use crate::instrument::model::Lang;
 pub struct CompileFlags {
     pub defines: Vec<String>,
     pub includes: Vec<PathBuf>,
+    /// The first C++ entry's compiler (its first word), when it names one.
+    pub compiler: Option<String>,
+    /// Some entry links statically (`-static`): the C++ runtime stays header-only.
+    pub static_link: bool,
 }
 
 pub fn compile_flags(root: &Path) -> CompileFlags {
@@ -38,11 +42,21 @@ pub fn compile_flags(root: &Path) -> CompileFlags {
                 }
                 _ => continue,
             };
+            if out.compiler.is_none() {
+                out.compiler = args.first().filter(|c| is_cxx_compiler(c)).cloned();
+            }
+            out.static_link |= args.iter().any(|a| a == "-static");
             flags_of(&args, &dir, &mut out);
         }
         break;
     }
     out
+}
+
+/// `g++`, `clang++-17`, `/usr/bin/c++`, `x86_64-linux-gnu-g++-12`: a C++ compiler driver.
+pub fn is_cxx_compiler(word: &str) -> bool {
+    let name = word.rsplit('/').next().unwrap_or(word);
+    name.contains("++") || name == "cxx"
 }
 
 fn flags_of(args: &[String], dir: &Path, out: &mut CompileFlags) {

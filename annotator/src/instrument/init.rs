@@ -3,9 +3,10 @@
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::instrument::buildsys::Detected;
 use crate::instrument::lang::LangSpec;
 use crate::instrument::model::Lang;
 
@@ -14,6 +15,8 @@ pub struct InitSummary {
     pub manifest: std::path::PathBuf,
     /// Source files found per language, in language-table order (languages with none left out).
     pub files: Vec<(Lang, usize)>,
+    /// The build it recognised and the commands it wrote, with what to check.
+    pub build: Detected,
 }
 
 /// What `revy init` learned of one language's sources under the folder; the language's
@@ -25,19 +28,47 @@ pub struct Found {
     pub top_dirs: BTreeSet<String>,
     /// Files compiled on their own (the starter's `units` extensions), relative paths.
     pub units: Vec<String>,
+    /// Folders holding its other files (C++ headers), for include paths.
+    pub header_dirs: BTreeSet<String>,
     /// The program's entry point, if the starter looks for one (Java: the main class).
     pub entry: Option<String>,
 }
 
-/// Writes `DIR/revy.toml`. Refuses to overwrite unless `force`.
-pub fn init(dir: &Path, force: bool) -> Result<InitSummary> {
+/// Where `revy init` writes: `DIR/revy.toml`, or the `-m` file (a bare name goes in DIR; a
+/// path must lie in DIR, since the manifest's globs are relative to its folder).
+pub fn manifest_path(dir: &Path, given: Option<&Path>) -> Result<PathBuf> {
+    let Some(given) = given else {
+        return Ok(dir.join("revy.toml"));
+    };
+    let bare = given.parent().is_none_or(|p| p.as_os_str().is_empty());
+    if bare {
+        return Ok(dir.join(given));
+    }
+    let parent = given.parent().unwrap_or(Path::new("."));
+    let same = match (std::fs::canonicalize(parent), std::fs::canonicalize(dir)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if !same {
+        return Err(Error::input(format!(
+            "{}: a manifest's source globs are relative to its folder, so it must be in {}; pass a file name (-m other.toml) or run init there",
+            given.display(),
+            dir.display()
+        )));
+    }
+    Ok(given.to_path_buf())
+}
+
+/// Writes the manifest (`DIR/revy.toml` unless `manifest` names another file in DIR).
+/// Refuses to overwrite unless `force`.
+pub fn init(dir: &Path, manifest: Option<&Path>, force: bool) -> Result<InitSummary> {
     if !dir.is_dir() {
         return Err(Error::input(format!(
             "{}: not a folder; pass the folder holding your sources",
             dir.display()
         )));
     }
-    let manifest = dir.join("revy.toml");
+    let manifest = manifest_path(dir, manifest)?;
     if manifest.exists() && !force {
         return Err(Error::input(format!(
             "{}: already exists; edit it, or pass --force to replace it",
@@ -67,8 +98,22 @@ pub fn init(dir: &Path, force: bool) -> Result<InitSummary> {
         .ok()
         .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_else(|| "project".into());
-    let (build, run) = (spec.starter.commands)(dir, &name, chosen);
-    let text = manifest_text(&name, &globs, &build, &run);
+    let build = crate::instrument::buildsys::detect(dir, &name, spec.lang, chosen);
+    let globs = match &build.sources {
+        // The build's own source folders, plus the other languages' globs.
+        Some(own) => {
+            let ext = |g: &String| g.rsplit('.').next().map(str::to_string);
+            let own_exts: BTreeSet<_> = own.iter().filter_map(ext).collect();
+            let mut g: BTreeSet<String> = globs
+                .into_iter()
+                .filter(|g| ext(g).is_none_or(|e| !own_exts.contains(&e)))
+                .collect();
+            g.extend(own.iter().cloned());
+            g
+        }
+        None => globs,
+    };
+    let text = manifest_text(&name, &globs, &build);
     std::fs::write(&manifest, text).map_err(|e| Error::io(&manifest, e))?;
     let files = LangSpec::all()
         .into_iter()
@@ -76,7 +121,18 @@ pub fn init(dir: &Path, force: bool) -> Result<InitSummary> {
         .filter(|(_, f)| f.files > 0)
         .map(|(s, f)| (s.lang, f.files))
         .collect();
-    Ok(InitSummary { manifest, files })
+    Ok(InitSummary {
+        manifest,
+        files,
+        build,
+    })
+}
+
+/// `compile_commands.json` in DIR or DIR/build, as a path relative to DIR.
+pub fn compile_commands(dir: &Path) -> Option<&'static str> {
+    ["compile_commands.json", "build/compile_commands.json"]
+        .into_iter()
+        .find(|c| dir.join(c).is_file())
 }
 
 /// Source globs (one per top folder and extension) and what was found per language, in
@@ -118,6 +174,17 @@ fn scan(dir: &Path) -> (BTreeSet<String>, Vec<Found>) {
         f.top_dirs.insert(top.unwrap_or(".").to_string());
         if spec.starter.units.contains(&ext) {
             f.units.push(rel.clone());
+        } else {
+            let folder = rel.rsplit_once('/').map_or(".", |(d, _)| d);
+            f.header_dirs.insert(folder.to_string());
+            // `include/lib/x.h` is included as "lib/x.h": its `include` folder too.
+            if let Some(i) = folder
+                .find("include/")
+                .filter(|&i| i == 0 || folder[..i].ends_with('/'))
+            {
+                f.header_dirs
+                    .insert(folder[..i + "include".len()].to_string());
+            }
         }
         if let (None, Some(entry_of)) = (&f.entry, spec.starter.entry) {
             f.entry = entry_of(entry.path());
@@ -127,7 +194,7 @@ fn scan(dir: &Path) -> (BTreeSet<String>, Vec<Found>) {
 }
 
 /// The starter manifest's text.
-fn manifest_text(name: &str, globs: &BTreeSet<String>, build: &str, run: &str) -> String {
+fn manifest_text(name: &str, globs: &BTreeSet<String>, d: &Detected) -> String {
     let q = |s: &str| toml::Value::String(s.to_string()).to_string();
     let mut text = String::new();
     let _ = writeln!(
@@ -138,8 +205,12 @@ fn manifest_text(name: &str, globs: &BTreeSet<String>, build: &str, run: &str) -
     let list: Vec<String> = globs.iter().map(|g| q(g)).collect();
     let _ = writeln!(text, "sources = [{}]", list.join(", "));
     let _ = writeln!(text, "exclude = []");
-    let _ = writeln!(text, "build = {}", q(build));
-    let _ = writeln!(text, "run = {}", q(run));
+    let _ = writeln!(text, "# Build: {}. Check:", d.system);
+    for n in &d.notes {
+        let _ = writeln!(text, "#   {n}");
+    }
+    let _ = writeln!(text, "build = {}", q(&d.build));
+    let _ = writeln!(text, "run = {}", q(&d.run));
     let _ = writeln!(
         text,
         "\n[annotate]\nmode = \"better\"   # or \"faster\"\ninclude = [\"*\"]\nexclude = []\n"

@@ -184,10 +184,16 @@ static CPP: LangSpec = LangSpec {
     grammar_ids: OnceLock::new(),
     frontend: &crate::instrument::frontend::cpp::CppFrontend,
     annotator: &crate::instrument::annotate::cpp::CppAnnotator,
-    runtime: &[(
-        "revy_runtime.hpp",
-        include_str!("../../../runtime-cpp/revy_runtime.hpp"),
-    )],
+    runtime: &[
+        (
+            "revy_runtime.hpp",
+            include_str!("../../../runtime-cpp/revy_runtime.hpp"),
+        ),
+        (
+            "revy_runtime_impl.hpp",
+            include_str!("../../../runtime-cpp/revy_runtime_impl.hpp"),
+        ),
+    ],
     starter: Starter {
         units: &["cpp", "cc", "cxx"],
         entry: None,
@@ -263,35 +269,37 @@ const CPP_PRIMITIVES: &[(&str, u64)] = &[
 /// Java's starter: javac over every source folder into `build/`, then `java` on the class
 /// holding `main`.
 fn java_commands(_dir: &Path, _name: &str, f: &Found) -> (String, String) {
-    let dirs: Vec<_> = f.top_dirs.iter().map(|d| sh_quote(d)).collect();
-    // `find -exec … {} +` hands the names over as arguments: no word splitting.
-    (
-        format!(
-            "mkdir -p build && find {} -name '*.java' -exec javac -encoding UTF-8 -d build {{}} +",
-            dirs.join(" ")
-        ),
-        format!(
-            "java -cp build {}",
-            sh_quote(f.entry.as_deref().unwrap_or("Main"))
-        ),
-    )
+    let roots: Vec<String> = f.top_dirs.iter().cloned().collect();
+    let main = f.entry.as_deref().unwrap_or("Main");
+    crate::instrument::buildsys::javac(&roots, "build", &[], main, None)
 }
 
-/// C++'s starter: the project's CMake build if it has one, else g++ over its units.
+/// C++'s starter: g++ over its units, with every folder holding headers (and
+/// `compile_commands.json`'s include paths and defines) on the command line.
 fn cpp_commands(dir: &Path, name: &str, f: &Found) -> (String, String) {
     let run = format!("./build/{}", sh_quote(name));
-    if dir.join("CMakeLists.txt").exists() {
-        return (
-            "cmake -S . -B build && cmake --build build".to_string(),
-            run,
-        );
+    let flags = crate::instrument::cppdefs::compile_flags(dir);
+    let mut args: Vec<String> = Vec::new();
+    let mut includes: Vec<String> = f.header_dirs.iter().cloned().collect();
+    for p in &flags.includes {
+        let rel = p
+            .strip_prefix(dir)
+            .unwrap_or(p)
+            .to_string_lossy()
+            .into_owned();
+        let rel = if rel.is_empty() { ".".into() } else { rel };
+        if !includes.contains(&rel) {
+            includes.push(rel);
+        }
     }
-    let units: Vec<String> = f.units.iter().map(|u| sh_quote(u)).collect();
+    args.extend(includes.iter().map(|i| format!("-I{}", sh_quote(i))));
+    args.extend(flags.defines.iter().map(|d| sh_quote(&format!("-D{d}"))));
+    args.extend(f.units.iter().map(|u| sh_quote(u)));
     (
         format!(
             "mkdir -p build && g++ -std=c++17 -O1 -pthread -o build/{} {}",
             sh_quote(name),
-            units.join(" ")
+            args.join(" ")
         ),
         run,
     )

@@ -302,6 +302,53 @@ fn key_line_col(text: &str, table: &str, key: &str) -> Option<(usize, usize)> {
 }
 
 /// The folder holding the manifest at `path` (`.` for a bare file name).
+/// What restore and annotate own under `.revy/`: traces there would be deleted or mistaken.
+const STATE_INTERNALS: [&str; 6] = [
+    "backup",
+    "edits",
+    "state.toml",
+    "saf.toml",
+    "lock",
+    "report.html",
+];
+
+/// Refuses a `[trace] path` inside Revy's own files under `.revy/` (restore deletes them).
+fn check_trace_path(manifest: &Path, text: &str, value: &str) -> Result<()> {
+    let root = manifest_root(manifest);
+    let p = Path::new(value);
+    let rel = if p.is_absolute() {
+        let canon = std::fs::canonicalize(&root).unwrap_or(root.clone());
+        match p.strip_prefix(&canon).or_else(|_| p.strip_prefix(&root)) {
+            Ok(r) => r.to_path_buf(),
+            Err(_) => return Ok(()),
+        }
+    } else {
+        p.to_path_buf()
+    };
+    // Lexical normal form: `.` dropped, `..` pops.
+    let mut parts: Vec<String> = Vec::new();
+    for c in rel.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                parts.pop();
+            }
+            std::path::Component::Normal(n) => parts.push(n.to_string_lossy().into_owned()),
+            _ => {}
+        }
+    }
+    let inside =
+        parts.len() >= 2 && parts[0] == ".revy" && STATE_INTERNALS.contains(&parts[1].as_str());
+    if inside {
+        return Err(Error::input(format!(
+            "{}:{}: trace.path \"{value}\" is inside Revy's own files under .revy/ (restore \
+             removes them); use the default \".revy/traces\" or a folder of your own",
+            manifest.display(),
+            crate::instrument::safepath::line_of_value(text, value)
+        )));
+    }
+    Ok(())
+}
+
 fn manifest_root(path: &Path) -> PathBuf {
     path.parent()
         .map(|p| {
@@ -348,7 +395,7 @@ impl<'a> Checker<'a> {
                 .unwrap_or_else(|| self.path.display().to_string());
             let msg = e.message().trim().replace('\n', " ");
             Error::input(format!(
-                "{where_}: {msg} (see SPEC §3 for the manifest keys)"
+                "{where_}: {msg} (README.md lists the manifest keys)"
             ))
         })
     }
@@ -501,6 +548,7 @@ impl Manifest {
         cx.check_sizes(&raw.sizes)?;
         let trace_max_size = cx.trace_max_size(&raw.trace)?;
         let trace_throttle = trace_throttle(&raw.trace, &|span| cx.at(span))?;
+        check_trace_path(path, text, &raw.trace.path)?;
         Ok(Manifest {
             path: path.to_path_buf(),
             root: manifest_root(path),

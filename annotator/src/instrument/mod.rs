@@ -3,10 +3,13 @@
 //! that backs up, writes and restores sources.
 
 pub mod annotate;
+pub mod build_log;
+pub mod buildsys;
 pub mod cppdefs;
 pub mod edits;
 pub mod frontend;
 pub mod init;
+pub mod journal_copy;
 pub mod lang;
 pub mod lock;
 pub mod manifest;

@@ -2,7 +2,6 @@
 //! functions defined out of class back to their classes.
 
 use rayon::prelude::*;
-use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
 use crate::instrument::frontend;
@@ -29,15 +28,6 @@ pub struct Project {
     pub classes: Vec<ClassDecl>,
     /// Syntax problems and link problems, sorted by path and position.
     pub diagnostics: Vec<Diagnostic>,
-}
-
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    let mut s = String::with_capacity(64);
-    for b in digest {
-        s.push_str(&format!("{b:02x}"));
-    }
-    s
 }
 
 /// Reads a source file as text: UTF-8, with any other byte carried through unchanged
@@ -111,7 +101,7 @@ pub fn load(manifest: &Manifest) -> Result<Project> {
                 let model = parse_file_with(&rel, &text, &defs);
                 SourceFile {
                     lang: Lang::of_path(&rel).expect("discovered files have a language"),
-                    sha256: sha256_hex(&crate::util::srctext::encode(&text)),
+                    sha256: crate::util::hash::sha256_hex(&crate::util::srctext::encode(&text)),
                     path: rel,
                     text,
                     model,

@@ -36,7 +36,7 @@ impl ParseReport {
 pub fn parse(m: &Manifest) -> Result<ParseReport> {
     let started = Instant::now();
     let project = crate::instrument::project::load(m)?;
-    let saf = crate::instrument::saf::build(m, &project);
+    let saf = crate::instrument::saf::build::build(m, &project);
     let saf_path = m.saf_path();
     crate::instrument::store::write_state_file(&saf_path, saf.to_toml().as_bytes())?;
     let methods = saf.classes.iter().map(|c| c.methods.len()).sum();

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::instrument::edits::{self, Insertion};
 use crate::instrument::manifest::{Manifest, Mode};
-use crate::instrument::project::sha256_hex;
+use crate::util::hash::sha256_hex;
 use crate::util::srctext::encode;
 
 /// The bytes a source's text stands for (see [`crate::util::srctext`]).
@@ -81,6 +81,13 @@ fn remove_stray_temps(dir: &Path) {
 
 /// Writes a file under `.revy/` (SAF, journal, backups) atomically.
 pub fn write_state_file(path: &Path, bytes: &[u8]) -> Result<()> {
+    atomic_write(path, bytes)
+}
+
+/// Writes a journal file (state, backup, edits) under `.revy/` and into the copy outside the
+/// project that survives a build deleting `.revy/`.
+fn write_journal_file(m: &Manifest, path: &Path, bytes: &[u8]) -> Result<()> {
+    crate::instrument::journal_copy::write(m, path, bytes);
     atomic_write(path, bytes)
 }
 
@@ -157,7 +164,7 @@ pub struct Plan {
     /// (path relative to root, original text, insertions)
     pub files: Vec<(String, String, Vec<Insertion>)>,
     /// (path relative to root, contents)
-    pub runtime: Vec<(String, String)>,
+    pub runtime: Vec<(String, Vec<u8>)>,
 }
 
 fn state_path(m: &Manifest) -> PathBuf {
@@ -215,10 +222,11 @@ fn check_state_paths(m: &Manifest, p: &Path, text: &str, s: &State) -> Result<()
 
 fn save_state(m: &Manifest, s: &State) -> Result<()> {
     let text = toml::to_string(s).expect("state serialises");
-    atomic_write(&state_path(m), text.as_bytes())
+    write_journal_file(m, &state_path(m), text.as_bytes())
 }
 
-/// Refuses when the tree is already annotated (or an annotate was interrupted).
+/// Refuses when the tree is already annotated (or an annotate was interrupted), also when
+/// a build deleted the journal `.revy/` but Revy's code is still in the sources.
 pub fn ensure_not_annotated(m: &Manifest) -> Result<()> {
     if let Some(s) = load_state(m)? {
         let how = if s.phase == Phase::Writing {
@@ -232,7 +240,74 @@ pub fn ensure_not_annotated(m: &Manifest) -> Result<()> {
             s.mode
         )));
     }
+    if let Some((copy, _)) = copied_state(m) {
+        if !status_rows_of_copy(m)?.is_empty() {
+            return Err(Error::input(format!(
+                "{}: the journal .revy/ was deleted (by the build?) but the sources are still \
+                 annotated; run `revy restore` (it uses the journal's copy in {}), then annotate again",
+                m.root.display(),
+                copy.display()
+            )));
+        }
+        // Every file is back to its original (restored by hand): the copy is stale.
+        crate::instrument::journal_copy::remove(m);
+    }
+    let left = revy_code_left(m);
+    if !left.is_empty() {
+        return Err(orphaned_code(m, &left));
+    }
     Ok(())
+}
+
+/// Texts only Revy writes into a source: the Java calls and runtime package, the C++ include.
+const SIGNATURES: [&str; 3] = [
+    "revy.runtime.Rv.",
+    "package revy.runtime;",
+    ".revy-runtime/revy_runtime.hpp",
+];
+
+/// Sources (and the C++ runtime folder) holding Revy's code, for a tree with no journal.
+pub fn revy_code_left(m: &Manifest) -> Vec<String> {
+    let mut left: Vec<String> = m
+        .discover()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|rel| {
+            std::fs::read(m.root.join(rel)).is_ok_and(|b| {
+                SIGNATURES
+                    .iter()
+                    .any(|s| memchr::memmem::find(&b, s.as_bytes()).is_some())
+            })
+        })
+        .collect();
+    let rt = crate::instrument::annotate::cpp::RUNTIME_DIR;
+    if m.root.join(rt).is_dir() {
+        left.push(format!("{rt}/"));
+    }
+    left
+}
+
+/// The error for Revy code in a tree whose journal and its copy are both gone.
+fn orphaned_code(m: &Manifest, left: &[String]) -> Error {
+    let shown: Vec<String> = left
+        .iter()
+        .take(5)
+        .map(|f| crate::util::escape::escape_name(f.as_bytes()))
+        .collect();
+    let more = if left.len() > 5 {
+        format!(" and {} more", left.len() - 5)
+    } else {
+        String::new()
+    };
+    Error::input(format!(
+        "{}: {} file(s) hold Revy's code but the journal .revy/ is gone (deleted by the \
+         build?) and no copy of it is left: {}{more}; put their originals back from version \
+         control (e.g. `git checkout -- <file>`, and delete Revy's runtime files), then run \
+         revy again",
+        m.root.display(),
+        left.len(),
+        shown.join(", ")
+    ))
 }
 
 /// Writes a plan: backups and journal first, then each file atomically.
@@ -240,12 +315,31 @@ pub fn commit(m: &Manifest, plan: &Plan) -> Result<State> {
     let _lock = crate::instrument::lock::acquire(m)?;
     ensure_not_annotated(m)?;
     check_plan(m, plan)?;
+    crate::instrument::journal_copy::remove(m);
     let (mut state, annotated) = journal(m, plan)?;
     save_state(m, &state)?;
-    write_plan(m, plan, &annotated)?;
-    state.phase = Phase::Complete;
-    save_state(m, &state)?;
-    Ok(state)
+    let written = write_plan(m, plan, &annotated).and_then(|()| {
+        state.phase = Phase::Complete;
+        save_state(m, &state)
+    });
+    match written {
+        Ok(()) => Ok(state),
+        Err(e) => Err(roll_back(m, e)),
+    }
+}
+
+/// A write failed part way (disk full, file size limit): puts the originals back so the
+/// tree builds as before, or says plainly that it is annotated and what to run.
+fn roll_back(m: &Manifest, e: Error) -> Error {
+    match restore(m) {
+        Ok(_) => Error::input(format!(
+            "{e}\nrevy: annotate stopped; every file was put back as it was (nothing is annotated)"
+        )),
+        Err(r) => Error::input(format!(
+            "{e}\nrevy: the sources are partly ANNOTATED and putting the originals back failed \
+             too ({r}); free some space, then run `revy restore`"
+        )),
+    }
 }
 
 /// Refuses a plan before anything is written: a path outside the project, a file that
@@ -306,9 +400,9 @@ fn journal(m: &Manifest, plan: &Plan) -> Result<(State, Vec<String>)> {
     for (rel, original, ins) in &plan.files {
         let text = edits::apply(original, ins);
         let original = encode(original);
-        write_state_file(&backup_path(m, rel), &original)?;
+        write_journal_file(m, &backup_path(m, rel), &original)?;
         let json = serde_json::to_vec(ins).expect("insertions serialise");
-        write_state_file(&edits_path(m, rel), &json)?;
+        write_journal_file(m, &edits_path(m, rel), &json)?;
         state.files.push(FileRecord {
             path: rel.clone(),
             original_sha256: sha256_hex(&original),
@@ -319,7 +413,7 @@ fn journal(m: &Manifest, plan: &Plan) -> Result<(State, Vec<String>)> {
     for (rel, contents) in &plan.runtime {
         state.runtime.push(RuntimeRecord {
             path: rel.clone(),
-            sha256: sha256_hex(contents.as_bytes()),
+            sha256: sha256_hex(contents),
         });
         // Remember folders we create so restore leaves no trace.
         let mut dir = Path::new(rel).parent();
@@ -335,13 +429,24 @@ fn journal(m: &Manifest, plan: &Plan) -> Result<(State, Vec<String>)> {
     Ok((state, annotated))
 }
 
-/// Each annotated file and runtime file, atomically.
-fn write_plan(m: &Manifest, plan: &Plan, annotated: &[String]) -> Result<()> {
-    // Test hook: widens the window between file writes so kill tests can land inside it.
-    let delay = std::env::var("REVY_TEST_WRITE_DELAY_MS")
+/// Test hook: `REVY_TEST_WRITE_DELAY_MS` widens the window between file writes so kill
+/// tests can land inside it.
+#[cfg(feature = "test-hooks")]
+fn test_write_delay() -> Option<std::time::Duration> {
+    std::env::var("REVY_TEST_WRITE_DELAY_MS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .map(std::time::Duration::from_millis);
+        .map(std::time::Duration::from_millis)
+}
+
+#[cfg(not(feature = "test-hooks"))]
+fn test_write_delay() -> Option<std::time::Duration> {
+    None
+}
+
+/// Each annotated file and runtime file, atomically.
+fn write_plan(m: &Manifest, plan: &Plan, annotated: &[String]) -> Result<()> {
+    let delay = test_write_delay();
     for ((rel, _, _), text) in plan.files.iter().zip(annotated) {
         if let Some(d) = delay {
             std::thread::sleep(d);
@@ -349,7 +454,7 @@ fn write_plan(m: &Manifest, plan: &Plan, annotated: &[String]) -> Result<()> {
         atomic_write(&m.root.join(rel), &encode(text))?;
     }
     for (rel, contents) in &plan.runtime {
-        atomic_write(&m.root.join(rel), contents.as_bytes())?;
+        atomic_write(&m.root.join(rel), contents)?;
     }
     Ok(())
 }
@@ -388,11 +493,57 @@ fn file_state(m: &Manifest, r: &FileRecord) -> Result<(FileState, Option<String>
 /// The journal plus each annotated file's state, for `revy status`.
 pub type StatusRows = (State, Vec<(String, FileState)>);
 
+/// The copy of a deleted journal (its folder and state), if one is held.
+pub fn copied_state(m: &Manifest) -> Option<(PathBuf, State)> {
+    let dir = crate::instrument::journal_copy::held(m)?;
+    let text = std::fs::read_to_string(dir.join("state.toml")).ok()?;
+    let s: State = toml::from_str(&text).ok()?;
+    check_state_paths(m, &dir.join("state.toml"), &text, &s).ok()?;
+    Some((dir, s))
+}
+
+/// The files of a deleted journal's copy that are not original (still annotated, edited),
+/// and its runtime files still present.
+fn status_rows_of_copy(m: &Manifest) -> Result<Vec<String>> {
+    let Some((_, s)) = copied_state(m) else {
+        return Ok(Vec::new());
+    };
+    let mut left = Vec::new();
+    for r in &s.files {
+        if !matches!(
+            file_state(m, r)?.0,
+            FileState::Original | FileState::Missing
+        ) {
+            left.push(r.path.clone());
+        }
+    }
+    left.extend(
+        s.runtime
+            .iter()
+            .filter(|r| m.root.join(&r.path).exists())
+            .map(|r| r.path.clone()),
+    );
+    Ok(left)
+}
+
 /// Per-file status lines for `revy status`; edited files say whether restore can keep the
 /// edits (it is asked, not guessed).
 pub fn status(m: &Manifest) -> Result<Option<StatusRows>> {
     let Some(state) = load_state(m)? else {
-        return Ok(None);
+        // Journal deleted: the copy's view (by hashes; restore decides edited files).
+        return Ok(copied_state(m).map(|(_, s)| {
+            let rows = s
+                .files
+                .iter()
+                .map(|r| {
+                    (
+                        r.path.clone(),
+                        file_state(m, r).map_or(FileState::Missing, |x| x.0),
+                    )
+                })
+                .collect();
+            (s, rows)
+        }));
     };
     let mut rows = Vec::new();
     for r in &state.files {
@@ -413,6 +564,8 @@ pub struct RestoreSummary {
     pub runtime_removed: usize,
     /// Annotated files found moved, `old -> new`; restored where they are now.
     pub moved: Vec<String>,
+    /// The journal `.revy/` was deleted and came back from its copy in this folder.
+    pub revived_from: Option<PathBuf>,
 }
 
 /// Revy's own text in either language: a restored file must hold no more of these than
@@ -559,14 +712,19 @@ type RestoreAction<'a> = (&'a FileRecord, String, Vec<u8>, bool);
 /// changing nothing, if that is impossible.
 pub fn restore(m: &Manifest) -> Result<RestoreSummary> {
     let _lock = crate::instrument::lock::acquire(m)?;
-    let Some(state) = load_state(m)? else {
-        return Err(Error::input(format!(
-            "{}: nothing to restore (not annotated)",
-            m.root.display()
-        )));
+    let mut summary = RestoreSummary::default();
+    let state = match load_state(m)? {
+        Some(s) => s,
+        // A build deleted `.revy/`: its copy outside the project is put back first.
+        None => match crate::instrument::journal_copy::revive(m)? {
+            Some(copy) => {
+                summary.revived_from = Some(copy);
+                load_state(m)?.expect("revived journal")
+            }
+            None => return Err(not_annotated(m)),
+        },
     };
     let actions = decide_restore(m, &state)?;
-    let mut summary = RestoreSummary::default();
     remove_runtime(m, &state, &mut summary)?;
     write_originals(m, &actions, &mut summary)?;
     sweep_after_restore(m, &state);
@@ -575,7 +733,21 @@ pub fn restore(m: &Manifest) -> Result<RestoreSummary> {
     for sub in ["backup", "edits"] {
         let _ = std::fs::remove_dir_all(m.state_dir().join(sub));
     }
+    crate::instrument::journal_copy::remove(m);
     Ok(summary)
+}
+
+/// Nothing to restore: say so, unless Revy's code is in the sources without a journal.
+fn not_annotated(m: &Manifest) -> Error {
+    let left = revy_code_left(m);
+    if left.is_empty() {
+        Error::input(format!(
+            "{}: nothing to restore (not annotated)",
+            m.root.display()
+        ))
+    } else {
+        orphaned_code(m, &left)
+    }
 }
 
 /// Decides every file's restore before anything is written, so a refusal writes nothing.
@@ -691,7 +863,7 @@ pub fn recommit(m: &Manifest, plan: &Plan) -> Result<usize> {
         }
         atomic_write(&m.root.join(&rel), &encode(&original))?;
         let json = serde_json::to_vec(&ins).expect("insertions serialise");
-        write_state_file(&edits_path(m, &rel), &json)?;
+        write_journal_file(m, &edits_path(m, &rel), &json)?;
         state.files[i].annotated_sha256 = sha;
         save_state(m, &state)?;
         atomic_write(&m.root.join(&rel), &encode(&text))?;
@@ -699,12 +871,12 @@ pub fn recommit(m: &Manifest, plan: &Plan) -> Result<usize> {
     }
     // Generated runtime files (tables) may change too; new ones are not expected.
     for (rel, contents) in &plan.runtime {
-        let sha = sha256_hex(contents.as_bytes());
+        let sha = sha256_hex(contents);
         if let Some(r) = state.runtime.iter_mut().find(|r| r.path == *rel) {
             if r.sha256 != sha {
                 r.sha256 = sha;
                 save_state(m, &state)?;
-                atomic_write(&m.root.join(rel), contents.as_bytes())?;
+                atomic_write(&m.root.join(rel), contents)?;
             }
         }
     }

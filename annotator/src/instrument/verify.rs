@@ -12,23 +12,15 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use crate::error::{Error, Result};
-use crate::instrument::annotate::{self, Context, FileEdits, Summary, Withdrawn};
-use crate::instrument::edits::Insertion;
+use crate::instrument::annotate::{self, Summary, Withdrawn};
 use crate::instrument::manifest::{Manifest, Mode};
-use crate::instrument::model::FileModel;
 use crate::instrument::saf::Saf;
 use crate::instrument::store::{self, Plan};
 
 /// Builds after which `--verify` gives up (restoring everything).
 pub const MAX_ROUNDS: usize = 12;
-
-/// The test-only hook: `REVY_TEST_BREAK=Class.method` (or `=Class`, comma-separated) makes
-/// the annotator insert code that cannot compile into that method's body (or that class's
-/// body), so tests can check that `--verify` withdraws exactly it. Never set it otherwise.
-pub const TEST_BREAK_VAR: &str = "REVY_TEST_BREAK";
 
 /// One declaration taken back, with the compiler's line that caused it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,7 +65,7 @@ pub fn verify(m: &Manifest, mode: Mode, plan: &Plan) -> Result<Verified> {
     let mut out = Verified::default();
     for round in 1..=MAX_ROUNDS {
         out.builds = round;
-        let (ok, log) = build(m, cmd)?;
+        let (ok, log) = build(m, cmd, round)?;
         if ok {
             return Ok(out);
         }
@@ -87,7 +79,8 @@ pub fn verify(m: &Manifest, mode: Mode, plan: &Plan) -> Result<Verified> {
             return give_up(
                 m,
                 &format!(
-                    "the build command failed where Revy inserted nothing (does the original build?): {first}"
+                    "the build command failed where Revy inserted nothing (does the original build?): {first} (whole output: {})",
+                    m.state_dir().join("build.log").display()
                 ),
             );
         }
@@ -145,23 +138,15 @@ fn give_up<T>(m: &Manifest, why: &str) -> Result<T> {
     )))
 }
 
-/// Runs the build command in the manifest folder; returns success and its combined output.
-fn build(m: &Manifest, cmd: &str) -> Result<(bool, String)> {
-    let out = Command::new("sh")
-        .arg("-c")
-        .arg(cmd)
-        .current_dir(&m.root)
-        .output()
-        .map_err(|e| {
-            Error::input(format!(
-                "{}: cannot start the build command `{cmd}`: {e}",
-                m.path.display()
-            ))
-        })?;
-    let mut log = String::from_utf8_lossy(&out.stdout).into_owned();
-    log.push('\n');
-    log.push_str(&String::from_utf8_lossy(&out.stderr));
-    Ok((out.status.success(), log))
+/// Runs the build command in the manifest folder (showing the step and its time); returns
+/// success and its combined output.
+fn build(m: &Manifest, cmd: &str, round: usize) -> Result<(bool, String)> {
+    let what = match round {
+        1 => "building the annotated sources".to_string(),
+        n => format!("building the annotated sources again (build {n})"),
+    };
+    let b = crate::instrument::build_log::build_logged(m, &what, cmd)?;
+    Ok((b.status.success(), b.log))
 }
 
 fn last_lines(log: &str) -> String {
@@ -426,53 +411,6 @@ fn describe(saf: &Saf, d: Decl) -> (String, &'static str) {
         }
     }
     (format!("{d:?}"), "withdrawn")
-}
-
-// ---- the test-only hook ----------------------------------------------------------------------
-
-/// Inserts code that cannot compile into the declarations named by [`TEST_BREAK_VAR`], if
-/// they are instrumented in this file (test-only; see the constant).
-pub fn test_break(cx: &Context, file: &FileModel, fe: &mut FileEdits) {
-    let Ok(targets) = std::env::var(TEST_BREAK_VAR) else {
-        return;
-    };
-    let ours = |a: usize, b: usize| fe.insertions.iter().any(|i| a < i.offset && i.offset < b);
-    let mut add = Vec::new();
-    for t in targets.split(',').map(str::trim).filter(|t| !t.is_empty()) {
-        if let Some(c) = file.classes.iter().find(|c| c.qname == t) {
-            if cx.selected_class(&c.qname).is_some() && ours(c.body.start, c.body.end) {
-                add.push(Insertion::new(
-                    c.body.start + 1,
-                    " revy_test_break_undeclared_t _rv_break; ",
-                ));
-            }
-            continue;
-        }
-        let Some((cls, name)) = t.rsplit_once('.') else {
-            continue;
-        };
-        let methods = file
-            .classes
-            .iter()
-            .flat_map(|c| c.methods.iter().map(move |x| (c.qname.as_str(), x)))
-            .chain(file.out_of_class.iter().map(|(o, x)| (o.as_str(), x)));
-        for (owner, x) in methods.filter(|(o, x)| *o == cls && x.name == name) {
-            let Some(body) = x.body else { continue };
-            let f = if x.file.is_empty() {
-                &file.path
-            } else {
-                &x.file
-            };
-            let selected = cx.method(owner, f, x).is_some_and(|s| s.selected);
-            if selected && ours(body.start, body.end) {
-                add.push(Insertion::new(
-                    body.start + 1,
-                    " revy_test_break_undeclared(); ",
-                ));
-            }
-        }
-    }
-    fe.insertions.extend(add);
 }
 
 #[cfg(test)]

@@ -4,8 +4,8 @@
 pub mod profile;
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
-use std::process::Command;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 
 use crate::error::{Error, Result};
 use crate::instrument::manifest::Manifest;
@@ -17,6 +17,34 @@ pub struct RunOutcome {
     pub exit_code: Option<i32>,
     /// Trace files that appeared during the run, oldest first.
     pub traces: Vec<PathBuf>,
+    /// The last lines the program wrote to standard error (also shown as they came).
+    pub stderr_tail: Vec<String>,
+}
+
+impl RunOutcome {
+    /// Why there is no trace, when the program failed: it ended badly before writing any,
+    /// so most likely it did not start (a wrong main class or path), with its last words.
+    pub fn failed_to_start(&self) -> Option<String> {
+        let how = match self.exit_code {
+            Some(0) => return None,
+            Some(c) => format!("exit code {c}"),
+            None => "killed by a signal".to_string(),
+        };
+        let mut s = format!(
+            "the program failed before its first traced call, most likely at start ({how})"
+        );
+        if self.stderr_tail.is_empty() {
+            s.push_str("; it wrote nothing to standard error");
+        } else {
+            s.push_str("; the end of its standard error:");
+            for l in &self.stderr_tail {
+                s.push_str("\n  ");
+                s.push_str(l);
+            }
+        }
+        s.push_str("\ncheck the manifest's run command");
+        Some(s)
+    }
 }
 
 fn traces_in(dir: &std::path::Path) -> BTreeSet<PathBuf> {
@@ -30,21 +58,56 @@ fn traces_in(dir: &std::path::Path) -> BTreeSet<PathBuf> {
         .unwrap_or_default()
 }
 
-fn shell(
+fn cannot_start(m: &Manifest, what: &str, cmd: &str, e: std::io::Error) -> Error {
+    Error::input(format!(
+        "{}: cannot start the {what} command `{cmd}`: {e}",
+        m.path.display()
+    ))
+}
+
+/// Lines of a run's standard error kept for the message when it fails.
+const TAIL_LINES: usize = 12;
+
+/// Runs the run command with its standard error passed through and its last lines kept.
+fn run_program(
     m: &Manifest,
-    what: &str,
     cmd: &str,
-    env: &[(&str, &std::path::Path)],
-) -> Result<std::process::ExitStatus> {
+    env: &[(&str, &Path)],
+) -> Result<(std::process::ExitStatus, Vec<String>)> {
     let mut c = Command::new("sh");
     c.arg("-c").arg(cmd).current_dir(&m.root);
-    c.envs(env.iter().copied());
-    crate::util::signals::status(&mut c).map_err(|e| {
-        Error::input(format!(
-            "{}: cannot start the {what} command `{cmd}`: {e}",
-            m.path.display()
-        ))
+    c.envs(env.iter().copied()).stderr(Stdio::piped());
+    let mut tee = None;
+    let st = crate::util::signals::status_with(&mut c, &mut |child| {
+        tee = child
+            .stderr
+            .take()
+            .map(|e| std::thread::spawn(move || tee_tail(e)));
     })
+    .map_err(|e| cannot_start(m, "run", cmd, e))?;
+    let tail = tee.and_then(|t| t.join().ok()).unwrap_or_default();
+    Ok((st, tail))
+}
+
+/// Copies the child's standard error to revy's as it comes, keeping its last lines.
+fn tee_tail(mut from: std::process::ChildStderr) -> Vec<String> {
+    use std::io::{Read, Write};
+    let mut buf = [0u8; 8192];
+    let mut kept: Vec<u8> = Vec::new();
+    let mut err = std::io::stderr();
+    while let Ok(n) = from.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        let _ = err.write_all(&buf[..n]);
+        kept.extend_from_slice(&buf[..n]);
+        if kept.len() > 64 * 1024 {
+            kept.drain(..kept.len() - 16 * 1024);
+        }
+    }
+    let text = String::from_utf8_lossy(&kept);
+    let lines: Vec<String> = text.lines().map(str::to_string).collect();
+    lines[lines.len().saturating_sub(TAIL_LINES)..].to_vec()
 }
 
 /// The folder and stem (`t` for `t.rvt`) of the file `REVY_TRACE` names, relative to the
@@ -73,12 +136,9 @@ fn run_command(m: &Manifest) -> Result<&str> {
 pub fn run(m: &Manifest) -> Result<RunOutcome> {
     run_command(m)?;
     if let Some(build) = m.build.as_deref() {
-        let st = shell(m, "build", build, &[])?;
-        if !st.success() {
-            return Err(Error::Problems(format!(
-                "{}: the build command failed ({st}): `{build}`",
-                m.path.display()
-            )));
+        let b = crate::instrument::build_log::build_logged(m, "building", build)?;
+        if !b.status.success() {
+            return Err(b.failure(m, build));
         }
     }
     run_built(m)
@@ -119,7 +179,18 @@ pub fn run_built(m: &Manifest) -> Result<RunOutcome> {
     let budget = run_budget(&dir)?;
     let env: Vec<(&str, &std::path::Path)> =
         budget.iter().map(|b| ("REVY_BUDGET", b.as_ref())).collect();
-    let st = shell(m, "run", run_cmd, &env)?;
+    let step = crate::util::progress::Step::start(
+        format!(
+            "running `{}`",
+            crate::util::progress::short_command(run_cmd)
+        ),
+        false,
+    );
+    let (st, stderr_tail) = run_program(m, run_cmd, &env)?;
+    step.finish(&match st.code() {
+        Some(c) => format!("exit code {c}"),
+        None => "killed by a signal".to_string(),
+    });
     drop(budget);
     let mut found: BTreeSet<PathBuf> = traces_in(&dir).difference(&before).cloned().collect();
     if let Some((d, stem)) = &named {
@@ -141,5 +212,6 @@ pub fn run_built(m: &Manifest) -> Result<RunOutcome> {
     Ok(RunOutcome {
         exit_code: st.code(),
         traces,
+        stderr_tail,
     })
 }

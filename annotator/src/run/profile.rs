@@ -25,6 +25,36 @@ pub enum Step<'a> {
     Parsed(&'a ParseReport),
     Annotated(&'a AnnotateReport),
     Restored(&'a RestoreSummary),
+    /// After restoring: whether the build outputs are the originals' again.
+    Rebuilt(&'a Rebuild),
+}
+
+/// What became of the build outputs once the sources were restored.
+pub enum Rebuild {
+    /// The build command ran on the restored sources and passed.
+    Done,
+    /// It failed: the outputs may still be instrumented (the error says why).
+    Failed(Error),
+    /// `--no-rebuild`: the outputs are still instrumented.
+    Skipped,
+    /// No build command: whatever the user built while annotated is still instrumented.
+    NoCommand,
+}
+
+/// Builds the restored sources again so no instrumented program is left behind (running
+/// one writes traces and runs slower), unless told not to.
+pub fn rebuild(m: &Manifest, wanted: bool) -> Rebuild {
+    let Some(cmd) = m.build.as_deref() else {
+        return Rebuild::NoCommand;
+    };
+    if !wanted {
+        return Rebuild::Skipped;
+    }
+    match crate::instrument::build_log::build_logged(m, "rebuilding the restored sources", cmd) {
+        Ok(b) if b.status.success() => Rebuild::Done,
+        Ok(b) => Rebuild::Failed(b.failure(m, cmd)),
+        Err(e) => Rebuild::Failed(e),
+    }
 }
 
 /// How `revy profile` ended, once the sources are restored.
@@ -33,7 +63,8 @@ pub enum ProfileReport {
     Interrupted(i32),
     /// The build or run could not be started or waited for: exit 1.
     RunFailed(Error),
-    /// The run wrote no trace (`failed` says how the program ended, if badly): exit 1.
+    /// The run wrote no trace (`failed` says how the program ended, if badly, with the end
+    /// of its standard error): exit 1.
     NoTrace {
         dir: PathBuf,
         failed: Option<String>,
@@ -53,6 +84,7 @@ pub fn profile(
     manifest: &Path,
     mode: Option<Mode>,
     output: Option<&Path>,
+    rebuild_after: bool,
     on_step: &mut dyn FnMut(Step),
 ) -> Result<ProfileReport> {
     let m = Manifest::load(manifest)?;
@@ -72,10 +104,13 @@ pub fn profile(
     let run = run_annotated(&m, &annotated);
     // Always put the originals back once anything was written.
     restore_if_touched(&m, touched, on_step)?;
-    annotated?;
     if let Some(sig) = signals::caught() {
         return Ok(ProfileReport::Interrupted(sig));
     }
+    if touched {
+        on_step(Step::Rebuilt(&rebuild(&m, rebuild_after)));
+    }
+    annotated?;
     let outcome = match run.expect("ran after annotating") {
         Ok(o) => o,
         Err(e) => return Ok(ProfileReport::RunFailed(e)),
@@ -124,10 +159,14 @@ fn report_run(m: &Manifest, output: Option<&Path>, outcome: RunOutcome) -> Resul
         Some(c) => Some(format!("the program exited with code {c}")),
         None => Some("the program was killed by a signal".to_string()),
     };
-    let Some(trace) = outcome.traces.last() else {
+    if outcome.traces.is_empty() {
         let dir = m.trace_dir();
+        let failed = outcome.failed_to_start();
         return Ok(ProfileReport::NoTrace { dir, failed });
-    };
+    }
+    // Every process of the run (a client and its server, a parent and its children) wrote
+    // its own trace: the report analyses them together, on one time line.
+    let trace = &crate::analyse::trace::multi::join(&outcome.traces)?;
     let out: PathBuf = output.map_or_else(|| m.state_dir().join("report.html"), Path::to_path_buf);
     let opts = crate::analyse::analysis::Options {
         manifest: Some(m.path.clone()),

@@ -72,8 +72,18 @@ pub fn name(sig: i32) -> &'static str {
 /// group would be stopped (SIGTTIN) as soon as the program reads the terminal, and Ctrl-C
 /// from the terminal reaches the whole foreground group anyway.
 pub fn status(cmd: &mut Command) -> std::io::Result<ExitStatus> {
+    status_with(cmd, &mut |_| {})
+}
+
+/// [`status`], with `spawned` called on the child once it runs (to take its piped output).
+pub fn status_with(
+    cmd: &mut Command,
+    spawned: &mut dyn FnMut(&mut std::process::Child),
+) -> std::io::Result<ExitStatus> {
     if !INSTALLED.load(Ordering::SeqCst) {
-        return cmd.status();
+        let mut child = cmd.spawn()?;
+        spawned(&mut child);
+        return child.wait();
     }
     use std::os::unix::process::CommandExt;
     let own_group = !terminal_foreground();
@@ -81,6 +91,7 @@ pub fn status(cmd: &mut Command) -> std::io::Result<ExitStatus> {
         cmd.process_group(0);
     }
     let mut child = cmd.spawn()?;
+    spawned(&mut child);
     loop {
         if let Some(st) = child.try_wait()? {
             return Ok(st);

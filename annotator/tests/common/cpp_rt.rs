@@ -51,11 +51,9 @@ pub fn build_one_method(dir: &Path, project: &str, max_size: u64, program: &str)
         .replace("MAX_SIZE", &max_size.to_string());
     std::fs::write(dir.join("revy_config.hpp"), config).unwrap();
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    std::fs::copy(
-        repo.join("runtime-cpp/revy_runtime.hpp"),
-        dir.join("revy_runtime.hpp"),
-    )
-    .unwrap();
+    for f in ["revy_runtime.hpp", "revy_runtime_impl.hpp"] {
+        std::fs::copy(repo.join("runtime-cpp").join(f), dir.join(f)).unwrap();
+    }
     std::fs::write(dir.join("t.cpp"), program).unwrap();
     let b = sh(
         dir,

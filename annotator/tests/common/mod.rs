@@ -2,6 +2,8 @@
 #![allow(dead_code)]
 
 pub mod cpp_rt;
+pub mod gate;
+pub mod golden;
 pub mod trace;
 
 use std::collections::BTreeMap;
@@ -13,11 +15,24 @@ pub struct Checks {
     pub slices: usize,
 }
 
-pub fn revy(args: &[&str]) -> std::process::Output {
+/// The `revy` binary under test (the debug build of this crate).
+pub fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_revy"))
-        .args(args)
-        .output()
-        .unwrap()
+}
+
+/// `revy ARGS` in the current folder.
+pub fn revy(args: &[&str]) -> std::process::Output {
+    bin().args(args).output().unwrap()
+}
+
+/// `revy ARGS` in `dir`.
+pub fn revy_in(dir: &Path, args: &[&str]) -> std::process::Output {
+    bin().args(args).current_dir(dir).output().unwrap()
+}
+
+/// Stdout of `revy ARGS` in `dir`, which must succeed.
+pub fn revy_ok(dir: &Path, args: &[&str]) -> String {
+    ok(&revy_in(dir, args), &format!("revy {args:?}"))
 }
 
 /// Stdout of a command that must have succeeded (else the test fails with both outputs).
@@ -201,13 +216,13 @@ pub fn export_and_check(trace: &Path, dir: &Path) -> Checks {
     // DOT: accepted by Graphviz when it is installed.
     let dot = std::fs::read_to_string(&d).unwrap();
     assert!(dot.starts_with("digraph"));
-    match Command::new("dot").arg("-Tsvg").arg(&d).output() {
-        Ok(o) => assert!(
+    if gate::needs(&[gate::Tool::Dot]) {
+        let o = Command::new("dot").arg("-Tsvg").arg(&d).output().unwrap();
+        assert!(
             o.status.success(),
             "dot rejected the file: {}",
             String::from_utf8_lossy(&o.stderr)
-        ),
-        Err(_) => eprintln!("NOTICE: Graphviz `dot` not found; DOT syntax check skipped"),
+        );
     }
     Checks { total, slices }
 }

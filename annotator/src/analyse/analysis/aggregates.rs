@@ -7,21 +7,9 @@
 use serde::Serialize;
 
 use super::Builder;
-use crate::analyse::trace::agg::{Aggregates, FOLDED};
+use crate::analyse::trace::agg::Aggregates;
 use crate::analyse::trace::Names;
-use crate::analyse::walk::{Instance, Sink, Walker};
-
-/// One aggregated edge with its instances resolved in the walker.
-#[derive(Debug, Clone, Copy)]
-pub struct Resolved {
-    pub sender: u32,
-    pub receiver: u32,
-    pub method: u32,
-    pub calls: u64,
-    pub agg: u64,
-    pub net: i64,
-    pub size: u64,
-}
+use crate::analyse::walk::Resolved;
 
 /// How much of the run the events hold.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -98,63 +86,6 @@ fn human(n: u64) -> String {
     }
 }
 
-/// An instance standing for the objects of `class` the runtime folded (`Class#*`).
-fn folded_oid(class: u32) -> u64 {
-    FOLDED - class as u64
-}
-
-/// Whether an oid is a folded class's stand-in.
-pub fn is_folded(oid: u64) -> bool {
-    oid > FOLDED - (1 << 32)
-}
-
-/// Put the aggregates on the walker's instances and threads (before `Walker::finish`, so
-/// open messages close at the thread's real last time) and hand them to the sink.
-pub fn merge(walker: &mut Walker, aggs: &Aggregates, names: &Names, sink: &mut impl Sink) {
-    if aggs.is_empty() {
-        return;
-    }
-    for t in &aggs.threads {
-        let th = walker.thread(t.tid);
-        let state = &mut walker.threads[th];
-        state.last_t = state.last_t.max(t.last_t);
-        state.first_t.get_or_insert(t.last_t);
-    }
-    let mut resolved = Vec::with_capacity(aggs.edges.len());
-    for e in &aggs.edges {
-        let th = walker.thread(e.tid);
-        let instance = |w: &mut Walker, class: u32, oid: u64| {
-            let oid = if oid == FOLDED {
-                folded_oid(class)
-            } else {
-                oid
-            };
-            w.instance(class, oid)
-        };
-        let sender = match e.from {
-            None => {
-                let state = &mut walker.threads[th];
-                state.total += e.agg;
-                state.messages += e.calls;
-                state.root
-            }
-            Some((class, oid)) => instance(walker, class, oid),
-        };
-        let class = names.method(e.method).map_or(u32::MAX, |m| m.class);
-        let receiver = instance(walker, class, e.oid);
-        resolved.push(Resolved {
-            sender,
-            receiver,
-            method: e.method,
-            calls: e.calls,
-            agg: e.agg,
-            net: e.net,
-            size: e.size,
-        });
-    }
-    sink.aggregated(aggs, &resolved, &walker.instances);
-}
-
 fn add_signed(x: u64, d: i64) -> u64 {
     x.saturating_add_signed(d)
 }
@@ -220,11 +151,6 @@ pub fn coverage(aggs: &Aggregates, recorded: u64, names: &Names) -> Coverage {
         unrecorded_destructions: aggs.objects().1,
         throttled,
     }
-}
-
-/// `Class#*` for the stand-in of folded objects.
-pub fn folded_label(i: &Instance, names: &Names) -> Option<String> {
-    is_folded(i.oid()).then(|| format!("{}#*", names.class(i.class)))
 }
 
 #[cfg(test)]

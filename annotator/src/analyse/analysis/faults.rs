@@ -2,7 +2,7 @@
 //! (`F` records) and measures one fault's cost at start-up (`fault_ns=`). A method that spends
 //! a good share of its time faulting is told so: the allocator returns memory to the OS
 //! between its allocations, which no change of threads fixes by itself (the replay's model of
-//! where the faults go is in SPEC §8.1).
+//! where the faults go is in docs/analysis.md, "What-if replay").
 
 use std::collections::BTreeMap;
 

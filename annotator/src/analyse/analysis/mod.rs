@@ -1,4 +1,4 @@
-//! The object call graph and its statistics (SPEC §8), built in one streaming pass.
+//! The object call graph and its statistics, built in one streaming pass.
 //! Memory grows with instances, methods, threads' stack depth and distinct edges; per-message
 //! detail is capped (top-N by aggregate time).
 
@@ -19,7 +19,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::analyse::trace::{Form, TraceReader, Unit};
-use crate::analyse::walk::{walk_events, Closed, InstKind, Instance, Sink, Walker};
+use crate::analyse::walk::{walk_trace_with, Closed, InstKind, Instance, Sink, Walker};
 use crate::error::Result;
 pub use finish::finish;
 pub use hints::Hint;
@@ -397,7 +397,7 @@ impl Sink for Builder {
     fn aggregated(
         &mut self,
         aggs: &crate::analyse::trace::agg::Aggregates,
-        edges: &[aggregates::Resolved],
+        edges: &[crate::analyse::walk::Resolved],
         _instances: &[Instance],
     ) {
         self.add_aggregates(aggs, edges);
@@ -467,41 +467,6 @@ impl Sink for Builder {
             });
         }
     }
-}
-
-/// Run a whole trace through the walker with `sink`; returns the reader (for names,
-/// header and status) and the walker (instances, threads, balance).
-pub fn walk_trace(path: &Path, sink: &mut impl Sink) -> Result<(TraceReader, Walker)> {
-    walk_trace_with(path, sink, &mut |_, _| {})
-}
-
-/// [`walk_trace`] calling `progress(bytes_read, file_size)` every few million events.
-pub fn walk_trace_with(
-    path: &Path,
-    sink: &mut impl Sink,
-    progress: &mut dyn FnMut(u64, u64),
-) -> Result<(TraceReader, Walker)> {
-    walk_trace_by(path, Walker::new(), sink, progress)
-}
-
-/// [`walk_trace_with`] with a walker of the caller's (e.g. [`Walker::numbering`]).
-pub fn walk_trace_by(
-    path: &Path,
-    mut walker: Walker,
-    sink: &mut impl Sink,
-    progress: &mut dyn FnMut(u64, u64),
-) -> Result<(TraceReader, Walker)> {
-    let size = crate::analyse::trace::multi::total_size(path);
-    let mut reader = TraceReader::open(path)?;
-    walk_events(&mut reader, &mut walker, sink, &mut |r| progress(r, size))?;
-    aggregates::merge(
-        &mut walker,
-        &reader.status().aggregates,
-        reader.names(),
-        sink,
-    );
-    walker.finish(reader.names(), sink);
-    Ok((reader, walker))
 }
 
 /// Analyse the trace at `path` (either form).
@@ -601,32 +566,6 @@ fn level(x: u64, total: u64) -> f64 {
 /// Time per byte; `None` for messages without arguments.
 fn per_byte(time: u64, bytes: u64) -> Option<f64> {
     (bytes > 0).then(|| time as f64 / bytes as f64)
-}
-
-/// `Class#oid`, `Class (static)` or `root@tid`; in a trace set `Class#oid@pid`,
-/// `Class (static)@pid` and `root@pid/tid`.
-pub fn instance_label(i: &Instance, names: &crate::analyse::trace::Names) -> String {
-    use crate::analyse::trace::multi::local;
-    if let Some(l) = aggregates::folded_label(i, names) {
-        return l;
-    }
-    let pid = names.process_of(if i.kind == InstKind::Root {
-        i.tid()
-    } else {
-        i.oid()
-    });
-    if let Some(pid) = pid {
-        return match i.kind {
-            InstKind::Object => format!("{}#{}@{pid}", names.class(i.class), local(i.oid())),
-            InstKind::Class => format!("{} (static)@{pid}", names.class(i.class)),
-            InstKind::Root => format!("root@{pid}/{}", local(i.tid())),
-        };
-    }
-    match i.kind {
-        InstKind::Object => format!("{}#{}", names.class(i.class), i.oid()),
-        InstKind::Class => format!("{} (static)", names.class(i.class)),
-        InstKind::Root => format!("root@{}", i.tid()),
-    }
 }
 
 impl Analysis {

@@ -1,7 +1,7 @@
-//! Ranked proposals (SPEC §8.1): candidates above the threshold (classes, instances, heavy
-//! methods) are replayed with the what-if engine; those that pay come first, ranked by
-//! predicted speedup, then plain statements for heavy subjects that gain nothing, then the
-//! thesis's observations (§7.6) that do not contradict them.
+//! Ranked proposals (docs/analysis.md, "Proposals"): candidates above the threshold (classes,
+//! instances, heavy methods) are replayed with the what-if engine; those that pay come first,
+//! ranked by predicted speedup, then plain statements for heavy subjects that gain nothing,
+//! then the thesis's observations (§7.6) that do not contradict them.
 
 use std::path::Path;
 use std::sync::OnceLock;

@@ -12,24 +12,7 @@ use serde::ser::{Serialize, SerializeSeq, Serializer};
 
 use super::{level, per_byte, Band, EdgeStats, InstanceStats};
 use crate::analyse::trace::Names;
-use crate::analyse::walk::{InstKind, Instance};
-
-/// Asks the cache for `v[i]` without waiting for it (nothing when out of range): the walk
-/// is bound by memory latency, so a batch's lookups are announced before they are made.
-#[inline]
-pub(crate) fn prefetch<T>(v: &[T], i: usize) {
-    if let Some(x) = v.get(i) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            // SAFETY: a prefetch is only a hint (it cannot fault), and SSE is part of the
-            // x86_64 baseline.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>((x as *const T).cast()) };
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        std::hint::black_box(x);
-    }
-}
+use crate::analyse::walk::{prefetch, InstKind, Instance};
 
 /// `n` copies of `v`, written out: a `vec![0; n]` comes from `calloc`, whose untouched
 /// pages fault twice when a cell is read before it is written (the shared zero page, then
@@ -923,7 +906,7 @@ impl Instances {
     pub fn is_folded(&self, id: u32) -> bool {
         self.core
             .get(id as usize)
-            .is_some_and(|i| super::aggregates::is_folded(i.oid()))
+            .is_some_and(|i| crate::analyse::walk::is_folded(i.oid()))
     }
     /// Each instance's id, kind and class id, without its sums (a pass over millions).
     pub fn kinds(&self) -> impl Iterator<Item = (u32, InstKind, u32)> + '_ {
@@ -962,9 +945,10 @@ impl Instances {
         (i.kind != InstKind::Root).then(|| self.names.class(i.class))
     }
     pub fn label(&self, id: u32) -> String {
-        self.core
-            .get(id as usize)
-            .map_or_else(|| "?".into(), |i| super::instance_label(i, &self.names))
+        self.core.get(id as usize).map_or_else(
+            || "?".into(),
+            |i| crate::analyse::walk::instance_label(i, &self.names),
+        )
     }
     pub fn class_name(&self, class: u32) -> &str {
         self.names.class(class)
@@ -983,7 +967,7 @@ impl Instances {
         Some(InstanceStats {
             id,
             kind: inst.kind,
-            label: super::instance_label(inst, names),
+            label: crate::analyse::walk::instance_label(inst, names),
             class: (!root).then(|| names.class(inst.class).to_string()),
             oid: inst.oid(),
             tid: root.then_some(inst.tid()),

@@ -8,9 +8,9 @@ use std::path::PathBuf;
 
 use rustc_hash::FxHashMap;
 
-use crate::analyse::analysis::instance_label;
 use crate::analyse::trace::multi::split_tid;
 use crate::analyse::trace::{Names, Unit};
+use crate::analyse::walk::instance_label;
 use crate::analyse::walk::{Closed, Instance, Sink, Walker};
 use crate::error::{Error, Result};
 

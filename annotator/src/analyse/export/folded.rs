@@ -4,13 +4,15 @@
 //! with events; by class, instances of a class share their paths. The tree is capped
 //! ([`MAX_STACKS`]): once full, a call on a new path counts (with all it calls) in one
 //! `[other]` frame under its deepest kept caller, so weights still sum to the total.
+//! Stacks are capped in depth too ([`MAX_DEPTH`]): calls deeper count in one `[deeper]`
+//! frame, so a recursion 100,000 calls deep writes lines of bounded length, not its square.
 
 use std::io::Write;
 
 use rustc_hash::FxHashMap;
 
-use crate::analyse::analysis::instance_label;
 use crate::analyse::trace::Names;
+use crate::analyse::walk::instance_label;
 use crate::analyse::walk::{Closed, Frame, Instance, Sink, Walker};
 
 #[derive(Clone, Copy)]
@@ -20,11 +22,19 @@ struct Node {
     /// Thread index for a root node, else the receiver instance (`u32::MAX`: by class).
     instance: u32,
     method: u32,
+    /// Calls from the thread's root (the root is 0).
+    depth: u32,
     weight: u64,
 }
 
 /// `method` of an `[other]` node: the calls under its parent that found the tree full.
 const OTHER: u32 = u32::MAX - 1;
+/// `method` of a `[deeper]` node: the calls under its parent past [`MAX_DEPTH`].
+const DEEPER: u32 = u32::MAX - 2;
+
+/// Frames kept in one stack; a flame graph cannot show more, and each line's length (so the
+/// output's size) grows with it.
+pub const MAX_DEPTH: u32 = 1024;
 
 /// Distinct call paths kept (a few tens of MB of tree); beyond it, new paths fold into one
 /// `[other]` frame under their deepest kept caller.
@@ -36,8 +46,11 @@ pub struct FoldedSink {
     roots: Vec<u32>,
     by_instance: bool,
     cap: usize,
+    max_depth: u32,
     /// Calls (with everything they called) folded into `[other]` frames.
     pub folded_calls: u64,
+    /// Calls past [`MAX_DEPTH`], counted in `[deeper]` frames.
+    pub deeper_calls: u64,
 }
 
 impl FoldedSink {
@@ -53,8 +66,21 @@ impl FoldedSink {
             roots: Vec::new(),
             by_instance,
             cap,
+            max_depth: MAX_DEPTH,
             folded_calls: 0,
+            deeper_calls: 0,
         }
+    }
+
+    /// At most `depth` frames under a thread's root.
+    pub fn with_max_depth(mut self, depth: u32) -> Self {
+        self.max_depth = depth.max(1);
+        self
+    }
+
+    /// `[deeper]` frames in the tree.
+    pub fn deeper_frames(&self) -> usize {
+        self.nodes.iter().filter(|n| n.method == DEEPER).count()
     }
 
     /// `[other]` frames in the tree.
@@ -65,9 +91,18 @@ impl FoldedSink {
     /// The context of a call of (`instance`, `method`) under `parent`: its own node while
     /// the tree has room, else its parent's `[other]` (calls under `[other]` stay in it).
     fn child(&mut self, parent: u32, instance: u32, method: u32) -> u32 {
-        if self.nodes[parent as usize].method == OTHER {
+        let up = self.nodes[parent as usize];
+        if up.method == DEEPER {
+            self.deeper_calls += 1;
+            return parent;
+        }
+        if up.method == OTHER {
             self.folded_calls += 1;
             return parent;
+        }
+        if up.depth >= self.max_depth {
+            self.deeper_calls += 1;
+            return self.node(parent, u32::MAX, DEEPER);
         }
         if self.nodes.len() < self.cap || self.index.contains_key(&(parent, instance, method)) {
             return self.node(parent, instance, method);
@@ -80,10 +115,15 @@ impl FoldedSink {
         let next = self.nodes.len() as u32;
         let id = *self.index.entry((parent, instance, method)).or_insert(next);
         if id == next {
+            let depth = match parent {
+                u32::MAX => 0,
+                p => self.nodes[p as usize].depth + 1,
+            };
             self.nodes.push(Node {
                 parent,
                 instance,
                 method,
+                depth,
                 weight: 0,
             });
         }
@@ -129,6 +169,8 @@ impl FoldedSink {
                         format!("root@{}", walker.threads[n.instance as usize].tid)
                     } else if n.method == OTHER {
                         "[other]".to_string()
+                    } else if n.method == DEEPER {
+                        "[deeper]".to_string()
                     } else if n.instance == u32::MAX {
                         names.method(n.method).map_or("?".into(), |d| {
                             format!("{}.{}", names.class(d.class), d.name)
@@ -180,7 +222,7 @@ impl Sink for FoldedSink {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyse::analysis::walk_trace;
+    use crate::analyse::walk::walk_trace;
 
     fn folded(trace: &std::path::Path, cap: usize) -> (FoldedSink, String, u64) {
         let mut sink = FoldedSink::with_cap(true, cap);

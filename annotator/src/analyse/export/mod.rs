@@ -1,4 +1,4 @@
-//! Standard formats (SPEC §10): Chrome Trace Event JSON, Perfetto protobuf, Graphviz DOT,
+//! Standard formats: Chrome Trace Event JSON, Perfetto protobuf, Graphviz DOT,
 //! folded stacks. All requested outputs are produced in one streaming pass over the trace;
 //! memory grows with instances, call paths and `--top`, never with events.
 
@@ -124,7 +124,7 @@ impl Sink for All {
     fn aggregated(
         &mut self,
         aggs: &crate::analyse::trace::agg::Aggregates,
-        edges: &[crate::analyse::analysis::aggregates::Resolved],
+        edges: &[crate::analyse::walk::Resolved],
         instances: &[Instance],
     ) {
         // The DOT graph covers the whole run: aggregated calls have no time, so the time
@@ -140,7 +140,7 @@ fn create(path: &Path) -> Result<BufWriter<File>> {
     Ok(BufWriter::with_capacity(1 << 16, f))
 }
 
-/// The walk of [`analysis::walk_trace`], telling the Perfetto sink each start's thread and
+/// The walk of [`crate::analyse::walk::walk_trace`], telling the Perfetto sink each start's thread and
 /// name before the walker opens the message.
 fn walk(trace: &Path, sink: &mut All) -> Result<(TraceReader, Walker)> {
     let mut reader = TraceReader::open(trace)?;
@@ -280,6 +280,14 @@ fn write_folded(
             thousands(folded::MAX_STACKS as u64),
             thousands(f.folded_calls),
             thousands(f.other_frames() as u64)
+        ));
+    }
+    if f.deeper_calls > 0 {
+        left.push_str(&format!(
+            "; stacks deeper than {} frames: {} calls counted in {} [deeper] frames",
+            folded::MAX_DEPTH,
+            thousands(f.deeper_calls),
+            thousands(f.deeper_frames() as u64)
         ));
     }
     Ok(left)

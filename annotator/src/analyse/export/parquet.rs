@@ -18,8 +18,8 @@ use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::parser::parse_message_type;
 use parquet::schema::types::Type;
 
-use crate::analyse::analysis::{instance_label, walk_trace};
 use crate::analyse::trace::{Names, TraceReader};
+use crate::analyse::walk::{instance_label, walk_trace};
 use crate::analyse::walk::{Closed, InstKind, Instance, Sink, Walker};
 use crate::error::{Error, Result};
 
@@ -259,7 +259,7 @@ impl Sink for ParquetSink {
     fn aggregated(
         &mut self,
         aggs: &crate::analyse::trace::agg::Aggregates,
-        _edges: &[crate::analyse::analysis::aggregates::Resolved],
+        _edges: &[crate::analyse::walk::Resolved],
         _instances: &[Instance],
     ) {
         for m in &aggs.methods {

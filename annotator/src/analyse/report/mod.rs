@@ -1,4 +1,4 @@
-//! `revy report`: one self-contained HTML file (SPEC §9). The page's HTML, CSS and JS are
+//! `revy report`: one self-contained HTML file. The page's HTML, CSS and JS are
 //! static assets embedded at compile time; the analysis goes in as one JSON blob. Nothing is
 //! fetched from the network: no CDN, fonts or images.
 //!
@@ -171,7 +171,7 @@ impl Sink for Tee {
     fn aggregated(
         &mut self,
         aggs: &crate::analyse::trace::agg::Aggregates,
-        edges: &[crate::analyse::analysis::aggregates::Resolved],
+        edges: &[crate::analyse::walk::Resolved],
         instances: &[Instance],
     ) {
         self.b.aggregated(aggs, edges, instances);
@@ -205,7 +205,7 @@ impl Sink for Links {
     fn aggregated(
         &mut self,
         _: &crate::analyse::trace::agg::Aggregates,
-        edges: &[crate::analyse::analysis::aggregates::Resolved],
+        edges: &[crate::analyse::walk::Resolved],
         _: &[Instance],
     ) {
         for e in edges
@@ -239,7 +239,7 @@ pub fn analyze(trace: &Path, opts: &Options, caps: &Caps) -> Result<Input> {
         b: Builder::for_trace(trace, &opts)?,
         span: [u64::MAX, 0],
     };
-    let (reader, mut walker) = analysis::walk_trace(trace, &mut tee)?;
+    let (reader, mut walker) = crate::analyse::walk::walk_trace(trace, &mut tee)?;
     let analysis = analysis::finish_with_advice(trace, &opts, tee.b, &reader, &mut walker)?;
     drop((reader, walker));
     let mut ls = Links {
@@ -251,7 +251,7 @@ pub fn analyze(trace: &Path, opts: &Options, caps: &Caps) -> Result<Input> {
         links: FxHashMap::default(),
     };
     // Ids only: the analysis holds the instances (at 10⁶ a second copy was 40 MB).
-    analysis::walk_trace_by(trace, Walker::numbering(), &mut ls, &mut |_, _| {})?;
+    crate::analyse::walk::walk_trace_by(trace, Walker::numbering(), &mut ls, &mut |_, _| {})?;
     let links = ls
         .links
         .into_iter()

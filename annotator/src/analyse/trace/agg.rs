@@ -185,7 +185,7 @@ pub fn text_lines(a: &Aggregates, names: &Names) -> String {
 
 /// A method as the attributes `cls= mth= sgn=`.
 fn method_attrs(names: &Names, id: u32) -> String {
-    let (c, n, s) = super::text::method_names(names, id);
+    let (c, n, s) = super::attr::method_names(names, id);
     format!("cls={c} mth={n} sgn={s}")
 }
 
@@ -228,7 +228,7 @@ fn receiver_lines(out: &mut String, a: &Aggregates, names: &Names) {
             out,
             "##### aggregate-class tid={} cls={} created={} destroyed={} size={} size_max={}",
             x.tid,
-            super::text::value(names.class(x.class)),
+            super::attr::value(names.class(x.class)),
             x.created,
             x.destroyed,
             x.size,
@@ -240,7 +240,7 @@ fn receiver_lines(out: &mut String, a: &Aggregates, names: &Names) {
             None => "from=root".to_string(),
             Some((c, o)) => format!(
                 "from_cls={} from_oid={}",
-                super::text::value(names.class(c)),
+                super::attr::value(names.class(c)),
                 oid_text(o)
             ),
         };

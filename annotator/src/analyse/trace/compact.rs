@@ -239,6 +239,11 @@ impl<R: Read> CompactReader<R> {
             b'X' => self.throttled()?,
             b'F' => self.faults()?,
             b'E' => self.status.clean_end = Some(self.var()?),
+            b'R' if self.magic_follows()? => {
+                return Err(Fail::Bad(
+                    "a second trace begins (traces joined end to end: pass them as separate files)",
+                ))
+            }
             _ => return Err(Fail::Bad("unknown record tag")),
         }
         Ok(true)
@@ -454,6 +459,13 @@ impl<R: Read> CompactReader<R> {
             return Err(Fail::Eof);
         }
         Ok(())
+    }
+
+    /// After an `R` tag: whether the rest of the compact magic follows (a joined trace).
+    fn magic_follows(&mut self) -> std::result::Result<bool, Fail> {
+        let mut rest = Vec::new();
+        read_at_most(&mut self.r, 6, &mut rest)?;
+        Ok(rest[..] == MAGIC[1..7])
     }
 
     fn byte_opt(&mut self) -> std::result::Result<Option<u8>, Fail> {

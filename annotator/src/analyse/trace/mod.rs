@@ -3,9 +3,12 @@
 //! analysis never touches strings per event.
 
 pub mod agg;
+mod attr;
 pub mod budget;
 pub mod compact;
 pub mod multi;
+pub mod spool;
+#[cfg(any(test, feature = "test-hooks"))]
 pub mod synth;
 pub mod text;
 
@@ -290,29 +293,7 @@ pub fn is_trace_file(path: &Path) -> bool {
     )
 }
 
-/// A name as read from a trace, safe to print: invalid UTF-8 becomes U+FFFD, and control
-/// characters (escape sequences, newlines that would forge DTF lines), line separators and
-/// bidirectional overrides are shown escaped (`\u{1b}`).
-pub fn escape_name(bytes: &[u8]) -> String {
-    let s = String::from_utf8_lossy(bytes);
-    if !s.chars().any(unsafe_char) {
-        return s.into_owned();
-    }
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        if unsafe_char(c) {
-            out.extend(c.escape_unicode());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-fn unsafe_char(c: char) -> bool {
-    c.is_control()
-        || matches!(c, '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-}
+pub use crate::util::escape::escape_name;
 
 /// Header facts common to both forms.
 #[derive(Debug, Clone, Serialize)]
@@ -399,6 +380,9 @@ pub struct Status {
     /// The file itself ended early or held a corrupt entry: reading stopped there.
     pub cut_short: bool,
     pub warnings: Vec<String>,
+    /// A text trace's `revy-trace` header was read (a second one is a joined trace).
+    #[serde(skip)]
+    pub headers_seen: bool,
     /// What the runtime counted instead of recording (past `max_size`, throttled methods).
     #[serde(skip)]
     pub aggregates: agg::Aggregates,
@@ -428,6 +412,14 @@ impl TraceReader {
             return Err(Error::input(format!(
                 "{}: empty file, not a trace (did the run record anything?)",
                 path.display()
+            )));
+        }
+        if n >= 8 && head[..7] == compact::MAGIC[..7] && head[7] != compact::MAGIC[7] {
+            return Err(Error::input(format!(
+                "{}: trace format version {}; this revy reads {}",
+                path.display(),
+                head[7],
+                compact::MAGIC[7]
             )));
         }
         let rest: Box<dyn Read> = Box::new(std::io::Cursor::new(head[..n].to_vec()).chain(r));

@@ -1,12 +1,16 @@
 //! The text form (DTF): a byte scanner over a large buffer (no per-line allocation, no
 //! regex) and the writer used by `revy trace print` and the generator.
 
-use std::borrow::Cow;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
 
+use super::attr::{method_names, value};
 use super::{Event, Header, Names, Status, BUF_SIZE};
 use crate::error::{Error, Result};
+
+/// The longest line read (a name-heavy C++ entry is a few KiB): a longer one is not a
+/// trace's (`/dev/zero` would otherwise grow one line until memory runs out).
+pub const MAX_LINE: usize = 16 << 20;
 
 pub struct TextReader<R: Read> {
     r: BufReader<R>,
@@ -89,7 +93,13 @@ impl<R: Read> TextReader<R> {
                 return r;
             }
             let Some(i) = memchr::memchr(b'\n', buf) else {
-                // The line straddles buffer fills: keep its start.
+                // The line straddles buffer fills: keep its start, up to a bound.
+                if self.carry.len() + buf.len() > MAX_LINE {
+                    self.line += 1;
+                    let start = std::mem::take(&mut self.carry);
+                    self.done = true;
+                    return self.handle(Line::Bad("a line longer than 16 MiB"), &start, false);
+                }
                 self.carry.extend_from_slice(buf);
                 let n = buf.len();
                 self.r.consume(n);
@@ -194,6 +204,11 @@ fn parse_u64(v: &[u8]) -> Option<u64> {
 /// Parse one line (without its `\n`) into an event, a header/footer, or why it is bad.
 fn parse_line(line: &[u8], names: &mut Names, header: &mut Header, status: &mut Status) -> Line {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
+    if line.starts_with(b"##### revy-trace ") && status.headers_seen {
+        return Line::Bad(
+            "a second trace begins here (traces joined end to end: pass them as separate files)",
+        );
+    }
     if line.starts_with(b"#####") {
         return match comment(&line[5..], names, header, status) {
             Ok(()) => Line::Meta,
@@ -377,8 +392,16 @@ fn comment(
     match first {
         "revy-trace" => {
             let rest = text.split_once(' ').map_or("", |x| x.1);
+            let version = rest.split_ascii_whitespace().next().unwrap_or("");
+            if version != "1" {
+                return Err(format!(
+                    "trace format version {}; this revy reads 1",
+                    super::escape_name(version.as_bytes())
+                ));
+            }
             let rest = rest.trim_start_matches(|c: char| c.is_ascii_digit());
             *header = Header::from_pairs(rest)?;
+            status.headers_seen = true;
         }
         "thread" => {
             if let (Some(tid), Some(name)) = (value("tid"), value("name")) {
@@ -500,27 +523,6 @@ impl<W: Write> TextWriter<W> {
                 )
             }
         }
-    }
-}
-
-pub(super) fn method_names(names: &Names, id: u32) -> (Cow<'_, str>, Cow<'_, str>, Cow<'_, str>) {
-    match names.method(id) {
-        Some(d) => (
-            value(names.class(d.class)),
-            value(&d.name),
-            value(&d.signature),
-        ),
-        None => ("?".into(), "?".into(), "!!".into()),
-    }
-}
-
-/// A name as an attribute value: values hold no spaces (they separate attributes). Names
-/// read from traces hold no control characters (see `escape_name`).
-pub(super) fn value(s: &str) -> Cow<'_, str> {
-    if s.contains(' ') {
-        Cow::Owned(s.replace(' ', "_"))
-    } else {
-        Cow::Borrowed(s)
     }
 }
 

@@ -92,8 +92,7 @@ fn trace(seed: u64) -> tempfile::NamedTempFile {
 fn trees(path: &std::path::Path, plan: &Plan) -> (Tree, Tree) {
     let mut whole = Tree::load(&[path.to_path_buf()], true).unwrap();
     let (reader, _) =
-        crate::analyse::analysis::walk_trace_by(path, Walker::new(), &mut (), &mut |_, _| {})
-            .unwrap();
+        crate::analyse::walk::walk_trace_by(path, Walker::new(), &mut (), &mut |_, _| {}).unwrap();
     let focus = Focus {
         instances: plan.instances.clone(),
         methods: plan.methods.clone(),

@@ -1,5 +1,5 @@
 //! `revy whatif`: predicts run time and speedup if named classes, instances or methods
-//! became active objects (SPEC §8.1), by replaying the recorded message tree
+//! became active objects, by replaying the recorded message tree
 //! (`tree.rs`) under the change (`plan.rs`) on a machine model (`sim.rs`).
 
 pub mod focus;
@@ -60,7 +60,7 @@ pub fn load_for(
     use crate::analyse::walk::{InstKind, Walker};
     let path = crate::analyse::trace::multi::join(traces)?;
     let (reader, walker) =
-        crate::analyse::analysis::walk_trace_by(&path, Walker::new(), &mut (), &mut |_, _| {})?;
+        crate::analyse::walk::walk_trace_by(&path, Walker::new(), &mut (), &mut |_, _| {})?;
     let mut plan = Plan::default();
     if walker.messages <= max_messages {
         drop((reader, walker));

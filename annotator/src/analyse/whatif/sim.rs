@@ -1,10 +1,10 @@
-//! The active-object replay (SPEC §8.1): a discrete-event simulation over the recorded
-//! message tree. Each thread of the run, each active instance and a pool for active methods
-//! is an executor; a message to an active receiver from another executor is queued on it
-//! (FIFO, send order), the sender goes on at once when the method returns nothing and waits
-//! for the result otherwise. At most `cores` executors run at once: when more are runnable
-//! they share the cores equally (processor sharing, as time slicing does), tracked with a
-//! virtual-work clock so each step costs a heap operation.
+//! The active-object replay (docs/analysis.md, "What-if replay"): a discrete-event simulation
+//! over the recorded message tree. Each thread of the run, each active instance and a pool for
+//! active methods is an executor; a message to an active receiver from another executor is
+//! queued on it (FIFO, send order), the sender goes on at once when the method returns nothing
+//! and waits for the result otherwise. At most `cores` executors run at once: when more are
+//! runnable they share the cores equally (processor sharing, as time slicing does), tracked
+//! with a virtual-work clock so each step costs a heap operation.
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, VecDeque};
@@ -504,7 +504,7 @@ impl<'a> Sim<'a> {
     /// The page-fault time message `c` (with `subtree`, its callees' too) sheds when executor
     /// `x` is not the thread that recorded it: faults belong to the recording thread's
     /// allocation pattern (its heap handing pages back to the OS between allocations), and a
-    /// thread the change creates allocates from memory of its own (SPEC §8.1).
+    /// thread the change creates allocates from memory of its own (docs/analysis.md, "What-if replay").
     fn moved_faults(&self, x: u32, c: u32, subtree: bool) -> f64 {
         if x == self.t.nodes[c as usize].thread {
             return 0.0;

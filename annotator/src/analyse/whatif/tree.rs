@@ -7,8 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use super::plan::Plan;
-use crate::analyse::analysis::{instance_label, walk_trace};
 use crate::analyse::trace::{Names, Unit};
+use crate::analyse::walk::{instance_label, walk_trace};
 use crate::analyse::walk::{Closed, Frame, InstKind, Instance, Sink, Walker};
 use crate::error::Result;
 
@@ -218,7 +218,7 @@ impl Tree {
         let faults = fault_times(faults, fault_ns(&reader), unit);
         drop(reader);
         let mut sink = super::focus::Collector::new(focus, probe, &faults);
-        let (reader, walker) = crate::analyse::analysis::walk_trace_by(
+        let (reader, walker) = crate::analyse::walk::walk_trace_by(
             path,
             Walker::numbering(),
             &mut sink,

@@ -91,24 +91,42 @@ fn field_ancestor<'a>(saf: &'a Saf, c: &SafClass) -> Option<&'a SafClass> {
     }
 }
 
-/// Wraps each `super.clone()` in `clone()`'s body so the clone gets its own object ID
-/// (`Object.clone` copies the ID field).
+/// Wraps each `super.clone()` call in `clone()`'s body so the clone gets its own object ID
+/// (`Object.clone` copies the ID field). Calls are found in the syntax tree, so the text in
+/// a string literal or a comment is never rewritten.
 fn clone_fresh_ids(src: &str, start: usize, end: usize, out: &mut FileEdits) {
-    let body = &src[start..end];
-    for (i, _) in body.match_indices("super.clone()") {
-        let at = start + i;
-        if src[..at]
-            .chars()
-            .next_back()
-            .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$' || c == '.')
-        {
+    let Some(tree) = crate::instrument::frontend::kit::parse(Lang::Java, src, None) else {
+        return;
+    };
+    let mut calls = Vec::new();
+    let mut stack = vec![tree.root_node()];
+    while let Some(n) = stack.pop() {
+        if n.end_byte() <= start || n.start_byte() >= end {
             continue;
         }
+        if n.start_byte() >= start && n.end_byte() <= end && is_super_clone(n, src) {
+            calls.push((n.start_byte(), n.end_byte()));
+        }
+        let mut c = n.walk();
+        stack.extend(n.children(&mut c));
+    }
+    calls.sort_unstable();
+    for (at, to) in calls {
         out.insertions
             .push(Insertion::new(at, "revy.runtime.Rv.cloned("));
-        out.insertions
-            .push(Insertion::new(at + "super.clone()".len(), ")"));
+        out.insertions.push(Insertion::new(to, ")"));
     }
+}
+
+/// `super.clone()`: a call node on `super` named `clone` with no arguments.
+fn is_super_clone(n: tree_sitter::Node, src: &str) -> bool {
+    n.kind() == "method_invocation"
+        && n.child_by_field_name("object")
+            .is_some_and(|o| o.kind() == "super")
+        && n.child_by_field_name("name")
+            .is_some_and(|x| src.get(x.byte_range()) == Some("clone"))
+        && n.child_by_field_name("arguments")
+            .is_some_and(|a| a.named_child_count() == 0)
 }
 
 fn is_primitive(name: &str) -> Option<u64> {
@@ -335,7 +353,7 @@ impl LangAnnotator for JavaAnnotator {
         &self,
         cx: &Context,
         annotated: &[&FileModel],
-    ) -> Result<Vec<(String, String)>> {
+    ) -> Result<Vec<(String, Vec<u8>)>> {
         if annotated.is_empty() {
             return Ok(Vec::new());
         }
@@ -347,10 +365,10 @@ impl LangAnnotator for JavaAnnotator {
         } else {
             format!("{root}/revy/runtime")
         };
-        let mut files: Vec<(String, String)> = (Lang::Java.spec().runtime.iter())
-            .map(|(n, t)| (format!("{dir}/{n}"), t.to_string()))
+        let mut files: Vec<(String, Vec<u8>)> = (Lang::Java.spec().runtime.iter())
+            .map(|(n, t)| (format!("{dir}/{n}"), t.as_bytes().to_vec()))
             .collect();
-        files.push((format!("{dir}/RvTable.java"), table_source(cx)));
+        files.push((format!("{dir}/RvTable.java"), table_source(cx).into_bytes()));
         Ok(files)
     }
 }

@@ -272,7 +272,8 @@ pub fn error_message(n: Node, src: &str) -> String {
     }
 }
 
-/// The first line of an erroneous text, trimmed and shortened.
+/// The first line of an erroneous text, trimmed and shortened, with control characters
+/// (terminal escapes, NUL) and bidirectional overrides shown escaped (`\u{1b}`).
 fn snippet(text: &str) -> String {
     let line = text.trim_start().lines().next().unwrap_or("").trim_end();
     let mut out = String::new();
@@ -283,7 +284,7 @@ fn snippet(text: &str) -> String {
         }
         out.push(ch);
     }
-    out
+    crate::util::escape::escape_name(out.as_bytes())
 }
 
 /// Adds the diagnostics of `sites` to `model`, at most [`MAX_ERROR_DIAGS`] plus one line

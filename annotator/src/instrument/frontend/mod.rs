@@ -1,6 +1,7 @@
 //! Per-language front ends behind the [`Frontend`](crate::instrument::model::Frontend) trait.
 
 pub mod cpp;
+#[cfg(any(test, feature = "test-hooks"))]
 pub mod dump;
 pub mod effects;
 pub mod java;

@@ -232,7 +232,7 @@ mod tests {
         for fixture in ["java-constructs", "cpp-constructs", "java-errors"] {
             let m = Manifest::load(&dir.join(fixture).join("revy.toml")).unwrap();
             let project = crate::instrument::project::load(&m).unwrap();
-            let saf = crate::instrument::saf::build(&m, &project);
+            let saf = crate::instrument::saf::build::build(&m, &project);
             let text = saf.to_toml();
             let back =
                 crate::instrument::saf::Saf::from_toml(std::path::Path::new("x"), &text).unwrap();

@@ -276,9 +276,8 @@ pub fn in_scopes<T>(
     lookup(name)
 }
 
-mod build;
+pub mod build;
 mod emit;
 mod state;
 mod types;
-pub use build::build;
 pub use types::{method_signature, primitive_size, sig_decor, sig_type_name, signature};

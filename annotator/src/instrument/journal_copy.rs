@@ -17,7 +17,7 @@ pub fn dir(m: &Manifest) -> Option<PathBuf> {
     };
     let root = std::fs::canonicalize(&m.root).ok()?;
     use std::os::unix::ffi::OsStrExt;
-    let key = crate::instrument::project::sha256_hex(root.as_os_str().as_bytes());
+    let key = crate::util::hash::sha256_hex(root.as_os_str().as_bytes());
     Some(base.join("revy/journals").join(&key[..20]))
 }
 

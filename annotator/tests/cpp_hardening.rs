@@ -118,3 +118,27 @@ fn restore_refuses_when_a_marked_close_was_copied() {
     assert_eq!(r.status.code(), Some(2), "{}", text(&r));
     assert_eq!(snapshot(dir), before, "a refused restore changes nothing");
 }
+
+// ---- item 22: template implementation files named by the manifest ----
+
+/// `.tcc`/`.txx` files are read as C++ headers (the `hardened` corpus program probes a
+/// member defined in one); a file the manifest names outright that no language reads is an
+/// error naming it and its line (before: skipped without a word, parse exit 0).
+#[test]
+fn a_named_source_revy_does_not_read_is_an_error() {
+    let t = project("int main() { return 0; }\n");
+    let dir = t.path();
+    std::fs::write(dir.join("impl.weird"), "int x;\n").unwrap();
+    std::fs::write(
+        dir.join("revy.toml"),
+        "[project]\nname = \"h\"\nsources = [\"*.cpp\", \"impl.weird\"]\n",
+    )
+    .unwrap();
+    let p = revy(dir, &["parse"]);
+    assert_eq!(p.status.code(), Some(2), "{}", text(&p));
+    let e = text(&p);
+    assert!(
+        e.contains("revy.toml:3:") && e.contains("\"impl.weird\"") && e.contains(".tcc"),
+        "{e}"
+    );
+}

@@ -196,7 +196,8 @@ static CPP: LangSpec = LangSpec {
     name: "cpp",
     display: "C++",
     extensions: &[
-        "cpp", "cc", "cxx", "c++", "h", "hpp", "hh", "hxx", "h++", "ipp", "tpp", "inl",
+        "cpp", "cc", "cxx", "c++", "h", "hpp", "hh", "hxx", "h++", "ipp", "tpp", "inl", "tcc",
+        "txx",
     ],
     scope_sep: "::",
     primitives: CPP_PRIMITIVES,

@@ -10,6 +10,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::error::{Error, Result};
+use crate::instrument::lang::LangSpec;
 use crate::instrument::model::Lang;
 use crate::util::pathset::PathSet;
 
@@ -425,6 +426,19 @@ impl<'a> Checker<'a> {
             let g = Glob::new(p.get_ref()).map_err(|e| {
                 Error::input(format!("{}: bad glob in {key}: {e}", self.at(p.span())))
             })?;
+            // A file named outright that no language reads would be skipped without a word.
+            let literal = !p.get_ref().contains(['*', '?', '[', '{']);
+            if literal && Lang::of_path(p.get_ref()).is_none() {
+                let exts: Vec<String> = (LangSpec::all().iter())
+                    .flat_map(|l| l.extensions.iter().map(|x| format!(".{x}")))
+                    .collect();
+                return Err(Error::input(format!(
+                    "{}: {key} names {:?}, which Revy does not read (it reads {}); rename it or remove it from the list",
+                    self.at(p.span()),
+                    p.get_ref(),
+                    exts.join(" ")
+                )));
+            }
             b.add(g);
         }
         b.build()

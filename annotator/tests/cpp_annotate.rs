@@ -79,16 +79,6 @@ impl From<std::process::Output> for Ran {
     }
 }
 
-/// `revy ARGS` in `dir` (its manifest).
-fn revy(dir: &Path, args: &[&str]) -> Ran {
-    Command::new(env!("CARGO_BIN_EXE_revy"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
-        .into()
-}
-
 fn warnings(s: &str) -> usize {
     s.lines().filter(|l| l.contains("warning:")).count()
 }

@@ -116,8 +116,10 @@ def check(path):
                             raise Bad('message of undefined method %d' % m)
                         stack.append((m, o))
                         msgs += 1
-                    elif kind == 4:
+                    elif kind in (4, 5):
                         m, o = v(), v()
+                        if kind == 5:
+                            v()  # the call's on-CPU time
                         if stack and stack[-1] == (m, o):
                             stack.pop()
                         else:
@@ -169,6 +171,11 @@ def check(path):
                     if c not in classes:
                         raise Bad('O record of undefined class %d' % c)
                     v(), v(), v(), v()
+            elif tag == ord('S'):
+                _tid, m = v(), v()
+                if m not in methods:
+                    raise Bad('S record of undefined method %d' % m)
+                v(), v(), v(), v(), v()
             elif tag == ord('E'):
                 end = v()
             else:

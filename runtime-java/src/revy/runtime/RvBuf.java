@@ -347,8 +347,6 @@ final class RvBuf {
      */
     private long[][] rings = new long[0][];
     static final int RING = 256;
-    /** Sampled calls between two looks at a throttled method's estimate. */
-    static final int LOOK = 32;
 
     /** TAU's rule: more than THROTTLE_CALLS calls averaging under THROTTLE_NS. */
     private void count(int mid, long a, long t, long size) {
@@ -369,17 +367,7 @@ final class RvBuf {
         r[k & (RING - 1)] = a;
         r[RING] = k + 1;
         if (RvTrace.throttled[mid]) {
-            // A sampled call: every LOOK of them, the median of the latest LOOK. Two looks in a
-            // row must agree (within a quarter) before they replace the estimate: right after
-            // the verdict the JIT recompiles the callers, and samples then run interpreted.
-            if ((k + 1) % LOOK == 0) {
-                long[] e = RvBuf.spread(r, Math.min(k + 1, LOOK), k + 1);
-                long prev = r[RING + 1] - 1L;
-                r[RING + 1] = e[0] + 1L;
-                if (prev >= 0L && 4 * Math.abs(e[0] - prev) <= Math.max(e[0], prev)) {
-                    RvTrace.reestimate(mid, tid, t, e);
-                }
-            }
+            return; // its estimate stays the verdict's (sampling is off, see start)
         } else if (c > RvTable.THROTTLE_CALLS && sum < c * RvTable.THROTTLE_NS) {
             // the estimate: the median of the latest calls, past the warm-up (interpreter, JIT)
             long[] e = RvBuf.spread(r, Math.min(k + 1, RING), k + 1);

@@ -31,7 +31,7 @@ final class RvTrace {
     static final boolean[] throttled = new boolean[RvClasses.methodCount()];
     /**
      * Per throttled method: 1 + its estimate, ns per counted call (0 = not throttled). Set
-     * under LOCK (at the verdict, and when sampled calls show a new pace) and read by every thread without it: the atomic array's volatile write, after
+     * under LOCK (at the verdict) and read by every thread without it: the atomic array's volatile write, after
      * {@link #estimateSize}'s, publishes both (a plain load on x86, where the hot path reads it).
      */
     static final AtomicLongArray estimate = new AtomicLongArray(RvClasses.methodCount());
@@ -407,26 +407,6 @@ final class RvTrace {
                 o.v(t);
                 o.v(calls);
                 o.v(total);
-                estimateRecord(o, mid, tid, t, e);
-                byte[] r = o.done();
-                write(r, 0, r.length);
-            }
-        }
-    }
-
-    /**
-     * A throttled method's sampled calls ({@code e}, as for {@link #throttle}) moved away from
-     * its estimate by more than a quarter: they are its estimate from {@code t} on (a phase).
-     */
-    static void reestimate(int mid, long tid, long t, long[] e) {
-        long old = estimate.get(mid) - 1L;
-        if (4 * Math.abs(e[0] - old) <= old) {
-            return;
-        }
-        synchronized (LOCK) {
-            estimate.set(mid, 1L + e[0]);
-            if (state == 1) {
-                RvAgg.Bytes o = new RvAgg.Bytes();
                 estimateRecord(o, mid, tid, t, e);
                 byte[] r = o.done();
                 write(r, 0, r.length);

@@ -27,9 +27,17 @@ pub(crate) struct WhatifArgs {
     format: OutputFormat,
 }
 
+/// Where the machine model's handoff and enqueue cost came from.
+pub(crate) struct Sources {
+    handoff: &'static str,
+    enqueue: String,
+}
+
 /// The machine model of `revy whatif`: cores default to this machine's, the handoff to the
-/// trace header's (`header_handoff`, the profiled machine's), else this machine's; returns
-/// it with where the handoff came from.
+/// trace header's (`header_handoff`, the profiled machine's), else this machine's, the
+/// enqueue cost to the one measured once for the project (`manifest`'s
+/// `.revy/machine.toml`; `remeasure` measures it again); returns it with the sources.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn machine(
     unit: revy::analyse::trace::Unit,
     header_handoff: Option<f64>,
@@ -38,7 +46,8 @@ pub(crate) fn machine(
     enqueue: Option<&str>,
     latency: Option<&str>,
     bandwidth: Option<&str>,
-) -> Result<(revy::analyse::whatif::Params, &'static str)> {
+    (manifest, remeasure): (&Path, bool),
+) -> Result<(revy::analyse::whatif::Params, Sources)> {
     use revy::analyse::whatif::{ns_to, parse_bandwidth, parse_duration_ns};
     let cores = match cores {
         Some(0) => return Err(Error::input("--cores must be at least 1")),
@@ -47,9 +56,13 @@ pub(crate) fn machine(
     };
     let given = handoff.map(parse_duration_ns).transpose()?;
     let (handoff_ns, source) = revy::analyse::whatif::handoff_for(given, header_handoff);
-    let enqueue_ns = match enqueue {
-        Some(e) => parse_duration_ns(e)?,
-        None => revy::analyse::whatif::measure_enqueue_ns().min(handoff_ns),
+    let (enqueue_ns, enqueue_source) = match enqueue {
+        Some(e) => (parse_duration_ns(e)?, "given".to_string()),
+        None => {
+            let project = manifest.is_file().then_some(manifest);
+            let m = revy::analyse::enqueue::enqueue_cost(project, remeasure);
+            (m.ns.min(handoff_ns), m.source)
+        }
     };
     let latency = latency.map(parse_duration_ns).transpose()?.unwrap_or(0.0);
     let bandwidth = bandwidth.map(parse_bandwidth).transpose()?;
@@ -61,7 +74,11 @@ pub(crate) fn machine(
         // Bytes per second to bytes per trace unit.
         bandwidth: bandwidth.map(|b| b * unit.micros() * 1e-6),
     };
-    Ok((params, source))
+    let sources = Sources {
+        handoff: source,
+        enqueue: enqueue_source,
+    };
+    Ok((params, sources))
 }
 
 /// The machine model's arguments parsed once before the trace is read ([`machine`] does it
@@ -94,7 +111,7 @@ pub(crate) fn cmd_whatif(manifest: &Path, args: WhatifArgs) -> Result<()> {
         &args.active,
         revy::analyse::analysis::Options::default().max_replay_messages,
     )?;
-    let (params, source) = machine(
+    let (params, sources) = machine(
         loaded.tree.unit(),
         loaded.tree.handoff_ns,
         args.replay.cores,
@@ -102,9 +119,11 @@ pub(crate) fn cmd_whatif(manifest: &Path, args: WhatifArgs) -> Result<()> {
         args.replay.enqueue.as_deref(),
         args.latency.as_deref(),
         args.bandwidth.as_deref(),
+        (manifest, args.replay.remeasure),
     )?;
     let mut w = revy::analyse::whatif::predict(&loaded, &plan, &params, &args.active);
-    w.handoff_source = source;
+    w.handoff_source = sources.handoff;
+    w.enqueue_source = sources.enqueue;
     match args.format {
         OutputFormat::Text => stdout_quiet(&revy::analyse::whatif::render_text(&w))?,
         OutputFormat::Json => {

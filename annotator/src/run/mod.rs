@@ -2,6 +2,7 @@
 //! with tracing on; finds the trace files the run wrote.
 
 pub mod profile;
+pub mod stale;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -34,15 +34,17 @@ fn handoff_ns(o: &Options, header: Option<f64>) -> (f64, &'static str) {
     }
 }
 
-/// The sender's cost of an asynchronous message, measured once per process; never more
-/// than the handoff (a given `--handoff 0` means free messages).
-fn enqueue_ns(o: &Options, handoff: f64) -> f64 {
-    static MEASURED: OnceLock<f64> = OnceLock::new();
-    o.enqueue_ns.unwrap_or_else(|| {
-        MEASURED
-            .get_or_init(whatif::measure_enqueue_ns)
-            .min(handoff)
-    })
+/// The sender's cost of an asynchronous message and its source: given, else the project's
+/// measured one (`enqueue::enqueue_cost`); never more than the handoff (a given
+/// `--handoff 0` means free messages).
+fn enqueue_ns(o: &Options, handoff: f64) -> (f64, String) {
+    match o.enqueue_ns {
+        Some(e) => (e, whatif::HANDOFF_GIVEN.to_string()),
+        None => {
+            let m = crate::analyse::enqueue::enqueue_cost(o.manifest.as_deref(), o.remeasure);
+            (m.ns.min(handoff), m.source)
+        }
+    }
 }
 
 /// Replays each candidate change, ranks the proposals that pay first, then the no-gain
@@ -230,6 +232,7 @@ fn not_evaluated(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
         handoff: 0.0,
         handoff_source: "not evaluated",
         enqueue: 0.0,
+        enqueue_source: "not evaluated".to_string(),
         candidates: 0,
         notes: Vec::new(),
         caveat: whatif::CAVEAT,
@@ -285,12 +288,13 @@ fn judge_candidates(
 ) -> Judged {
     let unit = loaded.tree.unit();
     let (handoff, handoff_source) = handoff_ns(o, loaded.tree.handoff_ns);
+    let (enqueue, enqueue_source) = enqueue_ns(o, handoff);
     let p = Params {
         cores: o
             .cores
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         handoff: whatif::ns_to(unit, handoff),
-        enqueue: whatif::ns_to(unit, enqueue_ns(o, handoff)),
+        enqueue: whatif::ns_to(unit, enqueue),
         latency: 0.0,
         bandwidth: None,
     };
@@ -318,6 +322,7 @@ fn judge_candidates(
         handoff: p.handoff,
         handoff_source,
         enqueue: p.enqueue,
+        enqueue_source,
         candidates: cands.len(),
         // The return types matter to the proposals (the probe cost is in the totals).
         notes: loaded

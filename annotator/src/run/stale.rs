@@ -71,11 +71,18 @@ pub fn written_since(m: &Manifest, since: SystemTime) -> Vec<String> {
     out
 }
 
-/// Executable first, then fewer folders deep.
-fn rank(p: &Path, rel: &str) -> (bool, isize) {
+/// A program first, then compiled code, then fewer folders deep (not CMake's compiler
+/// probes, which it builds while configuring).
+fn rank(p: &Path, rel: &str) -> (bool, bool, isize) {
     use std::os::unix::fs::PermissionsExt;
+    const COMPILED: [&str; 7] = [".o", ".obj", ".class", ".jar", ".a", ".so", ".dll"];
     let exec = std::fs::metadata(p).is_ok_and(|md| md.permissions().mode() & 0o111 != 0);
-    (exec, -(rel.matches('/').count() as isize))
+    // CMake keeps a target's objects in CMakeFiles/<target>.dir/; the rest there is its own.
+    let probe =
+        rel.contains("CMakeScratch/") || (rel.contains("CMakeFiles/") && !rel.contains(".dir/"));
+    let compiled = COMPILED.iter().any(|x| rel.ends_with(x));
+    let depth = -(rel.matches('/').count() as isize);
+    (exec && !probe, compiled && !probe, depth)
 }
 
 fn newer(p: &Path, since: SystemTime) -> bool {

@@ -5,6 +5,7 @@
 pub mod analysis;
 pub mod estimate;
 pub mod export;
+pub mod probe;
 pub mod report;
 pub mod trace;
 pub mod walk;

@@ -73,6 +73,15 @@ pub fn enqueue_cost(project: Option<&Path>, remeasure: bool) -> Measured {
     }
 }
 
+/// The project's kept enqueue cost for an analysis's options (`manifest`, `remeasure`),
+/// or `None` when `--enqueue` gave one: what `machine::Measured::enqueue_ns` takes.
+pub fn kept_for(o: &crate::analyse::analysis::Options) -> Option<Measured> {
+    let project = o.manifest.as_deref();
+    o.enqueue_ns
+        .is_none()
+        .then(|| enqueue_cost(project, o.remeasure))
+}
+
 /// `.revy/machine.toml` beside the manifest, if the manifest exists.
 fn machine_file(manifest: &Path) -> Option<PathBuf> {
     if !manifest.is_file() {

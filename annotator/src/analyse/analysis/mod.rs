@@ -71,6 +71,17 @@ pub struct Options {
     pub remeasure: bool,
 }
 
+impl Options {
+    /// The machine model the command line gave (see [`crate::analyse::machine`]).
+    pub fn machine(&self) -> crate::analyse::machine::Given {
+        crate::analyse::machine::Given {
+            cores: self.cores,
+            handoff_ns: self.handoff_ns,
+            enqueue_ns: self.enqueue_ns,
+        }
+    }
+}
+
 impl Default for Options {
     fn default() -> Self {
         Options {

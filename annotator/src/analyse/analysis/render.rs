@@ -43,10 +43,18 @@ fn header(s: &mut String, a: &Analysis) {
             "Processes {pids}, on one time line (roots root@PID/TID, objects Class#oid@PID)"
         );
     }
+    let run = super::run::RunLength {
+        span: t.run_span,
+        busy: t.total_time,
+        instrumented: t.instrumented_time,
+        threads: t.threads,
+    };
     let _ = writeln!(
         s,
-        "Run {} {u} (wall span); busy {} {u} over {} thread(s), {} {u} inside instrumented messages; {}",
-        t.run_span, t.total_time, t.threads, t.instrumented_time, t.probe_note
+        "{}, {} {u} inside instrumented messages; {}",
+        run.describe(a.trace.unit),
+        t.instrumented_time,
+        t.probe_note
     );
     let _ = writeln!(
         s,

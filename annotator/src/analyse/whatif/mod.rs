@@ -17,8 +17,9 @@ pub use plan::Plan;
 pub use sim::Params;
 pub use tree::Tree;
 
+use crate::analyse::analysis::probe::Calibration;
 pub use crate::analyse::analysis::probe::Compensation;
-use crate::analyse::analysis::probe::{Calibration, SmallestNet};
+use crate::analyse::analysis::run::{RunClock, RunLength};
 
 pub const SCHEMA: &str = "revy-whatif/2";
 
@@ -67,22 +68,30 @@ pub fn load_for(
 ) -> Result<(Loaded, Plan)> {
     use crate::analyse::walk::{InstKind, Walker};
     let path = crate::analyse::trace::multi::join(traces)?;
-    let mut smallest = SmallestNet::default();
+    let compensate = compensate.into();
+    let header = crate::analyse::analysis::header_probe_ns(&path)?;
+    let unit = crate::analyse::trace::TraceReader::open_header(&path)?
+        .header()
+        .unit;
+    let units = |ns: f64| crate::analyse::analysis::probe_units(ns, unit);
+    let mut clock = RunClock::new(match compensate {
+        Compensation::Off => 0,
+        Compensation::Given(ns) => units(ns),
+        Compensation::Header => header.map_or(0, units),
+    });
     let (reader, walker) =
-        crate::analyse::walk::walk_trace_by(&path, Walker::new(), &mut smallest, &mut |_, _| {})?;
+        crate::analyse::walk::walk_trace_by(&path, Walker::new(), &mut clock, &mut |_, _| {})?;
     // The header's probe cost, at most the smallest net time (analysis::probe).
-    let cal = Calibration::resolve(
-        compensate.into(),
-        crate::analyse::analysis::header_probe_ns(&path)?,
-        smallest.get(),
-        reader.header().unit,
-    );
+    let cal = Calibration::resolve(compensate, header, clock.smallest(), unit);
+    // The run's length as `revy analyze` gives it (analysis::run).
+    let run = clock.length(&walker, units(cal.used_ns));
     let compensate = cal.compensation();
     let mut plan = Plan::default();
     if walker.messages <= max_messages {
         drop((reader, walker));
         let mut loaded = load(traces, compensate, manifest)?;
         loaded.warnings.extend(cal.warning());
+        loaded.run = Some(run);
         for p in patterns {
             plan::add_pattern(&loaded.tree, &mut plan, p)?;
         }
@@ -120,6 +129,7 @@ pub fn load_for(
     let mut loaded = load_focused(&path, compensate, &focus, &info, faults, manifest)?
         .map_err(|_| Error::input("the focused tree exceeded its node cap"))?;
     loaded.warnings.extend(cal.warning());
+    loaded.run = Some(run);
     let plan = loaded.tree.plan_for(&plan);
     Ok((loaded, plan))
 }
@@ -182,6 +192,7 @@ fn ready(
         tree,
         agg,
         warnings,
+        run: None,
     })
 }
 
@@ -191,6 +202,9 @@ pub struct Loaded {
     /// Compensated aggregate time of each node.
     pub agg: Vec<f64>,
     pub warnings: Vec<String>,
+    /// The measured run's length and busy time (`analysis::run`), when the load walked
+    /// the trace for it ([`load_for`]).
+    pub run: Option<RunLength>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -259,6 +273,14 @@ pub struct WhatIf {
     /// Sender's CPU per asynchronous message (a queue push).
     pub enqueue: f64,
     pub compensated: bool,
+    /// The measured run's wall span and busy time, as `revy analyze` gives them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run_span: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub busy_time: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub threads_measured: Option<usize>,
+    /// The measured run replayed unchanged: what `predicted_time` compares with.
     pub baseline_time: f64,
     pub predicted_time: f64,
     pub predicted_speedup: f64,
@@ -349,6 +371,9 @@ fn predict_with(
         handoff_source: HANDOFF_GIVEN,
         enqueue: p.enqueue,
         compensated: t.threads.iter().any(|th| th.probe > 0.0),
+        run_span: l.run.map(|r| r.span),
+        busy_time: l.run.map(|r| r.busy),
+        threads_measured: l.run.map(|r| r.threads),
         baseline_time: base_time,
         predicted_time: predicted,
         predicted_speedup: speedup,
@@ -702,9 +727,18 @@ fn render_prediction(s: &mut String, w: &WhatIf) {
         human(w.enqueue, Unit::parse(u).unwrap_or(Unit::Ns))
     );
     let h = |x: f64| human(x, Unit::parse(u).unwrap_or(Unit::Ns));
+    if let (Some(span), Some(busy), Some(n)) = (w.run_span, w.busy_time, w.threads_measured) {
+        let run = RunLength {
+            span,
+            busy,
+            instrumented: 0,
+            threads: n,
+        };
+        let _ = writeln!(s, "  {}", run.describe(Unit::parse(u).unwrap_or(Unit::Ns)));
+    }
     let _ = writeln!(
         s,
-        "  baseline  {}\n  predicted {}\n  speedup   {:.2}×",
+        "  baseline  {} (the run replayed unchanged)\n  predicted {}\n  speedup   {:.2}×",
         h(w.baseline_time),
         h(w.predicted_time),
         w.predicted_speedup

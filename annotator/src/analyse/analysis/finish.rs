@@ -36,7 +36,7 @@ pub fn finish(
     let warnings = trace_warnings(path, reader, walker, &coverage);
 
     let (edges, instances, classes) = tables(&mut b, reader, walker, total, &one_offs);
-    let empty = empty_call(&b, reader.header().unit);
+    let empty = empty_call(&b);
     let methods = method_stats(&b.methods, names, total, &coverage, empty);
     let messages = message_list(b.top, &one_offs, total, opts.detail_cap);
     let threads = thread_stats(walker, names, own_pid);
@@ -240,11 +240,15 @@ fn method_stats(
     methods
 }
 
-/// What an empty call costs, in trace units: the run's cheapest call (which paid one probe
-/// and did least), at most [`super::EMPTY_CALL_NS`] unless the probe cost subtracted is more.
-fn empty_call(b: &Builder, unit: crate::analyse::trace::Unit) -> u64 {
-    let bound = super::probe_units(super::EMPTY_CALL_NS, unit).max(b.probe);
-    b.clock.smallest().min(bound)
+/// What an empty call costs, in trace units: the probe cost the run paid per call (the one
+/// subtracted, else the header's or the given one), at most the run's cheapest call.
+fn empty_call(b: &Builder) -> u64 {
+    let smallest = b.clock.smallest();
+    if b.probe > 0 {
+        b.probe
+    } else {
+        b.paid.min(smallest)
+    }
 }
 
 /// The share of `raw` (the recorded calls' net time) that `calls` empty calls cost.

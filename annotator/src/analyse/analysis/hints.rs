@@ -33,7 +33,7 @@ pub enum HintKind {
     PageFaults,
     /// An instance whose messages mostly wait off the CPU: a synchronisation point.
     Waits,
-    /// A method whose measured time is mostly what an empty call costs (the probe).
+    /// A method whose measured time is mostly the probe's own cost.
     ProbeCost,
 }
 
@@ -291,8 +291,8 @@ fn waiters(r: &Rules, out: &mut Vec<Hint>) {
     }
 }
 
-/// Methods whose measured time is mostly what empty calls cost, with that time above the
-/// threshold: said so (they are no candidates).
+/// Methods whose measured time is mostly probe cost, with that time above the threshold:
+/// said so (they are no candidates).
 fn probe_bound(r: &Rules, out: &mut Vec<Hint>) {
     let unit = r.unit;
     let mut meth: Vec<(&super::MethodStats, u64)> =
@@ -305,16 +305,16 @@ fn probe_bound(r: &Rules, out: &mut Vec<Hint>) {
     meth.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.id.cmp(&y.0.id)));
     for (m, measured) in meth.into_iter().take(r.cap()) {
         let recorded = m.recorded_raw.0;
-        let empty = m.probe_share * measured as f64 / recorded.max(1) as f64;
+        let per_call = m.probe_share * measured as f64 / recorded.max(1) as f64;
         let mut h = Hint::new(
             HintKind::ProbeCost,
             format!("{}.{}", m.class, m.method),
             format!(
-                "its {recorded} recorded call(s) measured {measured} {unit} ({:.1} {unit} per call), {:.0} % of which an empty call costs ({empty:.0} {unit}, the probe's own cost): its time is mostly instrumentation, so it is no candidate; exclude it from annotation for a truer profile",
+                "its {recorded} recorded call(s) measured {measured} {unit} ({:.1} {unit} per call), {:.0} % of which is the probe's own cost ({per_call:.0} {unit} per call): its time is mostly instrumentation, so it is no candidate; exclude it from annotation for a truer profile",
                 measured as f64 / recorded.max(1) as f64,
                 m.probe_share * 100.0
             ),
-            &[("calls", recorded as f64), ("measured", measured as f64), ("empty_call", empty), ("probe_share", m.probe_share)],
+            &[("calls", recorded as f64), ("measured", measured as f64), ("probe_per_call", per_call), ("probe_share", m.probe_share)],
         );
         h.method = Some(m.id);
         h.class = Some(m.class.clone());

@@ -33,10 +33,6 @@ pub use table::{Edges, InstRow, Instances, TopRows};
 
 pub const SCHEMA: &str = "revy-analysis/2";
 
-/// What an empty call is taken to cost at most (ns), unless the probe cost is higher:
-/// the run's cheapest call stands for it, bounded so that a run of only long calls does
-/// not call them all empty.
-pub const EMPTY_CALL_NS: f64 = 1000.0;
 /// From this share of empty-call cost a method's measured time is mostly probe cost.
 pub const PROBE_BOUND: f64 = 0.5;
 
@@ -285,10 +281,10 @@ pub struct MethodStats {
     pub cyclic: u64,
     /// Share of the total net time spent in this method.
     pub level: f64,
-    /// Of its recorded calls' measured net time, the share an empty call costs (the
-    /// probe's own cost: the run's cheapest call, at most [`EMPTY_CALL_NS`] unless the
-    /// probe cost is higher). From [`PROBE_BOUND`] its time is mostly instrumentation:
-    /// said so, and no candidate on that basis.
+    /// Of its recorded calls' measured net time, the share the probe's own cost takes (the
+    /// cost per call subtracted, else the header's, at most the run's cheapest call). From
+    /// [`PROBE_BOUND`] its time is mostly instrumentation: said so, and no candidate on
+    /// that basis.
     #[serde(skip_serializing_if = "is_zero")]
     pub probe_share: f64,
     /// Recorded calls and their raw net time (probe cost and waiting included).
@@ -395,6 +391,8 @@ pub struct Builder {
     cyclic: u64,
     /// Probe cost per message, in trace units (0 when not compensating).
     probe: u64,
+    /// The probe cost the run paid per message, subtracted or not (trace units; 0: unknown).
+    paid: u64,
     /// The run's length and busy time, and the smallest net time before compensation.
     clock: run::RunClock,
     /// Per receiving instance, the net time its messages waited off the CPU (few: only
@@ -419,6 +417,7 @@ impl Builder {
             top: TopMessages::new(opts.detail_cap),
             cyclic: 0,
             probe: 0,
+            paid: 0,
             clock: run::RunClock::new(0),
             waits: Default::default(),
             waiting: 0,
@@ -445,7 +444,13 @@ impl Builder {
     /// Subtract `probe` trace units per message (once for itself, once per nested one).
     pub fn with_probe(mut self, probe: u64) -> Self {
         self.probe = probe;
+        self.paid = self.paid.max(probe);
         self.clock = run::RunClock::new(probe);
+        self
+    }
+    /// The probe cost the run paid per message (trace units), when not subtracted.
+    fn paying(mut self, paid: u64) -> Self {
+        self.paid = self.paid.max(paid);
         self
     }
 }
@@ -565,12 +570,16 @@ impl Builder {
     /// (when `opts` say so).
     pub fn for_trace(path: &Path, opts: &Options) -> Result<Builder> {
         let unit = header_unit(path)?;
+        let header = header_probe_ns(path)?;
         let probe = match opts.compensation() {
             probe::Compensation::Off => None,
             probe::Compensation::Given(ns) => Some(ns),
-            probe::Compensation::Header => header_probe_ns(path)?,
+            probe::Compensation::Header => header,
         };
-        Ok(Builder::new(opts).with_probe(probe.map_or(0, |p| probe_units(p, unit))))
+        let units = |p: Option<f64>| p.map_or(0, |p| probe_units(p, unit));
+        Ok(Builder::new(opts)
+            .with_probe(units(probe))
+            .paying(units(opts.probe_ns.or(header))))
     }
     /// After a walk: a fresh builder subtracting the smallest net time, when the header's
     /// probe cost (not one given) exceeded it; `None` when this walk stands.

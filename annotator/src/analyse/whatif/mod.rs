@@ -735,6 +735,13 @@ fn render_prediction(s: &mut String, w: &WhatIf) {
             threads: n,
         };
         let _ = writeln!(s, "  {}", run.describe(Unit::parse(u).unwrap_or(Unit::Ns)));
+        if w.baseline_time < 0.9 * span as f64 {
+            let _ = writeln!(
+                s,
+                "  (the replay counts work on the CPU: of the measured span, {} went to waiting off it — blocked, or preempted on a busy machine — or to the probe)",
+                h(span as f64 - w.baseline_time)
+            );
+        }
     }
     let _ = writeln!(
         s,

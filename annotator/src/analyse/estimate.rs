@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-use crate::analyse::analysis::probe::{Calibration, Compensation};
-use crate::analyse::analysis::run::{RunClock, RunLength};
+use crate::analyse::probe::{Calibration, Compensation};
+use crate::analyse::run::{RunClock, RunLength};
 use crate::analyse::trace::{Event, Names, TraceReader};
 use crate::analyse::walk::{walk_trace_by, Walker};
 use crate::error::{Error, Result};
@@ -114,7 +114,7 @@ pub struct Estimate {
     pub manifest_exclude: (Vec<String>, String),
 }
 
-/// One trace's run length (`analysis::run`), in its unit.
+/// One trace's run length (`analyse::run`), in its unit.
 #[derive(Debug, Clone, Serialize)]
 pub struct TracedRun {
     pub trace: PathBuf,
@@ -189,7 +189,7 @@ fn run_length(
     header: Option<f64>,
     unit: crate::analyse::trace::Unit,
 ) -> Result<(RunLength, Calibration)> {
-    let units = |ns: f64| crate::analyse::analysis::probe_units(ns, unit);
+    let units = |ns: f64| crate::analyse::probe::probe_units(ns, unit);
     let mut clock = RunClock::new(header.map_or(0, units));
     let (_, walker) = walk_trace_by(path, Walker::numbering(), &mut clock, &mut |_, _| {})?;
     let cal = Calibration::resolve(Compensation::Header, header, clock.smallest(), unit);

@@ -5,7 +5,9 @@
 pub mod analysis;
 pub mod estimate;
 pub mod export;
+pub mod probe;
 pub mod report;
+pub mod run;
 pub mod trace;
 pub mod walk;
 pub mod whatif;

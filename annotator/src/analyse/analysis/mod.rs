@@ -7,10 +7,8 @@ pub mod faults;
 mod finish;
 pub mod hints;
 pub mod lists;
-pub mod probe;
 pub mod proposals;
 pub mod render;
-pub mod run;
 pub mod stats;
 pub mod table;
 mod verdict;
@@ -20,6 +18,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use crate::analyse::probe::{self, header_probe_ns};
 use crate::analyse::trace::{Form, TraceReader, Unit};
 use crate::analyse::walk::{walk_trace_with, Closed, InstKind, Instance, Sink, Walker};
 use crate::error::Result;
@@ -394,7 +393,7 @@ pub struct Builder {
     /// The probe cost the run paid per message, subtracted or not (trace units; 0: unknown).
     paid: u64,
     /// The run's length and busy time, and the smallest net time before compensation.
-    clock: run::RunClock,
+    clock: crate::analyse::run::RunClock,
     /// Per receiving instance, the net time its messages waited off the CPU (few: only
     /// long calls carry an on-CPU time).
     waits: rustc_hash::FxHashMap<u32, u64>,
@@ -418,7 +417,7 @@ impl Builder {
             cyclic: 0,
             probe: 0,
             paid: 0,
-            clock: run::RunClock::new(0),
+            clock: crate::analyse::run::RunClock::new(0),
             waits: Default::default(),
             waiting: 0,
             aggregated_calls: 0,
@@ -445,7 +444,7 @@ impl Builder {
     pub fn with_probe(mut self, probe: u64) -> Self {
         self.probe = probe;
         self.paid = self.paid.max(probe);
-        self.clock = run::RunClock::new(probe);
+        self.clock = crate::analyse::run::RunClock::new(probe);
         self
     }
     /// The probe cost the run paid per message (trace units), when not subtracted.
@@ -649,7 +648,7 @@ pub fn finish_with_advice(
     let fault_hints = faults::hints(
         &a,
         &reader.status().aggregates.faults,
-        header_ns(path, "fault_ns")?,
+        probe::header_ns(path, "fault_ns")?,
     );
     let at = a
         .hints
@@ -660,31 +659,7 @@ pub fn finish_with_advice(
     Ok(a)
 }
 
-/// The probe cost per message in trace units, rounded.
-pub fn probe_units(ns: f64, unit: crate::analyse::trace::Unit) -> u64 {
-    (ns * crate::analyse::trace::Unit::Ns.micros() / unit.micros()).round() as u64
-}
-
-/// The header's `probe_ns=` (read before the walk: text headers are parsed lazily).
-pub fn header_probe_ns(path: &Path) -> Result<Option<f64>> {
-    header_ns(path, "probe_ns")
-}
-
-/// The header's `handoff_ns=`: the thread wake-up the runtime measured at start-up (absent
-/// from older traces; 0 means it could not measure).
-pub fn header_handoff_ns(path: &Path) -> Result<Option<f64>> {
-    Ok(header_ns(path, "handoff_ns")?.filter(|h| *h > 0.0))
-}
-
-fn header_ns(path: &Path, key: &str) -> Result<Option<f64>> {
-    let r = TraceReader::open_header(path)?;
-    Ok(r.header()
-        .fields
-        .iter()
-        .find(|(k, _)| k == key)
-        .and_then(|(_, v)| v.parse::<f64>().ok())
-        .filter(|p| p.is_finite() && *p >= 0.0))
-}
+pub use crate::analyse::probe::probe_units;
 
 fn header_unit(path: &Path) -> Result<crate::analyse::trace::Unit> {
     let r = TraceReader::open_header(path)?;

@@ -43,7 +43,7 @@ fn header(s: &mut String, a: &Analysis) {
             "Processes {pids}, on one time line (roots root@PID/TID, objects Class#oid@PID)"
         );
     }
-    let run = super::run::RunLength {
+    let run = crate::analyse::run::RunLength {
         span: t.run_span,
         busy: t.total_time,
         instrumented: t.instrumented_time,

@@ -3,6 +3,7 @@
 //! (`tree.rs`) under the change (`plan.rs`) on a machine model (`sim.rs`).
 
 pub mod focus;
+pub mod node;
 pub mod plan;
 pub mod sim;
 pub mod tree;
@@ -17,9 +18,9 @@ pub use plan::Plan;
 pub use sim::Params;
 pub use tree::Tree;
 
-use crate::analyse::analysis::probe::Calibration;
-pub use crate::analyse::analysis::probe::Compensation;
-use crate::analyse::analysis::run::{RunClock, RunLength};
+use crate::analyse::probe::Calibration;
+pub use crate::analyse::probe::Compensation;
+use crate::analyse::run::{RunClock, RunLength};
 
 pub const SCHEMA: &str = "revy-whatif/2";
 
@@ -69,11 +70,11 @@ pub fn load_for(
     use crate::analyse::walk::{InstKind, Walker};
     let path = crate::analyse::trace::multi::join(traces)?;
     let compensate = compensate.into();
-    let header = crate::analyse::analysis::header_probe_ns(&path)?;
+    let header = crate::analyse::probe::header_probe_ns(&path)?;
     let unit = crate::analyse::trace::TraceReader::open_header(&path)?
         .header()
         .unit;
-    let units = |ns: f64| crate::analyse::analysis::probe_units(ns, unit);
+    let units = |ns: f64| crate::analyse::probe::probe_units(ns, unit);
     let mut clock = RunClock::new(match compensate {
         Compensation::Off => 0,
         Compensation::Given(ns) => units(ns),
@@ -81,9 +82,9 @@ pub fn load_for(
     });
     let (reader, walker) =
         crate::analyse::walk::walk_trace_by(&path, Walker::new(), &mut clock, &mut |_, _| {})?;
-    // The header's probe cost, at most the smallest net time (analysis::probe).
+    // The header's probe cost, at most the smallest net time (`analyse::probe`).
     let cal = Calibration::resolve(compensate, header, clock.smallest(), unit);
-    // The run's length as `revy analyze` gives it (analysis::run).
+    // The run's length as `revy analyze` gives it (`analyse::run`).
     let run = clock.length(&walker, units(cal.used_ns));
     let compensate = cal.compensation();
     let mut plan = Plan::default();
@@ -130,7 +131,7 @@ pub fn load_for(
         .map_err(|_| Error::input("the focused tree exceeded its node cap"))?;
     loaded.warnings.extend(cal.warning());
     loaded.run = Some(run);
-    let plan = loaded.tree.plan_for(&plan);
+    let plan = plan.in_tree(&loaded.tree);
     Ok((loaded, plan))
 }
 
@@ -202,7 +203,7 @@ pub struct Loaded {
     /// Compensated aggregate time of each node.
     pub agg: Vec<f64>,
     pub warnings: Vec<String>,
-    /// The measured run's length and busy time (`analysis::run`), when the load walked
+    /// The measured run's length and busy time (`analyse::run`), when the load walked
     /// the trace for it ([`load_for`]).
     pub run: Option<RunLength>,
 }

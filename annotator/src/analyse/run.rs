@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use super::probe::SmallestNet;
+use crate::analyse::probe::SmallestNet;
 use crate::analyse::trace::{agg::Aggregates, Names, Unit};
 use crate::analyse::walk::{Closed, Instance, Resolved, Sink, Walker};
 

@@ -4,10 +4,14 @@
 //! above the shortest message is wrong (the runtime measured it while preempted: a header
 //! once read 28,522 ns where messages took 491 ns, and every method became 0).
 
+use std::path::Path;
+
 use serde::Serialize;
 
+use crate::analyse::trace::TraceReader;
 use crate::analyse::trace::{Names, Unit};
 use crate::analyse::walk::{Closed, Instance, Sink};
+use crate::error::Result;
 
 /// Whether and what probe cost to subtract.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -162,6 +166,27 @@ impl Sink for SmallestNet {
     }
 }
 
+/// The header's `probe_ns=` (read before the walk: text headers are parsed lazily).
+pub fn header_probe_ns(path: &Path) -> Result<Option<f64>> {
+    header_ns(path, "probe_ns")
+}
+
+/// The header's `handoff_ns=`: the thread wake-up the runtime measured at start-up (absent
+/// from older traces; 0 means it could not measure).
+pub fn header_handoff_ns(path: &Path) -> Result<Option<f64>> {
+    Ok(header_ns(path, "handoff_ns")?.filter(|h| *h > 0.0))
+}
+
+pub(crate) fn header_ns(path: &Path, key: &str) -> Result<Option<f64>> {
+    let r = TraceReader::open_header(path)?;
+    Ok(r.header()
+        .fields
+        .iter()
+        .find(|(k, _)| k == key)
+        .and_then(|(_, v)| v.parse::<f64>().ok())
+        .filter(|p| p.is_finite() && *p >= 0.0))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -179,4 +204,9 @@ mod tests {
         let off = Calibration::resolve(Compensation::Off, Some(60.0), 491, Unit::Ns);
         assert_eq!(off.used_ns, 0.0);
     }
+}
+
+/// The probe cost per message in trace units, rounded.
+pub fn probe_units(ns: f64, unit: Unit) -> u64 {
+    (ns * Unit::Ns.micros() / unit.micros()).round() as u64
 }

@@ -5,6 +5,7 @@
 pub mod analysis;
 pub mod estimate;
 pub mod export;
+pub mod machine;
 pub mod probe;
 pub mod report;
 pub mod run;

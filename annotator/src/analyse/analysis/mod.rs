@@ -75,6 +75,17 @@ pub struct Options {
     pub manifest: Option<std::path::PathBuf>,
 }
 
+impl Options {
+    /// The machine model the command line gave (see [`crate::analyse::machine`]).
+    pub fn machine(&self) -> crate::analyse::machine::Given {
+        crate::analyse::machine::Given {
+            cores: self.cores,
+            handoff_ns: self.handoff_ns,
+            enqueue_ns: self.enqueue_ns,
+        }
+    }
+}
+
 impl Default for Options {
     fn default() -> Self {
         Options {

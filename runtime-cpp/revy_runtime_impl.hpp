@@ -826,6 +826,37 @@ inline std::uint64_t wall_ns() {
     return n < 0 ? 0 : static_cast<std::uint64_t>(n);
 }
 
+// The run this process belongs to, so traces of different runs are never read as one:
+// `REVY_RUN` when set (revy run gives each run one), else the process group (what a shell
+// gives each command line, named with its leader's start time, as the budget is), else the
+// start time, pid and a mix of clocks.
+inline bool run_id_ok(const char* s) {
+    std::size_t n = 0;
+    for (; s[n]; ++n) {
+        char c = s[n];
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '-' || c == '_' || c == '.' || c == ':';
+        if (!ok || n >= 80) return false;
+    }
+    return n > 0;
+}
+
+inline std::string run_id(std::uint64_t wall) {
+    const char* env = std::getenv("REVY_RUN");
+    if (env && run_id_ok(env)) return env;
+#if REVY_POSIX
+    (void)wall;
+    return "pg" + process_group_key();
+#else
+    std::uint64_t x = (wall ^ (now_ns() * 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%llx-%llu-%08llx", static_cast<unsigned long long>(wall),
+                  static_cast<unsigned long long>(g().pid),
+                  static_cast<unsigned long long>((x >> 32) & 0xffffffffull));
+    return buf;
+#endif
+}
+
 inline std::string probe_cost_ns();
 inline std::string handoff_cost_ns();
 inline std::string fault_cost_ns();
@@ -844,7 +875,7 @@ inline void start_file(Global& G) {
                      " anchor_t=" + std::to_string(anchor_t) + " probe_ns=" + probe_cost_ns() +
                      " handoff_ns=" + handoff_cost_ns() + " fault_ns=" + fault_cost_ns() +
                      " project=" + config::project() + " mode=" + config::mode() +
-                     (G.budget_fd >= 0 ? " budget=run" : "");
+                     (G.budget_fd >= 0 ? " budget=run" : "") + " run=" + run_id(anchor_wall);
     G.lock.lock();
     G.out.write_all(magic, 8);
     G.bytes = 8;

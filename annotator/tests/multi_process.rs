@@ -43,11 +43,18 @@ int main(int argc, char** argv) {
 fn run_forking_program(dir: &Path) -> (PathBuf, u64, u64) {
     build_one_method(dir, "mp", 1 << 30, PROGRAM);
     std::fs::create_dir(dir.join("traces")).unwrap();
-    let r = Command::new(dir.join("t"))
-        .current_dir(dir)
-        .env("REVY_TRACE", "traces/f.rvt")
-        .output()
-        .unwrap();
+    run_again(dir, "traces/f.rvt", None)
+}
+
+/// Runs the built program again, its traces at `trace` (and `-PID` beside it for the
+/// child), with `REVY_RUN` set to `run` when given.
+fn run_again(dir: &Path, trace: &str, run: Option<&str>) -> (PathBuf, u64, u64) {
+    let mut c = Command::new(dir.join("t"));
+    c.current_dir(dir).env("REVY_TRACE", trace);
+    if let Some(run) = run {
+        c.env("REVY_RUN", run);
+    }
+    let r = c.output().unwrap();
     assert!(r.status.success(), "{}", text(&r.stderr));
     let out = text(&r.stdout);
     let pid = |who: &str| -> u64 {
@@ -183,6 +190,41 @@ fn one_time_line_in_chrome(dir: &Path, pf: &str, cf: &str, parent: u64, child: u
             "no process track for {pid}"
         );
     }
+}
+
+/// Two runs of the parent-and-child program into one folder, each run named by `REVY_RUN`:
+/// every trace's header carries its run (the child inherits it), the folder is refused as
+/// two runs, and `--merge-runs` reads the four traces as one. Fails before: no `run=`, and
+/// the folder was read as four processes of one run.
+#[test]
+fn two_runs_in_one_folder_are_not_merged() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    build_one_method(dir, "mp", 1 << 30, PROGRAM);
+    std::fs::create_dir(dir.join("traces")).unwrap();
+    let (_, _, c1) = run_again(dir, "traces/f.rvt", Some("first"));
+    let (_, _, c2) = run_again(dir, "traces/g.rvt", Some("second"));
+    let run_of = |f: &str| {
+        let r =
+            revy::analyse::trace::TraceReader::open_header(&dir.join("traces").join(f)).unwrap();
+        r.header().get("run").map(str::to_string)
+    };
+    assert_eq!(run_of("f.rvt").as_deref(), Some("first"));
+    assert_eq!(run_of(&format!("f-{c1}.rvt")).as_deref(), Some("first"));
+    assert_eq!(run_of("g.rvt").as_deref(), Some("second"));
+    assert_eq!(run_of(&format!("g-{c2}.rvt")).as_deref(), Some("second"));
+    let out = common::revy_in(dir, &["analyze", "traces", "--no-proposals"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("run first: f") && err.contains("run second: g"),
+        "{err}"
+    );
+    let merged = analyze(dir, &["traces", "--merge-runs"]);
+    assert_eq!(work_calls(&merged), 5000);
 }
 
 /// A process that recorded no event (started after the run spent its size budget) defines

@@ -11,12 +11,15 @@
 //! recorded call, as the analysis takes it), else the benches' for the trace's language
 //! (or `probe_ns`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
+use crate::analyse::probe::{Calibration, Compensation};
+use crate::analyse::run::{RunClock, RunLength};
 use crate::analyse::trace::{Event, Names, TraceReader};
+use crate::analyse::walk::{walk_trace_by, Walker};
 use crate::error::{Error, Result};
 
 /// Per-call probe cost measured by tests/bench (two clock reads + buffer writes), in ns.
@@ -84,7 +87,10 @@ pub struct Estimate {
     /// Calls counted in the traces' aggregates instead of as events.
     pub aggregated_calls: u64,
     pub recorded_bytes: u64,
+    /// The traces' run lengths summed (each trace's wall span; see `runs`).
     pub traced_secs: f64,
+    /// Each trace's run length and busy time, as `revy analyze` gives them.
+    pub runs: Vec<TracedRun>,
     pub truncated: bool,
     pub scale: f64,
     /// How `scale` was chosen, in words.
@@ -106,6 +112,16 @@ pub struct Estimate {
     /// The manifest's exclude patterns and where the key is (see [`Options`]).
     #[serde(skip)]
     pub manifest_exclude: (Vec<String>, String),
+}
+
+/// One trace's run length (`analyse::run`), in its unit.
+#[derive(Debug, Clone, Serialize)]
+pub struct TracedRun {
+    pub trace: PathBuf,
+    pub unit: &'static str,
+    pub run_span: u64,
+    pub busy_time: u64,
+    pub threads: usize,
 }
 
 /// What one pass over the traces gathers per method id (per trace).
@@ -137,6 +153,7 @@ struct Gathered {
     aggregated: u64,
     bytes: u64,
     span_secs: f64,
+    runs: Vec<TracedRun>,
     truncated: bool,
     cpp: bool,
     /// The headers' probe cost, capped at the smallest net time of a recorded call (ns),
@@ -165,24 +182,34 @@ fn add_aggregates(tally: &mut Vec<Tally>, a: &crate::analyse::trace::agg::Aggreg
     }
 }
 
+/// One trace's run length and probe cost as `revy analyze` finds them: a walk that keeps
+/// no instances, the header's probe cost capped at the smallest net time.
+fn run_length(
+    path: &Path,
+    header: Option<f64>,
+    unit: crate::analyse::trace::Unit,
+) -> Result<(RunLength, Calibration)> {
+    let units = |ns: f64| crate::analyse::probe::probe_units(ns, unit);
+    let mut clock = RunClock::new(header.map_or(0, units));
+    let (_, walker) = walk_trace_by(path, Walker::numbering(), &mut clock, &mut |_, _| {})?;
+    let cal = Calibration::resolve(Compensation::Header, header, clock.smallest(), unit);
+    Ok((clock.length(&walker, units(cal.used_ns)), cal))
+}
+
 /// Reads every trace once (memory grows with methods, threads and stack depth only).
 fn gather(paths: &[PathBuf]) -> Result<Gathered> {
     let mut g = Gathered::default();
     for path in paths {
         let mut r = TraceReader::open(path)?;
-        let (mut tally, first, last, smallest) = tally_events(&mut r, &mut g.events)?;
+        let mut tally = tally_events(&mut r, &mut g.events)?;
         add_aggregates(&mut tally, &r.status().aggregates);
-        let unit_us = r.header().unit.micros();
+        let unit = r.header().unit;
         let header = r
             .header()
             .get("probe_ns")
-            .and_then(|v| v.parse::<f64>().ok());
-        let cal = crate::analyse::probe::Calibration::resolve(
-            crate::analyse::probe::Compensation::Header,
-            header.filter(|p| p.is_finite() && *p > 0.0),
-            smallest,
-            r.header().unit,
-        );
+            .and_then(|v| v.parse::<f64>().ok())
+            .filter(|p| p.is_finite() && *p > 0.0);
+        let (run, cal) = run_length(path, header, unit)?;
         if cal.used_ns > 0.0 {
             g.probe_ns = Some(g.probe_ns.map_or(cal.used_ns, |p: f64| p.min(cal.used_ns)));
         }
@@ -191,10 +218,15 @@ fn gather(paths: &[PathBuf]) -> Result<Gathered> {
             .fields
             .iter()
             .any(|(k, v)| k == "lang" && v.eq_ignore_ascii_case("cpp"));
-        add_patterns(&mut g, r.names(), &tally, unit_us);
-        if first <= last {
-            g.span_secs += (last - first) as f64 * unit_us * 1e-6;
-        }
+        add_patterns(&mut g, r.names(), &tally, unit.micros());
+        g.span_secs += run.span as f64 * unit.micros() * 1e-6;
+        g.runs.push(TracedRun {
+            trace: path.clone(),
+            unit: unit.as_str(),
+            run_span: run.span,
+            busy_time: run.busy,
+            threads: run.threads,
+        });
         g.truncated |= r.status().truncated_at_size.is_some();
         g.bytes += std::fs::metadata(path)
             .map_err(|e| Error::io(path, e))?
@@ -208,15 +240,11 @@ fn gather(paths: &[PathBuf]) -> Result<Gathered> {
     Ok(g)
 }
 
-/// One trace's recorded calls per method id, counting its events into `events`; also the
-/// first and last method event times (first > last when there are none) and the smallest
-/// nonzero net time of a call (0: none).
-fn tally_events(r: &mut TraceReader, events: &mut u64) -> Result<(Vec<Tally>, u64, u64, u64)> {
+/// One trace's recorded calls per method id, counting its events into `events`.
+fn tally_events(r: &mut TraceReader, events: &mut u64) -> Result<Vec<Tally>> {
     let mut tally: Vec<Tally> = Vec::new();
-    // Per thread: open calls as (method, start, inclusive time of their callees).
-    let mut stacks: FxHashMap<u64, Vec<(u32, u64, u64)>> = FxHashMap::default();
-    let (mut first, mut last) = (u64::MAX, 0u64);
-    let mut smallest = crate::analyse::probe::SmallestNet::default();
+    // Per thread: open calls as (method, start).
+    let mut stacks: FxHashMap<u64, Vec<(u32, u64)>> = FxHashMap::default();
     while let Some(ev) = r.next_event()? {
         *events += 1;
         match ev {
@@ -226,30 +254,24 @@ fn tally_events(r: &mut TraceReader, events: &mut u64) -> Result<(Vec<Tally>, u6
                     tally.resize(i + 1, Tally::default());
                 }
                 tally[i].calls += 1;
-                stacks.entry(tid).or_default().push((method, t, 0));
-                (first, last) = (first.min(t), last.max(t));
+                stacks.entry(tid).or_default().push((method, t));
             }
             Event::End { tid, method, t, .. } => {
                 let s = stacks.entry(tid).or_default();
                 // Pop to the matching start (an unmatched end is skipped).
-                if let Some(at) = s.iter().rposition(|&(m, _, _)| m == method) {
-                    let (_, t0, inner) = s[at];
+                if let Some(at) = s.iter().rposition(|&(m, _)| m == method) {
+                    let (_, t0) = s[at];
                     s.truncate(at);
                     let incl = t.saturating_sub(t0);
-                    smallest.see(incl.saturating_sub(inner));
-                    if let Some(parent) = s.last_mut() {
-                        parent.2 += incl;
-                    }
                     let c = &mut tally[method as usize];
                     c.done += 1;
                     c.inclusive += incl;
                 }
-                (first, last) = (first.min(t), last.max(t));
             }
             _ => {}
         }
     }
-    Ok((tally, first, last, smallest.get()))
+    Ok(tally)
 }
 
 /// Adds one trace's tallies to their patterns (`Class.method`, or `Class::method` once any
@@ -354,6 +376,7 @@ pub fn estimate(paths: &[PathBuf], opts: &Options) -> Result<Estimate> {
         aggregated_calls: g.aggregated,
         recorded_bytes: g.bytes,
         traced_secs: g.span_secs,
+        runs: g.runs.clone(),
         truncated: g.truncated,
         scale,
         basis,
@@ -456,6 +479,22 @@ fn render_basis(s: &mut String, e: &Estimate) {
         e.traced_secs,
         if e.truncated { " (truncated)" } else { "" }
     );
+    for r in &e.runs {
+        let run = RunLength {
+            span: r.run_span,
+            busy: r.busy_time,
+            instrumented: 0,
+            threads: r.threads,
+        };
+        let unit =
+            crate::analyse::trace::Unit::parse(r.unit).unwrap_or(crate::analyse::trace::Unit::Ns);
+        let _ = writeln!(
+            s,
+            "  {}: {}",
+            r.trace.display(),
+            run.describe(|x| crate::analyse::whatif::human(x, unit))
+        );
+    }
     if e.aggregated_calls > 0 {
         let _ = writeln!(
             s,

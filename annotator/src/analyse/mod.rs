@@ -9,6 +9,7 @@ pub mod export;
 pub mod machine;
 pub mod probe;
 pub mod report;
+pub mod run;
 pub mod walk;
 pub mod whatif;
 

@@ -187,6 +187,11 @@ pub(crate) fn header_ns(path: &Path, key: &str) -> Result<Option<f64>> {
         .filter(|p| p.is_finite() && *p >= 0.0))
 }
 
+/// The probe cost per message in trace units, rounded.
+pub fn probe_units(ns: f64, unit: Unit) -> u64 {
+    (ns * Unit::Ns.micros() / unit.micros()).round() as u64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -46,6 +46,10 @@ pub(crate) struct Cli {
     /// The project manifest.
     #[arg(short, long, global = true, default_value = "revy.toml")]
     manifest: PathBuf,
+    /// Read traces of different runs (their headers' run= differ) as one run; without it
+    /// such a set of traces is refused.
+    #[arg(long, global = true)]
+    merge_runs: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -98,6 +102,7 @@ pub(crate) enum Command {
 }
 
 pub(crate) fn dispatch(cli: Cli) -> Result<()> {
+    revy::analyse::trace::multi::merge_runs(cli.merge_runs);
     match cli.command {
         Command::Init { dir, force } => {
             let given = (cli.manifest != std::path::Path::new("revy.toml"))

@@ -146,6 +146,27 @@ pub fn run(m: &Manifest) -> Result<RunOutcome> {
     run_built(m)
 }
 
+/// This run's identity (`run=` in every trace header its processes write, so the traces
+/// of different runs are never read as one): its start time, this process's id and a
+/// random. None when the user's `REVY_RUN` names one.
+fn run_id() -> Option<String> {
+    if std::env::var_os("REVY_RUN").is_some_and(|v| !v.is_empty()) {
+        return None;
+    }
+    use std::hash::{BuildHasher, Hasher};
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    // RandomState is seeded from the OS's random source once per process.
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(now);
+    Some(format!(
+        "{now:x}-{}-{:08x}",
+        std::process::id(),
+        h.finish() as u32
+    ))
+}
+
 /// This run's own size budget (annotator/trace/FORMAT.md, "The run's budget"): a fresh counter
 /// file in the trace folder that every process of the run shares, removed after the run.
 /// None when the user's `REVY_BUDGET` names one (or is `off`).
@@ -179,8 +200,12 @@ pub fn run_built(m: &Manifest) -> Result<RunOutcome> {
         .map(|(d, _)| traces_in(d))
         .unwrap_or_default();
     let budget = run_budget(&dir)?;
-    let env: Vec<(&str, &std::path::Path)> =
+    let run = run_id();
+    let mut env: Vec<(&str, &std::path::Path)> =
         budget.iter().map(|b| ("REVY_BUDGET", b.as_ref())).collect();
+    if let Some(id) = &run {
+        env.push(("REVY_RUN", std::path::Path::new(id)));
+    }
     let step = crate::util::progress::Step::start(
         format!(
             "running `{}`",

@@ -14,6 +14,16 @@ use crate::{Event, Header, Names, Status, TraceReader, Unit};
 pub const LOCAL_BITS: u32 = 48;
 pub const LOCAL_MASK: u64 = (1 << LOCAL_BITS) - 1;
 
+/// Traces of different runs (their headers' `run=` differ) are read as one only when this
+/// is set (`--merge-runs`): a folder that gathered several runs' traces is otherwise
+/// refused rather than read as the processes of one run.
+static MERGE_RUNS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Read traces of different runs as one trace set (`--merge-runs`).
+pub fn merge_runs(on: bool) {
+    MERGE_RUNS.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// The process-local part of a tagged thread or object id.
 pub fn local(id: u64) -> u64 {
     id & LOCAL_MASK
@@ -213,20 +223,58 @@ impl Member {
     }
 }
 
+/// Refuses traces of more than one run (headers' `run=`; traces without one belong to any
+/// run), naming each run's traces.
+fn one_run(members: &[Member]) -> Result<()> {
+    let mut runs: Vec<(&str, Vec<String>)> = Vec::new();
+    for m in members {
+        let Some(run) = m.reader.header().get("run") else {
+            continue;
+        };
+        let name = m.path.file_name().map_or_else(
+            || m.path.display().to_string(),
+            |f| f.to_string_lossy().into_owned(),
+        );
+        match runs.iter_mut().find(|r| r.0 == run) {
+            Some(r) => r.1.push(name),
+            None => runs.push((run, vec![name])),
+        }
+    }
+    if runs.len() < 2 {
+        return Ok(());
+    }
+    let listed: Vec<String> = runs
+        .iter()
+        .map(|(run, files)| {
+            let esc = |x: &str| crate::escape::escape_name(x.as_bytes());
+            format!("run {}: {}", esc(run), esc(&files.join(", ")))
+        })
+        .collect();
+    Err(Error::input(format!(
+        "these traces are of {} different runs ({}); name one run's traces (a.rvt:b.rvt), or pass --merge-runs to read them as one run",
+        runs.len(),
+        listed.join("; ")
+    )))
+}
+
 impl MultiReader {
     pub fn open(paths: &[PathBuf]) -> Result<MultiReader> {
         let mut members: Vec<Member> = Vec::new();
         for (i, p) in paths.iter().enumerate() {
-            let member = Member::open(p, i)?;
-            if let Some(other) = members.iter().find(|m| m.pid == member.pid) {
+            members.push(Member::open(p, i)?);
+        }
+        if !MERGE_RUNS.load(std::sync::atomic::Ordering::Relaxed) {
+            one_run(&members)?;
+        }
+        for (i, member) in members.iter().enumerate() {
+            if let Some(other) = members[..i].iter().find(|m| m.pid == member.pid) {
                 return Err(Error::input(format!(
                     "{} and {}: both traces are of process {}; name the traces of one run only",
                     other.path.display(),
-                    p.display(),
+                    member.path.display(),
                     member.pid
                 )));
             }
-            members.push(member);
         }
         let unit = members
             .iter()
@@ -320,6 +368,11 @@ impl MultiReader {
         if handoffs.len() == self.members.len() {
             let slowest = handoffs.iter().copied().fold(0.0, f64::max);
             h.fields.push(("handoff_ns".into(), format!("{slowest}")));
+        }
+        // The run's identity, when every trace names the same one.
+        let runs = get("run");
+        if runs.len() == self.members.len() && runs.iter().all(|r| *r == runs[0]) {
+            h.fields.push(("run".into(), runs[0].clone()));
         }
         if get("budget").iter().any(|b| b == "run") {
             h.fields.push(("budget".into(), "run".into()));

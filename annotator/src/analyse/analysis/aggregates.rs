@@ -95,6 +95,7 @@ impl Builder {
     pub(super) fn add_aggregates(&mut self, aggs: &Aggregates, edges: &[Resolved]) {
         // The corrections below saturate at 0: recorded messages go in first.
         self.flush();
+        self.clock.aggregated(edges);
         for e in edges {
             let (s, r) = (e.sender, e.receiver);
             let cyclic = if s == r { e.calls } else { 0 };
@@ -103,7 +104,6 @@ impl Builder {
             if e.net < 0 {
                 self.edges.sub_net(s, r, e.net.unsigned_abs());
             }
-            self.total = add_signed(self.total, e.net);
             self.cyclic += cyclic;
             self.method_acc(e.method).cyclic += cyclic;
         }

@@ -29,20 +29,22 @@ pub fn finish(
     let names = reader.names();
     let own_pid = reader.header().pid();
     let status = reader.status();
-    let total = b.total + root_time(walker);
+    let run = b.clock.length(walker, b.probe);
+    let total = run.busy;
     let one_offs = one_off_messages(&mut b);
     let coverage = aggregates::coverage(&status.aggregates, walker.messages, names);
     let warnings = trace_warnings(path, reader, walker, &coverage);
 
     let (edges, instances, classes) = tables(&mut b, reader, walker, total, &one_offs);
-    let methods = method_stats(&b.methods, names, total, &coverage);
+    let empty = empty_call(&b);
+    let methods = method_stats(&b.methods, names, total, &coverage, empty);
     let messages = message_list(b.top, &one_offs, total, opts.detail_cap);
     let threads = thread_stats(walker, names, own_pid);
 
     let totals = Totals {
-        run_span: run_span(walker),
+        run_span: run.span,
         total_time: total,
-        instrumented_time: b.total,
+        instrumented_time: run.instrumented,
         waiting_time: b.waiting,
         probe_ns: None,
         compensated: false,
@@ -77,30 +79,6 @@ pub fn finish(
     };
     a.hints = hints::hints(&a, opts);
     a
-}
-
-/// The run's wall span: the earliest thread's first event to the latest's last.
-pub fn run_span(walker: &Walker) -> u64 {
-    let first = walker.threads.iter().filter_map(|t| t.first_t).min();
-    let last = walker
-        .threads
-        .iter()
-        .filter(|t| t.first_t.is_some())
-        .map(|t| t.last_t)
-        .max();
-    match (first, last) {
-        (Some(f), Some(l)) => l.saturating_sub(f),
-        _ => 0,
-    }
-}
-
-/// Time outside any message: it belongs to the thread's root, so the run's span is the total.
-fn root_time(walker: &Walker) -> u64 {
-    walker
-        .threads
-        .iter()
-        .map(|t| t.span().saturating_sub(t.total))
-        .sum()
 }
 
 /// The edge, instance and class tables. The edges (their lookup table dropped first) give
@@ -224,6 +202,7 @@ fn method_stats(
     names: &crate::analyse::trace::Names,
     total: u64,
     coverage: &aggregates::Coverage,
+    empty: u64,
 ) -> Vec<MethodStats> {
     let mut methods: Vec<MethodStats> = names
         .methods
@@ -244,6 +223,8 @@ fn method_stats(
                 size: a.size.summary(),
                 cyclic: a.cyclic,
                 level: lv,
+                probe_share: probe_share(a.recorded, a.raw, empty),
+                recorded_raw: (a.recorded, a.raw),
                 band: Band::of(lv),
                 granularity: per_byte(a.net.sum, a.size.sum),
                 void: None,
@@ -257,6 +238,25 @@ fn method_stats(
         }
     }
     methods
+}
+
+/// What an empty call costs, in trace units: the probe cost the run paid per call (the one
+/// subtracted, else the header's or the given one), at most the run's cheapest call.
+fn empty_call(b: &Builder) -> u64 {
+    let smallest = b.clock.smallest();
+    if b.probe > 0 {
+        b.probe
+    } else {
+        b.paid.min(smallest)
+    }
+}
+
+/// The share of `raw` (the recorded calls' net time) that `calls` empty calls cost.
+fn probe_share(calls: u64, raw: u64, empty: u64) -> f64 {
+    if raw == 0 {
+        return 0.0;
+    }
+    (calls as f64 * empty as f64 / raw as f64).min(1.0)
 }
 
 /// The kept messages, largest aggregate first, with their levels, bands and one-off marks.

@@ -33,6 +33,8 @@ pub enum HintKind {
     PageFaults,
     /// An instance whose messages mostly wait off the CPU: a synchronisation point.
     Waits,
+    /// A method whose measured time is mostly the probe's own cost.
+    ProbeCost,
 }
 
 impl HintKind {
@@ -52,6 +54,7 @@ impl HintKind {
             HintKind::MethodUniform => "method-uniform",
             HintKind::PageFaults => "page-faults",
             HintKind::Waits => "waits",
+            HintKind::ProbeCost => "probe-cost",
         }
     }
 }
@@ -164,6 +167,7 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
     });
     let mut out = Vec::new();
     waiters(&r, &mut out);
+    probe_bound(&r, &mut out);
     candidate_instances(&r, &picks.active, &mut out);
     candidate_methods(&r, &mut out);
     candidate_messages(&r, &msgs, &mut out);
@@ -317,9 +321,46 @@ fn waiters(r: &Rules, out: &mut Vec<Hint>) {
     }
 }
 
-/// Guidelines 1 and 2: instances above the threshold, most active first.
+/// Methods whose measured time is mostly probe cost, with that time above the threshold:
+/// said so (they are no candidates).
+fn probe_bound(r: &Rules, out: &mut Vec<Hint>) {
+    let mut meth: Vec<(&super::MethodStats, u64)> =
+        r.a.methods
+            .iter()
+            .filter(|m| m.probe_bound())
+            .map(|m| (m, m.measured()))
+            .filter(|&(_, t)| r.above(t, r.level(t)))
+            .collect();
+    meth.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.id.cmp(&y.0.id)));
+    for (m, measured) in meth.into_iter().take(r.cap()) {
+        let recorded = m.recorded_raw.0;
+        let per_call = m.probe_share * measured as f64 / recorded.max(1) as f64;
+        let mut h = Hint::new(
+            HintKind::ProbeCost,
+            format!("{}.{}", m.class, m.method),
+            format!(
+                "its {recorded} recorded call(s) measured {} ({} per call), {:.0} % of which is the probe's own cost ({} per call): its time is mostly instrumentation, so it is no candidate; exclude it from annotation for a truer profile",
+                r.t(measured as f64),
+                r.t(measured as f64 / recorded.max(1) as f64),
+                m.probe_share * 100.0,
+                r.t(per_call)
+            ),
+            &[("calls", recorded as f64), ("measured", measured as f64), ("probe_per_call", per_call), ("probe_share", m.probe_share)],
+        );
+        h.method = Some(m.id);
+        h.class = Some(m.class.clone());
+        out.push(h);
+    }
+}
+
+/// Guidelines 1 and 2: instances above the threshold, most active first (not those whose
+/// class's time is mostly probe cost).
 fn candidate_instances(r: &Rules, active: &[InstanceStats], out: &mut Vec<Hint>) {
-    for i in active {
+    let bound = r.a.probe_bound_classes();
+    for i in active
+        .iter()
+        .filter(|i| !i.class.as_deref().is_some_and(|c| bound.contains(c)))
+    {
         let mut h = Hint::new(
             HintKind::CandidateInstance,
             i.label.clone(),
@@ -340,7 +381,7 @@ fn candidate_methods(r: &Rules, out: &mut Vec<Hint>) {
     let mut meth: Vec<_> =
         r.a.methods
             .iter()
-            .filter(|m| r.above(m.net_time.total, m.level))
+            .filter(|m| r.above(m.net_time.total, m.level) && !m.probe_bound())
             .collect();
     meth.sort_by(|x, y| {
         y.net_time

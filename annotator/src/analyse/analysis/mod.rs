@@ -32,6 +32,13 @@ pub use table::{Edges, InstRow, Instances, TopRows};
 
 pub const SCHEMA: &str = "revy-analysis/2";
 
+/// From this share of empty-call cost a method's measured time is mostly probe cost.
+pub const PROBE_BOUND: f64 = 0.5;
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
+}
+
 /// Tunables of the analysis.
 #[derive(Debug, Clone, Serialize)]
 pub struct Options {
@@ -288,6 +295,15 @@ pub struct MethodStats {
     pub cyclic: u64,
     /// Share of the total net time spent in this method.
     pub level: f64,
+    /// Of its recorded calls' measured net time, the share the probe's own cost takes (the
+    /// cost per call subtracted, else the header's, at most the run's cheapest call). From
+    /// [`PROBE_BOUND`] its time is mostly instrumentation: said so, and no candidate on
+    /// that basis.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub probe_share: f64,
+    /// Recorded calls and their raw net time (probe cost and waiting included).
+    #[serde(skip)]
+    pub recorded_raw: (u64, u64),
     pub band: Band,
     /// Net time per byte of message size.
     pub granularity: Option<f64>,
@@ -379,6 +395,9 @@ struct MethodAcc {
     agg: Acc,
     size: Acc,
     cyclic: u64,
+    /// Recorded calls and their raw net times (probe cost and waiting included).
+    recorded: u64,
+    raw: u64,
 }
 
 /// The analysis sink: accumulates per instance, edge and method.
@@ -386,12 +405,13 @@ pub struct Builder {
     edges: EdgeSums,
     methods: Vec<MethodAcc>,
     top: TopMessages,
-    total: u64,
     cyclic: u64,
     /// Probe cost per message, in trace units (0 when not compensating).
     probe: u64,
-    /// The smallest nonzero net time of a recorded message, before compensation.
-    smallest: probe::SmallestNet,
+    /// The probe cost the run paid per message, subtracted or not (trace units; 0: unknown).
+    paid: u64,
+    /// The run's length and busy time, and the smallest net time before compensation.
+    clock: crate::analyse::run::RunClock,
     /// Per receiving instance, the net time its messages waited off the CPU (few: only
     /// long calls carry an on-CPU time).
     waits: rustc_hash::FxHashMap<u32, u64>,
@@ -412,10 +432,10 @@ impl Builder {
             edges: EdgeSums::default(),
             methods: Vec::new(),
             top: TopMessages::new(opts.detail_cap),
-            total: 0,
             cyclic: 0,
             probe: 0,
-            smallest: probe::SmallestNet::default(),
+            paid: 0,
+            clock: crate::analyse::run::RunClock::new(0),
             waits: Default::default(),
             waiting: 0,
             aggregated_calls: 0,
@@ -441,6 +461,13 @@ impl Builder {
     /// Subtract `probe` trace units per message (once for itself, once per nested one).
     pub fn with_probe(mut self, probe: u64) -> Self {
         self.probe = probe;
+        self.paid = self.paid.max(probe);
+        self.clock = crate::analyse::run::RunClock::new(probe);
+        self
+    }
+    /// The probe cost the run paid per message (trace units), when not subtracted.
+    fn paying(mut self, paid: u64) -> Self {
+        self.paid = self.paid.max(paid);
         self
     }
 }
@@ -462,7 +489,8 @@ impl Sink for Builder {
         _names: &crate::analyse::trace::Names,
     ) {
         let f = &c.frame;
-        self.smallest.see(c.net);
+        self.clock.message(c.net);
+        let c_raw = c.net;
         let net = c.net.saturating_sub(self.probe);
         let aggregate = c
             .aggregate
@@ -499,7 +527,8 @@ impl Sink for Builder {
         ma.agg.add(c.aggregate);
         ma.size.add(f.size);
         ma.cyclic += cyclic as u64;
-        self.total += c.net;
+        ma.recorded += 1;
+        ma.raw += c_raw;
         self.cyclic += cyclic as u64;
         self.top.seen += 1;
         if self.top.wants(c.aggregate) {
@@ -558,17 +587,21 @@ impl Builder {
     /// (when `opts` say so).
     pub fn for_trace(path: &Path, opts: &Options) -> Result<Builder> {
         let unit = header_unit(path)?;
+        let header = header_probe_ns(path)?;
         let probe = match opts.compensation() {
             probe::Compensation::Off => None,
             probe::Compensation::Given(ns) => Some(ns),
-            probe::Compensation::Header => header_probe_ns(path)?,
+            probe::Compensation::Header => header,
         };
-        Ok(Builder::new(opts).with_probe(probe.map_or(0, |p| probe_units(p, unit))))
+        let units = |p: Option<f64>| p.map_or(0, |p| probe_units(p, unit));
+        Ok(Builder::new(opts)
+            .with_probe(units(probe))
+            .paying(units(opts.probe_ns.or(header))))
     }
     /// After a walk: a fresh builder subtracting the smallest net time, when the header's
     /// probe cost (not one given) exceeded it; `None` when this walk stands.
     pub fn capped(&self, opts: &Options) -> Option<Builder> {
-        let smallest = self.smallest.get();
+        let smallest = self.clock.smallest();
         let header = opts.compensation() == probe::Compensation::Header;
         (header && smallest > 0 && self.probe > smallest)
             .then(|| Builder::new(opts).with_probe(smallest))
@@ -579,7 +612,7 @@ impl Builder {
         let mut cal = probe::Calibration::resolve(
             opts.compensation(),
             header_probe_ns(path)?,
-            self.smallest.get(),
+            self.clock.smallest(),
             unit,
         );
         if cal.capped {
@@ -644,10 +677,7 @@ pub fn finish_with_advice(
     Ok(a)
 }
 
-/// The probe cost per message in trace units, rounded.
-pub fn probe_units(ns: f64, unit: crate::analyse::trace::Unit) -> u64 {
-    (ns * crate::analyse::trace::Unit::Ns.micros() / unit.micros()).round() as u64
-}
+pub use crate::analyse::probe::probe_units;
 
 fn header_unit(path: &Path) -> Result<crate::analyse::trace::Unit> {
     let r = TraceReader::open_header(path)?;
@@ -667,7 +697,33 @@ fn per_byte(time: u64, bytes: u64) -> Option<f64> {
     (bytes > 0).then(|| time as f64 / bytes as f64)
 }
 
+impl MethodStats {
+    /// Its measured time is mostly probe cost ([`PROBE_BOUND`]).
+    pub fn probe_bound(&self) -> bool {
+        self.probe_share >= PROBE_BOUND
+    }
+    /// Its recorded calls' raw net time.
+    pub fn measured(&self) -> u64 {
+        self.recorded_raw.1
+    }
+}
+
 impl Analysis {
+    /// Classes whose methods' measured time is mostly probe cost (their empty-call share,
+    /// weighted by measured time, at least [`PROBE_BOUND`]): no candidates on that basis.
+    pub fn probe_bound_classes(&self) -> rustc_hash::FxHashSet<&str> {
+        let mut by: rustc_hash::FxHashMap<&str, (f64, f64)> = Default::default();
+        for m in &self.methods {
+            let e = by.entry(m.class.as_str()).or_default();
+            e.0 += m.probe_share * m.measured() as f64;
+            e.1 += m.measured() as f64;
+        }
+        by.into_iter()
+            .filter(|(_, (p, all))| *all > 0.0 && p / all >= PROBE_BOUND)
+            .map(|(c, _)| c)
+            .collect()
+    }
+
     /// `Class.method` of a method id.
     pub fn method_name(&self, id: u32) -> String {
         self.methods

@@ -594,6 +594,9 @@ fn object_candidates(a: &Analysis, o: &Options) -> Vec<Candidate> {
     let entry = entry_points(a);
     let mut out = class_candidates(a, &above, &entry);
     out.extend(instance_candidates(a, &above, &entry));
+    // Objects whose class's time is mostly probe cost are no candidates on that basis.
+    let bound = a.probe_bound_classes();
+    out.retain(|c| !c.class.as_deref().is_some_and(|k| bound.contains(k)));
     out
 }
 
@@ -665,7 +668,7 @@ fn heavy_methods<'a>(a: &'a Analysis, above: &Above) -> Vec<&'a super::MethodSta
     let mut meths: Vec<_> = a
         .methods
         .iter()
-        .filter(|m| m.method != "main" && above.time(msteady(m)))
+        .filter(|m| m.method != "main" && !m.probe_bound() && above.time(msteady(m)))
         .collect();
     meths.sort_by(|x, y| msteady(y).cmp(&msteady(x)).then(x.id.cmp(&y.id)));
     meths

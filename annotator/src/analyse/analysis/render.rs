@@ -50,12 +50,16 @@ fn header(s: &mut String, a: &Analysis) {
             "Processes {pids}, on one time line (roots root@PID/TID, objects Class#oid@PID)"
         );
     }
+    let run = crate::analyse::run::RunLength {
+        span: t.run_span,
+        busy: t.total_time,
+        instrumented: t.instrumented_time,
+        threads: t.threads,
+    };
     let _ = writeln!(
         s,
-        "Run {} (wall span); busy {} over {} thread(s), {} inside instrumented messages; {}",
-        tm(a, t.run_span as f64),
-        tm(a, t.total_time as f64),
-        t.threads,
+        "{}, {} inside instrumented messages; {}",
+        run.describe(|x| tm(a, x)),
         tm(a, t.instrumented_time as f64),
         t.probe_note
     );

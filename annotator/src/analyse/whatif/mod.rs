@@ -18,8 +18,9 @@ pub use plan::Plan;
 pub use sim::Params;
 pub use tree::Tree;
 
+use crate::analyse::probe::Calibration;
 pub use crate::analyse::probe::Compensation;
-use crate::analyse::probe::{Calibration, SmallestNet};
+use crate::analyse::run::{RunClock, RunLength};
 
 pub const SCHEMA: &str = "revy-whatif/2";
 
@@ -68,22 +69,30 @@ pub fn load_for(
 ) -> Result<(Loaded, Plan)> {
     use crate::analyse::walk::{InstKind, Walker};
     let path = crate::analyse::trace::multi::join(traces)?;
-    let mut smallest = SmallestNet::default();
+    let compensate = compensate.into();
+    let header = crate::analyse::probe::header_probe_ns(&path)?;
+    let unit = crate::analyse::trace::TraceReader::open_header(&path)?
+        .header()
+        .unit;
+    let units = |ns: f64| crate::analyse::probe::probe_units(ns, unit);
+    let mut clock = RunClock::new(match compensate {
+        Compensation::Off => 0,
+        Compensation::Given(ns) => units(ns),
+        Compensation::Header => header.map_or(0, units),
+    });
     let (reader, walker) =
-        crate::analyse::walk::walk_trace_by(&path, Walker::new(), &mut smallest, &mut |_, _| {})?;
+        crate::analyse::walk::walk_trace_by(&path, Walker::new(), &mut clock, &mut |_, _| {})?;
     // The header's probe cost, at most the smallest net time (`analyse::probe`).
-    let cal = Calibration::resolve(
-        compensate.into(),
-        crate::analyse::probe::header_probe_ns(&path)?,
-        smallest.get(),
-        reader.header().unit,
-    );
+    let cal = Calibration::resolve(compensate, header, clock.smallest(), unit);
+    // The run's length as `revy analyze` gives it (`analyse::run`).
+    let run = clock.length(&walker, units(cal.used_ns));
     let compensate = cal.compensation();
     let mut plan = Plan::default();
     if walker.messages <= max_messages {
         drop((reader, walker));
         let mut loaded = load(traces, compensate, manifest)?;
         loaded.warnings.extend(cal.warning());
+        loaded.run = Some(run);
         for p in patterns {
             plan::add_pattern(&loaded.tree, &mut plan, p)?;
         }
@@ -121,6 +130,7 @@ pub fn load_for(
     let mut loaded = load_focused(&path, compensate, &focus, &info, faults, manifest)?
         .map_err(|_| Error::input("the focused tree exceeded its node cap"))?;
     loaded.warnings.extend(cal.warning());
+    loaded.run = Some(run);
     let plan = plan.in_tree(&loaded.tree);
     Ok((loaded, plan))
 }
@@ -183,6 +193,7 @@ fn ready(
         tree,
         agg,
         warnings,
+        run: None,
     })
 }
 
@@ -192,6 +203,9 @@ pub struct Loaded {
     /// Compensated aggregate time of each node.
     pub agg: Vec<f64>,
     pub warnings: Vec<String>,
+    /// The measured run's length and busy time (`analyse::run`), when the load walked
+    /// the trace for it ([`load_for`]).
+    pub run: Option<RunLength>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -262,6 +276,14 @@ pub struct WhatIf {
     /// `given`, or measured once for the project (`.revy/machine.toml`, with its day).
     pub enqueue_source: String,
     pub compensated: bool,
+    /// The measured run's wall span and busy time, as `revy analyze` gives them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run_span: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub busy_time: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub threads_measured: Option<usize>,
+    /// The measured run replayed unchanged: what `predicted_time` compares with.
     pub baseline_time: f64,
     pub predicted_time: f64,
     pub predicted_speedup: f64,
@@ -353,6 +375,9 @@ fn predict_with(
         enqueue: p.enqueue,
         enqueue_source: HANDOFF_GIVEN.to_string(),
         compensated: t.threads.iter().any(|th| th.probe > 0.0),
+        run_span: l.run.map(|r| r.span),
+        busy_time: l.run.map(|r| r.busy),
+        threads_measured: l.run.map(|r| r.threads),
         baseline_time: base_time,
         predicted_time: predicted,
         predicted_speedup: speedup,
@@ -683,9 +708,25 @@ fn render_prediction(s: &mut String, w: &WhatIf) {
         w.enqueue_source
     );
     let h = |x: f64| human(x, Unit::parse(u).unwrap_or(Unit::Ns));
+    if let (Some(span), Some(busy), Some(n)) = (w.run_span, w.busy_time, w.threads_measured) {
+        let run = RunLength {
+            span,
+            busy,
+            instrumented: 0,
+            threads: n,
+        };
+        let _ = writeln!(s, "  {}", run.describe(h));
+        if w.baseline_time < 0.9 * span as f64 {
+            let _ = writeln!(
+                s,
+                "  (the replay counts work on the CPU: of the measured span, {} went to waiting off it — blocked, or preempted on a busy machine — or to the probe)",
+                h(span as f64 - w.baseline_time)
+            );
+        }
+    }
     let _ = writeln!(
         s,
-        "  baseline  {}\n  predicted {}\n  speedup   {:.2}×",
+        "  baseline  {} (the run replayed unchanged)\n  predicted {}\n  speedup   {:.2}×",
         h(w.baseline_time),
         h(w.predicted_time),
         w.predicted_speedup

@@ -263,6 +263,7 @@ fn distribution_loses_below_the_granularity_threshold() {
         tree,
         agg,
         warnings: vec![],
+        run: None,
     };
     let mut plan = Plan::default();
     add_pattern(&l.tree, &mut plan, "A").unwrap();

@@ -75,7 +75,7 @@ final class RvBudget {
     }
 
     /** {@code PGID-START} from /proc, as the C++ runtime writes it; null without /proc. */
-    private static String groupKey() {
+    static String groupKey() {
         String[] self = statFields("/proc/self/stat");
         if (self == null || self.length < 3) {
             return null;

@@ -149,7 +149,8 @@ final class RvTrace {
                     + " probe_ns=" + probeText(Double.parseDouble(probe[0]))
                     + " probe_stat=min probe_batches=" + probe[1] + " probe_p50=" + probe[2]
                     + " probe_checked=0 handoff_ns=" + RvBuf.handoffNs()
-                    + (RvBudget.shared() ? " budget=run" : "");
+                    + (RvBudget.shared() ? " budget=run" : "")
+                    + " run=" + runId(wall, pid);
             byte[] hb = header.getBytes(UTF8);
             byte[] hh = new byte[8];
             hh[0] = 'H';
@@ -186,6 +187,25 @@ final class RvTrace {
             problem("cannot write the trace" + (f == null ? "" : " " + f) + "; this run is not traced", t);
             return false;
         }
+    }
+
+    /**
+     * The run this process belongs to, so traces of different runs are never read as one:
+     * {@code REVY_RUN} when set (revy run gives each run one), else the process group (what a
+     * shell gives each command line, named with its leader's start time, as the budget is),
+     * else this process's start time, pid and a random.
+     */
+    static String runId(long wall, String pid) {
+        String env = System.getenv("REVY_RUN");
+        if (env != null && env.matches("[A-Za-z0-9._:-]{1,80}")) {
+            return env;
+        }
+        String group = RvBudget.groupKey();
+        if (group != null) {
+            return "pg" + group;
+        }
+        return Long.toHexString(wall) + "-" + pid + "-"
+                + Integer.toHexString(new java.util.Random().nextInt() & 0x7fffffff);
     }
 
     /**

@@ -1,0 +1,134 @@
+//! The run's length and busy time: one definition that `analyze`, `whatif`, `report` and
+//! `estimate` all print, so one trace never shows two run lengths. The run length is the
+//! wall span (the earliest thread's first event to the latest's last, processes on one
+//! time line); busy time is each thread's span summed, less the probe cost the recorded
+//! messages paid (when compensating).
+
+use serde::Serialize;
+
+use crate::analyse::probe::SmallestNet;
+use crate::analyse::trace::{agg::Aggregates, Names};
+use crate::analyse::walk::{Closed, Instance, Resolved, Sink, Walker};
+
+/// The run's length and busy time, in trace units.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct RunLength {
+    /// Wall span: first to last event over all threads.
+    pub span: u64,
+    /// Busy time: the threads' spans summed, less the probe cost subtracted.
+    pub busy: u64,
+    /// The part of `busy` inside instrumented messages (all net times).
+    pub instrumented: u64,
+    pub threads: usize,
+}
+
+impl RunLength {
+    /// The line every command prints: `Run 2000 ns (wall span); busy 2500 ns over 2 thread(s)`.
+    /// The run line every command prints; `time` scales a trace-unit figure for reading.
+    pub fn describe(&self, time: impl Fn(f64) -> String) -> String {
+        format!(
+            "Run {} (wall span); busy {} over {} thread(s)",
+            time(self.span as f64),
+            time(self.busy as f64),
+            self.threads
+        )
+    }
+}
+
+/// A walk's sink for [`RunLength`]: the messages' net times and what the probe took of
+/// them. `analysis::Builder` holds one; `whatif` and `estimate` walk with one of their own.
+#[derive(Debug, Clone, Default)]
+pub struct RunClock {
+    /// The probe cost known before the walk (trace units; 0: none).
+    probe: u64,
+    /// Of the recorded messages' net times, what `probe` takes (at most each net).
+    paid: u64,
+    /// Recorded messages with a nonzero net time.
+    nonzero: u64,
+    /// The recorded messages' raw net times.
+    raw: u64,
+    /// The runtime's aggregated edges' net times (calls counted, and their callers'
+    /// corrections).
+    aggregated: i64,
+    smallest: SmallestNet,
+}
+
+impl RunClock {
+    /// A clock that takes `probe` trace units off every message's net time.
+    pub fn new(probe: u64) -> Self {
+        RunClock {
+            probe,
+            ..Default::default()
+        }
+    }
+    /// One recorded message's raw net time.
+    #[inline]
+    pub fn message(&mut self, net: u64) {
+        self.smallest.see(net);
+        self.raw += net;
+        self.paid += net.min(self.probe);
+        self.nonzero += (net > 0) as u64;
+    }
+    /// The aggregated edges' net times.
+    pub fn aggregated(&mut self, edges: &[Resolved]) {
+        self.aggregated += edges.iter().map(|e| e.net).sum::<i64>();
+    }
+    /// The smallest nonzero raw net time seen (0: none).
+    pub fn smallest(&self) -> u64 {
+        self.smallest.get()
+    }
+    /// The net times summed, less `probe` per message: the walk's own probe, or a cap at
+    /// most the smallest net time (every nonzero net then pays it whole).
+    pub fn instrumented(&self, probe: u64) -> u64 {
+        let paid = if probe == self.probe {
+            self.paid
+        } else {
+            probe.min(self.smallest()) * self.nonzero
+        };
+        (self.raw - paid).saturating_add_signed(self.aggregated)
+    }
+    /// The run's length and busy time once `walker` has seen every event, `probe` taken
+    /// off each message (see [`RunClock::instrumented`]).
+    pub fn length(&self, walker: &Walker, probe: u64) -> RunLength {
+        let instrumented = self.instrumented(probe);
+        RunLength {
+            span: run_span(walker),
+            busy: instrumented + root_time(walker),
+            instrumented,
+            threads: walker.threads.len(),
+        }
+    }
+}
+
+impl Sink for RunClock {
+    fn closed(&mut self, c: &Closed, _instances: &[Instance], _names: &Names) {
+        self.message(c.net);
+    }
+    fn aggregated(&mut self, _aggs: &Aggregates, edges: &[Resolved], _instances: &[Instance]) {
+        RunClock::aggregated(self, edges);
+    }
+}
+
+/// The run's wall span: the earliest thread's first event to the latest's last.
+pub fn run_span(walker: &Walker) -> u64 {
+    let first = walker.threads.iter().filter_map(|t| t.first_t).min();
+    let last = walker
+        .threads
+        .iter()
+        .filter(|t| t.first_t.is_some())
+        .map(|t| t.last_t)
+        .max();
+    match (first, last) {
+        (Some(f), Some(l)) => l.saturating_sub(f),
+        _ => 0,
+    }
+}
+
+/// Time outside any message: it belongs to the thread's root.
+fn root_time(walker: &Walker) -> u64 {
+    walker
+        .threads
+        .iter()
+        .map(|t| t.span().saturating_sub(t.total))
+        .sum()
+}

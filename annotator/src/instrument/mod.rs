@@ -14,6 +14,7 @@ pub mod lang;
 pub mod lock;
 pub mod manifest;
 pub mod model;
+pub mod nested;
 pub mod project;
 pub mod saf;
 pub mod safepath;

@@ -223,3 +223,46 @@ fn java_verify_withdrawing_everything_leaves_nothing_annotated() {
     let _ = std::fs::remove_dir_all(dir.join("out"));
     assert_eq!(common::snapshot(dir), before);
 }
+
+/// Issue 37 item 8: a compiler error in one of Revy's runtime files is named as Revy's, never
+/// "where Revy inserted nothing" (before: that text, pointing at Revy's own file). Here the
+/// user's build turns every javac lint warning into an error, and the runtime has one.
+#[test]
+fn an_error_in_revys_runtime_is_named_as_revys() {
+    if !common::gate::needs(&[Tool::Java]) {
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path();
+    common::write_files(
+        dir,
+        &[
+            (
+                "revy.toml",
+                "[project]\nname = \"w\"\nsources = [\"src/**/*.java\"]\n\
+                 build = \"mkdir -p out && javac -Xlint:all -Werror -d out $(find src -name '*.java')\"\n\
+                 run = \"java -cp out Hello\"\n\n[annotate]\ninclude = [\"*\"]\n",
+            ),
+            (
+                "src/Hello.java",
+                "public class Hello {\n    static int twice(int x) { return 2 * x; }\n\
+                 \x20   public static void main(String[] a) { System.out.println(twice(21)); }\n}\n",
+            ),
+        ],
+    );
+    assert!(sh(dir, &manifest_cmd(dir, "build")).status.success());
+    let _ = std::fs::remove_dir_all(dir.join("out"));
+    let before = common::snapshot(dir);
+    assert!(revy_breaking(dir, &["parse"], None).status.success());
+    let out = revy_breaking(dir, &["annotate", "--verify"], None);
+    let log = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{log}");
+    assert!(
+        log.contains("the build failed in Revy's own runtime")
+            && log.contains("_revy/runtime/")
+            && !log.contains("where Revy inserted nothing"),
+        "{log}"
+    );
+    let _ = std::fs::remove_dir_all(dir.join("out"));
+    assert_eq!(common::snapshot(dir), before, "every original is restored");
+}

@@ -74,15 +74,12 @@ pub fn verify(m: &Manifest, mode: Mode, plan: &Plan) -> Result<Verified> {
         }
         let errors = compiler_errors(&log);
         let found = attribute(&saf, &files, &errors, &w);
-        if let Some(e) = (errors.iter())
-            .find(|e| files.rel(&e.at.path).is_some_and(|r| runtime.contains(&r)))
-            .filter(|_| found.is_empty())
-        {
+        if let Some(line) = runtime_line(&log, &files, &runtime).filter(|_| found.is_empty()) {
             return give_up(
                 m,
                 &format!(
-                    "the build failed in Revy's own runtime, which this build cannot compile                      (please report it): {} (whole output: {})",
-                    e.first,
+                    "the build failed in Revy's own runtime, which this build cannot compile \
+                     (please report it): {line} (whole output: {})",
                     m.state_dir().join("build.log").display()
                 ),
             );
@@ -115,6 +112,15 @@ pub fn verify(m: &Manifest, mode: Mode, plan: &Plan) -> Result<Verified> {
             out.withdrawn.len()
         ),
     )
+}
+
+/// The first compiler line located in one of Revy's runtime files (an error, or a warning
+/// that `-Werror` makes fatal).
+fn runtime_line(log: &str, files: &FileIndex, runtime: &BTreeSet<String>) -> Option<String> {
+    let ours = |l: &&str| {
+        locate(l).is_some_and(|(at, _)| files.rel(&at.path).is_some_and(|r| runtime.contains(&r)))
+    };
+    log.lines().find(ours).map(clip)
 }
 
 /// Makes the summary say what the tree holds: with nothing left annotated after the

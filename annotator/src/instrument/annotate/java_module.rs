@@ -69,10 +69,9 @@ pub fn module_edit(
 
 /// Whether the module requires `name` (`requires [transitive|static] name;`).
 fn requires(toks: &[(usize, &str)], name: &str) -> bool {
-    toks.windows(2).enumerate().any(|(i, w)| {
-        w[0].1 == "requires"
-            && (toks[i + 1..].iter().map(|t| t.1)).find(|t| *t != "transitive" && *t != "static")
-                == Some(name)
+    let modifier = |t: &&str| *t == "transitive" || *t == "static";
+    toks.iter().enumerate().any(|(i, t)| {
+        t.1 == "requires" && toks[i + 1..].iter().map(|t| t.1).find(|t| !modifier(t)) == Some(name)
     })
 }
 

@@ -788,10 +788,10 @@ fn a_modular_java_project_is_annotated_built_and_restored() {
     assert!(snapshot(dir) == before, "restore gives back every byte");
 }
 
-/// Item 10: a field, a local and a nested class named `revy` (or `_revy_rt`-like names the
-/// user may write) never meet Revy's inserted names: the runtime's package is `_revy.runtime`
-/// (before: every inserted `revy.runtime.Rv…` call failed, "int cannot be dereferenced").
-/// Annotated, built, run with the original's output, restored byte for byte.
+/// Item 10: a field, a local and a method named `revy` (and a nested class named `runtime`)
+/// never meet Revy's inserted names: the runtime's package is `_revy.runtime` (before: every
+/// inserted `revy.runtime.Rv…` call failed, "int cannot be dereferenced"). Annotated, built,
+/// run with the original's output, restored byte for byte.
 #[test]
 fn java_names_called_revy_do_not_hide_the_runtime() {
     if !common::gate::needs(&[Tool::Java]) {

@@ -3,8 +3,10 @@
 //! size estimate.
 
 pub mod analysis;
+pub mod enqueue;
 pub mod estimate;
 pub mod export;
+pub mod machine;
 pub mod probe;
 pub mod report;
 pub mod walk;

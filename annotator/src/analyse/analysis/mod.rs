@@ -66,6 +66,20 @@ pub struct Options {
     /// in the JSON: a path of this machine.
     #[serde(skip)]
     pub manifest: Option<std::path::PathBuf>,
+    /// Measure the enqueue cost again instead of reading `.revy/machine.toml` (`--remeasure`).
+    #[serde(skip)]
+    pub remeasure: bool,
+}
+
+impl Options {
+    /// The machine model the command line gave (see [`crate::analyse::machine`]).
+    pub fn machine(&self) -> crate::analyse::machine::Given {
+        crate::analyse::machine::Given {
+            cores: self.cores,
+            handoff_ns: self.handoff_ns,
+            enqueue_ns: self.enqueue_ns,
+        }
+    }
 }
 
 impl Default for Options {
@@ -83,6 +97,7 @@ impl Default for Options {
             max_replay_messages: 1_000_000,
             proposals: true,
             manifest: None,
+            remeasure: false,
         }
     }
 }
@@ -346,6 +361,9 @@ pub struct Advice {
     pub handoff_source: &'static str,
     /// Sender's CPU per asynchronous message, in the trace's unit.
     pub enqueue: f64,
+    /// Where the enqueue cost comes from: given, or measured once for the project
+    /// (`.revy/machine.toml`, with the day it was measured).
+    pub enqueue_source: String,
     /// Candidates replayed.
     pub candidates: usize,
     pub notes: Vec<String>,

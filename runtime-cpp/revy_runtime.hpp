@@ -39,7 +39,7 @@
 #pragma GCC optimize("O2")
 #endif
 
-namespace revy {
+namespace _revy_rt {
 
 // The common part of a root tag whose class has selected subclasses: the most-derived
 // selected class, for the destruction log (0: another part of the object logs it).
@@ -160,7 +160,7 @@ inline const Api& api() noexcept {
     const Api* a = __atomic_load_n(&ApiRef<>::p, __ATOMIC_ACQUIRE);
     return a ? *a : api_load();
 }
-#define REVY_RT(f) ::revy::detail::api().f
+#define REVY_RT(f) ::_revy_rt::detail::api().f
 #else
 // Defined in revy_runtime_impl.hpp (included at the end of this header, or compiled into
 // the shared library).
@@ -180,7 +180,7 @@ inline std::uint64_t e_nid(const volatile void* self, std::uint32_t cls, std::ui
 inline std::uint64_t e_nid_new(const volatile void* self, std::uint32_t cls,
                                std::uint64_t size) noexcept;
 inline void e_nid_end(const void* self, std::uint32_t cls, std::uint64_t oid) noexcept;
-#define REVY_RT(f) ::revy::detail::e_##f
+#define REVY_RT(f) ::_revy_rt::detail::e_##f
 #endif
 
 }  // namespace detail
@@ -478,14 +478,14 @@ std::uint64_t elems(const R& x, std::uint64_t n, std::false_type, std::true_type
     std::uint64_t s = 0, i = 0;
     for (typename std::decay<decltype(x.begin())>::type it = x.begin(), e = x.end();
          it != e && i < kRangeWalk; ++it, ++i)
-        s += ::revy::size_of(*it);
+        s += ::_revy_rt::size_of(*it);
     if (i == 0 || i >= n) return s;
     return s + static_cast<std::uint64_t>(static_cast<double>(s) / static_cast<double>(i) *
                                           static_cast<double>(n - i));
 }
 template <typename E, typename R>
 std::uint64_t elems(const R& x, std::uint64_t n, std::false_type, std::false_type /*faster*/) noexcept {
-    return n * ::revy::size_of(*x.begin());
+    return n * ::_revy_rt::size_of(*x.begin());
 }
 template <typename T>
 std::uint64_t size_impl(const T& x, k_range) noexcept {
@@ -547,7 +547,7 @@ std::uint64_t pack_size(const A& a, const R&... r) noexcept {
     return size_of(a) + pack_size(r...);
 }
 
-}  // namespace revy
+}  // namespace _revy_rt
 
 #if defined(REVY_API_PUSHED_OPTIMIZE)
 #pragma GCC pop_options

@@ -84,7 +84,7 @@
 #define REVY_HOT inline
 #endif
 
-namespace revy {
+namespace _revy_rt {
 namespace detail {
 
 #if REVY_TSC
@@ -2772,13 +2772,13 @@ inline void e_nid_end(const void* self, std::uint32_t cls, std::uint64_t oid) no
 }
 
 }  // namespace detail
-}  // namespace revy
+}  // namespace _revy_rt
 
 #if defined(REVY_RUNTIME_BUILDING_LIB)
 // The shared library's one exported symbol: the entry points, checked by the header's loader.
-extern "C" __attribute__((visibility("default"))) const ::revy::detail::Api* revy_runtime_api_1() {
-    using namespace ::revy::detail;
-    static const Api api = {kApiVersion,  sizeof(Api), ::revy::config::stamp(),  e_start,
+extern "C" __attribute__((visibility("default"))) const ::_revy_rt::detail::Api* revy_runtime_api_1() {
+    using namespace ::_revy_rt::detail;
+    static const Api api = {kApiVersion,  sizeof(Api), ::_revy_rt::config::stamp(),  e_start,
                             e_end,        e_log_crt,   e_log_dst,        e_new_oid,
                             e_tag_new,    e_subtag_upgrade, e_unite,     e_ctor_start,
                             e_ctor_scope, e_nid,       e_nid_new,        e_nid_end};

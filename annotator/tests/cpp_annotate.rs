@@ -560,7 +560,7 @@ fn check_one_id(name: &str, t: &Trace, v: &str) {
 const TEST_CONFIG: &str = r#"#ifndef REVY_CONFIG_HPP_INCLUDED
 #define REVY_CONFIG_HPP_INCLUDED
 #include <cstdint>
-namespace revy { namespace config {
+namespace _revy_rt { namespace config {
 inline const char* project() { return "rt"; }
 inline const char* trace_dir() { return "TRACE_DIR"; }
 constexpr std::uint64_t max_size = MAX_SIZEull;
@@ -587,13 +587,13 @@ const TEST_PROGRAM: &str = r#"#include "revy_runtime.hpp"
 #include <vector>
 namespace ns {
 struct Obj {
-    int inner() { ::revy::Scope _rv_s(2, this->_rv_tag.oid, 0); return 1; }
-    int late() { ::revy::Scope _rv_s(3, this->_rv_tag.oid, 0); return 2; }
+    int inner() { ::_revy_rt::Scope _rv_s(2, this->_rv_tag.oid, 0); return 1; }
+    int late() { ::_revy_rt::Scope _rv_s(3, this->_rv_tag.oid, 0); return 2; }
     int work(int k) {
-        ::revy::Scope _rv_s(1, this->_rv_tag.oid, ::revy::size_of(k));
+        ::_revy_rt::Scope _rv_s(1, this->_rv_tag.oid, ::_revy_rt::size_of(k));
         return inner() + k;
     }
-    ::revy::Tag<1, 4> _rv_tag;
+    ::_revy_rt::Tag<1, 4> _rv_tag;
 };
 }
 ns::Obj global_obj;  // created before main, destroyed after it
@@ -604,7 +604,7 @@ int main(int argc, char** argv) {
         ts.emplace_back([per] { ns::Obj o; for (int i = 0; i < per; ++i) o.work(i); });
     for (auto& t : ts) t.join();
     std::vector<std::string> v{"ab", "cde"};
-    std::printf("%d %llu\n", global_obj.work(1), (unsigned long long)::revy::pack_size(1, 2.0, v));
+    std::printf("%d %llu\n", global_obj.work(1), (unsigned long long)::_revy_rt::pack_size(1, 2.0, v));
     if (argc > 2) { ns::Obj o; o.work(5); if (o.late() == 2) std::abort(); }
     return 0;
 }

@@ -89,7 +89,7 @@ fn restore_of_an_edited_file_keeps_wrapped_initialisers() {
     let a = revy(dir, &["annotate"]);
     assert_eq!(a.status.code(), Some(0), "{}", text(&a));
     let annotated = std::fs::read_to_string(dir.join("main.cpp")).unwrap();
-    assert!(annotated.contains("::revy::unborn"), "{annotated}");
+    assert!(annotated.contains("::_revy_rt::unborn"), "{annotated}");
     assert_eq!(build_run(dir), want, "annotated program's output");
     std::fs::remove_file(dir.join("prog")).unwrap();
     std::fs::write(dir.join("main.cpp"), format!("{annotated}// a note\n")).unwrap();
@@ -141,4 +141,249 @@ fn a_named_source_revy_does_not_read_is_an_error() {
         e.contains("revy.toml:3:") && e.contains("\"impl.weird\"") && e.contains(".tcc"),
         "{e}"
     );
+}
+
+// ---- item 18: nested manifests over the same files ----
+
+/// A manifest in a parent folder and one in a child folder both cover `sub/main.cpp`. While
+/// one of them has it annotated, the other's parse and annotate refuse, naming the folder of
+/// the manifest holding it and what to do (before: the Revy code was reported as left
+/// without a journal, "take them from version control"; with the journal's copy gone the
+/// file was annotated a second time). Restoring the first lets the second annotate.
+#[test]
+fn nested_manifests_refuse_files_the_other_journal_holds() {
+    if !common::gate::needs(&[common::gate::Tool::Cpp]) {
+        return;
+    }
+    let (t, state) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let revy = |dir: &Path, args: &[&str]| {
+        (Command::new(env!("CARGO_BIN_EXE_revy"))
+            .args(args)
+            .current_dir(dir))
+        .env("XDG_STATE_HOME", state.path())
+        .output()
+        .unwrap()
+    };
+    let (top, sub) = (t.path(), t.path().join("sub"));
+    std::fs::create_dir(&sub).unwrap();
+    let manifest = |dir: &Path, sources: &str| {
+        let toml = format!(
+            "[project]\nname = \"n\"\nsources = [{sources}]\n\n[annotate]\ninclude = [\"*\"]\n"
+        );
+        std::fs::write(dir.join("revy.toml"), toml).unwrap();
+    };
+    manifest(top, "\"sub/*.cpp\"");
+    manifest(&sub, "\"*.cpp\"");
+    std::fs::write(sub.join("main.cpp"), WRAPPED).unwrap();
+    let before = snapshot(top);
+    for (first, second, other) in [(&sub, top, "sub"), (&top.to_path_buf(), sub.as_path(), "")] {
+        assert_eq!(revy(first, &["parse"]).status.code(), Some(0));
+        let a = revy(first, &["annotate"]);
+        assert_eq!(a.status.code(), Some(0), "{}", text(&a));
+        for cmd in ["parse", "annotate"] {
+            let o = revy(second, &[cmd]);
+            let e = text(&o);
+            assert_eq!(o.status.code(), Some(2), "{cmd}: {e}");
+            let named = first.canonicalize().unwrap();
+            assert!(
+                e.contains(&format!("annotated by the manifest in {}", named.display()))
+                    && e.contains("main.cpp")
+                    && e.contains("run `revy restore` with that manifest first"),
+                "{cmd} ({other}): {e}"
+            );
+        }
+        assert_eq!(revy(first, &["restore"]).status.code(), Some(0));
+        assert_eq!(snapshot(top), before, "restore of {}", first.display());
+    }
+}
+
+// ---- item 9: the runtime's names never meet the user's ----
+
+const USER_REVY: &str = r#"#include <cstdio>
+namespace revy {
+struct Scope { int depth; };
+inline int size_of(int x) { return x * 100; }
+}
+class Walker {
+public:
+    explicit Walker(int d) : s_{d} {}
+    int walk(int k) const { return revy::size_of(k) + s_.depth; }
+private:
+    revy::Scope s_;
+};
+int main() { Walker w(2); std::printf("%d\n", w.walk(3)); return 0; }
+"#;
+
+/// A user `namespace revy` holding a `Scope` and a `size_of` of its own: Revy's runtime
+/// namespace is `_revy_rt`, a reserved name no program may declare (before: "redefinition
+/// of struct revy::Scope … where Revy inserted nothing"). Annotated, built, run with the
+/// original's output, restored byte for byte.
+#[test]
+fn a_user_namespace_revy_does_not_meet_the_runtime() {
+    if !common::gate::needs(&[common::gate::Tool::Cpp]) {
+        return;
+    }
+    let t = project(USER_REVY);
+    let dir = t.path();
+    let want = build_run(dir);
+    assert_eq!(want, "302\n");
+    std::fs::remove_file(dir.join("prog")).unwrap();
+    let before = snapshot(dir);
+    assert_eq!(revy(dir, &["parse"]).status.code(), Some(0));
+    let a = revy(dir, &["annotate"]);
+    assert_eq!(a.status.code(), Some(0), "{}", text(&a));
+    assert_eq!(build_run(dir), want, "annotated program's output");
+    let annotated = std::fs::read_to_string(dir.join("main.cpp")).unwrap();
+    assert!(
+        annotated.contains("::_revy_rt::Scope _rv_s("),
+        "{annotated}"
+    );
+    std::fs::remove_file(dir.join("prog")).unwrap();
+    assert_eq!(revy(dir, &["restore"]).status.code(), Some(0));
+    let _ = std::fs::remove_file(dir.join("prog")); // the rebuild after restoring
+    assert_eq!(snapshot(dir), before);
+}
+
+// ---- item 20: a class whose end does not parse ----
+
+/// A logger (shaped like spdlog's) whose template member holds a try-macro block with
+/// `#ifdef … #else … #endif` inside: the parser invents a `}` and ends the class early.
+const LOGGER_FILES: [(&str, &str); 4] = [
+    (
+        "common.h",
+        r#"#pragma once
+#include <cstdio>
+#include <stdexcept>
+#ifdef X_NO_EXCEPTIONS
+#    define X_TRY
+#    define X_LOGGER_CATCH(location)
+#else
+#    define X_TRY try
+#    define X_LOGGER_CATCH(location)                                   \
+        catch (const std::exception &ex)                              \
+        {                                                             \
+            std::printf("%d: %s\n", location, ex.what());             \
+        }                                                             \
+        catch (...)                                                   \
+        {                                                             \
+            std::printf("unknown\n");                                 \
+            throw;                                                    \
+        }
+#endif
+"#,
+    ),
+    (
+        "logger.h",
+        r#"#pragma once
+#include "common.h"
+
+namespace x {
+class logger {
+public:
+    explicit logger(int base);
+    int count() const;
+    int twice() const { return 2 * n_; }
+
+    template <typename... Args>
+    void log_(int loc, const char* fmt, Args&&... args) {
+        X_TRY {
+            char buf[64];
+#ifdef X_USE_STD_FORMAT
+            std::snprintf(buf, sizeof buf, fmt, args...);
+#else
+            std::snprintf(buf, sizeof buf, fmt, std::forward<Args>(args)...);
+#endif
+            n_ += buf[0] != 0;
+        }
+        X_LOGGER_CATCH(loc)
+    }
+
+private:
+    int n_;
+};
+}  // namespace x
+"#,
+    ),
+    (
+        "logger.cpp",
+        r#"#include <utility>
+#include "logger.h"
+
+namespace x {
+logger::logger(int base) : n_(base) {}
+int logger::count() const { return n_; }
+}  // namespace x
+"#,
+    ),
+    (
+        "main.cpp",
+        r#"#include <utility>
+#include "logger.h"
+
+class Other {
+public:
+    explicit Other(int k) : k_(k) {}
+    int k() const { return k_; }
+
+private:
+    int k_;
+};
+
+int main() {
+    x::logger l(1);
+    l.log_(__LINE__, "%d", 3);
+    l.log_(__LINE__, "%s", "b");
+    Other o(5);
+    std::printf("%d %d %d\n", l.count(), l.twice(), o.k());
+    return 0;
+}
+"#,
+    ),
+];
+
+/// The class is withdrawn whole (members, inline and out-of-class methods); the rest is
+/// probed, the build passes with the original's output and restore is exact (before: its
+/// constructor and methods were probed with `this->_rv_tag`, the member landed inside a
+/// method body: "'class x::logger' has no member named '_rv_tag'").
+#[test]
+fn a_class_whose_body_cannot_be_read_is_withdrawn_whole() {
+    if !common::gate::needs(&[common::gate::Tool::Cpp]) {
+        return;
+    }
+    let build = "g++ -std=c++17 -Wall -Wextra -o prog main.cpp logger.cpp";
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path();
+    common::write_files(dir, &LOGGER_FILES);
+    let manifest = format!(
+        "[project]\nname = \"l\"\nsources = [\"*.cpp\", \"*.h\"]\nbuild = \"{build}\"\n\n[annotate]\ninclude = [\"*\"]\n"
+    );
+    std::fs::write(dir.join("revy.toml"), manifest).unwrap();
+    let run = |what: &str| {
+        let b = sh(dir, build);
+        assert!(b.status.success(), "{what} build: {}", text(&b));
+        let r = sh(dir, "./prog && rm prog");
+        assert!(r.status.success(), "{what} run: {}", text(&r));
+        String::from_utf8_lossy(&r.stdout).into_owned()
+    };
+    let want = run("original");
+    assert_eq!(want, "3 6 5\n");
+    let before = snapshot(dir);
+    let p = revy(dir, &["parse"]);
+    assert!(
+        text(&p).contains("logger.h:14:25: missing '}'"),
+        "{}",
+        text(&p)
+    );
+    let a = revy(dir, &["annotate"]);
+    assert_eq!(a.status.code(), Some(1), "parse problems: {}", text(&a));
+    for f in ["logger.h", "logger.cpp"] {
+        let s = std::fs::read_to_string(dir.join(f)).unwrap();
+        assert!(!s.contains("_rv_"), "{f} left alone:\n{s}");
+    }
+    let m = std::fs::read_to_string(dir.join("main.cpp")).unwrap();
+    assert!(m.contains("_rv_s("), "Other is probed:\n{m}");
+    assert_eq!(run("annotated"), want);
+    assert_eq!(revy(dir, &["restore"]).status.code(), Some(0));
+    let _ = std::fs::remove_file(dir.join("prog")); // the rebuild after restoring
+    assert_eq!(snapshot(dir), before);
 }

@@ -96,7 +96,7 @@ fn journal_naming_paths_outside_the_project_is_refused_with_its_line() {
     // would create one outside.
     let forged = [
         good.replacen(
-            "path = \"src/revy/runtime/Rv.java\"",
+            "path = \"src/_revy/runtime/Rv.java\"",
             &format!("path = \"{rel_victim}\""),
             1,
         ),
@@ -149,7 +149,7 @@ fn restore_refuses_when_a_copy_of_an_insertion_would_stay_live() {
     let live_code_clean = now
         .lines()
         .filter(|l| !l.trim_start().starts_with("//"))
-        .all(|l| !l.contains("revy.runtime."));
+        .all(|l| !l.contains("_revy.runtime."));
     assert!(
         o.status.code() == Some(2) || live_code_clean,
         "restore exited {:?} and left Revy's code live:\n{now}",
@@ -234,7 +234,7 @@ fn symlinked_source_file_stays_a_link_and_hard_links_are_not_split() {
     ok(dir, &["annotate"]);
     let link = dir.join("src/bank/Account.java");
     assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
-    assert!(read(dir.join("real/Account.java")).contains("revy.runtime."));
+    assert!(read(dir.join("real/Account.java")).contains("_revy.runtime."));
     ok(dir, &["restore"]);
     assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
     assert_eq!(read(dir.join("real/Account.java")), original);
@@ -417,7 +417,7 @@ fn restore_on_a_full_disk_names_the_source_and_removes_runtime_files_first() {
     assert!(!err(&o).contains(".revy-tmp-"), "{}", err(&o));
     assert!(err(&o).contains("src/bank/"), "{}", err(&o));
     assert!(
-        !dir.join("src/revy/runtime/Rv.java").exists(),
+        !dir.join("src/_revy/runtime/Rv.java").exists(),
         "runtime files are removed before sources are written"
     );
     ok(dir, &["restore"]);
@@ -674,4 +674,202 @@ fn parse_shows_terminal_escapes_from_source_text_escaped() {
     assert!(all.contains("Bad.java:3"), "{all}");
     assert!(!all.contains('\u{1b}') && !all.contains('\u{7}'), "{all:?}");
     assert!(all.contains("\\u{1b}[2J"), "{all}");
+}
+
+/// "Also seen": one rule for the trace file `REVY_TRACE` names in both runtimes — the name
+/// with `.rvt` appended unless it ends so (before: the C++ runtime wrote `t.rvt`, the Java
+/// runtime `t`, which `revy run` and folder arguments do not take for a trace).
+#[test]
+fn both_runtimes_name_the_revy_trace_file_alike() {
+    if !common::gate::needs(&[Tool::Java, Tool::Cpp]) {
+        return;
+    }
+    for project in ["projects/account", "projects/account-cpp"] {
+        let t = common::copy_of(project);
+        let dir = t.path();
+        ok(dir, &["parse"]);
+        ok(dir, &["annotate"]);
+        let m: toml::Value = toml::from_str(&read(dir.join("revy.toml"))).unwrap();
+        let cmd = format!(
+            "{} && {}",
+            m["project"]["build"].as_str().unwrap(),
+            m["project"]["run"].as_str().unwrap()
+        );
+        for (given, written) in [("named", "named.rvt"), ("also.rvt", "also.rvt")] {
+            let o = Command::new("sh")
+                .args(["-c", &cmd])
+                .current_dir(dir)
+                .env("REVY_TRACE", given)
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "{project}: {}", err(&o));
+            assert!(
+                dir.join(written).is_file(),
+                "{project}: {given} -> {written}"
+            );
+            assert!(
+                !dir.join("named").exists(),
+                "{project}: wrote {given} as given"
+            );
+            let a = revy(dir, &["analyze", written]);
+            assert_eq!(a.status.code(), Some(0), "{project}: {}", err(&a));
+        }
+        ok(dir, &["restore"]);
+    }
+}
+
+/// Item 8: a modular Java project (`module-info.java` in the source root) is annotated,
+/// builds as a module, runs with the original's output and writes a trace; restore gives
+/// back every byte. The runtime joins the module, which gets ` requires java.management;`
+/// as a marked insertion (before: javac "package java.lang.management is not visible" in
+/// Revy's RvTrace.java, and `--verify` blamed "where Revy inserted nothing").
+#[test]
+fn a_modular_java_project_is_annotated_built_and_restored() {
+    if !common::gate::needs(&[Tool::Java]) {
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path();
+    let build = "rm -rf build && javac -d build $(find src -name '*.java')";
+    let run = "java -p build -m m.app/app.Main";
+    common::write_files(
+        dir,
+        &[
+            (
+                "revy.toml",
+                &format!(
+                    "[project]\nname = \"mod\"\nsources = [\"src/**/*.java\"]\nbuild = \"{build}\"\n\
+                     run = \"{run}\"\n\n[annotate]\ninclude = [\"*\"]\n"
+                ),
+            ),
+            (
+                "src/module-info.java",
+                "/** The app, as a module. */\nmodule m.app {\n    requires java.logging;\n}\n",
+            ),
+            (
+                "src/app/Main.java",
+                "package app;\n\nimport java.util.logging.Logger;\n\npublic class Main {\n\
+                 \x20   private final int base;\n\n    Main(int base) { this.base = base; }\n\n\
+                 \x20   int twice(int x) { return base + 2 * x; }\n\n\
+                 \x20   public static void main(String[] a) {\n        Main m = new Main(1);\n\
+                 \x20       int s = 0;\n        for (int i = 0; i < 5; i++) s += m.twice(i);\n\
+                 \x20       Logger.getLogger(\"app\").fine(\"quiet\");\n\
+                 \x20       System.out.println(\"sum=\" + s);\n    }\n}\n",
+            ),
+        ],
+    );
+    let sh = |cmd: &str| {
+        let o = Command::new("sh")
+            .args(["-c", cmd])
+            .current_dir(dir)
+            .env("REVY_TRACE", dir.join("t.rvt"))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{cmd}: {}", err(&o));
+        out(&o)
+    };
+    let want = sh(&format!("{build} && REVY_TRACE=off {run}"));
+    assert_eq!(want, "sum=25\n");
+    let before = snapshot(dir);
+    ok(dir, &["parse"]);
+    ok(dir, &["annotate"]);
+    let info = read(dir.join("src/module-info.java"));
+    assert!(
+        info.contains("module m.app { requires java.management; /*revy*/\n"),
+        "{info}"
+    );
+    assert_eq!(sh(&format!("{build} && {run}")), want);
+    let a = revy(dir, &["analyze", "t.rvt", "--format", "json"]);
+    assert_eq!(a.status.code(), Some(0), "{}", err(&a));
+    let json: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    assert_eq!(common::method_calls(&json, "twice"), 5);
+    std::fs::remove_file(dir.join("t.rvt")).unwrap();
+    ok(dir, &["restore"]);
+    assert!(snapshot(dir) == before, "restore gives back every byte");
+}
+
+/// Item 10: a field, a local and a method named `revy` (and a nested class named `runtime`)
+/// never meet Revy's inserted names: the runtime's package is `_revy.runtime` (before: every
+/// inserted `revy.runtime.Rv…` call failed, "int cannot be dereferenced"). Annotated, built,
+/// run with the original's output, restored byte for byte.
+#[test]
+fn java_names_called_revy_do_not_hide_the_runtime() {
+    if !common::gate::needs(&[Tool::Java]) {
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path();
+    let build = "rm -rf build && javac -d build $(find src -name '*.java')";
+    let run = "java -cp build app.Main";
+    common::write_files(
+        dir,
+        &[
+            (
+                "revy.toml",
+                &format!(
+                    "[project]\nname = \"names\"\nsources = [\"src/**/*.java\"]\nbuild = \"{build}\"\n\
+                     run = \"{run}\"\n\n[annotate]\ninclude = [\"*\"]\n"
+                ),
+            ),
+            (
+                "src/app/Main.java",
+                "package app;\n\npublic class Main {\n    private int revy = 3;\n\n\
+                 \x20   static class runtime {\n        int revy() { return 1; }\n    }\n\n\
+                 \x20   int f(int x) {\n        String revy = \"r\";\n\
+                 \x20       return x + this.revy + revy.length() + new runtime().revy();\n    }\n\n\
+                 \x20   public static void main(String[] a) {\n\
+                 \x20       System.out.println(new Main().f(4));\n    }\n}\n",
+            ),
+        ],
+    );
+    let sh = |cmd: &str| {
+        let o = Command::new("sh")
+            .args(["-c", cmd])
+            .current_dir(dir)
+            .env("REVY_TRACE", dir.join("t.rvt"))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{cmd}: {}", err(&o));
+        out(&o)
+    };
+    let want = sh(&format!("{build} && REVY_TRACE=off {run}"));
+    assert_eq!(want, "9\n");
+    let before = snapshot(dir);
+    ok(dir, &["parse"]);
+    ok(dir, &["annotate"]);
+    assert_eq!(sh(&format!("{build} && {run}")), want);
+    let a = revy(dir, &["analyze", "t.rvt", "--format", "json"]);
+    assert_eq!(a.status.code(), Some(0), "{}", err(&a));
+    let json: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    assert_eq!(common::method_calls(&json, "f"), 1);
+    std::fs::remove_file(dir.join("t.rvt")).unwrap();
+    ok(dir, &["restore"]);
+    assert!(snapshot(dir) == before, "restore gives back every byte");
+}
+
+/// "Also seen": `revy status` shows a file name holding a newline (or an escape) on one
+/// line, escaped, so no name can forge another status line.
+#[test]
+fn status_escapes_newlines_in_file_names() {
+    let t = account();
+    let dir = t.path();
+    let odd = "src/bank/Odd\n  annotated                Fake.java";
+    std::fs::write(
+        dir.join(odd),
+        "package bank;\n\nclass Odd {\n    int one() { return 1; }\n}\n",
+    )
+    .unwrap();
+    ok(dir, &["parse"]);
+    ok(dir, &["annotate"]);
+    let s = out(&ok(dir, &["status"]));
+    assert!(
+        s.contains("src/bank/Odd\\u{a}  annotated                Fake.java"),
+        "{s}"
+    );
+    assert!(
+        !s.lines()
+            .any(|l| l.starts_with("  annotated                Fake")),
+        "{s}"
+    );
+    ok(dir, &["restore"]);
 }

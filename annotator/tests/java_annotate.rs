@@ -110,7 +110,7 @@ fn annotate_with(dir: &Path, mode: Mode, throttle_calls: u64) -> Vec<String> {
     // Annotating twice is refused per file.
     let again = project.files[0].path.clone();
     let text = std::fs::read_to_string(dir.join(&again)).unwrap();
-    if text.contains("revy.runtime.Rv.") {
+    if text.contains("_revy.runtime.Rv.") {
         let model = revy::instrument::project::parse_file(&again, &text);
         let fe = JavaAnnotator.annotate_file(&cx, &model, &text);
         assert!(fe.insertions.is_empty() && !fe.skipped.is_empty());
@@ -770,7 +770,7 @@ class Shapes {
     };
     assert_eq!(body(&out, "double area("), body(src, "double area("));
     assert_eq!(body(&out, "String pair("), body(src, "String pair("));
-    assert!(out[out.find("int plain(").unwrap()..].contains("revy.runtime.Rv.start("));
+    assert!(out[out.find("int plain(").unwrap()..].contains("_revy.runtime.Rv.start("));
 }
 
 /// Issue 37 item 6: `super.clone()` in a string literal (and a comment) inside `clone()` was

@@ -20,7 +20,7 @@ const PROGRAM: &str = r#"#include "revy_runtime.hpp"
 #include <cstdlib>
 #include <cstring>
 #include <unistd.h>
-static int work(int k) { revy::Scope s(1, 0, 4); return k + 1; }
+static int work(int k) { _revy_rt::Scope s(1, 0, 4); return k + 1; }
 int main(int argc, char** argv) {
     long sum = 0;
     if (argc > 1 && std::strcmp(argv[1], "child") == 0) {

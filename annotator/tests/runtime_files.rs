@@ -87,7 +87,7 @@ const CPP_PROGRAM: &str = r#"#include "revy_runtime.hpp"
 #include <cstring>
 #include <sys/wait.h>
 #include <unistd.h>
-static int work(int k) { revy::Scope s(1, 0, 4); return k + 1; }
+static int work(int k) { _revy_rt::Scope s(1, 0, 4); return k + 1; }
 int main(int argc, char** argv) {
     int n = argc > 1 ? std::atoi(argv[1]) : 1000;
     const char* how = argc > 2 ? argv[2] : "";
@@ -308,7 +308,7 @@ static std::atomic<int> grown(0);
 #include <thread>
 int main() {
     std::thread([] {
-        for (;;) revy::log_start(1, 0, 4);
+        for (;;) _revy_rt::log_start(1, 0, 4);
     }).detach();
     while (!grown.load()) ::usleep(1000);
     std::printf("exiting\n");
@@ -336,7 +336,7 @@ int main() {
 // ---- Java --------------------------------------------------------------------------------
 
 const JAVA_MAIN: &str = r#"package p;
-import revy.runtime.Rv;
+import _revy.runtime.Rv;
 public class Main {
     static int work(int k) {
         Rv.start(1, 0L, 4L);
@@ -357,7 +357,7 @@ public class Main {
 }
 "#;
 
-const JAVA_TABLE: &str = r#"package revy.runtime;
+const JAVA_TABLE: &str = r#"package _revy.runtime;
 final class RvTable {
     private RvTable() {
     }
@@ -380,10 +380,10 @@ final class RvTable {
 
 /// Compiles the runtime with the given size limit and the test program into `dir/build`.
 fn java_program(dir: &Path, max_size: u64) -> PathBuf {
-    let rt = dir.join("src/revy/runtime");
+    let rt = dir.join("src/_revy/runtime");
     std::fs::create_dir_all(&rt).unwrap();
     std::fs::create_dir_all(dir.join("src/p")).unwrap();
-    for e in std::fs::read_dir(repo().join("runtime-java/src/revy/runtime")).unwrap() {
+    for e in std::fs::read_dir(repo().join("runtime-java/src/_revy/runtime")).unwrap() {
         let e = e.unwrap();
         std::fs::copy(e.path(), rt.join(e.file_name())).unwrap();
     }
@@ -497,7 +497,7 @@ fn java_exit_walk_bounds_a_stale_depth() {
     }
     let tmp = tempfile::tempdir().unwrap();
     let dir = java_program(&tmp.path().join("j"), 1 << 30);
-    let harness = r#"package revy.runtime;
+    let harness = r#"package _revy.runtime;
 public final class StaleDepth {
     public static void main(String[] a) {
         RvBuf b = new RvBuf(Thread.currentThread());
@@ -512,14 +512,14 @@ public final class StaleDepth {
     }
 }
 "#;
-    std::fs::write(dir.join("src/revy/runtime/StaleDepth.java"), harness).unwrap();
+    std::fs::write(dir.join("src/_revy/runtime/StaleDepth.java"), harness).unwrap();
     let b = sh(
         &dir,
-        "javac -nowarn -encoding UTF-8 -cp build -d build src/revy/runtime/StaleDepth.java",
+        "javac -nowarn -encoding UTF-8 -cp build -d build src/_revy/runtime/StaleDepth.java",
         &[],
     );
     assert!(b.status.success(), "{}", text(&b.stderr));
-    let r = sh(&dir, "java -cp build revy.runtime.StaleDepth", &[]);
+    let r = sh(&dir, "java -cp build _revy.runtime.StaleDepth", &[]);
     assert!(r.status.success(), "{}{}", text(&r.stdout), text(&r.stderr));
     assert_eq!(text(&r.stdout).trim(), "counted 3");
 }
@@ -539,7 +539,7 @@ fn cpp_long_calls_end_with_their_cpu_time() {
 #include <unistd.h>
 static long sink;
 static void work(int k) {
-    revy::Scope s(1, 0, 4);
+    _revy_rt::Scope s(1, 0, 4);
     if (k % 2) { ::usleep(20000); return; }
     auto t = std::chrono::steady_clock::now();
     while (std::chrono::steady_clock::now() - t < std::chrono::milliseconds(3)) sink++;
@@ -591,7 +591,7 @@ fn cpp_throttle_estimate_is_a_median() {
 #include <unistd.h>
 static long sink;
 static void work(int k) {
-    revy::Scope s(1, 0, 4);
+    _revy_rt::Scope s(1, 0, 4);
     if (k == 99990) ::usleep(10000);
     sink += k;
 }

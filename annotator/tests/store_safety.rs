@@ -192,7 +192,7 @@ fn edits_after_annotate_are_kept_or_restore_refuses() {
     assert_eq!(revy(dir, &["parse"]).status.code(), Some(0));
     assert_eq!(revy(dir, &["annotate", "--better"]).status.code(), Some(0));
     let annotated = std::fs::read_to_string(&acct).unwrap();
-    let damaged = annotated.replacen("revy.runtime.Rv.end(", "revy.runtime.Rv.END(", 1);
+    let damaged = annotated.replacen("_revy.runtime.Rv.end(", "_revy.runtime.Rv.END(", 1);
     std::fs::write(&acct, &damaged).unwrap();
     let before = snapshot(dir);
     let r = revy(dir, &["restore"]);

@@ -113,7 +113,7 @@ fn cpp_broken_method_is_withdrawn_and_only_its_file_rewritten() {
     );
     // The rest stays instrumented and only account.cpp was rewritten after the first build.
     let annotated = std::fs::read_to_string(dir.join("src/account.cpp")).unwrap();
-    assert!(annotated.contains("::revy::Scope"), "{annotated}");
+    assert!(annotated.contains("::_revy_rt::Scope"), "{annotated}");
     assert!(!annotated.contains("revy_test_break"), "{annotated}");
     let mtime = |p: &str| std::fs::metadata(dir.join(p)).unwrap().modified().unwrap();
     assert!(mtime("src/person.cpp") < mtime("src/account.cpp"));
@@ -175,4 +175,94 @@ fn build_failing_outside_revys_code_restores_everything() {
     );
     assert_eq!(common::snapshot(dir), before);
     assert!(!dir.join(".revy/state.toml").exists());
+}
+
+/// Issue 37 item 10: when `--verify` withdraws everything that was instrumented, the summary
+/// and the tree agree — nothing is left annotated, no runtime file stays behind, `status`
+/// says so (before: "annotated 0 files, added 0 runtime files" while `status` listed the
+/// source and 11 runtime files).
+#[test]
+fn java_verify_withdrawing_everything_leaves_nothing_annotated() {
+    if !common::gate::needs(&[Tool::Java]) {
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path();
+    common::write_files(
+        dir,
+        &[
+            (
+                "revy.toml",
+                "[project]\nname = \"w\"\nsources = [\"src/**/*.java\"]\n\
+                 build = \"mkdir -p out && javac -d out $(find src -name '*.java')\"\n\
+                 run = \"java -cp out Hello\"\n\n[annotate]\ninclude = [\"*\"]\n",
+            ),
+            (
+                "src/Hello.java",
+                "public class Hello {\n    static int twice(int x) { return 2 * x; }\n\
+                 \x20   public static void main(String[] a) { System.out.println(twice(21)); }\n}\n",
+            ),
+        ],
+    );
+    let before = common::snapshot(dir);
+    assert!(revy_breaking(dir, &["parse"], None).status.success());
+    let out = revy_breaking(
+        dir,
+        &["annotate", "--verify"],
+        Some("Hello,Hello.twice,Hello.main"),
+    );
+    let log = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{log}");
+    assert!(
+        log.contains("annotated 0 files") && log.contains("added 0 runtime files"),
+        "{log}"
+    );
+    assert!(log.contains("every original is restored"), "{log}");
+    let status = revy_breaking(dir, &["status"], None);
+    assert_eq!(text(&status).trim(), "not annotated");
+    let _ = std::fs::remove_dir_all(dir.join("out"));
+    assert_eq!(common::snapshot(dir), before);
+}
+
+/// Issue 37 item 8: a compiler error in one of Revy's runtime files is named as Revy's, never
+/// "where Revy inserted nothing" (before: that text, pointing at Revy's own file). Here the
+/// user's build turns every javac lint warning into an error, and the runtime has one.
+#[test]
+fn an_error_in_revys_runtime_is_named_as_revys() {
+    if !common::gate::needs(&[Tool::Java]) {
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path();
+    common::write_files(
+        dir,
+        &[
+            (
+                "revy.toml",
+                "[project]\nname = \"w\"\nsources = [\"src/**/*.java\"]\n\
+                 build = \"mkdir -p out && javac -Xlint:all -Werror -d out $(find src -name '*.java')\"\n\
+                 run = \"java -cp out Hello\"\n\n[annotate]\ninclude = [\"*\"]\n",
+            ),
+            (
+                "src/Hello.java",
+                "public class Hello {\n    static int twice(int x) { return 2 * x; }\n\
+                 \x20   public static void main(String[] a) { System.out.println(twice(21)); }\n}\n",
+            ),
+        ],
+    );
+    assert!(sh(dir, &manifest_cmd(dir, "build")).status.success());
+    let _ = std::fs::remove_dir_all(dir.join("out"));
+    let before = common::snapshot(dir);
+    assert!(revy_breaking(dir, &["parse"], None).status.success());
+    let out = revy_breaking(dir, &["annotate", "--verify"], None);
+    let log = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{log}");
+    assert!(
+        log.contains("the build failed in Revy's own runtime")
+            && log.contains("_revy/runtime/")
+            && !log.contains("where Revy inserted nothing"),
+        "{log}"
+    );
+    let _ = std::fs::remove_dir_all(dir.join("out"));
+    assert_eq!(common::snapshot(dir), before, "every original is restored");
 }

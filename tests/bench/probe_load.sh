@@ -34,7 +34,7 @@ public class Counter {
 }
 JAVA
 (cd "$WORK/java" && "$REVY" parse >/dev/null && "$REVY" annotate --better >/dev/null)
-if [ -n "${RT:-}" ]; then cp "$RT"/*.java "$WORK/java/src/revy/runtime/"; fi
+if [ -n "${RT:-}" ]; then cp "$RT"/*.java "$WORK/java/src/_revy/runtime/"; fi
 (cd "$WORK/java" && mkdir build && javac -nowarn -encoding UTF-8 -d build $(find src -name '*.java'))
 
 mkdir -p "$WORK/cpp"

@@ -6,7 +6,12 @@ use serde::{Deserialize, Serialize};
 /// Revy's own text in either language. Every C++ insertion holds one, so restore can prove
 /// an edited file lost exactly Revy's insertions: the result holds no more of these than the
 /// original did (`store::proven_unapply`).
-pub const MARKERS: [&str; 4] = ["revy.runtime.", "::revy::", ".revy-runtime/", CLOSE_MARK];
+pub const MARKERS: [&str; 4] = [
+    "_revy.runtime.",
+    "::_revy_rt::",
+    ".revy-runtime/",
+    CLOSE_MARK,
+];
 
 /// Marks an insertion that is otherwise plain syntax (the `)` closing a wrapped
 /// expression): a bare `)` could be mistaken for the user's after an edit, and restore would

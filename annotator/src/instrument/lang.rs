@@ -100,47 +100,47 @@ static JAVA: LangSpec = LangSpec {
     runtime: &[
         (
             "Rv.java",
-            include_str!("../../../runtime-java/src/revy/runtime/Rv.java"),
+            include_str!("../../../runtime-java/src/_revy/runtime/Rv.java"),
         ),
         (
             "RvAgg.java",
-            include_str!("../../../runtime-java/src/revy/runtime/RvAgg.java"),
+            include_str!("../../../runtime-java/src/_revy/runtime/RvAgg.java"),
         ),
         (
             "RvBuf.java",
-            include_str!("../../../runtime-java/src/revy/runtime/RvBuf.java"),
+            include_str!("../../../runtime-java/src/_revy/runtime/RvBuf.java"),
         ),
         (
             "RvCpu.java",
-            include_str!("../../../runtime-java/src/revy/runtime/RvCpu.java"),
+            include_str!("../../../runtime-java/src/_revy/runtime/RvCpu.java"),
         ),
         (
             "RvClasses.java",
-            include_str!("../../../runtime-java/src/revy/runtime/RvClasses.java"),
+            include_str!("../../../runtime-java/src/_revy/runtime/RvClasses.java"),
         ),
         (
             "RvIds.java",
-            include_str!("../../../runtime-java/src/revy/runtime/RvIds.java"),
+            include_str!("../../../runtime-java/src/_revy/runtime/RvIds.java"),
         ),
         (
             "RvObjs.java",
-            include_str!("../../../runtime-java/src/revy/runtime/RvObjs.java"),
+            include_str!("../../../runtime-java/src/_revy/runtime/RvObjs.java"),
         ),
         (
             "RvSize.java",
-            include_str!("../../../runtime-java/src/revy/runtime/RvSize.java"),
+            include_str!("../../../runtime-java/src/_revy/runtime/RvSize.java"),
         ),
         (
             "RvSizeCache.java",
-            include_str!("../../../runtime-java/src/revy/runtime/RvSizeCache.java"),
+            include_str!("../../../runtime-java/src/_revy/runtime/RvSizeCache.java"),
         ),
         (
             "RvBudget.java",
-            include_str!("../../../runtime-java/src/revy/runtime/RvBudget.java"),
+            include_str!("../../../runtime-java/src/_revy/runtime/RvBudget.java"),
         ),
         (
             "RvTrace.java",
-            include_str!("../../../runtime-java/src/revy/runtime/RvTrace.java"),
+            include_str!("../../../runtime-java/src/_revy/runtime/RvTrace.java"),
         ),
     ],
 };

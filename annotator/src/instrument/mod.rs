@@ -16,6 +16,7 @@ pub mod lock;
 pub mod manifest;
 pub mod manifest_edit;
 pub mod model;
+pub mod nested;
 pub mod project;
 pub mod saf;
 pub mod safepath;

@@ -202,6 +202,7 @@ pub fn ensure_not_annotated(m: &Manifest) -> Result<()> {
         // Every file is back to its original (restored by hand): the copy is stale.
         crate::instrument::journal_copy::remove(m);
     }
+    crate::instrument::nested::check_other_journals(m)?;
     let left = revy_code_left(m);
     if !left.is_empty() {
         return Err(orphaned_code(m, &left));
@@ -211,8 +212,8 @@ pub fn ensure_not_annotated(m: &Manifest) -> Result<()> {
 
 /// Texts only Revy writes into a source: the Java calls and runtime package, the C++ include.
 const SIGNATURES: [&str; 3] = [
-    "revy.runtime.Rv.",
-    "package revy.runtime;",
+    "_revy.runtime.Rv.",
+    "package _revy.runtime;",
     ".revy-runtime/revy_runtime.hpp",
 ];
 
@@ -230,6 +231,8 @@ pub fn revy_code_left(m: &Manifest) -> Vec<String> {
             })
         })
         .collect();
+    // The user's sources first, Revy's own runtime files after them.
+    left.sort_by_key(|rel| rel.contains("/_revy/runtime/") || rel.starts_with("_revy/runtime/"));
     let rt = crate::instrument::annotate::cpp::RUNTIME_DIR;
     if m.root.join(rt).is_dir() {
         left.push(format!("{rt}/"));

@@ -60,14 +60,17 @@ pub fn verify(m: &Manifest, mode: Mode, plan: &Plan) -> Result<Verified> {
         .map(|(p, t, _)| (p.clone(), t.clone()))
         .collect();
     let saf = Saf::load(&m.saf_path())?;
-    let files = FileIndex::new(m, &saf);
+    let mut files = FileIndex::new(m, &saf);
+    // Revy's runtime files too: an error there is Revy's, never "where Revy inserted nothing".
+    let runtime: BTreeSet<String> = plan.runtime.iter().map(|(p, _)| p.clone()).collect();
+    files.files.extend(runtime.iter().cloned());
     let mut w = Withdrawn::default();
     let mut out = Verified::default();
     for round in 1..=MAX_ROUNDS {
         out.builds = round;
         let (ok, log) = build(m, cmd, round)?;
         if ok {
-            return Ok(out);
+            return settle(m, out);
         }
         // A build ended by Ctrl-C failed for no fault of the annotation: nothing to withdraw.
         if crate::util::signals::caught().is_some() {
@@ -75,6 +78,16 @@ pub fn verify(m: &Manifest, mode: Mode, plan: &Plan) -> Result<Verified> {
         }
         let errors = compiler_errors(&log);
         let found = attribute(&saf, &files, &errors, &w);
+        if let Some(line) = runtime_line(&log, &files, &runtime).filter(|_| found.is_empty()) {
+            return give_up(
+                m,
+                &format!(
+                    "the build failed in Revy's own runtime, which this build cannot compile \
+                     (please report it): {line} (whole output: {})",
+                    m.state_dir().join("build.log").display()
+                ),
+            );
+        }
         if found.is_empty() {
             let first = errors
                 .first()
@@ -103,6 +116,35 @@ pub fn verify(m: &Manifest, mode: Mode, plan: &Plan) -> Result<Verified> {
             out.withdrawn.len()
         ),
     )
+}
+
+/// The first compiler line located in one of Revy's runtime files (an error, or a warning
+/// that `-Werror` makes fatal).
+fn runtime_line(log: &str, files: &FileIndex, runtime: &BTreeSet<String>) -> Option<String> {
+    let ours = |l: &&str| {
+        locate(l).is_some_and(|(at, _)| files.rel(&at.path).is_some_and(|r| runtime.contains(&r)))
+    };
+    log.lines().find(ours).map(clip)
+}
+
+/// Makes the summary say what the tree holds: with nothing left annotated after the
+/// withdrawals every original goes back (no runtime files stay behind), otherwise the
+/// runtime files counted are the journal's.
+fn settle(m: &Manifest, mut out: Verified) -> Result<Verified> {
+    let Some(s) = out.summary.as_mut() else {
+        return Ok(out);
+    };
+    if s.files == 0 {
+        store::restore(m)?;
+        s.runtime_files = 0;
+        s.notes.push(
+            "nothing is left annotated after the withdrawals: every original is restored"
+                .to_string(),
+        );
+    } else if let Some(state) = store::load_state(m)? {
+        s.runtime_files = state.runtime.len();
+    }
+    Ok(out)
 }
 
 /// Marks the declaration withdrawn and says what was withdrawn and why.

@@ -9,7 +9,7 @@ use std::process::{Command, Output};
 const CONFIG: &str = r#"#ifndef REVY_CONFIG_HPP_INCLUDED
 #define REVY_CONFIG_HPP_INCLUDED
 #include <cstdint>
-namespace revy { namespace config {
+namespace _revy_rt { namespace config {
 inline const char* project() { return "PROJECT"; }
 inline const char* trace_dir() { return "traces"; }
 constexpr std::uint64_t max_size = MAX_SIZEull;

@@ -7,25 +7,25 @@
 //!   `#define`): `#include "<rel>/.revy-runtime/revy_runtime.hpp"` then `#line N` so every
 //!   original line keeps its number (`__LINE__`, diagnostics, assert messages);
 //! - in each selected class with an intrusive ID, just before the closing `}`:
-//!   ` ::revy::Tag<CLASS_ID, STATIC_SIZE> _rv_tag; ` — the last member, so it is constructed
+//!   ` ::_revy_rt::Tag<CLASS_ID, STATIC_SIZE> _rv_tag; ` — the last member, so it is constructed
 //!   after every base and member (creation log) and destroyed right after the destructor body
 //!   (destruction log); copies/moves get a new ID, assignment keeps it. A class derived from
-//!   exactly one selected tagged class gets ` public: ::revy::SubTag<…> _rv_sub{&this->_rv_tag}; `
+//!   exactly one selected tagged class gets ` public: ::_revy_rt::SubTag<…> _rv_sub{&this->_rv_tag}; `
 //!   instead, one with several tag-carrying bases or a virtual one a `JoinTag` and its
 //!   `_rv_join` (one object = one ID and one Crt; see [`TagPlan`], `cpp_join.rs`), and the
 //!   root's tag is `public:` and `Tag<…, false>`. Better mode adds
 //!   ` public: unsigned long long _rv_rsize() const {…} ` to classes with standard-container
 //!   fields ([`runtime_size_fn`]);
 //! - right after each selected method body's `{`:
-//!   ` ::revy::Scope _rv_s(METHOD_ID, OID, SIZE); ` whose destructor logs the end on every exit;
+//!   ` ::_revy_rt::Scope _rv_s(METHOD_ID, OID, SIZE); ` whose destructor logs the end on every exit;
 //!   constructors log their start in their first initialiser instead and open the body with
-//!   ` ::revy::CtorScope _rv_s(METHOD_ID, this, OID); ` (`cpp_ctor.rs`). The `)` closing such a
+//!   ` ::_revy_rt::CtorScope _rv_s(METHOD_ID, this, OID); ` (`cpp_ctor.rs`). The `)` closing such a
 //!   wrapped expression is `/*revy*/)` ([`marked_close`]): every insertion holds a marker, so
 //!   restore of an edited file removes exactly Revy's text or refuses.
 //!   OID is `this->_rv_tag.oid`, `0` for static member functions, or a non-intrusive
-//!   `::revy::nid(this, CLASS_ID, STATIC_SIZE)` (address map) for aggregates, unions and
+//!   `::_revy_rt::nid(this, CLASS_ID, STATIC_SIZE)` (address map) for aggregates, unions and
 //!   layout-sensitive classes; constructors of those use `nid_new`, destructors add a
-//!   `::revy::NidEnd _rv_d(...)` that drops the address and logs the destruction.
+//!   `::_revy_rt::NidEnd _rv_d(...)` that drops the address and logs the destruction.
 //!
 //! The runtime lives at `<manifest folder>/.revy-runtime/` ([`RUNTIME_DIR`]): the header
 //! (embedded from `runtime-cpp/revy_runtime.hpp`) and a generated `revy_config.hpp` with the
@@ -174,10 +174,10 @@ fn unborn_tag_first(plan: &TagPlan, c: &ClassDecl, src: &str, fe: &mut FileEdits
     }
 }
 
-/// `((void)::revy::unborn(&this->MEMBER.oid), `: opens a comma expression that zeroes the
+/// `((void)::_revy_rt::unborn(&this->MEMBER.oid), `: opens a comma expression that zeroes the
 /// own tag's ID before the expression it wraps.
 fn unborn_prefix(member: &str) -> String {
-    format!("((void)::revy::unborn(&this->{member}.oid), ")
+    format!("((void)::_revy_rt::unborn(&this->{member}.oid), ")
 }
 
 /// The text inserted before a tagged class's `}`: better mode's `_rv_rsize`, then the tag,
@@ -195,7 +195,7 @@ fn tag_members(cx: &Context, project: &IdPlans, sc: &SafClass, c: &ClassDecl, sr
         None if plan.join.is_some() => {
             let bases = plan.join.as_deref().unwrap_or_default();
             format!(
-                "{} public: ::revy::JoinTag<{}, {}, {size}{fin}> {}{{this}}; ",
+                "{} public: ::_revy_rt::JoinTag<{}, {}, {size}{fin}> {}{{this}}; ",
                 super::cpp_join::join_fn(bases),
                 c.name,
                 sc.id,
@@ -203,15 +203,15 @@ fn tag_members(cx: &Context, project: &IdPlans, sc: &SafClass, c: &ClassDecl, sr
             )
         }
         None if plan.is_final => {
-            format!(" ::revy::Tag<{}, {size}> {}; ", sc.id, plan.member)
+            format!(" ::_revy_rt::Tag<{}, {size}> {}; ", sc.id, plan.member)
         }
         // Subclasses reach the root tag: make it public.
         None => format!(
-            " public: ::revy::Tag<{}, {size}{fin}> {}; ",
+            " public: ::_revy_rt::Tag<{}, {size}{fin}> {}; ",
             sc.id, plan.member
         ),
         Some(sub) => format!(
-            " public: ::revy::SubTag<{}, {size}{fin}> {sub}{{&this->{}}}; ",
+            " public: ::_revy_rt::SubTag<{}, {size}{fin}> {sub}{{&this->{}}}; ",
             sc.id, plan.member
         ),
     };
@@ -409,7 +409,7 @@ impl Probe<'_> {
             .map(|plan| plan.member)
     }
 
-    /// ` ::revy::Scope NAME(MID, OID, SIZE); ` with the OID the class's identity plan gives
+    /// ` ::_revy_rt::Scope NAME(MID, OID, SIZE); ` with the OID the class's identity plan gives
     /// (non-intrusive destructors first declare the `NidEnd` that drops the address).
     fn scope_text(&self, is_static: bool) -> String {
         let (scope_name, size, mid) = (&self.scope, &self.size, self.mid);
@@ -417,32 +417,32 @@ impl Probe<'_> {
         let cls = self.sc.id;
         let ssize = self.sc.static_size.max(1);
         if is_static {
-            return format!(" ::revy::Scope {scope_name}({mid}, 0, {size}); ");
+            return format!(" ::_revy_rt::Scope {scope_name}({mid}, 0, {size}); ");
         }
         match (&self.kind, self.m.kind) {
             _ if crtp.is_some() => format!(
-                " ::revy::Scope {scope_name}({mid}, ::revy::crtp_oid<{}>(this, {cls}, {ssize}), {size}); ",
+                " ::_revy_rt::Scope {scope_name}({mid}, ::_revy_rt::crtp_oid<{}>(this, {cls}, {ssize}), {size}); ",
                 crtp.as_deref().unwrap_or_default()
             ),
             _ if inherited.is_some() => format!(
-                " ::revy::Scope {scope_name}({mid}, this->{}.oid, {size}); ",
+                " ::_revy_rt::Scope {scope_name}({mid}, this->{}.oid, {size}); ",
                 inherited.as_deref().unwrap_or_default()
             ),
             (IdKind::Tag(_), _) => format!(
-                " ::revy::Scope {scope_name}({mid}, this->{}.oid, {size}); ",
+                " ::_revy_rt::Scope {scope_name}({mid}, this->{}.oid, {size}); ",
                 self.project.tag_plan(self.cx.saf, self.sc).member
             ),
             (IdKind::NonIntrusive(_), MethodKind::Constructor) => format!(
-                " ::revy::Scope {scope_name}({mid}, ::revy::nid_new(this, {cls}, {ssize}), {size}); "
+                " ::_revy_rt::Scope {scope_name}({mid}, ::_revy_rt::nid_new(this, {cls}, {ssize}), {size}); "
             ),
             (IdKind::NonIntrusive(_), MethodKind::Destructor) => {
                 let d = unique_name("_rv_d", &self.taken);
                 format!(
-                    " ::revy::NidEnd {d}(this, {cls}, {ssize}); ::revy::Scope {scope_name}({mid}, {d}.oid, {size}); "
+                    " ::_revy_rt::NidEnd {d}(this, {cls}, {ssize}); ::_revy_rt::Scope {scope_name}({mid}, {d}.oid, {size}); "
                 )
             }
             (IdKind::NonIntrusive(_), _) => format!(
-                " ::revy::Scope {scope_name}({mid}, ::revy::nid(this, {cls}, {ssize}), {size}); "
+                " ::_revy_rt::Scope {scope_name}({mid}, ::_revy_rt::nid(this, {cls}, {ssize}), {size}); "
             ),
         }
     }
@@ -466,7 +466,7 @@ impl Probe<'_> {
         (inherited, crtp)
     }
 
-    /// A constructor's early start, `((void)::revy::ctor_start(…), `, to open its first
+    /// A constructor's early start, `((void)::_revy_rt::ctor_start(…), `, to open its first
     /// initialiser's first argument.
     fn ctor_start(&self) -> String {
         let size = &self.size;
@@ -474,19 +474,22 @@ impl Probe<'_> {
         // first: methods the initialisers call on the object read it.
         if let Some(member) = self.own_tag() {
             format!(
-                "((void)::revy::ctor_start({}, {size}, this, &this->{member}.oid), ",
+                "((void)::_revy_rt::ctor_start({}, {size}, this, &this->{member}.oid), ",
                 self.mid
             )
         } else {
-            format!("((void)::revy::ctor_start({}, {size}, this), ", self.mid)
+            format!(
+                "((void)::_revy_rt::ctor_start({}, {size}, this), ",
+                self.mid
+            )
         }
     }
 }
 
-/// ` ::revy::Scope NAME(MID, OID, SIZE); ` → ` ::revy::CtorScope NAME(MID, this, OID); `: the
+/// ` ::_revy_rt::Scope NAME(MID, OID, SIZE); ` → ` ::_revy_rt::CtorScope NAME(MID, this, OID); `: the
 /// start was logged before the initialisers, the body fills in the ID and logs the end.
 fn ctor_scope(scope: &str, name: &str, mid: u32) -> String {
-    let head = format!("::revy::Scope {name}({mid}, ");
+    let head = format!("::_revy_rt::Scope {name}({mid}, ");
     let Some(at) = scope.find(&head) else {
         return scope.to_string();
     };
@@ -507,7 +510,7 @@ fn ctor_scope(scope: &str, name: &str, mid: u32) -> String {
         return scope.to_string();
     };
     format!(
-        "{}::revy::CtorScope {name}({mid}, this, {}); ",
+        "{}::_revy_rt::CtorScope {name}({mid}, this, {}); ",
         &scope[..at],
         &args[..comma]
     )
@@ -548,7 +551,7 @@ const MEASURED: &[&str] = &[
 
 /// Better mode: ` public: unsigned long long _rv_rsize() const {…} ` — the object's runtime
 /// size (static size plus the contents of its own standard-container and string fields), used
-/// for message sizes by `::revy::rsize`. Empty when the class has no such field, when its body
+/// for message sizes by `::_revy_rt::rsize`. Empty when the class has no such field, when its body
 /// has preprocessor lines (a field may not exist in this build) or the name is taken.
 fn runtime_size_fn(sc: &SafClass, body: &str) -> String {
     if body.lines().any(|l| l.trim_start().starts_with('#')) || member_taken(sc, "_rv_rsize") {
@@ -567,7 +570,7 @@ fn runtime_size_fn(sc: &SafClass, body: &str) -> String {
     }
     let sum: Vec<String> = fields
         .iter()
-        .map(|f| format!("::revy::size_of(this->{f})"))
+        .map(|f| format!("::_revy_rt::size_of(this->{f})"))
         .collect();
     format!(
         " public: unsigned long long _rv_rsize() const {{ return {}ull + {}; }}",
@@ -609,22 +612,22 @@ fn message_size(cx: &Context, owner: &str, params: &[Param]) -> String {
         }
         let n = &p.name;
         if pack {
-            parts.push(format!("::revy::pack_size({n}...)"));
+            parts.push(format!("::_revy_rt::pack_size({n}...)"));
         } else if ty.dims > 0 {
-            parts.push(format!("::revy::array_size({n})"));
+            parts.push(format!("::_revy_rt::array_size({n})"));
         } else if let Some(uc) = user_class(cx.saf, owner, &ty.name) {
             let s = uc.static_size.max(1);
             let better = cx.mode == Mode::Better;
             match ty.pointers {
                 // Better: the runtime size where the class has one (falls back to `s`).
-                0 if better => parts.push(format!("::revy::rsize({n}, {s})")),
-                1 if better => parts.push(format!("::revy::rsize_ptr({n}, {s})")),
+                0 if better => parts.push(format!("::_revy_rt::rsize({n}, {s})")),
+                1 if better => parts.push(format!("::_revy_rt::rsize_ptr({n}, {s})")),
                 0 => constant += s,
-                1 => parts.push(format!("::revy::ptr_size({n}, {s})")),
+                1 => parts.push(format!("::_revy_rt::ptr_size({n}, {s})")),
                 _ => constant += cx.saf.sizes.pointer,
             }
         } else {
-            parts.push(format!("::revy::size_of({n})"));
+            parts.push(format!("::_revy_rt::size_of({n})"));
         }
     }
     if constant > 0 || parts.is_empty() {
@@ -768,7 +771,7 @@ pub fn config_header(cx: &Context, shared: Option<(&str, &Path)>) -> String {
         let lib = c_string(&lib.display().to_string());
         s.push_str(&format!("#define REVY_RUNTIME_LIB {lib}\n"));
     }
-    s.push_str("namespace revy {\nnamespace config {\n");
+    s.push_str("namespace _revy_rt {\nnamespace config {\n");
     if let Some((stamp, _)) = shared {
         s.push_str(&format!(
             "inline const char* stamp() {{ return \"{stamp}\"; }}\n"
@@ -776,7 +779,7 @@ pub fn config_header(cx: &Context, shared: Option<(&str, &Path)>) -> String {
     }
     push_settings(&mut s, cx);
     push_tables(&mut s, cx.saf);
-    s.push_str("}  // namespace config\n}  // namespace revy\n#endif\n");
+    s.push_str("}  // namespace config\n}  // namespace _revy_rt\n#endif\n");
     s
 }
 

@@ -1,9 +1,9 @@
 //! C++ constructors: the start entry goes before the member initialisers, so work done in them
 //! is timed and arguments are measured before an initialiser moves them. The call is put into
 //! the first written initialiser's first argument as a comma expression:
-//! `name_(((void)::revy::ctor_start(MID, SIZE, this), std::move(name)))` — evaluated before
+//! `name_(((void)::_revy_rt::ctor_start(MID, SIZE, this), std::move(name)))` — evaluated before
 //! that initialiser (and every later one) runs. The object's ID does not exist yet; the body's
-//! `::revy::CtorScope` fills it in and logs the end. Where no initialiser can take it (none,
+//! `::_revy_rt::CtorScope` fills it in and logs the end. Where no initialiser can take it (none,
 //! braces, an empty or pack argument list, a null pointer constant that the comma would turn
 //! into a plain integer), the body's `CtorScope` logs the start itself, as before. Comments
 //! and literals in the head are read past (blanked in a copy of the same length).

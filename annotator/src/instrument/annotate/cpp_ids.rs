@@ -14,7 +14,7 @@ use crate::instrument::saf::{Saf, SafClass, SafMethod};
 /// How a class's objects get their IDs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IdKind {
-    /// A `::revy::Tag` member with this name.
+    /// A `::_revy_rt::Tag` member with this name.
     Tag(String),
     /// The runtime's address map; the reason is reported in the notes.
     NonIntrusive(String),

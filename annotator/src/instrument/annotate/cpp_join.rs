@@ -36,7 +36,7 @@ pub fn join_fn(bases: &[JoinBase]) -> String {
         })
         .collect();
     format!(
-        " public: void _rv_join(::revy::Joiner& j) {{ {} }}",
+        " public: void _rv_join(::_revy_rt::Joiner& j) {{ {} }}",
         calls.join(" ")
     )
 }

@@ -4,13 +4,13 @@
 //! traces do not move):
 //!
 //! - a selected class or enum gets one field right after its body's `{` (for enums, after
-//!   the constant list): `private final transient long _rv$oid = revy.runtime.Rv.created(this, CID);`
+//!   the constant list): `private final transient long _rv$oid = _revy.runtime.Rv.created(this, CID);`
 //!   in the topmost selected class of a hierarchy, `…Rv.inherited(this, SUPER_CID);` below it
 //!   (creation is logged once per object, with its runtime class). `private transient` keeps
 //!   the default serialVersionUID unchanged; no methods, interfaces or static initialisers
 //!   are added.
 //! - a selected method's body `{ … }` becomes
-//!   `{ revy.runtime.Rv.start(MID, OID, SIZE); try { … } finally { revy.runtime.Rv.end(MID, OID); } }`
+//!   `{ _revy.runtime.Rv.start(MID, OID, SIZE); try { … } finally { _revy.runtime.Rv.end(MID, OID); } }`
 //!   (constructors: after `this(…)`/`super(…)`), so every exit — returns after their value is
 //!   computed, falling off the end, exceptions — logs the end. OID is a local read once:
 //!   `Rv.oid(this._rv$oid, this)` (0 after deserialisation, as the field is transient: a
@@ -19,7 +19,7 @@
 //!   `Object.clone` copies the ID field, the clone gets a new ID and creation entry.
 //! - methods of enum-constant bodies are the enum's; they read the field through a cast.
 //! - class names, static sizes and method names/signatures live in the generated
-//!   `revy/runtime/RvTable.java`, indexed by SAF id, written next to the runtime sources
+//!   `_revy/runtime/RvTable.java`, indexed by SAF id, written next to the runtime sources
 //!   under the source root.
 
 use std::collections::HashSet;
@@ -34,7 +34,7 @@ use crate::instrument::saf::{Saf, SafClass};
 pub struct JavaAnnotator;
 
 /// Text that marks a file as already annotated.
-const MARK: &str = "revy.runtime.Rv.";
+const MARK: &str = "_revy.runtime.Rv.";
 
 /// Whether a class of this kind can take the object-ID field.
 fn takes_field(kind: ClassKind) -> bool {
@@ -113,7 +113,7 @@ fn clone_fresh_ids(src: &str, start: usize, end: usize, out: &mut FileEdits) {
     calls.sort_unstable();
     for (at, to) in calls {
         out.insertions
-            .push(Insertion::new(at, "revy.runtime.Rv.cloned("));
+            .push(Insertion::new(at, "_revy.runtime.Rv.cloned("));
         out.insertions.push(Insertion::new(to, ")"));
     }
 }
@@ -140,8 +140,8 @@ fn is_primitive(name: &str) -> Option<u64> {
 /// method is throttled (`-1`: the runtime uses the size measured last before the verdict).
 fn size_expr(mode: Mode, m: &MethodDecl, mid: u32) -> String {
     let helper = match mode {
-        Mode::Better => "revy.runtime.Rv.size",
-        Mode::Faster => "revy.runtime.Rv.sizeFast",
+        Mode::Better => "_revy.runtime.Rv.size",
+        Mode::Faster => "_revy.runtime.Rv.sizeFast",
     };
     let mut constant = 0u64;
     let mut parts = Vec::new();
@@ -157,7 +157,7 @@ fn size_expr(mode: Mode, m: &MethodDecl, mid: u32) -> String {
         out.push_str(p);
     }
     if mode == Mode::Better && !parts.is_empty() {
-        out = format!("(revy.runtime.Rv.sized({mid}) ? {out} : -1L)");
+        out = format!("(_revy.runtime.Rv.sized({mid}) ? {out} : -1L)");
     }
     out
 }
@@ -199,8 +199,8 @@ fn insert_oid_field<'a>(
     if let Some(s) = own_field {
         let name = oid_field_name(cx, s);
         let init = match field_ancestor(cx.saf, s) {
-            Some(sup) => format!("revy.runtime.Rv.inherited(this, {})", sup.id),
-            None => format!("revy.runtime.Rv.created(this, {})", s.id),
+            Some(sup) => format!("_revy.runtime.Rv.inherited(this, {})", sup.id),
+            None => format!("_revy.runtime.Rv.created(this, {})", s.id),
         };
         // An enum without `;` after its constants gets one before `}`.
         let (at, semi) = match c.members_at {
@@ -255,11 +255,11 @@ impl ClassProbes<'_> {
         let size = size_expr(self.cx.mode, m, mid);
         out.insertions.push(Insertion::new(
             start,
-            format!(" {pre}revy.runtime.Rv.start({mid}, {oid}, {size}); try {{"),
+            format!(" {pre}_revy.runtime.Rv.start({mid}, {oid}, {size}); try {{"),
         ));
         out.insertions.push(Insertion::new(
             body.end - 1,
-            format!("}} finally {{ revy.runtime.Rv.end({mid}, {oid}); }} "),
+            format!("}} finally {{ _revy.runtime.Rv.end({mid}, {oid}); }} "),
         ));
         out.methods += 1;
     }
@@ -317,12 +317,12 @@ impl ClassProbes<'_> {
             // 0 after deserialisation (the field is transient): a fresh ID then.
             let field = format!("{this}.{}", oid_field_name(self.cx, s));
             (
-                format!("final long {local} = revy.runtime.Rv.oid({field}, this); "),
+                format!("final long {local} = _revy.runtime.Rv.oid({field}, this); "),
                 local,
             )
         } else {
             (
-                format!("final long {local} = revy.runtime.Rv.oidOf(this); "),
+                format!("final long {local} = _revy.runtime.Rv.oidOf(this); "),
                 local,
             )
         }
@@ -361,9 +361,9 @@ impl LangAnnotator for JavaAnnotator {
             .find_map(|f| source_root(&f.path, f.package.as_deref()))
             .unwrap_or_default();
         let dir = if root.is_empty() {
-            "revy/runtime".to_string()
+            "_revy/runtime".to_string()
         } else {
-            format!("{root}/revy/runtime")
+            format!("{root}/_revy/runtime")
         };
         let mut files: Vec<(String, Vec<u8>)> = (Lang::Java.spec().runtime.iter())
             .map(|(n, t)| (format!("{dir}/{n}"), t.as_bytes().to_vec()))
@@ -422,7 +422,7 @@ pub fn table_source(cx: &Context) -> String {
     let project = project_name(&cx.trace.project);
     format!(
         "// Generated by `revy annotate` ({mode} mode); removed by `revy restore`.\n\
-         package revy.runtime;\n\n\
+         package _revy.runtime;\n\n\
          final class RvTable {{\n    private RvTable() {{\n    }}\n\n\
          \x20   static final String PROJECT = {project};\n\
          \x20   static final String DIR = {dir};\n\

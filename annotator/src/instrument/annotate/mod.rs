@@ -7,6 +7,7 @@ mod cpp_ids;
 mod cpp_join;
 mod cpp_plan;
 pub mod java;
+mod java_module;
 #[cfg(feature = "test-hooks")]
 mod test_break;
 
@@ -377,8 +378,12 @@ fn plan_saf(
         models.push(model);
         files.push((rel, text, fe.insertions));
     }
-    summary.files = files.len();
     let runtime = plan_runtime(&cx, &models)?;
+    let java: Vec<&FileModel> = (models.iter())
+        .filter(|f| Lang::of_path(&f.path) == Some(Lang::Java))
+        .collect();
+    files.extend(java_module::module_edit(m, &java, originals)?);
+    summary.files = files.len();
     summary.runtime_files = runtime.len();
     Ok((
         Plan {

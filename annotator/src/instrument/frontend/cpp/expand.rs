@@ -472,7 +472,7 @@ mod tests {
     /// fmt's macros whose expansion is longer than their name (`FMT_INLINE`): the default
     /// member initialisers' spans stayed in the expanded text's offsets, so the
     /// annotator's zeroing of the tag before `f(1)` landed inside the next constructor's
-    /// name (`os((void)::revy::unborn(…), tream_params(…)`), and the build broke.
+    /// name (`os((void)::_revy_rt::unborn(…), tream_params(…)`), and the build broke.
     #[test]
     fn default_member_initialisers_map_back_to_the_source() {
         let src = "#define NSB namespace detail {\n#define NSE }\nint f(int);\nNSB\nstruct P {\n  int a = f(1);\n  int b{f(2)};\n  P() {}\n};\nNSE\n";

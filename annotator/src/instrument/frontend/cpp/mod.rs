@@ -200,6 +200,22 @@ fn attribute_errors(model: &mut FileModel, root: Node, src: &str) -> usize {
 fn charge(model: &mut FileModel, s: &ErrorSite) {
     let inside =
         |sp: &Span| s.pos >= sp.start && (s.pos < sp.end || (s.missing && s.pos == sp.end));
+    // A `}` the parser had to invent inside a class means its braces did not balance: where
+    // the class ends is a guess, and an ID member inserted there would land in the wrong
+    // scope while probes use it. The class is withdrawn whole (members and methods).
+    if s.missing && s.message == "missing '}'" {
+        let smallest = (model.classes.iter_mut())
+            .filter(|c| inside(&c.span))
+            .min_by_key(|c| c.span.end - c.span.start);
+        if let Some(c) = smallest {
+            c.not_annotatable.get_or_insert_with(|| {
+                format!(
+                    "its body cannot be read (missing '}}' at {}:{}); the class is left alone",
+                    s.line, s.col
+                )
+            });
+        }
+    }
     // Smallest enclosing method: (len, class idx or out-of-class, method idx).
     let mut best: Option<(usize, Option<usize>, usize)> = None;
     let mut consider = |len: usize, ci: Option<usize>, mi: usize| {

@@ -1,4 +1,4 @@
-package revy.runtime;
+package _revy.runtime;
 
 import java.io.BufferedOutputStream;
 import java.io.File;
@@ -117,8 +117,8 @@ final class RvTrace {
             }
             String pid = pid();
             if (env != null && env.length() > 0) {
-                f = new File(env);
-                f = ownFile(f, pid);
+                // One rule for both runtimes: the trace file's name always ends in .rvt.
+                f = ownFile(new File(env.endsWith(".rvt") ? env : env + ".rvt"), pid);
             } else {
                 File dir = new File(RvTable.DIR);
                 dir.mkdirs();

@@ -1,4 +1,4 @@
-package revy.runtime;
+package _revy.runtime;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;

@@ -1,4 +1,4 @@
-package revy.runtime;
+package _revy.runtime;
 
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;

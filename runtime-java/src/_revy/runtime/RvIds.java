@@ -1,4 +1,4 @@
-package revy.runtime;
+package _revy.runtime;
 
 import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;

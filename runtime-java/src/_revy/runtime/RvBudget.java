@@ -1,4 +1,4 @@
-package revy.runtime;
+package _revy.runtime;
 
 import java.io.File;
 import java.io.FileInputStream;

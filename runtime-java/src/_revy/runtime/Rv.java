@@ -1,4 +1,4 @@
-package revy.runtime;
+package _revy.runtime;
 
 /**
  * The entry points that Revy's generated code calls. Everything here is safe to call from

@@ -5,6 +5,7 @@
 //! Large traces stay usable: the analysis is streaming, and the page gets the most active
 //! instances, the heaviest edges and messages up to fixed caps (the page says what it left out).
 
+pub mod classes;
 pub mod layout;
 
 use std::path::Path;
@@ -67,6 +68,8 @@ pub struct Data<'a> {
     pub caps: &'a Caps,
     pub instances: Vec<InstanceStats>,
     pub classes: &'a [ClassStats],
+    /// The whole run's class-level graph (class nodes take their figures from `classes`).
+    pub class_graph: classes::ClassGraph,
     pub methods: &'a [MethodStats],
     pub edges: Vec<EdgeStats>,
     pub links: Vec<Link>,
@@ -341,10 +344,16 @@ pub fn data<'a>(input: &'a Input, caps: &'a Caps) -> Data<'a> {
         .iter()
         .filter(|m| keep(m.sender) && keep(m.receiver))
         .collect();
+    let class_graph = classes::graph(a, &order);
     let layout = layout::compute(
         &order.iter().collect::<Vec<_>>(),
         &edges.iter().collect::<Vec<_>>(),
         main_root,
+        &layout::ClassInput {
+            classes: &a.classes,
+            graph: &class_graph,
+            total: a.totals.total_time,
+        },
     );
     Data {
         schema: "revy-report/1",
@@ -357,6 +366,7 @@ pub fn data<'a>(input: &'a Input, caps: &'a Caps) -> Data<'a> {
         caps,
         instances: order,
         classes: &a.classes,
+        class_graph,
         methods: &a.methods,
         edges,
         links: ls,

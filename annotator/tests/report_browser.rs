@@ -781,6 +781,12 @@ fn assert_one_truth(b: &mut Browser, d: &Value) {
         );
         assert!(g[4].as_str().unwrap().ends_with(&count), "{g} label");
     }
+    // Classes of a few instances, all drawn, show as those instances.
+    for c in small {
+        let c = c.as_str().unwrap();
+        let n = b.eval(&format!("document.querySelectorAll('#nodes .node[data-class=' + JSON.stringify({}) + ']:not(.hidden)').length", serde_json::to_string(c).unwrap()));
+        assert_eq!(&n, &classes[c]["instances"], "{c} expanded");
+    }
     // The class edges carry every call of the run's class graph.
     let cg: u64 = d["class_graph"]["edges"]
         .as_array()
@@ -836,6 +842,39 @@ fn assert_one_truth(b: &mut Browser, d: &Value) {
         "class hint selects all its drawn instances: {sel}"
     );
     assert_eq!(sel[0], sel[2], "{sel}");
+}
+
+/// Issue 35, encoding by value: node colours follow the work time's share linearly (the
+/// largest drawn node at the top of the scale, equal shares equal colours), the legend is in
+/// the window, arrowheads are sized in stroke widths, and no node is named `root@…`.
+fn assert_encoding_by_value(b: &mut Browser) {
+    let v = b.eval("[...document.querySelectorAll('#nodes .node:not(.hidden)')].filter(n => n.dataset.colour !== 'root').map(n => [Number(n.dataset.colour), Number(n.dataset.level), n.querySelector('circle.body').getAttribute('fill')])");
+    let v = v.as_array().unwrap();
+    assert!(!v.is_empty());
+    let max = v.iter().map(|x| x[1].as_f64().unwrap()).fold(0.0, f64::max);
+    for x in v {
+        let t = x[0].as_f64().unwrap();
+        assert!(
+            (t - x[1].as_f64().unwrap() / max).abs() < 1e-3,
+            "{x} against max {max}"
+        );
+    }
+    let top: Vec<_> = v
+        .iter()
+        .filter(|x| x[0].as_f64().unwrap() > 0.9999)
+        .collect();
+    assert!(!top.is_empty(), "largest node at the top of the scale");
+    let legend = b.eval("(() => { const r = document.getElementById('legend').getBoundingClientRect(); return [r.top, r.bottom, r.width]; })()");
+    assert!(
+        legend[2].as_f64().unwrap() > 0.0
+            && legend[1].as_f64().unwrap() <= 1000.0
+            && legend[0].as_f64().unwrap() >= 0.0,
+        "legend in view {legend}"
+    );
+    let units = b.eval("[...document.querySelectorAll('#markers marker')].every(m => m.getAttribute('markerUnits') === 'strokeWidth')");
+    assert_eq!(units, json!(true));
+    let roots = b.eval("[...document.querySelectorAll('#nodes .node text')].filter(t => t.textContent.startsWith('root@')).length");
+    assert_eq!(roots, json!(0), "threads by name");
 }
 
 /// Whether `text` holds a time of four or more digits in ns/µs/ms (a raw unit figure).
@@ -912,12 +951,7 @@ fn report_answers_at_a_glance() {
     let loose = b.eval("[...document.querySelectorAll('#nodes .node:not(.group):not(.hidden)')].filter(n => n.dataset.class !== '').length");
     assert!(groups.as_u64().unwrap() >= 10, "{groups} class nodes");
     assert_eq!(loose, json!(0));
-    // Colour by rank: exactly the top class is red among few classes.
-    let colours = b.eval("[...document.querySelectorAll('#nodes .node.group:not(.hidden)')].map(n => n.dataset.colour)");
-    assert!(
-        colours.as_array().unwrap().iter().any(|c| c == "top5"),
-        "{colours}"
-    );
+    assert_encoding_by_value(&mut b);
     // Labels never overlap on screen.
     let overlap = b.eval("(() => { const r = [...document.querySelectorAll('#nodes .node:not(.hidden) text:not(.nolabel)')].map(t => t.getBoundingClientRect()); for (let i = 0; i < r.length; i++) for (let j = i + 1; j < r.length; j++) { const a = r[i], c = r[j]; if (a.left < c.right - 1 && c.left < a.right - 1 && a.top < c.bottom - 1 && c.top < a.bottom - 1) return true; } return false; })()");
     assert_eq!(overlap, json!(false), "labels overlap");
@@ -1089,6 +1123,7 @@ fn report_answers_at_a_glance() {
         let d = b.data();
         assert!(d["totals"]["instances"].as_u64().unwrap() >= instances);
         assert_one_truth(&mut b, &d);
+        assert_encoding_by_value(&mut b);
         b.screenshot(&format!("instances-{instances}.png"));
         // Switching to the instance graph (up to 1,000 nodes): placing, styling, drawing.
         let to_instances = b.eval("(() => { const t = performance.now(); window.revyReport.setView('instances'); return performance.now() - t; })()");

@@ -119,3 +119,45 @@ fn edges(a: &Analysis, own: &FxHashSet<u32>) -> Vec<ClassEdge> {
     });
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyse::analysis::Options;
+    use crate::analyse::report::{analyze, data, Caps};
+
+    /// Few instances per class: every class stays its instances, and the class edges still
+    /// carry every call of the run.
+    #[test]
+    fn small_classes_stay_instances_and_edges_sum_the_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let trace = dir.path().join("t.rvt");
+        let spec = crate::analyse::trace::synth::Spec {
+            events: 20_000,
+            instances: 60,
+            threads: 2,
+            classes: 20,
+            seed: 9,
+            ..Default::default()
+        };
+        let f = std::io::BufWriter::new(std::fs::File::create(&trace).unwrap());
+        crate::analyse::trace::synth::generate(&spec, crate::analyse::trace::Form::Compact, f)
+            .unwrap();
+        let caps = Caps::default();
+        let input = analyze(&trace, &Options::default(), &caps).unwrap();
+        let d = data(&input, &caps);
+        let g = &d.class_graph;
+        assert_eq!(g.expanded.len(), d.classes.len());
+        assert!(g
+            .edges
+            .iter()
+            .all(|e| !e.from.starts_with("c:") && !e.to.starts_with("c:")));
+        let calls: u64 = g.edges.iter().map(|e| e.calls).sum();
+        let all: u64 = input.analysis.edges.iter().map(|e| e.calls).sum();
+        assert_eq!(calls, all);
+        // Many instances per class: class nodes only, the same calls.
+        let big = graph(&input.analysis, &[]);
+        assert!(big.expanded.is_empty());
+        assert_eq!(big.edges.iter().map(|e| e.calls).sum::<u64>(), all);
+    }
+}

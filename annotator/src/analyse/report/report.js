@@ -14,11 +14,18 @@
   const NS_PER = { ns: 1, us: 1e3, ms: 1e6, s: 1e9 }[UNIT] || 1;
   const COLOURS = { over60: '#d62728', over30: '#1f5fbf', over10: '#2ca02c', rest: '#222222' };
   const BAND_TEXT = { over60: '> 60 %', over30: '> 30 %', over10: '> 10 %', rest: '≤ 10 %' };
-  // Relative colouring: rank percentile among the nodes of the run.
-  const RANK_COLOURS = { top5: '#d62728', top20: '#1f5fbf', top50: '#2ca02c', rest: '#9e9e9e' };
-  const RANK_TEXT = { top5: 'top 5 %', top20: 'top 20 %', top50: 'top 50 %', rest: 'rest' };
-  // Edge colour by granularity (time per byte): coarse messages are worth sending elsewhere.
-  const GRAIN_COLOURS = { coarse: '#6a1b9a', mid: '#8d6e97', fine: '#c9c0cc' };
+  // Colour by value: a perceptual sequential scale (light yellow → dark red, after
+  // ColorBrewer's YlOrRd) on the share of busy time a node works, linear from 0 to the
+  // largest node drawn, so near-equal nodes get near-equal colours.
+  const SCALE = ['#ffeda0', '#fed976', '#feb24c', '#fd8d3c', '#fc4e2a', '#e31a1c', '#bd0026', '#800026'];
+  const hex = (c) => [1, 3, 5].map((k) => parseInt(c.slice(k, k + 2), 16));
+  const SCALE_RGB = SCALE.map(hex);
+  const scaleColour = (t) => {
+    const x = Math.max(0, Math.min(1, t)) * (SCALE.length - 1), k = Math.min(SCALE.length - 2, Math.floor(x)), f = x - k;
+    const a = SCALE_RGB[k], b = SCALE_RGB[k + 1];
+    return 'rgb(' + a.map((v, j) => Math.round(v + (b[j] - v) * f)).join(',') + ')';
+  };
+  const EDGE_COLOUR = '#78909c';
   const $ = (id) => document.getElementById(id);
   const el = (tag, attrs, text) => {
     const e = document.createElement(tag);
@@ -118,7 +125,7 @@
     view: D.instances.length > 100 ? 'classes' : 'instances', // big runs start at class level
     expanded: new Set(SMALL),
     topN: 20,
-    colour: 'rank',
+    colour: 'value',
   };
   const groupEdges = new Map();
   const display = (n) => (state.view === 'classes' && n.i.kind !== 'root' && n.i.class && !state.expanded.has(n.i.class)) ? groups.get(n.i.class) : n;
@@ -389,9 +396,10 @@
   };
   (function markers() {
     const defs = $('markers');
-    const all = Object.assign({}, COLOURS, GRAIN_COLOURS, { active: '#ff8c00' });
+    const all = Object.assign({}, COLOURS, { edge: EDGE_COLOUR, active: '#ff8c00' });
+    // In stroke widths: a thick edge gets a head wider than itself (never hidden inside it).
     for (const b of Object.keys(all)) {
-      const m = sv('marker', { id: 'arrow-' + b, viewBox: '0 0 10 10', refX: '9', refY: '5', markerWidth: '7', markerHeight: '7', orient: 'auto-start-reverse', markerUnits: 'userSpaceOnUse' });
+      const m = sv('marker', { id: 'arrow-' + b, viewBox: '0 0 10 10', refX: '8', refY: '5', markerWidth: '2.6', markerHeight: '2.6', orient: 'auto-start-reverse', markerUnits: 'strokeWidth' });
       m.appendChild(sv('path', { d: 'M0,0 L10,5 L0,10 z', fill: all[b] }));
       defs.appendChild(m);
     }
@@ -429,57 +437,55 @@
     g.out = []; g.inn = [];
   }
 
-  function rankClass(rank, count) {
-    if (!rank) return 'rest';
-    const p = rank / Math.max(1, count);
-    return rank === 1 || p <= 0.05 ? 'top5' : p <= 0.2 ? 'top20' : p <= 0.5 ? 'top50' : 'rest';
-  }
-  const nonRoot = D.instances.filter((i) => i.kind !== 'root').length;
+  // The scale's top: the largest share among the drawn non-root nodes.
+  let scaleMax = 0;
   function colourNodes() {
+    scaleMax = 0;
+    for (const n of shownNodes) if (n.i.kind !== 'root') scaleMax = Math.max(scaleMax, n.i.level);
     for (const n of nodes.concat([...groups.values()])) {
       let c, tag;
-      if (state.colour === 'bands') { tag = n.i.band; c = COLOURS[tag]; } else {
-        tag = n.group ? rankClass(groupRank.get(n.key), groups.size) : n.i.kind === 'root' ? 'rest' : rankClass(instRank.get(n.id), nonRoot);
-        c = n.i.kind === 'root' ? '#455a64' : RANK_COLOURS[tag];
+      if (n.i.kind === 'root') { c = '#455a64'; tag = 'root'; } else if (state.colour === 'bands') { tag = n.i.band; c = COLOURS[tag]; } else {
+        const t = scaleMax > 0 ? n.i.level / scaleMax : 0;
+        c = scaleColour(t); tag = t.toFixed(4);
       }
       n.body.setAttribute('fill', c);
       n.g.dataset.colour = tag;
     }
   }
-  // Edges: width by net time, colour by time per byte (or the thesis bands).
+  // Edges: width by net time, one colour (or the thesis bands); time per byte is in the tables.
   function styleEdges(vis) {
     const maxNet = Math.max(1, ...vis.map((e) => e.net_time));
-    const grain = (e) => e.aggregate_time / Math.max(1, e.bytes);
-    const sorted = vis.map(grain).sort((a, b) => a - b);
-    const q = (p) => sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : 0;
-    const hi = q(0.8), lo = q(0.4);
     for (const e of vis) {
       let col, w;
       if (state.colour === 'bands') { col = e.band || 'rest'; w = 1 + Math.log10(Math.max(1, e.calls)) * 0.8; } else {
-        const g = grain(e);
-        col = g >= hi ? 'coarse' : g >= lo ? 'mid' : 'fine';
-        w = 1 + 9 * Math.sqrt(e.net_time / maxNet);
+        col = 'edge';
+        // Dense graphs get thin edges: hundreds of thick strokes merge into one grey area.
+        w = 1 + (vis.length > 150 ? 2 : 7) * Math.sqrt(e.net_time / maxNet);
       }
-      e.line.setAttribute('stroke', (COLOURS[col] || GRAIN_COLOURS[col]));
+      e.line.setAttribute('stroke', COLOURS[col] || EDGE_COLOUR);
       e.line.setAttribute('stroke-width', w.toFixed(2));
       e.line.setAttribute('marker-end', 'url(#arrow-' + col + ')');
-      e.g.dataset.grain = col;
+      e.g.dataset.width = w.toFixed(2);
     }
   }
+  // Always in view (top left of the graph): what colour and width mean.
   function legend() {
     const lg = $('legend');
     lg.textContent = '';
-    const put = (text, colour, round) => { const i = el('i'); i.style.background = colour; if (!round) i.style.borderRadius = '0'; lg.appendChild(i); lg.appendChild(document.createTextNode(text)); };
+    const put = (text, colour) => { const i = el('i'); i.style.background = colour; lg.appendChild(i); lg.appendChild(document.createTextNode(text)); };
     if (state.colour === 'bands') {
-      lg.appendChild(document.createTextNode('activity:'));
-      for (const b of ['over60', 'over30', 'over10', 'rest']) put(BAND_TEXT[b], COLOURS[b], true);
+      lg.appendChild(document.createTextNode('share of busy time:'));
+      for (const b of ['over60', 'over30', 'over10', 'rest']) put(BAND_TEXT[b], COLOURS[b]);
     } else {
-      lg.appendChild(document.createTextNode('active time, rank in this run:'));
-      for (const b of ['top5', 'top20', 'top50', 'rest']) put(RANK_TEXT[b], RANK_COLOURS[b], true);
-      lg.appendChild(el('br'));
-      lg.appendChild(document.createTextNode('edge width = time; colour = time per byte:'));
-      put('coarse', GRAIN_COLOURS.coarse); put('medium', GRAIN_COLOURS.mid); put('chatty', GRAIN_COLOURS.fine);
+      lg.appendChild(el('span', null, 'work, share of busy time: 0 '));
+      const bar = el('span', { class: 'scale' });
+      bar.style.background = 'linear-gradient(to right,' + SCALE.join(',') + ')';
+      lg.appendChild(bar);
+      lg.appendChild(el('span', { id: 'legend-max' }, ' ' + pct(scaleMax)));
     }
+    put('thread', '#455a64');
+    lg.appendChild(el('br'));
+    lg.appendChild(document.createTextNode('edge width = net time of its messages'));
   }
 
   function edgePath(e) {
@@ -992,6 +998,8 @@
     shownEdges = used;
     for (const g of groups.values()) { g.out = used.filter((e) => e.sn === g); g.inn = used.filter((e) => e.rn === g && e.sn !== g); }
     styleEdges(used);
+    colourNodes();
+    legend();
     const vc = $('visible-count');
     vc.dataset.instances = visNodes; vc.dataset.edges = visEdges; vc.dataset.messages = visMsgs;
     const what = state.view === 'classes' ? ' nodes (classes and expanded instances), ' : ' instances, ';

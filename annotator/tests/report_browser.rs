@@ -877,6 +877,48 @@ fn assert_encoding_by_value(b: &mut Browser) {
     assert_eq!(roots, json!(0), "threads by name");
 }
 
+/// Issue 35, timeline: at whole-run zoom the overview row draws every thread's messages: per
+/// thread, the busy pixels drawn equal its outermost messages' time in pixels (within one),
+/// and that time is the thread's busy time of the analysis.
+fn assert_timeline_draws_every_message(b: &mut Browser, d: &Value) {
+    b.eval("window.revyReport.timeline.scrollToLane(0)");
+    let v = b.eval("(() => { const c = document.getElementById('timeline'); return [c.dataset.busyPx || '', c.width, Number(c.dataset.level)]; })()");
+    let width = v[1].as_f64().unwrap() - 120.0;
+    let lod = &d["timeline"];
+    let span = (lod["t1"].as_u64().unwrap() - lod["t0"].as_u64().unwrap()).max(1) as f64;
+    let drawn: std::collections::HashMap<u64, f64> = v[0]
+        .as_str()
+        .unwrap()
+        .split_whitespace()
+        .map(|p| {
+            let (t, px) = p.split_once(':').unwrap();
+            (t.parse().unwrap(), px.parse().unwrap())
+        })
+        .collect();
+    let threads = lod["threads"].as_array().unwrap();
+    assert!(!threads.is_empty());
+    for t in threads {
+        let tid = t["tid"].as_u64().unwrap();
+        let busy = t["busy"].as_u64().unwrap() as f64;
+        let px = drawn
+            .get(&tid)
+            .copied()
+            .unwrap_or_else(|| panic!("thread {tid} not drawn: {v}"));
+        assert!(
+            (px - busy * width / span).abs() <= 1.0,
+            "thread {tid}: {px} px drawn for {} px busy",
+            busy * width / span
+        );
+        let sum: u64 = t["levels"][0]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c[1].as_u64().unwrap())
+            .sum();
+        assert_eq!(sum, t["busy"].as_u64().unwrap(), "thread {tid}'s columns");
+    }
+}
+
 /// Whether `text` holds a time of four or more digits in ns/µs/ms (a raw unit figure).
 fn regex_lite_raw_ns(text: &str) -> bool {
     let b = text.as_bytes();
@@ -1124,6 +1166,7 @@ fn report_answers_at_a_glance() {
         assert!(d["totals"]["instances"].as_u64().unwrap() >= instances);
         assert_one_truth(&mut b, &d);
         assert_encoding_by_value(&mut b);
+        assert_timeline_draws_every_message(&mut b, &d);
         b.screenshot(&format!("instances-{instances}.png"));
         // Switching to the instance graph (up to 1,000 nodes): placing, styling, drawing.
         let to_instances = b.eval("(() => { const t = performance.now(); window.revyReport.setView('instances'); return performance.now() - t; })()");

@@ -7,6 +7,7 @@
 
 pub mod classes;
 pub mod layout;
+pub mod timeline;
 
 use std::path::Path;
 use std::time::Instant;
@@ -83,6 +84,8 @@ pub struct Data<'a> {
     pub span: [u64; 2],
     /// `--baseline`: the older run to compare with.
     pub baseline: Option<Baseline>,
+    /// Every thread's outermost messages binned per zoom level (the timeline's overview).
+    pub timeline: &'a timeline::Timeline,
     /// Node positions of the instance and class graphs, computed here once.
     pub layout: layout::Layout,
 }
@@ -157,6 +160,7 @@ fn top_by_label(insts: &analysis::Instances, n: usize) -> Vec<(String, u64)> {
 struct Tee {
     b: Builder,
     span: [u64; 2],
+    slices: timeline::Collector,
 }
 
 impl Sink for Tee {
@@ -168,6 +172,17 @@ impl Sink for Tee {
         self.b.closed(c, instances, names);
         let f = &c.frame;
         self.span = [self.span[0].min(f.start), self.span[1].max(c.end)];
+        if c.outer.is_empty() {
+            self.slices.add(
+                c.tid,
+                timeline::Slice {
+                    start: f.start,
+                    end: c.end,
+                    method: f.method,
+                    wait: c.wait,
+                },
+            );
+        }
     }
     /// Aggregated calls count in the analysis (the timeline and message views show recorded
     /// calls only).
@@ -232,6 +247,7 @@ pub struct Input {
     pub analysis: Analysis,
     pub links: Vec<Link>,
     pub span: [u64; 2],
+    pub timeline: timeline::Timeline,
 }
 
 /// Analyse `trace` for the report (messages capped at `caps.messages`).
@@ -241,6 +257,7 @@ pub fn analyze(trace: &Path, opts: &Options, caps: &Caps) -> Result<Input> {
     let mut tee = Tee {
         b: Builder::for_trace(trace, &opts)?,
         span: [u64::MAX, 0],
+        slices: timeline::Collector::default(),
     };
     let (mut reader, mut walker) = crate::analyse::walk::walk_trace(trace, &mut tee)?;
     if let Some(b) = tee.b.capped(&opts) {
@@ -248,9 +265,11 @@ pub fn analyze(trace: &Path, opts: &Options, caps: &Caps) -> Result<Input> {
         tee = Tee {
             b,
             span: [u64::MAX, 0],
+            slices: timeline::Collector::default(),
         };
         (reader, walker) = crate::analyse::walk::walk_trace(trace, &mut tee)?;
     }
+    let slices = std::mem::take(&mut tee.slices);
     let analysis = analysis::finish_with_advice(trace, &opts, tee.b, &reader, &mut walker)?;
     drop((reader, walker));
     let mut ls = Links {
@@ -273,10 +292,12 @@ pub fn analyze(trace: &Path, opts: &Options, caps: &Caps) -> Result<Input> {
     } else {
         tee.span
     };
+    let timeline = timeline::summarise(slices, span[0], span[1]);
     Ok(Input {
         analysis,
         links,
         span,
+        timeline,
     })
 }
 
@@ -376,6 +397,7 @@ pub fn data<'a>(input: &'a Input, caps: &'a Caps) -> Data<'a> {
         hints: &a.hints,
         span: input.span,
         baseline: None,
+        timeline: &input.timeline,
         layout,
     }
 }

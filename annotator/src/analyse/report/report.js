@@ -1155,7 +1155,11 @@
     const ctx = cv.getContext('2d');
     const tids = D.threads.map((t) => t.tid);
     const laneOf = new Map(tids.map((t, k) => [t, k]));
-    const ROW = 9, MAXD = 8, LANE = ROW * (MAXD + 1) + 16;
+    // Row 0 of a lane is the overview of every message (the report's per-level columns);
+    // the page's detailed messages nest below it by depth.
+    const ROW = 9, MAXD = 7, LANE = ROW * (MAXD + 2) + 16;
+    const LOD = D.timeline || { columns: [], threads: [] };
+    const lodOf = new Map(LOD.threads.map((t) => [t.tid, t]));
     const tl = { t0: D.span[0], t1: Math.max(D.span[1], D.span[0] + 1), cursor: null, drawn: 0 };
     // All threads get a lane; the canvas shows SHOW lanes (fits the window) and the box scrolls
     // (the canvas is sticky, `top` is the lanes' scroll offset in pixels).
@@ -1174,6 +1178,37 @@
     }
     box.addEventListener('scroll', () => { top = box.scrollTop; tl.draw(); });
     const X = (t) => 110 + (t - tl.t0) / (tl.t1 - tl.t0) * (cv.width - 120);
+    // The overview row: the finest level whose columns are at most a pixel wide (else the
+    // finest there is); each column's height is its busy share, waiting drawn grey on top.
+    // Per lane, the busy pixels drawn (busy time × pixels per time unit) go in a data attribute.
+    function drawOverview(k0, k1) {
+      if (!LOD.columns.length) return;
+      const w = cv.width - 120, per = (tl.t1 - tl.t0) / w, span = Math.max(1, LOD.t1 - LOD.t0);
+      let lv = LOD.columns.findIndex((n) => span / n <= per);
+      if (lv < 0) lv = LOD.columns.length - 1;
+      const n = LOD.columns[lv], colT = span / n;
+      const busyPx = [];
+      for (let k = k0; k < k1; k++) {
+        const th = lodOf.get(tids[k]);
+        if (!th) continue;
+        const y = laneY(k) + 2;
+        let px = 0;
+        for (const c of th.levels[lv]) {
+          const a = LOD.t0 + c[0] * colT, b = a + colT;
+          if (b < tl.t0 || a > tl.t1) continue;
+          const x0 = Math.max(110, X(a)), x1 = Math.min(cv.width - 10, X(b));
+          if (x1 <= x0) continue;
+          const f = Math.min(1, c[1] / colT), wf = Math.min(f, c[2] / colT);
+          px += (x1 - x0) * c[1] / colT; // unclipped: integer columns can be a unit wider
+          ctx.fillStyle = 'hsl(' + hue(method(c[3]).class) + ',55%,50%)';
+          ctx.fillRect(x0, y + ROW * (1 - f), Math.max(0.5, x1 - x0), ROW * f);
+          if (wf > 0) { ctx.fillStyle = '#9e9e9e'; ctx.fillRect(x0, y + ROW * (1 - f), Math.max(0.5, x1 - x0), ROW * wf); }
+        }
+        busyPx.push(tids[k] + ':' + px.toFixed(1));
+      }
+      cv.dataset.level = lv;
+      cv.dataset.busyPx = busyPx.join(' ');
+    }
     tl.draw = function () {
       if (!cv.width) size();
       ctx.clearRect(0, 0, cv.width, cv.height);
@@ -1189,13 +1224,14 @@
         ctx.fillStyle = '#eceff1';
         ctx.fillRect(110, laneY(k), cv.width - 120, LANE - 4);
       }
+      drawOverview(k0, k1);
       let drawn = 0;
       for (const m of byStart) {
         if (m.end < tl.t0 || m.start > tl.t1 || !laneOf.has(m.tid)) continue;
         const k = laneOf.get(m.tid);
         if (k < k0 || k >= k1) continue;
         const x0 = Math.max(110, X(m.start)), x1 = Math.min(cv.width - 10, X(m.end));
-        const y = laneY(k) + 2 + Math.min(m.depth, MAXD) * ROW;
+        const y = laneY(k) + 2 + ROW + Math.min(m.depth, MAXD) * ROW;
         ctx.fillStyle = 'hsl(' + hue(cls(m)) + ',55%,' + (msgVisible(m) ? 55 : 88) + '%)';
         ctx.fillRect(x0, y, Math.max(1, x1 - x0), ROW - 1);
         drawn++;
@@ -1217,13 +1253,13 @@
     tl.pos = function (order) {
       const m = byStart.find((x) => x.order === order);
       if (!m || !laneOf.has(m.tid)) return null;
-      return [(Math.max(110, X(m.start)) + Math.min(cv.width - 10, X(m.end))) / 2, laneY(laneOf.get(m.tid)) + 2 + Math.min(m.depth, MAXD) * ROW + ROW / 2];
+      return [(Math.max(110, X(m.start)) + Math.min(cv.width - 10, X(m.end))) / 2, laneY(laneOf.get(m.tid)) + 2 + ROW + Math.min(m.depth, MAXD) * ROW + ROW / 2];
     };
     tl.hit = function (px, py) {
       let best = null;
       for (const m of byStart) {
         if (!laneOf.has(m.tid)) continue;
-        const y = laneY(laneOf.get(m.tid)) + 2 + Math.min(m.depth, MAXD) * ROW;
+        const y = laneY(laneOf.get(m.tid)) + 2 + ROW + Math.min(m.depth, MAXD) * ROW;
         if (py < 14 || py < y || py > y + ROW || px < X(m.start) - 1 || px > X(m.end) + 1) continue;
         if (!best || m.depth > best.depth) best = m;
       }
@@ -1264,7 +1300,9 @@
     });
     $('tl-zoom-in').addEventListener('click', () => { const c = (tl.t0 + tl.t1) / 2, w = (tl.t1 - tl.t0) / 4; tl.t0 = c - w; tl.t1 = c + w; tl.draw(); });
     $('tl-reset').addEventListener('click', () => { tl.t0 = D.span[0]; tl.t1 = Math.max(D.span[1], D.span[0] + 1); tl.draw(); });
-    const which = msgs.length < D.messages_total ? 'the ' + msgs.length.toLocaleString('en') + ' longest of ' + D.messages_total.toLocaleString('en') + ' messages' : 'all messages';
+    const which = (LOD.columns.length ? 'top row: every message of every thread (busy share per column, waiting grey); below: ' : '') +
+      (msgs.length < D.messages_total ? 'the ' + msgs.length.toLocaleString('en') + ' longest of ' + D.messages_total.toLocaleString('en') + ' messages' : 'all messages') +
+      '. Everything else (flows, search, SQL): revy export TRACE --perfetto run.pftrace, then Open trace file in ui.perfetto.dev';
     const lanes = tids.length > SHOW ? 'all ' + tids.length.toLocaleString('en') + ' threads (' + SHOW + ' at a time: scroll or shift+wheel)' : tids.length === 1 ? '1 thread' : tids.length + ' threads';
     $('timeline-note').textContent = which + ', ' + lanes + '; wheel zooms, drag pans, click opens';
     tl.scrollToLane = (k) => { box.scrollTop = k * LANE; top = box.scrollTop; tl.draw(); };

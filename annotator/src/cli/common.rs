@@ -18,13 +18,13 @@ pub(crate) enum OutputFormat {
 pub(crate) fn spooled(traces: &[PathBuf]) -> Result<Vec<PathBuf>> {
     traces
         .iter()
-        .map(|p| revy::analyse::trace::spool::materialize(p))
+        .map(|p| Ok(revy::analyse::trace::spool::materialize(p)?))
         .collect()
 }
 
 pub(crate) fn trace_or_newest(manifest: &Path, traces: Vec<PathBuf>) -> Result<PathBuf> {
     if !traces.is_empty() {
-        return revy::analyse::trace::multi::join(&spooled(&traces)?);
+        return Ok(revy::analyse::trace::multi::join(&spooled(&traces)?)?);
     }
     let m = revy::instrument::manifest::Manifest::load(manifest)?;
     let dir = m.trace_dir();
@@ -69,24 +69,6 @@ pub(crate) fn stdout_quiet(text: &str) -> Result<()> {
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::io("<stdout>", e)),
         _ => Ok(()),
-    }
-}
-
-/// Progress on a terminal (quiet otherwise): percentage of the trace read.
-pub(crate) fn progress() -> impl FnMut(u64, u64) {
-    use std::io::IsTerminal;
-    let tty = std::io::stderr().is_terminal();
-    move |done, total| {
-        if tty && total > 0 {
-            eprint!("\rrevy: reading trace {:>3}%", done * 100 / total);
-        }
-    }
-}
-
-pub(crate) fn clear_progress() {
-    use std::io::IsTerminal;
-    if std::io::stderr().is_terminal() {
-        eprint!("\r\x1b[K");
     }
 }
 

@@ -9,7 +9,8 @@ use std::collections::BTreeMap;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
-use crate::analyse::analysis::{EdgeStats, InstanceStats};
+use super::classes::ClassGraph;
+use crate::analyse::analysis::{ClassStats, EdgeStats, InstanceStats};
 use crate::analyse::walk::InstKind;
 
 /// Positions per node key (whole pixels: the page draws at any zoom, sub-pixels add bytes).
@@ -26,20 +27,32 @@ struct Node {
     r: f64,
 }
 
-/// Lay out the page's instances and edges, and their class-level graph. `root` is the
-/// instance drawn at the centre.
-pub fn compute(instances: &[&InstanceStats], edges: &[&EdgeStats], root: Option<u32>) -> Layout {
+/// What the class-level graph is made of: the run's classes, the classes shown as their
+/// instances and the whole run's class-level edges.
+pub struct ClassInput<'a> {
+    pub classes: &'a [ClassStats],
+    pub graph: &'a ClassGraph,
+    /// The run's busy time (class shares are of it).
+    pub total: u64,
+}
+
+/// Lay out the page's instances and edges, and the whole run's class-level graph. `root`
+/// is the instance drawn at the centre.
+pub fn compute(
+    instances: &[&InstanceStats],
+    edges: &[&EdgeStats],
+    root: Option<u32>,
+    classes: &ClassInput,
+) -> Layout {
     let index: FxHashMap<u32, usize> = instances
         .iter()
         .enumerate()
         .map(|(k, i)| (i.id, k))
         .collect();
-    let pairs = |map: &dyn Fn(usize) -> usize| -> Vec<(usize, usize)> {
-        edges
-            .iter()
-            .filter_map(|e| Some((map(*index.get(&e.sender)?), map(*index.get(&e.receiver)?))))
-            .collect()
-    };
+    let pairs: Vec<(usize, usize)> = edges
+        .iter()
+        .filter_map(|e| Some((*index.get(&e.sender)?, *index.get(&e.receiver)?)))
+        .collect();
     let start = root.and_then(|r| index.get(&r).copied()).unwrap_or(0);
 
     let inodes: Vec<Node> = instances
@@ -50,11 +63,24 @@ pub fn compute(instances: &[&InstanceStats], edges: &[&EdgeStats], root: Option<
             r: 7.0 + 16.0 * i.level.sqrt(),
         })
         .collect();
-    let ipos = place(&inodes, &pairs(&|k| k), start);
+    let ipos = place(&inodes, &pairs, start);
 
-    let (cnodes, map) = class_nodes(instances);
-    let cstart = if instances.is_empty() { 0 } else { map[start] };
-    let cpos = place(&cnodes, &pairs(&|k| map[k]), cstart);
+    let cnodes = class_nodes(instances, classes);
+    let at: FxHashMap<&str, usize> = cnodes
+        .iter()
+        .enumerate()
+        .map(|(k, n)| (n.key.as_str(), k))
+        .collect();
+    let cpairs: Vec<(usize, usize)> = classes
+        .graph
+        .edges
+        .iter()
+        .filter_map(|e| Some((*at.get(e.from.as_str())?, *at.get(e.to.as_str())?)))
+        .collect();
+    let cstart = root
+        .and_then(|r| at.get(r.to_string().as_str()).copied())
+        .unwrap_or(0);
+    let cpos = place(&cnodes, &cpairs, cstart);
 
     Layout {
         instances: keyed(&inodes, &ipos),
@@ -62,48 +88,35 @@ pub fn compute(instances: &[&InstanceStats], edges: &[&EdgeStats], root: Option<
     }
 }
 
-/// Class view: one node per class for non-root instances with a class (as the page groups
-/// them), every other instance stays itself. Also each instance's node index.
-fn class_nodes(instances: &[&InstanceStats]) -> (Vec<Node>, Vec<usize>) {
-    let mut cnodes: Vec<Node> = Vec::new();
-    let mut level: Vec<f64> = Vec::new();
-    let mut of_class: FxHashMap<&str, usize> = FxHashMap::default();
-    let map: Vec<usize> = instances
+/// Class view: the drawn roots and instances of classes shown expanded as themselves, then
+/// one node per other class of the run (sized by its whole-run share).
+fn class_nodes(instances: &[&InstanceStats], c: &ClassInput) -> Vec<Node> {
+    let expanded: FxHashSet<&str> = c.graph.expanded.iter().map(String::as_str).collect();
+    let own = |i: &InstanceStats| {
+        i.kind == InstKind::Root || i.class.as_deref().is_some_and(|c| expanded.contains(c))
+    };
+    let mut nodes: Vec<Node> = instances
         .iter()
-        .map(|i| {
-            let k = match i.class.as_deref().filter(|_| i.kind != InstKind::Root) {
-                Some(c) => *of_class.entry(c).or_insert_with(|| {
-                    cnodes.push(Node {
-                        key: format!("c:{c}"),
-                        active: 0,
-                        r: 0.0,
-                    });
-                    level.push(0.0);
-                    cnodes.len() - 1
-                }),
-                None => {
-                    cnodes.push(Node {
-                        key: i.id.to_string(),
-                        active: 0,
-                        r: 7.0 + 16.0 * i.level.sqrt(),
-                    });
-                    level.push(-1.0);
-                    cnodes.len() - 1
-                }
-            };
-            cnodes[k].active += i.active_time;
-            if level[k] >= 0.0 {
-                level[k] += i.level;
-            }
-            k
+        .filter(|i| own(i))
+        .map(|i| Node {
+            key: i.id.to_string(),
+            active: i.active_time,
+            r: 7.0 + 16.0 * i.level.sqrt(),
         })
         .collect();
-    for (n, l) in cnodes.iter_mut().zip(&level) {
-        if *l >= 0.0 {
-            n.r = 9.0 + 18.0 * l.min(1.0).sqrt();
-        }
+    for k in c
+        .classes
+        .iter()
+        .filter(|k| !expanded.contains(k.class.as_str()))
+    {
+        let level = k.active_time as f64 / c.total.max(1) as f64;
+        nodes.push(Node {
+            key: format!("c:{}", k.class),
+            active: k.active_time,
+            r: 9.0 + 18.0 * level.min(1.0).sqrt(),
+        });
     }
-    (cnodes, map)
+    nodes
 }
 
 /// Whole-pixel positions by node key.
@@ -397,10 +410,11 @@ mod tests {
         let d = data(&input, &caps);
         let l = &d.layout;
         assert_eq!(l.instances.len(), d.instances.len());
+        let small = &d.class_graph.expanded;
         for i in &d.instances {
             assert!(l.instances.contains_key(&i.id.to_string()), "{}", i.label);
             let key = match (&i.class, i.kind) {
-                (Some(c), k) if k != InstKind::Root => format!("c:{c}"),
+                (Some(c), k) if k != InstKind::Root && !small.contains(c) => format!("c:{c}"),
                 _ => i.id.to_string(),
             };
             assert!(l.classes.contains_key(&key), "{key}");
@@ -421,6 +435,11 @@ mod tests {
             &d.instances.iter().collect::<Vec<_>>(),
             &d.edges.iter().collect::<Vec<_>>(),
             d.main_root,
+            &ClassInput {
+                classes: d.classes,
+                graph: &d.class_graph,
+                total: d.totals.total_time,
+            },
         );
         assert_eq!(again.instances, l.instances);
         assert_eq!(again.classes, l.classes);

@@ -5,7 +5,9 @@
 //! Large traces stay usable: the analysis is streaming, and the page gets the most active
 //! instances, the heaviest edges and messages up to fixed caps (the page says what it left out).
 
+pub mod classes;
 pub mod layout;
+pub mod timeline;
 
 use std::path::Path;
 use std::time::Instant;
@@ -67,6 +69,8 @@ pub struct Data<'a> {
     pub caps: &'a Caps,
     pub instances: Vec<InstanceStats>,
     pub classes: &'a [ClassStats],
+    /// The whole run's class-level graph (class nodes take their figures from `classes`).
+    pub class_graph: classes::ClassGraph,
     pub methods: &'a [MethodStats],
     /// Each method's signature as people read it, by method id (`trace::display`).
     pub signatures: Vec<String>,
@@ -82,6 +86,8 @@ pub struct Data<'a> {
     pub span: [u64; 2],
     /// `--baseline`: the older run to compare with.
     pub baseline: Option<Baseline>,
+    /// Every thread's outermost messages binned per zoom level (the timeline's overview).
+    pub timeline: &'a timeline::Timeline,
     /// Node positions of the instance and class graphs, computed here once.
     pub layout: layout::Layout,
 }
@@ -156,6 +162,7 @@ fn top_by_label(insts: &analysis::Instances, n: usize) -> Vec<(String, u64)> {
 struct Tee {
     b: Builder,
     span: [u64; 2],
+    slices: timeline::Collector,
 }
 
 impl Sink for Tee {
@@ -167,6 +174,17 @@ impl Sink for Tee {
         self.b.closed(c, instances, names);
         let f = &c.frame;
         self.span = [self.span[0].min(f.start), self.span[1].max(c.end)];
+        if c.outer.is_empty() {
+            self.slices.add(
+                c.tid,
+                timeline::Slice {
+                    start: f.start,
+                    end: c.end,
+                    method: f.method,
+                    wait: c.wait,
+                },
+            );
+        }
     }
     /// Aggregated calls count in the analysis (the timeline and message views show recorded
     /// calls only).
@@ -231,6 +249,7 @@ pub struct Input {
     pub analysis: Analysis,
     pub links: Vec<Link>,
     pub span: [u64; 2],
+    pub timeline: timeline::Timeline,
 }
 
 /// Analyse `trace` for the report (messages capped at `caps.messages`).
@@ -240,6 +259,7 @@ pub fn analyze(trace: &Path, opts: &Options, caps: &Caps) -> Result<Input> {
     let mut tee = Tee {
         b: Builder::for_trace(trace, &opts)?,
         span: [u64::MAX, 0],
+        slices: timeline::Collector::default(),
     };
     let (mut reader, mut walker) = crate::analyse::walk::walk_trace(trace, &mut tee)?;
     if let Some(b) = tee.b.capped(&opts) {
@@ -247,9 +267,11 @@ pub fn analyze(trace: &Path, opts: &Options, caps: &Caps) -> Result<Input> {
         tee = Tee {
             b,
             span: [u64::MAX, 0],
+            slices: timeline::Collector::default(),
         };
         (reader, walker) = crate::analyse::walk::walk_trace(trace, &mut tee)?;
     }
+    let slices = std::mem::take(&mut tee.slices);
     let analysis = analysis::finish_with_advice(trace, &opts, tee.b, &reader, &mut walker)?;
     drop((reader, walker));
     let mut ls = Links {
@@ -272,10 +294,12 @@ pub fn analyze(trace: &Path, opts: &Options, caps: &Caps) -> Result<Input> {
     } else {
         tee.span
     };
+    let timeline = timeline::summarise(slices, span[0], span[1]);
     Ok(Input {
         analysis,
         links,
         span,
+        timeline,
     })
 }
 
@@ -343,10 +367,16 @@ pub fn data<'a>(input: &'a Input, caps: &'a Caps) -> Data<'a> {
         .iter()
         .filter(|m| keep(m.sender) && keep(m.receiver))
         .collect();
+    let class_graph = classes::graph(a, &order);
     let layout = layout::compute(
         &order.iter().collect::<Vec<_>>(),
         &edges.iter().collect::<Vec<_>>(),
         main_root,
+        &layout::ClassInput {
+            classes: &a.classes,
+            graph: &class_graph,
+            total: a.totals.total_time,
+        },
     );
     Data {
         schema: "revy-report/1",
@@ -359,6 +389,7 @@ pub fn data<'a>(input: &'a Input, caps: &'a Caps) -> Data<'a> {
         caps,
         instances: order,
         classes: &a.classes,
+        class_graph,
         methods: &a.methods,
         signatures: (a.methods.iter())
             .map(|m| crate::analyse::trace::display::signature(&m.signature))
@@ -371,6 +402,7 @@ pub fn data<'a>(input: &'a Input, caps: &'a Caps) -> Data<'a> {
         hints: &a.hints,
         span: input.span,
         baseline: None,
+        timeline: &input.timeline,
         layout,
     }
 }

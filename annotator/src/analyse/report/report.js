@@ -14,11 +14,18 @@
   const NS_PER = { ns: 1, us: 1e3, ms: 1e6, s: 1e9 }[UNIT] || 1;
   const COLOURS = { over60: '#d62728', over30: '#1f5fbf', over10: '#2ca02c', rest: '#222222' };
   const BAND_TEXT = { over60: '> 60 %', over30: '> 30 %', over10: '> 10 %', rest: '≤ 10 %' };
-  // Relative colouring: rank percentile among the nodes of the run.
-  const RANK_COLOURS = { top5: '#d62728', top20: '#1f5fbf', top50: '#2ca02c', rest: '#9e9e9e' };
-  const RANK_TEXT = { top5: 'top 5 %', top20: 'top 20 %', top50: 'top 50 %', rest: 'rest' };
-  // Edge colour by granularity (time per byte): coarse messages are worth sending elsewhere.
-  const GRAIN_COLOURS = { coarse: '#6a1b9a', mid: '#8d6e97', fine: '#c9c0cc' };
+  // Colour by value: a perceptual sequential scale (light yellow → dark red, after
+  // ColorBrewer's YlOrRd) on the share of busy time a node works, linear from 0 to the
+  // largest node drawn, so near-equal nodes get near-equal colours.
+  const SCALE = ['#ffeda0', '#fed976', '#feb24c', '#fd8d3c', '#fc4e2a', '#e31a1c', '#bd0026', '#800026'];
+  const hex = (c) => [1, 3, 5].map((k) => parseInt(c.slice(k, k + 2), 16));
+  const SCALE_RGB = SCALE.map(hex);
+  const scaleColour = (t) => {
+    const x = Math.max(0, Math.min(1, t)) * (SCALE.length - 1), k = Math.min(SCALE.length - 2, Math.floor(x)), f = x - k;
+    const a = SCALE_RGB[k], b = SCALE_RGB[k + 1];
+    return 'rgb(' + a.map((v, j) => Math.round(v + (b[j] - v) * f)).join(',') + ')';
+  };
+  const EDGE_COLOUR = '#78909c';
   const $ = (id) => document.getElementById(id);
   const el = (tag, attrs, text) => {
     const e = document.createElement(tag);
@@ -44,7 +51,18 @@
     return NF[digits].format(v) + ' ' + u;
   };
 
+  // Raw times in the analysis's sentences ("aggregate 1917107493 ns") in human units.
+  const UNIT_NS = { ns: 1, us: 1e3, 'µs': 1e3, ms: 1e6, s: 1e9 };
+  const toUnits = (v, u) => { const n = Number(v.replace(/,/g, '')); return Number.isFinite(n) ? fmtT(n * UNIT_NS[u] / NS_PER) : v + ' ' + u; };
+  const human = (text) => String(text)
+    .replace(/\b(\d[\d,]*(?:\.\d+)?) of (\d[\d,]*(?:\.\d+)?) ?(ns|us|µs|ms)\b/g, (all, a, b, u) => toUnits(a, u) + ' of ' + toUnits(b, u))
+    .replace(/\b(\d[\d,]*(?:\.\d+)?) ?(ns|us|µs|ms)\b/g, (all, v, u) => toUnits(v, u))
+    .replace(/\bstd-dev (\d+(?:\.\d+)?)(?![\d.]| ?(?:ns|µs|us|ms|s)\b)/g, (all, v) => 'std-dev ' + fmtT(Number(v)));
+
   // ---------- model ----------
+  // Thread roots are named after their thread (not `root@tid`) everywhere on the page.
+  const threadName = new Map(D.threads.map((t) => [t.tid, t.name || 'thread ' + t.tid]));
+  for (const i of D.instances) if (i.kind === 'root' && threadName.has(i.tid)) i.label = threadName.get(i.tid);
   const inst = new Map();
   for (const i of D.instances) inst.set(i.id, i);
   const label = (id) => (inst.get(id) || { label: '#' + id }).label;
@@ -78,34 +96,38 @@
   edges.slice().sort((a, b) => b.net_time - a.net_time || a.sender - b.sender || a.receiver - b.receiver)
     .forEach((e, k) => edgeRank.set(e.key, k + 1));
 
-  // Class groups: one node per class standing for its (unexpanded) instances.
+  // Class groups: one node per class of the run standing for all its instances. Their
+  // figures are the analysis's whole-run class rows (never sums over the drawn instances,
+  // which on a big run are a small sample); `members` are the drawn ones.
+  const TOTAL = Math.max(1, D.totals.total_time);
   const groups = new Map();
+  for (const c of D.classes) {
+    const level = c.active_time / TOTAL;
+    groups.set(c.class, { key: 'c:' + c.class, group: true, cls: c.class, row: c, members: [], x: 0, y: 0, visible: false,
+      i: { id: 'c:' + c.class, label: c.class + ' (' + NF[0].format(c.instances) + ')', class: c.class, kind: 'class', oid: null,
+        active_time: c.active_time, level, instances: c.instances, received: c.messages, sent: null, neighbours: null, size: null,
+        band: level > 0.6 ? 'over60' : level > 0.3 ? 'over30' : level > 0.1 ? 'over10' : 'rest' } });
+  }
   for (const n of nodes) {
-    const c = n.i.class;
-    if (n.i.kind === 'root' || !c) continue;
-    if (!groups.has(c)) {
-      groups.set(c, { key: 'c:' + c, group: true, cls: c, members: [], x: 0, y: 0, visible: false,
-        i: { id: 'c:' + c, label: c, class: c, kind: 'class', oid: null, active_time: 0, level: 0, received: 0, sent: 0, neighbours: null, size: null } });
-    }
-    const g = groups.get(c);
-    g.members.push(n); g.i.active_time += n.i.active_time; g.i.level += n.i.level; g.i.received += n.i.received; g.i.sent += n.i.sent;
+    const g = n.i.kind !== 'root' && n.i.class && groups.get(n.i.class);
+    if (g) g.members.push(n);
   }
-  for (const g of groups.values()) {
-    g.r = 9 + 18 * Math.sqrt(Math.min(1, g.i.level));
-    g.i.band = g.i.level > 0.6 ? 'over60' : g.i.level > 0.3 ? 'over30' : g.i.level > 0.1 ? 'over10' : 'rest';
-    g.i.label = g.cls + ' (' + g.members.length + ')';
-  }
+  for (const g of groups.values()) g.r = 9 + 18 * Math.sqrt(Math.min(1, g.i.level));
   const groupRank = new Map();
   [...groups.values()].sort((a, b) => b.i.active_time - a.i.active_time || a.cls.localeCompare(b.cls)).forEach((g, k) => groupRank.set(g.key, k + 1));
+  // Classes with few instances, all drawn, start expanded (a pipeline keeps its shape).
+  const SMALL = new Set((D.class_graph && D.class_graph.expanded) || []);
+  // The class-level node an instance belongs to in the whole-run class graph.
+  const cgKey = (n) => (n.i.kind === 'root' || !n.i.class || SMALL.has(n.i.class)) ? n.key : 'c:' + n.i.class;
   const nodeByKey = new Map(nodes.map((n) => [n.key, n]));
   for (const g of groups.values()) nodeByKey.set(g.key, g);
 
   // ---------- view state ----------
   const state = {
     view: D.instances.length > 100 ? 'classes' : 'instances', // big runs start at class level
-    expanded: new Set(),
+    expanded: new Set(SMALL),
     topN: 20,
-    colour: 'rank',
+    colour: 'value',
   };
   const groupEdges = new Map();
   const display = (n) => (state.view === 'classes' && n.i.kind !== 'root' && n.i.class && !state.expanded.has(n.i.class)) ? groups.get(n.i.class) : n;
@@ -131,21 +153,37 @@
     for (const w of D.trace.warnings) $('warnings').appendChild(el('div', null, 'warning: ' + w));
     for (const u of document.querySelectorAll('.unit')) u.textContent = UNIT;
     const probeKey = Object.keys(D.trace.header || {}).find((k) => /probe/i.test(k));
-    const probe = t.probe_note || (probeKey ? 'probe cost ' + D.trace.header[probeKey] + (/ns/.test(probeKey) ? ' ns' : '') + ' per call' : 'probe cost not recorded in the trace');
+    const probe = human(t.probe_note || (probeKey ? 'probe cost ' + D.trace.header[probeKey] + (/ns/.test(probeKey) ? ' ns' : '') + ' per call' : 'probe cost not recorded in the trace'));
     const line = $('run-line');
-    // The run's wall span as `revy analyze` gives it (the messages' span when absent).
-    line.textContent = 'span ' + fmtT(t.run_span !== undefined ? t.run_span : span) + ' · ' + t.threads + ' thread' + (t.threads === 1 ? '' : 's') + ' · ' +
-      t.messages.toLocaleString('en') + ' messages · ' + t.instances.toLocaleString('en') + ' instances · busy ' + fmtT(t.total_time) + ' · ' + probe;
-    line.dataset.span = span;
+    // One run span (`revy analyze`'s); busy is summed over threads, so at most span × threads.
+    const runSpan = t.run_span !== undefined ? t.run_span : span;
+    const waiting = t.waiting_time || 0;
+    const parts = ['span ' + fmtT(runSpan), t.threads + ' thread' + (t.threads === 1 ? '' : 's'),
+      NF[0].format(t.messages) + ' messages', NF[0].format(t.instances) + ' instances',
+      'busy ' + fmtT(t.total_time) + (waiting ? ' (of it ' + fmtT(waiting) + ' waiting off the CPU, shown apart from work)' : ''), probe];
+    line.textContent = parts.join(' · ');
+    line.dataset.span = runSpan; line.dataset.busy = t.total_time; line.dataset.waiting = waiting;
+    const flags = [];
+    if (t.total_time > runSpan * Math.max(1, t.threads)) flags.push('busy ' + fmtT(t.total_time) + ' exceeds span × threads (' + fmtT(runSpan * t.threads) + '): the threads\' clocks disagree');
+    const pr = t.probe || {};
+    const probeNs = pr.used_ns || pr.header_ns || 0;
+    if (pr.capped) flags.push('the probe cost in the trace header (' + fmtT((pr.header_ns || 0) / NS_PER) + ') is more than the shortest message: it was capped, calibrate again');
+    else if (probeNs > 5000) flags.push('a probe cost of ' + fmtT(probeNs / NS_PER) + ' per message is implausible (expected well under 1 µs): calibrate again');
+    else if (probeNs * t.recorded_messages / NS_PER > 0.5 * t.total_time && t.total_time > 0) flags.push('the probe cost makes up over half the busy time: times are mostly instrumentation');
+    for (const f of flags) $('warnings').appendChild(el('div', { class: 'flag' }, '⚠ ' + f));
+    line.dataset.flags = flags.length;
     $('foot').textContent = 'Revy ' + D.version + ' — ' + D.trace.path + ' (' + D.trace.form + ', ' + D.trace.events.toLocaleString('en') + ' events, unit ' + UNIT + ')';
   })();
 
-  // ---------- proposals (the hints of `revy analyze`, in rank order) ----------
-  const hintText = (h) => h.text || ((h.subject ? h.subject + ': ' : '') + (h.reason || ''));
+  // ---------- the answer (the hints of `revy analyze`, in rank order) ----------
+  const hintText = (h) => human(h.text || ((h.subject ? h.subject + ': ' : '') + (h.reason || '')));
+  const speedOf = (h) => h.numbers && h.numbers.predicted_speedup;
+  const shareOf = (h) => h.numbers && (h.numbers.level !== undefined ? h.numbers.level : h.numbers.share);
   function hintItem(h, k) {
     const li = el('li', { 'data-kind': h.kind, 'data-rank': k + 1, class: 'hint', tabindex: '0', title: 'show its objects in the graph' });
-    const sp = h.numbers && h.numbers.predicted_speedup;
-    if (sp) li.appendChild(el('span', { class: 'speedup', 'data-speedup': sp }, '×' + Number(sp).toFixed(2)));
+    const sp = speedOf(h);
+    // Green only for a change that pays; ×1.00 and losses get a neutral badge.
+    if (sp) li.appendChild(el('span', { class: 'speedup' + (h.kind === 'proposal' ? ' pays' : ' neutral'), 'data-speedup': sp }, '×' + Number(sp).toFixed(2)));
     li.appendChild(el('span', { class: 'kind' }, h.kind));
     li.appendChild(document.createTextNode(' '));
     li.appendChild(el('span', { class: 'text' }, hintText(h)));
@@ -153,11 +191,36 @@
     li.addEventListener('keydown', (ev) => { if (ev.key === 'Enter') focusHint(h); });
     return li;
   }
+  // The answer box: proposals and no-gain verdicts first (the analysis ranks them so), then
+  // observations that hold at least 0.5 % of the busy time (no 0.0 % filler).
+  const answerHints = () => D.hints.filter((h) => h.kind === 'proposal' || h.kind === 'no-gain' || !(shareOf(h) < 0.005));
+  // When nothing pays and the analysis named no candidate, the biggest classes still deserve
+  // a line: their share and what the analysis knows of them.
+  function biggest() {
+    const p = el('p', { id: 'answer-biggest', class: 'muted' });
+    const top = D.classes.slice().sort((a, b) => b.active_time - a.active_time).slice(0, 3).filter((c) => c.active_time > 0);
+    if (!top.length) return null;
+    const why = (c) => {
+      const g = groups.get(c.class), share = c.active_time / TOTAL;
+      const oneOff = g ? g.members.reduce((s, n) => s + (n.i.one_off_time || 0), 0) : 0;
+      if (oneOff * 2 >= c.active_time) return 'mostly one-off messages (' + fmtT(oneOff) + ': class loading, JIT, first I/O), which no thread would speed up';
+      if (share < D.options.threshold_level) return 'below the ' + pct(D.options.threshold_level) + ' threshold';
+      return 'not judged by the analysis (see the line above)';
+    };
+    p.textContent = 'Largest: ' + top.map((c) => c.class + ' ' + pct(c.active_time / TOTAL) + ' of busy time — ' + why(c)).join('; ') + '.';
+    return p;
+  }
   (function proposals() {
     const box = $('proposals');
+    const list = answerHints();
+    const pays = D.hints.some((h) => h.kind === 'proposal');
+    $('answer').dataset.pays = pays ? '1' : '0';
+    $('answer-title').textContent = pays ? 'What to parallelise' : D.hints.length ? 'Nothing pays: why' : 'What to parallelise';
     if (!D.hints.length) $('answer-more').textContent = 'No proposals: no object or method stands out at the threshold.';
-    D.hints.slice(0, 6).forEach((h, k) => box.appendChild(hintItem(h, k)));
-    if (D.hints.length > 6) $('answer-more').textContent = '… and ' + (D.hints.length - 6) + ' more under Hints below';
+    list.slice(0, 6).forEach((h, k) => box.appendChild(hintItem(h, k)));
+    const generic = !pays && D.hints.length && D.hints[0].subject === 'the run';
+    if (generic) { const b = biggest(); if (b) $('answer-more').before(b); }
+    if (D.hints.length > Math.min(6, list.length)) $('answer-more').textContent = '… and ' + (D.hints.length - Math.min(6, list.length)) + ' more under Hints below';
     const all = $('hints');
     if (!D.hints.length) { all.appendChild(el('p', { class: 'muted' }, 'No hints: nothing is above the threshold.')); return; }
     const ol = el('ol');
@@ -182,6 +245,8 @@
     return null;
   }
   function focusHint(h) {
+    // A class's hint is about all its instances: its class node, or every drawn instance.
+    if (h.class && h.subject === h.class && groups.has(h.class)) { focusClass(groups.get(h.class)); return; }
     const n = hintTarget(h);
     if (!n) { $('graph-note').textContent = 'the objects of "' + hintText(h).slice(0, 60) + '" are not among the drawn instances'; return; }
     focusNode(n, true);
@@ -333,9 +398,10 @@
   };
   (function markers() {
     const defs = $('markers');
-    const all = Object.assign({}, COLOURS, GRAIN_COLOURS, { active: '#ff8c00' });
+    const all = Object.assign({}, COLOURS, { edge: EDGE_COLOUR, active: '#ff8c00' });
+    // In stroke widths: a thick edge gets a head wider than itself (never hidden inside it).
     for (const b of Object.keys(all)) {
-      const m = sv('marker', { id: 'arrow-' + b, viewBox: '0 0 10 10', refX: '9', refY: '5', markerWidth: '7', markerHeight: '7', orient: 'auto-start-reverse', markerUnits: 'userSpaceOnUse' });
+      const m = sv('marker', { id: 'arrow-' + b, viewBox: '0 0 10 10', refX: '8', refY: '5', markerWidth: '2.6', markerHeight: '2.6', orient: 'auto-start-reverse', markerUnits: 'strokeWidth' });
       m.appendChild(sv('path', { d: 'M0,0 L10,5 L0,10 z', fill: all[b] }));
       defs.appendChild(m);
     }
@@ -361,69 +427,67 @@
     const l = n.i.label;
     n.label.textContent = l.length > 28 ? l.slice(0, 27) + '…' : l;
     const title = sv('title');
-    title.textContent = l + ': active ' + fmtT(n.i.active_time) + ' (' + pct(n.i.level) + ')' + (n.group ? ' — click to expand into instances' : '');
+    title.textContent = l + ': work ' + fmtT(n.i.active_time) + ' (' + pct(n.i.level) + ' of busy time)' + (n.group ? ' — click to expand into instances' : '');
     g.append(halo, n.body, n.label, title);
     n.g = g;
     gNodes.appendChild(g);
   }
   for (const n of nodes) nodeElement(n, { 'data-id': n.id, 'data-oid': n.i.oid, 'data-class': n.i.class || '', 'data-band': n.i.band, 'data-level': n.i.level });
   for (const g of groups.values()) {
-    nodeElement(g, { 'data-id': g.key, 'data-group': g.cls, 'data-band': g.i.band, 'data-level': g.i.level });
+    nodeElement(g, { 'data-id': g.key, 'data-group': g.cls, 'data-band': g.i.band, 'data-level': g.i.level, 'data-instances': g.row.instances, 'data-active': g.i.active_time });
     g.g.classList.add('group', 'hidden');
     g.out = []; g.inn = [];
   }
 
-  function rankClass(rank, count) {
-    if (!rank) return 'rest';
-    const p = rank / Math.max(1, count);
-    return rank === 1 || p <= 0.05 ? 'top5' : p <= 0.2 ? 'top20' : p <= 0.5 ? 'top50' : 'rest';
-  }
-  const nonRoot = D.instances.filter((i) => i.kind !== 'root').length;
+  // The scale's top: the largest share among the drawn non-root nodes.
+  let scaleMax = 0;
   function colourNodes() {
+    scaleMax = 0;
+    for (const n of shownNodes) if (n.i.kind !== 'root') scaleMax = Math.max(scaleMax, n.i.level);
     for (const n of nodes.concat([...groups.values()])) {
       let c, tag;
-      if (state.colour === 'bands') { tag = n.i.band; c = COLOURS[tag]; } else {
-        tag = n.group ? rankClass(groupRank.get(n.key), groups.size) : n.i.kind === 'root' ? 'rest' : rankClass(instRank.get(n.id), nonRoot);
-        c = n.i.kind === 'root' ? '#455a64' : RANK_COLOURS[tag];
+      if (n.i.kind === 'root') { c = '#455a64'; tag = 'root'; } else if (state.colour === 'bands') { tag = n.i.band; c = COLOURS[tag]; } else {
+        const t = scaleMax > 0 ? n.i.level / scaleMax : 0;
+        c = scaleColour(t); tag = t.toFixed(4);
       }
       n.body.setAttribute('fill', c);
       n.g.dataset.colour = tag;
     }
   }
-  // Edges: width by net time, colour by time per byte (or the thesis bands).
+  // Edges: width by net time, one colour (or the thesis bands); time per byte is in the tables.
   function styleEdges(vis) {
     const maxNet = Math.max(1, ...vis.map((e) => e.net_time));
-    const grain = (e) => e.aggregate_time / Math.max(1, e.bytes);
-    const sorted = vis.map(grain).sort((a, b) => a - b);
-    const q = (p) => sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : 0;
-    const hi = q(0.8), lo = q(0.4);
     for (const e of vis) {
       let col, w;
       if (state.colour === 'bands') { col = e.band || 'rest'; w = 1 + Math.log10(Math.max(1, e.calls)) * 0.8; } else {
-        const g = grain(e);
-        col = g >= hi ? 'coarse' : g >= lo ? 'mid' : 'fine';
-        w = 1 + 9 * Math.sqrt(e.net_time / maxNet);
+        col = 'edge';
+        // Dense graphs get thin edges: hundreds of thick strokes merge into one grey area.
+        w = 1 + (vis.length > 150 ? 2 : 7) * Math.sqrt(e.net_time / maxNet);
       }
-      e.line.setAttribute('stroke', (COLOURS[col] || GRAIN_COLOURS[col]));
+      e.line.setAttribute('stroke', COLOURS[col] || EDGE_COLOUR);
       e.line.setAttribute('stroke-width', w.toFixed(2));
       e.line.setAttribute('marker-end', 'url(#arrow-' + col + ')');
-      e.g.dataset.grain = col;
+      e.g.dataset.width = w.toFixed(2);
     }
   }
+  // Always in view (top left of the graph): what colour and width mean.
   function legend() {
     const lg = $('legend');
     lg.textContent = '';
-    const put = (text, colour, round) => { const i = el('i'); i.style.background = colour; if (!round) i.style.borderRadius = '0'; lg.appendChild(i); lg.appendChild(document.createTextNode(text)); };
+    const put = (text, colour) => { const i = el('i'); i.style.background = colour; lg.appendChild(i); lg.appendChild(document.createTextNode(text)); };
     if (state.colour === 'bands') {
-      lg.appendChild(document.createTextNode('activity:'));
-      for (const b of ['over60', 'over30', 'over10', 'rest']) put(BAND_TEXT[b], COLOURS[b], true);
+      lg.appendChild(document.createTextNode('share of busy time:'));
+      for (const b of ['over60', 'over30', 'over10', 'rest']) put(BAND_TEXT[b], COLOURS[b]);
     } else {
-      lg.appendChild(document.createTextNode('active time, rank in this run:'));
-      for (const b of ['top5', 'top20', 'top50', 'rest']) put(RANK_TEXT[b], RANK_COLOURS[b], true);
-      lg.appendChild(el('br'));
-      lg.appendChild(document.createTextNode('edge width = time; colour = time per byte:'));
-      put('coarse', GRAIN_COLOURS.coarse); put('medium', GRAIN_COLOURS.mid); put('chatty', GRAIN_COLOURS.fine);
+      lg.appendChild(el('span', null, 'work, share of busy time: 0 '));
+      const bar = el('span', { class: 'scale' });
+      bar.style.background = 'linear-gradient(to right,' + SCALE.join(',') + ')';
+      lg.appendChild(bar);
+      lg.appendChild(el('span', { id: 'legend-max' }, ' ' + pct(scaleMax)));
     }
+    put('thread', '#455a64');
+    lg.appendChild(el('br'));
+    lg.appendChild(document.createTextNode('edge width = net time of its messages'));
   }
 
   function edgePath(e) {
@@ -564,7 +628,10 @@
     const up = () => {
       if (!drag) return;
       if (!drag.moved) {
-        if (drag.node) { if (drag.node.group) expand(drag.node.cls, true); else inspectNode(drag.node); } else {
+        if (drag.node) {
+          const n = drag.node;
+          if (n.group && n.members.length) expand(n.cls, true); else if (n.group) focusNode(n, false); else inspectNode(n);
+        } else {
           // The edge under the pointer: the nearest curve within a few pixels.
           const x = (drag.px - view.x) / view.k, y = (drag.py - view.y) / view.k;
           let best = null, bd = 7 / view.k;
@@ -663,12 +730,30 @@
     if (n.group) inspectGroup(n); else inspectNode(n);
     if (centre) centreOn(n); else declutter();
   }
+  function focusClass(g) {
+    if (state.view === 'classes' && !state.expanded.has(g.cls)) { focusNode(g, true); return; }
+    if (state.view === 'top') setView('instances');
+    unfocus();
+    svg.classList.add('focusing');
+    let k = 0;
+    const members = new Set(g.members.filter((n) => n.visible));
+    for (const n of members) n.g.classList.add('focus');
+    for (const e of shownEdges) {
+      if (!e.visible || (!members.has(e.sn) && !members.has(e.rn))) continue;
+      e.g.classList.add('nbr'); e.sn.g.classList.add('nbr'); e.rn.g.classList.add('nbr'); k++;
+    }
+    focused = g;
+    svg.dataset.focus = g.key; svg.dataset.focusCount = members.size; svg.dataset.neighbourEdges = k;
+    inspectGroup(g);
+    declutter();
+  }
   function unfocus() {
     focused = null;
     svg.classList.remove('focusing');
     for (const x of gNodes.querySelectorAll('.focus, .nbr')) x.classList.remove('focus', 'nbr');
     for (const x of gEdges.querySelectorAll('.nbr')) x.classList.remove('nbr');
     delete svg.dataset.focus;
+    delete svg.dataset.focusCount;
   }
   function neighbourLinks(t, ids) {
     for (const id of ids) {
@@ -685,12 +770,15 @@
     insp.dataset.id = g.key; insp.dataset.kind = 'class';
     insp.appendChild(el('h3', null, g.cls));
     const t = el('table');
-    kv(t, 'instances drawn', g.members.length, 'instances');
-    kv(t, 'active time', fmtT(g.i.active_time), 'active_time', g.i.active_time);
-    kv(t, 'share of total', pct(g.i.level), 'level');
+    kv(t, 'instances (whole run)', NF[0].format(g.row.instances), 'instances', g.row.instances);
+    kv(t, 'of them drawn', g.members.length < g.row.instances ? g.members.length + ' (the most active: ' + pct(g.members.length / Math.max(1, g.row.instances)) + ' of them)' : 'all', 'drawn', g.members.length);
+    kv(t, 'work time', fmtT(g.i.active_time), 'active_time', g.i.active_time);
+    kv(t, 'share of busy time', pct(g.i.level), 'level', g.i.level);
+    kv(t, 'messages received', NF[0].format(g.row.messages), 'messages', g.row.messages);
     kv(t, 'rank among classes', groupRank.get(g.key), 'rank');
     insp.appendChild(t);
-    insp.appendChild(button('expand into instances', () => expand(g.cls, true), { id: 'inspector-expand' }));
+    if (g.members.length) insp.appendChild(button('expand into its ' + (g.members.length < g.row.instances ? g.members.length + ' drawn ' : '') + 'instances', () => expand(g.cls, true), { id: 'inspector-expand' }));
+    else insp.appendChild(el('p', { class: 'muted' }, 'none of its instances is among the drawn ones'));
     insp.appendChild(el('h4', null, 'Most active instances'));
     const tt = el('table');
     neighbourLinks(tt, g.members.slice().sort((a, b) => b.i.active_time - a.i.active_time).slice(0, 20).map((n) => n.id));
@@ -708,7 +796,8 @@
     kv(t, 'ID', i.kind === 'root' ? 'thread ' + i.tid : i.oid, 'oid');
     kv(t, 'kind', i.kind, 'kind');
     kv(t, 'size', i.size === null ? null : i.size.toLocaleString('en') + ' B', 'size');
-    kv(t, 'active time', fmtT(i.active_time), 'active_time', i.active_time);
+    kv(t, 'work time', fmtT(i.active_time), 'active_time', i.active_time);
+    if (i.waiting) kv(t, 'waiting (off the CPU, not work)', fmtT(i.waiting), 'waiting', i.waiting);
     kv(t, 'share of total', pct(i.level), 'level');
     kv(t, 'thesis band', BAND_TEXT[i.band], 'band');
     kv(t, 'rank', instRank.get(i.id) || null, 'rank');
@@ -832,6 +921,31 @@
     }
     return ge;
   }
+  // The class view takes its edges from the whole run's class graph unless a filter that the
+  // aggregates cannot apply (a message, method or instance hidden) is on.
+  const exactClasses = () => state.view === 'classes' && !filters.message.size && !filters.method.size && !filters.instance.size;
+  // A class-graph node as it is drawn now (null when its class was expanded by hand or hidden).
+  const cgNode = (key) => {
+    const n = nodeByKey.get(key);
+    if (!n) return null;
+    const cls = n.group ? n.cls : n.i.class;
+    if (cls && filters.class.has(cls)) return null;
+    if (n.group && state.expanded.has(n.cls)) return null;
+    return n;
+  };
+  const cgCovers = (e) => cgNode(cgKey(e.sn)) === display(e.sn) && cgNode(cgKey(e.rn)) === display(e.rn);
+  function classGraphEdges(used) {
+    let calls = 0;
+    for (const c of (D.class_graph && D.class_graph.edges) || []) {
+      const sn = cgNode(c.from), rn = cgNode(c.to);
+      if (!sn || !rn || c.calls <= 0) continue;
+      const ge = groupEdge(sn, rn);
+      ge.calls = c.calls; ge.net_time = c.net_time; ge.aggregate_time = c.aggregate_time; ge.bytes = c.bytes;
+      ge.exact = true; ge.visible = true; sn.visible = true; rn.visible = true;
+      calls += c.calls;
+    }
+    return calls;
+  }
   function applyFilters() {
     const list = $('filter-list');
     list.textContent = '';
@@ -840,12 +954,15 @@
       li.appendChild(button('show', () => { filters[kind].delete(v); applyFilters(); }));
       list.appendChild(li);
     }
-    for (const ge of groupEdges.values()) { ge.calls = 0; ge.net_time = 0; ge.aggregate_time = 0; ge.bytes = 0; ge.links = []; ge.visible = false; }
+    for (const ge of groupEdges.values()) { ge.calls = 0; ge.net_time = 0; ge.aggregate_time = 0; ge.bytes = 0; ge.links = []; ge.visible = false; ge.exact = false; }
     for (const n of nodes) n.visible = false;
     for (const g of groups.values()) g.visible = false;
     let visEdges = 0, visMsgs = 0;
     const used = [];
+    const exact = exactClasses();
+    if (exact) visMsgs += classGraphEdges(used);
     for (const e of edges) {
+      if (exact && cgCovers(e)) { e.visible = false; e.g.classList.add('hidden'); continue; }
       let calls = 0;
       for (const l of e.links) if (linkVisible(l)) calls += l.calls;
       if (e.other > 0 && !instHidden(e.sender) && !instHidden(e.receiver)) calls += e.other;
@@ -871,6 +988,7 @@
       ge.g.classList.toggle('hidden', !ge.visible);
       ge.text.textContent = '×' + ge.calls;
       ge.g.dataset.calls = ge.calls;
+      ge.g.dataset.exact = ge.exact ? '1' : '0';
       if (ge.visible) { visEdges++; used.push(ge); }
     }
     let visNodes = 0;
@@ -882,10 +1000,14 @@
     shownEdges = used;
     for (const g of groups.values()) { g.out = used.filter((e) => e.sn === g); g.inn = used.filter((e) => e.rn === g && e.sn !== g); }
     styleEdges(used);
+    colourNodes();
+    legend();
     const vc = $('visible-count');
     vc.dataset.instances = visNodes; vc.dataset.edges = visEdges; vc.dataset.messages = visMsgs;
     const what = state.view === 'classes' ? ' nodes (classes and expanded instances), ' : ' instances, ';
     vc.textContent = visNodes + what + visEdges + ' edges, ' + visMsgs.toLocaleString('en') + ' messages visible';
+    vc.dataset.exact = exact ? '1' : '0';
+    if (state.view === 'classes' && !exact) vc.textContent += ' (class edges: drawn instances only while filters are on)';
     applyHighlight();
   }
   $('filter-kind').addEventListener('change', fillTargets);
@@ -1035,7 +1157,11 @@
     const ctx = cv.getContext('2d');
     const tids = D.threads.map((t) => t.tid);
     const laneOf = new Map(tids.map((t, k) => [t, k]));
-    const ROW = 9, MAXD = 8, LANE = ROW * (MAXD + 1) + 16;
+    // Row 0 of a lane is the overview of every message (the report's per-level columns);
+    // the page's detailed messages nest below it by depth.
+    const ROW = 9, MAXD = 7, LANE = ROW * (MAXD + 2) + 16;
+    const LOD = D.timeline || { columns: [], threads: [] };
+    const lodOf = new Map(LOD.threads.map((t) => [t.tid, t]));
     const tl = { t0: D.span[0], t1: Math.max(D.span[1], D.span[0] + 1), cursor: null, drawn: 0 };
     // All threads get a lane; the canvas shows SHOW lanes (fits the window) and the box scrolls
     // (the canvas is sticky, `top` is the lanes' scroll offset in pixels).
@@ -1054,6 +1180,37 @@
     }
     box.addEventListener('scroll', () => { top = box.scrollTop; tl.draw(); });
     const X = (t) => 110 + (t - tl.t0) / (tl.t1 - tl.t0) * (cv.width - 120);
+    // The overview row: the finest level whose columns are at most a pixel wide (else the
+    // finest there is); each column's height is its busy share, waiting drawn grey on top.
+    // Per lane, the busy pixels drawn (busy time × pixels per time unit) go in a data attribute.
+    function drawOverview(k0, k1) {
+      if (!LOD.columns.length) return;
+      const w = cv.width - 120, per = (tl.t1 - tl.t0) / w, span = Math.max(1, LOD.t1 - LOD.t0);
+      let lv = LOD.columns.findIndex((n) => span / n <= per);
+      if (lv < 0) lv = LOD.columns.length - 1;
+      const n = LOD.columns[lv], colT = span / n;
+      const busyPx = [];
+      for (let k = k0; k < k1; k++) {
+        const th = lodOf.get(tids[k]);
+        if (!th) continue;
+        const y = laneY(k) + 2;
+        let px = 0;
+        for (const c of th.levels[lv]) {
+          const a = LOD.t0 + c[0] * colT, b = a + colT;
+          if (b < tl.t0 || a > tl.t1) continue;
+          const x0 = Math.max(110, X(a)), x1 = Math.min(cv.width - 10, X(b));
+          if (x1 <= x0) continue;
+          const f = Math.min(1, c[1] / colT), wf = Math.min(f, c[2] / colT);
+          px += (x1 - x0) * c[1] / colT; // unclipped: integer columns can be a unit wider
+          ctx.fillStyle = 'hsl(' + hue(method(c[3]).class) + ',55%,50%)';
+          ctx.fillRect(x0, y + ROW * (1 - f), Math.max(0.5, x1 - x0), ROW * f);
+          if (wf > 0) { ctx.fillStyle = '#9e9e9e'; ctx.fillRect(x0, y + ROW * (1 - f), Math.max(0.5, x1 - x0), ROW * wf); }
+        }
+        busyPx.push(tids[k] + ':' + px.toFixed(1));
+      }
+      cv.dataset.level = lv;
+      cv.dataset.busyPx = busyPx.join(' ');
+    }
     tl.draw = function () {
       if (!cv.width) size();
       ctx.clearRect(0, 0, cv.width, cv.height);
@@ -1069,13 +1226,14 @@
         ctx.fillStyle = '#eceff1';
         ctx.fillRect(110, laneY(k), cv.width - 120, LANE - 4);
       }
+      drawOverview(k0, k1);
       let drawn = 0;
       for (const m of byStart) {
         if (m.end < tl.t0 || m.start > tl.t1 || !laneOf.has(m.tid)) continue;
         const k = laneOf.get(m.tid);
         if (k < k0 || k >= k1) continue;
         const x0 = Math.max(110, X(m.start)), x1 = Math.min(cv.width - 10, X(m.end));
-        const y = laneY(k) + 2 + Math.min(m.depth, MAXD) * ROW;
+        const y = laneY(k) + 2 + ROW + Math.min(m.depth, MAXD) * ROW;
         ctx.fillStyle = 'hsl(' + hue(cls(m)) + ',55%,' + (msgVisible(m) ? 55 : 88) + '%)';
         ctx.fillRect(x0, y, Math.max(1, x1 - x0), ROW - 1);
         drawn++;
@@ -1097,13 +1255,13 @@
     tl.pos = function (order) {
       const m = byStart.find((x) => x.order === order);
       if (!m || !laneOf.has(m.tid)) return null;
-      return [(Math.max(110, X(m.start)) + Math.min(cv.width - 10, X(m.end))) / 2, laneY(laneOf.get(m.tid)) + 2 + Math.min(m.depth, MAXD) * ROW + ROW / 2];
+      return [(Math.max(110, X(m.start)) + Math.min(cv.width - 10, X(m.end))) / 2, laneY(laneOf.get(m.tid)) + 2 + ROW + Math.min(m.depth, MAXD) * ROW + ROW / 2];
     };
     tl.hit = function (px, py) {
       let best = null;
       for (const m of byStart) {
         if (!laneOf.has(m.tid)) continue;
-        const y = laneY(laneOf.get(m.tid)) + 2 + Math.min(m.depth, MAXD) * ROW;
+        const y = laneY(laneOf.get(m.tid)) + 2 + ROW + Math.min(m.depth, MAXD) * ROW;
         if (py < 14 || py < y || py > y + ROW || px < X(m.start) - 1 || px > X(m.end) + 1) continue;
         if (!best || m.depth > best.depth) best = m;
       }
@@ -1144,7 +1302,9 @@
     });
     $('tl-zoom-in').addEventListener('click', () => { const c = (tl.t0 + tl.t1) / 2, w = (tl.t1 - tl.t0) / 4; tl.t0 = c - w; tl.t1 = c + w; tl.draw(); });
     $('tl-reset').addEventListener('click', () => { tl.t0 = D.span[0]; tl.t1 = Math.max(D.span[1], D.span[0] + 1); tl.draw(); });
-    const which = msgs.length < D.messages_total ? 'the ' + msgs.length.toLocaleString('en') + ' longest of ' + D.messages_total.toLocaleString('en') + ' messages' : 'all messages';
+    const which = (LOD.columns.length ? 'top row: every message of every thread (busy share per column, waiting grey); below: ' : '') +
+      (msgs.length < D.messages_total ? 'the ' + msgs.length.toLocaleString('en') + ' longest of ' + D.messages_total.toLocaleString('en') + ' messages' : 'all messages') +
+      '. Everything else (flows, search, SQL): revy export TRACE --perfetto run.pftrace, then Open trace file in ui.perfetto.dev';
     const lanes = tids.length > SHOW ? 'all ' + tids.length.toLocaleString('en') + ' threads (' + SHOW + ' at a time: scroll or shift+wheel)' : tids.length === 1 ? '1 thread' : tids.length + ' threads';
     $('timeline-note').textContent = which + ', ' + lanes + '; wheel zooms, drag pans, click opens';
     tl.scrollToLane = (k) => { box.scrollTop = k * LANE; top = box.scrollTop; tl.draw(); };
@@ -1273,7 +1433,8 @@
       { key: 'label', label: 'instance', get: (i) => i.label },
       { key: 'class', label: 'class', get: (i) => i.class },
       { key: 'size', label: 'size (B)', num: true, get: (i) => i.size },
-      { key: 'active_time', label: 'active time', num: true, get: (i) => i.active_time, fmt: TM, help: 'net time of the messages it received' },
+      { key: 'active_time', label: 'work time', num: true, get: (i) => i.active_time, fmt: TM, help: 'net on-CPU time of the messages it received' },
+      { key: 'waiting', label: 'waiting', num: true, get: (i) => i.waiting || 0, fmt: TM, help: 'net time its messages waited off the CPU (not work)' },
       { key: 'level', label: 'share of total', num: true, get: (i) => i.level, fmt: P },
       { key: 'received', label: 'received', num: true, get: (i) => i.received },
       { key: 'sent', label: 'sent', num: true, get: (i) => i.sent },
@@ -1297,7 +1458,8 @@
       // A throttled method's later calls were counted untimed: its times are estimated from
       // this many timed calls (the analysis's time_estimated_from).
       { key: 'timed', label: 'timed calls', num: true, get: (m) => m.time_estimated_from === undefined ? m.calls : m.time_estimated_from, fmt: (v, m) => m.time_estimated_from === undefined ? num(v) : num(v) + ' (rest estimated)' },
-      { key: 'total', label: 'net time', num: true, get: (m) => m.net_time.total, fmt: TM },
+      { key: 'total', label: 'net work time', num: true, get: (m) => m.net_time.total, fmt: TM },
+      { key: 'waiting', label: 'waiting', num: true, get: (m) => m.waiting || 0, fmt: TM, help: 'net time its calls waited off the CPU (not work)' },
       { key: 'level', label: 'share of total', num: true, get: (m) => m.level, fmt: P },
       { key: 'mean', label: 'mean per call', num: true, get: (m) => m.net_time.mean, fmt: TM },
       { key: 'min', label: 'min', num: true, get: (m) => m.net_time.min, fmt: TM },
@@ -1337,9 +1499,11 @@
   // ---------- start: paint the answer first, lay the graph out after ----------
   (function notes() {
     const t = D.totals, notes = [];
-    if (D.instances.length < t.instances) notes.push('showing the ' + D.instances.length + ' most active of ' + t.instances.toLocaleString('en') + ' instances');
-    if (D.edges.length < t.edges) notes.push(D.edges.length + ' of ' + t.edges.toLocaleString('en') + ' edges');
-    if (D.messages.length < D.messages_total) notes.push('animation and timeline: the ' + D.messages.length + ' longest of ' + D.messages_total.toLocaleString('en') + ' messages');
+    // Anything sampled says so, with the share of the work it holds.
+    const work = D.instances.reduce((s, i) => s + (i.kind === 'root' ? 0 : i.active_time), 0);
+    if (D.instances.length < t.instances) notes.push('instance view: the ' + NF[0].format(D.instances.length) + ' most active of ' + NF[0].format(t.instances) + ' instances (' + pct(work / TOTAL) + ' of busy time); class nodes and edges: the whole run');
+    if (D.edges.length < t.edges) notes.push(NF[0].format(D.edges.length) + ' of ' + NF[0].format(t.edges) + ' instance edges');
+    if (D.messages.length < D.messages_total) notes.push('animation and timeline: the ' + NF[0].format(D.messages.length) + ' longest of ' + NF[0].format(D.messages_total) + ' messages');
     $('graph-note').textContent = notes.join('; ');
   })();
   $('view-mode').value = state.view;
@@ -1369,7 +1533,7 @@
     $('layout-progress').textContent = '';
     window.addEventListener('resize', () => { fit(); timeline.size(); timeline.draw(); });
     const graphDrawn = performance.now() - T0;
-    window.revyReport = { fit, nodes, edges, groups, groupEdges, filters, state, setView, expand, focusNode, timeline, view, ready: false, timing: { firstPaint, graphDrawn, parts } };
+    window.revyReport = { fit, nodes, edges, groups, groupEdges, filters, state, setView, expand, focusNode, focusHint, timeline, view, human, ready: false, timing: { firstPaint, graphDrawn, parts } };
     // The tables are below the fold: built once the graph is on screen.
     setTimeout(() => {
       buildTables();

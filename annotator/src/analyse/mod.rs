@@ -4,6 +4,7 @@
 
 pub mod analysis;
 pub mod estimate;
+pub mod events;
 pub mod export;
 pub mod report;
 pub mod trace;

@@ -52,7 +52,17 @@ impl ReplayArgs {
             handoff_ns: ns("handoff", &self.handoff)?,
             enqueue_ns: ns("enqueue", &self.enqueue)?,
             manifest: manifest.is_file().then(|| manifest.to_path_buf()),
+            events: manifest_events(manifest)?,
             ..Default::default()
         })
     }
+}
+
+/// The `[[events]]` of the manifest, when there is one (a trace analysed outside a project
+/// has none).
+fn manifest_events(manifest: &Path) -> Result<Vec<revy::instrument::events::EventDef>> {
+    if !manifest.is_file() {
+        return Ok(Vec::new());
+    }
+    Ok(revy::instrument::manifest::Manifest::load(manifest)?.events)
 }

@@ -209,8 +209,6 @@ pub trait Sink {
         _names: &Names,
     ) {
     }
-    /// An object's destruction entry.
-    fn destroyed(&mut self, _instance: u32) {}
     fn closed(&mut self, _c: &Closed, _instances: &[Instance], _names: &Names) {}
     /// True once the sink wants nothing more (the walk then stops within a few million
     /// events; what it leaves is the sink's to say).
@@ -479,7 +477,6 @@ impl Walker {
                 if let Some(inst) = self.instances.get_mut(i) {
                     inst.set_destroyed(t.unwrap_or(last));
                 }
-                sink.destroyed(i as u32);
             }
             Event::Start {
                 tid,

@@ -151,6 +151,7 @@ pub fn analyze(
         (reader, walker) = walk_trace_with(path, &mut Tracked::new(&mut capped, &mut t), progress)?;
         b = capped;
     }
+    t.replay(reader.names());
     let events = results(&t, reader.names(), opts.detail_cap);
     let mut a = finish_with_advice(path, opts, b, &reader, &mut walker)?;
     a.events = Some(events);

@@ -10,8 +10,12 @@
 //! `continue` which methods continue, and `reassociate` methods move their receiver to the
 //! running event (objects reused from one request to the next).
 //!
-//! Memory: per instance id 4 bytes (its event), per event one [`EventRec`], per thread a
-//! few words, and at most [`SEGMENT_CAP`] timeline segments; nothing per trace event.
+//! A trace holds each thread's events in time order but interleaves threads in blocks (a
+//! thread's block can come long after another thread used what it created), so the walk
+//! only records what the rules need, 48 bytes per message start, end and creation, and
+//! [`Tracker::replay`] applies the rules in time order after it. Beyond that record: per
+//! instance id 4 bytes (its event), per event one [`EventRec`], per thread a few words, at
+//! most [`SEGMENT_CAP`] timeline segments.
 
 use rustc_hash::FxHashMap;
 
@@ -72,12 +76,48 @@ struct ThreadEv {
     /// The event it is processing (NONE: none) and the order of the call carrying it.
     event: u32,
     order: u64,
+    /// When the call carrying it started.
+    start: u64,
     /// Its thread id once a message started on it.
     tid: Option<u64>,
 }
 
+/// The facts of a message's start the rules use.
+struct Entered {
+    order: u64,
+    start: u64,
+    method: u32,
+    receiver: u32,
+}
+
+/// What the walk saw, for the replay in time order.
+#[derive(Clone, Copy)]
+struct Rec {
+    t: u64,
+    tid: u64,
+    /// Enter, close: the message's order; create: the size.
+    order: u64,
+    /// Close: work and measured blocking; enter: the start (= t).
+    work: u64,
+    blocked: u64,
+    /// Enter, close: the method; create: the class.
+    x: u32,
+    /// Enter: the receiver; create: the instance; close: the walker's thread.
+    y: u32,
+    kind: u8,
+    /// Enter: the receiver is an object; close: outermost on its thread; create: size known.
+    flag: bool,
+}
+
+const ENTER: u8 = 0;
+const CREATE: u8 = 1;
+const CLOSE: u8 = 2;
+
 /// The event tracker.
 pub struct Tracker {
+    recs: Vec<Rec>,
+    /// Per thread id, its last time (a creation entry may have none).
+    last_t: FxHashMap<u64, u64>,
     pub defs: Vec<EventDef>,
     probe: u64,
     methods: Vec<MethodBits>,
@@ -101,6 +141,8 @@ impl Tracker {
     /// A tracker for `defs` subtracting `probe` trace units per message (as the analysis).
     pub fn new(defs: &[EventDef], probe: u64) -> Self {
         Tracker {
+            recs: Vec::new(),
+            last_t: FxHashMap::default(),
             defs: defs.to_vec(),
             probe,
             methods: Vec::new(),
@@ -170,12 +212,20 @@ impl Tracker {
         b
     }
 
-    /// The tracker's slot of walker thread `th` (tid `tid`).
-    fn thread_slot(&mut self, th: usize, tid: u64) -> usize {
+    /// The tracker's slot of thread `tid`, made on first sight.
+    fn thread_slot(&mut self, tid: u64) -> usize {
+        if self.last_tid.0 == tid {
+            return self.last_tid.1;
+        }
+        let th = match self.by_tid.get(&tid) {
+            Some(&th) => th,
+            None => self.threads.len(),
+        };
         if self.threads.len() <= th {
             let idle = ThreadEv {
                 event: NONE,
                 order: 0,
+                start: 0,
                 tid: None,
             };
             self.threads.resize(th + 1, idle);
@@ -186,16 +236,6 @@ impl Tracker {
         }
         self.last_tid = (tid, th);
         th
-    }
-
-    /// The slot of `tid`, if a message started on it.
-    fn slot_of(&mut self, tid: u64) -> Option<usize> {
-        if self.last_tid.0 == tid {
-            return Some(self.last_tid.1);
-        }
-        let th = *self.by_tid.get(&tid)?;
-        self.last_tid = (tid, th);
-        Some(th)
     }
 
     fn own(&mut self, inst: u32, event: u32) {
@@ -211,9 +251,10 @@ impl Tracker {
         self.owner.get(inst as usize).copied().unwrap_or(NONE)
     }
 
-    fn begin(&mut self, th: usize, event: u32, f: &Frame) {
+    fn begin(&mut self, th: usize, event: u32, f: &Entered) {
         self.threads[th].event = event;
         self.threads[th].order = f.order;
+        self.threads[th].start = f.start;
         let e = &mut self.events[event as usize];
         e.start = e.start.min(f.start);
         let th = th as u32;
@@ -226,14 +267,20 @@ impl Tracker {
         }
     }
 
-    fn enter(&mut self, th: usize, tid: u64, f: &Frame, names: &Names) {
-        let th = self.thread_slot(th, tid);
+    fn enter(&mut self, r: &Rec, names: &Names) {
+        let f = Entered {
+            order: r.order,
+            start: r.t,
+            method: r.x,
+            receiver: r.y,
+        };
+        let th = self.thread_slot(r.tid);
         let bits = self.method_bits(f.method, names);
         let fresh = f.receiver >= self.seen;
         if fresh {
             self.seen = f.receiver + 1;
         }
-        let object = crate::analyse::trace::multi::local(f.oid) != 0;
+        let object = r.flag;
         let cur = self.threads[th].event;
         if cur != NONE {
             let d = 1u32 << self.events[cur as usize].def;
@@ -257,22 +304,24 @@ impl Tracker {
                 threads: [0; THREADS],
                 nthreads: 0,
             });
-            self.begin(th, event, f);
+            self.begin(th, event, &f);
             return;
         }
         if object && !fresh {
             let o = self.owner_of(f.receiver);
             if o != NONE && bits.cont & (1 << self.events[o as usize].def) != 0 {
-                self.begin(th, o, f);
+                self.begin(th, o, &f);
             }
         }
     }
 
-    fn create(&mut self, tid: u64, inst: u32, class: u32, size: Option<u64>, names: &Names) {
+    fn create(&mut self, r: &Rec, names: &Names) {
+        let (inst, class) = (r.y, r.x);
+        let size = r.flag.then_some(r.order);
         if inst >= self.seen {
             self.seen = inst + 1;
         }
-        let Some(th) = self.slot_of(tid) else { return };
+        let th = self.thread_slot(r.tid);
         let cur = self.threads[th].event;
         if cur == NONE {
             return;
@@ -286,40 +335,100 @@ impl Tracker {
         }
     }
 
-    fn close(&mut self, c: &Closed) {
+    /// Records a finished message (its work and blocking compensated as the analysis does).
+    fn record_close(&mut self, c: &Closed) {
         let f = &c.frame;
         let agg = c
             .aggregate
             .saturating_sub(self.probe.saturating_mul(1 + f.descendants));
         let blocked = (c.wait + f.child_wait).min(agg);
-        let work = agg - blocked;
-        if c.outer.is_empty() {
-            self.total_work += work;
+        self.last_t.insert(c.tid, c.end);
+        self.recs.push(Rec {
+            t: c.end,
+            tid: c.tid,
+            order: f.order,
+            work: agg - blocked,
+            blocked,
+            x: f.method,
+            y: 0,
+            kind: CLOSE,
+            flag: c.outer.is_empty(),
+        });
+    }
+
+    fn close(&mut self, r: &Rec) {
+        if r.flag {
+            self.total_work += r.work;
         }
-        let Some(th) = self.slot_of(c.tid) else {
-            return;
-        };
+        let th = self.thread_slot(r.tid);
         let t = self.threads[th];
-        if t.event == NONE || t.order != f.order {
+        if t.event == NONE || t.order != r.order {
             return;
         }
         self.threads[th].event = NONE;
         let e = &mut self.events[t.event as usize];
-        e.end = e.end.max(c.end);
-        e.work += work;
-        e.blocked += blocked;
+        e.end = e.end.max(r.t);
+        e.work += r.work;
+        e.blocked += r.blocked;
         e.segments += 1;
         if self.segments.len() < SEGMENT_CAP {
             self.segments.push(Segment {
                 event: t.event,
-                method: f.method,
-                tid: c.tid,
-                start: f.start,
-                end: c.end,
+                method: r.x,
+                tid: r.tid,
+                start: t.start,
+                end: r.t,
             });
         } else {
             self.segments_dropped += 1;
         }
+    }
+}
+
+impl Tracker {
+    fn record_enter(&mut self, tid: u64, f: &Frame) {
+        self.last_t.insert(tid, f.start);
+        self.recs.push(Rec {
+            t: f.start,
+            tid,
+            order: f.order,
+            work: 0,
+            blocked: 0,
+            x: f.method,
+            y: f.receiver,
+            kind: ENTER,
+            flag: crate::analyse::trace::multi::local(f.oid) != 0,
+        });
+    }
+
+    fn record_create(&mut self, tid: u64, inst: u32, class: u32, size: Option<u64>) {
+        let t = self.last_t.get(&tid).copied().unwrap_or(0);
+        self.recs.push(Rec {
+            t,
+            tid,
+            order: size.unwrap_or(0),
+            work: 0,
+            blocked: 0,
+            x: class,
+            y: inst,
+            kind: CREATE,
+            flag: size.is_some(),
+        });
+    }
+
+    /// Applies the rules to what the walk recorded, in time order (each thread's own order
+    /// kept: the sort is stable and a thread's times never go back).
+    pub fn replay(&mut self, names: &Names) {
+        let mut recs = std::mem::take(&mut self.recs);
+        recs.sort_by_key(|r| r.t);
+        for r in &recs {
+            match r.kind {
+                ENTER => self.enter(r, names),
+                CREATE => self.create(r, names),
+                _ => self.close(r),
+            }
+        }
+        self.last_t = FxHashMap::default();
     }
 }
 
@@ -349,22 +458,16 @@ impl<S: Sink> Sink for Tracked<'_, S> {
         frame: &Frame,
         names: &Names,
     ) -> u32 {
-        self.tracker.enter(thread, tid, frame, names);
+        self.tracker.record_enter(tid, frame);
         self.inner.entered(parent_ctx, thread, tid, frame, names)
     }
     fn created(&mut self, tid: u64, instance: u32, class: u32, size: Option<u64>, names: &Names) {
         self.inner.created(tid, instance, class, size, names);
-        self.tracker.create(tid, instance, class, size, names);
-    }
-    fn destroyed(&mut self, instance: u32) {
-        self.inner.destroyed(instance);
-        if self.tracker.owner_of(instance) != NONE {
-            self.tracker.own(instance, NONE);
-        }
+        self.tracker.record_create(tid, instance, class, size);
     }
     #[inline]
     fn closed(&mut self, c: &Closed, instances: &[Instance], names: &Names) {
-        self.tracker.close(c);
+        self.tracker.record_close(c);
         self.inner.closed(c, instances, names);
     }
     fn gave_up(&self) -> bool {

@@ -3,6 +3,8 @@
 //! the analysis's walk; this file turns the tracker into per-type results.
 
 pub mod render;
+#[cfg(test)]
+mod tests;
 pub mod track;
 
 use std::path::Path;

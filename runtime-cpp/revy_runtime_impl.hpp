@@ -5,7 +5,7 @@
 // or, where that cannot be used, included by the header itself (header-only form).
 //
 // What it does: per-thread event buffers (64 KiB) encoded in the compact trace form
-// (docs/trace-format.md), flushed as `B` blocks under a global lock; classes and methods are
+// (annotator/trace/FORMAT.md), flushed as `B` blocks under a global lock; classes and methods are
 // defined (`C`/`M` records) lazily on first use; `T` past the size limit; `E` at a clean exit.
 // Works with -fno-exceptions and -fno-rtti (no throw, typeid or dynamic_cast), and with
 // -std=c++11 … c++20: no inline variables (state lives in static members of a class template
@@ -110,8 +110,8 @@ using Atom = std::atomic<T>;
 enum { kBufCap = 64 * 1024 };
 enum { kMaxEvent = 48 };  // kind byte + four 10-byte varints, rounded up
 enum { kTailRoom = 24 };  // kept free under max_size for the T and E records
-// Event kinds of the compact trace form (docs/trace-format.md).
-// kEndCpu: an end with the call's on-CPU time (docs/trace-format.md).
+// Event kinds of the compact trace form (annotator/trace/FORMAT.md).
+// kEndCpu: an end with the call's on-CPU time (annotator/trace/FORMAT.md).
 enum EventKind { kCrt = 1, kDst = 2, kStart = 3, kEnd = 4, kEndCpu = 5 };
 
 // ---- low-level output -------------------------------------------------------------------
@@ -2234,7 +2234,7 @@ inline bool obj_entry(const ObjCounts& o, std::uint32_t cls) {
            Statics<>::class_defined[cls].load(std::memory_order_acquire) != 0;
 }
 
-// The O record of thread `tid` (docs/trace-format.md); none when nothing was counted. No
+// The O record of thread `tid` (annotator/trace/FORMAT.md); none when nothing was counted. No
 // allocation (the crash handler calls it).
 inline void write_objects_locked(Global& G, std::uint64_t tid, const ObjCounts& o) {
     std::uint64_t n = 0;
@@ -2257,7 +2257,7 @@ inline void write_late_objects_locked(Global& G) {
     write_objects_locked(G, late_objects().tid, late_objects().o);
 }
 
-// The A record of thread `tid` (docs/trace-format.md), then its O record. Entries naming a
+// The A record of thread `tid` (annotator/trace/FORMAT.md), then its O record. Entries naming a
 // method without an M record are left out (only the crash handler, which cannot define,
 // meets them).
 inline void write_aggregates_locked(Global& G, std::uint64_t tid, const AggTable& a) {
@@ -2303,7 +2303,7 @@ inline void write_aggregates_locked(Global& G, std::uint64_t tid, const AggTable
     write_objects_locked(G, tid, a.objs);
 }
 
-// The F record of thread `tid` (docs/trace-format.md): per (method, oid), the measured calls
+// The F record of thread `tid` (annotator/trace/FORMAT.md): per (method, oid), the measured calls
 // and their net minor faults. Entries naming a method without an M record are left out.
 inline void write_faults_locked(Global& G, std::uint64_t tid, const FaultTable* f) {
     if (!f || f->sums.empty() || !writable_locked(G)) return;

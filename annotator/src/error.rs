@@ -42,4 +42,13 @@ impl Error {
     }
 }
 
+impl From<revy_trace::Error> for Error {
+    fn from(e: revy_trace::Error) -> Self {
+        match e {
+            revy_trace::Error::Input(m) => Error::Input(m),
+            revy_trace::Error::Io { path, source } => Error::Io { path, source },
+        }
+    }
+}
+
 pub type Result<T, E = Error> = std::result::Result<T, E>;

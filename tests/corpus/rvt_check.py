@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reads compact Revy traces (docs/trace-format.md) completely and checks them: magic, header
+"""Reads compact Revy traces (annotator/trace/FORMAT.md) completely and checks them: magic, header
 first, every record well formed, definitions before use, balanced messages per thread,
 Crt/Dst pairing; aggregate (A) and throttle (X) records name defined methods, and the calls
 they count are reported (recorded + aggregated = every call of the run). Prints one summary line per file; exit 1 if any file is unreadable.

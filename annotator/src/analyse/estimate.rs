@@ -177,8 +177,8 @@ fn gather(paths: &[PathBuf]) -> Result<Gathered> {
             .header()
             .get("probe_ns")
             .and_then(|v| v.parse::<f64>().ok());
-        let cal = crate::analyse::analysis::probe::Calibration::resolve(
-            crate::analyse::analysis::probe::Compensation::Header,
+        let cal = crate::analyse::probe::Calibration::resolve(
+            crate::analyse::probe::Compensation::Header,
             header.filter(|p| p.is_finite() && *p > 0.0),
             smallest,
             r.header().unit,
@@ -216,7 +216,7 @@ fn tally_events(r: &mut TraceReader, events: &mut u64) -> Result<(Vec<Tally>, u6
     // Per thread: open calls as (method, start, inclusive time of their callees).
     let mut stacks: FxHashMap<u64, Vec<(u32, u64, u64)>> = FxHashMap::default();
     let (mut first, mut last) = (u64::MAX, 0u64);
-    let mut smallest = crate::analyse::analysis::probe::SmallestNet::default();
+    let mut smallest = crate::analyse::probe::SmallestNet::default();
     while let Some(ev) = r.next_event()? {
         *events += 1;
         match ev {

@@ -6,7 +6,11 @@ pub mod analysis;
 pub mod estimate;
 pub mod events;
 pub mod export;
+pub mod probe;
 pub mod report;
-pub mod trace;
 pub mod walk;
 pub mod whatif;
+
+/// The trace format: the `revy-trace` crate (annotator/trace/), readers and writers of both
+/// forms, used here under its old path.
+pub use revy_trace as trace;

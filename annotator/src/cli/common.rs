@@ -18,13 +18,13 @@ pub(crate) enum OutputFormat {
 pub(crate) fn spooled(traces: &[PathBuf]) -> Result<Vec<PathBuf>> {
     traces
         .iter()
-        .map(|p| revy::analyse::trace::spool::materialize(p))
+        .map(|p| Ok(revy::analyse::trace::spool::materialize(p)?))
         .collect()
 }
 
 pub(crate) fn trace_or_newest(manifest: &Path, traces: Vec<PathBuf>) -> Result<PathBuf> {
     if !traces.is_empty() {
-        return revy::analyse::trace::multi::join(&spooled(&traces)?);
+        return Ok(revy::analyse::trace::multi::join(&spooled(&traces)?)?);
     }
     let m = revy::instrument::manifest::Manifest::load(manifest)?;
     let dir = m.trace_dir();

@@ -26,7 +26,7 @@ pub(crate) fn cmd_restore(manifest: &std::path::Path, rebuild: bool) -> Result<(
     let m = revy::instrument::manifest::Manifest::load(manifest)?;
     let s = revy::instrument::store::restore(&m)?;
     // The counters runs outside `revy run` left (one per command line), once they are over.
-    revy::analyse::trace::budget::prune_stale(&m.trace_dir());
+    revy::run::budget::prune_stale(&m.trace_dir());
     print_restored(&s, "kept your edits in {} (removed only Revy's insertions)");
     print_rebuild(&revy::run::profile::rebuild(&m, rebuild));
     Ok(())

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::Subcommand;
-use revy::error::{Error, Result};
+use revy::error::Result;
 
 use super::common::print_warnings;
 
@@ -22,7 +22,9 @@ pub(crate) fn cmd_trace_print(file: &Path) -> Result<()> {
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let status = match revy::analyse::trace::print_as_text(file, &mut out) {
         // A closed pipe (`| head`) is the reader's choice, not an error.
-        Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::BrokenPipe => {
+        Err(revy::analyse::trace::Error::Io { source, .. })
+            if source.kind() == std::io::ErrorKind::BrokenPipe =>
+        {
             return Ok(())
         }
         r => r?,

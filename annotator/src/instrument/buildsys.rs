@@ -7,8 +7,8 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use crate::instrument::lang::{sh_quote, Found};
 use crate::instrument::model::Lang;
+use crate::instrument::starter::{self, javac, sh_quote, Found};
 
 /// The build `revy init` writes, and what the user should check.
 #[derive(Debug, Default)]
@@ -242,38 +242,6 @@ fn expand_make(s: &str, vars: &[(String, String)]) -> String {
 
 // ---- Java ------------------------------------------------------------------------------
 
-/// A javac build of the given source roots into `out`, then `java` on `main`, with the
-/// project's jars on the class path.
-pub fn javac(
-    roots: &[String],
-    out: &str,
-    jars: &[String],
-    main: &str,
-    resources: Option<&str>,
-) -> (String, String) {
-    let roots: Vec<String> = roots.iter().map(|d| sh_quote(d)).collect();
-    let out_q = sh_quote(out);
-    let cp_build = if jars.is_empty() {
-        String::new()
-    } else {
-        format!(" -cp {}", sh_quote(&jars.join(":")))
-    };
-    // `find -exec … {} +` hands the names over as arguments: no word splitting.
-    let mut build = format!(
-        "mkdir -p {out_q} && find {} -name '*.java' -exec javac -encoding UTF-8 -d {out_q}{cp_build} {{}} +",
-        roots.join(" ")
-    );
-    if let Some(r) = resources {
-        build.push_str(&format!(" && cp -R {}/. {out_q}/", sh_quote(r)));
-    }
-    let mut cp = vec![out.to_string()];
-    cp.extend(jars.iter().cloned());
-    (
-        build,
-        format!("java -cp {} {}", sh_quote(&cp.join(":")), sh_quote(main)),
-    )
-}
-
 /// The project's jars: under `lib/`, `libs/`, `target/dependency/` and `build/libs` folders'
 /// dependency copies, sorted.
 fn project_jars(dir: &Path) -> Vec<String> {
@@ -440,9 +408,9 @@ fn expand_ant(s: &str, props: &[(String, String)]) -> String {
 // ---- no build system -----------------------------------------------------------------------
 
 fn plain(dir: &Path, name: &str, lang: Lang, f: &Found) -> Detected {
-    let (build, run) = (lang.spec().starter.commands)(dir, name, f);
+    let (build, run) = (starter::of(lang).commands)(dir, name, f);
     let mut notes = Vec::new();
-    if let Some(cc) = crate::instrument::init::compile_commands(dir) {
+    if let Some(cc) = crate::instrument::cppdefs::compile_commands(dir) {
         notes.push(format!("include paths and defines: taken from {cc}"));
     } else if !f.header_dirs.is_empty() {
         notes.push(format!(

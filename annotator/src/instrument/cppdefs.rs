@@ -174,6 +174,13 @@ pub fn for_manifest(
     )
 }
 
+/// `compile_commands.json` in DIR or DIR/build, as a path relative to DIR.
+pub fn compile_commands(dir: &Path) -> Option<&'static str> {
+    ["compile_commands.json", "build/compile_commands.json"]
+        .into_iter()
+        .find(|c| dir.join(c).is_file())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::instrument::buildsys::Detected;
-use crate::instrument::lang::{Found, LangSpec};
+use crate::instrument::lang::LangSpec;
 use crate::instrument::model::Lang;
+use crate::instrument::starter::{self, Found};
 
 /// What `init` found and wrote.
 pub struct InitSummary {
@@ -113,13 +114,6 @@ pub fn init(dir: &Path, manifest: Option<&Path>, force: bool) -> Result<InitSumm
     })
 }
 
-/// `compile_commands.json` in DIR or DIR/build, as a path relative to DIR.
-pub fn compile_commands(dir: &Path) -> Option<&'static str> {
-    ["compile_commands.json", "build/compile_commands.json"]
-        .into_iter()
-        .find(|c| dir.join(c).is_file())
-}
-
 /// Source globs (one per top folder and extension) and what was found per language, in
 /// language-table order.
 fn scan(dir: &Path) -> (BTreeSet<String>, Vec<Found>) {
@@ -157,7 +151,7 @@ fn scan(dir: &Path) -> (BTreeSet<String>, Vec<Found>) {
         let f = &mut found[i];
         f.files += 1;
         f.top_dirs.insert(top.unwrap_or(".").to_string());
-        if spec.starter.units.contains(&ext) {
+        if starter::of(spec.lang).units.contains(&ext) {
             f.units.push(rel.clone());
         } else {
             let folder = rel.rsplit_once('/').map_or(".", |(d, _)| d);
@@ -171,7 +165,7 @@ fn scan(dir: &Path) -> (BTreeSet<String>, Vec<Found>) {
                     .insert(folder[..i + "include".len()].to_string());
             }
         }
-        if let (None, Some(entry_of)) = (&f.entry, spec.starter.entry) {
+        if let (None, Some(entry_of)) = (&f.entry, starter::of(spec.lang).entry) {
             f.entry = entry_of(entry.path());
         }
     }

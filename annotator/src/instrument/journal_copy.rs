@@ -55,13 +55,13 @@ pub fn revive(m: &Manifest) -> Result<Option<PathBuf>> {
             if e.file_type().is_file() {
                 let rel = e.path().strip_prefix(&dir).expect("under the copy");
                 let bytes = std::fs::read(e.path()).map_err(|err| Error::io(e.path(), err))?;
-                crate::instrument::store::atomic_write(&m.state_dir().join(rel), &bytes)?;
+                crate::instrument::atomic::atomic_write(&m.state_dir().join(rel), &bytes)?;
             }
         }
     }
     let state = dir.join("state.toml");
     let bytes = std::fs::read(&state).map_err(|e| Error::io(&state, e))?;
-    crate::instrument::store::atomic_write(&m.state_dir().join("state.toml"), &bytes)?;
+    crate::instrument::atomic::atomic_write(&m.state_dir().join("state.toml"), &bytes)?;
     Ok(Some(dir))
 }
 

@@ -4,9 +4,6 @@
 //! language's front end and annotator are chosen by `frontend::for_lang` and
 //! `annotate::for_lang`, the one `match` on `Lang` each.
 
-use std::collections::BTreeSet;
-use std::path::Path;
-
 use tree_sitter::Language;
 
 use crate::instrument::model::Lang;
@@ -33,18 +30,6 @@ pub struct LangSpec {
     /// The runtime's sources (file name, text), embedded in the binary; the annotator
     /// decides where in the user's tree they go.
     pub runtime: &'static [(&'static str, &'static str)],
-    /// How `revy init` writes a starter build for a project in this language.
-    pub starter: Starter,
-}
-
-/// A language's part of `revy init`.
-pub struct Starter {
-    /// Extensions of files compiled on their own (the rest are headers).
-    pub units: &'static [&'static str],
-    /// Finds the program's entry point in a source file, if the run command names one.
-    pub entry: Option<fn(&Path) -> Option<String>>,
-    /// Build and run commands for the project in `dir` named `name`.
-    pub commands: fn(dir: &Path, name: &str, found: &Found) -> (String, String),
 }
 
 impl LangSpec {
@@ -87,32 +72,6 @@ impl Lang {
     /// This language's entry in the language table.
     pub fn spec(self) -> &'static LangSpec {
         LangSpec::of(self)
-    }
-}
-
-/// What `revy init` learned of one language's sources under the folder; the language's
-/// [`Starter`](crate::instrument::lang::Starter) turns it into build and run commands.
-#[derive(Default)]
-pub struct Found {
-    pub files: usize,
-    /// Top-level folders holding its files (`.` for files at the top).
-    pub top_dirs: BTreeSet<String>,
-    /// Files compiled on their own (the starter's `units` extensions), relative paths.
-    pub units: Vec<String>,
-    /// Folders holding its other files (C++ headers), for include paths.
-    pub header_dirs: BTreeSet<String>,
-    /// The program's entry point, if the starter looks for one (Java: the main class).
-    pub entry: Option<String>,
-}
-
-/// `s` as one POSIX shell word: plain names as they are, anything else in single quotes
-/// (so `$(…)`, spaces and globs in file names are never interpreted).
-pub fn sh_quote(s: &str) -> String {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./+,:@%=".contains(c);
-    if !s.is_empty() && s.chars().all(plain) {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
     }
 }
 
@@ -184,11 +143,6 @@ static JAVA: LangSpec = LangSpec {
             include_str!("../../../runtime-java/src/revy/runtime/RvTrace.java"),
         ),
     ],
-    starter: Starter {
-        units: &["java"],
-        entry: Some(java_main),
-        commands: java_commands,
-    },
 };
 
 static CPP: LangSpec = LangSpec {
@@ -225,11 +179,6 @@ static CPP: LangSpec = LangSpec {
             include_str!("../../../runtime-cpp/revy_runtime_impl.hpp"),
         ),
     ],
-    starter: Starter {
-        units: &["cpp", "cc", "cxx"],
-        entry: None,
-        commands: cpp_commands,
-    },
 };
 
 const CPP_PRIMITIVES: &[(&str, u64)] = &[
@@ -294,66 +243,6 @@ const CPP_PRIMITIVES: &[(&str, u64)] = &[
     ("__int128", 16),
     ("unsigned __int128", 16),
 ];
-
-// ---- starters: `revy init`'s build and run commands -------------------------------------
-
-/// Java's starter: javac over every source folder into `build/`, then `java` on the class
-/// holding `main`.
-fn java_commands(_dir: &Path, _name: &str, f: &Found) -> (String, String) {
-    let roots: Vec<String> = f.top_dirs.iter().cloned().collect();
-    let main = f.entry.as_deref().unwrap_or("Main");
-    crate::instrument::buildsys::javac(&roots, "build", &[], main, None)
-}
-
-/// C++'s starter: g++ over its units, with every folder holding headers (and
-/// `compile_commands.json`'s include paths and defines) on the command line.
-fn cpp_commands(dir: &Path, name: &str, f: &Found) -> (String, String) {
-    let run = format!("./build/{}", sh_quote(name));
-    let flags = crate::instrument::cppdefs::compile_flags(dir);
-    let mut args: Vec<String> = Vec::new();
-    let mut includes: Vec<String> = f.header_dirs.iter().cloned().collect();
-    for p in &flags.includes {
-        let rel = p
-            .strip_prefix(dir)
-            .unwrap_or(p)
-            .to_string_lossy()
-            .into_owned();
-        let rel = if rel.is_empty() { ".".into() } else { rel };
-        if !includes.contains(&rel) {
-            includes.push(rel);
-        }
-    }
-    args.extend(includes.iter().map(|i| format!("-I{}", sh_quote(i))));
-    args.extend(flags.defines.iter().map(|d| sh_quote(&format!("-D{d}"))));
-    args.extend(f.units.iter().map(|u| sh_quote(u)));
-    (
-        format!(
-            "mkdir -p build && g++ -std=c++17 -O1 -pthread -o build/{} {}",
-            sh_quote(name),
-            args.join(" ")
-        ),
-        run,
-    )
-}
-
-/// The qualified name of the class in `path` that declares `static void main(`, if any.
-fn java_main(path: &Path) -> Option<String> {
-    let bytes = std::fs::read(path).ok()?;
-    let text = String::from_utf8_lossy(&bytes); // a Latin-1 comment must not hide `main`
-    if !text.contains("static void main(") {
-        return None;
-    }
-    let class = path.file_stem()?.to_string_lossy().into_owned();
-    let package = text.lines().find_map(|l| {
-        l.trim()
-            .strip_prefix("package ")
-            .map(|p| p.trim_end_matches(';').trim().to_string())
-    });
-    Some(match package {
-        Some(p) => format!("{p}.{class}"),
-        None => class,
-    })
-}
 
 #[cfg(test)]
 mod tests {

@@ -39,7 +39,7 @@ impl Drop for Guard {
 
 /// Takes the project lock, or says which process holds it.
 pub fn acquire(m: &Manifest) -> Result<Guard> {
-    crate::instrument::safepath::check_state_dir(m)?;
+    crate::instrument::safepath::check_state_dir(&m.root, &m.state_dir())?;
     let dir = m.state_dir();
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     // The same project reached by two spellings of its root is one lock.

@@ -3,6 +3,7 @@
 //! that backs up, writes and restores sources.
 
 pub mod annotate;
+pub mod atomic;
 pub mod build_log;
 pub mod buildsys;
 pub mod cppdefs;
@@ -20,5 +21,6 @@ pub mod saf;
 pub mod safepath;
 pub mod select;
 pub mod stages;
+pub mod starter;
 pub mod store;
 pub mod verify;

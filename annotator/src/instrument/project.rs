@@ -61,7 +61,7 @@ pub fn parse_file_with(
 pub fn load(manifest: &Manifest) -> Result<Project> {
     // Annotated sources would put Revy's runtime and insertions into the SAF.
     crate::instrument::store::ensure_not_annotated(manifest)?;
-    crate::instrument::safepath::check_state_dir(manifest)?;
+    crate::instrument::safepath::check_state_dir(&manifest.root, &manifest.state_dir())?;
     let paths = manifest.discover()?;
     let bar = crate::util::progress::bar(paths.len(), "parsing");
     let texts: Vec<(String, String)> = with_parse_stacks(|| {

@@ -43,12 +43,13 @@ pub fn escape_reason(root: &Path, rel: &str) -> Option<String> {
 
 /// Refuses a `.revy/` that is a symlink leading outside the project: Revy's state (and the
 /// backups written into it) stays inside too.
-pub fn check_state_dir(m: &crate::instrument::manifest::Manifest) -> crate::error::Result<()> {
-    match escape_reason(&m.root, ".revy") {
+/// `root` is the manifest's folder, `state_dir` its `.revy/`.
+pub fn check_state_dir(root: &Path, state_dir: &Path) -> crate::error::Result<()> {
+    match escape_reason(root, ".revy") {
         None => Ok(()),
         Some(why) => Err(crate::error::Error::input(format!(
             "{}: {why}; Revy keeps its state inside the project: make .revy a plain folder",
-            m.state_dir().display()
+            state_dir.display()
         ))),
     }
 }

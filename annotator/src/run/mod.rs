@@ -1,6 +1,7 @@
 //! `revy run`: the manifest's build command, then its run command, in the manifest folder,
 //! with tracing on; finds the trace files the run wrote.
 
+pub mod budget;
 pub mod profile;
 
 use std::collections::BTreeSet;
@@ -144,7 +145,7 @@ pub fn run(m: &Manifest) -> Result<RunOutcome> {
     run_built(m)
 }
 
-/// This run's own size budget (docs/trace-format.md, "The run's budget"): a fresh counter
+/// This run's own size budget (annotator/trace/FORMAT.md, "The run's budget"): a fresh counter
 /// file in the trace folder that every process of the run shares, removed after the run.
 /// None when the user's `REVY_BUDGET` names one (or is `off`).
 fn run_budget(dir: &std::path::Path) -> Result<Option<tempfile::TempPath>> {
@@ -169,7 +170,7 @@ fn run_budget(dir: &std::path::Path) -> Result<Option<tempfile::TempPath>> {
 pub fn run_built(m: &Manifest) -> Result<RunOutcome> {
     let run_cmd = run_command(m)?;
     let dir = m.trace_dir();
-    crate::analyse::trace::budget::prune_stale(&dir);
+    budget::prune_stale(&dir);
     let before = traces_in(&dir);
     let named = named_trace(m);
     let named_before = named

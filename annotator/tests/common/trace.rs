@@ -1,4 +1,4 @@
-//! The tests' own decoder of compact traces (`.rvt`, docs/trace-format.md), written from
+//! The tests' own decoder of compact traces (`.rvt`, annotator/trace/FORMAT.md), written from
 //! the format document rather than with the library's reader, so the runtimes are checked
 //! against the spec. It asserts the structure while decoding: `H` first, `M` after its `C`,
 //! every event's class or method defined before use, time never going back within a block,
@@ -86,7 +86,7 @@ pub struct Trace {
     pub events: Vec<(u64, u64, Ev)>,
     pub end: Option<u64>,
     pub truncated: bool,
-    /// Calls counted in `A` records (docs/trace-format.md) instead of as events.
+    /// Calls counted in `A` records (annotator/trace/FORMAT.md) instead of as events.
     pub aggregated: u64,
     /// Method ids named by `X` (throttled) records.
     pub throttled: Vec<u64>,

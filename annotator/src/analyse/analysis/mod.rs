@@ -7,7 +7,6 @@ pub mod faults;
 mod finish;
 pub mod hints;
 pub mod lists;
-pub mod probe;
 pub mod proposals;
 pub mod render;
 pub mod stats;
@@ -19,6 +18,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use crate::analyse::probe::{self, header_probe_ns};
 use crate::analyse::trace::{Form, TraceReader, Unit};
 use crate::analyse::walk::{walk_trace_with, Closed, InstKind, Instance, Sink, Walker};
 use crate::error::Result;
@@ -629,7 +629,7 @@ pub fn finish_with_advice(
     let fault_hints = faults::hints(
         &a,
         &reader.status().aggregates.faults,
-        header_ns(path, "fault_ns")?,
+        probe::header_ns(path, "fault_ns")?,
     );
     let at = a
         .hints
@@ -643,27 +643,6 @@ pub fn finish_with_advice(
 /// The probe cost per message in trace units, rounded.
 pub fn probe_units(ns: f64, unit: crate::analyse::trace::Unit) -> u64 {
     (ns * crate::analyse::trace::Unit::Ns.micros() / unit.micros()).round() as u64
-}
-
-/// The header's `probe_ns=` (read before the walk: text headers are parsed lazily).
-pub fn header_probe_ns(path: &Path) -> Result<Option<f64>> {
-    header_ns(path, "probe_ns")
-}
-
-/// The header's `handoff_ns=`: the thread wake-up the runtime measured at start-up (absent
-/// from older traces; 0 means it could not measure).
-pub fn header_handoff_ns(path: &Path) -> Result<Option<f64>> {
-    Ok(header_ns(path, "handoff_ns")?.filter(|h| *h > 0.0))
-}
-
-fn header_ns(path: &Path, key: &str) -> Result<Option<f64>> {
-    let r = TraceReader::open_header(path)?;
-    Ok(r.header()
-        .fields
-        .iter()
-        .find(|(k, _)| k == key)
-        .and_then(|(_, v)| v.parse::<f64>().ok())
-        .filter(|p| p.is_finite() && *p >= 0.0))
 }
 
 fn header_unit(path: &Path) -> Result<crate::analyse::trace::Unit> {

@@ -332,7 +332,7 @@ fn judge_candidates(
     });
     let base = whatif::baseline(loaded, &p);
     for c in cands {
-        let plan = loaded.tree.plan_for(&c.plan);
+        let plan = c.plan.in_tree(&loaded.tree);
         let subject = std::slice::from_ref(&c.subject);
         let w = whatif::predict_without_path(loaded, &plan, &p, subject, base);
         let h = super::verdict::judge(a, loaded, &c, &plan, &w);

@@ -11,7 +11,7 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::tree::{Faults, Merged, Node, NONE};
+use super::node::{Faults, Merged, Node, NONE};
 use crate::analyse::trace::Names;
 use crate::analyse::walk::{Closed, Frame, Instance, Sink};
 

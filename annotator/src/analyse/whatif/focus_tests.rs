@@ -131,7 +131,7 @@ fn params(cores: usize) -> Params {
 fn run(t: &Tree, plan: &Plan, cores: usize) -> Outcome {
     replay(
         t,
-        &t.plan_for(plan),
+        &plan.in_tree(t),
         &params(cores),
         &compensated_aggregates(t),
     )
@@ -344,7 +344,7 @@ fn a_replay_without_its_critical_path_finds_the_same() {
             for cores in [1, 2, 4] {
                 let why = format!("{name}, {} nodes, {cores} cores", t.nodes.len());
                 let p = params(cores);
-                let (plan, agg) = (t.plan_for(&plan), compensated_aggregates(&t));
+                let (plan, agg) = (plan.in_tree(&t), compensated_aggregates(&t));
                 let (w, x) = (
                     replay(&t, &plan, &p, &agg),
                     replay_without_path(&t, &plan, &p, &agg),

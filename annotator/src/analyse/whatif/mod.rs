@@ -3,6 +3,7 @@
 //! (`tree.rs`) under the change (`plan.rs`) on a machine model (`sim.rs`).
 
 pub mod focus;
+pub mod node;
 pub mod plan;
 pub mod sim;
 pub mod tree;
@@ -17,8 +18,8 @@ pub use plan::Plan;
 pub use sim::Params;
 pub use tree::Tree;
 
-pub use crate::analyse::analysis::probe::Compensation;
-use crate::analyse::analysis::probe::{Calibration, SmallestNet};
+pub use crate::analyse::probe::Compensation;
+use crate::analyse::probe::{Calibration, SmallestNet};
 
 pub const SCHEMA: &str = "revy-whatif/2";
 
@@ -70,10 +71,10 @@ pub fn load_for(
     let mut smallest = SmallestNet::default();
     let (reader, walker) =
         crate::analyse::walk::walk_trace_by(&path, Walker::new(), &mut smallest, &mut |_, _| {})?;
-    // The header's probe cost, at most the smallest net time (analysis::probe).
+    // The header's probe cost, at most the smallest net time (`analyse::probe`).
     let cal = Calibration::resolve(
         compensate.into(),
-        crate::analyse::analysis::header_probe_ns(&path)?,
+        crate::analyse::probe::header_probe_ns(&path)?,
         smallest.get(),
         reader.header().unit,
     );
@@ -120,7 +121,7 @@ pub fn load_for(
     let mut loaded = load_focused(&path, compensate, &focus, &info, faults, manifest)?
         .map_err(|_| Error::input("the focused tree exceeded its node cap"))?;
     loaded.warnings.extend(cal.warning());
-    let plan = loaded.tree.plan_for(&plan);
+    let plan = plan.in_tree(&loaded.tree);
     Ok((loaded, plan))
 }
 

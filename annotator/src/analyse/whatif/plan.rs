@@ -21,6 +21,29 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// This plan (in the walker's instance ids) in `tree`'s ids: a focused tree numbers
+    /// only the instances its nodes name, and an instance it does not name receives
+    /// nothing the replay could move.
+    pub fn in_tree(&self, tree: &Tree) -> Plan {
+        if tree.walker_ids.is_empty() {
+            return self.clone();
+        }
+        let mine: rustc_hash::FxHashMap<u32, u32> = tree
+            .walker_ids
+            .iter()
+            .enumerate()
+            .map(|(i, &w)| (w, i as u32))
+            .collect();
+        Plan {
+            instances: self
+                .instances
+                .iter()
+                .filter_map(|w| mine.get(w).copied())
+                .collect(),
+            methods: self.methods.clone(),
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.instances.is_empty() && self.methods.is_empty()
     }

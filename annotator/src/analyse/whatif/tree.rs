@@ -6,52 +6,13 @@
 
 use std::path::{Path, PathBuf};
 
-use super::plan::Plan;
-use crate::analyse::analysis::probe::Compensation;
+use super::node::Faults;
+pub use super::node::{Merged, Node, NONE};
+use crate::analyse::probe::Compensation;
 use crate::analyse::trace::{Names, Unit};
 use crate::analyse::walk::{instance_label, walk_trace};
 use crate::analyse::walk::{Closed, Frame, InstKind, Instance, Sink, Walker};
 use crate::error::Result;
-
-pub const NONE: u32 = u32::MAX;
-
-#[derive(Debug, Clone)]
-pub struct Node {
-    /// Method id, `NONE` for a thread's root.
-    pub method: u32,
-    /// Instance id (the thread's root instance for a root node).
-    pub receiver: u32,
-    pub size: u64,
-    pub start: f64,
-    pub end: f64,
-    pub parent: u32,
-    /// Index into [`Tree::threads`].
-    pub thread: u32,
-    /// Time of its own minor page faults (the runtime's count per call of its method and
-    /// receiver × the header's `fault_ns=`), in the tree's unit; 0 when not measured. For
-    /// a merged node, the fault time of every message it stands for.
-    pub fault: f64,
-    /// Of its own time, what it spent off the CPU (blocked or preempted: the end's on-CPU
-    /// time, measured on long calls), in the tree's unit. The replay runs work only.
-    pub wait: f64,
-    /// 0 for a recorded message (or a root); otherwise a merged node of a focused tree
-    /// ([`Tree::load_focused`]): that many messages with nothing in focus below them, run
-    /// back to back by one parent, with their method and receiver those of the heaviest.
-    pub merged: u32,
-    /// A merged node's place in [`Tree::merged`] (`NONE` for the others).
-    pub facts: u32,
-}
-
-/// What a merged node holds besides its span: the compensated aggregate time of the
-/// messages it stands for, its parent's own time between them (which still pays the
-/// parent's probe cost), and the page-fault time they shed when moved (each message's up
-/// to its own time, as the replay takes it off one message at a time).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Merged {
-    pub work: f64,
-    pub gap: f64,
-    pub shed: f64,
-}
 
 #[derive(Debug, Clone)]
 pub struct InstInfo {
@@ -138,29 +99,6 @@ impl Tree {
     pub fn merged_of(&self, i: u32) -> Option<&Merged> {
         self.merged.get(self.nodes[i as usize].facts as usize)
     }
-    /// `plan` (in the walker's instance ids) in this tree's ids: a focused tree numbers
-    /// only the instances its nodes name, and an instance it does not name receives
-    /// nothing the replay could move.
-    pub fn plan_for(&self, plan: &Plan) -> Plan {
-        if self.walker_ids.is_empty() {
-            return plan.clone();
-        }
-        let mine: rustc_hash::FxHashMap<u32, u32> = self
-            .walker_ids
-            .iter()
-            .enumerate()
-            .map(|(i, &w)| (w, i as u32))
-            .collect();
-        Plan {
-            instances: plan
-                .instances
-                .iter()
-                .filter_map(|w| mine.get(w).copied())
-                .collect(),
-            methods: plan.methods.clone(),
-        }
-    }
-
     /// Read the traces at `paths` into one tree. `compensate` = use the headers' probe cost.
     pub fn load(paths: &[PathBuf], compensate: impl Into<Compensation>) -> Result<Tree> {
         let compensate = compensate.into();
@@ -474,8 +412,6 @@ fn fault_ns(reader: &crate::analyse::trace::TraceReader) -> Option<f64> {
 
 /// Page-fault time per call of each (method, oid) of one trace, in `unit`: the `F` records'
 /// faults per measured call × the header's `fault_ns=` (none without it).
-pub(super) type Faults = std::collections::HashMap<(u32, u64), f64>;
-
 fn fault_times(
     faults: &[crate::analyse::trace::agg::FaultAgg],
     fault_ns: Option<f64>,

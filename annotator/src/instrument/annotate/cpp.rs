@@ -31,22 +31,17 @@
 //! (embedded from `runtime-cpp/revy_runtime.hpp`) and a generated `revy_config.hpp` with the
 //! trace settings and the class/method tables indexed by SAF ids.
 
-use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
 
-use super::cpp_plan::{tag_plans, Plans, TagPlan};
+use super::cpp_ids::{member_taken, user_class, IdKind};
+use super::cpp_plan::{IdPlans, TagPlan};
 use super::{fresh_name, Context, FileEdits, LangAnnotator};
 use crate::error::Result;
 use crate::instrument::edits::{marked_close, Insertion};
 use crate::instrument::manifest::Mode;
-use crate::instrument::model::{
-    ClassDecl, ClassKind, FileModel, Lang, LayoutKind, LayoutUse, MethodDecl, MethodKind, Param,
-    Span,
-};
+use crate::instrument::model::{ClassDecl, FileModel, Lang, MethodDecl, MethodKind, Param, Span};
 use crate::instrument::saf::{Saf, SafClass, SafMethod};
 
-mod placed;
 pub mod rtlib;
 
 /// Folder (relative to the manifest folder) holding the C++ runtime while annotated.
@@ -55,15 +50,6 @@ pub const RUNTIME_HEADER: &str = "revy_runtime.hpp";
 pub const CONFIG_HEADER: &str = "revy_config.hpp";
 
 pub struct CppAnnotator;
-
-/// How a class's objects get their IDs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum IdKind {
-    /// A `::revy::Tag` member with this name.
-    Tag(String),
-    /// The runtime's address map; the reason is reported in the notes.
-    NonIntrusive(String),
-}
 
 impl LangAnnotator for CppAnnotator {
     fn lang(&self) -> Lang {
@@ -140,7 +126,7 @@ fn annotate_class(
         return;
     }
     fe.classes += 1;
-    match id_kind(cx.saf, sc, project) {
+    match project.id_kind(cx.saf, sc) {
         IdKind::Tag(_) => {
             let close = c.body.end.saturating_sub(1);
             if src.as_bytes().get(close) != Some(&b'}') {
@@ -286,7 +272,7 @@ fn annotate_method(
         scope: unique_name("_rv_s", &taken),
         size: message_size(cx, owner, &m.params),
         kind: if sc.selected && sc.annotatable {
-            id_kind(cx.saf, sc, project)
+            project.id_kind(cx.saf, sc)
         } else {
             IdKind::NonIntrusive("class not selected".into())
         },
@@ -657,7 +643,7 @@ fn static_estimate(cx: &Context, owner: &str, name: &str, pointers: u32, dims: u
     if pointers > 0 {
         return sizes.pointer;
     }
-    let one = if let Some(s) = primitive_size(name) {
+    let one = if let Some(s) = super::cpp_ids::primitive_size(name) {
         s
     } else if let Some(uc) = user_class(cx.saf, owner, name) {
         uc.static_size.max(1)
@@ -672,371 +658,6 @@ fn static_estimate(cx: &Context, owner: &str, name: &str, pointers: u32, dims: u
 }
 
 /// LP64 size of a C++ primitive (as in the SAF's type table), `std::`-qualified or not.
-fn primitive_size(name: &str) -> Option<u64> {
-    use crate::instrument::saf::primitive_size as prim;
-    prim(Lang::Cpp, name).or_else(|| prim(Lang::Cpp, name.trim_start_matches("std::")))
-}
-
-/// Resolves a type name written inside class `owner` to a C++ class of the SAF.
-pub fn user_class<'a>(saf: &'a Saf, owner: &str, name: &str) -> Option<&'a SafClass> {
-    let name = name.trim().trim_start_matches("::");
-    if name.is_empty() || primitive_size(name).is_some() {
-        return None;
-    }
-    // The standard library is never the user's (and `std::` names must not match by suffix).
-    if name.starts_with("std::") {
-        return None;
-    }
-    saf.resolve_class(Lang::Cpp, owner, name)
-}
-
-// ---- object identity -------------------------------------------------------------------------
-
-/// Per annotate run: how each class is identified, decided from the SAF's facts alone (the
-/// annotator reads no source but the file it edits).
-pub struct IdPlans {
-    /// `id_kind` per class id (it weighs the whole project's layout uses).
-    kinds: Mutex<HashMap<u32, IdKind>>,
-    /// How each tagged class gets its identity member, by class id.
-    plans: OnceLock<Plans>,
-    /// Classes a literal type holds by value (see [`literal_members`]): class id → the
-    /// literal type's name.
-    literal: OnceLock<HashMap<u32, String>>,
-}
-
-impl IdPlans {
-    /// This run's plans, made on first use (runs never share them: `--verify` re-plans over
-    /// withdrawn classes within one process).
-    fn get(cx: &Context) -> Arc<IdPlans> {
-        cx.memo(Lang::Cpp, IdPlans::new)
-    }
-
-    /// Why `sc` may be an aggregate under some standard from C++11 to C++20 (so brace
-    /// initialisation, and traits, may rely on it): no virtual functions, no virtual,
-    /// private or protected bases, no private or protected data members (member functions,
-    /// static members and nested types may be anywhere), and no constructors but defaulted
-    /// or deleted ones (user-declared ones count from C++20 only).
-    fn aggregate_reason(&self, sc: &SafClass) -> Option<&'static str> {
-        if sc.methods.iter().any(is_virtual) {
-            return None;
-        }
-        let hidden_base = |b: &crate::instrument::saf::SafBase| match b.access.as_deref() {
-            Some(a) => a != "public",
-            None => sc.kind == ClassKind::Class,
-        };
-        if sc
-            .bases_written
-            .iter()
-            .any(|b| b.is_virtual || hidden_base(b))
-        {
-            return None;
-        }
-        if (sc.data_access.iter()).any(|a| a == "private" || a == "protected") {
-            return None;
-        }
-        let mut ctors = sc
-            .methods
-            .iter()
-            .filter(|m| m.kind == MethodKind::Constructor);
-        let declared_only =
-            |m: &SafMethod| m.has_modifier("defaulted") || m.has_modifier("deleted");
-        match ctors.clone().next() {
-            None => Some("aggregate without constructors"),
-            Some(_) if ctors.all(declared_only) => {
-                Some("aggregate before C++20: its constructors are all defaulted or deleted")
-            }
-            Some(_) => None,
-        }
-    }
-
-    fn new() -> Self {
-        IdPlans {
-            kinds: Mutex::new(HashMap::new()),
-            plans: OnceLock::new(),
-            literal: OnceLock::new(),
-        }
-    }
-
-    /// The identity plan of a tagged class (a root tag of its own when not computed).
-    pub fn tag_plan(&self, saf: &Saf, sc: &SafClass) -> TagPlan {
-        self.plans
-            .get_or_init(|| tag_plans(saf, self))
-            .tags
-            .get(&sc.id)
-            .cloned()
-            .unwrap_or_else(|| TagPlan {
-                member: "_rv_tag".into(),
-                sub: None,
-                is_final: true,
-                join: None,
-            })
-    }
-
-    /// A non-intrusive CRTP base's derived-type parameter: the first its body casts `this` to.
-    pub(super) fn crtp_param(&self, saf: &Saf, sc: &SafClass) -> Option<String> {
-        if sc.type_params.is_empty() || !matches!(id_kind(saf, sc, self), IdKind::NonIntrusive(_)) {
-            return None;
-        }
-        sc.crtp_self_casts.first().cloned()
-    }
-
-    /// The tag member a non-intrusive class inherits from its one tagged ancestor, if any.
-    pub fn inherited_tag(&self, saf: &Saf, sc: &SafClass) -> Option<String> {
-        let plans = self.plans.get_or_init(|| tag_plans(saf, self));
-        plans.inherited.get(&sc.id).cloned()
-    }
-}
-
-/// A virtual member function: declared `virtual`, pure, or overriding one (`override`,
-/// `final`), so its class is polymorphic (never an aggregate, never trivial).
-fn is_virtual(m: &SafMethod) -> bool {
-    m.is_abstract
-        || ["virtual", "override", "final"]
-            .iter()
-            .any(|k| m.has_modifier(k))
-}
-
-/// Decides how objects of `sc` are identified. Depends only on the SAF, so every file
-/// (header and sources) decides the same.
-pub fn id_kind(saf: &Saf, sc: &SafClass, project: &IdPlans) -> IdKind {
-    if let Some(k) = project
-        .kinds
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(&sc.id)
-    {
-        return k.clone();
-    }
-    let k = id_kind_uncached(saf, sc, project);
-    project
-        .kinds
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(sc.id, k.clone());
-    k
-}
-
-/// Whether `name` is a member (field or method) of `sc`.
-pub(super) fn member_taken(sc: &SafClass, n: &str) -> bool {
-    sc.fields.iter().any(|f| f.name == n) || sc.methods.iter().any(|m| m.name == n)
-}
-
-fn id_kind_uncached(saf: &Saf, sc: &SafClass, project: &IdPlans) -> IdKind {
-    if let Some(why) = non_intrusive_reason(saf, sc, project) {
-        return IdKind::NonIntrusive(why);
-    }
-    if let Some(why) = placed::placed_reason(saf, sc) {
-        return IdKind::NonIntrusive(why);
-    }
-    if sc.kind != ClassKind::Union && is_trivial(saf, sc, 0) {
-        return IdKind::NonIntrusive(
-            "trivial type: trivially copyable and default-constructible, so code may rely on it"
-                .into(),
-        );
-    }
-    IdKind::Tag(fresh_name("_rv_tag", |n| member_taken(sc, n)))
-}
-
-/// Whether the model says `sc` is trivial (trivially copyable and trivially
-/// default-constructible): an ID member would make it non-trivial, and `memcpy`, unions,
-/// `is_pod`/`is_trivial` asserts in other templates or C interop may rely on it anywhere.
-/// Unknown types (template parameters, typedefs) count as trivial: the safe side.
-fn is_trivial(saf: &Saf, sc: &SafClass, depth: u32) -> bool {
-    if depth > 16 {
-        return true;
-    }
-    let user = |m: &SafMethod| !m.has_modifier("defaulted") && !m.has_modifier("deleted");
-    let own = |p: &crate::instrument::saf::SafParam| p.ty == sc.name || p.ty == sc.qname;
-    let mut default_ctor = false;
-    let mut other_ctor = false;
-    for m in &sc.methods {
-        if is_virtual(m) {
-            return false;
-        }
-        match m.kind {
-            MethodKind::Destructor if user(m) => return false,
-            MethodKind::Constructor if m.params.is_empty() => {
-                if user(m) {
-                    return false;
-                }
-                default_ctor = true;
-            }
-            MethodKind::Constructor if m.params.len() == 1 && own(&m.params[0]) && user(m) => {
-                return false; // user copy or move constructor
-            }
-            MethodKind::Constructor => other_ctor |= user(m),
-            MethodKind::Operator if m.name.ends_with("operator=") && user(m) => return false,
-            _ => {}
-        }
-    }
-    if other_ctor && !default_ctor {
-        return false; // no default constructor at all
-    }
-    let trivial_type = |ty: &str| {
-        if let Some(c) = user_class(saf, &sc.qname, ty).filter(|c| c.id != sc.id) {
-            return c.kind == ClassKind::Union || is_trivial(saf, c, depth + 1);
-        }
-        match ty.strip_prefix("std::") {
-            Some(rest) => {
-                rest == "size_t"
-                    || rest == "ptrdiff_t"
-                    || rest == "array"
-                    || (rest.starts_with("int") || rest.starts_with("uint")) && rest.ends_with("_t")
-            }
-            None => true,
-        }
-    };
-    let fields_ok = sc
-        .fields
-        .iter()
-        .filter(|f| !f.is_static)
-        .all(|f| f.pointers > 0 || trivial_type(&f.ty));
-    fields_ok && sc.supers.iter().all(|b| trivial_type(b))
-}
-
-/// A comparison operator the class defaults (`bool operator==(const X&) const = default;`,
-/// `<=>`): it compares every member, so an ID member would delete it and change what
-/// `std::equality_comparable<X>` and the like say.
-fn defaulted_comparison(sc: &SafClass) -> Option<&str> {
-    const OPS: [&str; 7] = ["==", "!=", "<", ">", "<=", ">=", "<=>"];
-    sc.methods
-        .iter()
-        .filter(|m| m.kind == MethodKind::Operator && m.has_modifier("defaulted"))
-        .map(|m| m.name.as_str())
-        .find(|n| {
-            n.strip_prefix("operator")
-                .is_some_and(|op| OPS.contains(&op.trim()))
-        })
-}
-
-/// A class with a `constexpr` (or `consteval`) constructor.
-fn has_constexpr_ctor(sc: &SafClass) -> bool {
-    sc.methods.iter().any(|m| {
-        m.kind == MethodKind::Constructor
-            && (m.has_modifier("constexpr") || m.has_modifier("consteval"))
-    })
-}
-
-/// The classes a literal type (one with a constexpr constructor) holds by value, as fields
-/// or bases, transitively: each must stay literal too, or `constexpr` variables of the
-/// outer type stop compiling (fmt's `basic_format_specs` holds a `fill_t`; an ID member in
-/// `fill_t`, whose destructor is not trivial, made both non-literal). Class id → the
-/// outermost literal type's name.
-fn literal_members(saf: &Saf) -> HashMap<u32, String> {
-    let mut out = HashMap::new();
-    let mut todo: Vec<(&SafClass, &str)> = saf
-        .classes
-        .iter()
-        .filter(|c| c.lang == Lang::Cpp && has_constexpr_ctor(c))
-        .map(|c| (c, c.qname.as_str()))
-        .collect();
-    while let Some((c, root)) = todo.pop() {
-        let held = c
-            .fields
-            .iter()
-            .filter(|f| !f.is_static && f.pointers == 0 && !f.ty.contains('&'))
-            .map(|f| f.ty.as_str())
-            .chain(c.supers.iter().map(String::as_str));
-        for ty in held {
-            let Some(m) = user_class(saf, &c.qname, ty) else {
-                continue;
-            };
-            if m.id != c.id && !has_constexpr_ctor(m) && !out.contains_key(&m.id) {
-                out.insert(m.id, root.to_string());
-                todo.push((m, root));
-            }
-        }
-    }
-    out
-}
-
-fn non_intrusive_reason(saf: &Saf, sc: &SafClass, project: &IdPlans) -> Option<String> {
-    if sc.kind == ClassKind::Union {
-        return Some("union".into());
-    }
-    if !matches!(sc.kind, ClassKind::Class | ClassKind::Struct) {
-        return Some(format!("{:?}", sc.kind).to_lowercase());
-    }
-    let ctors: Vec<&SafMethod> = sc
-        .methods
-        .iter()
-        .filter(|m| m.kind == MethodKind::Constructor)
-        .collect();
-    if let Some(why) = project.aggregate_reason(sc) {
-        return Some(why.into());
-    }
-    if let Some(op) = defaulted_comparison(sc) {
-        return Some(format!(
-            "defaulted comparison `{op}`: an ID member would make it deleted"
-        ));
-    }
-    if ctors
-        .iter()
-        .any(|m| m.has_modifier("constexpr") || m.has_modifier("consteval"))
-    {
-        return Some("constexpr constructor".into());
-    }
-    let literal = project.literal.get_or_init(|| literal_members(saf));
-    if let Some(outer) = literal.get(&sc.id) {
-        return Some(format!(
-            "held by value in {outer}, a literal type (constexpr constructor): an ID member's destructor would make both non-literal"
-        ));
-    }
-    let names: Vec<&str> = if sc.qname == sc.name {
-        vec![sc.name.as_str()]
-    } else {
-        vec![sc.name.as_str(), sc.qname.as_str()]
-    };
-    let own_files: Vec<&str> = std::iter::once(sc.file.as_str())
-        .chain(sc.methods.iter().map(|m| m.file.as_str()))
-        .collect();
-    for f in saf.files.iter().filter(|f| f.lang == Lang::Cpp) {
-        let own = own_files.contains(&f.path.as_str());
-        let uses: Vec<LayoutUse> = f
-            .layout_uses
-            .iter()
-            .filter_map(|u| LayoutUse::from_saf(u))
-            .collect();
-        if let Some(why) = layout_reason(&uses, own, &names) {
-            return Some(why.unwrap_or_else(|r| format!("{}: {r}", f.path)));
-        }
-    }
-    None
-}
-
-/// Why the layout uses of one file (recorded by the front end) keep a class named `names`
-/// non-intrusive: `Ok` a whole reason, `Err` one to prefix with the file's path. `own`: the
-/// class is declared or defined in this file. Uses are weighed line by line, per line the
-/// names first.
-fn layout_reason(uses: &[LayoutUse], own: bool, names: &[&str]) -> Option<Result<String, String>> {
-    if own && uses.iter().any(|u| u.kind == LayoutKind::PragmaPack) {
-        return Some(Ok("`#pragma pack` in its file".into()));
-    }
-    for line in uses.chunk_by(|a, b| a.line == b.line) {
-        for n in names {
-            // placement new is weighed with the class's bases and members (`placed`)
-            let layout = |u: &&LayoutUse| u.kind != LayoutKind::PlacementNew && u.names(n);
-            if let Some(u) = line.iter().find(layout) {
-                return Some(Err(match &u.kind {
-                    LayoutKind::StaticAssertSize => "static_assert on its size".into(),
-                    LayoutKind::Offsetof => "offsetof".into(),
-                    LayoutKind::RawMemory => "raw memory functions on it".into(),
-                    LayoutKind::Trait(t) => format!("`{t}` on it"),
-                    _ => "used in constant expressions".into(),
-                }));
-            }
-        }
-        if own
-            && line
-                .iter()
-                .any(|u| u.kind == LayoutKind::RawMemoryOnObjects)
-        {
-            return Some(Err("raw memory functions on objects".into()));
-        }
-    }
-    None
-}
-
 // ---- the include ------------------------------------------------------------------------------
 
 /// `#include` of the runtime plus `#line` so the original lines keep their numbers.

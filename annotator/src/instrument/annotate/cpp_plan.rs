@@ -6,10 +6,11 @@
 //! report its tag; the tags a subclass, a join or a CRTP base reach are `public`.
 
 use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
 
-use super::cpp::{id_kind, member_taken, user_class, IdKind, IdPlans};
+use super::cpp_ids::{id_kind, member_taken, user_class, IdKind, Ids};
 use super::cpp_join::{base_simple, JoinBase};
-use super::fresh_name;
+use super::{fresh_name, Context};
 use crate::instrument::model::Lang;
 use crate::instrument::saf::{Saf, SafClass};
 
@@ -64,7 +65,7 @@ impl Planner<'_> {
         c.selected
             && c.annotatable
             && c.lang == Lang::Cpp
-            && matches!(id_kind(self.saf, c, self.project), IdKind::Tag(_))
+            && matches!(self.project.id_kind(self.saf, c), IdKind::Tag(_))
     }
 
     /// Bases that carry a tag member, their own or an ancestor's (a non-intrusive base of a
@@ -112,7 +113,7 @@ impl Planner<'_> {
     fn own_members(&self) -> HashMap<u32, TagPlan> {
         let mut tags = HashMap::new();
         for c in self.saf.classes.iter().filter(|c| self.tagged(c)) {
-            if let IdKind::Tag(member) = id_kind(self.saf, c, self.project) {
+            if let IdKind::Tag(member) = self.project.id_kind(self.saf, c) {
                 let plan = TagPlan {
                     member,
                     sub: None,
@@ -267,4 +268,50 @@ fn join_bases(c: &SafClass, carriers: &[&SafClass]) -> Option<Vec<(String, u32)>
             Some((w.name.clone(), b.id))
         })
         .collect()
+}
+/// Per annotate run: how each class is identified ([`Ids`]) and, made from that on first
+/// use, how each tagged class gets its identity member.
+#[derive(Default)]
+pub struct IdPlans {
+    ids: Ids,
+    plans: OnceLock<Plans>,
+}
+
+impl IdPlans {
+    /// This run's plans, made on first use (runs never share them: `--verify` re-plans over
+    /// withdrawn classes within one process).
+    pub(super) fn get(cx: &Context) -> Arc<IdPlans> {
+        cx.memo(Lang::Cpp, IdPlans::default)
+    }
+
+    /// How objects of `sc` are identified (see [`id_kind`]).
+    pub fn id_kind(&self, saf: &Saf, sc: &SafClass) -> IdKind {
+        id_kind(saf, sc, &self.ids)
+    }
+
+    /// A non-intrusive CRTP base's derived-type parameter (see [`Ids::crtp_param`]).
+    pub(super) fn crtp_param(&self, saf: &Saf, sc: &SafClass) -> Option<String> {
+        self.ids.crtp_param(saf, sc)
+    }
+
+    /// The identity plan of a tagged class (a root tag of its own when not computed).
+    pub fn tag_plan(&self, saf: &Saf, sc: &SafClass) -> TagPlan {
+        self.plans
+            .get_or_init(|| tag_plans(saf, self))
+            .tags
+            .get(&sc.id)
+            .cloned()
+            .unwrap_or_else(|| TagPlan {
+                member: "_rv_tag".into(),
+                sub: None,
+                is_final: true,
+                join: None,
+            })
+    }
+
+    /// The tag member a non-intrusive class inherits from its one tagged ancestor, if any.
+    pub fn inherited_tag(&self, saf: &Saf, sc: &SafClass) -> Option<String> {
+        let plans = self.plans.get_or_init(|| tag_plans(saf, self));
+        plans.inherited.get(&sc.id).cloned()
+    }
 }

@@ -3,6 +3,7 @@
 
 pub mod cpp;
 mod cpp_ctor;
+mod cpp_ids;
 mod cpp_join;
 mod cpp_plan;
 pub mod java;

@@ -265,7 +265,7 @@ pub fn error_message(n: Node, src: &str) -> String {
     }
     let text = src.get(n.start_byte()..n.end_byte()).unwrap_or("");
     // Source text is hostile: no raw NUL or terminal escapes in a message.
-    let snippet = crate::analyse::trace::escape_name(snippet(text).as_bytes());
+    let snippet = crate::util::escape::escape_name(snippet(text).as_bytes());
     if snippet.is_empty() {
         "syntax error".to_string()
     } else {

@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * One thread's aggregates of the calls it does not record (past {@code max_size}, throttled
  * methods, and everything they call): per method and per sender-receiver edge. Only the
  * owning thread writes; the exit hook reads. Written as an {@code A} record
- * (docs/trace-format.md).
+ * (annotator/trace/FORMAT.md).
  */
 final class RvAgg {
     /** An oid folded into its class once the edge table is full. */

@@ -85,7 +85,7 @@ final class RvBuf {
         return 0L;
     }
 
-    /** Event kinds of the compact trace form (docs/trace-format.md); END_CPU: with on-CPU time. */
+    /** Event kinds of the compact trace form (annotator/trace/FORMAT.md); END_CPU: with on-CPU time. */
     static final int CRT = 1, DST = 2, START = 3, END = 4, END_CPU = 5;
 
     // The shadow stack of open calls: which are recorded as events, and the time of their

@@ -6,7 +6,7 @@ import java.util.ArrayList;
  * One thread's objects created while events are not recorded (past {@code max_size}), per
  * class: how many, the sum and the largest of their sizes (the sizes a creation event would
  * have carried). Only the owning thread counts; the exit hook writes every thread's table as
- * an {@code O} record (docs/trace-format.md), so per-class counts cover the whole run. Java
+ * an {@code O} record (annotator/trace/FORMAT.md), so per-class counts cover the whole run. Java
  * logs no destructions: the destroyed column is 0.
  */
 final class RvObjs {

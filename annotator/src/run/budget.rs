@@ -1,4 +1,4 @@
-//! The runtimes' budget counters left in the trace folder (docs/trace-format.md, "The run's
+//! The runtimes' budget counters left in the trace folder (annotator/trace/FORMAT.md, "The run's
 //! budget"): an annotated program run outside `revy run` shares `max_size` with the other
 //! processes of its shell command line through `.revy-run-<pgid>-<leader start>.budget`,
 //! which no process can know to be the last user of. Revy removes those whose process group

@@ -433,7 +433,7 @@ fn comment(
     Ok(())
 }
 
-/// Writes text DTF with the fixed attribute order of docs/trace-format.md.
+/// Writes text DTF with the fixed attribute order of FORMAT.md.
 pub struct TextWriter<W: Write> {
     w: W,
 }
@@ -537,7 +537,7 @@ mod tests {
 
     fn read_all(text: &str) -> (Vec<Event>, TextReader<&[u8]>) {
         let mut r = TextReader::new("t.dtf".into(), text.as_bytes()).unwrap();
-        assert!(r.header.unit == super::super::Unit::Ms || text.contains("unit="));
+        assert!(r.header.unit == crate::Unit::Ms || text.contains("unit="));
         let mut v = Vec::new();
         while let Some(e) = r.next_event().unwrap() {
             v.push(e);
@@ -552,7 +552,7 @@ mod tests {
              <Msg cls=A oid=1 mth=f sgn=!! size=0 tid=0 t=7>\n</Msg cls=A oid=1 mth=f sgn=!! tid=0 t=9>\n",
         );
         assert_eq!(ev.len(), 4);
-        assert_eq!(r.header.unit, super::super::Unit::Ms);
+        assert_eq!(r.header.unit, crate::Unit::Ms);
         assert!(matches!(
             ev[1],
             Event::Create {
@@ -570,7 +570,7 @@ mod tests {
             "##### revy-trace 1 unit=ns lang=java\n<Msg cls=A oid=1 mth=f sgn=!! size=0 tid=3 t=7>\n</Msg cls=A oid=1 mth",
         );
         assert_eq!(ev.len(), 1);
-        assert_eq!(r.header.unit, super::super::Unit::Ns);
+        assert_eq!(r.header.unit, crate::Unit::Ns);
         assert!(r.status.cut_short);
         assert!(
             r.status.warnings[0].contains("t.dtf:3"),

@@ -884,7 +884,7 @@ pub fn write_all(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyse::trace::Unit;
+    use crate::Unit;
 
     fn sample() -> (Names, Vec<Event>) {
         let mut n = Names::default();
@@ -1019,7 +1019,7 @@ mod tests {
         assert_eq!(read(&out).0, ev);
         let mut text = Vec::new();
         {
-            let mut w = crate::analyse::trace::text::TextWriter::new(&mut text);
+            let mut w = crate::text::TextWriter::new(&mut text);
             for e in &ev {
                 w.event(e, &names).unwrap();
             }
@@ -1027,8 +1027,7 @@ mod tests {
         }
         let text = String::from_utf8(text).unwrap();
         assert!(text.contains("t=90000 cpu=61234>\n"), "{text}");
-        let mut r =
-            crate::analyse::trace::text::TextReader::new("x.dtf".into(), text.as_bytes()).unwrap();
+        let mut r = crate::text::TextReader::new("x.dtf".into(), text.as_bytes()).unwrap();
         let mut back = Vec::new();
         while let Some(e) = r.next_event().unwrap() {
             back.push(e);
@@ -1057,14 +1056,13 @@ mod tests {
             (49, 40, 70, 32)
         );
         assert_eq!(e[1].per_call, 120);
-        let lines = crate::analyse::trace::agg::text_lines(&r.status.aggregates, &r.names);
+        let lines = crate::agg::text_lines(&r.status.aggregates, &r.names);
         assert!(
             lines.contains("##### estimate tid=1 cls=A mth=f sgn=!! t="),
             "{lines}"
         );
         let text = format!("##### revy-trace 1 unit=ns\n{lines}");
-        let mut tr =
-            crate::analyse::trace::text::TextReader::new("x.dtf".into(), text.as_bytes()).unwrap();
+        let mut tr = crate::text::TextReader::new("x.dtf".into(), text.as_bytes()).unwrap();
         while tr.next_event().unwrap().is_some() {}
         assert_eq!(tr.status.aggregates.estimates, *e);
         // naming an undefined method is an error, as for X

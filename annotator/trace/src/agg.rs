@@ -1,4 +1,4 @@
-//! What the runtimes count instead of recording (docs/trace-format.md, "Aggregates"): calls
+//! What the runtimes count instead of recording (FORMAT.md, "Aggregates"): calls
 //! past `max_size` and calls of throttled methods, per thread, per method and per
 //! sender→receiver edge, plus the moments methods were throttled, and objects created and
 //! destroyed past `max_size`, per class. Read from the compact `A`, `X` and `O` records and

@@ -1,14 +1,15 @@
-//! Reading and writing traces (docs/trace-format.md). Both forms decode into the same
+//! Reading and writing traces (FORMAT.md). Both forms decode into the same
 //! [`Event`] stream with class and method names interned to small dense ids, so the
 //! analysis never touches strings per event.
 
 pub mod agg;
 mod attr;
-pub mod budget;
 pub mod compact;
+pub mod error;
+pub mod escape;
 pub mod multi;
 pub mod spool;
-#[cfg(any(test, feature = "test-hooks"))]
+#[cfg(any(test, feature = "synth"))]
 pub mod synth;
 pub mod text;
 
@@ -19,7 +20,7 @@ use std::path::{Path, PathBuf};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-use crate::error::{Error, Result};
+pub use crate::error::{Error, Result};
 
 /// Size of the read buffer: large so the per-read syscall cost vanishes next to parsing.
 pub(crate) const BUF_SIZE: usize = 1 << 20;
@@ -318,7 +319,7 @@ pub fn is_trace_file(path: &Path) -> bool {
     )
 }
 
-pub use crate::util::escape::escape_name;
+pub use crate::escape::escape_name;
 
 /// Header facts common to both forms.
 #[derive(Debug, Clone, Serialize)]

@@ -4,10 +4,14 @@
 //! above the shortest message is wrong (the runtime measured it while preempted: a header
 //! once read 28,522 ns where messages took 491 ns, and every method became 0).
 
+use std::path::Path;
+
 use serde::Serialize;
 
+use crate::analyse::trace::TraceReader;
 use crate::analyse::trace::{Names, Unit};
 use crate::analyse::walk::{Closed, Instance, Sink};
+use crate::error::Result;
 
 /// Whether and what probe cost to subtract.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -160,6 +164,27 @@ impl Sink for SmallestNet {
     fn closed(&mut self, c: &Closed, _: &[Instance], _: &Names) {
         self.see(c.net);
     }
+}
+
+/// The header's `probe_ns=` (read before the walk: text headers are parsed lazily).
+pub fn header_probe_ns(path: &Path) -> Result<Option<f64>> {
+    header_ns(path, "probe_ns")
+}
+
+/// The header's `handoff_ns=`: the thread wake-up the runtime measured at start-up (absent
+/// from older traces; 0 means it could not measure).
+pub fn header_handoff_ns(path: &Path) -> Result<Option<f64>> {
+    Ok(header_ns(path, "handoff_ns")?.filter(|h| *h > 0.0))
+}
+
+pub(crate) fn header_ns(path: &Path, key: &str) -> Result<Option<f64>> {
+    let r = TraceReader::open_header(path)?;
+    Ok(r.header()
+        .fields
+        .iter()
+        .find(|(k, _)| k == key)
+        .and_then(|(_, v)| v.parse::<f64>().ok())
+        .filter(|p| p.is_finite() && *p >= 0.0))
 }
 
 #[cfg(test)]

@@ -6,8 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::analyse::trace::{Event, Header, Names, Status, TraceReader, Unit};
 use crate::error::{Error, Result};
+use crate::{Event, Header, Names, Status, TraceReader, Unit};
 
 /// Bits of a thread or object id that belong to the process's own id; the bits above hold
 /// the process's position in the set plus one.
@@ -21,7 +21,7 @@ pub fn local(id: u64) -> u64 {
 
 /// (process, thread) for views with process tracks: a trace set's pid and local thread id,
 /// else `default_pid` and the id as it is.
-pub fn split_tid(names: &crate::analyse::trace::Names, tid: u64, default_pid: u64) -> (u64, u64) {
+pub fn split_tid(names: &crate::Names, tid: u64, default_pid: u64) -> (u64, u64) {
     match names.process_of(tid) {
         Some(pid) => (pid, local(tid)),
         None => (default_pid, tid),

@@ -3,9 +3,11 @@
 //! size estimate.
 
 pub mod analysis;
+pub mod enqueue;
 pub mod estimate;
 pub mod events;
 pub mod export;
+pub mod machine;
 pub mod probe;
 pub mod report;
 pub mod walk;

@@ -3,13 +3,10 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use revy::error::{Error, Result};
+use revy::error::Result;
 
-use super::common::{
-    clear_progress, json_to_stdout, print_warnings, progress, stdout_quiet, trace_or_newest,
-    OutputFormat,
-};
-use super::machine::ReplayArgs;
+use super::common::{json_to_stdout, print_warnings, stdout_quiet, trace_or_newest, OutputFormat};
+use super::machine::{Cutoff, ReplayArgs};
 
 #[derive(Args)]
 pub(crate) struct AnalyzeArgs {
@@ -18,12 +15,8 @@ pub(crate) struct AnalyzeArgs {
     traces: Vec<PathBuf>,
     #[arg(long, value_enum, default_value = "text")]
     format: OutputFormat,
-    /// Activity level (share of the total, 0..1) from which hints name candidates.
-    #[arg(long, default_value_t = 0.10)]
-    threshold: f64,
-    /// Or an absolute active time, in the trace's unit, from which they do.
-    #[arg(long)]
-    min_time: Option<u64>,
+    #[command(flatten)]
+    cutoff: Cutoff,
     /// How many messages, instances and edges the JSON lists (the most active ones)
     #[arg(long, default_value_t = 100_000)]
     detail_cap: usize,
@@ -40,20 +33,19 @@ pub(crate) struct AnalyzeArgs {
 
 pub(crate) fn cmd_analyze(manifest: &Path, args: AnalyzeArgs) -> Result<()> {
     let path = trace_or_newest(manifest, args.traces)?;
-    if !(0.0..=1.0).contains(&args.threshold) {
-        return Err(Error::input(
-            "--threshold is a share of the total between 0 and 1 (e.g. 0.1)",
-        ));
-    }
     let opts = revy::analyse::analysis::Options {
         detail_cap: args.detail_cap,
-        threshold_level: args.threshold,
-        threshold_time: args.min_time,
         proposals: !args.no_proposals,
-        ..args.replay.options(manifest)?
+        ..args.cutoff.apply(args.replay.options(manifest)?)?
     };
-    let mut a = revy::analyse::analysis::analyze_path_with(&path, &opts, &mut progress())?;
-    clear_progress();
+    let bar = revy::util::progress::share("reading trace");
+    let mut shown = |done, total| {
+        bar.set_length(total);
+        bar.set_position(done);
+    };
+    let a = revy::analyse::analysis::analyze_path_with(&path, &opts, &mut shown);
+    bar.finish_and_clear();
+    let mut a = a?;
     match args.format {
         OutputFormat::Text => stdout_quiet(&revy::analyse::analysis::render::text(&a, args.top))?,
         OutputFormat::Json => {

@@ -72,24 +72,6 @@ pub(crate) fn stdout_quiet(text: &str) -> Result<()> {
     }
 }
 
-/// Progress on a terminal (quiet otherwise): percentage of the trace read.
-pub(crate) fn progress() -> impl FnMut(u64, u64) {
-    use std::io::IsTerminal;
-    let tty = std::io::stderr().is_terminal();
-    move |done, total| {
-        if tty && total > 0 {
-            eprint!("\rrevy: reading trace {:>3}%", done * 100 / total);
-        }
-    }
-}
-
-pub(crate) fn clear_progress() {
-    use std::io::IsTerminal;
-    if std::io::stderr().is_terminal() {
-        eprint!("\r\x1b[K");
-    }
-}
-
 pub(crate) fn print_warnings(warnings: &[String]) {
     for w in warnings {
         eprintln!("revy: warning: {w}");

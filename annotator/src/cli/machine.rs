@@ -1,4 +1,5 @@
-//! The machine model's arguments, shared by `analyze`, `whatif` and `report`.
+//! The machine model's arguments, shared by `analyze`, `whatif` and `report`, and the
+//! activity cut-off `analyze` and `report` share.
 
 use std::path::Path;
 
@@ -15,10 +16,13 @@ pub(crate) struct ReplayArgs {
     /// measured at start-up, from the trace header; else measured on this machine now).
     #[arg(long)]
     pub(crate) handoff: Option<String>,
-    /// CPU a sender spends posting an asynchronous message, e.g. `200ns` (default:
-    /// measured, at most the handoff).
+    /// CPU a sender spends posting an asynchronous message, e.g. `200ns` (default: measured
+    /// once for the project and kept in .revy/machine.toml, at most the handoff).
     #[arg(long)]
     pub(crate) enqueue: Option<String>,
+    /// Measure this machine's enqueue cost again and keep it in .revy/machine.toml.
+    #[arg(long, conflicts_with = "enqueue")]
+    pub(crate) remeasure: bool,
     /// Keep the probe cost in the times.
     #[arg(long)]
     pub(crate) no_compensate: bool,
@@ -32,9 +36,6 @@ impl ReplayArgs {
     /// Analysis options with this machine model (the rest default).
     /// The analysis options; `manifest`'s SAF is used when none is beside the trace.
     pub(crate) fn options(&self, manifest: &Path) -> Result<revy::analyse::analysis::Options> {
-        if self.cores == Some(0) {
-            return Err(Error::input("--cores must be at least 1"));
-        }
         let ns = |opt: &str, d: &Option<String>| {
             let parse = |d: &str| {
                 revy::analyse::whatif::parse_duration_ns(d)
@@ -45,7 +46,7 @@ impl ReplayArgs {
         if self.probe_ns.is_some_and(|p| !p.is_finite() || p < 0.0) {
             return Err(Error::input("--probe-ns must be a number of ns, 0 or more"));
         }
-        Ok(revy::analyse::analysis::Options {
+        let opts = revy::analyse::analysis::Options {
             compensate: !self.no_compensate,
             probe_ns: self.probe_ns,
             cores: self.cores,
@@ -53,7 +54,40 @@ impl ReplayArgs {
             enqueue_ns: ns("enqueue", &self.enqueue)?,
             manifest: manifest.is_file().then(|| manifest.to_path_buf()),
             events: manifest_events(manifest)?,
+            remeasure: self.remeasure,
             ..Default::default()
+        };
+        opts.machine().check()?;
+        Ok(opts)
+    }
+}
+
+/// From which activity hints name candidates (`analyze`, `report`).
+#[derive(Args)]
+pub(crate) struct Cutoff {
+    /// Activity level (share of the total, 0..1) from which hints name candidates.
+    #[arg(long, default_value_t = 0.10)]
+    threshold: f64,
+    /// Or an absolute active time, in the trace's unit, from which they do.
+    #[arg(long)]
+    min_time: Option<u64>,
+}
+
+impl Cutoff {
+    /// `opts` with this cut-off, checked.
+    pub(crate) fn apply(
+        &self,
+        opts: revy::analyse::analysis::Options,
+    ) -> Result<revy::analyse::analysis::Options> {
+        if !(0.0..=1.0).contains(&self.threshold) {
+            return Err(Error::input(
+                "--threshold is a share of the total between 0 and 1 (e.g. 0.1)",
+            ));
+        }
+        Ok(revy::analyse::analysis::Options {
+            threshold_level: self.threshold,
+            threshold_time: self.min_time,
+            ..opts
         })
     }
 }

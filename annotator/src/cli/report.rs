@@ -6,7 +6,7 @@ use clap::Args;
 use revy::error::{Error, Result};
 
 use super::common::{print_warnings, trace_or_newest};
-use super::machine::ReplayArgs;
+use super::machine::{Cutoff, ReplayArgs};
 
 #[derive(Args)]
 pub(crate) struct ReportArgs {
@@ -17,12 +17,8 @@ pub(crate) struct ReportArgs {
     /// writes it; report.html here when there is no manifest).
     #[arg(short, long)]
     output: Option<PathBuf>,
-    /// Activity level (share of the total, 0..1) from which hints name candidates.
-    #[arg(long, default_value_t = 0.10)]
-    threshold: f64,
-    /// Or an absolute active time, in the trace's unit, from which they do.
-    #[arg(long)]
-    min_time: Option<u64>,
+    #[command(flatten)]
+    cutoff: Cutoff,
     /// An older trace to show side by side (did the change pay?).
     #[arg(long)]
     baseline: Option<PathBuf>,
@@ -33,15 +29,8 @@ pub(crate) struct ReportArgs {
 
 pub(crate) fn cmd_report(manifest: &Path, args: ReportArgs) -> Result<()> {
     let path = trace_or_newest(manifest, args.traces)?;
-    if !(0.0..=1.0).contains(&args.threshold) {
-        return Err(Error::input(
-            "--threshold is a share of the total between 0 and 1 (e.g. 0.1)",
-        ));
-    }
     let opts = revy::analyse::analysis::Options {
-        threshold_level: args.threshold,
-        threshold_time: args.min_time,
-        ..args.replay.options(manifest)?
+        ..args.cutoff.apply(args.replay.options(manifest)?)?
     };
     let output = match args.output {
         Some(o) => o,

@@ -27,45 +27,31 @@ pub(crate) struct WhatifArgs {
     format: OutputFormat,
 }
 
-/// The machine model of `revy whatif`: cores default to this machine's, the handoff to the
-/// trace header's (`header_handoff`, the profiled machine's), else this machine's; returns
-/// it with where the handoff came from.
-pub(crate) fn machine(
-    unit: revy::analyse::trace::Unit,
-    header_handoff: Option<f64>,
-    cores: Option<usize>,
-    handoff: Option<&str>,
-    enqueue: Option<&str>,
-    latency: Option<&str>,
-    bandwidth: Option<&str>,
-) -> Result<(revy::analyse::whatif::Params, &'static str)> {
-    use revy::analyse::whatif::{ns_to, parse_bandwidth, parse_duration_ns};
-    let cores = match cores {
-        Some(0) => return Err(Error::input("--cores must be at least 1")),
-        Some(n) => n,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+/// The replay's parameters of `revy whatif`: the machine model resolved as every command
+/// resolves it (`analyse::machine`), plus a remote placement's latency and bandwidth;
+/// returned with where the handoff and the enqueue cost came from (the enqueue cost: the
+/// project's, measured once and kept in `.revy/machine.toml`, unless given).
+fn params(
+    args: &WhatifArgs,
+    opts: &revy::analyse::analysis::Options,
+    tree: &revy::analyse::whatif::Tree,
+) -> Result<(revy::analyse::whatif::Params, (&'static str, String))> {
+    use revy::analyse::machine::{resolve, Measured};
+    use revy::analyse::whatif::{parse_bandwidth, parse_duration_ns};
+    let kept = revy::analyse::enqueue::kept_for(opts);
+    let measured = Measured {
+        handoff_ns: tree.handoff_ns,
+        enqueue_ns: kept.as_ref().map(|k| k.ns),
     };
-    let given = handoff.map(parse_duration_ns).transpose()?;
-    let (handoff_ns, source) = revy::analyse::whatif::handoff_for(given, header_handoff);
-    let enqueue_ns = match enqueue {
-        Some(e) => parse_duration_ns(e)?,
-        None => revy::analyse::whatif::measure_enqueue_ns().min(handoff_ns),
-    };
-    let latency = latency.map(parse_duration_ns).transpose()?.unwrap_or(0.0);
-    let bandwidth = bandwidth.map(parse_bandwidth).transpose()?;
-    let params = revy::analyse::whatif::Params {
-        cores,
-        handoff: ns_to(unit, handoff_ns),
-        enqueue: ns_to(unit, enqueue_ns),
-        latency: ns_to(unit, latency),
-        // Bytes per second to bytes per trace unit.
-        bandwidth: bandwidth.map(|b| b * unit.micros() * 1e-6),
-    };
-    Ok((params, source))
+    let enqueue_source = kept.map_or_else(|| "given".to_string(), |k| k.source);
+    let m = resolve(&opts.machine(), &measured)?;
+    let latency = args.latency.as_deref().map(parse_duration_ns).transpose()?;
+    let bandwidth = args.bandwidth.as_deref().map(parse_bandwidth).transpose()?;
+    let params = m.params(tree.unit(), latency.unwrap_or(0.0), bandwidth);
+    Ok((params, (m.handoff_source, enqueue_source)))
 }
 
-/// The machine model's arguments parsed once before the trace is read ([`machine`] does it
-/// again with the trace's unit and handoff).
+/// The machine model's arguments checked before the trace is read.
 pub(crate) fn check_machine(args: &WhatifArgs) -> Result<()> {
     use revy::analyse::whatif::{parse_bandwidth, parse_duration_ns};
     // Cores, handoff and enqueue as `analyze` checks them.
@@ -86,25 +72,19 @@ pub(crate) fn cmd_whatif(manifest: &Path, args: WhatifArgs) -> Result<()> {
         revy::analyse::whatif::plan::parse_pattern(p)?;
     }
     check_machine(&args)?;
-    let traces = vec![trace_or_newest(manifest, args.traces)?];
+    let traces = vec![trace_or_newest(manifest, args.traces.clone())?];
+    let opts = args.replay.options(manifest)?;
     let (loaded, plan) = revy::analyse::whatif::load_for(
         &traces,
-        args.replay.options(manifest)?.compensation(),
+        opts.compensation(),
         Some(manifest),
         &args.active,
-        revy::analyse::analysis::Options::default().max_replay_messages,
+        opts.max_replay_messages,
     )?;
-    let (params, source) = machine(
-        loaded.tree.unit(),
-        loaded.tree.handoff_ns,
-        args.replay.cores,
-        args.replay.handoff.as_deref(),
-        args.replay.enqueue.as_deref(),
-        args.latency.as_deref(),
-        args.bandwidth.as_deref(),
-    )?;
+    let (params, (handoff_source, enqueue_source)) = params(&args, &opts, &loaded.tree)?;
     let mut w = revy::analyse::whatif::predict(&loaded, &plan, &params, &args.active);
-    w.handoff_source = source;
+    w.handoff_source = handoff_source;
+    w.enqueue_source = enqueue_source;
     match args.format {
         OutputFormat::Text => stdout_quiet(&revy::analyse::whatif::render_text(&w))?,
         OutputFormat::Json => {

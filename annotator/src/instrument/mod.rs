@@ -15,6 +15,7 @@ pub mod journal_copy;
 pub mod lang;
 pub mod lock;
 pub mod manifest;
+pub mod manifest_edit;
 pub mod model;
 pub mod project;
 pub mod saf;

@@ -19,6 +19,22 @@ pub fn bar(len: usize, what: &str) -> ProgressBar {
     pb
 }
 
+/// A share done of `what` (a trace read, by bytes): `revy: reading trace  42%`, updated by
+/// [`ProgressBar::set_length`] and [`ProgressBar::set_position`]; hidden when stderr is not a
+/// terminal. The one progress display beside [`bar`], both indicatif's.
+pub fn share(what: &str) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let pb = ProgressBar::new(0);
+    pb.set_style(
+        ProgressStyle::with_template("revy: {msg} {percent:>3}%")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    pb.set_message(what.to_string());
+    pb
+}
+
 /// A long step (a build, a run): on a terminal, with `live`, one line that counts the time
 /// up (`revy: building with `make` … 41s`); otherwise a line when it starts. Either way a
 /// line when it ends, with the time taken.

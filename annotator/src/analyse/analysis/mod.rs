@@ -69,6 +69,20 @@ pub struct Options {
     /// The manifest's `[[events]]`: followed when not empty (`analyse::events`).
     #[serde(skip)]
     pub events: Vec<crate::instrument::events::EventDef>,
+    /// Measure the enqueue cost again instead of reading `.revy/machine.toml` (`--remeasure`).
+    #[serde(skip)]
+    pub remeasure: bool,
+}
+
+impl Options {
+    /// The machine model the command line gave (see [`crate::analyse::machine`]).
+    pub fn machine(&self) -> crate::analyse::machine::Given {
+        crate::analyse::machine::Given {
+            cores: self.cores,
+            handoff_ns: self.handoff_ns,
+            enqueue_ns: self.enqueue_ns,
+        }
+    }
 }
 
 impl Default for Options {
@@ -87,6 +101,7 @@ impl Default for Options {
             proposals: true,
             manifest: None,
             events: Vec::new(),
+            remeasure: false,
         }
     }
 }
@@ -353,6 +368,9 @@ pub struct Advice {
     pub handoff_source: &'static str,
     /// Sender's CPU per asynchronous message, in the trace's unit.
     pub enqueue: f64,
+    /// Where the enqueue cost comes from: given, or measured once for the project
+    /// (`.revy/machine.toml`, with the day it was measured).
+    pub enqueue_source: String,
     /// Candidates replayed.
     pub candidates: usize,
     pub notes: Vec<String>,

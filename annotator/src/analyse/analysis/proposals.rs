@@ -4,46 +4,22 @@
 //! then the thesis's observations (§7.6) that do not contradict them.
 
 use std::path::Path;
-use std::sync::OnceLock;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::hints::{Hint, HintKind};
 use super::verdict::Candidate;
 use super::{Analysis, Options};
+use crate::analyse::machine;
 use crate::analyse::trace::agg::FaultAgg;
 use crate::analyse::walk::InstKind;
 use crate::analyse::whatif::focus::Focus;
 use crate::analyse::whatif::tree::{InstInfo, MethodInfo};
-use crate::analyse::whatif::{self, Loaded, Params, Plan};
+use crate::analyse::whatif::{self, Loaded, Plan};
 use crate::error::Result;
 
 /// Candidates of each kind (classes, instances, methods) replayed at most.
 const PER_KIND: usize = 8;
-
-/// The handoff in ns and its source: given, else the trace header's (the profiled
-/// machine's), else measured here once per process.
-fn handoff_ns(o: &Options, header: Option<f64>) -> (f64, &'static str) {
-    static MEASURED: OnceLock<f64> = OnceLock::new();
-    match (o.handoff_ns, header) {
-        (None, None) => (
-            *MEASURED.get_or_init(whatif::measure_handoff_ns),
-            whatif::HANDOFF_MEASURED,
-        ),
-        (given, header) => whatif::handoff_for(given, header),
-    }
-}
-
-/// The sender's cost of an asynchronous message, measured once per process; never more
-/// than the handoff (a given `--handoff 0` means free messages).
-fn enqueue_ns(o: &Options, handoff: f64) -> f64 {
-    static MEASURED: OnceLock<f64> = OnceLock::new();
-    o.enqueue_ns.unwrap_or_else(|| {
-        MEASURED
-            .get_or_init(whatif::measure_enqueue_ns)
-            .min(handoff)
-    })
-}
 
 /// Replays each candidate change, ranks the proposals that pay first, then the no-gain
 /// statements, then the observations the replays did not answer.
@@ -72,7 +48,17 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options, faults: &[FaultAgg]) -> R
     for (m, t) in a.methods.iter_mut().zip(&loaded.tree.methods) {
         m.void = t.void;
     }
-    let j = judge_candidates(a, o, &loaded, held.as_ref(), objects);
+    // The enqueue cost measured once for the project (`.revy/machine.toml`), unless given.
+    let kept = crate::analyse::enqueue::kept_for(o);
+    let measured = machine::Measured {
+        handoff_ns: loaded.tree.handoff_ns,
+        enqueue_ns: kept.as_ref().map(|k| k.ns),
+    };
+    let m = machine::resolve(&o.machine(), &measured)?;
+    let j = judge_candidates(a, o, &m, &loaded, held.as_ref(), objects);
+    if let (Some(advice), Some(k)) = (a.advice.as_mut(), kept) {
+        advice.enqueue_source = k.source;
+    }
     let rest = unanswered_observations(a, &j);
     let (mut pays, mut none) = (j.pays, j.none);
     let speed = |h: &Hint| h.numbers.get("predicted_speedup").copied().unwrap_or(0.0);
@@ -226,10 +212,11 @@ fn not_evaluated(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
         focus_cap(o)
     );
     a.advice = Some(super::Advice {
-        cores: o.cores.unwrap_or(1),
+        cores: machine::cores(o.cores)?,
         handoff: 0.0,
         handoff_source: "not evaluated",
         enqueue: 0.0,
+        enqueue_source: "not evaluated".to_string(),
         candidates: 0,
         notes: Vec::new(),
         caveat: whatif::CAVEAT,
@@ -279,21 +266,13 @@ struct Judged {
 fn judge_candidates(
     a: &mut Analysis,
     o: &Options,
+    m: &machine::Machine,
     loaded: &whatif::Loaded,
     held: Option<&Focus>,
     objects: Vec<Candidate>,
 ) -> Judged {
     let unit = loaded.tree.unit();
-    let (handoff, handoff_source) = handoff_ns(o, loaded.tree.handoff_ns);
-    let p = Params {
-        cores: o
-            .cores
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
-        handoff: whatif::ns_to(unit, handoff),
-        enqueue: whatif::ns_to(unit, enqueue_ns(o, handoff)),
-        latency: 0.0,
-        bandwidth: None,
-    };
+    let p = m.params(unit, 0.0, None);
     let mut j = Judged {
         pays: Vec::new(),
         none: Vec::new(),
@@ -316,8 +295,9 @@ fn judge_candidates(
     a.advice = Some(super::Advice {
         cores: p.cores,
         handoff: p.handoff,
-        handoff_source,
+        handoff_source: m.handoff_source,
         enqueue: p.enqueue,
+        enqueue_source: whatif::HANDOFF_GIVEN.to_string(),
         candidates: cands.len(),
         // The return types matter to the proposals (the probe cost is in the totals).
         notes: loaded

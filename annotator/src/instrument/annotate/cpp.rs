@@ -657,7 +657,6 @@ fn static_estimate(cx: &Context, owner: &str, name: &str, pointers: u32, dims: u
     }
 }
 
-/// LP64 size of a C++ primitive (as in the SAF's type table), `std::`-qualified or not.
 // ---- the include ------------------------------------------------------------------------------
 
 /// `#include` of the runtime plus `#line` so the original lines keep their numbers.

@@ -20,6 +20,7 @@ pub enum IdKind {
     NonIntrusive(String),
 }
 
+/// LP64 size of a C++ primitive (as in the SAF's type table), `std::`-qualified or not.
 pub(super) fn primitive_size(name: &str) -> Option<u64> {
     use crate::instrument::saf::primitive_size as prim;
     prim(Lang::Cpp, name).or_else(|| prim(Lang::Cpp, name.trim_start_matches("std::")))

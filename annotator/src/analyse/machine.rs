@@ -1,0 +1,148 @@
+//! The machine model a replay predicts for — cores, the handoff of a cross-thread message,
+//! the sender's enqueue cost — resolved in one place for `analyze` (the proposals), `whatif`,
+//! `report` and `profile`. Each fact comes from the first source that has it: given (the
+//! command line), then what was measured on the profiled machine (the trace header's
+//! `handoff_ns=`; an enqueue cost kept by the caller, e.g. one measured at set-up), then a
+//! measurement on this machine, taken once per process.
+
+use std::sync::OnceLock;
+
+use crate::analyse::trace::Unit;
+use crate::analyse::whatif::{self, Params};
+use crate::error::{Error, Result};
+
+/// What the command line gave (all optional).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Given {
+    pub cores: Option<usize>,
+    pub handoff_ns: Option<f64>,
+    pub enqueue_ns: Option<f64>,
+}
+
+/// What the profiled machine measured, besides the command line.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Measured {
+    /// The trace header's `handoff_ns=` (the runtime's, at start-up).
+    pub handoff_ns: Option<f64>,
+    /// An enqueue cost the caller kept for this project (none: measured here).
+    pub enqueue_ns: Option<f64>,
+}
+
+/// The resolved model, in ns.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Machine {
+    pub cores: usize,
+    pub handoff_ns: f64,
+    /// Where the handoff comes from (`whatif::HANDOFF_GIVEN`, `_TRACE`, `_MEASURED`).
+    pub handoff_source: &'static str,
+    pub enqueue_ns: f64,
+}
+
+/// The cores to predict for: the given count (at least 1), else this machine's.
+pub fn cores(given: Option<usize>) -> Result<usize> {
+    match given {
+        Some(0) => Err(Error::input("--cores must be at least 1")),
+        Some(n) => Ok(n),
+        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+    }
+}
+
+impl Given {
+    /// Checks what was given before any trace is read.
+    pub fn check(&self) -> Result<()> {
+        cores(self.cores)?;
+        Ok(())
+    }
+}
+
+/// The model from `given`, then `measured`, then this machine. An enqueue cost that is not
+/// given is never more than the handoff (`--handoff 0` means free messages).
+pub fn resolve(given: &Given, measured: &Measured) -> Result<Machine> {
+    let cores = cores(given.cores)?;
+    let (handoff_ns, handoff_source) = match (given.handoff_ns, measured.handoff_ns) {
+        (Some(h), _) => (h, whatif::HANDOFF_GIVEN),
+        (None, Some(h)) => (h, whatif::HANDOFF_TRACE),
+        (None, None) => (here_handoff_ns(), whatif::HANDOFF_MEASURED),
+    };
+    let enqueue_ns = match given.enqueue_ns {
+        Some(e) => e,
+        None => measured
+            .enqueue_ns
+            .unwrap_or_else(here_enqueue_ns)
+            .min(handoff_ns),
+    };
+    Ok(Machine {
+        cores,
+        handoff_ns,
+        handoff_source,
+        enqueue_ns,
+    })
+}
+
+impl Machine {
+    /// The replay's parameters in the trace's `unit`, with a remote placement's `latency_ns`
+    /// and `bandwidth` (bytes per second) when asked for.
+    pub fn params(&self, unit: Unit, latency_ns: f64, bandwidth: Option<f64>) -> Params {
+        Params {
+            cores: self.cores,
+            handoff: whatif::ns_to(unit, self.handoff_ns),
+            enqueue: whatif::ns_to(unit, self.enqueue_ns),
+            latency: whatif::ns_to(unit, latency_ns),
+            // Bytes per second to bytes per trace unit.
+            bandwidth: bandwidth.map(|b| b * unit.micros() * 1e-6),
+        }
+    }
+}
+
+/// This machine's handoff, measured once per process (two commands in one process, or the
+/// proposals' many replays, agree).
+fn here_handoff_ns() -> f64 {
+    static MEASURED: OnceLock<f64> = OnceLock::new();
+    *MEASURED.get_or_init(whatif::measure_handoff_ns)
+}
+
+/// This machine's enqueue cost, measured once per process.
+fn here_enqueue_ns() -> f64 {
+    static MEASURED: OnceLock<f64> = OnceLock::new();
+    *MEASURED.get_or_init(crate::analyse::enqueue::measure_ns)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn given_comes_first_then_the_trace_and_enqueue_stays_below_the_handoff() {
+        assert!(cores(Some(0)).is_err());
+        assert_eq!(cores(Some(3)).unwrap(), 3);
+        assert!(cores(None).unwrap() >= 1);
+        let given = Given {
+            cores: Some(2),
+            handoff_ns: Some(5_000.0),
+            enqueue_ns: None,
+        };
+        let measured = Measured {
+            handoff_ns: Some(9_000.0),
+            enqueue_ns: Some(7_000.0),
+        };
+        let m = resolve(&given, &measured).unwrap();
+        assert_eq!((m.cores, m.handoff_ns), (2, 5_000.0));
+        assert_eq!(m.handoff_source, whatif::HANDOFF_GIVEN);
+        assert_eq!(
+            m.enqueue_ns, 5_000.0,
+            "a kept enqueue cost is capped by the handoff"
+        );
+        let m = resolve(&Given::default(), &measured).unwrap();
+        assert_eq!((m.handoff_ns, m.enqueue_ns), (9_000.0, 7_000.0));
+        assert_eq!(m.handoff_source, whatif::HANDOFF_TRACE);
+        let given = Given {
+            enqueue_ns: Some(20_000.0),
+            ..Given::default()
+        };
+        let m = resolve(&given, &measured).unwrap();
+        assert_eq!(
+            m.enqueue_ns, 20_000.0,
+            "a given enqueue cost is used as it is"
+        );
+    }
+}

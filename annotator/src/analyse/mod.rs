@@ -5,6 +5,7 @@
 pub mod analysis;
 pub mod enqueue;
 pub mod estimate;
+pub mod events;
 pub mod export;
 pub mod machine;
 pub mod probe;

@@ -187,6 +187,28 @@ pub trait Sink {
     fn started(&mut self, _parent_ctx: Option<u32>, _thread: usize, _frame: &Frame) -> u32 {
         0
     }
+    /// [`Sink::started`] with the thread's id and the trace's names (the event tracker
+    /// matches methods by name); by default just `started`.
+    fn entered(
+        &mut self,
+        parent_ctx: Option<u32>,
+        thread: usize,
+        _tid: u64,
+        frame: &Frame,
+        _names: &Names,
+    ) -> u32 {
+        self.started(parent_ctx, thread, frame)
+    }
+    /// An object's creation entry: its instance, class and size.
+    fn created(
+        &mut self,
+        _tid: u64,
+        _instance: u32,
+        _class: u32,
+        _size: Option<u64>,
+        _names: &Names,
+    ) {
+    }
     fn closed(&mut self, _c: &Closed, _instances: &[Instance], _names: &Names) {}
     /// True once the sink wants nothing more (the walk then stops within a few million
     /// events; what it leaves is the sink's to say).
@@ -443,6 +465,7 @@ impl Walker {
                     inst.log_size(size);
                     inst.set_created(t);
                 }
+                sink.created(tid, i as u32, class, size, names);
             }
             Event::Destroy { class, oid, t, tid } => {
                 let th = self.thread(tid);
@@ -510,7 +533,7 @@ impl Walker {
         };
         self.messages += 1;
         state.messages += 1;
-        frame.ctx = sink.started(parent_ctx, th, &frame);
+        frame.ctx = sink.entered(parent_ctx, th, tid, &frame, names);
         state.push(frame);
         if state.callees.len() < state.stack.len() {
             state.callees.push(Vec::new());

@@ -53,6 +53,7 @@ impl ReplayArgs {
             handoff_ns: ns("handoff", &self.handoff)?,
             enqueue_ns: ns("enqueue", &self.enqueue)?,
             manifest: manifest.is_file().then(|| manifest.to_path_buf()),
+            events: manifest_events(manifest)?,
             remeasure: self.remeasure,
             ..Default::default()
         };
@@ -89,4 +90,13 @@ impl Cutoff {
             ..opts
         })
     }
+}
+
+/// The `[[events]]` of the manifest, when there is one (a trace analysed outside a project
+/// has none).
+fn manifest_events(manifest: &Path) -> Result<Vec<revy::instrument::events::EventDef>> {
+    if !manifest.is_file() {
+        return Ok(Vec::new());
+    }
+    Ok(revy::instrument::manifest::Manifest::load(manifest)?.events)
 }

@@ -40,6 +40,8 @@ struct RawManifest {
     sizes: Sizes,
     #[serde(default)]
     trace: RawTrace,
+    #[serde(default)]
+    events: Vec<crate::instrument::events::RawEvent>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -176,6 +178,8 @@ pub struct Manifest {
     /// this on a thread, averaging under the time, stops producing events (its calls are
     /// aggregated). `None` when `throttle = false`.
     pub trace_throttle: Option<Throttle>,
+    /// `[[events]]`: what the analysis follows as events (requests, user actions).
+    pub events: Vec<crate::instrument::events::EventDef>,
     source_set: GlobSet,
     exclude_set: PathSet,
 }
@@ -549,6 +553,7 @@ impl Manifest {
         let trace_max_size = cx.trace_max_size(&raw.trace)?;
         let trace_throttle = trace_throttle(&raw.trace, &|span| cx.at(span))?;
         check_trace_path(path, text, &raw.trace.path)?;
+        let events = crate::instrument::events::check(&raw.events, &|span| cx.at(span))?;
         Ok(Manifest {
             path: path.to_path_buf(),
             root: manifest_root(path),
@@ -575,6 +580,7 @@ impl Manifest {
             trace_path: raw.trace.path,
             trace_max_size,
             trace_throttle,
+            events,
             source_set,
             exclude_set,
         })

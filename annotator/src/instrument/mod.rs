@@ -8,6 +8,7 @@ pub mod build_log;
 pub mod buildsys;
 pub mod cppdefs;
 pub mod edits;
+pub mod events;
 pub mod frontend;
 pub mod init;
 pub mod journal_copy;

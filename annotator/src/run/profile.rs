@@ -187,6 +187,7 @@ fn report_run(m: &Manifest, output: Option<&Path>, outcome: RunOutcome) -> Resul
     let out: PathBuf = output.map_or_else(|| m.state_dir().join("report.html"), Path::to_path_buf);
     let opts = crate::analyse::analysis::Options {
         manifest: Some(m.path.clone()),
+        events: m.events.clone(),
         ..Default::default()
     };
     let written = crate::analyse::report::write(trace, &out, &opts)?;

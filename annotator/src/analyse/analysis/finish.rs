@@ -76,6 +76,7 @@ pub fn finish(
         messages,
         hints: Vec::new(),
         advice: None,
+        events: None,
     };
     a.hints = hints::hints(&a, opts);
     a

@@ -73,6 +73,9 @@ pub struct Options {
     /// in the JSON: a path of this machine.
     #[serde(skip)]
     pub manifest: Option<std::path::PathBuf>,
+    /// The manifest's `[[events]]`: followed when not empty (`analyse::events`).
+    #[serde(skip)]
+    pub events: Vec<crate::instrument::events::EventDef>,
     /// Measure the enqueue cost again instead of reading `.revy/machine.toml` (`--remeasure`).
     #[serde(skip)]
     pub remeasure: bool,
@@ -104,6 +107,7 @@ impl Default for Options {
             max_replay_messages: 1_000_000,
             proposals: true,
             manifest: None,
+            events: Vec::new(),
             remeasure: false,
         }
     }
@@ -365,6 +369,9 @@ pub struct Analysis {
     pub hints: Vec<Hint>,
     /// How the proposals were predicted (absent when not evaluated).
     pub advice: Option<Advice>,
+    /// Per-event results, when the manifest defines events.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub events: Option<crate::analyse::events::Events>,
 }
 
 /// The machine model and notes of the ranked proposals.
@@ -457,6 +464,10 @@ impl Builder {
             self.methods.resize(m + 1, MethodAcc::default());
         }
         &mut self.methods[m]
+    }
+    /// The probe cost subtracted per message, in trace units.
+    pub(crate) fn probe(&self) -> u64 {
+        self.probe
     }
     /// Subtract `probe` trace units per message (once for itself, once per nested one).
     pub fn with_probe(mut self, probe: u64) -> Self {
@@ -572,6 +583,9 @@ pub fn analyze_path_with(
     opts: &Options,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<Analysis> {
+    if !opts.events.is_empty() {
+        return crate::analyse::events::analyze(path, opts, progress);
+    }
     let mut b = Builder::for_trace(path, opts)?;
     let (mut reader, mut walker) = walk_trace_with(path, &mut b, progress)?;
     if let Some(capped) = b.capped(opts) {

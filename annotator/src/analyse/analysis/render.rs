@@ -27,6 +27,9 @@ pub fn text(a: &Analysis, top: usize) -> String {
     methods(&mut s, a, top);
     classes(&mut s, a, top);
     observations(&mut s, a);
+    if let Some(e) = &a.events {
+        crate::analyse::events::render::text(&mut s, e, a.trace.unit);
+    }
     s
 }
 

@@ -1,0 +1,287 @@
+//! Events (`[[events]]` of the manifest): per user action or client request, the work it
+//! caused on every thread it reached, from the trace alone. [`track`] follows them during
+//! the analysis's walk; this file turns the tracker into per-type results.
+
+pub mod render;
+#[cfg(test)]
+mod tests;
+pub mod track;
+
+use std::path::Path;
+
+use rustc_hash::FxHashSet;
+use serde::Serialize;
+
+use crate::analyse::analysis::{finish_with_advice, Analysis, Builder, Options};
+use crate::analyse::trace::Names;
+use crate::analyse::walk::walk_trace_with;
+use crate::error::Result;
+pub use track::{Tracked, Tracker};
+
+/// Slowest instances listed per event type.
+const SLOWEST: usize = 5;
+
+/// A distribution's summary, in trace units (nearest-rank percentiles).
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct Dist {
+    pub p50: u64,
+    pub p90: u64,
+    pub p99: u64,
+    pub max: u64,
+    pub mean: f64,
+    pub total: u64,
+}
+
+impl Dist {
+    fn of(mut v: Vec<u64>) -> Dist {
+        if v.is_empty() {
+            return Dist::default();
+        }
+        v.sort_unstable();
+        let at = |p: f64| v[((p * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1];
+        let total: u64 = v.iter().sum();
+        Dist {
+            p50: at(0.50),
+            p90: at(0.90),
+            p99: at(0.99),
+            max: *v.last().unwrap(),
+            mean: total as f64 / v.len() as f64,
+            total,
+        }
+    }
+}
+
+/// One call that carried an event on one thread.
+#[derive(Debug, Clone, Serialize)]
+pub struct SegmentRow {
+    pub tid: u64,
+    pub method: String,
+    pub start: u64,
+    pub end: u64,
+}
+
+/// One event.
+#[derive(Debug, Clone, Serialize)]
+pub struct EventRow {
+    /// Its number, in the order events started.
+    pub id: u32,
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub start: u64,
+    pub end: u64,
+    /// First segment's start to last segment's end.
+    pub latency: u64,
+    /// On-CPU time of its segments on every thread.
+    pub work: u64,
+    /// `latency − work`: time spent queued, blocked or preempted (at least 0).
+    pub waiting: u64,
+    /// Objects created during it, and their bytes.
+    pub objects: u32,
+    pub bytes: u64,
+    pub threads: u32,
+    pub segments: u32,
+    /// Its calls, thread by thread in time order (slowest instances only; empty when its
+    /// segments were past the kept ones).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub timeline: Vec<SegmentRow>,
+}
+
+/// Everything one event type (`type` of the definitions) did.
+#[derive(Debug, Clone, Serialize)]
+pub struct TypeStats {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub count: u64,
+    pub latency: Dist,
+    pub work: Dist,
+    pub waiting: Dist,
+    pub objects: u64,
+    pub bytes: u64,
+    /// Distinct threads its events ran on.
+    pub threads: usize,
+    /// Its work against all recorded work of the run.
+    pub work_share: f64,
+    pub slowest: Vec<EventRow>,
+}
+
+/// Work no event claimed.
+#[derive(Debug, Clone, Serialize)]
+pub struct Background {
+    pub work: u64,
+    pub share: f64,
+}
+
+/// The definitions as the results name them.
+#[derive(Debug, Clone, Serialize)]
+pub struct DefInfo {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub methods: Vec<String>,
+    pub at: String,
+}
+
+/// The per-event results of `revy analyze` (JSON `events`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Events {
+    pub definitions: Vec<DefInfo>,
+    pub types: Vec<TypeStats>,
+    /// On-CPU time of every recorded message of the run (the shares' base).
+    pub total_work: u64,
+    /// Work done outside every event.
+    pub background: Background,
+    /// Every event in start order, up to the analysis's `detail_cap`.
+    pub instances: Vec<EventRow>,
+    pub instances_complete: bool,
+    /// Segments past the kept ones (their events show no timeline).
+    pub segments_dropped: u64,
+}
+
+/// `revy analyze` with events: the analysis's walk also feeds the tracker.
+pub fn analyze(
+    path: &Path,
+    opts: &Options,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<Analysis> {
+    let mut b = Builder::for_trace(path, opts)?;
+    let mut t = Tracker::new(&opts.events, b.probe());
+    let (mut reader, mut walker) =
+        walk_trace_with(path, &mut Tracked::new(&mut b, &mut t), progress)?;
+    if let Some(mut capped) = b.capped(opts) {
+        t = Tracker::new(&opts.events, capped.probe());
+        (reader, walker) = walk_trace_with(path, &mut Tracked::new(&mut capped, &mut t), progress)?;
+        b = capped;
+    }
+    t.replay(reader.names());
+    let events = results(&t, reader.names(), opts.detail_cap);
+    let mut a = finish_with_advice(path, opts, b, &reader, &mut walker)?;
+    a.events = Some(events);
+    Ok(a)
+}
+
+fn row(t: &Tracker, id: u32) -> EventRow {
+    let e = &t.events[id as usize];
+    let d = &t.defs[e.def as usize];
+    let latency = e.end.saturating_sub(e.start);
+    EventRow {
+        id,
+        name: d.name.clone(),
+        kind: d.kind.clone(),
+        start: e.start,
+        end: e.end,
+        latency,
+        work: e.work,
+        waiting: latency.saturating_sub(e.work),
+        objects: e.objects,
+        bytes: e.bytes,
+        threads: e.nthreads as u32,
+        segments: e.segments,
+        timeline: Vec::new(),
+    }
+}
+
+fn method_label(names: &Names, m: u32) -> String {
+    names.method(m).map_or_else(
+        || "?".into(),
+        |d| format!("{}.{}", names.class(d.class), d.name),
+    )
+}
+
+/// The per-type results from a tracker after the walk.
+pub fn results(t: &Tracker, names: &Names, cap: usize) -> Events {
+    let mut kinds: Vec<String> = Vec::new();
+    for d in &t.defs {
+        if !kinds.contains(&d.kind) {
+            kinds.push(d.kind.clone());
+        }
+    }
+    let share = |x: u64| {
+        if t.total_work == 0 {
+            0.0
+        } else {
+            x as f64 / t.total_work as f64
+        }
+    };
+    let mut types = Vec::new();
+    let mut event_work = 0u64;
+    for kind in &kinds {
+        let ids: Vec<u32> = (0..t.events.len() as u32)
+            .filter(|&i| &t.defs[t.events[i as usize].def as usize].kind == kind)
+            .collect();
+        let recs = || ids.iter().map(|&i| &t.events[i as usize]);
+        let latency = Dist::of(recs().map(|e| e.end.saturating_sub(e.start)).collect());
+        let work = Dist::of(recs().map(|e| e.work).collect());
+        let waiting = Dist::of(
+            recs()
+                .map(|e| e.end.saturating_sub(e.start).saturating_sub(e.work))
+                .collect(),
+        );
+        let threads: FxHashSet<u32> = recs()
+            .flat_map(|e| {
+                e.threads[..(e.nthreads as usize).min(e.threads.len())]
+                    .iter()
+                    .copied()
+            })
+            .collect();
+        let mut slow = ids.clone();
+        slow.sort_by_key(|&i| {
+            let e = &t.events[i as usize];
+            std::cmp::Reverse(e.end.saturating_sub(e.start))
+        });
+        slow.truncate(SLOWEST);
+        let slowest = slow.iter().map(|&i| timeline(t, names, i)).collect();
+        event_work += work.total;
+        types.push(TypeStats {
+            kind: kind.clone(),
+            count: ids.len() as u64,
+            latency,
+            work,
+            waiting,
+            objects: recs().map(|e| e.objects as u64).sum(),
+            bytes: recs().map(|e| e.bytes).sum(),
+            threads: threads.len(),
+            work_share: share(work.total),
+            slowest,
+        });
+    }
+    let background = t.total_work.saturating_sub(event_work);
+    Events {
+        definitions: (t.defs.iter())
+            .map(|d| DefInfo {
+                name: d.name.clone(),
+                kind: d.kind.clone(),
+                methods: d.starts.iter().map(|p| p.text.clone()).collect(),
+                at: d.at.clone(),
+            })
+            .collect(),
+        types,
+        total_work: t.total_work,
+        background: Background {
+            work: background,
+            share: share(background),
+        },
+        instances: (0..t.events.len().min(cap) as u32)
+            .map(|i| row(t, i))
+            .collect(),
+        instances_complete: t.events.len() <= cap,
+        segments_dropped: t.segments_dropped,
+    }
+}
+
+/// Event `id` with its segments (those kept), in time order.
+fn timeline(t: &Tracker, names: &Names, id: u32) -> EventRow {
+    let mut r = row(t, id);
+    let mut segs: Vec<SegmentRow> = (t.segments.iter())
+        .filter(|s| s.event == id)
+        .map(|s| SegmentRow {
+            tid: s.tid,
+            method: method_label(names, s.method),
+            start: s.start,
+            end: s.end,
+        })
+        .collect();
+    segs.sort_by_key(|s| s.start);
+    r.timeline = segs;
+    r
+}

@@ -1,0 +1,204 @@
+//! Events across threads (issue 38): the server-style Java program of `tests/events/java`
+//! (acceptor, request queue, 4 workers, response queue, writer) measures each request's
+//! latency and on-CPU work itself. Revy follows each request from the acceptor's accept()
+//! through the Request and Response objects it creates to the workers and the writer:
+//! per-event count equals the program's, p50/p99 latency and work are within 5 %, and with
+//! 4 workers interleaving requests no work lands on another request's event.
+
+mod common;
+use common::gate::{needs, Tool};
+use common::{ok, revy_in};
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+const REQUESTS: usize = 400;
+
+fn copy_dir(from: &Path, to: &Path) {
+    for e in walkdir::WalkDir::new(from) {
+        let e = e.unwrap();
+        let rel = e.path().strip_prefix(from).unwrap();
+        let dst = to.join(rel);
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(&dst).unwrap();
+        } else {
+            std::fs::copy(e.path(), &dst).unwrap();
+        }
+    }
+}
+
+fn sh(dir: &Path, cmd: &str, trace: &Path) -> String {
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(cmd)
+        .current_dir(dir)
+        .env("REVY_TRACE", trace)
+        .output()
+        .unwrap();
+    ok(&o, cmd)
+}
+
+/// Nearest-rank percentile, as the analysis computes it.
+fn pct(v: &[u64], p: f64) -> u64 {
+    let mut v = v.to_vec();
+    v.sort_unstable();
+    v[((p * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1]
+}
+
+fn within(got: u64, want: u64, what: &str) {
+    let err = (got as f64 - want as f64).abs() / want as f64;
+    assert!(
+        err <= 0.05,
+        "{what}: Revy {got} against the program's {want} ({:.1} % off)",
+        err * 100.0
+    );
+}
+
+#[test]
+fn java_requests_are_followed_across_threads() {
+    if !needs(&[Tool::Java]) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("p");
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/events/java"),
+        &dir,
+    );
+    ok(&revy_in(&dir, &["parse"]), "revy parse");
+    ok(&revy_in(&dir, &["annotate"]), "revy annotate");
+    let rvt = tmp.path().join("t.rvt");
+    let build = "rm -rf build && mkdir -p build && javac -encoding UTF-8 -d build $(find src -name '*.java')";
+    sh(&dir, build, &rvt);
+    let out = sh(&dir, &format!("java -cp build ev.Server {REQUESTS}"), &rvt);
+    ok(&revy_in(&dir, &["restore", "--no-rebuild"]), "revy restore");
+    // Ground truth: `req ID LATENCY_NS WORK_NS` in id (= acceptance) order.
+    let truth: Vec<(u64, u64)> = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("req "))
+        .map(|l| {
+            let v: Vec<u64> = l.split(' ').map(|x| x.parse().unwrap()).collect();
+            (v[1], v[2])
+        })
+        .collect();
+    assert_eq!(truth.len(), REQUESTS, "{out}");
+    // The probe cost is kept: a misread cost subtracted from every call would skew work.
+    let json = ok(
+        &revy_in(
+            &dir,
+            &[
+                "analyze",
+                rvt.to_str().unwrap(),
+                "--format",
+                "json",
+                "--no-compensate",
+                "--no-proposals",
+            ],
+        ),
+        "revy analyze",
+    );
+    let a: Value = serde_json::from_str(&json).unwrap();
+    common::check_schema(&a);
+    let ev = &a["events"];
+    let t = &ev["types"][0];
+    assert_eq!(t["type"], "request");
+    assert_eq!(t["count"].as_u64().unwrap(), REQUESTS as u64, "event count");
+    let lat: Vec<u64> = truth.iter().map(|x| x.0).collect();
+    let work: Vec<u64> = truth.iter().map(|x| x.1).collect();
+    for (p, k) in [(0.5, "p50"), (0.99, "p99")] {
+        within(
+            t["latency"][k].as_u64().unwrap(),
+            pct(&lat, p),
+            &format!("latency {k}"),
+        );
+        within(
+            t["work"][k].as_u64().unwrap(),
+            pct(&work, p),
+            &format!("work {k}"),
+        );
+    }
+    // Interleaving: every event holds exactly its request's three calls, on the acceptor,
+    // one worker and the writer; events number in acceptance order, as the ids do.
+    let inst = ev["instances"].as_array().unwrap();
+    assert_eq!(inst.len(), REQUESTS);
+    let mut off = Vec::new();
+    for (i, e) in inst.iter().enumerate() {
+        assert_eq!(e["segments"], 3, "event {i}: {e}");
+        assert_eq!(e["threads"], 3, "event {i}: {e}");
+        let (got, want) = (e["work"].as_u64().unwrap(), truth[i].1);
+        if (got as f64 - want as f64).abs() > 0.05 * want as f64 + 30_000.0 {
+            off.push((i, got, want));
+        }
+    }
+    // Work taken from one request and given to another would put both off by a request's
+    // own work (200 µs or more). The runtime times a method's first long call without its
+    // on-CPU time (the wall time then stands for it): at most one call each of accept,
+    // process and write may be off, and only upwards.
+    assert!(off.len() <= 3, "requests whose work is off: {off:?}");
+    assert!(off.iter().all(|&(_, g, w)| g > w), "work lost: {off:?}");
+    let workers: std::collections::BTreeSet<u64> = t["slowest"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["timeline"][1]["tid"].as_u64().unwrap())
+        .collect();
+    assert!(!workers.is_empty());
+    assert!(t["threads"].as_u64().unwrap() >= 3);
+    assert!(ev["background"]["work"].as_u64().unwrap() > 0);
+}
+
+/// Without `[[events]]` the JSON has no `events` and the text no events section; a bad
+/// definition is a one-line error naming its line.
+#[test]
+fn events_are_off_without_definitions_and_bad_ones_name_their_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let trace = tmp.path().join("t.dtf");
+    std::fs::write(
+        &trace,
+        "##### revy-trace 1 unit=ns\n\
+         <Msg cls=A oid=1 mth=accept sgn=!! size=0 tid=1 t=10>\n\
+         <Crt cls=R oid=2 size=8 tid=1 t=11>\n\
+         </Msg cls=A oid=1 mth=accept sgn=!! tid=1 t=20>\n\
+         <Msg cls=R oid=2 mth=run sgn=!! size=0 tid=2 t=25>\n\
+         </Msg cls=R oid=2 mth=run sgn=!! tid=2 t=55>\n\
+         ##### end events=6\n",
+    )
+    .unwrap();
+    let m = tmp.path().join("revy.toml");
+    let base = "[project]\nname=\"a\"\nsources=[\"*.java\"]\n";
+    std::fs::write(&m, base).unwrap();
+    let t = trace.to_str().unwrap();
+    let json = ok(
+        &revy_in(tmp.path(), &["analyze", t, "--format", "json"]),
+        "analyze",
+    );
+    let a: Value = serde_json::from_str(&json).unwrap();
+    assert!(a.get("events").is_none(), "{json}");
+    std::fs::write(
+        &m,
+        format!("{base}[[events]]\nname=\"r\"\nmethod=\"A.accept\"\n"),
+    )
+    .unwrap();
+    let text = ok(
+        &revy_in(tmp.path(), &["analyze", t, "--no-compensate"]),
+        "analyze",
+    );
+    // The event: accept on thread 1 (10..20) and R.run on thread 2 (25..55).
+    assert!(text.contains("r: 1 event(s)"), "{text}");
+    assert!(text.contains("latency  p50 45.0 ns"), "{text}");
+    assert!(text.contains("work     p50 40.0 ns"), "{text}");
+    std::fs::write(
+        &m,
+        format!("{base}[[events]]\nname=\"r\"\nmethod=\"accept\"\n"),
+    )
+    .unwrap();
+    let o = revy_in(tmp.path(), &["analyze", t]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("revy.toml:6:8: events.method \"accept\" names no method"),
+        "{err}"
+    );
+}

@@ -332,7 +332,8 @@ fn a_method_that_is_mostly_probe_cost_is_said_so_and_no_candidate() {
         .unwrap_or_else(|| panic!("no probe-cost hint: {:#?}", a.hints));
     assert_eq!(said.subject, "Product.getSku");
     assert!(
-        said.text.contains("300 recorded call(s) measured 30.0 µs (100 ns per call)"),
+        said.text
+            .contains("300 recorded call(s) measured 30.0 µs (100 ns per call)"),
         "{}",
         said.text
     );

@@ -6,9 +6,9 @@ pub mod analysis;
 pub mod estimate;
 pub mod export;
 pub mod machine;
-pub mod probe;
+pub(crate) mod probe;
 pub mod report;
-pub mod walk;
+pub(crate) mod walk;
 pub mod whatif;
 
 /// The trace format: the `revy-trace` crate (annotator/trace/), readers and writers of both

@@ -5,7 +5,7 @@
 //! Large traces stay usable: the analysis is streaming, and the page gets the most active
 //! instances, the heaviest edges and messages up to fixed caps (the page says what it left out).
 
-pub mod layout;
+pub(crate) mod layout;
 
 use std::path::Path;
 use std::time::Instant;

@@ -1,7 +1,7 @@
 //! Annotation: turns the selection recorded in the SAF into insertions per file (one
 //! language annotator each) plus the runtime files to add; the store stage writes them.
 
-pub mod cpp;
+pub(crate) mod cpp;
 mod cpp_ctor;
 mod cpp_ids;
 mod cpp_join;

@@ -299,7 +299,7 @@ fn chain_names_the_callee_method_holding_most_of_the_aggregate() {
         .find(|h| h.kind == "chain")
         .expect("a chain hint");
     assert!(
-        chain.reason.contains("B.small on B#2 (50 ns"),
+        chain.reason.contains("B.small on B#2 (50.0 ns"),
         "{}",
         chain.reason
     );

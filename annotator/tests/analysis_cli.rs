@@ -442,7 +442,7 @@ fn chrome_writes_callers_before_same_start_callees() {
         .filter(|e| e["ph"] == "X" && e["ts"].as_f64() == Some(10000.0))
         .map(|e| e["name"].as_str().unwrap())
         .collect();
-    assert_eq!(at10, ["A.a", "A.b", "A.c"]);
+    assert_eq!(at10, ["A.a()", "A.b()", "A.c()"]); // names read as declared
 }
 
 #[test]

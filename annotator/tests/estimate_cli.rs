@@ -148,3 +148,55 @@ fn budget_advice_is_one_line_to_paste_into_the_manifest() {
     // Without --scale, the advice names the flag that exists.
     assert!(text.contains("pass --scale or --full-secs"), "{text}");
 }
+
+/// `--write` puts the advised line into the manifest itself, keeping its comments and
+/// layout; the manifest then loads and the same budget needs nothing more.
+#[test]
+fn budget_write_edits_the_manifest_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("t.dtf");
+    std::fs::write(&p, TRACE).unwrap();
+    let size = std::fs::metadata(&p).unwrap().len();
+    let manifest = dir.path().join("revy.toml");
+    let text = "# mine\n[project]\nname = \"p\" # keep\nsources = [\"*.java\"]\n\n[annotate]\nmode = \"faster\"\n# old ones\nexclude = [\"p.Z.old\"]\n";
+    std::fs::write(&manifest, text).unwrap();
+    let (m, path) = (manifest.to_str().unwrap(), p.to_str().unwrap());
+    let budget = (size * 1_000_000 / 2).to_string();
+    let args = ["-m", m, "estimate", "--scale", "1e6", "--budget", &budget];
+    let out = revy(&[&args[..], &["--write", path]].concat());
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        said.contains(&format!(
+            "wrote exclude = [\"p.Z.old\", \"p.B.tiny\"] into {m}:9"
+        )),
+        "{said}"
+    );
+    let after = std::fs::read_to_string(&manifest).unwrap();
+    let want = text.replace("[\"p.Z.old\"]", "[\"p.Z.old\", \"p.B.tiny\"]");
+    assert_eq!(after, want, "only the exclude line changes");
+    // Without [annotate] the table is added.
+    std::fs::write(
+        &manifest,
+        "[project]\nname = \"p\"\nsources = [\"*.java\"]\n",
+    )
+    .unwrap();
+    let out = revy(&[&args[..], &["--write", path]].concat());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let after = std::fs::read_to_string(&manifest).unwrap();
+    assert!(
+        after.ends_with("\n[annotate]\nexclude = [\"p.B.tiny\"]\n"),
+        "{after}"
+    );
+    // --write needs --budget.
+    let o = revy(&["-m", m, "estimate", "--write", path]);
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -138,7 +138,7 @@ fn the_run_has_one_length() {
         "analyze",
     );
     assert!(
-        text.contains("Run 2000 ns (wall span); busy 2500 ns over 2 thread(s)"),
+        text.contains("Run 2.00 µs (wall span); busy 2.50 µs over 2 thread(s)"),
         "{text}"
     );
 }

@@ -167,15 +167,10 @@ fn profile_restores_when_the_program_fails() {
     assert!(dir.join(".revy/report.html").exists());
 }
 
-#[test]
-fn profile_restores_on_ctrl_c() {
+/// Starts `revy profile` in its own process group, as a terminal's foreground job (Ctrl-C
+/// reaches revy and the child), waits for `flag` to appear, then sends SIGINT to the group.
+fn profile_interrupted_at(dir: &Path, flag: &str, what: &str) -> Output {
     use std::os::unix::process::CommandExt;
-    let (_tmp, dir) = project(
-        Some("true"),
-        Some("touch .revy/running; sleep 60; touch .revy/not-interrupted"),
-    );
-    let before = snapshot(&dir);
-    // Its own process group, as a terminal's foreground job: Ctrl-C reaches revy and the child.
     let child = revy()
         .arg("-m")
         .arg(dir.join("revy.toml"))
@@ -186,27 +181,77 @@ fn profile_restores_on_ctrl_c() {
         .spawn()
         .unwrap();
     let t0 = Instant::now();
-    while !dir.join(".revy/running").exists() {
+    while !dir.join(flag).exists() {
         assert!(
             t0.elapsed() < Duration::from_secs(60),
-            "the run never started"
+            "the {what} never started"
         );
         std::thread::sleep(Duration::from_millis(50));
     }
-    // While the program runs the sources are annotated.
-    assert_ne!(snapshot(&dir), before);
     let st = Command::new("kill")
         .args(["-INT", "--", &format!("-{}", child.id())])
         .status()
         .unwrap();
     assert!(st.success());
-    let o = child.wait_with_output().unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// The program the build below makes (under build/, which `snapshot` leaves out).
+const BUILD_APP: &str = "mkdir -p build/bin && echo app > build/bin/app && chmod +x build/bin/app";
+
+#[test]
+fn profile_restores_on_ctrl_c() {
+    let (_tmp, dir) = project(
+        Some(BUILD_APP),
+        Some("touch .revy/running; sleep 60; touch .revy/not-interrupted"),
+    );
+    let before = snapshot(&dir);
+    let o = profile_interrupted_at(&dir, ".revy/running", "run");
     assert_eq!(o.status.code(), Some(130), "{}", text(&o));
+    // It names what the build made from the annotated sources, and what to do about it.
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("STILL INSTRUMENTED") && err.contains("build/bin/app"),
+        "{err}"
+    );
+    assert!(err.contains(&format!("`{BUILD_APP}`")), "{err}");
+    assert!(
+        err.contains("interrupted (SIGINT); sources restored"),
+        "{err}"
+    );
     // The program shares revy's stdout: had it outlived revy, the wait above would have
     // lasted through its sleep, and the file below would exist.
     assert!(!dir.join(".revy/not-interrupted").exists());
     assert_eq!(snapshot(&dir), before, "tree byte-identical after Ctrl-C");
     assert!(!dir.join(".revy/state.toml").exists());
+}
+
+/// Ctrl-C during the build of the annotated sources: restored, and the outputs that build
+/// wrote so far are named as instrumented (before: only "interrupted (SIGINT); sources
+/// restored", with build/ left holding them).
+#[test]
+fn ctrl_c_during_the_build_names_its_instrumented_outputs() {
+    let build = format!("{BUILD_APP} && touch .revy/building && sleep 60");
+    let (_tmp, dir) = project(Some(&build), Some("touch .revy/ran"));
+    let before = snapshot(&dir);
+    let o = profile_interrupted_at(&dir, ".revy/building", "build");
+    assert_eq!(o.status.code(), Some(130), "{}", text(&o));
+    assert_eq!(snapshot(&dir), before, "tree byte-identical after Ctrl-C");
+    assert!(
+        !dir.join(".revy/ran").exists(),
+        "the program ran after Ctrl-C"
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("STILL INSTRUMENTED") && err.contains("build/bin/app"),
+        "{err}"
+    );
+    assert!(
+        err.contains("rebuild them from the restored sources with `"),
+        "{err}"
+    );
+    // Nothing was withdrawn: the build failed because it was ended, not for the annotation.
+    assert!(!err.contains("withdrawn"), "{err}");
 }
 
 /// A program that reads the terminal, profiled from a terminal (a pty from `script`): it was

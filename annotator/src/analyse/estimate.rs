@@ -540,14 +540,9 @@ fn render_budget(s: &mut String, e: &Estimate) {
         if e.exclude.is_empty() {
             let _ = writeln!(s, "\nfits the budget of {} as it is", human(b as f64));
         } else {
-            let (had, at) = &e.manifest_exclude;
-            let mut all: Vec<&str> = had.iter().map(String::as_str).collect();
-            all.extend(
-                e.exclude
-                    .iter()
-                    .map(|x| x.as_str())
-                    .filter(|x| !had.iter().any(|h| h == x)),
-            );
+            let at = &e.manifest_exclude.1;
+            let all = advised_exclude(e);
+            let all: Vec<&str> = all.iter().map(String::as_str).collect();
             let place = if at.is_empty() {
                 "add this line under [annotate] in revy.toml (and the [annotate] line if it has none)".to_string()
             } else {
@@ -560,6 +555,7 @@ fn render_budget(s: &mut String, e: &Estimate) {
                 human(e.predicted_bytes_after),
                 list(&all)
             );
+            let _ = writeln!(s, "(or pass --write to put it into the manifest)");
             if e.predicted_bytes_after > b as f64 {
                 let _ = writeln!(
                     s,
@@ -569,6 +565,17 @@ fn render_budget(s: &mut String, e: &Estimate) {
             }
         }
     }
+}
+
+/// The `[annotate] exclude` patterns the budget advice ends with: the manifest's own first,
+/// then the new ones (empty when the trace fits).
+pub fn advised_exclude(e: &Estimate) -> Vec<String> {
+    if e.exclude.is_empty() {
+        return Vec::new();
+    }
+    let had = &e.manifest_exclude.0;
+    let new = e.exclude.iter().filter(|x| !had.contains(x));
+    had.iter().chain(new).cloned().collect()
 }
 
 fn list(items: &[&str]) -> String {

@@ -104,7 +104,7 @@ fn here_handoff_ns() -> f64 {
 /// This machine's enqueue cost, measured once per process.
 fn here_enqueue_ns() -> f64 {
     static MEASURED: OnceLock<f64> = OnceLock::new();
-    *MEASURED.get_or_init(whatif::measure_enqueue_ns)
+    *MEASURED.get_or_init(crate::analyse::enqueue::measure_ns)
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! size estimate.
 
 pub mod analysis;
+pub mod enqueue;
 pub mod estimate;
 pub mod export;
 pub mod machine;

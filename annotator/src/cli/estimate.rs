@@ -20,6 +20,10 @@ pub(crate) struct EstimateArgs {
     /// Trace size to stay under (e.g. 1GiB): prints the exclude lines that get there.
     #[arg(long)]
     budget: Option<String>,
+    /// With --budget: write the exclude line into the manifest's [annotate] table (keeping
+    /// its comments and layout) instead of only printing it.
+    #[arg(long, requires = "budget")]
+    write: bool,
     /// Per-call probe cost in ns (default: the measured one for the trace's language).
     #[arg(long)]
     probe_ns: Option<f64>,
@@ -58,7 +62,8 @@ pub(crate) fn cmd_estimate(manifest: &Path, args: EstimateArgs) -> Result<()> {
         .flat_map(|m| m.exclude_patterns.iter().filter(|p| !p.at.is_empty()))
         .collect();
     let at = (loaded.as_ref())
-        .and_then(|m| exclude_line(&m.path))
+        .and_then(|m| std::fs::read_to_string(&m.path).ok())
+        .and_then(|text| revy::instrument::manifest_edit::exclude_line(&text))
         .map(|line| format!("{}:{line}", manifest.display()))
         .unwrap_or_default();
     let manifest_exclude = (written.iter().map(|p| p.text.clone()).collect(), at);
@@ -72,6 +77,9 @@ pub(crate) fn cmd_estimate(manifest: &Path, args: EstimateArgs) -> Result<()> {
         manifest_exclude,
     };
     let e = est::estimate(&traces, &opts)?;
+    if args.write {
+        return write_exclude(manifest, &e, args.top);
+    }
     match args.format {
         OutputFormat::Text => stdout_quiet(&est::render(&e, args.top))?,
         OutputFormat::Json => {
@@ -82,17 +90,27 @@ pub(crate) fn cmd_estimate(manifest: &Path, args: EstimateArgs) -> Result<()> {
     Ok(())
 }
 
-/// The line of the `exclude` key in the manifest's `[annotate]` table, if it has one.
-fn exclude_line(manifest: &Path) -> Option<usize> {
-    let text = std::fs::read_to_string(manifest).ok()?;
-    let mut in_annotate = false;
-    for (i, line) in text.lines().enumerate() {
-        let l = line.trim();
-        if l.starts_with('[') {
-            in_annotate = l.trim_start_matches('[').trim_end_matches(']').trim() == "annotate";
-        } else if in_annotate && l.split('=').next().is_some_and(|k| k.trim() == "exclude") {
-            return Some(i + 1);
-        }
+/// `--write`: the estimate as usual, then the exclude line put into the manifest.
+fn write_exclude(manifest: &Path, e: &revy::analyse::estimate::Estimate, top: usize) -> Result<()> {
+    use revy::analyse::estimate as est;
+    if !manifest.is_file() {
+        return Err(Error::input(format!(
+            "--write: no manifest {} to write into (pass -m)",
+            manifest.display()
+        )));
     }
-    None
+    let text = est::render(e, top);
+    let all = est::advised_exclude(e);
+    if all.is_empty() {
+        return stdout_quiet(&format!("{text}(the manifest is unchanged)\n"));
+    }
+    // The advice to paste is replaced by what was done.
+    stdout_quiet(text.split("\nto stay under").next().unwrap_or(&text))?;
+    let line = revy::instrument::manifest_edit::set_exclude(manifest, &all)?;
+    let shown: Vec<String> = all.iter().map(|x| format!("{x:?}")).collect();
+    stdout_quiet(&format!(
+        "\nwrote exclude = [{}] into {}:{line} ([annotate]); the next annotate or profile leaves them out\n",
+        shown.join(", "),
+        manifest.display()
+    ))
 }

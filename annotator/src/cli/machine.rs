@@ -16,10 +16,13 @@ pub(crate) struct ReplayArgs {
     /// measured at start-up, from the trace header; else measured on this machine now).
     #[arg(long)]
     pub(crate) handoff: Option<String>,
-    /// CPU a sender spends posting an asynchronous message, e.g. `200ns` (default:
-    /// measured, at most the handoff).
+    /// CPU a sender spends posting an asynchronous message, e.g. `200ns` (default: measured
+    /// once for the project and kept in .revy/machine.toml, at most the handoff).
     #[arg(long)]
     pub(crate) enqueue: Option<String>,
+    /// Measure this machine's enqueue cost again and keep it in .revy/machine.toml.
+    #[arg(long, conflicts_with = "enqueue")]
+    pub(crate) remeasure: bool,
     /// Keep the probe cost in the times.
     #[arg(long)]
     pub(crate) no_compensate: bool,
@@ -50,6 +53,7 @@ impl ReplayArgs {
             handoff_ns: ns("handoff", &self.handoff)?,
             enqueue_ns: ns("enqueue", &self.enqueue)?,
             manifest: manifest.is_file().then(|| manifest.to_path_buf()),
+            remeasure: self.remeasure,
             ..Default::default()
         };
         opts.machine().check()?;

@@ -76,11 +76,41 @@ pub(crate) fn print_step(step: revy::run::profile::Step) {
     }
 }
 
+/// After Ctrl-C: which build outputs are still instrumented and what to do about them
+/// (the sources are restored; the error line says so).
+fn print_interrupted(build: Option<&str>, outputs: &[String]) {
+    let Some(build) = build else {
+        eprintln!("revy: the manifest has no build command: anything you built from the annotated sources is instrumented; build it again");
+        return;
+    };
+    if outputs.is_empty() {
+        eprintln!(
+            "revy: no build output in the project was written from the annotated sources; \
+             if `{build}` writes outside it, run it again before using those"
+        );
+        return;
+    }
+    eprintln!("revy: the build outputs are STILL INSTRUMENTED (built from the annotated sources before the interruption):");
+    for o in outputs {
+        eprintln!("revy:   {o}");
+    }
+    eprintln!(
+        "revy: running them writes traces and is slower: rebuild them from the restored sources with `{build}` (or run `revy profile` again)"
+    );
+}
+
 /// The run's and report's outcome of `revy profile`, or why there is none.
 pub(crate) fn profile_outcome(report: revy::run::profile::ProfileReport) -> Result<()> {
     use revy::run::profile::ProfileReport;
     match report {
-        ProfileReport::Interrupted(sig) => Err(Error::Interrupted(sig)),
+        ProfileReport::Interrupted {
+            sig,
+            build,
+            outputs,
+        } => {
+            print_interrupted(build.as_deref(), &outputs);
+            Err(Error::Interrupted(sig))
+        }
         ProfileReport::RunFailed(e) => Err(Error::Problems(format!("{e}\nrevy: sources restored"))),
         ProfileReport::NoTrace { dir, failed } => Err(Error::Problems(match failed {
             Some(f) => format!("the run wrote no trace in {}: {f}", dir.display()),

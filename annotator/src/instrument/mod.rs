@@ -14,6 +14,7 @@ pub(crate) mod journal_copy;
 pub mod lang;
 pub mod lock;
 pub mod manifest;
+pub mod manifest_edit;
 pub mod model;
 pub mod project;
 pub mod saf;

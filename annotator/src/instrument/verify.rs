@@ -69,6 +69,10 @@ pub fn verify(m: &Manifest, mode: Mode, plan: &Plan) -> Result<Verified> {
         if ok {
             return Ok(out);
         }
+        // A build ended by Ctrl-C failed for no fault of the annotation: nothing to withdraw.
+        if crate::util::signals::caught().is_some() {
+            return give_up(m, "interrupted during the build");
+        }
         let errors = compiler_errors(&log);
         let found = attribute(&saf, &files, &errors, &w);
         if found.is_empty() {

@@ -3,6 +3,7 @@
 
 pub mod budget;
 pub mod profile;
+pub mod stale;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

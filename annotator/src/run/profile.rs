@@ -59,8 +59,14 @@ pub fn rebuild(m: &Manifest, wanted: bool) -> Rebuild {
 
 /// How `revy profile` ended, once the sources are restored.
 pub enum ProfileReport {
-    /// SIGINT, SIGTERM or SIGHUP (the signal's number): exit 128 + it.
-    Interrupted(i32),
+    /// SIGINT, SIGTERM or SIGHUP (`sig`): exit 128 + it. `build`: the manifest's build
+    /// command; `outputs`: what it wrote from the annotated sources, still instrumented
+    /// (`stale::written_since`).
+    Interrupted {
+        sig: i32,
+        build: Option<String>,
+        outputs: Vec<String>,
+    },
     /// The build or run could not be started or waited for: exit 1.
     RunFailed(Error),
     /// The run wrote no trace (`failed` says how the program ended, if badly, with the end
@@ -97,6 +103,7 @@ pub fn profile(
     on_step(Step::Parsed(&stages::parse(&m)?));
 
     // Always verified when there is a build command: a profile never breaks the build.
+    let started = std::time::SystemTime::now();
     let (touched, annotated) = stages::annotate(&m, mode, m.build.is_some());
     if let Ok(a) = &annotated {
         on_step(Step::Annotated(a));
@@ -105,7 +112,17 @@ pub fn profile(
     // Always put the originals back once anything was written.
     restore_if_touched(&m, touched, on_step)?;
     if let Some(sig) = signals::caught() {
-        return Ok(ProfileReport::Interrupted(sig));
+        // Whatever the build wrote since annotation began was built from annotated sources.
+        let build = m.build.clone();
+        let outputs = match build {
+            Some(_) => crate::run::stale::written_since(&m, started),
+            None => Vec::new(),
+        };
+        return Ok(ProfileReport::Interrupted {
+            sig,
+            build,
+            outputs,
+        });
     }
     if touched {
         on_step(Step::Rebuilt(&rebuild(&m, rebuild_after)));

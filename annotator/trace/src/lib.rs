@@ -5,6 +5,7 @@
 pub mod agg;
 mod attr;
 pub mod compact;
+pub mod display;
 pub mod error;
 pub mod escape;
 pub mod multi;
@@ -231,6 +232,14 @@ pub struct MethodDef {
     pub class: u32,
     pub name: String,
     pub signature: String,
+}
+
+impl MethodDef {
+    /// `Class.method(params)` as people read it (the exports' slice names).
+    pub fn shown(&self, names: &Names) -> String {
+        let sig = display::signature(&self.signature);
+        format!("{}.{}{sig}", names.class(self.class), self.name)
+    }
 }
 
 /// Interned names of one trace, grown while reading.

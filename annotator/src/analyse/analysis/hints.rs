@@ -126,7 +126,6 @@ struct Rules<'a> {
     a: &'a Analysis,
     o: &'a Options,
     total: u64,
-    unit: &'a str,
 }
 
 impl Rules<'_> {
@@ -134,6 +133,10 @@ impl Rules<'_> {
     fn above(&self, time: u64, level: f64) -> bool {
         time > 0
             && (level >= self.o.threshold_level || self.o.threshold_time.is_some_and(|t| time >= t))
+    }
+    /// A time in the trace's unit, scaled for reading (`6.71 s`).
+    fn t(&self, x: f64) -> String {
+        crate::analyse::whatif::human(x, self.a.trace.unit)
     }
     fn cap(&self) -> usize {
         self.o.max_hints_per_kind
@@ -151,7 +154,6 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
         a,
         o,
         total: a.totals.total_time,
-        unit: a.trace.unit.as_str(),
     };
     let picks = pick_instances(&r);
     let mut msgs: Vec<_> = a.messages.list.iter().collect();
@@ -167,7 +169,21 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
     candidate_messages(&r, &msgs, &mut out);
     chains(&r, &msgs, &mut out);
     self_contained(&picks.selfish, &mut out);
+    below(
+        &r,
+        HintKind::SelfContained,
+        picks.selfish_below,
+        SELFISH,
+        &mut out,
+    );
     single_neighbours(&r, &picks.lonely, &mut out);
+    below(
+        &r,
+        HintKind::SingleNeighbour,
+        picks.lonely_below,
+        LONELY,
+        &mut out,
+    );
     class_averages(&r, &picks.most_by_name(a), &mut out);
     method_averages(&r, &mut out);
     out
@@ -177,10 +193,13 @@ pub fn hints(a: &Analysis, o: &Options) -> Vec<Hint> {
 struct Picks<'a> {
     /// Above the threshold, most active first (guidelines 1 and 2).
     active: Vec<InstanceStats>,
-    /// Mostly messaging themselves, with few neighbours.
+    /// Mostly messaging themselves, with few neighbours, above the threshold.
     selfish: Vec<InstanceStats>,
-    /// With exactly one neighbour.
+    /// With exactly one neighbour, above the threshold.
     lonely: Vec<InstanceStats>,
+    /// How many of each were below the threshold, and the most active of them.
+    selfish_below: Below,
+    lonely_below: Below,
     /// The most active instance of each class id (the last one on ties) as (active, id).
     most: Vec<Option<(u64, u32)>>,
     /// The same for ids past the trace's class names (an unknown method's receivers).
@@ -213,15 +232,23 @@ fn pick_instances<'a>(r: &Rules<'a>) -> Picks<'a> {
     let mut lonely = TopRows::new(cap, by_active);
     let mut most: Vec<Option<(u64, u32)>> = vec![None; a.instances.class_count()];
     let mut most_other: FxHashMap<&str, (u64, u32)> = FxHashMap::default();
+    let (mut selfish_below, mut lonely_below) = (Below::default(), Below::default());
     for i in a.instances.rows().filter(|i| i.kind != InstKind::Root) {
-        if r.above(i.active_time, i.level) {
+        let above = r.above(i.active_time, i.level);
+        if above {
             active.offer(&i);
         }
         if i.cyclic >= 2 && 2 * i.cyclic >= i.received && i.neighbours <= 2 {
-            selfish.offer(&i);
+            match above {
+                true => selfish.offer(&i),
+                false => selfish_below.add(i.active_time, i.level),
+            }
         }
         if i.neighbours == 1 && i.received > 0 {
-            lonely.offer(&i);
+            match above {
+                true => lonely.offer(&i),
+                false => lonely_below.add(i.active_time, i.level),
+            }
         }
         let m = (i.active_time, i.id);
         match most.get_mut(i.class as usize) {
@@ -238,6 +265,8 @@ fn pick_instances<'a>(r: &Rules<'a>) -> Picks<'a> {
         active: a.instances.stats_of(&active.into_sorted()),
         selfish: a.instances.stats_of(&selfish.into_sorted()),
         lonely: a.instances.stats_of(&lonely.into_sorted()),
+        selfish_below,
+        lonely_below,
         most,
         most_other,
     }
@@ -253,7 +282,6 @@ fn waiters(r: &Rules, out: &mut Vec<Hint>) {
     let a = r.a;
     let mut ws: Vec<(u64, u32)> = a.instances.waiters().map(|(i, w)| (w, i)).collect();
     ws.sort_by(|x, y| y.cmp(x));
-    let unit = r.unit;
     for (wait, id) in ws.into_iter().take(r.cap()) {
         let Some(i) = a.instances.get(id) else {
             continue;
@@ -275,8 +303,10 @@ fn waiters(r: &Rules, out: &mut Vec<Hint>) {
             HintKind::Waits,
             i.label.clone(),
             format!(
-                "waits {:.0} % of its active time ({wait} of {all} {unit} off the CPU{}): a synchronisation point, not work; its waiting is left out of its active time and of the proposals",
+                "waits {:.0} % of its active time ({} of {} off the CPU{}): a synchronisation point, not work; its waiting is left out of its active time and of the proposals",
                 share * 100.0,
+                r.t(wait as f64),
+                r.t(all as f64),
                 within.unwrap_or_default()
             ),
             &[("waiting", wait as f64), ("active_time", i.active_time as f64), ("share", share)],
@@ -289,14 +319,13 @@ fn waiters(r: &Rules, out: &mut Vec<Hint>) {
 
 /// Guidelines 1 and 2: instances above the threshold, most active first.
 fn candidate_instances(r: &Rules, active: &[InstanceStats], out: &mut Vec<Hint>) {
-    let unit = r.unit;
     for i in active {
         let mut h = Hint::new(
             HintKind::CandidateInstance,
             i.label.clone(),
             format!(
-                "active {} {unit} = {} of the total, above the threshold: a candidate to run in its own thread or process (work down from the top)",
-                i.active_time,
+                "active {} = {} of the total, above the threshold: a candidate to run in its own thread or process (work down from the top)",
+                r.t(i.active_time as f64),
                 pct(i.level)
             ),
             &[("active_time", i.active_time as f64), ("level", i.level), ("neighbours", i.neighbours as f64)],
@@ -308,7 +337,6 @@ fn candidate_instances(r: &Rules, active: &[InstanceStats], out: &mut Vec<Hint>)
 
 /// Methods above the threshold by their total net time.
 fn candidate_methods(r: &Rules, out: &mut Vec<Hint>) {
-    let unit = r.unit;
     let mut meth: Vec<_> =
         r.a.methods
             .iter()
@@ -325,13 +353,18 @@ fn candidate_methods(r: &Rules, out: &mut Vec<Hint>) {
             HintKind::CandidateMethod,
             format!("{}.{}", m.class, m.method),
             format!(
-                "its {} call(s) are active {} {unit} in total = {} of the total (mean {:.1} {unit} per call)",
+                "its {} call(s) are active {} in total = {} of the total (mean {} per call)",
                 m.calls,
-                m.net_time.total,
+                r.t(m.net_time.total as f64),
                 pct(m.level),
-                m.net_time.mean
+                r.t(m.net_time.mean)
             ),
-            &[("calls", m.calls as f64), ("net_time", m.net_time.total as f64), ("level", m.level), ("mean", m.net_time.mean)],
+            &[
+                ("calls", m.calls as f64),
+                ("net_time", m.net_time.total as f64),
+                ("level", m.level),
+                ("mean", m.net_time.mean),
+            ],
         );
         h.method = Some(m.id);
         out.push(h);
@@ -340,7 +373,7 @@ fn candidate_methods(r: &Rules, out: &mut Vec<Hint>) {
 
 /// Single messages above the threshold by their net time (`msgs`: largest aggregate first).
 fn candidate_messages(r: &Rules, msgs: &[&MessageRecord], out: &mut Vec<Hint>) {
-    let (a, unit) = (r.a, r.unit);
+    let a = r.a;
     for m in msgs
         .iter()
         .filter(|m| r.above(m.net_time, m.level))
@@ -348,9 +381,23 @@ fn candidate_messages(r: &Rules, msgs: &[&MessageRecord], out: &mut Vec<Hint>) {
     {
         let mut h = Hint::new(
             HintKind::CandidateMessage,
-            format!("message {} ({} → {}.{})", m.order, a.label(m.sender), a.label(m.receiver), a.method_only(m.method)),
-            format!("net {} {unit} = {} of the total, above the threshold: could be spawned as its own task", m.net_time, pct(m.level)),
-            &[("net_time", m.net_time as f64), ("aggregate_time", m.aggregate_time as f64), ("level", m.level)],
+            format!(
+                "message {} ({} → {}.{})",
+                m.order,
+                a.label(m.sender),
+                a.label(m.receiver),
+                a.method_only(m.method)
+            ),
+            format!(
+                "net {} = {} of the total, above the threshold: could be spawned as its own task",
+                r.t(m.net_time as f64),
+                pct(m.level)
+            ),
+            &[
+                ("net_time", m.net_time as f64),
+                ("aggregate_time", m.aggregate_time as f64),
+                ("level", m.level),
+            ],
         );
         h.message = Some(m.order);
         h.method = Some(m.method);
@@ -360,7 +407,7 @@ fn candidate_messages(r: &Rules, msgs: &[&MessageRecord], out: &mut Vec<Hint>) {
 
 /// Guideline 4: chains — a big message whose own work is small; the callee does it.
 fn chains(r: &Rules, msgs: &[&MessageRecord], out: &mut Vec<Hint>) {
-    let (a, unit) = (r.a, r.unit);
+    let a = r.a;
     let chained = msgs.iter().filter_map(|m| {
         let pass_through = r.above(m.aggregate_time, r.level(m.aggregate_time))
             && (m.net_time as f64) < CHAIN_NET_SHARE * m.aggregate_time as f64;
@@ -371,13 +418,13 @@ fn chains(r: &Rules, msgs: &[&MessageRecord], out: &mut Vec<Hint>) {
             HintKind::Chain,
             format!("message {} ({}.{})", m.order, a.label(m.receiver), a.method_only(m.method)),
             format!(
-                "aggregate {} {unit} but only {} {unit} net ({:.0}%): the real work is in its calls of {} on {} ({} {unit}, {:.0}% of the aggregate); split the chain there, or spawn one thread running both",
-                m.aggregate_time,
-                m.net_time,
+                "aggregate {} but only {} net ({:.0}%): the real work is in its calls of {} on {} ({}, {:.0}% of the aggregate); split the chain there, or spawn one thread running both",
+                r.t(m.aggregate_time as f64),
+                r.t(m.net_time as f64),
                 100.0 * m.net_time as f64 / m.aggregate_time.max(1) as f64,
                 a.method_name(c.method),
                 if c.receiver == u32::MAX { "several receivers".into() } else { a.label(c.receiver) },
-                c.aggregate_time,
+                r.t(c.aggregate_time as f64),
                 100.0 * c.aggregate_time as f64 / m.aggregate_time.max(1) as f64
             ),
             &[("aggregate_time", m.aggregate_time as f64), ("net_time", m.net_time as f64), ("callee_aggregate_time", c.aggregate_time as f64)],
@@ -405,14 +452,55 @@ fn self_contained(selfish: &[InstanceStats], out: &mut Vec<Hint>) {
     }
 }
 
+/// Instances an observation fits but whose activity is below the threshold: counted, and
+/// the most active one's time kept for the summary line.
+#[derive(Default, Clone, Copy)]
+struct Below {
+    n: u64,
+    max_time: u64,
+    max_level: f64,
+}
+
+impl Below {
+    fn add(&mut self, time: u64, level: f64) {
+        self.n += 1;
+        self.max_time = self.max_time.max(time);
+        self.max_level = self.max_level.max(level);
+    }
+}
+
+const SELFISH: &str = "mostly message themselves";
+const LONELY: &str = "talk to one other instance only";
+
+/// One line for the instances of an observation below the threshold: listing each (a run
+/// has thousands of idle helpers) would bury the ones that matter.
+fn below(r: &Rules, kind: HintKind, b: Below, what: &str, out: &mut Vec<Hint>) {
+    if b.n == 0 {
+        return;
+    }
+    out.push(Hint::new(
+        kind,
+        format!("{} instance(s) below the threshold", b.n),
+        format!(
+            "{what}, each active at most {} ({}): not listed, placing them matters little",
+            r.t(b.max_time as f64),
+            pct(b.max_level)
+        ),
+        &[
+            ("instances", b.n as f64),
+            ("max_active_time", b.max_time as f64),
+            ("max_level", b.max_level),
+        ],
+    ));
+}
+
 /// Objects with one neighbour: keep them beside it.
 fn single_neighbours(r: &Rules, lonely: &[InstanceStats], out: &mut Vec<Hint>) {
-    let unit = r.unit;
     for i in lonely {
         let mut h = Hint::new(
             HintKind::SingleNeighbour,
             i.label.clone(),
-            format!("talks to one other instance only: keep it on the same machine as that neighbour to avoid communication (active {} {unit}, {})", i.active_time, pct(i.level)),
+            format!("talks to one other instance only: keep it on the same machine as that neighbour to avoid communication (active {}, {})", r.t(i.active_time as f64), pct(i.level)),
             &[("neighbours", 1.0), ("active_time", i.active_time as f64), ("level", i.level)],
         );
         h.instance = Some(i.id);
@@ -423,7 +511,7 @@ fn single_neighbours(r: &Rules, lonely: &[InstanceStats], out: &mut Vec<Hint>) {
 /// Guideline 3 for classes: the class mean against its most active instance (`most`, by
 /// class name: (active time, id)).
 fn class_averages(r: &Rules, most: &FxHashMap<&str, (u64, u32)>, out: &mut Vec<Hint>) {
-    let (a, unit) = (r.a, r.unit);
+    let a = r.a;
     let mut n = 0;
     for c in &a.classes {
         if n == r.cap() || c.instances < 2 {
@@ -448,14 +536,14 @@ fn class_averages(r: &Rules, most: &FxHashMap<&str, (u64, u32)>, out: &mut Vec<H
         // An outlier must matter on its own, not only next to its class mean.
         let cut = outlier_factor(c.instances);
         let mut h = if ratio >= cut && r.above(top.active_time, top.level) {
-            Hint::new(HintKind::ClassOutlier, c.class.clone(), format!("{} is active {} {unit}, {ratio:.1}× the mean of the {} instances of its class ({:.1} {unit}): parallelise that instance, not the whole class", top.label, top.active_time, c.instances, c.mean_active_time), &nums)
+            Hint::new(HintKind::ClassOutlier, c.class.clone(), format!("{} is active {}, {ratio:.1}× the mean of the {} instances of its class ({}): parallelise that instance, not the whole class", top.label, r.t(top.active_time as f64), c.instances, r.t(c.mean_active_time)), &nums)
         } else {
             let why = if ratio >= cut {
                 "its most active instance stands out but is below the threshold on its own"
             } else {
                 "its instances are alike"
             };
-            Hint::new(HintKind::ClassUniform, c.class.clone(), format!("{why} (the most active is {ratio:.1}× the class mean of {:.1} {unit}); its {} instances together take {} of the total: parallelise all instances of the class", c.mean_active_time, c.instances, pct(class_level)), &nums)
+            Hint::new(HintKind::ClassUniform, c.class.clone(), format!("{why} (the most active is {ratio:.1}× the class mean of {}); its {} instances together take {} of the total: parallelise all instances of the class", r.t(c.mean_active_time), c.instances, pct(class_level)), &nums)
         };
         h.instance = Some(top.id);
         out.push(h);
@@ -464,7 +552,6 @@ fn class_averages(r: &Rules, most: &FxHashMap<&str, (u64, u32)>, out: &mut Vec<H
 
 /// Guideline 3 for methods: the mean call against the slowest.
 fn method_averages(r: &Rules, out: &mut Vec<Hint>) {
-    let unit = r.unit;
     let mut n = 0;
     for m in &r.a.methods {
         if n == r.cap() || m.calls < 2 || !r.above(m.net_time.total, m.level) {
@@ -482,14 +569,14 @@ fn method_averages(r: &Rules, out: &mut Vec<Hint>) {
         let name = format!("{}.{}", m.class, m.method);
         let cut = outlier_factor(m.calls);
         let mut h = if ratio >= cut && r.above(m.net_time.max, r.level(m.net_time.max)) {
-            Hint::new(HintKind::MethodOutlier, name, format!("its slowest call takes {} {unit}, {ratio:.1}× the mean of {:.1} {unit}: parallelise that message rather than every call", m.net_time.max, m.net_time.mean), &nums)
+            Hint::new(HintKind::MethodOutlier, name, format!("its slowest call takes {}, {ratio:.1}× the mean of {}: parallelise that message rather than every call", r.t(m.net_time.max as f64), r.t(m.net_time.mean)), &nums)
         } else {
             let why = if ratio >= cut {
                 "its slowest call stands out but is below the threshold on its own"
             } else {
                 "its calls are alike"
             };
-            Hint::new(HintKind::MethodUniform, name, format!("{why} (mean {:.1} {unit}, std-dev {:.1}, slowest {ratio:.1}× the mean); its {} calls together take {}: parallelise all its invocations, e.g. as a task per call", m.net_time.mean, m.net_time.std_dev, m.calls, pct(m.level)), &nums)
+            Hint::new(HintKind::MethodUniform, name, format!("{why} (mean {}, std-dev {}, slowest {ratio:.1}× the mean); its {} calls together take {}: parallelise all its invocations, e.g. as a task per call", r.t(m.net_time.mean), r.t(m.net_time.std_dev), m.calls, pct(m.level)), &nums)
         };
         h.method = Some(m.id);
         out.push(h);

@@ -66,6 +66,9 @@ pub struct Options {
     /// in the JSON: a path of this machine.
     #[serde(skip)]
     pub manifest: Option<std::path::PathBuf>,
+    /// Measure the enqueue cost again instead of reading `.revy/machine.toml` (`--remeasure`).
+    #[serde(skip)]
+    pub remeasure: bool,
 }
 
 impl Options {
@@ -94,6 +97,7 @@ impl Default for Options {
             max_replay_messages: 1_000_000,
             proposals: true,
             manifest: None,
+            remeasure: false,
         }
     }
 }
@@ -357,6 +361,9 @@ pub struct Advice {
     pub handoff_source: &'static str,
     /// Sender's CPU per asynchronous message, in the trace's unit.
     pub enqueue: f64,
+    /// Where the enqueue cost comes from: given, or measured once for the project
+    /// (`.revy/machine.toml`, with the day it was measured).
+    pub enqueue_source: String,
     /// Candidates replayed.
     pub candidates: usize,
     pub notes: Vec<String>,

@@ -48,12 +48,17 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options, faults: &[FaultAgg]) -> R
     for (m, t) in a.methods.iter_mut().zip(&loaded.tree.methods) {
         m.void = t.void;
     }
+    // The enqueue cost measured once for the project (`.revy/machine.toml`), unless given.
+    let kept = crate::analyse::enqueue::kept_for(o);
     let measured = machine::Measured {
         handoff_ns: loaded.tree.handoff_ns,
-        enqueue_ns: None,
+        enqueue_ns: kept.as_ref().map(|k| k.ns),
     };
     let m = machine::resolve(&o.machine(), &measured)?;
     let j = judge_candidates(a, o, &m, &loaded, held.as_ref(), objects);
+    if let (Some(advice), Some(k)) = (a.advice.as_mut(), kept) {
+        advice.enqueue_source = k.source;
+    }
     let rest = unanswered_observations(a, &j);
     let (mut pays, mut none) = (j.pays, j.none);
     let speed = |h: &Hint| h.numbers.get("predicted_speedup").copied().unwrap_or(0.0);
@@ -211,6 +216,7 @@ fn not_evaluated(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
         handoff: 0.0,
         handoff_source: "not evaluated",
         enqueue: 0.0,
+        enqueue_source: "not evaluated".to_string(),
         candidates: 0,
         notes: Vec::new(),
         caveat: whatif::CAVEAT,
@@ -291,6 +297,7 @@ fn judge_candidates(
         handoff: p.handoff,
         handoff_source: m.handoff_source,
         enqueue: p.enqueue,
+        enqueue_source: whatif::HANDOFF_GIVEN.to_string(),
         candidates: cands.len(),
         // The return types matter to the proposals (the probe cost is in the totals).
         notes: loaded

@@ -4,10 +4,17 @@ use std::fmt::Write;
 
 use super::hints::HintKind;
 use super::Analysis;
+use crate::analyse::trace::display::signature;
 use crate::analyse::walk::InstKind;
 
 fn pct(x: f64) -> String {
     format!("{:5.1}%", x * 100.0)
+}
+
+/// A time in the trace's unit, scaled for reading (`6.71 s`, `22.0 ns`): the text shows no
+/// raw counts of the unit; the JSON keeps them.
+fn tm(a: &Analysis, x: f64) -> String {
+    crate::analyse::whatif::human(x, a.trace.unit)
 }
 
 /// Render the summary; `top` rows per table.
@@ -45,8 +52,12 @@ fn header(s: &mut String, a: &Analysis) {
     }
     let _ = writeln!(
         s,
-        "Run {} {u} (wall span); busy {} {u} over {} thread(s), {} {u} inside instrumented messages; {}",
-        t.run_span, t.total_time, t.threads, t.instrumented_time, t.probe_note
+        "Run {} (wall span); busy {} over {} thread(s), {} inside instrumented messages; {}",
+        tm(a, t.run_span as f64),
+        tm(a, t.total_time as f64),
+        t.threads,
+        tm(a, t.instrumented_time as f64),
+        t.probe_note
     );
     let _ = writeln!(
         s,
@@ -70,11 +81,12 @@ fn proposals(s: &mut String, a: &Analysis) {
             .as_ref()
             .filter(|x| x.candidates > 0)
             .map_or(String::new(), |x| format!(
-                " ({} core(s), handoff {} ({}), enqueue {})",
+                " ({} core(s), handoff {} ({}), enqueue {} ({}))",
                 x.cores,
-                crate::analyse::whatif::human(x.handoff, a.trace.unit),
+                tm(a, x.handoff),
                 x.handoff_source,
-                crate::analyse::whatif::human(x.enqueue, a.trace.unit)
+                tm(a, x.enqueue),
+                x.enqueue_source
             ))
     );
     for n in a.advice.iter().flat_map(|x| &x.notes) {
@@ -111,9 +123,9 @@ fn instances(s: &mut String, a: &Analysis, top: usize) {
             s,
             "  {:<32} {:>12} {} {:>12} {:>8} {:>6} {:>6} {:>10}",
             i.label,
-            i.active_time,
+            tm(a, i.active_time as f64),
             pct(i.level),
-            i.waiting,
+            tm(a, i.waiting as f64),
             i.received,
             i.cyclic,
             i.neighbours,
@@ -144,8 +156,8 @@ fn messages(s: &mut String, a: &Analysis, top: usize) {
             m.order,
             a.label(m.sender),
             name,
-            m.aggregate_time,
-            m.net_time,
+            tm(a, m.aggregate_time as f64),
+            tm(a, m.net_time as f64),
             pct(m.level),
             m.size
         );
@@ -177,17 +189,17 @@ fn methods(s: &mut String, a: &Analysis, top: usize) {
         let n = &m.net_time;
         let _ = writeln!(
             s,
-            "  {:<40} {:>8} {:>10} {:>8} {:>8} {:>10.1} {:>10.1} {:>10} {} {:>10}",
-            format!("{}.{}{}", m.class, m.method, m.signature),
+            "  {:<40} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {} {:>10}",
+            format!("{}.{}{}", m.class, m.method, signature(&m.signature)),
             m.calls,
-            n.total,
-            n.min,
-            n.max,
-            n.mean,
-            n.std_dev,
-            m.aggregate_time.total,
+            tm(a, n.total as f64),
+            tm(a, n.min as f64),
+            tm(a, n.max as f64),
+            tm(a, n.mean),
+            tm(a, n.std_dev),
+            tm(a, m.aggregate_time.total as f64),
             pct(m.level),
-            m.waiting
+            tm(a, m.waiting as f64)
         );
         if let Some(n) = m.time_estimated_from {
             let _ = writeln!(
@@ -222,10 +234,7 @@ fn observations(s: &mut String, a: &Analysis) {
         s,
         "\nObservations (threshold {} of the total{})",
         pct(a.options.threshold_level).trim(),
-        a.options.threshold_time.map_or(String::new(), |t| format!(
-            " or {t} {}",
-            a.trace.unit.as_str()
-        ))
+        (a.options.threshold_time).map_or(String::new(), |t| format!(" or {}", tm(a, t as f64)))
     );
     if a.hints.iter().all(is_advice) {
         let _ = writeln!(s, "  none");

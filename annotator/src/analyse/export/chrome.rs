@@ -148,7 +148,7 @@ impl<W: Write> ChromeSink<W> {
         n == 0 || (full && least >= Some((c.aggregate, c.frame.order)))
     }
 
-    /// Caches the JSON-escaped `Class.method` of `method` on first use.
+    /// Caches the JSON-escaped `Class.method(params)` of `method` on first use.
     #[inline]
     fn intern_name(&mut self, method: u32, names: &Names) {
         let m = method as usize;
@@ -156,9 +156,9 @@ impl<W: Write> ChromeSink<W> {
             self.names.resize(m + 1, None);
         }
         if self.names[m].is_none() {
-            let n = names.method(method).map_or("?".to_string(), |d| {
-                format!("{}.{}", names.class(d.class), d.name)
-            });
+            let n = names
+                .method(method)
+                .map_or("?".to_string(), |d| d.shown(names));
             self.names[m] = Some(json(&n));
         }
     }

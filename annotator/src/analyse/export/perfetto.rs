@@ -185,9 +185,11 @@ impl<W: Write> PerfettoSink<W> {
         if self.name_iids[m] == 0 {
             self.name_iids[m] = self.next_iid;
             self.next_iid += 1;
-            new_name = Some(names.method(method).map_or("?".to_string(), |d| {
-                format!("{}.{}", names.class(d.class), d.name)
-            }));
+            new_name = Some(
+                names
+                    .method(method)
+                    .map_or("?".to_string(), |d| d.shown(names)),
+            );
         }
         let mut new_track = None;
         if !self.tracks.contains_key(&tid) {

@@ -68,6 +68,8 @@ pub struct Data<'a> {
     pub instances: Vec<InstanceStats>,
     pub classes: &'a [ClassStats],
     pub methods: &'a [MethodStats],
+    /// Each method's signature as people read it, by method id (`trace::display`).
+    pub signatures: Vec<String>,
     pub edges: Vec<EdgeStats>,
     pub links: Vec<Link>,
     /// Distinct (sender, receiver, method) links on the edges shown, before the links cap.
@@ -358,6 +360,9 @@ pub fn data<'a>(input: &'a Input, caps: &'a Caps) -> Data<'a> {
         instances: order,
         classes: &a.classes,
         methods: &a.methods,
+        signatures: (a.methods.iter())
+            .map(|m| crate::analyse::trace::display::signature(&m.signature))
+            .collect(),
         edges,
         links: ls,
         links_total,

@@ -49,6 +49,8 @@
   for (const i of D.instances) inst.set(i.id, i);
   const label = (id) => (inst.get(id) || { label: '#' + id }).label;
   const method = (m) => D.methods[m] || { class: '?', method: '?', signature: '' };
+  // A method's parameters as people read them, `(const K&, F&&)` (the data keeps the notation).
+  const shownSig = (m) => (D.signatures && D.signatures[m.id]) || m.signature;
   const methodName = (m) => { const x = method(m); return x.class + '.' + x.method; };
 
   // Links: sender→receiver→method aggregates; edges: per pair.
@@ -812,7 +814,7 @@
     let opts = [];
     if (kind === 'message') opts = links.slice().sort((a, b) => b.calls - a.calls || a.key.localeCompare(b.key)).map((l) => [l.key, label(l.s) + ' → ' + label(l.r) + ': ' + methodName(l.m) + ' ×' + l.calls]);
     else if (kind === 'instance') opts = D.instances.map((i) => [String(i.id), i.label]);
-    else if (kind === 'method') opts = D.methods.filter((m) => m.calls > 0).map((m) => [String(m.id), m.class + '.' + m.method + ' ' + m.signature + ' ×' + m.calls]);
+    else if (kind === 'method') opts = D.methods.filter((m) => m.calls > 0).map((m) => [String(m.id), m.class + '.' + m.method + shownSig(m) + ' ×' + m.calls]);
     else opts = D.classes.map((c) => [c.class, c.class + ' (' + c.instances + ')']);
     for (const [v, t] of opts) sel.appendChild(el('option', { value: v }, t));
   }
@@ -1290,7 +1292,7 @@
     ], D.classes.slice(), '', 'active_time');
     table('methods', 'Methods', [
       { key: 'method', label: 'method', get: (m) => m.class + '.' + m.method },
-      { key: 'signature', label: 'signature', get: (m) => m.signature },
+      { key: 'signature', label: 'signature', get: (m) => shownSig(m) },
       { key: 'calls', label: 'calls', num: true, get: (m) => m.calls },
       // A throttled method's later calls were counted untimed: its times are estimated from
       // this many timed calls (the analysis's time_estimated_from).

@@ -259,6 +259,8 @@ pub struct WhatIf {
     pub handoff_source: &'static str,
     /// Sender's CPU per asynchronous message (a queue push).
     pub enqueue: f64,
+    /// `given`, or measured once for the project (`.revy/machine.toml`, with its day).
+    pub enqueue_source: String,
     pub compensated: bool,
     pub baseline_time: f64,
     pub predicted_time: f64,
@@ -349,6 +351,7 @@ fn predict_with(
         handoff: p.handoff,
         handoff_source: HANDOFF_GIVEN,
         enqueue: p.enqueue,
+        enqueue_source: HANDOFF_GIVEN.to_string(),
         compensated: t.threads.iter().any(|th| th.probe > 0.0),
         baseline_time: base_time,
         predicted_time: predicted,
@@ -367,14 +370,15 @@ fn predict_with(
     }
 }
 
-/// `Class.method` of the plan's pooled methods, sorted, once each.
+/// `Class.method(params)` of the plan's pooled methods, sorted, once each.
 fn method_names(t: &Tree, plan: &Plan) -> Vec<String> {
     let mut methods: Vec<String> = plan
         .methods
         .iter()
         .map(|&m| {
             let m = &t.methods[m as usize];
-            format!("{}.{}", m.class, m.name)
+            let sig = crate::analyse::trace::display::signature(&m.signature);
+            format!("{}.{}{sig}", m.class, m.name)
         })
         .collect();
     methods.sort();
@@ -576,7 +580,7 @@ pub fn human(x: f64, unit: Unit) -> String {
         n if n >= 1e3 => (ns / 1e3, "µs"),
         _ => (ns, "ns"),
     };
-    let digits = if v.abs() >= 100.0 {
+    let digits = if v.abs() >= 100.0 || v == 0.0 {
         0
     } else if v.abs() >= 10.0 {
         1
@@ -648,31 +652,6 @@ pub fn measure_handoff_ns() -> f64 {
     rtt[ROUNDS / 10] / 2.0
 }
 
-/// What posting a message to a busy receiver costs its sender on this machine: a locked
-/// queue push and a notify nobody waits for, in nanoseconds (the best of 5 batches of
-/// 10,000, so that a preemption does not count).
-pub fn measure_enqueue_ns() -> f64 {
-    use std::collections::VecDeque;
-    use std::sync::{Condvar, Mutex};
-    use std::time::Instant;
-    const N: usize = 10_000;
-    let q = Mutex::new(VecDeque::with_capacity(N));
-    let cv = Condvar::new();
-    let mut best = f64::INFINITY;
-    for _ in 0..5 {
-        q.lock().unwrap_or_else(|e| e.into_inner()).clear();
-        let t0 = Instant::now();
-        for i in 0..N as u64 {
-            q.lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push_back(std::hint::black_box(i));
-            cv.notify_one();
-        }
-        best = best.min(t0.elapsed().as_nanos() as f64 / N as f64);
-    }
-    best
-}
-
 /// Text summary of a prediction.
 pub fn render_text(w: &WhatIf) -> String {
     use std::fmt::Write;
@@ -689,7 +668,7 @@ fn render_prediction(s: &mut String, w: &WhatIf) {
     let u = w.unit;
     let _ = writeln!(
         s,
-        "what if {} became active ({} instance(s){}), on {} core(s), handoff {} ({}), enqueue {}:",
+        "what if {} became active ({} instance(s){}), on {} core(s), handoff {} ({}), enqueue {} ({}):",
         w.active.join(", "),
         w.active_instances,
         if w.active_methods.is_empty() {
@@ -700,7 +679,8 @@ fn render_prediction(s: &mut String, w: &WhatIf) {
         w.cores,
         human(w.handoff, Unit::parse(u).unwrap_or(Unit::Ns)),
         w.handoff_source,
-        human(w.enqueue, Unit::parse(u).unwrap_or(Unit::Ns))
+        human(w.enqueue, Unit::parse(u).unwrap_or(Unit::Ns)),
+        w.enqueue_source
     );
     let h = |x: f64| human(x, Unit::parse(u).unwrap_or(Unit::Ns));
     let _ = writeln!(

@@ -8,10 +8,10 @@ pub mod estimate;
 pub mod events;
 pub mod export;
 pub mod machine;
-pub mod probe;
+pub(crate) mod probe;
 pub mod report;
 pub mod run;
-pub mod walk;
+pub(crate) mod walk;
 pub mod whatif;
 
 /// The trace format: the `revy-trace` crate (annotator/trace/), readers and writers of both

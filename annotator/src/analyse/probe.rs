@@ -171,12 +171,6 @@ pub fn header_probe_ns(path: &Path) -> Result<Option<f64>> {
     header_ns(path, "probe_ns")
 }
 
-/// The header's `handoff_ns=`: the thread wake-up the runtime measured at start-up (absent
-/// from older traces; 0 means it could not measure).
-pub fn header_handoff_ns(path: &Path) -> Result<Option<f64>> {
-    Ok(header_ns(path, "handoff_ns")?.filter(|h| *h > 0.0))
-}
-
 pub(crate) fn header_ns(path: &Path, key: &str) -> Result<Option<f64>> {
     let r = TraceReader::open_header(path)?;
     Ok(r.header()

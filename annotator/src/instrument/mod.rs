@@ -3,15 +3,15 @@
 //! that backs up, writes and restores sources.
 
 pub mod annotate;
-pub mod atomic;
-pub mod build_log;
-pub mod buildsys;
-pub mod cppdefs;
+pub(crate) mod atomic;
+pub(crate) mod build_log;
+pub(crate) mod buildsys;
+pub(crate) mod cppdefs;
 pub mod edits;
 pub mod events;
 pub mod frontend;
 pub mod init;
-pub mod journal_copy;
+pub(crate) mod journal_copy;
 pub mod lang;
 pub mod lock;
 pub mod manifest;
@@ -20,9 +20,9 @@ pub mod model;
 pub mod nested;
 pub mod project;
 pub mod saf;
-pub mod safepath;
-pub mod select;
+pub(crate) mod safepath;
+pub(crate) mod select;
 pub mod stages;
-pub mod starter;
+pub(crate) mod starter;
 pub mod store;
 pub mod verify;

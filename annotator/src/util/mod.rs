@@ -2,8 +2,8 @@
 //! signals and exit codes, a progress bar, escaping of text from outside.
 
 pub mod escape;
-pub mod hash;
-pub mod pathset;
+pub(crate) mod hash;
+pub(crate) mod pathset;
 pub mod progress;
-pub mod signals;
-pub mod srctext;
+pub(crate) mod signals;
+pub(crate) mod srctext;

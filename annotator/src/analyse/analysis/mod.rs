@@ -2,15 +2,15 @@
 //! Memory grows with instances, methods, threads' stack depth and distinct edges; per-message
 //! detail is capped (top-N by aggregate time).
 
-pub mod aggregates;
-pub mod faults;
+pub(crate) mod aggregates;
+pub(crate) mod faults;
 mod finish;
 pub mod hints;
-pub mod lists;
-pub mod proposals;
+pub(crate) mod lists;
+pub(crate) mod proposals;
 pub mod render;
-pub mod stats;
-pub mod table;
+pub(crate) mod stats;
+pub(crate) mod table;
 mod verdict;
 
 use std::collections::BTreeMap;

@@ -72,12 +72,6 @@ impl FoldedSink {
         }
     }
 
-    /// At most `depth` frames under a thread's root.
-    pub fn with_max_depth(mut self, depth: u32) -> Self {
-        self.max_depth = depth.max(1);
-        self
-    }
-
     /// `[deeper]` frames in the tree.
     pub fn deeper_frames(&self) -> usize {
         self.nodes.iter().filter(|n| n.method == DEEPER).count()

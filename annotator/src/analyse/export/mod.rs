@@ -2,11 +2,11 @@
 //! folded stacks. All requested outputs are produced in one streaming pass over the trace;
 //! memory grows with instances, call paths and `--top`, never with events.
 
-pub mod chrome;
-pub mod dot;
-pub mod folded;
+pub(crate) mod chrome;
+pub(crate) mod dot;
+pub(crate) mod folded;
 pub mod parquet;
-pub mod perfetto;
+pub(crate) mod perfetto;
 
 use std::fs::File;
 use std::io::BufWriter;

@@ -5,9 +5,9 @@
 //! Large traces stay usable: the analysis is streaming, and the page gets the most active
 //! instances, the heaviest edges and messages up to fixed caps (the page says what it left out).
 
-pub mod classes;
-pub mod layout;
-pub mod timeline;
+pub(crate) mod classes;
+pub(crate) mod layout;
+pub(crate) mod timeline;
 
 use std::path::Path;
 use std::time::Instant;

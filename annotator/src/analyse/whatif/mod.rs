@@ -2,11 +2,11 @@
 //! became active objects, by replaying the recorded message tree
 //! (`tree.rs`) under the change (`plan.rs`) on a machine model (`sim.rs`).
 
-pub mod focus;
-pub mod node;
+pub(crate) mod focus;
+pub(crate) mod node;
 pub mod plan;
-pub mod sim;
-pub mod tree;
+pub(crate) mod sim;
+pub(crate) mod tree;
 
 use std::path::{Path, PathBuf};
 

@@ -42,7 +42,7 @@ use crate::instrument::manifest::Mode;
 use crate::instrument::model::{ClassDecl, FileModel, Lang, MethodDecl, MethodKind, Param, Span};
 use crate::instrument::saf::{Saf, SafClass, SafMethod};
 
-pub mod rtlib;
+pub(crate) mod rtlib;
 
 /// Folder (relative to the manifest folder) holding the C++ runtime while annotated.
 pub const RUNTIME_DIR: &str = ".revy-runtime";

@@ -1,7 +1,7 @@
 //! Annotation: turns the selection recorded in the SAF into insertions per file (one
 //! language annotator each) plus the runtime files to add; the store stage writes them.
 
-pub mod cpp;
+pub(crate) mod cpp;
 mod cpp_ctor;
 mod cpp_ids;
 mod cpp_join;
@@ -452,7 +452,7 @@ fn annotate_files(
                         None => read_source(m, rel)?,
                     };
                     let model = parse_file_with(rel, &text, &defs);
-                    let lang = Lang::of_path(rel).unwrap_or(Lang::Java);
+                    let lang = source_lang(rel)?;
                     let fe = for_lang(lang).annotate_file(cx, &model, &text);
                     #[cfg(feature = "test-hooks")]
                     let fe = test_break::test_break(cx, &model, fe);
@@ -464,11 +464,21 @@ fn annotate_files(
     Ok(results)
 }
 
+/// The language of a source the manifest listed (it lists only sources of a known
+/// language, so this names a file that changed kind behind its back).
+fn source_lang(rel: &str) -> Result<Lang> {
+    Lang::of_path(rel).ok_or_else(|| {
+        Error::input(format!(
+            "{rel}: not a source of a language Revy knows; run `revy parse` again"
+        ))
+    })
+}
+
 /// The runtime files for the annotated files' languages, in language order.
 fn plan_runtime(cx: &Context, models: &[FileModel]) -> Result<Vec<(String, Vec<u8>)>> {
     let mut by_lang: std::collections::BTreeMap<Lang, Vec<&FileModel>> = Default::default();
     for model in models {
-        let lang = Lang::of_path(&model.path).unwrap_or(Lang::Java);
+        let lang = source_lang(&model.path)?;
         by_lang.entry(lang).or_default().push(model);
     }
     let mut runtime = Vec::new();

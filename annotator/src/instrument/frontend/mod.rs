@@ -1,11 +1,11 @@
 //! Per-language front ends behind the [`Frontend`](crate::instrument::model::Frontend) trait.
 
-pub mod cpp;
+pub(crate) mod cpp;
 #[cfg(any(test, feature = "test-hooks"))]
 pub mod dump;
-pub mod effects;
-pub mod java;
-pub mod kit;
+pub(crate) mod effects;
+pub(crate) mod java;
+pub(crate) mod kit;
 
 use crate::instrument::model::{Frontend, Lang};
 

@@ -13,7 +13,7 @@
 
 mod branches;
 mod declarators;
-pub mod defines;
+pub(crate) mod defines;
 mod expand;
 mod gaps;
 mod kinds;

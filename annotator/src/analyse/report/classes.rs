@@ -123,15 +123,12 @@ fn edges(a: &Analysis, own: &FxHashSet<u32>) -> Vec<ClassEdge> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyse::analysis::Options;
-    use crate::analyse::report::{analyze, data, Caps};
+    use crate::analyse::report::{data, synth_input, Caps};
 
     /// Few instances per class: every class stays its instances, and the class edges still
     /// carry every call of the run.
     #[test]
     fn small_classes_stay_instances_and_edges_sum_the_run() {
-        let dir = tempfile::tempdir().unwrap();
-        let trace = dir.path().join("t.rvt");
         let spec = crate::analyse::trace::synth::Spec {
             events: 20_000,
             instances: 60,
@@ -140,11 +137,8 @@ mod tests {
             seed: 9,
             ..Default::default()
         };
-        let f = std::io::BufWriter::new(std::fs::File::create(&trace).unwrap());
-        crate::analyse::trace::synth::generate(&spec, crate::analyse::trace::Form::Compact, f)
-            .unwrap();
         let caps = Caps::default();
-        let input = analyze(&trace, &Options::default(), &caps).unwrap();
+        let input = synth_input(&spec, &caps);
         let d = data(&input, &caps);
         let g = &d.class_graph;
         assert_eq!(g.expanded.len(), d.classes.len());

@@ -387,13 +387,10 @@ fn separate(nodes: &[Node], start: usize, pos: &mut [(f64, f64)]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyse::analysis::Options;
-    use crate::analyse::report::{analyze, data, Caps};
+    use crate::analyse::report::{data, synth_input, Caps};
 
     #[test]
     fn every_node_placed_root_at_centre_apart_and_deterministic() {
-        let dir = tempfile::tempdir().unwrap();
-        let trace = dir.path().join("t.rvt");
         let spec = crate::analyse::trace::synth::Spec {
             events: 30_000,
             instances: 400,
@@ -402,11 +399,8 @@ mod tests {
             seed: 4,
             ..Default::default()
         };
-        let f = std::io::BufWriter::new(std::fs::File::create(&trace).unwrap());
-        crate::analyse::trace::synth::generate(&spec, crate::analyse::trace::Form::Compact, f)
-            .unwrap();
         let caps = Caps::default();
-        let input = analyze(&trace, &Options::default(), &caps).unwrap();
+        let input = synth_input(&spec, &caps);
         let d = data(&input, &caps);
         let l = &d.layout;
         assert_eq!(l.instances.len(), d.instances.len());

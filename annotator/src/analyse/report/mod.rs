@@ -509,6 +509,17 @@ pub fn embedded_data(html: &str) -> Option<serde_json::Value> {
     serde_json::from_str(&rest[open..close]).ok()
 }
 
+/// Tests of the report's parts: the analysis of a synthetic compact trace made from `spec`.
+#[cfg(test)]
+pub(crate) fn synth_input(spec: &crate::analyse::trace::synth::Spec, caps: &Caps) -> Input {
+    use crate::analyse::trace::{synth, Form};
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.rvt");
+    let f = std::io::BufWriter::new(std::fs::File::create(&trace).unwrap());
+    synth::generate(spec, Form::Compact, f).unwrap();
+    analyze(&trace, &Options::default(), caps).unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -132,11 +132,15 @@ fn java_requests_are_followed_across_threads() {
             off.push((i, got, want));
         }
     }
-    // Work taken from one request and given to another would put both off by a request's
-    // own work (200 µs or more). The runtime times a method's first long call without its
-    // on-CPU time (the wall time then stands for it): at most one call each of accept,
-    // process and write may be off, and only upwards.
-    assert!(off.len() <= 3, "requests whose work is off: {off:?}");
+    // Work taken from one request and given to another would put one off upwards and another
+    // downwards by a request's own work (200 µs or more): none may be off downwards. Upwards,
+    // a call whose on-CPU time the runtime did not read counts at wall time: a method's first
+    // long call, and one that turns long after eight short calls stopped the reads (a
+    // preempted call, so how many depends on the machine's load; CI once saw 4 of 400).
+    assert!(
+        off.len() <= REQUESTS / 50,
+        "requests whose work is off: {off:?}"
+    );
     assert!(off.iter().all(|&(_, g, w)| g > w), "work lost: {off:?}");
     let workers: std::collections::BTreeSet<u64> = t["slowest"]
         .as_array()

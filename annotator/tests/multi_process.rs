@@ -20,7 +20,12 @@ const PROGRAM: &str = r#"#include "revy_runtime.hpp"
 #include <cstdlib>
 #include <cstring>
 #include <unistd.h>
-static int work(int k) { _revy_rt::Scope s(1, 0, 4); return k + 1; }
+static int work(int k) {
+    _revy_rt::Scope s(1, 0, 4);
+    volatile int spin = 0;
+    for (int j = 0; j < 5000; ++j) spin = spin + j;
+    return k + 1;
+}
 int main(int argc, char** argv) {
     long sum = 0;
     if (argc > 1 && std::strcmp(argv[1], "child") == 0) {
@@ -291,8 +296,9 @@ fn two_processes_past_the_replay_cap_get_the_whole_replays_verdicts() {
         handoff_ns: Some(100.0),
         enqueue_ns: Some(10.0),
         max_replay_messages: cap,
-        // The parent's sleeps are most of the run and `work` is about a probe's cost: a low
-        // threshold and uncompensated times make `P` a candidate.
+        // The parent's sleeps are most of the run: a low threshold makes `P` a candidate.
+        // `work` spins for microseconds, far above a probe's cost even as a loaded machine
+        // calibrates it (a class whose time is mostly probe cost is no candidate).
         threshold_level: 0.00001,
         compensate: false,
         ..Options::default()

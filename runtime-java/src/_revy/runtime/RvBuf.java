@@ -283,7 +283,7 @@ final class RvBuf {
         // the common case: one more call of a pending run of equal ones (no callees)
         long[] r = runs;
         int j = ((mid * 31 + d) & (RUNS - 1)) * F;
-        if (child == 0L && r[j + 7] != 0L && r[j + 1] == mid && r[j + 2] == oid
+        if (child == 0L && r[j + 1] == mid && r[j + 2] == oid
                 && r[j + 5] == f[i + SIZE] && r[j + 6] == a && r[j + 3] == sMid
                 && r[j + 4] == sOid && r[j] == d) {
             r[j + 7]++;
@@ -297,14 +297,29 @@ final class RvBuf {
     // RUNS runs are pending at once, by method and depth, so that calls taking turns (a loop
     // calling a() then b()) extend theirs: a table look-up per call was a sixth of a suite.
     private static final int RUNS = 16;
-    /** Per pending run, F longs: depth, mid, oid, sender mid (-1: root), sender oid, size, time, calls. */
-    private final long[] runs = new long[RUNS * F];
+    /**
+     * Per run, F longs: depth (-1: none), mid, oid, sender mid (-1: root), sender oid, size,
+     * time, calls not yet in the aggregates.
+     */
+    private final long[] runs = newRuns();
 
-    /** A counted call that extends no pending run: it replaces the run in slot j, or is added. */
+    private static long[] newRuns() {
+        long[] r = new long[RUNS * F];
+        for (int j = 0; j < r.length; j += F) {
+            r[j] = -1L;
+        }
+        return r;
+    }
+
+    /**
+     * A counted call that extends no run: aggregated now (its edge takes its place in the
+     * bounded edge table in call order, as the instances that keep their own rows are the
+     * first ones), and it starts the run of slot j, whose pending calls are added first.
+     */
     private void counted(int d, long a, long child, int j, long sMid, long sOid) {
         untimed = true;
+        aggs().add(this, d, a);
         if (child != 0L) {
-            aggs().add(this, d, a);
             return;
         }
         long[] r = runs;
@@ -316,7 +331,7 @@ final class RvBuf {
         r[j + 4] = sOid;
         r[j + 5] = size(d);
         r[j + 6] = a;
-        r[j + 7] = 1L;
+        r[j + 7] = 0L;
     }
 
     /** Adds the pending runs of counted calls to the aggregates (before they are read). */

@@ -108,6 +108,14 @@ fn follow(lang: &str, build: &str, run: &str) {
     let lat: Vec<u64> = truth.iter().map(|x| x.0).collect();
     let work: Vec<u64> = truth.iter().map(|x| x.1).collect();
     for (p, k) in [(0.5, "p50"), (0.99, "p99")] {
+        // The figures, for docs/events.md (`--nocapture`).
+        eprintln!(
+            "{lang} {k}: latency Revy {} program {}, work Revy {} program {}",
+            t["latency"][k],
+            pct(&lat, p),
+            t["work"][k],
+            pct(&work, p)
+        );
         within(
             t["latency"][k].as_u64().unwrap(),
             pct(&lat, p),

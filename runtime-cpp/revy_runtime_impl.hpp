@@ -1718,6 +1718,7 @@ struct AggTable {
     AggEdge* e;
     std::uint32_t cap, used;
     std::uint32_t last;  // the slot found last + 1 (a loop repeats one edge: no hashing)
+    std::uint32_t gen;   // growths so far (slots move then)
     std::uint64_t folded, dropped, last_t;
     bool untimed;  // estimated calls counted (no clock read): last_t is taken when written
     ObjCounts objs;  // creations and destructions past max_size (the O record)
@@ -1752,6 +1753,7 @@ inline bool agg_grow(AggTable& a) {
     a.e = e;
     a.cap = cap;
     a.last = 0;
+    a.gen++;
     return true;
 }
 
@@ -2020,6 +2022,8 @@ struct Counted {
     std::uint64_t est;    // 1 + the estimate the counted calls take (0: no edge kept)
     std::uint64_t n, size, size_min, size_max;  // the leaf calls counted, their sizes
     std::uint64_t* ring;  // kSamples sampled call times (allocated on the first sample)
+    AggEdge* x;           // the edge's slot in the thread's table while its `gen` is `gen`
+    std::uint32_t gen;
 };
 
 inline std::uint64_t estimate_of(std::uint32_t mid) {
@@ -2112,8 +2116,13 @@ inline void counted_settle(AggTable& a, std::uint32_t mid, Counted& c) {
     if (!c.n) return;
     std::uint64_t e = c.est ? c.est - 1 : 0;
     agg_method_n(a, mid, c.n, e, c.size, c.size_min, c.size_max);
-    agg_edge_add(a, c.s, c.so, mid + 1, c.o, c.n, c.n * e, static_cast<std::int64_t>(c.n * e),
-                 c.size);
+    AggEdge* x = c.x && c.gen == a.gen ? c.x : agg_slot(a, c.s, c.so, mid + 1, c.o, false);
+    if (x) {
+        x->calls += c.n;
+        x->agg += c.n * e;
+        x->net += static_cast<std::int64_t>(c.n * e);
+        x->size += c.size;
+    }
     c.n = c.size = c.size_max = 0;
     c.size_min = ~std::uint64_t(0);
 }
@@ -2182,10 +2191,16 @@ inline void pop_estimated(ThreadState& ts, std::uint32_t d) {
     Counted* c = f.child || (d && !so && ts.ctor_top) ? nullptr : counted_of(ts, f.mid);
     if (c) counted_settle(*a, f.mid, *c);
     // the edge and the row exist before counting on them (counted_settle allocates nothing)
-    if (!c || !agg_slot(*a, s, so, f.mid + 1, f.oid, false) || !agg_method(*a, f.mid)) {
+    // (past the table's bound a new edge folds: agg_put does that, in one lookup)
+    bool room = a->used < kThreadKeys &&
+                g().agg_keys.load(std::memory_order_relaxed) < kGlobalKeys;
+    AggEdge* x = c && room ? agg_slot(*a, s, so, f.mid + 1, f.oid, false) : nullptr;
+    if (!x || !agg_method(*a, f.mid)) {
         if (c) c->est = 0;
         return agg_put(*a, ts, d, agg, f.child, 0);
     }
+    c->x = x;
+    c->gen = a->gen;
     c->s = s;
     c->so = so;
     c->o = f.oid;

@@ -5,7 +5,7 @@ import java.lang.management.ThreadMXBean;
 
 /**
  * The calling thread's CPU clock, read only for calls of long methods (a call of at least
- * {@link #LONG_NS} seen lately): two reads cost well under 2 % of such a call, and the
+ * {@link #LONG_NS} seen lately) and, once the clock is loaded, a method's first calls: two reads cost well under 2 % of such a call, and the
  * recorded end then carries the call's on-CPU time, so the analysis can tell work from
  * waiting (blocked on a lock, queue or I/O, or preempted). Loaded on the first long call:
  * short-lived programs never load java.lang.management.
@@ -35,6 +35,11 @@ final class RvCpu {
                 if (!b.isThreadCpuTimeEnabled()) {
                     b.setThreadCpuTimeEnabled(true);
                 }
+                // From the first long call on, every method's next calls are measured until
+                // short ones run their score down: else the first call of a method on each
+                // of several threads (a pool's workers starting at once) counts at wall time,
+                // preempted or not.
+                java.util.Arrays.fill(SCORE, TRIES);
                 return b;
             }
         } catch (Throwable unsupported) {

@@ -370,11 +370,3 @@ pub struct FileModel {
     pub layout_uses: Vec<LayoutUse>,
     pub diagnostics: Vec<Diagnostic>,
 }
-
-/// One language's parser. Parsing never fails: it returns the model plus diagnostics.
-pub trait Frontend: Sync {
-    fn lang(&self) -> Lang;
-    /// `path` is the file's path relative to the manifest folder (used in the model and
-    /// diagnostics); `src` is its full text.
-    fn parse(&self, path: &str, src: &str) -> FileModel;
-}

@@ -3,8 +3,8 @@
 
 use rayon::prelude::*;
 
-use crate::error::Result;
-use crate::instrument::frontend;
+use crate::error::{Error, Result};
+use crate::instrument::frontend::{self, ProjectContext};
 use crate::instrument::manifest::{read_source, Manifest};
 use crate::instrument::model::{ClassDecl, Diagnostic, FileModel, Lang, MethodDecl};
 use crate::instrument::saf::sig_decor;
@@ -39,22 +39,24 @@ pub fn with_parse_stacks<T: Send>(f: impl FnOnce() -> T + Send) -> T {
     }
 }
 
-/// Parses one file with its language's front end.
-pub fn parse_file(path: &str, text: &str) -> FileModel {
-    let lang = Lang::of_path(path).unwrap_or(Lang::Java);
-    frontend::for_lang(lang).parse(path, text)
+/// The language of source `path`, from its extension. A file no front end reads is an
+/// error naming it, never parsed as some other language.
+pub fn source_lang(path: &str) -> Result<Lang> {
+    Lang::of_path(path).ok_or_else(|| {
+        let exts: Vec<&str> = (crate::instrument::lang::LangSpec::all().into_iter())
+            .flat_map(|s| s.extensions.iter().copied())
+            .collect();
+        Error::input(format!(
+            "{path}: not a source of a language Revy reads (.{}); list only such files in \
+             project.sources and run `revy parse` again",
+            exts.join(" .")
+        ))
+    })
 }
 
-/// Parses one file, a C++ one seeing through the project's macros `defs`.
-pub fn parse_file_with(
-    path: &str,
-    text: &str,
-    defs: &crate::instrument::frontend::cpp::defines::Defines,
-) -> FileModel {
-    match Lang::of_path(path) {
-        Some(Lang::Cpp) => crate::instrument::frontend::cpp::parse_with_defines(path, text, defs),
-        _ => parse_file(path, text),
-    }
+/// Parses one file with its language's front end, in the project's context `cx`.
+pub fn parse_file(path: &str, text: &str, cx: &ProjectContext) -> Result<FileModel> {
+    Ok(frontend::for_lang(source_lang(path)?).parse(path, text, cx))
 }
 
 /// Discovers, reads and parses all sources of `manifest`, using all cores.
@@ -69,7 +71,7 @@ pub fn load(manifest: &Manifest) -> Result<Project> {
             .map(|rel| Ok((rel.clone(), read_source(manifest, rel)?)))
             .collect::<Result<Vec<_>>>()
     })?;
-    let defs = crate::instrument::cppdefs::project_defines(
+    let cx = crate::instrument::cppdefs::context(
         manifest,
         texts.iter().map(|(p, t)| (p.as_str(), t.as_str())),
     );
@@ -78,17 +80,16 @@ pub fn load(manifest: &Manifest) -> Result<Project> {
             .into_par_iter()
             .map(|(rel, text)| {
                 bar.inc(1);
-                let model = parse_file_with(&rel, &text, &defs);
-                SourceFile {
-                    lang: Lang::of_path(&rel).expect("discovered files have a language"),
+                Ok(SourceFile {
+                    lang: source_lang(&rel)?,
+                    model: parse_file(&rel, &text, &cx)?,
                     sha256: crate::util::hash::sha256_hex(&crate::util::srctext::encode(&text)),
                     path: rel,
                     text,
-                    model,
-                }
+                })
             })
-            .collect()
-    });
+            .collect::<Result<Vec<_>>>()
+    })?;
     bar.finish_and_clear();
     Ok(link(files))
 }

@@ -23,7 +23,7 @@ use crate::instrument::edits::Insertion;
 use crate::instrument::manifest::read_source;
 use crate::instrument::manifest::{Manifest, Mode};
 use crate::instrument::model::{FileModel, Lang, MethodDecl};
-use crate::instrument::project::parse_file_with;
+use crate::instrument::project::{parse_file, source_lang};
 use crate::instrument::saf::{Saf, SafClass, SafMethod};
 use crate::instrument::store::{self, Plan};
 use crate::util::hash::sha256_hex;
@@ -439,7 +439,7 @@ fn annotate_files(
     wanted: &BTreeSet<&str>,
     originals: Option<&HashMap<String, String>>,
 ) -> Result<Vec<(String, String, FileModel, FileEdits)>> {
-    let defs = crate::instrument::cppdefs::for_manifest(m, originals);
+    let project_cx = crate::instrument::cppdefs::for_manifest(m, originals);
     let bar = crate::util::progress::bar(wanted.len(), "annotating");
     let results: Vec<(String, String, FileModel, FileEdits)> =
         crate::instrument::project::with_parse_stacks(|| {
@@ -451,7 +451,7 @@ fn annotate_files(
                         Some(t) => t.clone(),
                         None => read_source(m, rel)?,
                     };
-                    let model = parse_file_with(rel, &text, &defs);
+                    let model = parse_file(rel, &text, &project_cx)?;
                     let lang = source_lang(rel)?;
                     let fe = for_lang(lang).annotate_file(cx, &model, &text);
                     #[cfg(feature = "test-hooks")]
@@ -462,16 +462,6 @@ fn annotate_files(
         })?;
     bar.finish_and_clear();
     Ok(results)
-}
-
-/// The language of a source the manifest listed (it lists only sources of a known
-/// language, so this names a file that changed kind behind its back).
-fn source_lang(rel: &str) -> Result<Lang> {
-    Lang::of_path(rel).ok_or_else(|| {
-        Error::input(format!(
-            "{rel}: not a source of a language Revy knows; run `revy parse` again"
-        ))
-    })
 }
 
 /// The runtime files for the annotated files' languages, in language order.

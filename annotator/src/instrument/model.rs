@@ -222,6 +222,9 @@ pub struct ClassDecl {
     /// Qualified name: Java `pkg.Outer.Inner`, C++ `ns::Outer::Inner`.
     pub qname: String,
     pub kind: ClassKind,
+    /// The language of the front end that read it: what its sizes and names follow (a
+    /// file's path may not tell, and is never guessed from).
+    pub lang: Lang,
     pub is_abstract: bool,
     /// Java: static nested (or top level); C++: unused.
     pub is_static: bool,

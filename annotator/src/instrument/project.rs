@@ -238,3 +238,22 @@ fn inherit(def: &mut MethodDecl, decl: &MethodDecl) {
     }
     def.kind = decl.kind;
 }
+
+#[cfg(test)]
+mod tests {
+    /// A file no front end claims is refused with its name, never read as Java (the old
+    /// default gave `class W { char c; };` in `widget.inc` a Java model).
+    #[test]
+    fn a_file_of_no_known_language_is_an_error_naming_it() {
+        let cx = Default::default();
+        let e = super::parse_file("src/widget.inc", "class W { char c; };\n", &cx).unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.starts_with("src/widget.inc: not a source of a language Revy reads (.java .cpp"),
+            "{msg}"
+        );
+        assert_eq!(e.exit_code(), 2);
+        let m = super::parse_file("src/w.hpp", "class W { char c; };\n", &cx).unwrap();
+        assert_eq!(m.classes[0].lang, crate::instrument::model::Lang::Cpp);
+    }
+}

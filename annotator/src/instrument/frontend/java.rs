@@ -516,6 +516,7 @@ impl<'a> Builder<'a> {
             name: name.to_string(),
             qname,
             kind,
+            lang: Lang::Java,
             is_abstract,
             is_static,
             is_local,

@@ -30,6 +30,9 @@ pub struct LangSpec {
     /// The runtime's sources (file name, text), embedded in the binary; the annotator
     /// decides where in the user's tree they go.
     pub runtime: &'static [(&'static str, &'static str)],
+    /// The folder, relative to the manifest's, its runtime always goes into, when it has
+    /// one (Java's goes under the detected source root instead).
+    pub runtime_dir: Option<&'static str>,
 }
 
 impl LangSpec {
@@ -143,6 +146,7 @@ static JAVA: LangSpec = LangSpec {
             include_str!("../../../runtime-java/src/_revy/runtime/RvTrace.java"),
         ),
     ],
+    runtime_dir: None,
 };
 
 static CPP: LangSpec = LangSpec {
@@ -179,7 +183,11 @@ static CPP: LangSpec = LangSpec {
             include_str!("../../../runtime-cpp/revy_runtime_impl.hpp"),
         ),
     ],
+    runtime_dir: Some(CPP_RUNTIME_DIR),
 };
+
+/// Where the C++ annotator writes the runtime: `.revy-runtime/` beside the manifest.
+pub const CPP_RUNTIME_DIR: &str = ".revy-runtime";
 
 const CPP_PRIMITIVES: &[(&str, u64)] = &[
     ("void", 0),

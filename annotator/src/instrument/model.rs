@@ -88,6 +88,27 @@ pub struct TypeRef {
     pub text: String,
 }
 
+impl TypeRef {
+    /// What a signature adds to a type's base name: the cv-qualifier prefix of a pointer's or
+    /// reference's target (`const_`) and the reference (`&`, `&&` or nothing).
+    pub fn sig_decor(&self) -> (String, &'static str) {
+        let mut quals = String::new();
+        if self.pointers > 0 || self.reference {
+            let words = self.text.split_whitespace();
+            for q in words.take_while(|w| matches!(*w, "const" | "volatile")) {
+                quals.push_str(q);
+                quals.push('_');
+            }
+        }
+        if !self.reference {
+            return (quals, "");
+        }
+        // The text ends with the reference and then any array bounds.
+        let t = &self.text[..self.text.rfind('&').map_or(0, |i| i + 1)];
+        (quals, if t.ends_with("&&") { "&&" } else { "&" })
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FieldDecl {
     pub name: String,

@@ -7,8 +7,8 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::instrument::journal::State;
 use crate::instrument::manifest::Manifest;
-use crate::instrument::store::State;
 
 /// Refuses when another manifest's journal (in a folder above or below this manifest's)
 /// holds one of this manifest's sources.

@@ -7,7 +7,6 @@ use crate::error::{Error, Result};
 use crate::instrument::frontend::{self, ProjectContext};
 use crate::instrument::manifest::{read_source, Manifest};
 use crate::instrument::model::{ClassDecl, Diagnostic, FileModel, Lang, MethodDecl};
-use crate::instrument::saf::sig_decor;
 
 /// One source file with its text and model.
 #[derive(Debug, Clone)]
@@ -59,10 +58,9 @@ pub fn parse_file(path: &str, text: &str, cx: &ProjectContext) -> Result<FileMod
     Ok(frontend::for_lang(source_lang(path)?).parse(path, text, cx))
 }
 
-/// Discovers, reads and parses all sources of `manifest`, using all cores.
+/// Discovers, reads and parses all sources of `manifest`, using all cores. The caller
+/// checks first that the sources are not annotated (`store::ensure_not_annotated`).
 pub fn load(manifest: &Manifest) -> Result<Project> {
-    // Annotated sources would put Revy's runtime and insertions into the SAF.
-    crate::instrument::store::ensure_not_annotated(manifest)?;
     crate::instrument::safepath::check_state_dir(&manifest.root, &manifest.state_dir())?;
     let paths = manifest.discover()?;
     let bar = crate::util::progress::bar(paths.len(), "parsing");
@@ -181,7 +179,7 @@ fn same_params(a: &MethodDecl, b: &MethodDecl, relaxed: bool) -> bool {
                 && x.ty.dims == y.ty.dims
                 && x.ty.pointers == y.ty.pointers
                 && x.ty.reference == y.ty.reference
-                && sig_decor(&x.ty) == sig_decor(&y.ty)
+                && x.ty.sig_decor() == y.ty.sig_decor()
         })
 }
 

@@ -74,39 +74,7 @@ fn check_writable(path: &Path) -> Result<()> {
     Ok(())
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct FileRecord {
-    pub path: String,
-    pub original_sha256: String,
-    pub annotated_sha256: String,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct RuntimeRecord {
-    pub path: String,
-    pub sha256: String,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Phase {
-    /// Files are being replaced; some may still be original.
-    Writing,
-    Complete,
-}
-
-/// The annotation journal.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct State {
-    pub version: u32,
-    pub mode: Mode,
-    pub phase: Phase,
-    pub files: Vec<FileRecord>,
-    pub runtime: Vec<RuntimeRecord>,
-    /// Folders created for runtime files, deepest last; removed on restore if empty.
-    #[serde(default)]
-    pub created_dirs: Vec<String>,
-}
+pub use crate::instrument::journal::{FileRecord, Phase, RuntimeRecord, State};
 
 /// A fully computed annotation, ready to be written.
 pub struct Plan {
@@ -233,9 +201,11 @@ pub fn revy_code_left(m: &Manifest) -> Vec<String> {
         .collect();
     // The user's sources first, Revy's own runtime files after them.
     left.sort_by_key(|rel| rel.contains("/_revy/runtime/") || rel.starts_with("_revy/runtime/"));
-    let rt = crate::instrument::annotate::cpp::RUNTIME_DIR;
-    if m.root.join(rt).is_dir() {
-        left.push(format!("{rt}/"));
+    let dirs = crate::instrument::lang::LangSpec::all().into_iter();
+    for rt in dirs.filter_map(|s| s.runtime_dir) {
+        if m.root.join(rt).is_dir() {
+            left.push(format!("{rt}/"));
+        }
     }
     left
 }

@@ -1,5 +1,6 @@
 //! Builds the SAF from a parsed project: type resolution, the type table, static sizes
-//! (thesis fig. 5.6), signatures, annotatability and the selection.
+//! (thesis fig. 5.6), signatures and annotatability; every class starts unselected (the
+//! selection stage, `select.rs`, sets the flags).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -8,7 +9,6 @@ use super::*;
 use crate::instrument::manifest::Manifest;
 use crate::instrument::model::{ClassDecl, FieldDecl, LayoutKind, LayoutUse, MethodDecl, TypeRef};
 use crate::instrument::project::Project;
-use crate::instrument::select;
 
 /// Name lookups over all classes of the project.
 pub(crate) struct Resolver<'a> {
@@ -204,11 +204,6 @@ pub fn build(manifest: &Manifest, project: &Project) -> Saf {
         out_classes.push(c);
     }
     types.add_basics(&out_classes);
-    select::apply(
-        &mut out_classes,
-        &manifest.include_patterns,
-        &manifest.exclude_patterns,
-    );
     let files = files_of(project, &out_classes);
     Saf {
         version: SAF_VERSION,

@@ -280,4 +280,4 @@ pub mod build;
 mod emit;
 mod state;
 mod types;
-pub use types::{method_signature, primitive_size, sig_decor, sig_type_name, signature};
+pub use types::{method_signature, primitive_size, sig_type_name, signature};

@@ -58,7 +58,7 @@ impl LangSpec {
     }
 
     /// Size in bytes of a primitive type, `None` if `name` is not primitive here.
-    pub fn primitive_size(&self, name: &str) -> Option<u64> {
+    pub(crate) fn primitive_size(&self, name: &str) -> Option<u64> {
         self.primitives
             .iter()
             .find(|(n, _)| *n == name)
@@ -187,7 +187,7 @@ static CPP: LangSpec = LangSpec {
 };
 
 /// Where the C++ annotator writes the runtime: `.revy-runtime/` beside the manifest.
-pub const CPP_RUNTIME_DIR: &str = ".revy-runtime";
+pub(crate) const CPP_RUNTIME_DIR: &str = ".revy-runtime";
 
 const CPP_PRIMITIVES: &[(&str, u64)] = &[
     ("void", 0),

@@ -43,7 +43,7 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    pub fn is_note(&self) -> bool {
+    pub(crate) fn is_note(&self) -> bool {
         self.severity == Severity::Note
     }
 }
@@ -91,7 +91,7 @@ pub struct TypeRef {
 impl TypeRef {
     /// What a signature adds to a type's base name: the cv-qualifier prefix of a pointer's or
     /// reference's target (`const_`) and the reference (`&`, `&&` or nothing).
-    pub fn sig_decor(&self) -> (String, &'static str) {
+    pub(crate) fn sig_decor(&self) -> (String, &'static str) {
         let mut quals = String::new();
         if self.pointers > 0 || self.reference {
             let words = self.text.split_whitespace();
@@ -332,7 +332,7 @@ pub enum LayoutKind {
 
 impl LayoutUse {
     /// The SAF's text form: `LINE KIND NAME` (`12 offsetof Packet`, `3 is_pod< ns::P`).
-    pub fn to_saf(&self) -> String {
+    pub(crate) fn to_saf(&self) -> String {
         let kind = match &self.kind {
             LayoutKind::StaticAssertSize => "static_assert",
             LayoutKind::Offsetof => "offsetof",
@@ -349,7 +349,7 @@ impl LayoutUse {
     }
 
     /// Reads [`to_saf`](Self::to_saf)'s form back; `None` if malformed.
-    pub fn from_saf(s: &str) -> Option<LayoutUse> {
+    pub(crate) fn from_saf(s: &str) -> Option<LayoutUse> {
         let mut parts = s.splitn(3, ' ');
         let line = parts.next()?.parse().ok()?;
         let kind = match parts.next()? {

@@ -31,7 +31,7 @@ pub struct Project {
 
 /// Runs `f` (which parses in parallel) on threads whose stacks fit the front ends'
 /// recursion at its depth limits, also in unoptimised builds (rayon's default is 2 MiB).
-pub fn with_parse_stacks<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+pub(crate) fn with_parse_stacks<T: Send>(f: impl FnOnce() -> T + Send) -> T {
     match rayon::ThreadPoolBuilder::new().stack_size(64 << 20).build() {
         Ok(pool) => pool.install(f),
         Err(_) => f(),
@@ -40,7 +40,7 @@ pub fn with_parse_stacks<T: Send>(f: impl FnOnce() -> T + Send) -> T {
 
 /// The language of source `path`, from its extension. A file no front end reads is an
 /// error naming it, never parsed as some other language.
-pub fn source_lang(path: &str) -> Result<Lang> {
+pub(crate) fn source_lang(path: &str) -> Result<Lang> {
     Lang::of_path(path).ok_or_else(|| {
         let exts: Vec<&str> = (crate::instrument::lang::LangSpec::all().into_iter())
             .flat_map(|s| s.extensions.iter().copied())

@@ -12,8 +12,6 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-
 use crate::error::{Error, Result};
 use crate::instrument::atomic::{atomic_write, remove_stray_temps};
 use crate::instrument::edits::{self, Insertion};
@@ -30,7 +28,7 @@ fn bytes(text: String) -> Vec<u8> {
 }
 
 /// Writes a file under `.revy/` (SAF, journal, backups) atomically.
-pub fn write_state_file(path: &Path, bytes: &[u8]) -> Result<()> {
+pub(crate) fn write_state_file(path: &Path, bytes: &[u8]) -> Result<()> {
     atomic_write(path, bytes)
 }
 
@@ -95,7 +93,7 @@ fn edits_path(m: &Manifest, rel: &str) -> PathBuf {
     m.state_dir().join("edits").join(format!("{rel}.json"))
 }
 
-pub fn load_state(m: &Manifest) -> Result<Option<State>> {
+pub(crate) fn load_state(m: &Manifest) -> Result<Option<State>> {
     let p = state_path(m);
     match std::fs::read_to_string(&p) {
         Ok(t) => {
@@ -234,7 +232,7 @@ fn orphaned_code(m: &Manifest, left: &[String]) -> Error {
 }
 
 /// Writes a plan: backups and journal first, then each file atomically.
-pub fn commit(m: &Manifest, plan: &Plan) -> Result<State> {
+pub(crate) fn commit(m: &Manifest, plan: &Plan) -> Result<State> {
     let _lock = crate::instrument::lock::acquire(m)?;
     ensure_not_annotated(m)?;
     check_plan(m, plan)?;
@@ -762,7 +760,7 @@ fn sweep_after_restore(m: &Manifest, state: &State) {
 /// build's own incremental behaviour rebuilds only what changed. Each changed file goes
 /// back to its original first, then the journal records its new insertions, then the new
 /// text is written: a kill at any point leaves every file original or matching the journal.
-pub fn recommit(m: &Manifest, plan: &Plan) -> Result<usize> {
+pub(crate) fn recommit(m: &Manifest, plan: &Plan) -> Result<usize> {
     let Some(mut state) = load_state(m)? else {
         return Err(Error::input(format!(
             "{}: not annotated; nothing to rewrite",

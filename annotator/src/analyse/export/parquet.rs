@@ -24,7 +24,7 @@ use crate::analyse::walk::{Closed, InstKind, Instance, Sink, Walker};
 use crate::error::{Error, Result};
 
 /// Rows per row group of `messages`: about 12 columns × 8 bytes × this in memory.
-pub const ROW_GROUP: usize = 1 << 18;
+pub(crate) const ROW_GROUP: usize = 1 << 18;
 
 const MESSAGES: &str = "message messages {
   REQUIRED INT64 id; REQUIRED INT64 process; REQUIRED INT64 thread;

@@ -111,7 +111,11 @@ impl<'a> Context<'a> {
 
     /// `lang`'s per-run value, built by `init` on first use in this run (one type per
     /// language; a value of another type is replaced).
-    pub fn memo<T: Any + Send + Sync>(&self, lang: Lang, init: impl FnOnce() -> T) -> Arc<T> {
+    pub(crate) fn memo<T: Any + Send + Sync>(
+        &self,
+        lang: Lang,
+        init: impl FnOnce() -> T,
+    ) -> Arc<T> {
         let mut memo = self.memo.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(v) = memo
             .get(&lang)
@@ -125,7 +129,7 @@ impl<'a> Context<'a> {
     }
 
     /// The SAF entry of a class, if it is selected and annotatable.
-    pub fn selected_class(&self, qname: &str) -> Option<&'a SafClass> {
+    pub(crate) fn selected_class(&self, qname: &str) -> Option<&'a SafClass> {
         self.class(qname).filter(|c| c.selected && c.annotatable)
     }
 
@@ -139,7 +143,7 @@ impl<'a> Context<'a> {
 
     /// The SAF entry of this very declaration: class-template specialisations share their
     /// primary's qualified name, so the file and first line tell them apart.
-    pub fn class_of_decl(&self, qname: &str, file: &str, line: u32) -> Option<&'a SafClass> {
+    pub(crate) fn class_of_decl(&self, qname: &str, file: &str, line: u32) -> Option<&'a SafClass> {
         self.index
             .classes
             .get(qname)
@@ -152,13 +156,13 @@ impl<'a> Context<'a> {
     }
 
     /// The SAF class that declares method `sm` (a specialisation's own entry, if it is one).
-    pub fn owner_of(&self, sm: &SafMethod) -> Option<&'a SafClass> {
+    pub(crate) fn owner_of(&self, sm: &SafMethod) -> Option<&'a SafClass> {
         self.index.owners.get(&sm.id).copied()
     }
 
     /// The SAF entry of a method of class `qname` declared in `file`, if it is selected
     /// and annotatable. Matches by name, file and first line (overloads differ by line).
-    pub fn selected_method(
+    pub(crate) fn selected_method(
         &self,
         qname: &str,
         file: &str,
@@ -216,7 +220,7 @@ pub trait LangAnnotator: Sync {
 
 /// `base`, or `base1`, `base2`, … the first name `taken` does not refuse. Every generated
 /// identifier goes through here, so none collides with a user's.
-pub fn fresh_name(base: &str, taken: impl Fn(&str) -> bool) -> String {
+pub(crate) fn fresh_name(base: &str, taken: impl Fn(&str) -> bool) -> String {
     let mut name = base.to_string();
     let mut n = 0;
     while taken(&name) {
@@ -248,7 +252,7 @@ pub struct Summary {
 }
 
 /// Refuses a SAF that no longer describes the sources.
-pub fn check_fresh(m: &Manifest, saf: &Saf) -> Result<()> {
+pub(crate) fn check_fresh(m: &Manifest, saf: &Saf) -> Result<()> {
     let stale = |why: String| {
         Err(Error::input(format!(
             "{}: the SAF is stale ({why}); re-run `revy parse`, then annotate",
@@ -324,7 +328,7 @@ impl Withdrawn {
 }
 
 /// Re-plans the original texts (the tree is annotated) without what `w` withdraws.
-pub fn plan_withdrawn(
+pub(crate) fn plan_withdrawn(
     m: &Manifest,
     mode: Mode,
     w: &Withdrawn,

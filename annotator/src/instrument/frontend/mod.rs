@@ -38,12 +38,12 @@ pub fn for_lang(lang: Lang) -> &'static dyn Frontend {
 }
 
 /// 1-based line and byte column of a tree-sitter point.
-pub fn line_col(p: tree_sitter::Point) -> (u32, u32) {
+pub(crate) fn line_col(p: tree_sitter::Point) -> (u32, u32) {
     (p.row as u32 + 1, p.column as u32 + 1)
 }
 
 /// A [`Span`](crate::instrument::model::Span) for a tree-sitter node.
-pub fn span_of(node: tree_sitter::Node) -> crate::instrument::model::Span {
+pub(crate) fn span_of(node: tree_sitter::Node) -> crate::instrument::model::Span {
     crate::instrument::model::Span {
         start: node.start_byte(),
         end: node.end_byte(),

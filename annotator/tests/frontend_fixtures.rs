@@ -37,7 +37,7 @@ fn frontend_models_match_their_dumps() {
         };
         *count.entry(lang).or_default() += 1;
         let src = std::fs::read_to_string(e.path()).unwrap();
-        let model = for_lang(lang).parse(&rel, &src);
+        let model = for_lang(lang).parse(&rel, &src, &Default::default());
         let got = dump(&model, &src);
         let expected = e.path().with_extension(format!(
             "{}.model",

@@ -111,7 +111,8 @@ fn annotate_with(dir: &Path, mode: Mode, throttle_calls: u64) -> Vec<String> {
     let again = project.files[0].path.clone();
     let text = std::fs::read_to_string(dir.join(&again)).unwrap();
     if text.contains("_revy.runtime.Rv.") {
-        let model = revy::instrument::project::parse_file(&again, &text);
+        let model =
+            revy::instrument::project::parse_file(&again, &text, &Default::default()).unwrap();
         let fe = JavaAnnotator.annotate_file(&cx, &model, &text);
         assert!(fe.insertions.is_empty() && !fe.skipped.is_empty());
     }

@@ -41,7 +41,7 @@ struct Entry {
 /// The enqueue cost for the project whose manifest is `project` (its `.revy/machine.toml`),
 /// measuring and keeping it when there is none yet, it is another host's, or `remeasure`.
 /// Without a project it is measured once per process and kept nowhere.
-pub fn enqueue_cost(project: Option<&Path>, remeasure: bool) -> Measured {
+pub(crate) fn enqueue_cost(project: Option<&Path>, remeasure: bool) -> Measured {
     let Some(path) = project.and_then(machine_file) else {
         static HERE: OnceLock<f64> = OnceLock::new();
         let ns = *HERE.get_or_init(measure_ns);
@@ -121,7 +121,7 @@ fn write(path: &Path, entry: &Entry) -> std::io::Result<()> {
 /// other processes on a loaded machine (preemptions, cache misses after a switch) do not
 /// move the figure: two calls agree within a few per cent where the best of a few long
 /// batches did not.
-pub fn measure_ns() -> f64 {
+pub(crate) fn measure_ns() -> f64 {
     use std::collections::VecDeque;
     use std::sync::{Condvar, Mutex};
     const BATCHES: usize = 400;

@@ -23,8 +23,8 @@ use crate::analyse::walk::{walk_trace_by, Walker};
 use crate::error::{Error, Result};
 
 /// Per-call probe cost measured by tests/bench (two clock reads + buffer writes), in ns.
-pub const JAVA_PROBE_NS: f64 = 55.0;
-pub const CPP_PROBE_NS: f64 = 25.0;
+pub(crate) const JAVA_PROBE_NS: f64 = 55.0;
+pub(crate) const CPP_PROBE_NS: f64 = 25.0;
 
 #[derive(Debug, Clone)]
 pub struct Options {

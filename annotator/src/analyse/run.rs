@@ -25,7 +25,7 @@ pub struct RunLength {
 impl RunLength {
     /// The line every command prints: `Run 2000 ns (wall span); busy 2500 ns over 2 thread(s)`.
     /// The run line every command prints; `time` scales a trace-unit figure for reading.
-    pub fn describe(&self, time: impl Fn(f64) -> String) -> String {
+    pub(crate) fn describe(&self, time: impl Fn(f64) -> String) -> String {
         format!(
             "Run {} (wall span); busy {} over {} thread(s)",
             time(self.span as f64),

@@ -1,9 +1,11 @@
-//! The project's C++ macros for parsing: the `#define`s of its sources, of headers they
-//! include through `compile_commands.json` include paths, and that file's `-D` flags.
+//! The project context the front ends parse in (`frontend::ProjectContext`): the project's
+//! C++ macros, that is the `#define`s of its sources, of headers they include through
+//! `compile_commands.json` include paths, and that file's `-D` flags.
 
 use std::path::{Path, PathBuf};
 
 use crate::instrument::frontend::cpp::defines::Defines;
+use crate::instrument::frontend::ProjectContext;
 use crate::instrument::manifest::Manifest;
 use crate::instrument::model::Lang;
 
@@ -82,8 +84,18 @@ fn flags_of(args: &[String], dir: &Path, out: &mut CompileFlags) {
     }
 }
 
+/// The context every file of the project is parsed in, from its sources' `(path, text)`.
+pub fn context<'a>(
+    manifest: &Manifest,
+    files: impl Iterator<Item = (&'a str, &'a str)>,
+) -> ProjectContext {
+    ProjectContext {
+        defines: project_defines(manifest, files),
+    }
+}
+
 /// The macros every C++ file of the project is parsed with.
-pub fn project_defines<'a>(
+fn project_defines<'a>(
     manifest: &Manifest,
     files: impl Iterator<Item = (&'a str, &'a str)>,
 ) -> Defines {
@@ -95,7 +107,7 @@ pub fn project_defines<'a>(
     let files: Vec<(&str, &str)> = files
         .filter(|(path, _)| Lang::of_path(path) == Some(Lang::Cpp))
         .collect();
-    // A source file's own macros are its own (`parse_with_defines` adds them): fmt's
+    // A source file's own macros are its own (its front end adds them): fmt's
     // module unit `fmt.cc` redefines core.h's namespace macros for itself only. Unless
     // another file includes it.
     let included: std::collections::HashSet<String> = (files.iter())
@@ -151,12 +163,12 @@ fn includes_of(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// [`project_defines`] over the manifest's sources as on disk, or as in `originals` (the
-/// user's text while an annotation is in place).
+/// [`context`] over the manifest's sources as on disk, or as in `originals` (the user's text
+/// while an annotation is in place).
 pub fn for_manifest(
     manifest: &Manifest,
     originals: Option<&std::collections::HashMap<String, String>>,
-) -> Defines {
+) -> ProjectContext {
     let paths = manifest.discover().unwrap_or_default();
     let texts: Vec<(String, String)> = (paths.into_iter())
         .filter(|p| Lang::of_path(p) == Some(Lang::Cpp))
@@ -168,7 +180,7 @@ pub fn for_manifest(
             Some((p, t))
         })
         .collect();
-    project_defines(
+    context(
         manifest,
         texts.iter().map(|(p, t)| (p.as_str(), t.as_str())),
     )
@@ -184,6 +196,7 @@ pub fn compile_commands(dir: &Path) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::instrument::frontend::Frontend;
 
     #[test]
     fn compile_commands_give_defines_and_include_paths() {
@@ -249,11 +262,12 @@ mod tests {
             d.has("FROM_UNITY"),
             "a source file another includes shares its macros"
         );
-        let model =
-            crate::instrument::frontend::cpp::parse_with_defines("include/core.h", core, &d);
+        let cx = ProjectContext { defines: d };
+        let cpp = crate::instrument::frontend::cpp::CppFrontend;
+        let model = cpp.parse("include/core.h", core, &cx);
         assert_eq!(model.classes[0].qname, "detail::Buf");
         // In its own file, its own reading wins.
-        let own = crate::instrument::frontend::cpp::parse_with_defines("src/fmt.cc", module, &d);
+        let own = cpp.parse("src/fmt.cc", module, &cx);
         assert!(own.diagnostics.is_empty(), "{:?}", own.diagnostics);
     }
 }

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 /// Revy's own text in either language. Every C++ insertion holds one, so restore can prove
 /// an edited file lost exactly Revy's insertions: the result holds no more of these than the
 /// original did (`store::proven_unapply`).
-pub const MARKERS: [&str; 4] = [
+pub(crate) const MARKERS: [&str; 4] = [
     "_revy.runtime.",
     "::_revy_rt::",
     ".revy-runtime/",
@@ -16,7 +16,7 @@ pub const MARKERS: [&str; 4] = [
 /// Marks an insertion that is otherwise plain syntax (the `)` closing a wrapped
 /// expression): a bare `)` could be mistaken for the user's after an edit, and restore would
 /// remove the user's instead (`x_(f(a) + 1)` becoming `x_(f(a + 1))`).
-pub const CLOSE_MARK: &str = "/*revy*/";
+pub(crate) const CLOSE_MARK: &str = "/*revy*/";
 
 /// The marked `)` that closes an expression an insertion opened.
 pub fn marked_close() -> String {

@@ -71,7 +71,7 @@ impl MethodPattern {
 
     /// Whether it names method `method` (signature `sgn`) of class `class`.
     pub fn matches(&self, class: &str, method: &str, sgn: &str) -> bool {
-        crate::instrument::select::names_method(&self.method, class, method)
+        crate::instrument::names::names_method(&self.method, class, method)
             && self.signature.as_ref().is_none_or(|s| s.is_match(sgn))
     }
 }
@@ -96,14 +96,14 @@ pub struct EventDef {
 
 impl EventDef {
     /// Whether objects of `class` may carry this event.
-    pub fn carried_by(&self, class: &str) -> bool {
+    pub(crate) fn carried_by(&self, class: &str) -> bool {
         self.classes.is_empty()
-            || (self.classes.iter()).any(|g| crate::instrument::select::names_class(g, class))
+            || (self.classes.iter()).any(|g| crate::instrument::names::names_class(g, class))
     }
 }
 
 /// The shipped generic definitions: start patterns by name.
-pub const GENERIC: [(&str, &[&str]); 2] = [
+pub(crate) const GENERIC: [(&str, &[&str]); 2] = [
     // A task handed to an executor: its run()/call() is the outermost instrumented call on
     // a pool thread.
     ("executor", &["*.run(!!)", "*.call(!!)"]),

@@ -22,7 +22,7 @@ pub struct InitSummary {
 
 /// Where `revy init` writes: `DIR/revy.toml`, or the `-m` file (a bare name goes in DIR; a
 /// path must lie in DIR, since the manifest's globs are relative to its folder).
-pub fn manifest_path(dir: &Path, given: Option<&Path>) -> Result<PathBuf> {
+pub(crate) fn manifest_path(dir: &Path, given: Option<&Path>) -> Result<PathBuf> {
     let Some(given) = given else {
         return Ok(dir.join("revy.toml"));
     };

@@ -30,6 +30,9 @@ pub struct LangSpec {
     /// The runtime's sources (file name, text), embedded in the binary; the annotator
     /// decides where in the user's tree they go.
     pub runtime: &'static [(&'static str, &'static str)],
+    /// The folder, relative to the manifest's, its runtime always goes into, when it has
+    /// one (Java's goes under the detected source root instead).
+    pub runtime_dir: Option<&'static str>,
 }
 
 impl LangSpec {
@@ -55,7 +58,7 @@ impl LangSpec {
     }
 
     /// Size in bytes of a primitive type, `None` if `name` is not primitive here.
-    pub fn primitive_size(&self, name: &str) -> Option<u64> {
+    pub(crate) fn primitive_size(&self, name: &str) -> Option<u64> {
         self.primitives
             .iter()
             .find(|(n, _)| *n == name)
@@ -143,6 +146,7 @@ static JAVA: LangSpec = LangSpec {
             include_str!("../../../runtime-java/src/_revy/runtime/RvTrace.java"),
         ),
     ],
+    runtime_dir: None,
 };
 
 static CPP: LangSpec = LangSpec {
@@ -179,7 +183,11 @@ static CPP: LangSpec = LangSpec {
             include_str!("../../../runtime-cpp/revy_runtime_impl.hpp"),
         ),
     ],
+    runtime_dir: Some(CPP_RUNTIME_DIR),
 };
+
+/// Where the C++ annotator writes the runtime: `.revy-runtime/` beside the manifest.
+pub(crate) const CPP_RUNTIME_DIR: &str = ".revy-runtime";
 
 const CPP_PRIMITIVES: &[(&str, u64)] = &[
     ("void", 0),

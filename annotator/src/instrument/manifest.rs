@@ -243,7 +243,7 @@ fn trace_throttle(
 }
 
 /// 1-based line and column of a byte offset in `text`.
-pub fn line_col_of(text: &str, offset: usize) -> (usize, usize) {
+pub(crate) fn line_col_of(text: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(text.len());
     let before = &text[..offset];
     let line = before.matches('\n').count() + 1;
@@ -588,7 +588,7 @@ impl Manifest {
 
     /// How to name a source file in messages: relative to the current folder when the
     /// manifest is there, else joined to the manifest folder.
-    pub fn display_path(&self, rel: &str) -> PathBuf {
+    pub(crate) fn display_path(&self, rel: &str) -> PathBuf {
         if self.root == Path::new(".") {
             PathBuf::from(rel)
         } else {
@@ -618,7 +618,7 @@ impl Manifest {
 
     /// Source files matched by `sources` minus `exclude`, as sorted `/`-separated paths
     /// relative to the manifest folder. Errors when nothing matches.
-    pub fn discover(&self) -> Result<Vec<String>> {
+    pub(crate) fn discover(&self) -> Result<Vec<String>> {
         let mut out = Vec::new();
         let walker = walkdir::WalkDir::new(&self.root)
             .follow_links(true)
@@ -707,7 +707,7 @@ pub(crate) fn parse_size(v: &toml::Value) -> Option<u64> {
 /// Reads a source file as text: UTF-8, with any other byte carried through unchanged
 /// ([`crate::util::srctext`]); an error names the line:col of a character that would be taken
 /// for such a byte.
-pub fn read_source(manifest: &Manifest, rel: &str) -> Result<String> {
+pub(crate) fn read_source(manifest: &Manifest, rel: &str) -> Result<String> {
     let full = manifest.display_path(rel);
     let bytes = std::fs::read(&full).map_err(|e| {
         Error::input(format!(

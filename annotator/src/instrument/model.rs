@@ -43,7 +43,7 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    pub fn is_note(&self) -> bool {
+    pub(crate) fn is_note(&self) -> bool {
         self.severity == Severity::Note
     }
 }
@@ -86,6 +86,27 @@ pub struct TypeRef {
     pub reference: bool,
     /// The declaration text as written (for messages and C++ size code).
     pub text: String,
+}
+
+impl TypeRef {
+    /// What a signature adds to a type's base name: the cv-qualifier prefix of a pointer's or
+    /// reference's target (`const_`) and the reference (`&`, `&&` or nothing).
+    pub(crate) fn sig_decor(&self) -> (String, &'static str) {
+        let mut quals = String::new();
+        if self.pointers > 0 || self.reference {
+            let words = self.text.split_whitespace();
+            for q in words.take_while(|w| matches!(*w, "const" | "volatile")) {
+                quals.push_str(q);
+                quals.push('_');
+            }
+        }
+        if !self.reference {
+            return (quals, "");
+        }
+        // The text ends with the reference and then any array bounds.
+        let t = &self.text[..self.text.rfind('&').map_or(0, |i| i + 1)];
+        (quals, if t.ends_with("&&") { "&&" } else { "&" })
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -222,6 +243,9 @@ pub struct ClassDecl {
     /// Qualified name: Java `pkg.Outer.Inner`, C++ `ns::Outer::Inner`.
     pub qname: String,
     pub kind: ClassKind,
+    /// The language of the front end that read it: what its sizes and names follow (a
+    /// file's path may not tell, and is never guessed from).
+    pub lang: Lang,
     pub is_abstract: bool,
     /// Java: static nested (or top level); C++: unused.
     pub is_static: bool,
@@ -308,7 +332,7 @@ pub enum LayoutKind {
 
 impl LayoutUse {
     /// The SAF's text form: `LINE KIND NAME` (`12 offsetof Packet`, `3 is_pod< ns::P`).
-    pub fn to_saf(&self) -> String {
+    pub(crate) fn to_saf(&self) -> String {
         let kind = match &self.kind {
             LayoutKind::StaticAssertSize => "static_assert",
             LayoutKind::Offsetof => "offsetof",
@@ -325,7 +349,7 @@ impl LayoutUse {
     }
 
     /// Reads [`to_saf`](Self::to_saf)'s form back; `None` if malformed.
-    pub fn from_saf(s: &str) -> Option<LayoutUse> {
+    pub(crate) fn from_saf(s: &str) -> Option<LayoutUse> {
         let mut parts = s.splitn(3, ' ');
         let line = parts.next()?.parse().ok()?;
         let kind = match parts.next()? {
@@ -369,12 +393,4 @@ pub struct FileModel {
     /// C++: code relying on a type's layout, in source order (see [`LayoutUse`]).
     pub layout_uses: Vec<LayoutUse>,
     pub diagnostics: Vec<Diagnostic>,
-}
-
-/// One language's parser. Parsing never fails: it returns the model plus diagnostics.
-pub trait Frontend: Sync {
-    fn lang(&self) -> Lang;
-    /// `path` is the file's path relative to the manifest folder (used in the model and
-    /// diagnostics); `src` is its full text.
-    fn parse(&self, path: &str, src: &str) -> FileModel;
 }

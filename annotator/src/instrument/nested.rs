@@ -7,12 +7,12 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::instrument::journal::State;
 use crate::instrument::manifest::Manifest;
-use crate::instrument::store::State;
 
 /// Refuses when another manifest's journal (in a folder above or below this manifest's)
 /// holds one of this manifest's sources.
-pub fn check_other_journals(m: &Manifest) -> Result<()> {
+pub(crate) fn check_other_journals(m: &Manifest) -> Result<()> {
     let root = std::fs::canonicalize(&m.root).unwrap_or_else(|_| m.root.clone());
     let others = journals_above(&root)
         .into_iter()

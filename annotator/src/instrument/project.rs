@@ -3,11 +3,10 @@
 
 use rayon::prelude::*;
 
-use crate::error::Result;
-use crate::instrument::frontend;
+use crate::error::{Error, Result};
+use crate::instrument::frontend::{self, ProjectContext};
 use crate::instrument::manifest::{read_source, Manifest};
 use crate::instrument::model::{ClassDecl, Diagnostic, FileModel, Lang, MethodDecl};
-use crate::instrument::saf::sig_decor;
 
 /// One source file with its text and model.
 #[derive(Debug, Clone)]
@@ -32,35 +31,36 @@ pub struct Project {
 
 /// Runs `f` (which parses in parallel) on threads whose stacks fit the front ends'
 /// recursion at its depth limits, also in unoptimised builds (rayon's default is 2 MiB).
-pub fn with_parse_stacks<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+pub(crate) fn with_parse_stacks<T: Send>(f: impl FnOnce() -> T + Send) -> T {
     match rayon::ThreadPoolBuilder::new().stack_size(64 << 20).build() {
         Ok(pool) => pool.install(f),
         Err(_) => f(),
     }
 }
 
-/// Parses one file with its language's front end.
-pub fn parse_file(path: &str, text: &str) -> FileModel {
-    let lang = Lang::of_path(path).unwrap_or(Lang::Java);
-    frontend::for_lang(lang).parse(path, text)
+/// The language of source `path`, from its extension. A file no front end reads is an
+/// error naming it, never parsed as some other language.
+pub(crate) fn source_lang(path: &str) -> Result<Lang> {
+    Lang::of_path(path).ok_or_else(|| {
+        let exts: Vec<&str> = (crate::instrument::lang::LangSpec::all().into_iter())
+            .flat_map(|s| s.extensions.iter().copied())
+            .collect();
+        Error::input(format!(
+            "{path}: not a source of a language Revy reads (.{}); list only such files in \
+             project.sources and run `revy parse` again",
+            exts.join(" .")
+        ))
+    })
 }
 
-/// Parses one file, a C++ one seeing through the project's macros `defs`.
-pub fn parse_file_with(
-    path: &str,
-    text: &str,
-    defs: &crate::instrument::frontend::cpp::defines::Defines,
-) -> FileModel {
-    match Lang::of_path(path) {
-        Some(Lang::Cpp) => crate::instrument::frontend::cpp::parse_with_defines(path, text, defs),
-        _ => parse_file(path, text),
-    }
+/// Parses one file with its language's front end, in the project's context `cx`.
+pub fn parse_file(path: &str, text: &str, cx: &ProjectContext) -> Result<FileModel> {
+    Ok(frontend::for_lang(source_lang(path)?).parse(path, text, cx))
 }
 
-/// Discovers, reads and parses all sources of `manifest`, using all cores.
+/// Discovers, reads and parses all sources of `manifest`, using all cores. The caller
+/// checks first that the sources are not annotated (`store::ensure_not_annotated`).
 pub fn load(manifest: &Manifest) -> Result<Project> {
-    // Annotated sources would put Revy's runtime and insertions into the SAF.
-    crate::instrument::store::ensure_not_annotated(manifest)?;
     crate::instrument::safepath::check_state_dir(&manifest.root, &manifest.state_dir())?;
     let paths = manifest.discover()?;
     let bar = crate::util::progress::bar(paths.len(), "parsing");
@@ -69,7 +69,7 @@ pub fn load(manifest: &Manifest) -> Result<Project> {
             .map(|rel| Ok((rel.clone(), read_source(manifest, rel)?)))
             .collect::<Result<Vec<_>>>()
     })?;
-    let defs = crate::instrument::cppdefs::project_defines(
+    let cx = crate::instrument::cppdefs::context(
         manifest,
         texts.iter().map(|(p, t)| (p.as_str(), t.as_str())),
     );
@@ -78,17 +78,16 @@ pub fn load(manifest: &Manifest) -> Result<Project> {
             .into_par_iter()
             .map(|(rel, text)| {
                 bar.inc(1);
-                let model = parse_file_with(&rel, &text, &defs);
-                SourceFile {
-                    lang: Lang::of_path(&rel).expect("discovered files have a language"),
+                Ok(SourceFile {
+                    lang: source_lang(&rel)?,
+                    model: parse_file(&rel, &text, &cx)?,
                     sha256: crate::util::hash::sha256_hex(&crate::util::srctext::encode(&text)),
                     path: rel,
                     text,
-                    model,
-                }
+                })
             })
-            .collect()
-    });
+            .collect::<Result<Vec<_>>>()
+    })?;
     bar.finish_and_clear();
     Ok(link(files))
 }
@@ -180,7 +179,7 @@ fn same_params(a: &MethodDecl, b: &MethodDecl, relaxed: bool) -> bool {
                 && x.ty.dims == y.ty.dims
                 && x.ty.pointers == y.ty.pointers
                 && x.ty.reference == y.ty.reference
-                && sig_decor(&x.ty) == sig_decor(&y.ty)
+                && x.ty.sig_decor() == y.ty.sig_decor()
         })
 }
 
@@ -236,4 +235,23 @@ fn inherit(def: &mut MethodDecl, decl: &MethodDecl) {
         def.ret = decl.ret.clone();
     }
     def.kind = decl.kind;
+}
+
+#[cfg(test)]
+mod tests {
+    /// A file no front end claims is refused with its name, never read as Java (the old
+    /// default gave `class W { char c; };` in `widget.inc` a Java model).
+    #[test]
+    fn a_file_of_no_known_language_is_an_error_naming_it() {
+        let cx = Default::default();
+        let e = super::parse_file("src/widget.inc", "class W { char c; };\n", &cx).unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.starts_with("src/widget.inc: not a source of a language Revy reads (.java .cpp"),
+            "{msg}"
+        );
+        assert_eq!(e.exit_code(), 2);
+        let m = super::parse_file("src/w.hpp", "class W { char c; };\n", &cx).unwrap();
+        assert_eq!(m.classes[0].lang, crate::instrument::model::Lang::Cpp);
+    }
 }

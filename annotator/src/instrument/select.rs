@@ -10,6 +10,7 @@
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
 use crate::instrument::manifest::Pattern;
+use crate::instrument::names::method_names;
 use crate::instrument::saf::SafClass;
 
 /// One set for all patterns: literal names are hash lookups and wildcards share one
@@ -26,34 +27,8 @@ fn class_names(c: &SafClass) -> [String; 2] {
     [c.qname.clone(), c.name.clone()]
 }
 
-fn method_names(class: &[String; 2], method: &str) -> Vec<String> {
-    let mut v = Vec::with_capacity(4);
-    for n in class {
-        v.push(format!("{n}.{method}"));
-        v.push(format!("{n}::{method}"));
-    }
-    v
-}
-
 fn any(set: &GlobSet, names: &[String]) -> bool {
     names.iter().any(|n| set.is_match(n))
-}
-
-/// A class's simple name: the last part of `pkg.Outer.Inner` or `ns::Class`.
-pub fn simple_name(qname: &str) -> &str {
-    qname.rsplit(['.', ':']).next().unwrap_or(qname)
-}
-
-/// Whether one pattern names class `qname` as the selection does (qualified or simple name).
-pub fn names_class(g: &globset::GlobMatcher, qname: &str) -> bool {
-    g.is_match(qname) || g.is_match(simple_name(qname))
-}
-
-/// Whether one pattern names method `method` of class `qname` as the selection does:
-/// `Class.method` or `Class::method`, with either form of the class's name.
-pub fn names_method(g: &globset::GlobMatcher, qname: &str, method: &str) -> bool {
-    let cn = [qname.to_string(), simple_name(qname).to_string()];
-    method_names(&cn, method).iter().any(|n| g.is_match(n))
 }
 
 pub fn apply(classes: &mut [SafClass], include: &[Pattern], exclude: &[Pattern]) {

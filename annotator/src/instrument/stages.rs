@@ -35,8 +35,13 @@ impl ParseReport {
 /// Parses the manifest's sources and writes the SAF.
 pub fn parse(m: &Manifest) -> Result<ParseReport> {
     let started = Instant::now();
+    // Annotated sources would put Revy's runtime and insertions into the SAF.
+    crate::instrument::store::ensure_not_annotated(m)?;
     let project = crate::instrument::project::load(m)?;
-    let saf = crate::instrument::saf::build::build(m, &project);
+    let mut saf = crate::instrument::saf::build::build(m, &project);
+    // Selection follows the SAF, which records every class unselected.
+    let (include, exclude) = (&m.include_patterns, &m.exclude_patterns);
+    crate::instrument::select::apply(&mut saf.classes, include, exclude);
     let saf_path = m.saf_path();
     crate::instrument::store::write_state_file(&saf_path, saf.to_toml().as_bytes())?;
     let methods = saf.classes.iter().map(|c| c.methods.len()).sum();

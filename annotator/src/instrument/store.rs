@@ -12,8 +12,6 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-
 use crate::error::{Error, Result};
 use crate::instrument::atomic::{atomic_write, remove_stray_temps};
 use crate::instrument::edits::{self, Insertion};
@@ -30,7 +28,7 @@ fn bytes(text: String) -> Vec<u8> {
 }
 
 /// Writes a file under `.revy/` (SAF, journal, backups) atomically.
-pub fn write_state_file(path: &Path, bytes: &[u8]) -> Result<()> {
+pub(crate) fn write_state_file(path: &Path, bytes: &[u8]) -> Result<()> {
     atomic_write(path, bytes)
 }
 
@@ -74,39 +72,7 @@ fn check_writable(path: &Path) -> Result<()> {
     Ok(())
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct FileRecord {
-    pub path: String,
-    pub original_sha256: String,
-    pub annotated_sha256: String,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct RuntimeRecord {
-    pub path: String,
-    pub sha256: String,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Phase {
-    /// Files are being replaced; some may still be original.
-    Writing,
-    Complete,
-}
-
-/// The annotation journal.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct State {
-    pub version: u32,
-    pub mode: Mode,
-    pub phase: Phase,
-    pub files: Vec<FileRecord>,
-    pub runtime: Vec<RuntimeRecord>,
-    /// Folders created for runtime files, deepest last; removed on restore if empty.
-    #[serde(default)]
-    pub created_dirs: Vec<String>,
-}
+pub use crate::instrument::journal::{FileRecord, Phase, RuntimeRecord, State};
 
 /// A fully computed annotation, ready to be written.
 pub struct Plan {
@@ -127,7 +93,7 @@ fn edits_path(m: &Manifest, rel: &str) -> PathBuf {
     m.state_dir().join("edits").join(format!("{rel}.json"))
 }
 
-pub fn load_state(m: &Manifest) -> Result<Option<State>> {
+pub(crate) fn load_state(m: &Manifest) -> Result<Option<State>> {
     let p = state_path(m);
     match std::fs::read_to_string(&p) {
         Ok(t) => {
@@ -233,9 +199,11 @@ pub fn revy_code_left(m: &Manifest) -> Vec<String> {
         .collect();
     // The user's sources first, Revy's own runtime files after them.
     left.sort_by_key(|rel| rel.contains("/_revy/runtime/") || rel.starts_with("_revy/runtime/"));
-    let rt = crate::instrument::annotate::cpp::RUNTIME_DIR;
-    if m.root.join(rt).is_dir() {
-        left.push(format!("{rt}/"));
+    let dirs = crate::instrument::lang::LangSpec::all().into_iter();
+    for rt in dirs.filter_map(|s| s.runtime_dir) {
+        if m.root.join(rt).is_dir() {
+            left.push(format!("{rt}/"));
+        }
     }
     left
 }
@@ -264,7 +232,7 @@ fn orphaned_code(m: &Manifest, left: &[String]) -> Error {
 }
 
 /// Writes a plan: backups and journal first, then each file atomically.
-pub fn commit(m: &Manifest, plan: &Plan) -> Result<State> {
+pub(crate) fn commit(m: &Manifest, plan: &Plan) -> Result<State> {
     let _lock = crate::instrument::lock::acquire(m)?;
     ensure_not_annotated(m)?;
     check_plan(m, plan)?;
@@ -792,7 +760,7 @@ fn sweep_after_restore(m: &Manifest, state: &State) {
 /// build's own incremental behaviour rebuilds only what changed. Each changed file goes
 /// back to its original first, then the journal records its new insertions, then the new
 /// text is written: a kill at any point leaves every file original or matching the journal.
-pub fn recommit(m: &Manifest, plan: &Plan) -> Result<usize> {
+pub(crate) fn recommit(m: &Manifest, plan: &Plan) -> Result<usize> {
     let Some(mut state) = load_state(m)? else {
         return Err(Error::input(format!(
             "{}: not annotated; nothing to rewrite",

@@ -20,7 +20,7 @@ use crate::instrument::saf::Saf;
 use crate::instrument::store::{self, Plan};
 
 /// Builds after which `--verify` gives up (restoring everything).
-pub const MAX_ROUNDS: usize = 12;
+pub(crate) const MAX_ROUNDS: usize = 12;
 
 /// One declaration taken back, with the compiler's line that caused it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -189,7 +189,7 @@ fn run_budget(dir: &std::path::Path) -> Result<Option<tempfile::TempPath>> {
 }
 
 /// Runs the run command of a tree that is already built (`revy profile` after verifying).
-pub fn run_built(m: &Manifest) -> Result<RunOutcome> {
+pub(crate) fn run_built(m: &Manifest) -> Result<RunOutcome> {
     let run_cmd = run_command(m)?;
     let dir = m.trace_dir();
     budget::prune_stale(&dir);

@@ -14,7 +14,7 @@ const MAX_GROUPS: usize = 6;
 
 /// The files under the project written since `since` that are not its sources nor Revy's
 /// state, grouped by their top folder: `build/ (12 files, build/mycpp among them)`.
-pub fn written_since(m: &Manifest, since: SystemTime) -> Vec<String> {
+pub(crate) fn written_since(m: &Manifest, since: SystemTime) -> Vec<String> {
     let sources: std::collections::HashSet<String> =
         m.discover().unwrap_or_default().into_iter().collect();
     let skip = [

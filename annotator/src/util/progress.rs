@@ -94,7 +94,7 @@ pub fn seconds(s: f64) -> String {
 }
 
 /// A command as a step's label shows it: its first 32 characters.
-pub fn short_command(cmd: &str) -> String {
+pub(crate) fn short_command(cmd: &str) -> String {
     let one_line = cmd.split_whitespace().collect::<Vec<_>>().join(" ");
     match one_line.char_indices().nth(32) {
         Some((i, _)) => format!("{}…", &one_line[..i]),

@@ -30,10 +30,10 @@ use stats::{Acc, Callee, MessageRecord, Summary, TopMessages};
 use table::EdgeSums;
 pub use table::{Edges, InstRow, Instances, TopRows};
 
-pub const SCHEMA: &str = "revy-analysis/2";
+pub(crate) const SCHEMA: &str = "revy-analysis/2";
 
 /// From this share of empty-call cost a method's measured time is mostly probe cost.
-pub const PROBE_BOUND: f64 = 0.5;
+pub(crate) const PROBE_BOUND: f64 = 0.5;
 
 fn is_zero(x: &f64) -> bool {
     *x == 0.0
@@ -470,7 +470,7 @@ impl Builder {
         self.probe
     }
     /// Subtract `probe` trace units per message (once for itself, once per nested one).
-    pub fn with_probe(mut self, probe: u64) -> Self {
+    pub(crate) fn with_probe(mut self, probe: u64) -> Self {
         self.probe = probe;
         self.paid = self.paid.max(probe);
         self.clock = crate::analyse::run::RunClock::new(probe);
@@ -599,7 +599,7 @@ pub fn analyze_path_with(
 impl Builder {
     /// A builder that subtracts the probe cost given in `opts`, else the trace header's
     /// (when `opts` say so).
-    pub fn for_trace(path: &Path, opts: &Options) -> Result<Builder> {
+    pub(crate) fn for_trace(path: &Path, opts: &Options) -> Result<Builder> {
         let unit = header_unit(path)?;
         let header = header_probe_ns(path)?;
         let probe = match opts.compensation() {
@@ -650,7 +650,7 @@ impl Options {
 }
 
 /// [`finish`], then the probe cost in the totals and the ranked proposals (another pass).
-pub fn finish_with_advice(
+pub(crate) fn finish_with_advice(
     path: &Path,
     opts: &Options,
     b: Builder,
@@ -725,7 +725,7 @@ impl MethodStats {
 impl Analysis {
     /// Classes whose methods' measured time is mostly probe cost (their empty-call share,
     /// weighted by measured time, at least [`PROBE_BOUND`]): no candidates on that basis.
-    pub fn probe_bound_classes(&self) -> rustc_hash::FxHashSet<&str> {
+    pub(crate) fn probe_bound_classes(&self) -> rustc_hash::FxHashSet<&str> {
         let mut by: rustc_hash::FxHashMap<&str, (f64, f64)> = Default::default();
         for m in &self.methods {
             let e = by.entry(m.class.as_str()).or_default();
@@ -739,13 +739,13 @@ impl Analysis {
     }
 
     /// `Class.method` of a method id.
-    pub fn method_name(&self, id: u32) -> String {
+    pub(crate) fn method_name(&self, id: u32) -> String {
         self.methods
             .get(id as usize)
             .map_or_else(|| "?".into(), |m| format!("{}.{}", m.class, m.method))
     }
     /// A method's name alone (no class), `?` for an unknown id.
-    pub fn method_only(&self, id: u32) -> &str {
+    pub(crate) fn method_only(&self, id: u32) -> &str {
         self.methods
             .get(id as usize)
             .map_or("?", |m| m.method.as_str())

@@ -26,7 +26,7 @@ use crate::error::{Error, Result};
 use crate::instrument::events::EventDef;
 
 /// Rows per row group of `messages`: about 12 columns × 8 bytes × this in memory.
-pub const ROW_GROUP: usize = 1 << 18;
+pub(crate) const ROW_GROUP: usize = 1 << 18;
 
 const MESSAGES: &str = "message messages {
   REQUIRED INT64 id; REQUIRED INT64 process; REQUIRED INT64 thread;

@@ -45,7 +45,7 @@ use crate::instrument::saf::{Saf, SafClass, SafMethod};
 pub(crate) mod rtlib;
 
 /// Folder (relative to the manifest folder) holding the C++ runtime while annotated.
-pub const RUNTIME_DIR: &str = ".revy-runtime";
+pub const RUNTIME_DIR: &str = crate::instrument::lang::CPP_RUNTIME_DIR;
 pub const RUNTIME_HEADER: &str = "revy_runtime.hpp";
 pub const CONFIG_HEADER: &str = "revy_config.hpp";
 

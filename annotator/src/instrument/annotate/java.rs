@@ -47,7 +47,7 @@ fn takes_field(kind: ClassKind) -> bool {
 /// The object-ID field's name: one that no field of the class or of a class enclosing it
 /// has, so an inner class's new field never hides a field of its outer class that the inner
 /// code uses.
-pub fn oid_field_name(cx: &Context, c: &SafClass) -> String {
+pub(crate) fn oid_field_name(cx: &Context, c: &SafClass) -> String {
     let mut taken: HashSet<&str> = c.fields.iter().map(|f| f.name.as_str()).collect();
     let mut scope = c.qname.as_str();
     while let Some((outer, _)) = scope.rsplit_once('.') {
@@ -375,7 +375,7 @@ impl LangAnnotator for JavaAnnotator {
 
 /// The source root of a file: its folder minus the package's folders (`src/bank/A.java`
 /// with `package bank;` → `src`). `None` when the folders do not match the package.
-pub fn source_root(rel: &str, package: Option<&str>) -> Option<String> {
+pub(crate) fn source_root(rel: &str, package: Option<&str>) -> Option<String> {
     let dir = rel.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
     let Some(pkg) = package else {
         return Some(dir.to_string());
@@ -415,7 +415,7 @@ fn java_str(s: &str) -> String {
 /// The generated `RvTable.java`: settings plus the class and method tables as text lines
 /// (`C id qname size oidfield` / `M id cid name sgn`, tab-separated), chunked to stay under
 /// the class-file constant limits.
-pub fn table_source(cx: &Context) -> String {
+pub(crate) fn table_source(cx: &Context) -> String {
     let saf = cx.saf;
     let (lines, max_c, max_m) = table_lines(cx);
     let data = table_data(lines);

@@ -23,7 +23,7 @@ use crate::instrument::edits::Insertion;
 use crate::instrument::manifest::read_source;
 use crate::instrument::manifest::{Manifest, Mode};
 use crate::instrument::model::{FileModel, Lang, MethodDecl};
-use crate::instrument::project::parse_file_with;
+use crate::instrument::project::{parse_file, source_lang};
 use crate::instrument::saf::{Saf, SafClass, SafMethod};
 use crate::instrument::store::{self, Plan};
 use crate::util::hash::sha256_hex;
@@ -111,7 +111,11 @@ impl<'a> Context<'a> {
 
     /// `lang`'s per-run value, built by `init` on first use in this run (one type per
     /// language; a value of another type is replaced).
-    pub fn memo<T: Any + Send + Sync>(&self, lang: Lang, init: impl FnOnce() -> T) -> Arc<T> {
+    pub(crate) fn memo<T: Any + Send + Sync>(
+        &self,
+        lang: Lang,
+        init: impl FnOnce() -> T,
+    ) -> Arc<T> {
         let mut memo = self.memo.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(v) = memo
             .get(&lang)
@@ -125,7 +129,7 @@ impl<'a> Context<'a> {
     }
 
     /// The SAF entry of a class, if it is selected and annotatable.
-    pub fn selected_class(&self, qname: &str) -> Option<&'a SafClass> {
+    pub(crate) fn selected_class(&self, qname: &str) -> Option<&'a SafClass> {
         self.class(qname).filter(|c| c.selected && c.annotatable)
     }
 
@@ -139,7 +143,7 @@ impl<'a> Context<'a> {
 
     /// The SAF entry of this very declaration: class-template specialisations share their
     /// primary's qualified name, so the file and first line tell them apart.
-    pub fn class_of_decl(&self, qname: &str, file: &str, line: u32) -> Option<&'a SafClass> {
+    pub(crate) fn class_of_decl(&self, qname: &str, file: &str, line: u32) -> Option<&'a SafClass> {
         self.index
             .classes
             .get(qname)
@@ -152,13 +156,13 @@ impl<'a> Context<'a> {
     }
 
     /// The SAF class that declares method `sm` (a specialisation's own entry, if it is one).
-    pub fn owner_of(&self, sm: &SafMethod) -> Option<&'a SafClass> {
+    pub(crate) fn owner_of(&self, sm: &SafMethod) -> Option<&'a SafClass> {
         self.index.owners.get(&sm.id).copied()
     }
 
     /// The SAF entry of a method of class `qname` declared in `file`, if it is selected
     /// and annotatable. Matches by name, file and first line (overloads differ by line).
-    pub fn selected_method(
+    pub(crate) fn selected_method(
         &self,
         qname: &str,
         file: &str,
@@ -216,7 +220,7 @@ pub trait LangAnnotator: Sync {
 
 /// `base`, or `base1`, `base2`, … the first name `taken` does not refuse. Every generated
 /// identifier goes through here, so none collides with a user's.
-pub fn fresh_name(base: &str, taken: impl Fn(&str) -> bool) -> String {
+pub(crate) fn fresh_name(base: &str, taken: impl Fn(&str) -> bool) -> String {
     let mut name = base.to_string();
     let mut n = 0;
     while taken(&name) {
@@ -248,7 +252,7 @@ pub struct Summary {
 }
 
 /// Refuses a SAF that no longer describes the sources.
-pub fn check_fresh(m: &Manifest, saf: &Saf) -> Result<()> {
+pub(crate) fn check_fresh(m: &Manifest, saf: &Saf) -> Result<()> {
     let stale = |why: String| {
         Err(Error::input(format!(
             "{}: the SAF is stale ({why}); re-run `revy parse`, then annotate",
@@ -324,7 +328,7 @@ impl Withdrawn {
 }
 
 /// Re-plans the original texts (the tree is annotated) without what `w` withdraws.
-pub fn plan_withdrawn(
+pub(crate) fn plan_withdrawn(
     m: &Manifest,
     mode: Mode,
     w: &Withdrawn,
@@ -439,7 +443,7 @@ fn annotate_files(
     wanted: &BTreeSet<&str>,
     originals: Option<&HashMap<String, String>>,
 ) -> Result<Vec<(String, String, FileModel, FileEdits)>> {
-    let defs = crate::instrument::cppdefs::for_manifest(m, originals);
+    let project_cx = crate::instrument::cppdefs::for_manifest(m, originals);
     let bar = crate::util::progress::bar(wanted.len(), "annotating");
     let results: Vec<(String, String, FileModel, FileEdits)> =
         crate::instrument::project::with_parse_stacks(|| {
@@ -451,7 +455,7 @@ fn annotate_files(
                         Some(t) => t.clone(),
                         None => read_source(m, rel)?,
                     };
-                    let model = parse_file_with(rel, &text, &defs);
+                    let model = parse_file(rel, &text, &project_cx)?;
                     let lang = source_lang(rel)?;
                     let fe = for_lang(lang).annotate_file(cx, &model, &text);
                     #[cfg(feature = "test-hooks")]
@@ -462,16 +466,6 @@ fn annotate_files(
         })?;
     bar.finish_and_clear();
     Ok(results)
-}
-
-/// The language of a source the manifest listed (it lists only sources of a known
-/// language, so this names a file that changed kind behind its back).
-fn source_lang(rel: &str) -> Result<Lang> {
-    Lang::of_path(rel).ok_or_else(|| {
-        Error::input(format!(
-            "{rel}: not a source of a language Revy knows; run `revy parse` again"
-        ))
-    })
 }
 
 /// The runtime files for the annotated files' languages, in language order.

@@ -10,10 +10,10 @@ use std::sync::OnceLock;
 
 use tree_sitter::Node;
 
-use super::{kit, span_of};
+use super::{kit, span_of, Frontend, ProjectContext};
 use crate::instrument::model::{
-    ClassDecl, ClassKind, FieldDecl, FileModel, Frontend, Lang, MethodDecl, MethodFlags,
-    MethodKind, Param, TypeRef,
+    ClassDecl, ClassKind, FieldDecl, FileModel, Lang, MethodDecl, MethodFlags, MethodKind, Param,
+    TypeRef,
 };
 
 pub struct JavaFrontend;
@@ -22,7 +22,7 @@ impl Frontend for JavaFrontend {
     fn lang(&self) -> Lang {
         Lang::Java
     }
-    fn parse(&self, path: &str, src: &str) -> FileModel {
+    fn parse(&self, path: &str, src: &str, _cx: &ProjectContext) -> FileModel {
         kit::guarded(Lang::Java, path, || parse_java(path, src))
     }
 }
@@ -516,6 +516,7 @@ impl<'a> Builder<'a> {
             name: name.to_string(),
             qname,
             kind,
+            lang: Lang::Java,
             is_abstract,
             is_static,
             is_local,

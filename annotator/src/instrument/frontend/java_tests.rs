@@ -2,7 +2,7 @@ use super::*;
 use pretty_assertions::assert_eq;
 
 fn parse(src: &str) -> FileModel {
-    JavaFrontend.parse("src/T.java", src)
+    JavaFrontend.parse("src/T.java", src, &Default::default())
 }
 
 fn qnames(m: &FileModel) -> Vec<&str> {

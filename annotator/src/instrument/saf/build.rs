@@ -1,5 +1,6 @@
 //! Builds the SAF from a parsed project: type resolution, the type table, static sizes
-//! (thesis fig. 5.6), signatures, annotatability and the selection.
+//! (thesis fig. 5.6), signatures and annotatability; every class starts unselected (the
+//! selection stage, `select.rs`, sets the flags).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -8,7 +9,6 @@ use super::*;
 use crate::instrument::manifest::Manifest;
 use crate::instrument::model::{ClassDecl, FieldDecl, LayoutKind, LayoutUse, MethodDecl, TypeRef};
 use crate::instrument::project::Project;
-use crate::instrument::select;
 
 /// Name lookups over all classes of the project.
 pub(crate) struct Resolver<'a> {
@@ -37,9 +37,9 @@ impl<'a> Resolver<'a> {
 
     /// The class a type name written inside class `from` refers to, if it is a user class.
     pub(crate) fn resolve(&self, name: &str, from: &ClassDecl) -> Option<usize> {
-        let lang = Lang::of_path(&from.file);
+        let lang = from.lang;
         let name = name.trim_start_matches("::");
-        let sep = lang.map_or(".", |l| l.spec().scope_sep);
+        let sep = lang.spec().scope_sep;
         // Enclosing scopes, innermost first: `a.b.C` tries `a.b.C.name`, `a.b.name`, `a.name`.
         let found = super::in_scopes(sep, &from.qname, name, |q| self.by_qname.get(q).copied());
         if found.is_some() {
@@ -54,9 +54,7 @@ impl<'a> Resolver<'a> {
                 .copied()
                 .find(|&i| self.classes[i].qname.ends_with(name));
         }
-        ids.iter()
-            .copied()
-            .find(|&i| Lang::of_path(&self.classes[i].file) == lang)
+        ids.iter().copied().find(|&i| self.classes[i].lang == lang)
     }
 }
 
@@ -99,7 +97,7 @@ impl Sizer<'_> {
     }
 
     fn field_size(&mut self, owner: usize, ty: &TypeRef) -> (u64, usize) {
-        let lang = Lang::of_path(&self.classes[owner].file).unwrap_or(Lang::Java);
+        let lang = self.classes[owner].lang;
         let (mut s, low) = if let Some(p) = primitive_size(lang, &ty.name) {
             if ty.pointers > 0 {
                 (self.sizes.pointer, usize::MAX)
@@ -206,11 +204,6 @@ pub fn build(manifest: &Manifest, project: &Project) -> Saf {
         out_classes.push(c);
     }
     types.add_basics(&out_classes);
-    select::apply(
-        &mut out_classes,
-        &manifest.include_patterns,
-        &manifest.exclude_patterns,
-    );
     let files = files_of(project, &out_classes);
     Saf {
         version: SAF_VERSION,
@@ -300,7 +293,7 @@ fn saf_class(
     next_method: &mut u32,
 ) -> SafClass {
     let c = &sizer.classes[ci];
-    let lang = Lang::of_path(&c.file).unwrap_or(Lang::Java);
+    let lang = c.lang;
     let static_size = sizer.size(ci).0;
     let own = TypeRef {
         name: c.qname.clone(),
@@ -480,4 +473,38 @@ fn files_of(project: &Project, classes: &[SafClass]) -> Vec<SafFile> {
         .collect();
     files.sort_by(|a, b| a.path.cmp(&b.path));
     files
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::instrument::frontend::{cpp::CppFrontend, Frontend};
+    use crate::instrument::manifest::Manifest;
+    use crate::instrument::model::Lang;
+    use crate::instrument::project::{link, SourceFile};
+
+    /// A C++ class read from a file whose name no language claims (`widget.inc`, included
+    /// by a unity build) keeps C++'s sizes: its language is the front end's, never guessed
+    /// from the path. Guessed, it was taken for Java: a `char` of 2 bytes, a Java type.
+    #[test]
+    fn a_cpp_class_is_never_taken_for_java() {
+        let (path, text) = ("src/widget.inc", "class W { char c; short s; };\n");
+        let model = CppFrontend.parse(path, text, &Default::default());
+        let project = link(vec![SourceFile {
+            path: path.into(),
+            lang: Lang::Cpp,
+            text: text.into(),
+            sha256: String::new(),
+            model,
+        }]);
+        let toml = "[project]\nname = \"t\"\nsources = [\"src/*\"]\n";
+        let m = Manifest::from_str(std::path::Path::new("/nowhere/revy.toml"), toml).unwrap();
+        let saf = super::build(&m, &project);
+        let w = &saf.classes[0];
+        assert_eq!(
+            (w.qname.as_str(), w.lang, w.static_size),
+            ("W", Lang::Cpp, 3)
+        );
+        let char_t = saf.types.iter().find(|t| t.name == "char").unwrap();
+        assert_eq!((char_t.lang, char_t.size), (Lang::Cpp, 1));
+    }
 }

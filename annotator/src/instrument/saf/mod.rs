@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::instrument::manifest::Sizes;
 use crate::instrument::model::{ClassKind, Lang, MethodKind};
 
-pub const SAF_VERSION: u32 = 3;
+pub(crate) const SAF_VERSION: u32 = 3;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Saf {
@@ -191,13 +191,13 @@ fn is_zero(n: &u32) -> bool {
 }
 
 impl SafMethod {
-    pub fn has_modifier(&self, m: &str) -> bool {
+    pub(crate) fn has_modifier(&self, m: &str) -> bool {
         self.modifiers.iter().any(|x| x == m)
     }
 }
 
 impl Saf {
-    pub fn to_toml(&self) -> String {
+    pub(crate) fn to_toml(&self) -> String {
         emit::to_toml(self)
     }
 
@@ -241,7 +241,7 @@ impl Saf {
     /// The class of `lang` that `name`, written in `scope` (a class or namespace, qualified;
     /// empty for global), refers to: the name in each enclosing scope, innermost first,
     /// then the one class whose qualified name ends with it (none if several do).
-    pub fn resolve_class(&self, lang: Lang, scope: &str, name: &str) -> Option<&SafClass> {
+    pub(crate) fn resolve_class(&self, lang: Lang, scope: &str, name: &str) -> Option<&SafClass> {
         let sep = lang.spec().scope_sep;
         let name = name.trim_start_matches(sep);
         let of_lang = || self.classes.iter().filter(move |c| c.lang == lang);
@@ -260,7 +260,7 @@ impl Saf {
 
 /// Looks `name` up as written in `scope` (qualified with `sep`): `scope::name`, then in each
 /// enclosing scope outwards, then `name` itself. The one scope walk of every resolver.
-pub fn in_scopes<T>(
+pub(crate) fn in_scopes<T>(
     sep: &str,
     scope: &str,
     name: &str,
@@ -280,4 +280,4 @@ pub mod build;
 mod emit;
 mod state;
 mod types;
-pub use types::{method_signature, primitive_size, sig_decor, sig_type_name, signature};
+pub use types::{method_signature, primitive_size, sig_type_name, signature};

@@ -99,13 +99,18 @@ fn is_class_name(r: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::instrument::model::{FileModel, Frontend};
+    use crate::instrument::frontend::Frontend;
+    use crate::instrument::model::FileModel;
 
     fn java(src: &str) -> FileModel {
-        crate::instrument::frontend::java::JavaFrontend.parse("src/T.java", src)
+        crate::instrument::frontend::java::JavaFrontend.parse(
+            "src/T.java",
+            src,
+            &Default::default(),
+        )
     }
     fn cpp(src: &str) -> FileModel {
-        crate::instrument::frontend::cpp::CppFrontend.parse("t.cpp", src)
+        crate::instrument::frontend::cpp::CppFrontend.parse("t.cpp", src, &Default::default())
     }
     /// The methods of class `name` that write no state, by name.
     fn stateless_of(m: &FileModel, name: &str) -> Vec<String> {

@@ -14,7 +14,7 @@ pub fn primitive_size(lang: Lang, name: &str) -> Option<u64> {
 /// `f(const T&)`, `f(T&)` and `f(T&&)` are three overloads. A by-value parameter's are
 /// dropped, as they are not part of the function's type (`f(const int)` is `f(int)`).
 pub fn sig_type_name(ty: &TypeRef) -> String {
-    let (quals, reference) = sig_decor(ty);
+    let (quals, reference) = ty.sig_decor();
     let mut s = quals;
     s.push_str(&ty.name.replace(' ', "_"));
     for _ in 0..ty.pointers {
@@ -22,25 +22,6 @@ pub fn sig_type_name(ty: &TypeRef) -> String {
     }
     s.push_str(reference);
     s
-}
-
-/// What a signature adds to a type's base name: the cv-qualifier prefix of a pointer's or
-/// reference's target (`const_`) and the reference (`&`, `&&` or nothing).
-pub fn sig_decor(ty: &TypeRef) -> (String, &'static str) {
-    let mut quals = String::new();
-    if ty.pointers > 0 || ty.reference {
-        let words = ty.text.split_whitespace();
-        for q in words.take_while(|w| matches!(*w, "const" | "volatile")) {
-            quals.push_str(q);
-            quals.push('_');
-        }
-    }
-    if !ty.reference {
-        return (quals, "");
-    }
-    // The text ends with the reference and then any array bounds.
-    let t = &ty.text[..ty.text.rfind('&').map_or(0, |i| i + 1)];
-    (quals, if t.ends_with("&&") { "&&" } else { "&" })
 }
 
 /// The thesis's signature form `!type^dim!type^dim!`; `!!` for no parameters.

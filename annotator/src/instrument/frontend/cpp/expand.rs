@@ -453,13 +453,19 @@ impl<'a> OffsetMap<'a> {
 #[cfg(test)]
 mod tests {
     use super::super::defines::Defines;
+    use crate::instrument::frontend::{Frontend, ProjectContext};
     use crate::instrument::model::FileModel;
 
     const LIB_H: &str = include_str!("../../../../../tests/cpp-corpus/unseen/src/lib.h");
     const LIB_CPP: &str = include_str!("../../../../../tests/cpp-corpus/unseen/src/lib.cpp");
 
     fn parse(path: &str, src: &str) -> FileModel {
-        super::super::parse_with_defines(path, src, &Defines::of(LIB_H))
+        parse_with(path, src, Defines::of(LIB_H))
+    }
+
+    /// Parses as a project whose macros are `defines` does.
+    fn parse_with(path: &str, src: &str, defines: Defines) -> FileModel {
+        super::super::CppFrontend.parse(path, src, &ProjectContext { defines })
     }
 
     fn assert_no_errors(m: &FileModel) {
@@ -476,7 +482,7 @@ mod tests {
     #[test]
     fn default_member_initialisers_map_back_to_the_source() {
         let src = "#define NSB namespace detail {\n#define NSE }\nint f(int);\nNSB\nstruct P {\n  int a = f(1);\n  int b{f(2)};\n  P() {}\n};\nNSE\n";
-        let m = super::super::parse_with_defines("p.h", src, &Defines::of(src));
+        let m = parse_with("p.h", src, Defines::of(src));
         let p = m.classes.iter().find(|c| c.name == "P").unwrap();
         assert_eq!(p.qname, "detail::P");
         let inits: Vec<&str> = p
@@ -526,7 +532,7 @@ mod tests {
             .filter(|d| d.severity == crate::instrument::model::Severity::Error);
         assert_eq!(errors.count(), 0, "{:?}", m.diagnostics);
         // Without lib.h's defines the namespace macros are reported; with them, nothing.
-        let alone = super::super::parse_with_defines("lib.cpp", LIB_CPP, &Defines::default());
+        let alone = parse_with("lib.cpp", LIB_CPP, Defines::default());
         assert!(!alone.diagnostics.is_empty());
         assert!(m.diagnostics.is_empty(), "{:?}", m.diagnostics);
     }
@@ -586,7 +592,7 @@ mod tests {
         let real = "enable_if_t<(__VA_ARGS__), int> = 0";
         assert_eq!(d.get("ENABLE_IF").unwrap().body, real);
         let src = "template <typename T, ENABLE_IF(is_same<T, int>::value)>\nstruct S { int f() { return 1; } };\n";
-        let m = super::super::parse_with_defines("s.h", src, &d);
+        let m = parse_with("s.h", src, d.clone());
         assert!(m.diagnostics.is_empty(), "{:?}", m.diagnostics);
         let params = ["f".to_string(), "...".to_string()];
         let args = ["a", "b", "c"].map(String::from).to_vec();
@@ -602,7 +608,7 @@ mod tests {
     #[test]
     fn expression_macros_expand_where_the_parse_fails() {
         let src = "#include <cinttypes>\n#define VALUE_AS(type) *reinterpret_cast<type*>(buf_)\n#define SET_VALUE_AS(type, v) VALUE_AS(type) = (v)\n#define TRAITS(type, k) template <> struct Tr<type> { static const int kind = k; }\n#define MAX(a, b) ((a) > (b) ? (a) : (b))\ntemplate <class T> struct Tr;\nTRAITS(bool, 1);\nstruct F {\n  void* buf_;\n  bool get() const { return VALUE_AS(bool) ? MAX(1, 2) : 0; }\n  void set() { SET_VALUE_AS(bool, true); }\n  void show(char* s) const { sprintf(s, \"%\" PRId32, MAX(VALUE_AS(int), 0)); }\n  void wide(char* s) const { sprintf(s, \"%\" I64 \"%\" PRIu64, 1LL, 2ULL); }\n};\n#ifdef _WIN32\n#define PRIu64 \"I64u\"\n#else\n#define PRIu64 \"llu\"\n#endif\n#define I64 \"lld\"\n";
-        let m = super::super::parse_with_defines("f.cc", src, &Defines::of(src));
+        let m = parse_with("f.cc", src, Defines::of(src));
         assert_no_errors(&m);
         let f = m.classes.iter().find(|c| c.name == "F").unwrap();
         for name in ["get", "set", "show", "wide"] {
@@ -623,7 +629,7 @@ mod tests {
     #[test]
     fn statement_macros_and_quoted_arguments_expand() {
         let src = "#define CHECK(c) if (!(c)) { abort(); }\n#define NOTE(m, n) k += f(m) + n;\nstruct S { int k = 0; int g(int x) {\n  CHECK(x > 0)\n  NOTE(\"(k\", 1'000)\n  return k;\n} };\n";
-        let m = super::super::parse_with_defines("s.h", src, &Defines::of(src));
+        let m = parse_with("s.h", src, Defines::of(src));
         assert_no_errors(&m);
         let g = m.classes[0].methods.iter().find(|x| x.name == "g").unwrap();
         assert_eq!(g.not_annotatable, None);

@@ -24,7 +24,8 @@ mod walk;
 use tree_sitter::Node;
 
 use super::kit::{self, ErrorSite, Nested};
-use crate::instrument::model::{Diagnostic, FileModel, Frontend, Lang, Severity, Span};
+use super::{Frontend, ProjectContext};
+use crate::instrument::model::{Diagnostic, FileModel, Lang, Severity, Span};
 
 pub struct CppFrontend;
 
@@ -35,26 +36,16 @@ impl Frontend for CppFrontend {
     fn lang(&self) -> Lang {
         Lang::Cpp
     }
-    fn parse(&self, path: &str, src: &str) -> FileModel {
-        let mut model = kit::guarded(Lang::Cpp, path, || parse_file(path, src));
+    /// Sees through the project's macros `cx.defines`, the file's own over them.
+    fn parse(&self, path: &str, src: &str, cx: &ProjectContext) -> FileModel {
+        let mut model = kit::guarded(Lang::Cpp, path, || {
+            let mut all = cx.defines.clone();
+            all.overlay(&defines::Defines::of(src));
+            parse_configured(path, src, &all)
+        });
         model.layout_uses = layout::layout_uses(src);
         model
     }
-}
-
-/// Parses one C++ file seeing through the project's macros `defs` (plus the file's own).
-pub fn parse_with_defines(path: &str, src: &str, defs: &defines::Defines) -> FileModel {
-    let mut model = kit::guarded(Lang::Cpp, path, || {
-        let mut all = defs.clone();
-        all.overlay(&defines::Defines::of(src));
-        parse_configured(path, src, &all)
-    });
-    model.layout_uses = layout::layout_uses(src);
-    model
-}
-
-fn parse_file(path: &str, src: &str) -> FileModel {
-    parse_configured(path, src, &defines::Defines::of(src))
 }
 
 /// Parses `src`; when that leaves syntax errors and the file has preprocessor conditionals,

@@ -3,7 +3,7 @@ use crate::instrument::model::ClassDecl;
 use crate::instrument::model::MethodDecl;
 
 fn parse(src: &str) -> FileModel {
-    CppFrontend.parse("t.cpp", src)
+    CppFrontend.parse("t.cpp", src, &Default::default())
 }
 
 fn class<'m>(m: &'m FileModel, qname: &str) -> &'m ClassDecl {
@@ -77,7 +77,7 @@ fn scan_dir() {
         let Ok(src) = std::fs::read_to_string(&p) else {
             continue;
         };
-        let m = CppFrontend.parse(&p, &src);
+        let m = CppFrontend.parse(&p, &src, &Default::default());
         files += 1;
         classes += m.classes.len();
         methods += m.classes.iter().map(|c| c.methods.len()).sum::<usize>() + m.out_of_class.len();

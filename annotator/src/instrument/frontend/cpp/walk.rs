@@ -699,6 +699,7 @@ impl<'a> Walker<'a> {
             name: head.name,
             qname: head.qname,
             kind: head.kind,
+            lang: crate::instrument::model::Lang::Cpp,
             is_abstract: false,
             is_static: false,
             is_local: false,

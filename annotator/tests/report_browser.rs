@@ -906,8 +906,11 @@ fn assert_one_truth(b: &mut Browser, d: &Value) {
     let raw = regex_lite_raw_ns(text);
     assert!(!raw, "raw nanoseconds in {text}");
     let pays = h0["kind"] == "proposal";
-    if h0["numbers"]["predicted_speedup"].is_number() {
+    if let Some(sp) = h0["numbers"]["predicted_speedup"].as_f64() {
         assert_eq!(first[2].as_str().unwrap().contains("pays"), pays, "{first}");
+        // The badge is the top hint's own predicted speedup (×1.00 and its cause when nothing pays).
+        let badge = b.eval("document.querySelector('#proposals li.hint .speedup').textContent");
+        assert_eq!(badge, json!(format!("×{sp:.2}")), "first line's badge");
     }
     // No 0.0 % filler among the answer's lines.
     let fill = b.eval("[...document.querySelectorAll('#proposals li.hint .text')].filter(t => / 0\\.0 ?%/.test(t.textContent)).length");
@@ -1119,6 +1122,33 @@ fn assert_timeline_interaction(b: &mut Browser, d: &Value, m: &Value) {
     );
     assert!(u0 > t0, "D pans right: {t0} -> {u0}");
     b.click("#tl-reset");
+}
+
+/// Issue 35, tables virtualised: every instance is a row of the sorted table, but only the
+/// rows in the box's window are in the DOM; scrolled to the end, the last row is the least
+/// active instance.
+fn assert_table_virtualised(b: &mut Browser, d: &Value) {
+    let n = d["instances"].as_array().unwrap().len();
+    let v = b.eval("(() => { const t = document.getElementById('table-instances'); return [Number(t.dataset.rows), t.querySelectorAll('tbody tr:not(.spacer)').length]; })()");
+    assert_eq!(v[0], json!(n), "every instance is a row");
+    let in_dom = v[1].as_u64().unwrap();
+    assert!(
+        (n.min(10) as u64..=60).contains(&in_dom),
+        "rows in the DOM: {v} of {n}"
+    );
+    let least = d["instances"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["active_time"].as_u64().unwrap())
+        .min()
+        .unwrap();
+    b.eval("(() => { const w = document.getElementById('table-instances').closest('.tablewrap'); w.scrollTop = w.scrollHeight; w.dispatchEvent(new Event('scroll')); })()");
+    b.eval("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))");
+    let col = b.eval("[...document.querySelectorAll('#table-instances th')].findIndex(t => t.dataset.key === 'active_time')");
+    let last = b.eval(&format!("(() => {{ const r = [...document.querySelectorAll('#table-instances tbody tr:not(.spacer)')]; return Number(r[r.length - 1].children[{col}].dataset.v); }})()"));
+    assert_eq!(last, json!(least), "last row after scrolling to the end");
+    b.eval("(() => { const w = document.getElementById('table-instances').closest('.tablewrap'); w.scrollTop = 0; w.dispatchEvent(new Event('scroll')); })()");
 }
 
 /// Whether `text` holds a time of four or more digits in ns/µs/ms (a raw unit figure).
@@ -1372,6 +1402,7 @@ fn report_answers_at_a_glance() {
         assert_one_truth(&mut b, &d);
         assert_encoding_by_value(&mut b);
         assert_timeline_draws_every_message(&mut b, &d);
+        assert_table_virtualised(&mut b, &d);
         b.screenshot(&format!("instances-{instances}.png"));
         // Switching to the instance graph (up to 1,000 nodes): placing, styling, drawing.
         let to_instances = b.eval("(() => { const t = performance.now(); window.revyReport.setView('instances'); return performance.now() - t; })()");

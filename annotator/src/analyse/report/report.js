@@ -1239,6 +1239,7 @@
       cv.height = AXIS + viewH + 4;
       spacer.style.height = Math.max(0, TOTAL_H - viewH) + 'px';
       box.style.maxHeight = cv.height + 2 + 'px';
+      note();
     }
     const X = (t) => LEFT + (t - tl.t0) / (tl.t1 - tl.t0) * (cv.width - LEFT - RIGHT);
     const T = (px) => tl.t0 + (px - LEFT) / (cv.width - LEFT - RIGHT) * (tl.t1 - tl.t0);
@@ -1489,8 +1490,11 @@
     $('tl-reset').addEventListener('click', () => { tl.t0 = D.span[0]; tl.t1 = Math.max(D.span[1], D.span[0] + 1); tl.draw(); });
     const which = (LOD.columns.length ? 'top row of each thread: every message (busy share per column, waiting grey); below: ' : '') +
       (msgs.length < D.messages_total ? 'the ' + msgs.length.toLocaleString('en') + ' longest of ' + D.messages_total.toLocaleString('en') + ' messages, nested by depth' : 'all messages, nested by depth');
-    const lanes = TOTAL_H > viewH ? 'all ' + tids.length.toLocaleString('en') + ' threads (scroll or shift+wheel for more)' : tids.length === 1 ? '1 thread' : tids.length + ' threads';
-    $('timeline-note').textContent = which + ', ' + lanes + '; wheel or W/S zoom, drag or A/D pan, hover names, click selects';
+    // Said once the lanes are sized (whether they scroll depends on the window).
+    const note = () => {
+      const lanes = TOTAL_H > viewH ? 'all ' + tids.length.toLocaleString('en') + ' threads (scroll or shift+wheel for more)' : tids.length === 1 ? '1 thread' : tids.length + ' threads';
+      $('timeline-note').textContent = which + ', ' + lanes + '; wheel or W/S zoom, drag or A/D pan, hover names, click selects';
+    };
     tl.scrollToLane = (k) => { box.scrollTop = laneTop[Math.min(k, tids.length)]; top = box.scrollTop; tl.draw(); };
     tl.size = size;
     return tl;

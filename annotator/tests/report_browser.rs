@@ -1513,6 +1513,8 @@ fn report_dense_edge_click_and_every_thread_lane() {
         "first lanes in view: {first}"
     );
     b.eval("(() => { const s = document.getElementById('timeline-scroll'); s.scrollIntoView({block: 'start'}); s.scrollTop = s.scrollHeight; s.dispatchEvent(new Event('scroll')); })()");
+    // Scrolling asks for a frame; the lanes are drawn in it.
+    b.eval("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))");
     let lanes = b.eval("document.getElementById('timeline').dataset.lanes");
     assert!(
         lanes.as_str().unwrap().ends_with("-19"),

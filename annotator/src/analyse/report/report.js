@@ -228,6 +228,8 @@
     all.appendChild(ol);
   })();
   const firstPaint = performance.now() - T0;
+  // Since navigation start: the answer is in the DOM (painted with the next frame).
+  const answerAt = performance.now();
 
   // The instance a hint is about (its own, the heaviest receiver of its method or class).
   function hintTarget(h) {
@@ -390,11 +392,25 @@
   const svg = $('graph'), vp = $('viewport'), gEdges = $('edges'), gNodes = $('nodes');
   const view = { x: 0, y: 0, k: 1 };
   let labelsQueued = false;
+  // Zoom and pan change one transform; labels live in a screen-space layer redrawn once per
+  // frame for the nodes in view (no restyling of every element per wheel step).
+  const drawnAt = { x: 0, y: 0, k: 1 }; // the view the SVG was last painted at
+  let settle = null;
   const applyView = () => {
+    clearTimeout(settle); settle = null;
+    svg.style.transform = '';
+    Object.assign(drawnAt, view);
     vp.setAttribute('transform', 'translate(' + view.x + ',' + view.y + ') scale(' + view.k + ')');
-    svg.style.setProperty('--fs', (11 / view.k).toFixed(3) + 'px');
-    svg.style.setProperty('--efs', (10 / view.k).toFixed(3) + 'px');
     if (!labelsQueued) { labelsQueued = true; requestAnimationFrame(() => { labelsQueued = false; declutter(); }); }
+  };
+  // While the wheel turns or a drag pans, the picture painted last moves as a whole (a CSS
+  // transform of the SVG's own layer: the compositor redraws nothing); the SVG is painted
+  // again at the new view once input rests. Painting a thousand edges takes longer than a frame.
+  const moveView = () => {
+    const s = view.k / drawnAt.k;
+    svg.style.transform = 'translate(' + (view.x - s * drawnAt.x) + 'px,' + (view.y - s * drawnAt.y) + 'px) scale(' + s + ')';
+    clearTimeout(settle);
+    settle = setTimeout(applyView, 160);
   };
   (function markers() {
     const defs = $('markers');
@@ -411,10 +427,9 @@
     const g = sv('g', { class: 'edge', 'data-key': e.key, 'data-sender': e.sender, 'data-receiver': e.receiver, 'data-calls': e.calls });
     e.halo = sv('path', { class: 'halo' });
     e.line = sv('path', { class: 'line' });
-    e.text = sv('text', { 'text-anchor': 'middle' });
     e.title = sv('title');
     e.title.textContent = title;
-    g.append(e.halo, e.line, e.text, e.title);
+    g.append(e.halo, e.line, e.title);
     e.g = g;
     gEdges.appendChild(g);
   }
@@ -423,12 +438,12 @@
     const g = sv('g', Object.assign({ class: 'node' }, attrs));
     const halo = sv('circle', { class: 'halo', r: n.r + 6 });
     n.body = sv('circle', { class: 'body', r: n.r });
-    n.label = sv('text', { x: n.r + 3, y: 4 });
     const l = n.i.label;
-    n.label.textContent = l.length > 28 ? l.slice(0, 27) + '…' : l;
+    n.text = l.length > 28 ? l.slice(0, 27) + '…' : l;
+    g.dataset.label = n.text;
     const title = sv('title');
     title.textContent = l + ': work ' + fmtT(n.i.active_time) + ' (' + pct(n.i.level) + ' of busy time)' + (n.group ? ' — click to expand into instances' : '');
-    g.append(halo, n.body, n.label, title);
+    g.append(halo, n.body, title);
     n.g = g;
     gNodes.appendChild(g);
   }
@@ -510,7 +525,7 @@
       lx = (s.x + 2 * mx + r.x) / 4; ly = (s.y + 2 * my + r.y) / 4;
     }
     e.line.setAttribute('d', d); e.halo.setAttribute('d', d);
-    e.text.setAttribute('x', lx.toFixed(1)); e.text.setAttribute('y', (ly - 3).toFixed(1));
+    e.lx = lx; e.ly = ly - 3;
   }
   // Distance from (x, y) to an edge's curve: to the nearest chord of 24 (distance to the
   // sample points alone is off by half a chord, enough to pick a neighbouring edge).
@@ -538,13 +553,24 @@
     declutter();
   }
 
-  // Labels: highest priority first (focus, selection, activity); a label overlapping one
-  // already placed on screen is hidden.
+  // Labels: highest priority first (focus, selection, activity), only for nodes in the
+  // window; a label overlapping one already placed on screen is left out. They are drawn in
+  // screen space (#labels, a pool of text elements), so zooming restyles nothing.
+  const gLabels = $('labels');
+  const pool = [];
+  const labelAt = (k, cls) => {
+    let t = pool[k];
+    if (!t) { t = sv('text'); pool.push(t); gLabels.appendChild(t); }
+    t.setAttribute('class', cls);
+    return t;
+  };
   function declutter() {
-    const vis = shownNodes.filter((n) => n.visible);
+    const W = svg.clientWidth || 800, H = svg.clientHeight || 600;
+    const names = !svg.classList.contains('no-labels'), counts = !svg.classList.contains('no-counts');
+    const on = (x, y, m) => x > -m && y > -m && x < W + m && y < H + m;
+    const vis = shownNodes.filter((n) => n.visible && on(view.x + view.k * n.x, view.y + view.k * n.y, view.k * n.r + 200));
     vis.sort((a, b) => (b === focused) - (a === focused) || (b === selected) - (a === selected) || b.i.active_time - a.i.active_time);
     const grid = new Map(), C = 64;
-    const boxes = [];
     const hit = (b) => {
       for (let gx = Math.floor(b[0] / C); gx <= Math.floor(b[2] / C); gx++) for (let gy = Math.floor(b[1] / C); gy <= Math.floor(b[3] / C); gy++) {
         for (const o of grid.get(gx + ',' + gy) || []) if (b[0] < o[2] && o[0] < b[2] && b[1] < o[3] && o[1] < b[3]) return true;
@@ -555,21 +581,38 @@
       for (let gx = Math.floor(b[0] / C); gx <= Math.floor(b[2] / C); gx++) for (let gy = Math.floor(b[1] / C); gy <= Math.floor(b[3] / C); gy++) {
         const k = gx + ',' + gy; if (!grid.has(k)) grid.set(k, []); grid.get(k).push(b);
       }
-      boxes.push(b);
     };
     // In priority order: a node's circle blocks later labels, its label must avoid the
     // circles and labels placed before it (so busy centres still name their main objects).
-    let shown = 0;
+    let shown = 0, used = 0;
     for (const n of vis) {
       const cx = view.x + view.k * n.x, cy = view.y + view.k * n.y, r = view.k * n.r;
       const sx = cx + r + 3;
-      const b = [sx, cy - 8, sx + n.label.textContent.length * 6.3, cy + 6];
-      const ok = !hit(b);
+      const b = [sx, cy - 8, sx + n.text.length * 6.3, cy + 6];
+      const ok = names && on(sx, cy, 0) && !hit(b);
       add([cx - r, cy - r, cx + r, cy + r]);
-      n.label.classList.toggle('nolabel', !ok);
-      if (ok) { add(b); shown++; }
+      if (!ok) continue;
+      add(b); shown++;
+      const t = labelAt(used++, 'node-label');
+      t.setAttribute('x', sx.toFixed(1)); t.setAttribute('y', (cy + 4).toFixed(1));
+      t.dataset.for = n.key;
+      t.textContent = n.text;
     }
+    let nc = 0;
+    if (counts) for (const e of shownEdges) {
+      if (!e.visible || e.lx === undefined || !e.count) continue;
+      const x = view.x + view.k * e.lx, y = view.y + view.k * e.ly, w = e.count.length * 6;
+      const b = [x - w / 2, y - 9, x + w / 2, y + 2];
+      if (!on(x, y, 0) || hit(b)) continue;
+      add(b); nc++;
+      const t = labelAt(used++, 'edge-count');
+      t.setAttribute('x', x.toFixed(1)); t.setAttribute('y', y.toFixed(1));
+      t.dataset.for = e.key;
+      t.textContent = e.count;
+    }
+    for (let k = used; k < pool.length; k++) pool[k].setAttribute('class', 'unused');
     svg.dataset.labels = shown;
+    svg.dataset.counts = nc;
   }
 
   function fit() {
@@ -597,19 +640,21 @@
   // ---------- pan, zoom, drag, click ----------
   (function interaction() {
     let drag = null;
-    const pt = (ev) => { const b = svg.getBoundingClientRect(); return [ev.clientX - b.left, ev.clientY - b.top]; };
+    // Pointer positions against the (untransformed) box the SVG sits in.
+    const wrap = $('graph-wrap');
+    const pt = (ev) => { const b = wrap.getBoundingClientRect(); return [ev.clientX - b.left, ev.clientY - b.top]; };
     svg.addEventListener('wheel', (ev) => {
       ev.preventDefault();
       const [px, py] = pt(ev);
       const k = Math.max(0.02, Math.min(8, view.k * Math.exp(-ev.deltaY * 0.0015)));
       view.x = px - (px - view.x) * k / view.k; view.y = py - (py - view.y) * k / view.k; view.k = k;
-      applyView();
+      moveView();
     }, { passive: false });
     svg.addEventListener('pointerdown', (ev) => {
       const g = ev.target.closest('.node');
       const [px, py] = pt(ev);
       drag = { node: g ? nodeByKey.get(g.dataset.id) : null, px, py, vx: view.x, vy: view.y, moved: false };
-      if (drag.node) { drag.nx = drag.node.x; drag.ny = drag.node.y; } else svg.classList.add('panning');
+      if (drag.node) { if (settle) applyView(); drag.nx = drag.node.x; drag.ny = drag.node.y; } else svg.classList.add('panning');
       svg.setPointerCapture(ev.pointerId);
     });
     svg.addEventListener('pointermove', (ev) => {
@@ -623,7 +668,7 @@
         n.x = drag.nx + dx / view.k; n.y = drag.ny + dy / view.k;
         place(n);
         for (const e of shownEdges) if (e.sn === n || e.rn === n) edgePath(e);
-      } else { view.x = drag.vx + dx; view.y = drag.vy + dy; applyView(); }
+      } else { view.x = drag.vx + dx; view.y = drag.vy + dy; moveView(); }
     });
     const up = () => {
       if (!drag) return;
@@ -646,8 +691,8 @@
     svg.addEventListener('pointercancel', up);
     $('fit').addEventListener('click', fit);
     $('relayout').addEventListener('click', () => { relayout(true); fit(); });
-    $('show-labels').addEventListener('change', (ev) => svg.classList.toggle('no-labels', !ev.target.checked));
-    $('show-counts').addEventListener('change', (ev) => svg.classList.toggle('no-counts', !ev.target.checked));
+    $('show-labels').addEventListener('change', (ev) => { svg.classList.toggle('no-labels', !ev.target.checked); declutter(); });
+    $('show-counts').addEventListener('change', (ev) => { svg.classList.toggle('no-counts', !ev.target.checked); declutter(); });
     $('view-mode').addEventListener('change', (ev) => setView(ev.target.value));
     $('top-n').addEventListener('change', (ev) => { state.topN = Math.max(1, Number(ev.target.value) || 20); if (state.view === 'top') setView('top'); });
     $('colour-mode').addEventListener('change', (ev) => { state.colour = ev.target.value; colourNodes(); styleEdges(shownEdges.filter((e) => e.visible)); legend(); });
@@ -971,7 +1016,7 @@
       const own = ds === e.sn && dr === e.rn;
       e.visible = own && calls > 0;
       e.g.classList.toggle('hidden', !e.visible);
-      e.text.textContent = '×' + calls;
+      e.count = '×' + calls;
       if (calls > 0) {
         visMsgs += calls;
         ds.visible = true; dr.visible = true;
@@ -986,7 +1031,7 @@
     }
     for (const ge of groupEdges.values()) {
       ge.g.classList.toggle('hidden', !ge.visible);
-      ge.text.textContent = '×' + ge.calls;
+      ge.count = '×' + ge.calls;
       ge.g.dataset.calls = ge.calls;
       ge.g.dataset.exact = ge.exact ? '1' : '0';
       if (ge.visible) { visEdges++; used.push(ge); }
@@ -1151,163 +1196,306 @@
   const showSpeed = () => { $('anim-speed-value').textContent = speed() + ' messages/s'; };
   $('anim-speed').addEventListener('input', showSpeed);
 
-  // ---------- timeline: the page's messages per thread, nested by depth ----------
+  // ---------- timeline: every thread's messages (overview row), the page's nested below ----------
+  // Like Perfetto: wheel or W/S zoom at the pointer, drag or A/D pan, hover names a slice,
+  // click selects it (its sends drawn as flows). Drawing is coalesced into one animation
+  // frame; lanes are as tall as the depths their messages use.
   const timeline = (function () {
     const cv = $('timeline');
     const ctx = cv.getContext('2d');
+    const tip = $('timeline-tip');
     const tids = D.threads.map((t) => t.tid);
     const laneOf = new Map(tids.map((t, k) => [t, k]));
-    // Row 0 of a lane is the overview of every message (the report's per-level columns);
-    // the page's detailed messages nest below it by depth.
-    const ROW = 9, MAXD = 7, LANE = ROW * (MAXD + 2) + 16;
+    const ROW = 14, MAXD = 11, GAP = 5, AXIS = 16, LEFT = 110, RIGHT = 10;
     const LOD = D.timeline || { columns: [], threads: [] };
     const lodOf = new Map(LOD.threads.map((t) => [t.tid, t]));
-    const tl = { t0: D.span[0], t1: Math.max(D.span[1], D.span[0] + 1), cursor: null, drawn: 0 };
-    // All threads get a lane; the canvas shows SHOW lanes (fits the window) and the box scrolls
-    // (the canvas is sticky, `top` is the lanes' scroll offset in pixels).
-    const SHOW = Math.max(3, Math.min(12, Math.floor(0.8 * (window.innerHeight || 1000) / LANE)));
-    const box = $('timeline-scroll'), spacer = $('timeline-spacer');
-    let top = 0;
-    const laneY = (k) => 16 + k * LANE - top;
+    const tl = { t0: D.span[0], t1: Math.max(D.span[1], D.span[0] + 1), cursor: null, drawn: 0, selected: null, hover: null };
     const byStart = msgs.slice().sort((a, b) => a.start - b.start);
+    const perLane = tids.map(() => []);
+    for (const m of byStart) if (laneOf.has(m.tid)) perLane[laneOf.get(m.tid)].push(m);
+    // Compact lanes: the overview row plus one row per depth used (deeper ones share the last).
+    const laneH = perLane.map((ms) => ROW * (1 + (ms.length ? Math.min(MAXD, Math.max(...ms.map((m) => m.depth))) + 1 : 0)) + GAP);
+    const laneTop = [0];
+    for (const h of laneH) laneTop.push(laneTop[laneTop.length - 1] + h);
+    const TOTAL_H = laneTop[tids.length];
+    const box = $('timeline-scroll'), spacer = $('timeline-spacer');
+    let top = 0, viewH = 0;
+    const laneY = (k) => AXIS + laneTop[k] - top;
+    const rowY = (m) => laneY(laneOf.get(m.tid)) + ROW * (1 + Math.min(m.depth, MAXD));
     const cls = (m) => method(m.method).class;
     const hue = (s) => { let h = 7; for (const c of s) h = (Math.imul(h, 31) + c.charCodeAt(0)) >>> 0; return Math.round((h % 97) * 137.5) % 360; };
+    // A class's colour at a lightness, built once (a frame fills thousands of columns).
+    const colours = new Map();
+    const colour = (c, light) => {
+      const k = c + '\u0000' + light;
+      let v = colours.get(k);
+      if (!v) { v = 'hsl(' + hue(c) + ',55%,' + light + '%)'; colours.set(k, v); }
+      return v;
+    };
     function size() {
       cv.width = cv.clientWidth || 1000;
-      cv.height = Math.min(SHOW, tids.length) * LANE + 22;
-      spacer.style.height = Math.max(0, tids.length - SHOW) * LANE + 'px';
+      // The lanes fit up to 70 % of the window; the rest scroll under the sticky canvas.
+      viewH = Math.min(TOTAL_H, Math.max(4 * ROW + GAP, Math.round(0.7 * (window.innerHeight || 1000)) - AXIS));
+      cv.height = AXIS + viewH + 4;
+      spacer.style.height = Math.max(0, TOTAL_H - viewH) + 'px';
       box.style.maxHeight = cv.height + 2 + 'px';
+      note();
     }
-    box.addEventListener('scroll', () => { top = box.scrollTop; tl.draw(); });
-    const X = (t) => 110 + (t - tl.t0) / (tl.t1 - tl.t0) * (cv.width - 120);
+    const X = (t) => LEFT + (t - tl.t0) / (tl.t1 - tl.t0) * (cv.width - LEFT - RIGHT);
+    const T = (px) => tl.t0 + (px - LEFT) / (cv.width - LEFT - RIGHT) * (tl.t1 - tl.t0);
+    const lanesInView = () => {
+      let k0 = 0;
+      while (k0 < tids.length && laneTop[k0 + 1] <= top) k0++;
+      let k1 = k0;
+      while (k1 < tids.length && laneTop[k1] < top + viewH) k1++;
+      return [k0, k1];
+    };
+    let queued = false;
+    // Zoom, pan and scroll only change the view and ask for a frame; one draw per frame.
+    tl.request = () => { if (queued) return; queued = true; requestAnimationFrame(() => { queued = false; tl.draw(); }); };
+    box.addEventListener('scroll', () => { top = box.scrollTop; tl.request(); });
     // The overview row: the finest level whose columns are at most a pixel wide (else the
     // finest there is); each column's height is its busy share, waiting drawn grey on top.
     // Per lane, the busy pixels drawn (busy time × pixels per time unit) go in a data attribute.
+    function overviewLevel() {
+      const per = (tl.t1 - tl.t0) / (cv.width - LEFT - RIGHT), span = Math.max(1, LOD.t1 - LOD.t0);
+      const lv = LOD.columns.findIndex((n) => span / n <= per);
+      return lv < 0 ? LOD.columns.length - 1 : lv;
+    }
     function drawOverview(k0, k1) {
       if (!LOD.columns.length) return;
-      const w = cv.width - 120, per = (tl.t1 - tl.t0) / w, span = Math.max(1, LOD.t1 - LOD.t0);
-      let lv = LOD.columns.findIndex((n) => span / n <= per);
-      if (lv < 0) lv = LOD.columns.length - 1;
-      const n = LOD.columns[lv], colT = span / n;
+      const lv = overviewLevel(), colT = Math.max(1, LOD.t1 - LOD.t0) / LOD.columns[lv];
       const busyPx = [];
       for (let k = k0; k < k1; k++) {
         const th = lodOf.get(tids[k]);
         if (!th) continue;
-        const y = laneY(k) + 2;
+        const y = laneY(k) + 1, H = ROW - 2;
         let px = 0;
         for (const c of th.levels[lv]) {
           const a = LOD.t0 + c[0] * colT, b = a + colT;
           if (b < tl.t0 || a > tl.t1) continue;
-          const x0 = Math.max(110, X(a)), x1 = Math.min(cv.width - 10, X(b));
+          const x0 = Math.max(LEFT, X(a)), x1 = Math.min(cv.width - RIGHT, X(b));
           if (x1 <= x0) continue;
           const f = Math.min(1, c[1] / colT), wf = Math.min(f, c[2] / colT);
           px += (x1 - x0) * c[1] / colT; // unclipped: integer columns can be a unit wider
-          ctx.fillStyle = 'hsl(' + hue(method(c[3]).class) + ',55%,50%)';
-          ctx.fillRect(x0, y + ROW * (1 - f), Math.max(0.5, x1 - x0), ROW * f);
-          if (wf > 0) { ctx.fillStyle = '#9e9e9e'; ctx.fillRect(x0, y + ROW * (1 - f), Math.max(0.5, x1 - x0), ROW * wf); }
+          ctx.fillStyle = colour(method(c[3]).class, 50);
+          ctx.fillRect(x0, y + H * (1 - f), Math.max(0.5, x1 - x0), H * f);
+          if (wf > 0) { ctx.fillStyle = '#9e9e9e'; ctx.fillRect(x0, y + H * (1 - f), Math.max(0.5, x1 - x0), H * wf); }
         }
         busyPx.push(tids[k] + ':' + px.toFixed(1));
       }
       cv.dataset.level = lv;
       cv.dataset.busyPx = busyPx.join(' ');
     }
+    // Round ticks: 1, 2 or 5 × 10^k nanoseconds, about every 100 px, labelled from the run's start.
+    function ticks() {
+      const w = cv.width - LEFT - RIGHT, spanNs = (tl.t1 - tl.t0) * NS_PER;
+      const raw = spanNs / Math.max(1, w / 100), p = Math.pow(10, Math.floor(Math.log10(raw))), f = raw / p;
+      const stepNs = (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p;
+      const [div, u] = stepNs >= 1e9 ? [1e9, 's'] : stepNs >= 1e6 ? [1e6, 'ms'] : stepNs >= 1e3 ? [1e3, 'µs'] : [1, 'ns'];
+      const digits = Math.max(0, -Math.floor(Math.log10(stepNs / div) + 1e-9));
+      const out = [];
+      const from = Math.ceil((tl.t0 - D.span[0]) * NS_PER / stepNs);
+      for (let k = from; ; k++) {
+        const t = D.span[0] + k * stepNs / NS_PER;
+        if (t > tl.t1) break;
+        out.push([t, (k * stepNs / div).toFixed(digits) + ' ' + u]);
+      }
+      return out;
+    }
+    let named = 0;
+    function drawSlice(m, hl) {
+      const x0 = Math.max(LEFT, X(m.start)), x1 = Math.min(cv.width - RIGHT, X(m.end)), y = rowY(m), w = Math.max(1, x1 - x0);
+      ctx.fillStyle = colour(cls(m), msgVisible(m) ? 58 : 88);
+      ctx.fillRect(x0, y, w, ROW - 1);
+      // Waiting off the CPU is its own state: its share of the slice drawn grey (top part).
+      const dur = m.end - m.start;
+      if (m.waiting > 0 && dur > 0) { ctx.fillStyle = '#9e9e9e'; ctx.fillRect(x0, y, w, (ROW - 1) * Math.min(1, m.waiting / dur)); }
+      if (w > 36) {
+        const name = method(m.method).method, max = Math.floor((w - 4) / 6.2);
+        if (max >= 3) { ctx.fillStyle = '#111'; ctx.fillText(name.length > max ? name.slice(0, max - 1) + '…' : name, x0 + 2, y + ROW - 4); named++; }
+      }
+      if (hl) { ctx.strokeStyle = hl; ctx.lineWidth = 2; ctx.strokeRect(x0 + 1, y + 1, w - 2 > 0 ? w - 2 : w, ROW - 3); }
+    }
+    // A selected message's sends (the messages it sent while it ran), as arrows.
+    const sendsOf = (m) => byStart.filter((x) => x.parent_order === m.order);
+    function drawFlows(m, k0, k1) {
+      let n = 0;
+      ctx.strokeStyle = '#e65100'; ctx.fillStyle = '#e65100'; ctx.lineWidth = 1.5;
+      for (const c of sendsOf(m)) {
+        const kc = laneOf.get(c.tid);
+        if (kc === undefined || kc < k0 || kc >= k1 || c.end < tl.t0 || c.start > tl.t1) continue;
+        const x = Math.max(LEFT, X(c.start)), ya = rowY(m) + ROW / 2, yb = rowY(c) + (rowY(c) > ya ? 0 : ROW);
+        ctx.beginPath(); ctx.moveTo(x, ya); ctx.bezierCurveTo(x - 12, (ya + yb) / 2, x - 12, (ya + yb) / 2, x, yb); ctx.stroke();
+        const d = yb > ya ? -1 : 1;
+        ctx.beginPath(); ctx.moveTo(x, yb); ctx.lineTo(x - 3, yb + 5 * d); ctx.lineTo(x + 3, yb + 5 * d); ctx.fill();
+        n++;
+      }
+      return n;
+    }
     tl.draw = function () {
       if (!cv.width) size();
       ctx.clearRect(0, 0, cv.width, cv.height);
       ctx.font = '11px sans-serif';
-      // Lanes in view: those overlapping the canvas below the time axis.
-      const k0 = Math.max(0, Math.floor(top / LANE)), k1 = Math.min(tids.length, Math.ceil((top + cv.height - 16) / LANE));
+      const [k0, k1] = lanesInView();
       ctx.save();
-      ctx.beginPath(); ctx.rect(0, 14, cv.width, cv.height - 14); ctx.clip();
+      ctx.beginPath(); ctx.rect(0, AXIS, cv.width, cv.height - AXIS); ctx.clip();
       for (let k = k0; k < k1; k++) {
         const th = D.threads[k];
+        ctx.fillStyle = k % 2 ? '#f3f5f6' : '#e8ecee';
+        ctx.fillRect(LEFT, laneY(k), cv.width - LEFT - RIGHT, laneH[k] - 2);
         ctx.fillStyle = '#222';
-        ctx.fillText((th.name || 'thread ' + tids[k]).slice(0, 16), 2, laneY(k) + 18);
-        ctx.fillStyle = '#eceff1';
-        ctx.fillRect(110, laneY(k), cv.width - 120, LANE - 4);
+        ctx.fillText((th.name || 'thread ' + tids[k]).slice(0, 17), 2, laneY(k) + 11);
       }
       drawOverview(k0, k1);
       let drawn = 0;
-      for (const m of byStart) {
-        if (m.end < tl.t0 || m.start > tl.t1 || !laneOf.has(m.tid)) continue;
-        const k = laneOf.get(m.tid);
-        if (k < k0 || k >= k1) continue;
-        const x0 = Math.max(110, X(m.start)), x1 = Math.min(cv.width - 10, X(m.end));
-        const y = laneY(k) + 2 + ROW + Math.min(m.depth, MAXD) * ROW;
-        ctx.fillStyle = 'hsl(' + hue(cls(m)) + ',55%,' + (msgVisible(m) ? 55 : 88) + '%)';
-        ctx.fillRect(x0, y, Math.max(1, x1 - x0), ROW - 1);
+      named = 0;
+      ctx.save();
+      ctx.beginPath(); ctx.rect(LEFT, AXIS, cv.width - LEFT - RIGHT, cv.height - AXIS); ctx.clip();
+      for (let k = k0; k < k1; k++) for (const m of perLane[k]) {
+        if (m.start > tl.t1) break;
+        if (m.end < tl.t0) continue;
+        drawSlice(m, null);
         drawn++;
       }
+      const sel = tl.selected;
+      const selIn = sel && laneOf.has(sel.tid) && laneOf.get(sel.tid) >= k0 && laneOf.get(sel.tid) < k1;
+      if (sel) for (const c of sendsOf(sel)) { const kc = laneOf.get(c.tid); if (kc >= k0 && kc < k1 && c.end >= tl.t0 && c.start <= tl.t1) drawSlice(c, '#e65100'); }
+      if (selIn && sel.end >= tl.t0 && sel.start <= tl.t1) drawSlice(sel, '#000');
+      cv.dataset.flows = sel ? drawFlows(sel, k0, k1) : 0;
+      if (tl.hover && tl.hover !== sel) drawSlice(tl.hover, '#1565c0');
+      ctx.restore();
       ctx.restore();
       ctx.fillStyle = '#555';
-      for (let k = 0; k <= 5; k++) {
-        const t = tl.t0 + (tl.t1 - tl.t0) * k / 5, x = X(t);
-        ctx.fillRect(x, 0, 1, cv.height);
-        ctx.fillText(fmtT(t - D.span[0]), x + 2, 10);
+      const tk = ticks();
+      for (const [t, text] of tk) {
+        const x = X(t);
+        ctx.fillRect(x, 0, 1, AXIS - 2);
+        ctx.fillStyle = 'rgba(0,0,0,.08)'; ctx.fillRect(x, AXIS, 1, cv.height - AXIS); ctx.fillStyle = '#555';
+        ctx.fillText(text, x + 3, 11);
       }
-      if (tl.cursor !== null) { ctx.fillStyle = '#ff8c00'; ctx.fillRect(X(tl.cursor), 14, 2, cv.height); }
+      cv.dataset.ticks = tk.map((x) => x[1]).join('|');
+      if (tl.cursor !== null) { ctx.fillStyle = '#ff8c00'; ctx.fillRect(X(tl.cursor), AXIS, 2, cv.height); }
       tl.drawn = drawn;
       cv.dataset.drawn = drawn;
       cv.dataset.lanes = k0 + '-' + (k1 - 1);
       cv.dataset.t0 = tl.t0; cv.dataset.t1 = tl.t1;
+      cv.dataset.selected = sel ? sel.order : '';
+      cv.dataset.names = named;
+      cv.dataset.laneH = laneH.join(' ');
     };
     // Canvas position of a message's middle (for tests and tools).
     tl.pos = function (order) {
       const m = byStart.find((x) => x.order === order);
       if (!m || !laneOf.has(m.tid)) return null;
-      return [(Math.max(110, X(m.start)) + Math.min(cv.width - 10, X(m.end))) / 2, laneY(laneOf.get(m.tid)) + 2 + ROW + Math.min(m.depth, MAXD) * ROW + ROW / 2];
+      return [(Math.max(LEFT, X(m.start)) + Math.min(cv.width - RIGHT, X(m.end))) / 2, rowY(m) + ROW / 2];
     };
+    // What is under (px, py): a message, or an overview column `{lane, col}`.
     tl.hit = function (px, py) {
+      if (py < AXIS || px < LEFT) return null;
+      const y = py - AXIS + top;
+      let k = 0;
+      while (k < tids.length && laneTop[k + 1] <= y) k++;
+      if (k >= tids.length) return null;
+      const row = Math.floor((y - laneTop[k]) / ROW);
+      if (row === 0) {
+        const th = lodOf.get(tids[k]);
+        if (!th || !LOD.columns.length) return null;
+        const lv = overviewLevel(), colT = Math.max(1, LOD.t1 - LOD.t0) / LOD.columns[lv], col = Math.floor((T(px) - LOD.t0) / colT);
+        const c = th.levels[lv].find((x) => x[0] === col);
+        return c ? { lane: k, col: c, colT } : null;
+      }
       let best = null;
-      for (const m of byStart) {
-        if (!laneOf.has(m.tid)) continue;
-        const y = laneY(laneOf.get(m.tid)) + 2 + ROW + Math.min(m.depth, MAXD) * ROW;
-        if (py < 14 || py < y || py > y + ROW || px < X(m.start) - 1 || px > X(m.end) + 1) continue;
+      for (const m of perLane[k]) {
+        if (Math.min(m.depth, MAXD) !== row - 1 || px < X(m.start) - 1 || px > X(m.end) + 1) continue;
         if (!best || m.depth > best.depth) best = m;
       }
       return best;
     };
+    const describe = (h) => {
+      if (h.col) {
+        const c = h.col;
+        return threadName.get(tids[h.lane]) + ', ' + fmtT(c[0] * h.colT) + ' – ' + fmtT((c[0] + 1) * h.colT) + ': busy ' + fmtT(c[1]) + (c[2] ? ' (waiting ' + fmtT(c[2]) + ')' : '') + '; busiest ' + methodName(c[3]);
+      }
+      const m = h;
+      return methodName(m.method) + '\n' + label(m.sender) + ' → ' + label(m.receiver) + '\n' + fmtT(m.aggregate_time) + ' (net ' + fmtT(m.net_time) +
+        (m.waiting ? ', waiting ' + fmtT(m.waiting) : '') + ') at ' + fmtT(m.start - D.span[0]) + ' on ' + (threadName.get(m.tid) || m.tid);
+    };
+    const zoomAt = (px, f) => {
+      const t = T(px), w = Math.max(10, (tl.t1 - tl.t0) * f), a = (t - tl.t0) / (tl.t1 - tl.t0);
+      tl.t0 = t - a * w; tl.t1 = tl.t0 + w;
+      tl.request();
+    };
+    const panBy = (dpx) => { const dt = dpx / (cv.width - LEFT - RIGHT) * (tl.t1 - tl.t0); tl.t0 += dt; tl.t1 += dt; tl.request(); };
+    let mouseX = null;
     cv.addEventListener('wheel', (ev) => {
       ev.preventDefault();
       if (ev.shiftKey) { box.scrollTop += ev.deltaY || ev.deltaX; return; } // shift+wheel: lanes
-      const b = cv.getBoundingClientRect(), px = ev.clientX - b.left;
-      const t = tl.t0 + (px - 110) / (cv.width - 120) * (tl.t1 - tl.t0);
-      const f = Math.exp(ev.deltaY * 0.002), w = Math.max(10, (tl.t1 - tl.t0) * f);
-      const a = (t - tl.t0) / (tl.t1 - tl.t0);
-      tl.t0 = t - a * w; tl.t1 = tl.t0 + w;
-      tl.draw();
+      const b = cv.getBoundingClientRect();
+      if (Math.abs(ev.deltaX) > Math.abs(ev.deltaY)) { panBy(ev.deltaX); return; }
+      zoomAt(ev.clientX - b.left, Math.exp(ev.deltaY * 0.002));
     }, { passive: false });
+    // W/S zoom at the pointer (or the middle), A/D pan: held keys repeat.
+    cv.tabIndex = 0;
+    cv.addEventListener('keydown', (ev) => {
+      const k = ev.key.toLowerCase(), w = cv.width - LEFT - RIGHT, at = mouseX === null ? LEFT + w / 2 : mouseX;
+      if (k === 'w') zoomAt(at, 0.8); else if (k === 's') zoomAt(at, 1.25);
+      else if (k === 'a') panBy(-w * 0.1); else if (k === 'd') panBy(w * 0.1);
+      else if (k === 'escape') { tl.selected = null; tl.request(); } else return;
+      ev.preventDefault();
+    });
     let pan = null;
-    cv.addEventListener('pointerdown', (ev) => { pan = { x: ev.clientX, t0: tl.t0, t1: tl.t1, moved: false }; cv.setPointerCapture(ev.pointerId); });
+    cv.addEventListener('pointerdown', (ev) => { cv.focus({ preventScroll: true }); pan = { x: ev.clientX, t0: tl.t0, t1: tl.t1, moved: false }; cv.setPointerCapture(ev.pointerId); tip.hidden = true; });
     cv.addEventListener('pointermove', (ev) => {
-      if (!pan) return;
+      const b = cv.getBoundingClientRect();
+      mouseX = ev.clientX - b.left;
+      if (!pan) {
+        const h = tl.hit(mouseX, ev.clientY - b.top);
+        const m = h && !h.col ? h : null;
+        if (m !== tl.hover) { tl.hover = m; tl.request(); }
+        if (h) {
+          tip.textContent = describe(h);
+          tip.hidden = false;
+          tip.style.left = Math.min(ev.clientX + 14, window.innerWidth - 320) + 'px';
+          tip.style.top = ev.clientY + 16 + 'px';
+          tip.dataset.order = m ? m.order : '';
+        } else tip.hidden = true;
+        return;
+      }
       const dx = ev.clientX - pan.x;
       if (Math.abs(dx) > 3) pan.moved = true;
       if (!pan.moved) return;
-      const dt = dx / (cv.width - 120) * (pan.t1 - pan.t0);
-      tl.t0 = pan.t0 - dt; tl.t1 = pan.t1 - dt; tl.draw();
+      const dt = dx / (cv.width - LEFT - RIGHT) * (pan.t1 - pan.t0);
+      tl.t0 = pan.t0 - dt; tl.t1 = pan.t1 - dt; tl.request();
     });
+    cv.addEventListener('pointerleave', () => { tip.hidden = true; mouseX = null; if (tl.hover) { tl.hover = null; tl.request(); } });
     cv.addEventListener('pointerup', (ev) => {
       if (pan && !pan.moved) {
         const b = cv.getBoundingClientRect();
-        const m = tl.hit(ev.clientX - b.left, ev.clientY - b.top);
+        const h = tl.hit(ev.clientX - b.left, ev.clientY - b.top);
+        const m = h && !h.col ? h : null;
+        tl.selected = m;
         if (m) {
           const r = nodeById.get(m.receiver);
-          if (r) focusNode(r, true);
-          $('timeline-info').textContent = 'message ' + m.order + ': ' + methodName(m.method) + ' ' + label(m.sender) + ' → ' + label(m.receiver) + ', ' + fmtT(m.aggregate_time) + ' (net ' + fmtT(m.net_time) + ')';
+          if (r) focusNode(r, false);
+          const sends = sendsOf(m).length;
+          $('timeline-info').textContent = 'message ' + m.order + ': ' + methodName(m.method) + ' ' + label(m.sender) + ' → ' + label(m.receiver) + ', ' + fmtT(m.aggregate_time) + ' (net ' + fmtT(m.net_time) + (m.waiting ? ', waiting ' + fmtT(m.waiting) : '') + ')' + (sends ? '; its ' + sends + ' send' + (sends === 1 ? '' : 's') + ' drawn as arrows' : '');
           $('timeline-info').dataset.order = m.order;
-        }
+        } else { $('timeline-info').textContent = ''; delete $('timeline-info').dataset.order; }
+        tl.draw();
       }
       pan = null;
     });
     $('tl-zoom-in').addEventListener('click', () => { const c = (tl.t0 + tl.t1) / 2, w = (tl.t1 - tl.t0) / 4; tl.t0 = c - w; tl.t1 = c + w; tl.draw(); });
     $('tl-reset').addEventListener('click', () => { tl.t0 = D.span[0]; tl.t1 = Math.max(D.span[1], D.span[0] + 1); tl.draw(); });
-    const which = (LOD.columns.length ? 'top row: every message of every thread (busy share per column, waiting grey); below: ' : '') +
-      (msgs.length < D.messages_total ? 'the ' + msgs.length.toLocaleString('en') + ' longest of ' + D.messages_total.toLocaleString('en') + ' messages' : 'all messages') +
-      '. Everything else (flows, search, SQL): revy export TRACE --perfetto run.pftrace, then Open trace file in ui.perfetto.dev';
-    const lanes = tids.length > SHOW ? 'all ' + tids.length.toLocaleString('en') + ' threads (' + SHOW + ' at a time: scroll or shift+wheel)' : tids.length === 1 ? '1 thread' : tids.length + ' threads';
-    $('timeline-note').textContent = which + ', ' + lanes + '; wheel zooms, drag pans, click opens';
-    tl.scrollToLane = (k) => { box.scrollTop = k * LANE; top = box.scrollTop; tl.draw(); };
+    const which = (LOD.columns.length ? 'top row of each thread: every message (busy share per column, waiting grey); below: ' : '') +
+      (msgs.length < D.messages_total ? 'the ' + msgs.length.toLocaleString('en') + ' longest of ' + D.messages_total.toLocaleString('en') + ' messages, nested by depth' : 'all messages, nested by depth');
+    // Said once the lanes are sized (whether they scroll depends on the window).
+    const note = () => {
+      const lanes = TOTAL_H > viewH ? 'all ' + tids.length.toLocaleString('en') + ' threads (scroll or shift+wheel for more)' : tids.length === 1 ? '1 thread' : tids.length + ' threads';
+      $('timeline-note').textContent = which + ', ' + lanes + '; wheel or W/S zoom, drag or A/D pan, hover names, click selects';
+    };
+    tl.scrollToLane = (k) => { box.scrollTop = laneTop[Math.min(k, tids.length)]; top = box.scrollTop; tl.draw(); };
     tl.size = size;
     return tl;
   })();
@@ -1368,7 +1556,9 @@
   })();
 
   // ---------- statistics tables (sorted by time by default) ----------
-  const ROWS = 1000;
+  // Tables are virtualised: every row is sortable, only the rows in the box's window (plus a
+  // margin) are in the DOM, between two spacer rows that keep the scroll height.
+  const ROW_H = 21, OVERSCAN = 10;
   // Says when some methods' times are partly estimated (throttled, counted untimed).
   function estimatedNote() {
     const n = D.methods.filter((m) => m.calls > 0 && m.time_estimated_from !== undefined).length;
@@ -1381,25 +1571,32 @@
     const div = el('div', { class: 'tablewrap' });
     const t = el('table', { class: 'stats', id: 'table-' + id });
     const thead = el('thead'), tr = el('tr'), tbody = el('tbody');
-    let sortCol = null, asc = true;
-    const render = () => {
-      tbody.textContent = '';
-      for (const r of rows.slice(0, ROWS)) {
-        const row = el('tr');
-        if (r.id !== undefined && typeof r.id === 'number' && id === 'instances') { row.dataset.id = r.id; row.classList.add('jump'); }
-        for (const c of cols) {
-          const v = c.get(r);
-          const td = el('td', c.num ? null : { class: 's' }, c.fmt ? c.fmt(v, r) : (c.num ? num(v) : (v === null || v === undefined ? '' : v)));
-          if (c.num && v !== null && v !== undefined) td.dataset.v = v;
-          row.appendChild(td);
-        }
-        tbody.appendChild(row);
+    let sortCol = null, asc = true, first = -1, last = -1;
+    const rowOf = (r) => {
+      const row = el('tr');
+      if (r.id !== undefined && typeof r.id === 'number' && id === 'instances') { row.dataset.id = r.id; row.classList.add('jump'); }
+      for (const c of cols) {
+        const v = c.get(r);
+        const td = el('td', c.num ? null : { class: 's' }, c.fmt ? c.fmt(v, r) : (c.num ? num(v) : (v === null || v === undefined ? '' : v)));
+        if (c.num && v !== null && v !== undefined) td.dataset.v = v;
+        row.appendChild(td);
       }
-      if (rows.length > ROWS) {
-        const row = el('tr'); row.appendChild(el('td', { colspan: cols.length, class: 's' }, '… ' + (rows.length - ROWS) + ' more rows (sort to see others first)'));
-        tbody.appendChild(row);
-      }
+      return row;
     };
+    const spacer = (h) => { const row = el('tr', { class: 'spacer' }); row.style.height = h + 'px'; row.appendChild(el('td', { colspan: cols.length })); return row; };
+    const render = (force) => {
+      const h = div.clientHeight || 420;
+      const a = Math.max(0, Math.floor(div.scrollTop / ROW_H) - OVERSCAN), b = Math.min(rows.length, Math.ceil((div.scrollTop + h) / ROW_H) + OVERSCAN);
+      if (!force && a === first && b === last) return;
+      first = a; last = b;
+      tbody.textContent = '';
+      if (a > 0) tbody.appendChild(spacer(a * ROW_H));
+      for (let k = a; k < b; k++) tbody.appendChild(rowOf(rows[k]));
+      if (b < rows.length) tbody.appendChild(spacer((rows.length - b) * ROW_H));
+      t.dataset.rows = rows.length; t.dataset.first = a; t.dataset.last = b;
+    };
+    let queued = false;
+    div.addEventListener('scroll', () => { if (queued) return; queued = true; requestAnimationFrame(() => { queued = false; render(false); }); });
     const sortBy = (k, ascending) => {
       const c = cols[k];
       sortCol = k; asc = ascending;
@@ -1413,7 +1610,7 @@
       });
       for (const o of thead.querySelectorAll('th')) o.removeAttribute('aria-sort');
       thead.querySelectorAll('th')[k].setAttribute('aria-sort', asc ? 'ascending' : 'descending');
-      render();
+      render(true);
     };
     cols.forEach((c, k) => {
       const th = el('th', { 'data-key': c.key, class: c.num ? '' : 's', title: c.help || ('sort by ' + c.label) }, c.label);
@@ -1423,7 +1620,9 @@
     thead.appendChild(tr); t.append(thead, tbody); div.appendChild(t); wrap.appendChild(div);
     tbody.addEventListener('click', (ev) => { const r = ev.target.closest('tr[data-id]'); if (r) focusNode(nodeById.get(Number(r.dataset.id)), true); });
     const sk = cols.findIndex((c) => c.key === sortKey);
-    if (sk >= 0) sortBy(sk, false); else render();
+    if (sk >= 0) sortBy(sk, false); else render(true);
+    // Fixed column widths from the first rows, so scrolling does not make columns jump.
+    for (const th of thead.querySelectorAll('th')) th.style.minWidth = th.offsetWidth + 'px';
   }
   function buildTables() {
     const P = (v) => pct(v);
@@ -1533,7 +1732,7 @@
     $('layout-progress').textContent = '';
     window.addEventListener('resize', () => { fit(); timeline.size(); timeline.draw(); });
     const graphDrawn = performance.now() - T0;
-    window.revyReport = { fit, nodes, edges, groups, groupEdges, filters, state, setView, expand, focusNode, focusHint, timeline, view, human, ready: false, timing: { firstPaint, graphDrawn, parts } };
+    window.revyReport = { fit, nodes, edges, groups, groupEdges, filters, state, setView, expand, focusNode, focusHint, timeline, view, human, ready: false, timing: { firstPaint, answerAt, graphDrawn, parts } };
     // The tables are below the fold: built once the graph is on screen.
     setTimeout(() => {
       buildTables();

@@ -426,3 +426,112 @@ fn traces_of_different_runs_are_not_merged_unless_asked() {
     let w = revy(&["whatif", folder.to_str().unwrap(), "--active", "W"]);
     assert_eq!(w.status.code(), Some(2), "whatif reads one run too");
 }
+
+/// A parsed C++ project whose `App.run` feeds `tele::LatencyStats.record` (void): 200
+/// recorded calls, then the method is throttled and 10 M more are counted, 70 ns each as
+/// estimated (50 ns of work past the 20 ns probe), with 50 ns of the caller's own work
+/// between calls: a telemetry-like, fine-grained object.
+fn telemetry_project() -> (tempfile::TempDir, PathBuf) {
+    const TELE: &str = "namespace tele {
+class LatencyStats {
+ public:
+  void record(long ns) { sum_ += ns; }
+ private:
+  long sum_ = 0;
+};
+}  // namespace tele
+class App {
+ public:
+  void run();
+};
+";
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("src")).unwrap();
+    std::fs::write(d.join("src/tele.h"), TELE).unwrap();
+    std::fs::write(
+        d.join("revy.toml"),
+        "[project]\nname = \"tele\"\nsources = [\"src/**/*.h\"]\nbuild = \"true\"\nrun = \"true\"\n",
+    )
+    .unwrap();
+    ok(
+        &revy(&["-m", d.join("revy.toml").to_str().unwrap(), "parse"]),
+        "parse",
+    );
+    let rec = "cls=tele::LatencyStats oid=2 mth=record sgn=!long^0!";
+    let mut t = String::from(
+        "##### revy-trace 1 unit=ns lang=cpp pid=7 probe_ns=20 handoff_ns=5000\n\
+         <Crt cls=App oid=1 size=16 tid=1 t=0>\n<Crt cls=tele::LatencyStats oid=2 size=8 tid=1 t=10>\n\
+         <Msg cls=App oid=1 mth=run sgn=!! size=0 tid=1 t=50>\n",
+    );
+    let mut at = 100u64;
+    for _ in 0..200 {
+        t += &format!(
+            "<Msg {rec} size=8 tid=1 t={at}>\n</Msg {rec} tid=1 t={}>\n",
+            at + 70
+        );
+        at += 120;
+    }
+    let calls = 10_000_000u64;
+    let end = at + calls * 120;
+    t += &format!(
+        "</Msg cls=App oid=1 mth=run sgn=!! tid=1 t={end}>\n\
+         ##### throttled tid=1 cls=tele::LatencyStats mth=record sgn=!long^0! t={at} calls=200 total=14000\n\
+         ##### estimate tid=1 cls=tele::LatencyStats mth=record sgn=!long^0! t={at} per_call=70 p10=70 p90=70 timed=100\n\
+         ##### aggregate tid=1 last_t={end} folded=0 dropped=0\n\
+         ##### aggregate-method tid=1 cls=tele::LatencyStats mth=record sgn=!long^0! calls={calls} agg={a} net={a} size={s} agg_min=70 agg_max=70 net_min=70 net_max=70 size_min=8 size_max=8\n\
+         ##### aggregate-method tid=1 cls=App mth=run sgn=!! calls=0 agg=0 net=-{a} size=0 agg_min=0 agg_max=0 net_min=0 net_max=0 size_min=0 size_max=0\n\
+         ##### aggregate-edge tid=1 from_cls=App from_oid=1 cls=tele::LatencyStats mth=record sgn=!long^0! oid=2 calls={calls} agg={a} net={a} size={s}\n\
+         ##### end events=402\n",
+        a = calls * 70,
+        s = calls * 8
+    );
+    std::fs::create_dir_all(d.join(".revy/traces")).unwrap();
+    let p = d.join(".revy/traces/run.dtf");
+    std::fs::write(&p, t).unwrap();
+    (dir, p)
+}
+
+/// `whatif --active tele::LatencyStats` on a throttled method: its 10 M counted calls are
+/// replayed as batches, each call a message whose 250 ns enqueue the caller pays against
+/// 50 ns of work moved, so the change loses and the verdict says why, with the numbers.
+/// Fails before: the replay held the 200 recorded calls only and predicted 1.00×.
+#[test]
+fn counted_calls_are_replayed_and_a_fine_grained_object_loses_on_its_enqueue() {
+    let (_dir, p) = telemetry_project();
+    let ps = p.to_str().unwrap();
+    let machine = ["--cores", "2", "--handoff", "5us", "--enqueue", "250ns"];
+    let mut args = vec!["whatif", ps, "--active", "tele::LatencyStats"];
+    args.extend(machine);
+    let text = ok(&revy(&args), "whatif");
+    assert!(
+        text.contains("10.0 M messages × 250 ns enqueue = 2.50 s against 500 ms of work"),
+        "{text}"
+    );
+    args.extend(["--format", "json"]);
+    let w: serde_json::Value = serde_json::from_str(&ok(&revy(&args), "whatif")).unwrap();
+    let s = w["predicted_speedup"].as_f64().unwrap();
+    // Baseline ≈ 10 M × (50 + 50) ns = 1 s; active: the caller's 10 M × (50 + 250) ns = 3 s.
+    assert!((0.30..0.40).contains(&s), "predicted {s}: {w}");
+    let base = w["baseline_time"].as_f64().unwrap();
+    assert!((0.95e9..1.05e9).contains(&base), "baseline {base}");
+    assert_eq!(w["cost"]["dominant"], "enqueue");
+    assert_eq!(w["cost"]["counted_messages"], 10_000_000);
+    assert_eq!(w["asynchronous_messages"], 10_000_200);
+    let warned = w["warnings"].as_array().unwrap();
+    assert!(
+        warned
+            .iter()
+            .any(|x| x.as_str().unwrap().contains("10.0 M counted calls")),
+        "{warned:?}"
+    );
+
+    // analyze's verdict on the object names the same cost.
+    let mut args = vec!["analyze", ps];
+    args.extend(machine);
+    let text = ok(&revy(&args), "analyze");
+    assert!(
+        text.contains("as an active object it loses: 10.0 M messages × 250 ns enqueue"),
+        "{text}"
+    );
+}

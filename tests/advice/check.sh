@@ -44,6 +44,7 @@ programs=(
     "chain|Java|synchronous chain|par=chain.Lexer|"
     "finegrained|C++|fine-grained messages|par=Histogram|"
     "distribute|Java|distribution, 2 MiB messages|par=distribute.Analyzer|--latency 1ms --bandwidth 1000000000"
+    "telemetry|C++|10 M counted (throttled) calls|par=tele::LatencyStats|"
 )
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)

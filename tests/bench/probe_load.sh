@@ -3,11 +3,15 @@
 # then C++) is run
 # RUNS times quiet and RUNS times beside 2 CPU hogs per core; prints each run's header
 # probe_ns= and the loaded runs' ratio to the quiet median, and counts the runs within 1.5x.
+# FIELD=handoff_ns or FIELD=fault_ns reads that header field instead (fault_ns: C++ only);
+# RUNTIMES="cpp" runs one runtime.
 # Usage: tests/bench/probe_load.sh [RUNS]   (default 20). Needs javac/java and a built revy
 # (target/debug/revy unless REVY is set). The hogs are killed on exit. RT=DIR copies the Java
 # runtime sources in DIR over the annotated ones (A/B of runtimes without rebuilding revy).
 set -euo pipefail
 RUNS=${1:-20}
+FIELD=${FIELD:-probe_ns}
+RUNTIMES=${RUNTIMES:-java cpp}
 HERE=$(cd "$(dirname "$0")/../.." && pwd)
 REVY=${REVY:-$HERE/target/debug/revy}
 WORK=$(mktemp -d)
@@ -55,18 +59,18 @@ CPP
 (cd "$WORK/cpp" && "$REVY" parse >/dev/null && REVY_CPP_RUNTIME=header "$REVY" annotate --better >/dev/null)
 g++ -std=c++17 -O2 -o "$WORK/cpp/counter" "$WORK/cpp/counter.cc"
 
-probe() { # $1: java or cpp; one run -> its header's probe_ns
+probe() { # $1: java or cpp; one run -> its header's $FIELD
     rm -f "$WORK"/t*.rvt
     case $1 in
     java) REVY_BUDGET=off REVY_TRACE="$WORK/t.rvt" java -cp "$WORK/java/build" bench.Counter >/dev/null ;;
     cpp) REVY_BUDGET=off REVY_TRACE="$WORK/t.rvt" "$WORK/cpp/counter" >/dev/null ;;
     esac
-    head -c 600 "$WORK/t.rvt" | tr ' ' '\n' | grep -a '^probe_ns=' | cut -d= -f2
+    head -c 600 "$WORK/t.rvt" | tr ' ' '\n' | grep -a "^$FIELD=" | cut -d= -f2
 }
 series() { for _ in $(seq "$RUNS"); do probe "$1"; done; }
 
 hogs=$((2 * $(nproc)))
-for rt in java cpp; do
+for rt in $RUNTIMES; do
     quiet=$(series $rt)
     for _ in $(seq "$hogs"); do
         (while :; do :; done) &
@@ -76,7 +80,7 @@ for rt in java cpp; do
     for p in "${HOGS[@]}"; do kill "$p" 2>/dev/null || true; done
     HOGS=()
     median=$(echo "$quiet" | sort -g | awk '{a[NR]=$1} END{print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}')
-    echo "$rt probe_ns, $RUNS runs quiet (median $median) and $RUNS beside $hogs CPU hogs"
+    echo "$rt $FIELD, $RUNS runs quiet (median $median) and $RUNS beside $hogs CPU hogs"
     echo "quiet:  $(echo $quiet)"
     echo "loaded: $(echo $loaded)"
     echo "$loaded" | awk -v m="$median" '{r=$1/m; if (r<=1.5 && r>=1/1.5) ok++; if (r>max) max=r; if (min==""||r<min) min=r}

@@ -1,6 +1,6 @@
 //! The verdict on one replayed candidate: a proposal when it pays, else a no-gain statement
-//! that says why (callers wait, handoffs outweigh the work, or calls made at once on several
-//! threads would queue on one).
+//! that says why (callers wait, the messages' cost — enqueue, handoffs, waiting — outweighs
+//! the work they move, or calls made at once on several threads would queue on one).
 
 use rustc_hash::FxHashSet;
 
@@ -124,10 +124,13 @@ fn no_gain(l: &Loaded, c: &Candidate, plan: &Plan, w: &whatif::WhatIf) -> String
         ("making it active", "as an active object it loses")
     };
     if w.asynchronous_messages == 0 && w.synchronous_messages > 0 {
-        let slower = match queue {
-            Some(q) => format!(", and {q}"),
-            None if s < 0.95 => ", and the handoffs make the run slower".into(),
-            None => String::new(),
+        let slower = match (queue, &w.cost) {
+            (Some(q), _) => format!(", and {q}"),
+            (None, Some(c)) if s < 0.95 && explains(c, w) => {
+                format!(", and the handoffs make the run slower: {}", c.text)
+            }
+            (None, None) if s < 0.95 => ", and the handoffs make the run slower".into(),
+            _ => String::new(),
         };
         let who = &c.subject;
         format!("{who} is {pct} of the run but every caller waits for its result: {active} gains nothing{slower} ({s:.2}×)")
@@ -136,6 +139,12 @@ fn no_gain(l: &Loaded, c: &Candidate, plan: &Plan, w: &whatif::WhatIf) -> String
             "{} is {pct} of the run, but {loses}: {q} ({s:.2}×)",
             c.subject
         )
+    } else if let Some(cost) = w.cost.as_ref().filter(|x| s < 0.99 && explains(x, w)) {
+        // The cost that dominates, with its numbers.
+        format!(
+            "{} is {pct} of the run, but {loses}: {} ({s:.2}×)",
+            c.subject, cost.text
+        )
     } else if s < 1.0 {
         let n = w.asynchronous_messages + w.synchronous_messages;
         let handoff = whatif::human(w.handoff, l.tree.unit());
@@ -143,6 +152,11 @@ fn no_gain(l: &Loaded, c: &Candidate, plan: &Plan, w: &whatif::WhatIf) -> String
     } else {
         format!("{} is {pct} of the run, but {active} gains only {s:.2}× (little of its work overlaps its callers')", c.subject)
     }
+}
+
+/// Whether the messages' dominant cost is at least half of what the change loses.
+fn explains(cost: &whatif::cost::Cost, w: &whatif::WhatIf) -> bool {
+    cost.total >= 0.5 * (w.predicted_time - w.baseline_time)
 }
 
 /// Why a change that loses loses, when handoffs cannot explain it: the candidate's calls ran

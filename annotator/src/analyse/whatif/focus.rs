@@ -105,6 +105,8 @@ pub(super) struct Collector<'a> {
     counts: Over,
     /// Messages in focus so far.
     focused: u64,
+    /// The aggregated edges, each with its thread's tid (counted calls: `batch.rs`).
+    pub edges: Vec<(u64, crate::analyse::walk::Resolved)>,
 }
 
 impl<'a> Collector<'a> {
@@ -122,6 +124,7 @@ impl<'a> Collector<'a> {
             over: false,
             counts: Over::default(),
             focused: 0,
+            edges: Vec::new(),
         }
     }
 
@@ -313,6 +316,15 @@ impl Sink for Collector<'_> {
             None => &mut self.roots[th],
         };
         run.add(f.start, c.end, span, &sub, who);
+    }
+
+    fn aggregated(
+        &mut self,
+        aggs: &crate::analyse::trace::agg::Aggregates,
+        edges: &[crate::analyse::walk::Resolved],
+        _: &[Instance],
+    ) {
+        self.edges = super::tree::with_tids(aggs, edges);
     }
 }
 

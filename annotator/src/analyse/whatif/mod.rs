@@ -2,6 +2,8 @@
 //! became active objects, by replaying the recorded message tree
 //! (`tree.rs`) under the change (`plan.rs`) on a machine model (`sim.rs`).
 
+pub(crate) mod batch;
+pub mod cost;
 pub(crate) mod focus;
 pub(crate) mod node;
 pub mod plan;
@@ -180,14 +182,7 @@ fn ready(
             "the trace header has no probe cost (probe_ns=): times are not compensated".into(),
         );
     }
-    if tree.aggregated_calls > 0 {
-        let recorded = tree.messages() as u64;
-        warnings.push(format!(
-            "the replay covers the recorded calls only: {recorded} of {} ({:.0} %); the runtime counted the rest as aggregates (past max_size or throttled)",
-            recorded + tree.aggregated_calls,
-            100.0 * recorded as f64 / (recorded + tree.aggregated_calls) as f64
-        ));
-    }
+    warnings.extend(cost::coverage(&tree));
     let agg = sim::compensated_aggregates(&tree);
     Ok(Loaded {
         tree,
@@ -301,6 +296,10 @@ pub struct WhatIf {
     pub page_faults_dropped: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub distribution: Option<Distribution>,
+    /// What the cross-thread messages cost against the work they move, and which cost
+    /// dominates (absent when the change sends none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<cost::Cost>,
     pub deadlock: Vec<String>,
     pub caveat: &'static str,
     pub warnings: Vec<String>,
@@ -389,6 +388,7 @@ fn predict_with(
         synchronous_messages: out.sync_sends,
         page_faults_dropped: t.faults_found.then_some(out.faults_dropped),
         distribution: remote.then(|| distribution(l, plan, p)),
+        cost: cost::of(&out, p, t.unit()),
         deadlock: out.deadlocked,
         caveat: CAVEAT,
         warnings: l.warnings.clone(),
@@ -736,6 +736,9 @@ fn render_prediction(s: &mut String, w: &WhatIf) {
         "  {} asynchronous and {} synchronous cross-thread message(s)",
         w.asynchronous_messages, w.synchronous_messages
     );
+    if let Some(c) = &w.cost {
+        let _ = writeln!(s, "  cost: {} ({} cost dominates)", c.text, c.dominant);
+    }
     if let Some(f) = w.page_faults_dropped {
         let _ = writeln!(
             s,
@@ -838,6 +841,9 @@ mod tests {
             async_sends: 0,
             sync_sends: 0,
             faults_dropped: 0.0,
+            moved_work: 0.0,
+            enqueue_time: 0.0,
+            counted_sends: 0,
             deadlocked: Vec::new(),
         }
     }

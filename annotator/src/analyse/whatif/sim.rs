@@ -152,6 +152,12 @@ pub struct Outcome {
     /// Page-fault time taken off moved messages (at most: a debt larger than the message's
     /// own time is not all used).
     pub faults_dropped: f64,
+    /// Work of the messages sent to another thread, and what their senders spent enqueuing
+    /// the asynchronous ones.
+    pub moved_work: f64,
+    pub enqueue_time: f64,
+    /// Cross-thread messages that were counted calls (sent as batches).
+    pub counted_sends: u64,
     /// Executors still waiting at the end: the change deadlocks.
     pub deadlocked: Vec<String>,
 }
@@ -166,6 +172,8 @@ pub fn compensated_aggregates(t: &Tree) -> Vec<f64> {
         let n = &t.nodes[i];
         if n.merged > 0 {
             agg[i] = t.merged_of(i as u32).map_or(0.0, |m| m.work);
+        } else if let Some(b) = t.batch_of(i as u32) {
+            agg[i] = b.work;
         } else {
             let kids: f64 = t
                 .kids(i as u32)
@@ -224,6 +232,9 @@ pub struct Sim<'a> {
     async_sends: u64,
     sync_sends: u64,
     faults_dropped: f64,
+    moved_work: f64,
+    enqueue_time: f64,
+    counted_sends: u64,
 }
 
 fn exec(label: String, queue: u32) -> Exec {
@@ -307,6 +318,9 @@ impl<'a> Sim<'a> {
             async_sends: 0,
             sync_sends: 0,
             faults_dropped: 0.0,
+            moved_work: 0.0,
+            enqueue_time: 0.0,
+            counted_sends: 0,
         };
         s.start_threads();
         s.open_queues();
@@ -608,17 +622,28 @@ impl<'a> Sim<'a> {
 
     /// `x` walks into child `c` (something below it is active), owing the probe cost.
     fn descend(&mut self, x: u32, c: u32) {
-        let cn = &self.t.nodes[c as usize];
-        let probe = self.t.threads[cn.thread as usize].probe;
-        let f = self.moved_faults(x, c, false);
-        self.faults_dropped += f;
+        let debt = self.debt(x, c);
         self.execs[x as usize].stack.push(Cursor {
             node: c,
             next: 0,
-            pos: cn.start,
-            debt: probe + f + cn.wait,
+            pos: self.t.nodes[c as usize].start,
+            debt,
             reply: NONE,
         });
+    }
+
+    /// What executor `x` takes off message `c`'s own time as it runs it: the probe cost,
+    /// the page faults a moved message sheds, its time off the CPU; for a batch of counted
+    /// calls, all but their work.
+    fn debt(&mut self, x: u32, c: u32) -> f64 {
+        let cn = &self.t.nodes[c as usize];
+        if self.t.batch_of(c).is_some() {
+            return (cn.end - cn.start - self.agg[c as usize]).max(0.0);
+        }
+        let probe = self.t.threads[cn.thread as usize].probe;
+        let f = self.moved_faults(x, c, false);
+        self.faults_dropped += f;
+        probe + f + cn.wait
     }
 
     /// `x` sends child `c` to queue `q`: a void message goes asynchronously (the sender pays
@@ -636,15 +661,22 @@ impl<'a> Sim<'a> {
             at: qu.last_at,
         };
         self.at(task.at, Ev::Arrive(q, task));
+        // A batch of counted calls is that many messages.
+        let batch = self.t.batch_of(c).map(|b| b.calls);
+        self.counted_sends += batch.unwrap_or(0);
+        let n = batch.unwrap_or(1);
+        self.moved_work += self.agg[c as usize];
         if void {
-            self.async_sends += 1;
-            if self.p.enqueue > EPS {
-                self.compute(x, self.p.enqueue, node);
+            self.async_sends += n;
+            let enqueue = n as f64 * self.p.enqueue;
+            if enqueue > EPS {
+                self.enqueue_time += enqueue;
+                self.compute(x, enqueue, node);
                 return true;
             }
             return false;
         }
-        self.sync_sends += 1;
+        self.sync_sends += n;
         let e = &mut self.execs[xi];
         e.state = State::Waiting;
         e.waiting_on = q;
@@ -658,7 +690,13 @@ impl<'a> Sim<'a> {
         let xi = x as usize;
         let done = self.execs[xi].stack.pop().unwrap();
         if done.reply != NONE {
-            let back = self.p.there(0) + self.p.handoff;
+            let mut back = self.p.there(0) + self.p.handoff;
+            // A batch's caller waited for each of its calls: one round trip per call more.
+            if let Some(b) = self.t.batch_of(done.node) {
+                let size = self.t.nodes[done.node as usize].size;
+                let trip = self.p.there(size) + self.p.there(0) + 2.0 * self.p.handoff;
+                back += b.calls.saturating_sub(1) as f64 * trip;
+            }
             let cause = self.execs[xi].cause;
             self.at(self.now + back, Ev::Result(done.reply, cause));
         }
@@ -680,19 +718,17 @@ impl<'a> Sim<'a> {
             };
             return false;
         };
-        e.tasks += 1;
+        e.tasks += self.t.batch_of(task.node).map_or(1, |b| b.calls);
         if task.at >= e.cause_t {
             e.cause = task.cause;
         }
-        let n = &self.t.nodes[task.node as usize];
-        let f = self.moved_faults(x, task.node, false);
-        self.faults_dropped += f;
-        let debt = self.t.threads[n.thread as usize].probe + f + n.wait;
+        let debt = self.debt(x, task.node);
+        let pos = self.t.nodes[task.node as usize].start;
         let e = &mut self.execs[x as usize];
         e.stack.push(Cursor {
             node: task.node,
             next: 0,
-            pos: n.start,
+            pos,
             debt,
             reply: task.reply,
         });
@@ -723,6 +759,9 @@ impl<'a> Sim<'a> {
             async_sends: self.async_sends,
             sync_sends: self.sync_sends,
             faults_dropped: self.faults_dropped,
+            moved_work: self.moved_work,
+            enqueue_time: self.enqueue_time,
+            counted_sends: self.counted_sends,
             deadlocked,
         }
     }

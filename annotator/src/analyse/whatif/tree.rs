@@ -6,12 +6,13 @@
 
 use std::path::{Path, PathBuf};
 
+use super::batch::{self, Batch, Placed};
 use super::node::Faults;
 pub use super::node::{Merged, Node, NONE};
 use crate::analyse::probe::Compensation;
 use crate::analyse::trace::{Names, Unit};
 use crate::analyse::walk::{instance_label, walk_trace};
-use crate::analyse::walk::{Closed, Frame, InstKind, Instance, Sink, Walker};
+use crate::analyse::walk::{Closed, Frame, InstKind, Instance, Resolved, Sink, Walker};
 use crate::error::Result;
 
 #[derive(Debug, Clone)]
@@ -69,6 +70,12 @@ pub struct Tree {
     /// A focused tree's instances are those its nodes name: the walker's id of each (empty
     /// for a whole tree, whose instances are the walker's, in its order).
     pub walker_ids: Vec<u32>,
+    /// What each batch node stands for (`batch.rs`), by [`Node::facts`].
+    pub batches: Vec<Batch>,
+    /// The throttled methods' counted calls as batches, and those left out.
+    pub placed: Placed,
+    /// Edges of counted calls waiting for the tree to be indexed.
+    pending: Vec<batch::Edge>,
 }
 
 impl Tree {
@@ -87,6 +94,9 @@ impl Tree {
             Some(m) => format!("{inst}.{}", m.name),
             None => inst.clone(),
         };
+        if let Some(b) = self.batch_of(i) {
+            return format!("{label} ×{} counted calls", b.calls);
+        }
         match n.merged {
             0 | 1 => label,
             k => format!("{label} and {} more", k - 1),
@@ -97,7 +107,17 @@ impl Tree {
     }
     /// What merged node `i` holds (`None` for a recorded message or a root).
     pub fn merged_of(&self, i: u32) -> Option<&Merged> {
-        self.merged.get(self.nodes[i as usize].facts as usize)
+        let n = &self.nodes[i as usize];
+        (n.merged > 0)
+            .then(|| self.merged.get(n.facts as usize))
+            .flatten()
+    }
+    /// What batch node `i` stands for (`None` for any other node).
+    pub fn batch_of(&self, i: u32) -> Option<&Batch> {
+        let n = &self.nodes[i as usize];
+        (n.merged == 0 && n.facts != NONE)
+            .then(|| self.batches.get(n.facts as usize))
+            .flatten()
     }
     /// Read the traces at `paths` into one tree. `compensate` = use the headers' probe cost.
     pub fn load(paths: &[PathBuf], compensate: impl Into<Compensation>) -> Result<Tree> {
@@ -108,6 +128,7 @@ impl Tree {
             t.add_trace(&crate::analyse::trace::multi::join(paths)?, compensate)?;
         }
         t.index_children();
+        t.place_batches();
         Ok(t)
     }
 
@@ -137,8 +158,73 @@ impl Tree {
             n.receiver += i0;
         }
         let roots: Vec<u32> = walker.threads.iter().map(|th| i0 + th.root).collect();
-        self.add_nodes(raw, &walker, &roots, m0);
+        let root_of = self.add_nodes(raw, &walker, &roots, m0);
+        let shift = |w: u32| Some(i0 + w);
+        let counted = Counted {
+            aggs: &reader.status().aggregates,
+            edges: &sink.edges,
+            walker: &walker,
+            root_of: &root_of,
+            scale,
+        };
+        self.counted_edges(&counted, &shift, &|w| w.method + m0);
         Ok(())
+    }
+
+    /// Notes the edges of `c` whose method was throttled, in this tree's ids (`instance`:
+    /// a walker id's, `None` when the tree has none), for [`Tree::place_batches`].
+    fn counted_edges(
+        &mut self,
+        c: &Counted,
+        instance: &dyn Fn(u32) -> Option<u32>,
+        method: &dyn Fn(&Resolved) -> u32,
+    ) {
+        let mut verdict: rustc_hash::FxHashMap<u32, u64> = Default::default();
+        for x in &c.aggs.throttled {
+            let t = verdict.entry(x.method).or_insert(x.t);
+            *t = (*t).min(x.t);
+        }
+        if verdict.is_empty() {
+            return;
+        }
+        let thread_of: rustc_hash::FxHashMap<u64, usize> = c
+            .walker
+            .threads
+            .iter()
+            .enumerate()
+            .map(|(i, th)| (th.tid, i))
+            .collect();
+        for (tid, r) in c.edges {
+            let Some(&from) = verdict.get(&r.method) else {
+                continue;
+            };
+            let root = thread_of.get(tid).map_or(NONE, |&th| c.root_of[th]);
+            let (Some(sender), Some(receiver)) = (instance(r.sender), instance(r.receiver)) else {
+                continue;
+            };
+            if root == NONE || r.calls == 0 {
+                self.placed.left += r.calls;
+                continue;
+            }
+            self.pending.push(batch::Edge {
+                thread: self.nodes[root as usize].thread,
+                sender,
+                receiver,
+                method: method(r),
+                calls: r.calls,
+                agg: r.agg as f64 * c.scale,
+                size: r.size,
+                from: from as f64 * c.scale,
+            });
+        }
+    }
+
+    /// The counted calls noted so far as batch nodes (the children indexed).
+    fn place_batches(&mut self) {
+        let pending = std::mem::take(&mut self.pending);
+        let left = self.placed.left;
+        self.placed = batch::place(self, &pending);
+        self.placed.left += left;
     }
 
     /// Read one trace into a tree focused on `focus` (a whole run's trace, too big to hold
@@ -202,9 +288,28 @@ impl Tree {
         for n in &mut nodes {
             n.receiver = intern(&mut t, n.receiver);
         }
-        t.place_focused(nodes, &walker, &sink.threads_used, &roots, probe);
+        // Counted calls to what is in focus (their receivers get an id).
+        let edges: Vec<(u64, Resolved)> = std::mem::take(&mut sink.edges)
+            .into_iter()
+            .filter(|(_, r)| {
+                focus.instances.contains(&r.receiver) || focus.methods.contains(&r.method)
+            })
+            .collect();
+        for (_, r) in &edges {
+            intern(&mut t, r.receiver);
+        }
+        let root_of = t.place_focused(nodes, &walker, &sink.threads_used, &roots, probe);
         t.merged = merged;
         t.index_children();
+        let counted = Counted {
+            aggs: &reader.status().aggregates,
+            edges: &edges,
+            walker: &walker,
+            root_of: &root_of,
+            scale: 1.0,
+        };
+        t.counted_edges(&counted, &|w| mine.get(&w).copied(), &|r| r.method);
+        t.place_batches();
         Ok(Ok(t))
     }
 
@@ -218,7 +323,7 @@ impl Tree {
         used: &[bool],
         roots: &[u32],
         probe: f64,
-    ) {
+    ) -> Vec<u32> {
         let root_of = self.add_roots(walker, used, roots, probe, 1.0);
         let first = self.nodes.len() as u32;
         for n in &mut nodes {
@@ -231,6 +336,7 @@ impl Tree {
         }
         let roots = std::mem::replace(&mut self.nodes, nodes);
         self.nodes.splice(0..0, roots);
+        root_of
     }
 
     /// A tree without messages, for a focus with nothing in it: no replay to run, but the
@@ -309,7 +415,7 @@ impl Tree {
 
     /// One root node per thread that sent anything, then the messages (their receivers
     /// already in this tree's ids; `roots`: each walker thread's root instance here).
-    fn add_nodes(&mut self, raw: Raws, walker: &Walker, roots: &[u32], m0: u32) {
+    fn add_nodes(&mut self, raw: Raws, walker: &Walker, roots: &[u32], m0: u32) -> Vec<u32> {
         let n0 = self.nodes.len() as u32;
         let root_of = self.add_roots(walker, raw.threads_used, roots, raw.probe, raw.scale);
         let first = self.nodes.len() as u32;
@@ -336,6 +442,7 @@ impl Tree {
                 facts: NONE,
             });
         }
+        root_of
     }
 
     /// One root node per thread that sent anything (spanning its first to last event);
@@ -376,7 +483,7 @@ impl Tree {
         root_of
     }
 
-    fn index_children(&mut self) {
+    pub(super) fn index_children(&mut self) {
         let n = self.nodes.len();
         let mut count = vec![0u32; n + 1];
         for node in &self.nodes {
@@ -398,6 +505,15 @@ impl Tree {
             }
         }
         self.child_at = count;
+        // Batch nodes come after the recorded ones: put them in their place in time.
+        if !self.batches.is_empty() {
+            for i in 0..n {
+                let (a, b) = (self.child_at[i] as usize, self.child_at[i + 1] as usize);
+                let nodes = &self.nodes;
+                self.children[a..b]
+                    .sort_by(|&x, &y| nodes[x as usize].start.total_cmp(&nodes[y as usize].start));
+            }
+        }
     }
 }
 
@@ -492,6 +608,30 @@ struct Raws<'a> {
 struct Collect {
     nodes: Vec<Raw>,
     threads_used: Vec<bool>,
+    /// The aggregated edges, each with its thread's tid.
+    edges: Vec<(u64, Resolved)>,
+}
+
+/// A walk's aggregated edges and what turning them into batch edges needs.
+struct Counted<'a> {
+    aggs: &'a crate::analyse::trace::agg::Aggregates,
+    edges: &'a [(u64, Resolved)],
+    walker: &'a Walker,
+    /// Each walker thread's root node in the tree (`NONE`: none).
+    root_of: &'a [u32],
+    scale: f64,
+}
+
+/// The aggregated edges with their threads (`Resolved` is in `aggs.edges`' order).
+pub(super) fn with_tids(
+    aggs: &crate::analyse::trace::agg::Aggregates,
+    edges: &[Resolved],
+) -> Vec<(u64, Resolved)> {
+    aggs.edges
+        .iter()
+        .zip(edges)
+        .map(|(e, r)| (e.tid, *r))
+        .collect()
 }
 
 impl Sink for Collect {
@@ -508,5 +648,13 @@ impl Sink for Collect {
         let n = &mut self.nodes[c.frame.ctx as usize];
         n.end = c.end;
         n.wait = c.wait;
+    }
+    fn aggregated(
+        &mut self,
+        aggs: &crate::analyse::trace::agg::Aggregates,
+        edges: &[Resolved],
+        _: &[Instance],
+    ) {
+        self.edges = with_tids(aggs, edges);
     }
 }

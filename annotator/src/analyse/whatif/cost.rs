@@ -1,0 +1,116 @@
+//! What a change's cross-thread messages cost against the work they move, and which cost
+//! dominates: the senders' enqueue per asynchronous message, the handoffs of callers that
+//! wait, or the waiting for results itself. The verdict names it with its numbers.
+
+use serde::Serialize;
+
+use super::sim::{Outcome, Params};
+use super::tree::Tree;
+use crate::analyse::trace::Unit;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Cost {
+    /// `enqueue`, `handoff` or `waiting for results`.
+    pub dominant: &'static str,
+    /// Messages the dominant cost is paid on, and what one costs (0 for waiting).
+    pub messages: u64,
+    pub per_message: f64,
+    /// The dominant cost in all (in the prediction's unit).
+    pub total: f64,
+    /// Work the messages carry to their new threads.
+    pub work: f64,
+    /// Of the messages, counted calls of throttled methods (replayed as batches).
+    pub counted_messages: u64,
+    /// E.g. "10.0 M messages × 250 ns enqueue = 2.50 s against 500 ms of work".
+    pub text: String,
+}
+
+/// The cost of the replay `o`'s messages; `None` when it sent none.
+pub fn of(o: &Outcome, p: &Params, unit: Unit) -> Option<Cost> {
+    let h = |x: f64| super::human(x, unit);
+    let (sync, sent) = (o.sync_sends, o.async_sends);
+    if sync + sent == 0 {
+        return None;
+    }
+    let waited: f64 = o.waits.iter().map(|w| w.time).sum();
+    let handoffs = 2.0 * sync as f64 * p.handoff;
+    let against = format!("against {} of work", h(o.moved_work));
+    let (dominant, messages, per_message, total, text) = if sent > 0 && o.enqueue_time >= waited {
+        let text = format!(
+            "{} × {} enqueue = {} {against}",
+            plural(sent, "message"),
+            h(p.enqueue),
+            h(o.enqueue_time)
+        );
+        ("enqueue", sent, p.enqueue, o.enqueue_time, text)
+    } else if handoffs >= 0.5 * waited {
+        let text = format!(
+            "{} × 2 × {} handoff = {} {against}",
+            plural(sync, "round trip"),
+            h(p.handoff),
+            h(handoffs)
+        );
+        ("handoff", sync, p.handoff, handoffs, text)
+    } else {
+        let text = format!(
+            "callers waited {} for the results of {} {against}",
+            h(waited),
+            plural(sync, "message")
+        );
+        ("waiting for results", sync, 0.0, waited, text)
+    };
+    Some(Cost {
+        dominant,
+        messages,
+        per_message,
+        total,
+        work: o.moved_work,
+        counted_messages: o.counted_sends,
+        text,
+    })
+}
+
+/// A count for people: `950`, `12.5 k`, `10.0 M`.
+pub fn count(n: u64) -> String {
+    match n {
+        0..=9_999 => n.to_string(),
+        10_000..=999_999 => format!("{:.1} k", n as f64 / 1e3),
+        _ => format!("{:.1} M", n as f64 / 1e6),
+    }
+}
+
+/// `1 message`, `10.0 M messages`.
+fn plural(n: u64, what: &str) -> String {
+    let s = if n == 1 { "" } else { "s" };
+    format!("{} {what}{s}", count(n))
+}
+
+/// What the replay holds of the run's calls, when the runtime counted some instead of
+/// recording them: the throttled methods' counted calls are replayed as batches.
+pub fn coverage(t: &Tree) -> Vec<String> {
+    let mut out = Vec::new();
+    if t.aggregated_calls == 0 {
+        return out;
+    }
+    let p = &t.placed;
+    if p.calls > 0 {
+        out.push(format!(
+            "{} counted calls of throttled methods are replayed as {} batches, at their estimated time per call; a change that moves them pays a message (enqueue or round trip) per call",
+            count(p.calls),
+            p.nodes
+        ));
+    }
+    let recorded = t.messages() as u64;
+    let all = recorded + t.aggregated_calls;
+    let held = recorded + p.calls;
+    if held < all {
+        out.push(format!(
+            "the replay holds {} of the run's {} calls ({:.0} %): the recorded ones{}; the rest, which the runtime counted (past max_size, or made inside counted calls), run as part of their callers' time and are never moved",
+            count(held),
+            count(all),
+            100.0 * held as f64 / all as f64,
+            if p.calls > 0 { " and the throttled methods' counted calls" } else { "" }
+        ));
+    }
+    out
+}

@@ -10,7 +10,15 @@ use common::gate::Tool;
 use std::path::Path;
 use std::process::{Command, Output};
 
-const PROGRAMS: [&str; 5] = ["workers", "pipeline", "chain", "finegrained", "distribute"];
+const PROGRAMS: [&str; 7] = [
+    "workers",
+    "pipeline",
+    "chain",
+    "finegrained",
+    "distribute",
+    "channels",
+    "preempted",
+];
 
 /// The hand-made versions of one program: `par` and any `par-…` beside it (pipeline has
 /// two: Transformer active, Writer active), as `tests/advice/check.sh` measures them.

@@ -213,6 +213,11 @@ pub struct BodyEffects {
     pub calls: Vec<String>,
     /// `this` is used other than for a member (passed, returned, stored, `super.m()`).
     pub this_escapes: bool,
+    /// Where the body may block, named by what it waits on (`frontend::effects::BLOCKING`):
+    /// `Object.wait`, `Thread.join`, `BlockingQueue.take`, `synchronized`,
+    /// `std::mutex::lock`, `std::condition_variable::wait`, `std::thread::join`,
+    /// `std::future::get`.
+    pub blocks: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

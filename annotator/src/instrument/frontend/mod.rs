@@ -1,5 +1,6 @@
 //! Per-language front ends behind the [`Frontend`](crate::instrument::model::Frontend) trait.
 
+pub(crate) mod blocking;
 pub(crate) mod cpp;
 #[cfg(any(test, feature = "test-hooks"))]
 pub mod dump;

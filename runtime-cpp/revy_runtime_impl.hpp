@@ -83,6 +83,11 @@
 #else
 #define REVY_HOT inline
 #endif
+#if defined(__GNUC__) || defined(__clang__)
+#define REVY_COLD inline __attribute__((noinline))
+#else
+#define REVY_COLD inline
+#endif
 
 namespace _revy_rt {
 namespace detail {
@@ -521,6 +526,9 @@ inline void write_open_calls_locked(Global& G, const ThreadBuf& b, std::uint64_t
 struct FaultTable;
 inline void write_faults_locked(Global& G, std::uint64_t tid, const FaultTable* f);
 inline void fault_free(FaultTable* f);
+struct ThreadState;
+inline void counted_settle_all(ThreadState* ts, AggTable& a);
+inline void counted_forget(ThreadState& ts);
 
 // ---- crash handling -----------------------------------------------------------------------
 
@@ -529,7 +537,10 @@ inline void flush_all_unlocked_for_crash(Global& G) {
         std::uint64_t st = b->state.load(std::memory_order_acquire);
         write_block_locked(G, b->tid, b->base, static_cast<std::uint32_t>(st >> 32), b->data,
                            static_cast<std::uint32_t>(st & 0xffffffffu));
-        if (b->agg) write_aggregates_locked(G, b->tid, *b->agg);
+        if (b->agg) {
+            counted_settle_all(b->owner, *b->agg);
+            write_aggregates_locked(G, b->tid, *b->agg);
+        }
     }
     write_late_objects_locked(G);
 }
@@ -968,7 +979,14 @@ enum { kCtorPending = 16 };
 // An open call on a thread's shadow stack: whether it is recorded as events (else it is
 // aggregated), and the time of its callees, so unrecorded calls get their sender and net time.
 // kEstimated: a throttled method's call, untimed (its time is the estimate set at the verdict).
-enum : std::uint32_t { kAggregated = 0, kRecorded = 1, kInherited = 2, kEstimated = 3 };
+// kSampled: one of them timed (see resample).
+enum : std::uint32_t {
+    kAggregated = 0,
+    kRecorded = 1,
+    kInherited = 2,
+    kEstimated = 3,
+    kSampled = 4
+};
 struct Frame {
     std::uint64_t oid, t, child, hidden, size;
     std::uint32_t mid, rec;
@@ -991,7 +1009,13 @@ struct ThreadState {
     // and its latest call times past half-way (a ring: the estimate's median; 0 until then)
     std::uint64_t* tc;
     std::uint32_t tc_len;
+    // per throttled method id: its counted calls not yet in the aggregate table, and its
+    // sampled timings (see "throttled calls" below)
+    std::uint32_t cnt_len;
+    struct Counted* cnt;
+    std::uint32_t counted;  // counted calls so far: every kSampleEvery-th is timed
 };
+inline void counted_free(ThreadState& ts);
 #if defined(REVY_RUNTIME_BUILDING_LIB) && REVY_POSIX
 // In a library loaded at run time a thread_local costs a __tls_get_addr call per use, and
 // one this large cannot go into the static TLS block: the state is allocated per thread,
@@ -1012,6 +1036,7 @@ inline void tls_free(void* p) {
     slot.p = nullptr;
     slot.gone_tid = 1 + ts->tid;
     delete[] ts->tc;
+    counted_free(*ts);
     delete ts;
 }
 inline pthread_key_t tls_key() {
@@ -1037,11 +1062,14 @@ REVY_HOT ThreadState& tls() {
     if (__builtin_expect(p != nullptr, 1)) return *p;
     return tls_slow();
 }
+// The thread's state when it has one already (null: ask tls()).
+REVY_HOT ThreadState* tls_if() { return tls_slot().p; }
 #else
 REVY_HOT ThreadState& tls() {
     static thread_local ThreadState s;
     return s;
 }
+REVY_HOT ThreadState* tls_if() { return &tls(); }
 #endif
 
 inline void flush_locked(Global& G, ThreadBuf* b) {
@@ -1061,6 +1089,7 @@ struct ThreadGuard {
         G.lock.lock();
         flush_locked(G, buf);
         if (buf->agg) {
+            counted_settle_all(buf->owner, *buf->agg);
             write_aggregates_locked(G, buf->tid, *buf->agg);
         }
         // exit() inside a call runs the calling thread's thread_local destructors first
@@ -1076,6 +1105,7 @@ struct ThreadGuard {
         ThreadState& ts = tls();
         ts.buf = nullptr;
         ts.dead = true;
+        counted_forget(ts);
         // later calls (other thread_local destructors) are recorded plainly
         delete[] ts.frames;
         ts.frames = nullptr;
@@ -1147,6 +1177,7 @@ inline void fork_child() {
     // Calls open at the fork are the parent's: neither recorded nor aggregated here.
     ThreadState& ts = tls();
     for (std::uint32_t i = 0; i < ts.depth; ++i) ts.frames[i].rec = kInherited;
+    counted_forget(ts);
     G.agg_keys.store(0, std::memory_order_relaxed);
     for (std::uint32_t i = 0; i <= config::class_count; ++i)
         Statics<>::class_defined[i].store(0, std::memory_order_relaxed);
@@ -1242,6 +1273,7 @@ inline void finish() {
             write_block_locked(G, b->tid, b->base, static_cast<std::uint32_t>(st >> 32), b->data,
                                static_cast<std::uint32_t>(st & 0xffffffffu));
             if (b->agg) {
+                counted_settle_all(b->owner, *b->agg);
                 write_aggregates_locked(G, b->tid, *b->agg);
             }
             write_open_calls_locked(G, *b, t);
@@ -1631,9 +1663,8 @@ inline std::string fault_cost_ns() {
 inline void fault_free(FaultTable* f) { delete f; }
 
 // The hot path: encodes straight into this thread's buffer an event of time `t`.
-REVY_HOT void ev4(std::uint8_t kind, std::uint64_t a, std::uint64_t b, std::uint64_t c,
-                bool with_c, std::uint64_t t) {
-    ThreadState& ts = tls();
+REVY_HOT void ev4(ThreadState& ts, std::uint8_t kind, std::uint64_t a, std::uint64_t b,
+                std::uint64_t c, bool with_c, std::uint64_t t) {
     std::uint32_t len = 0, count = 0;
     ThreadBuf* buf = reserve(ts, len, count);
     if (!buf) return ev_slow(kind, a, b, c, with_c, ts);
@@ -1687,6 +1718,7 @@ struct AggTable {
     AggEdge* e;
     std::uint32_t cap, used;
     std::uint32_t last;  // the slot found last + 1 (a loop repeats one edge: no hashing)
+    std::uint32_t gen;   // growths so far (slots move then)
     std::uint64_t folded, dropped, last_t;
     bool untimed;  // estimated calls counted (no clock read): last_t is taken when written
     ObjCounts objs;  // creations and destructions past max_size (the O record)
@@ -1721,6 +1753,7 @@ inline bool agg_grow(AggTable& a) {
     a.e = e;
     a.cap = cap;
     a.last = 0;
+    a.gen++;
     return true;
 }
 
@@ -1873,22 +1906,44 @@ inline bool is_throttled(std::uint32_t mid) {
 // The latest call times kept per method (a ring of kRing + 1: the last slot counts writes).
 enum : std::uint32_t { kRing = 256, kTc = 4 };
 
+// The S record: from `t` on, method `mid`'s counted calls take `e[0]` ns (e: the median,
+// 10th and 90th percentiles and count of the timed calls it comes from).
+inline std::size_t put_estimate(std::uint8_t* r, std::uint64_t tid, std::uint32_t mid,
+                                std::uint64_t t, const std::uint64_t* e) {
+    std::size_t n = 0;
+    r[n++] = 'S';
+    n += put_v(r + n, tid);
+    n += put_v(r + n, mid);
+    n += put_v(r + n, t);
+    for (int i = 0; i < 4; ++i) n += put_v(r + n, e[i]);
+    return n;
+}
+
+// The median, 10th and 90th percentiles and count of `k` call times.
+inline void spread(const std::uint64_t* ring, std::uint64_t k, std::uint64_t* e) {
+    std::uint64_t v[kRing];
+    if (k > kRing) k = kRing;
+    for (std::uint64_t i = 0; i < k; ++i) v[i] = ring[i];
+    std::sort(v, v + k);
+    e[0] = v[k / 2];
+    e[1] = v[k / 10];
+    e[2] = v[k - 1 - k / 10];
+    e[3] = k;
+}
+
 // The X record: which method, on which thread's verdict, when, after how many calls of what
 // total time; then the S record: the estimate its counted calls take, the median of the
 // latest (up to 256) timed calls `ring` holds, with its 10th and 90th percentiles and count
 // (one preempted or faulting call must not set it, as a mean's would).
 inline void throttle(const ThreadState& ts, std::uint32_t mid, std::uint64_t t,
                      std::uint64_t calls, std::uint64_t total, const std::uint64_t* ring) {
-    std::uint64_t v[kRing];
-    std::uint64_t k = ring[kRing] < std::uint64_t{kRing} ? ring[kRing] : std::uint64_t{kRing};
-    for (std::uint64_t i = 0; i < k; ++i) v[i] = ring[i];
-    std::sort(v, v + k);
-    std::uint64_t med = v[k / 2], p10 = v[k / 10], p90 = v[k - 1 - k / 10];
+    std::uint64_t e[4];
+    spread(ring, ring[kRing], e);
     define_method(mid);
     Global& G = g();
     G.lock.lock();
     if (!Statics<>::throttled[mid].exchange(1, std::memory_order_relaxed)) {
-        Statics<>::estimate[mid].store(1 + med, std::memory_order_relaxed);
+        Statics<>::estimate[mid].store(1 + e[0], std::memory_order_relaxed);
         std::uint8_t r[128];
         std::size_t n = 0;
         r[n++] = 'X';
@@ -1897,14 +1952,7 @@ inline void throttle(const ThreadState& ts, std::uint32_t mid, std::uint64_t t,
         n += put_v(r + n, t);
         n += put_v(r + n, calls);
         n += put_v(r + n, total);
-        r[n++] = 'S';
-        n += put_v(r + n, ts.tid);
-        n += put_v(r + n, mid);
-        n += put_v(r + n, t);
-        n += put_v(r + n, med);
-        n += put_v(r + n, p10);
-        n += put_v(r + n, p90);
-        n += put_v(r + n, k);
+        n += put_estimate(r + n, ts.tid, mid, t, e);
         emit_locked(G, r, n, nullptr, 0);
     }
     G.lock.unlock();
@@ -1951,9 +1999,32 @@ inline bool grow_frames(ThreadState& ts);
 // ---- throttled calls: counted without reading the clock -----------------------------------
 //
 // A throttled method's later calls are counted exactly (per method and edge) but not timed:
-// each takes the median time of the latest (up to 256) calls timed before the verdict on the
-// deciding thread (past warm-up and first-touch costs; an `S` record says it and its spread),
-// or its callees' time when that is more, so its callers' net time stays total − children.
+// each takes the method's estimate — at the verdict, the median time of the latest (up to
+// 256) calls timed before it on the deciding thread (past warm-up and first-touch costs);
+// later, of a thread's latest kSamples sampled calls (see resample) — or its callees' time when that is
+// more, so its callers' net time stays total − children. An `S` record gives each estimate
+// and its spread.
+//
+// The common case, a leaf call on the same edge as the method's previous counted call on this
+// thread, is one increment of a per-thread, per-method `Counted` (`end_counted`); those calls
+// go to the aggregate table (`counted_settle`) when the edge or the estimate changes and
+// before the table is written. Every kSampleEvery-th counted call of a thread is timed
+// instead (two clock reads, nothing recorded: the time of the real call); a thread whose
+// latest kSamples samples' median is more than a quarter off a method's estimate re-estimates
+// it (`resample`), so a phase change shows.
+
+enum : std::uint32_t { kSampleEvery = 1024, kSamples = 32 };
+
+struct Counted {
+    std::uint64_t so, o;  // the edge counted: sender oid, receiver oid
+    std::uint32_t s;      // sender mid + 1 (0: the thread's root)
+    std::uint32_t sampled;  // samples written to `ring`
+    std::uint64_t est;    // 1 + the estimate the counted calls take (0: no edge kept)
+    std::uint64_t n, size, size_min, size_max;  // the leaf calls counted, their sizes
+    std::uint64_t* ring;  // kSamples sampled call times (allocated on the first sample)
+    AggEdge* x;           // the edge's slot in the thread's table while its `gen` is `gen`
+    std::uint32_t gen;
+};
 
 inline std::uint64_t estimate_of(std::uint32_t mid) {
     return mid <= config::method_count ? Statics<>::estimate[mid].load(std::memory_order_relaxed)
@@ -1967,13 +2038,17 @@ REVY_HOT bool start_estimated(ThreadState& ts, std::uint32_t mid, std::uint64_t 
     if (d == ts.cap && !grow_frames(ts)) return false;
     Frame& f = ts.frames[d];
     f.oid = oid;
-    f.t = 0;
     f.child = 0;
     f.hidden = 0;
     f.size = size;
     f.mid = mid;
-    f.rec = kEstimated;
     ts.depth = d + 1;
+    if (++ts.counted % kSampleEvery != 0) {
+        f.rec = kEstimated;
+        return true;
+    }
+    f.rec = kSampled;
+    f.t = now_ns();  // last: the sample times the call, not this probe
     return true;
 }
 
@@ -1984,15 +2059,182 @@ inline std::uint64_t estimated_time(std::uint32_t mid, std::uint64_t child) {
     return child > est ? child : est;
 }
 
-// Frame `d` (estimated) ends: its time is the estimate, at least its callees' time.
+// Frame `d` (estimated) ends as a leaf call on the edge `ts.cnt[mid]` keeps at the current
+// estimate: counted there. False when it is not that case.
+REVY_HOT bool end_counted(ThreadState& ts, std::uint32_t d) {
+    const Frame& f = ts.frames[d];
+    if (f.child || f.mid >= ts.cnt_len) return false;
+    Counted& c = ts.cnt[f.mid];
+    std::uint64_t est = Statics<>::estimate[f.mid].load(std::memory_order_relaxed);
+    Frame* p = d ? &ts.frames[d - 1] : nullptr;
+    std::uint32_t s = p ? p->mid + 1 : 0;
+    std::uint64_t so = p ? p->oid : 0;
+    if (c.est != est || c.o != f.oid || c.so != so || c.s != s) return false;
+    if (p && !so && ts.ctor_top) return false;  // maybe a constructor's: see ctor_stash
+    ts.depth = d;
+    c.n += 1;
+    c.size += f.size;
+    if (f.size < c.size_min || f.size > c.size_max) {
+        c.size_min = f.size < c.size_min ? f.size : c.size_min;
+        c.size_max = f.size > c.size_max ? f.size : c.size_max;
+    }
+    if (p) {
+        p->child += est - 1;
+        if (p->rec == kRecorded) p->hidden += est - 1;
+    }
+    return true;
+}
+
+// Method `mid`'s row of the table takes `n` calls of `agg` ns each (no callee time), of
+// `size` bytes in all, between `smin` and `smax` each.
+inline void agg_method_n(AggTable& a, std::uint32_t mid, std::uint64_t n, std::uint64_t agg,
+                         std::uint64_t size, std::uint64_t smin, std::uint64_t smax) {
+    std::uint64_t* m = agg_method(a, mid);
+    if (!m) return;
+    if (m[0] == 0) {
+        m[4] = m[5] = m[6] = m[7] = agg;
+        m[8] = smin;
+        m[9] = smax;
+    } else {
+        if (agg < m[4]) m[4] = agg;
+        if (agg > m[5]) m[5] = agg;
+        if (agg < m[6]) m[6] = agg;
+        if (agg > m[7]) m[7] = agg;
+        if (smin < m[8]) m[8] = smin;
+        if (smax > m[9]) m[9] = smax;
+    }
+    m[0] += n;
+    m[1] += n * agg;
+    m[2] += n * agg;
+    m[3] += size;
+}
+
+// The calls `c` (method `mid`) counted go to the thread's table `a`; `c` keeps its edge.
+// Allocates nothing (the edge and the method's row were made when `c` took the edge), so the
+// crash flush may call it.
+inline void counted_settle(AggTable& a, std::uint32_t mid, Counted& c) {
+    if (!c.n) return;
+    std::uint64_t e = c.est ? c.est - 1 : 0;
+    agg_method_n(a, mid, c.n, e, c.size, c.size_min, c.size_max);
+    AggEdge* x = c.x && c.gen == a.gen ? c.x : agg_slot(a, c.s, c.so, mid + 1, c.o, false);
+    if (x) {
+        x->calls += c.n;
+        x->agg += c.n * e;
+        x->net += static_cast<std::int64_t>(c.n * e);
+        x->size += c.size;
+    }
+    c.n = c.size = c.size_max = 0;
+    c.size_min = ~std::uint64_t(0);
+}
+
+// Before thread `ts`'s table `a` is written (by the thread at its exit, or by the exit or
+// crash flush): every method's counted calls go to it.
+inline void counted_settle_all(ThreadState* ts, AggTable& a) {
+    if (!ts || !ts->buf || ts->buf->agg != &a) return;
+    for (std::uint32_t i = 0; i < ts->cnt_len; ++i) counted_settle(a, i, ts->cnt[i]);
+}
+
+// `ts.cnt[mid]`, the array grown to hold it; null when memory runs out.
+inline Counted* counted_of(ThreadState& ts, std::uint32_t mid) {
+    if (mid > config::method_count) return nullptr;
+    if (mid >= ts.cnt_len) {
+        std::uint32_t n = mid + 1 > ts.cnt_len * 2 ? mid + 1 : ts.cnt_len * 2;
+        if (n > config::method_count + 1) n = config::method_count + 1;
+        Counted* c = new (std::nothrow) Counted[n];
+        if (!c) return nullptr;
+        std::memset(static_cast<void*>(c), 0, sizeof(Counted) * n);
+        if (ts.cnt) std::memcpy(static_cast<void*>(c), ts.cnt, sizeof(Counted) * ts.cnt_len);
+        for (std::uint32_t i = ts.cnt_len; i < n; ++i) c[i].size_min = ~std::uint64_t(0);
+        // the exit flush may settle another thread's counts: the new array goes in under the lock
+        Counted* old = ts.cnt;
+        Global& G = g();
+        G.lock.lock();
+        ts.cnt = c;
+        ts.cnt_len = n;
+        G.lock.unlock();
+        delete[] old;
+    }
+    return &ts.cnt[mid];
+}
+
+inline void counted_free(ThreadState& ts) {
+    for (std::uint32_t i = 0; i < ts.cnt_len; ++i) delete[] ts.cnt[i].ring;
+    delete[] ts.cnt;
+    ts.cnt = nullptr;
+    ts.cnt_len = 0;
+}
+
+// The thread's counted calls were another process's (fork) or its table is gone: forgotten.
+inline void counted_forget(ThreadState& ts) {
+    for (std::uint32_t i = 0; i < ts.cnt_len; ++i) {
+        Counted& c = ts.cnt[i];
+        c.est = c.n = c.size = c.size_max = 0;
+        c.size_min = ~std::uint64_t(0);
+    }
+}
+
+// Frame `d` (estimated) ends: its time is the estimate, at least its callees' time. A leaf
+// call makes its edge the one `ts.cnt[mid]` counts (see end_counted).
 inline void pop_estimated(ThreadState& ts, std::uint32_t d) {
     ts.depth = d;
     const Frame& f = ts.frames[d];
-    std::uint64_t agg = estimated_time(f.mid, f.child);
+    const std::uint64_t est = estimate_of(f.mid);
+    const std::uint64_t e = est ? est - 1 : 0;
+    const std::uint64_t agg = f.child > e ? f.child : e;
     if (d) ts.frames[d - 1].child += agg;
-    agg_add(ts, d, agg, 0);
-    if (ts.buf && ts.buf->agg) ts.buf->agg->untimed = true;
     if (d && ts.frames[d - 1].rec == kRecorded) ts.frames[d - 1].hidden += agg;
+    AggTable* a = agg_of(ts);
+    if (!a) return;
+    a->untimed = true;
+    std::uint32_t s = d ? ts.frames[d - 1].mid + 1 : 0;
+    std::uint64_t so = d ? ts.frames[d - 1].oid : 0;
+    Counted* c = f.child || (d && !so && ts.ctor_top) ? nullptr : counted_of(ts, f.mid);
+    if (c) counted_settle(*a, f.mid, *c);
+    // the edge and the row exist before counting on them (counted_settle allocates nothing)
+    // (past the table's bound a new edge folds: agg_put does that, in one lookup)
+    bool room = a->used < kThreadKeys &&
+                g().agg_keys.load(std::memory_order_relaxed) < kGlobalKeys;
+    AggEdge* x = c && room ? agg_slot(*a, s, so, f.mid + 1, f.oid, false) : nullptr;
+    if (!x || !agg_method(*a, f.mid)) {
+        if (c) c->est = 0;
+        return agg_put(*a, ts, d, agg, f.child, 0);
+    }
+    c->x = x;
+    c->gen = a->gen;
+    c->s = s;
+    c->so = so;
+    c->o = f.oid;
+    c->est = est;
+    c->n = 1;
+    c->size = c->size_min = c->size_max = f.size;
+}
+
+// Sampled frame `d` took `agg` ns: kept in the method's ring; when the ring's median is more
+// than a quarter off the estimate and the estimate is outside the samples' 10th to 90th
+// percentile, the median becomes the estimate (an S record says so).
+inline void resample(ThreadState& ts, std::uint32_t d, std::uint64_t agg, std::uint64_t t) {
+    std::uint32_t mid = ts.frames[d].mid;
+    Counted* c = counted_of(ts, mid);
+    if (!c) return;
+    if (!c->ring && !(c->ring = new (std::nothrow) std::uint64_t[kSamples])) return;
+    c->ring[c->sampled++ % kSamples] = agg;
+    if (c->sampled < kSamples) return;
+    std::uint64_t e[4];
+    spread(c->ring, kSamples, e);
+    std::uint64_t cur = estimate_of(mid);
+    if (!cur) return;
+    --cur;
+    // a phase: the median moved by more than a quarter, and the estimate is no longer a typical
+    // sample (outside their 10th to 90th percentile: not the clock's resolution or noise)
+    if (4 * (e[0] > cur ? e[0] - cur : cur - e[0]) <= cur || (e[1] <= cur && cur <= e[2]))
+        return;
+    c->sampled = 0;  // the next look waits for kSamples samples of the new phase
+    Global& G = g();
+    G.lock.lock();
+    Statics<>::estimate[mid].store(1 + e[0], std::memory_order_relaxed);
+    std::uint8_t r[64];
+    emit_locked(G, r, put_estimate(r, ts.tid, mid, t, e), nullptr, 0);
+    G.lock.unlock();
 }
 
 // Doubles the thread's shadow stack. The exit flush may be walking this stack from another
@@ -2043,19 +2285,23 @@ REVY_HOT void start(std::uint32_t mid, std::uint64_t oid, std::uint64_t size) {
         // the thread's state is gone (thread_local destructors ran): recorded plainly
         if (recording()) {
             define_method(mid);
-            ev4(kStart, mid, oid, size, true, t);
+            ev4(ts, kStart, mid, oid, size, true, t);
         }
         return;
     }
     if (push_frame(ts, d, mid, oid, size, t)) {
         define_method(mid);
-        ev4(kStart, mid, oid, size, true, t);
+        ev4(ts, kStart, mid, oid, size, true, t);
         if (fault_measured(mid)) fault_enter(ts, d, mid, t);
     }
 }
 
-inline void pop(ThreadState& ts, std::uint32_t d, std::uint64_t t) {
-    if (ts.frames[d].rec == kEstimated) return pop_estimated(ts, d);
+REVY_HOT void pop(ThreadState& ts, std::uint32_t d, std::uint64_t t) {
+    if (config::throttle_calls && ts.frames[d].rec == kEstimated) return pop_estimated(ts, d);
+    if (config::throttle_calls && ts.frames[d].rec == kSampled) {
+        resample(ts, d, t > ts.frames[d].t ? t - ts.frames[d].t : 0, t);
+        return pop_estimated(ts, d);
+    }
     ts.depth = d;
     const Frame& f = ts.frames[d];
     std::uint64_t agg = t > f.t ? t - f.t : 0;
@@ -2064,9 +2310,9 @@ inline void pop(ThreadState& ts, std::uint32_t d, std::uint64_t t) {
         // its start is in the trace: so is its end, past the limit too
         std::uint64_t cpu = fault_leave(ts, d, agg);
         if (cpu)
-            ev4(kEndCpu, f.mid, f.oid, cpu - 1, true, t);
+            ev4(ts, kEndCpu, f.mid, f.oid, cpu - 1, true, t);
         else
-            ev4(kEnd, f.mid, f.oid, 0, false, t);
+            ev4(ts, kEnd, f.mid, f.oid, 0, false, t);
         if (f.hidden) agg_correct(ts, d, f.hidden, t);
     } else if (f.rec == kAggregated) {
         agg_add(ts, d, agg, t);
@@ -2078,15 +2324,17 @@ inline void pop(ThreadState& ts, std::uint32_t d, std::uint64_t t) {
 REVY_HOT void end(std::uint32_t mid, std::uint64_t oid) {
     ThreadState& ts = tls();
     std::uint32_t d = ts.depth;
-    if (d && ts.frames[d - 1].rec == kEstimated && ts.frames[d - 1].mid == mid &&
-        ts.frames[d - 1].oid == oid)
+    if (config::throttle_calls && d && ts.frames[d - 1].rec == kEstimated &&
+        ts.frames[d - 1].mid == mid && ts.frames[d - 1].oid == oid) {
+        if (end_counted(ts, d - 1)) return;
         return pop_estimated(ts, d - 1);
+    }
     std::uint64_t t = now_ns();
     if (d && ts.frames[d - 1].mid == mid && ts.frames[d - 1].oid == oid) return pop(ts, d - 1, t);
     while (d && (ts.frames[d - 1].mid != mid || ts.frames[d - 1].oid != oid)) --d;
     if (!d) {
         // no open start: recorded as it is (the analysis counts unmatched ends)
-        if (recording()) ev4(kEnd, mid, oid, 0, false, t);
+        if (recording()) ev4(ts, kEnd, mid, oid, 0, false, t);
         return;
     }
     while (ts.depth >= d) pop(ts, ts.depth - 1, t);
@@ -2112,7 +2360,7 @@ inline void agg_open_frames(const ThreadState& ts, AggTable& out, std::uint64_t 
     for (std::uint32_t d = depth; d-- > 0;) {
         const Frame& f = ts.frames[d];
         std::uint64_t agg = t > f.t ? t - f.t : 0;
-        if (f.rec == kEstimated) {  // untimed: its estimate, as at its end
+        if (f.rec == kEstimated || f.rec == kSampled) {  // its estimate, as at its end
             agg = estimated_time(f.mid, f.child + above);
             agg_put(out, ts, d, agg, f.child + above, t);
         } else if (f.rec == kAggregated) {
@@ -2126,7 +2374,7 @@ inline void agg_open_frames(const ThreadState& ts, AggTable& out, std::uint64_t 
             }
         }
         above = agg;
-        above_agg = f.rec == kAggregated || f.rec == kEstimated;
+        above_agg = f.rec == kAggregated || f.rec == kEstimated || f.rec == kSampled;
     }
     out.last_t = t;
 }
@@ -2634,25 +2882,55 @@ inline bool ctor_bind(std::uint32_t mid, const volatile void* self, std::uint64_
 
 namespace detail {
 
-inline void e_start(std::uint32_t mid, std::uint64_t oid, std::uint64_t size) noexcept {
+// A throttled method's call, counted (see "throttled calls"): inline, with nothing else in the
+// entry point, so it saves no registers; the rest is a call away.
+REVY_COLD void start_slow(std::uint32_t mid, std::uint64_t oid, std::uint64_t size) {
     if (!on()) return;
     start(mid, oid, size);
 }
-inline void e_end(std::uint32_t mid, std::uint64_t oid) noexcept {
+REVY_COLD void end_slow(std::uint32_t mid, std::uint64_t oid) {
     if (!on()) return;
     end(mid, oid);
+}
+inline void e_start(std::uint32_t mid, std::uint64_t oid, std::uint64_t size) noexcept {
+    ThreadState* ts;
+    if (config::throttle_calls && hot().status.load(std::memory_order_acquire) == kOn &&
+        estimate_of(mid) && (ts = tls_if()) != nullptr && ts->depth < ts->cap &&
+        (ts->counted + 1) % kSampleEvery != 0) {
+        ++ts->counted;
+        Frame& f = ts->frames[ts->depth];
+        f.oid = oid;
+        f.child = 0;
+        f.hidden = 0;
+        f.size = size;
+        f.mid = mid;
+        f.rec = kEstimated;
+        ts->depth += 1;
+        return;
+    }
+    start_slow(mid, oid, size);
+}
+inline void e_end(std::uint32_t mid, std::uint64_t oid) noexcept {
+    // (an estimated frame on the stack means the runtime is on)
+    ThreadState* ts;
+    if (config::throttle_calls && (ts = tls_if()) != nullptr && ts->depth) {
+        const Frame& f = ts->frames[ts->depth - 1];
+        if (f.rec == kEstimated && f.mid == mid && f.oid == oid && end_counted(*ts, ts->depth - 1))
+            return;
+    }
+    end_slow(mid, oid);
 }
 inline void e_log_crt(std::uint32_t cls, std::uint64_t oid, std::uint64_t size) noexcept {
     if (!on()) return;
     if (!recording()) return obj_count(cls, oid, size, true);
     define_class(cls);
-    ev4(kCrt, cls, oid, size, true, now_ns());
+    ev4(tls(), kCrt, cls, oid, size, true, now_ns());
 }
 inline void e_log_dst(std::uint32_t cls, std::uint64_t oid) noexcept {
     if (!on()) return;
     if (!recording()) return obj_count(cls, oid, 0, false);
     define_class(cls);
-    ev4(kDst, cls, oid, 0, false, now_ns());
+    ev4(tls(), kDst, cls, oid, 0, false, now_ns());
 }
 inline std::uint64_t e_new_oid() noexcept {
     return hot().next_oid.fetch_add(1, std::memory_order_relaxed);
@@ -2667,7 +2945,7 @@ inline std::uint64_t e_tag_new(std::uint32_t cls, std::uint64_t size, bool patch
     }
     define_class(cls);
     if (patchable) crt_patchable(cls, oid, size);
-    else ev4(kCrt, cls, oid, size, true, now_ns());
+    else ev4(tls(), kCrt, cls, oid, size, true, now_ns());
     return oid;
 }
 

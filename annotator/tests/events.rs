@@ -1,9 +1,10 @@
-//! Events across threads (issue 38): the server-style Java program of `tests/events/java`
-//! (acceptor, request queue, 4 workers, response queue, writer) measures each request's
-//! latency and on-CPU work itself. Revy follows each request from the acceptor's accept()
-//! through the Request and Response objects it creates to the workers and the writer:
-//! per-event count equals the program's, p50/p99 latency and work are within 5 %, and with
-//! 4 workers interleaving requests no work lands on another request's event.
+//! Events across threads (issue 38): the server-style programs of `tests/events/java` and
+//! `tests/events/cpp` (acceptor, request queue, 4 workers, response queue, writer) measure
+//! each request's latency and on-CPU work themselves. Revy follows each request from the
+//! acceptor's accept() through the Request and Response objects it creates to the workers
+//! and the writer: per-event count equals the program's, p50/p99 latency and work are
+//! within 5 %, and with 4 workers interleaving requests no work lands on another request's
+//! event.
 
 mod common;
 use common::gate::{needs, Tool};
@@ -56,23 +57,22 @@ fn within(got: u64, want: u64, what: &str) {
     );
 }
 
-#[test]
-fn java_requests_are_followed_across_threads() {
-    if !needs(&[Tool::Java]) {
-        return;
-    }
+/// Parses, annotates, builds and runs `tests/events/<lang>`, then checks Revy's events
+/// against the program's own measurement of each request.
+fn follow(lang: &str, build: &str, run: &str) {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("p");
     copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/events/java"),
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/events")
+            .join(lang),
         &dir,
     );
     ok(&revy_in(&dir, &["parse"]), "revy parse");
     ok(&revy_in(&dir, &["annotate"]), "revy annotate");
     let rvt = tmp.path().join("t.rvt");
-    let build = "rm -rf build && mkdir -p build && javac -encoding UTF-8 -d build $(find src -name '*.java')";
     sh(&dir, build, &rvt);
-    let out = sh(&dir, &format!("java -cp build ev.Server {REQUESTS}"), &rvt);
+    let out = sh(&dir, &format!("{run} {REQUESTS}"), &rvt);
     ok(&revy_in(&dir, &["restore", "--no-rebuild"]), "revy restore");
     // Ground truth: `req ID LATENCY_NS WORK_NS` in id (= acceptance) order.
     let truth: Vec<(u64, u64)> = out
@@ -108,6 +108,14 @@ fn java_requests_are_followed_across_threads() {
     let lat: Vec<u64> = truth.iter().map(|x| x.0).collect();
     let work: Vec<u64> = truth.iter().map(|x| x.1).collect();
     for (p, k) in [(0.5, "p50"), (0.99, "p99")] {
+        // The figures, for docs/events.md (`--nocapture`).
+        eprintln!(
+            "{lang} {k}: latency Revy {} program {}, work Revy {} program {}",
+            t["latency"][k],
+            pct(&lat, p),
+            t["work"][k],
+            pct(&work, p)
+        );
         within(
             t["latency"][k].as_u64().unwrap(),
             pct(&lat, p),
@@ -151,6 +159,26 @@ fn java_requests_are_followed_across_threads() {
     assert!(!workers.is_empty());
     assert!(t["threads"].as_u64().unwrap() >= 3);
     assert!(ev["background"]["work"].as_u64().unwrap() > 0);
+    assert_eq!(ev["late_records"], 0, "records applied out of time order");
+}
+
+#[test]
+fn java_requests_are_followed_across_threads() {
+    if !needs(&[Tool::Java]) {
+        return;
+    }
+    let build = "rm -rf build && mkdir -p build && javac -encoding UTF-8 -d build $(find src -name '*.java')";
+    follow("java", build, "java -cp build ev.Server");
+}
+
+/// The same server with std::thread, a mutex-and-condition-variable queue and pointers.
+#[test]
+fn cpp_requests_are_followed_across_threads() {
+    if !needs(&[Tool::Cpp]) {
+        return;
+    }
+    let build = "mkdir -p build && g++ -std=c++11 -Wall -Wextra -O1 -pthread -o build/server src/server.cpp";
+    follow("cpp", build, "./build/server");
 }
 
 /// Without `[[events]]` the JSON has no `events` and the text no events section; a bad
@@ -205,4 +233,101 @@ fn events_are_off_without_definitions_and_bad_ones_name_their_line() {
         err.contains("revy.toml:6:8: events.method \"accept\" names no method"),
         "{err}"
     );
+}
+
+/// `revy export` with `[[events]]`: Chrome JSON and Perfetto draw each event's flow from one
+/// of its calls to the next across threads, and the Parquet folder gets an `events` table.
+#[test]
+fn exports_draw_each_event_across_threads() {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    let tmp = tempfile::tempdir().unwrap();
+    let trace = tmp.path().join("t.dtf");
+    // One request: accept on thread 1 (10..20) creates R#2, whose run() on thread 2
+    // (25..55) continues it; thread 3's work belongs to no event.
+    std::fs::write(
+        &trace,
+        "##### revy-trace 1 unit=ns\n\
+         <Msg cls=A oid=1 mth=accept sgn=!! size=0 tid=1 t=10>\n\
+         <Crt cls=R oid=2 size=8 tid=1 t=11>\n\
+         </Msg cls=A oid=1 mth=accept sgn=!! tid=1 t=20>\n\
+         <Msg cls=R oid=2 mth=run sgn=!! size=0 tid=2 t=25>\n\
+         </Msg cls=R oid=2 mth=run sgn=!! tid=2 t=55>\n\
+         <Msg cls=X oid=3 mth=work sgn=!! size=0 tid=3 t=30>\n\
+         </Msg cls=X oid=3 mth=work sgn=!! tid=3 t=40>\n\
+         ##### end events=7\n",
+    )
+    .unwrap();
+    std::fs::write(
+        tmp.path().join("revy.toml"),
+        "[project]\nname=\"a\"\nsources=[\"*.java\"]\n\
+         [[events]]\nname=\"r\"\ntype=\"request\"\nmethod=\"A.accept\"\n",
+    )
+    .unwrap();
+    let t = trace.to_str().unwrap();
+    let args = [
+        "export",
+        t,
+        "--chrome",
+        "c.json",
+        "--perfetto",
+        "p.pftrace",
+        "--parquet",
+        "out",
+    ];
+    ok(&revy_in(tmp.path(), &args), "revy export");
+    let c: Value =
+        serde_json::from_str(&std::fs::read_to_string(tmp.path().join("c.json")).unwrap()).unwrap();
+    let flows: Vec<String> = c["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["cat"] == "revy.event")
+        .map(|e| {
+            format!(
+                "{} {} {} {} {} {}",
+                e["ph"].as_str().unwrap(),
+                e["id"],
+                e["name"].as_str().unwrap(),
+                e["tid"],
+                e["ts"],
+                e["bp"]
+            )
+        })
+        .collect();
+    assert_eq!(
+        flows,
+        ["s 0 request 1 0.01 null", "f 0 request 2 0.025 \"e\""],
+        "{c}"
+    );
+    // Perfetto: the event's flow id (1 << 62) on an instant at each call, the last one
+    // terminating it (TrackEvent.flow_ids = 47, terminating_flow_ids = 48, fixed64).
+    let p = std::fs::read(tmp.path().join("p.pftrace")).unwrap();
+    let id = (1u64 << 62).to_le_bytes();
+    let has = |key: [u8; 2]| p.windows(10).any(|w| w[..2] == key && w[2..] == id);
+    assert!(has([0xF9, 0x02]) && has([0x81, 0x03]), "no event flow");
+    let r = SerializedFileReader::new(
+        std::fs::File::open(tmp.path().join("out/events.parquet")).unwrap(),
+    )
+    .unwrap();
+    let rows: Vec<String> = r
+        .get_row_iter(None)
+        .unwrap()
+        .map(|row| row.unwrap().to_string())
+        .collect();
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    for want in [
+        "type: \"request\"",
+        "name: \"r\"",
+        "start: 10",
+        "end: 55",
+        "latency: 45",
+        "work: 40",
+        "waiting: 5",
+        "objects: 1",
+        "bytes: 8",
+        "threads: 2",
+        "segments: 2",
+    ] {
+        assert!(rows[0].contains(want), "{want} in {}", rows[0]);
+    }
 }

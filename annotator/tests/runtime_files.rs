@@ -624,9 +624,79 @@ int main() {
     assert_eq!(a.throttled.len(), 1);
     let x = a.throttled[0];
     let e = a.estimates.as_slice();
-    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(!e.is_empty(), "{e:?}");
     assert_eq!((e[0].method, e[0].t, e[0].timed), (x.method, x.t, 256));
     assert!(e[0].p10 <= e[0].per_call && e[0].per_call <= e[0].p90);
+    // later ones come from sampled calls (32 each), none of them the 10 ms call
+    assert!(e[1..].iter().all(|s| s.timed == 32), "{e:?}");
     // the mean of every timed call holds the 10 ms call (≥ 100 ns each); the median does not
     assert!(2 * e[0].per_call < x.total / x.calls, "{e:?} against {x:?}");
+}
+
+/// Issue 34: the runtime keeps timing 1 in 1,024 counted calls of a throttled C++ method, so a
+/// phase change shows: `work` becomes ten times slower half-way, after its verdict, and a
+/// second `S` record follows it, the calls counted after it taking the new estimate. Counts
+/// stay exact. (Before, the verdict's estimate held for the whole run.)
+#[test]
+fn cpp_throttled_estimate_follows_a_phase_change() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let program = r#"#include "revy_runtime.hpp"
+#include <cstdio>
+static volatile long sink;
+static void work(int reps) {
+    _revy_rt::Scope s(1, 0, 4);
+    for (int i = 0; i < reps; ++i) sink = sink + i;
+}
+int main() {
+    for (int i = 0; i < 400000; ++i) work(i < 200000 ? 40 : 400);
+    std::printf("%ld\n", static_cast<long>(sink));
+    return 0;
+}
+"#;
+    build_one_method(tmp.path(), "phase", 1 << 30, program);
+    let cfg = tmp.path().join("revy_config.hpp");
+    let text_cfg = std::fs::read_to_string(&cfg).unwrap();
+    let throttled = text_cfg
+        .replace("throttle_calls = 0;", "throttle_calls = 100000;")
+        .replace("throttle_ns = 0;", "throttle_ns = 20000;");
+    std::fs::write(&cfg, throttled).unwrap();
+    let b = sh(
+        tmp.path(),
+        "g++ -std=c++17 -Wall -Wextra -Werror -O1 -pthread -o t t.cpp",
+        &[],
+    );
+    assert!(b.status.success(), "{}", text(&b.stderr));
+    let t = tmp.path().join("t.rvt");
+    let r = sh(tmp.path(), "./t", &[("REVY_TRACE", t.to_str().unwrap())]);
+    assert!(r.status.success(), "{}", text(&r.stderr));
+    let mut rd = TraceReader::open(&t).unwrap();
+    let mut recorded = 0u64;
+    while let Some(e) = rd.next_event().unwrap() {
+        recorded += matches!(e, Event::Start { .. }) as u64;
+    }
+    let a = &rd.status().aggregates;
+    assert_eq!(a.throttled.len(), 1, "{:?}", a.throttled);
+    let e = a.estimates.as_slice();
+    assert!(e.len() >= 2, "no estimate after the verdict's: {e:?}");
+    let (first, last) = (e[0], e[e.len() - 1]);
+    assert_eq!((first.timed, last.timed), (256, 32), "{e:?}");
+    assert!(
+        last.t > first.t && last.per_call >= 5 * first.per_call.max(1),
+        "{e:?}"
+    );
+    // every call counted once: recorded before the verdict, counted after it
+    let counted: u64 = a.methods.iter().map(|m| m.calls).sum();
+    assert_eq!(
+        recorded + counted,
+        400_000,
+        "{recorded} recorded, {counted} counted"
+    );
+    let m = &a.methods[0];
+    assert!(m.agg_max >= 5 * m.agg_min.max(1), "{m:?}");
+    // counted calls take an estimate in effect: the verdict's, then the phase's
+    let given = |v: u64| e.iter().any(|x| x.per_call == v);
+    assert!(given(m.agg_min) && given(m.agg_max), "{m:?} against {e:?}");
 }

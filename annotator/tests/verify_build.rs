@@ -226,7 +226,8 @@ fn java_verify_withdrawing_everything_leaves_nothing_annotated() {
 
 /// Issue 37 item 8: a compiler error in one of Revy's runtime files is named as Revy's, never
 /// "where Revy inserted nothing" (before: that text, pointing at Revy's own file). Here the
-/// user's build turns every javac lint warning into an error, and the runtime has one.
+/// user's build turns every javac lint and doclint warning (public API) into an error; the
+/// user's code is clean, the runtime's public entry points lack `@param` tags.
 #[test]
 fn an_error_in_revys_runtime_is_named_as_revys() {
     if !common::gate::needs(&[Tool::Java]) {
@@ -240,12 +241,14 @@ fn an_error_in_revys_runtime_is_named_as_revys() {
             (
                 "revy.toml",
                 "[project]\nname = \"w\"\nsources = [\"src/**/*.java\"]\n\
-                 build = \"mkdir -p out && javac -Xlint:all -Werror -d out $(find src -name '*.java')\"\n\
+                 build = \"mkdir -p out && javac -Xlint:all -Xdoclint:all/protected -Werror -d out $(find src -name '*.java')\"\n\
                  run = \"java -cp out Hello\"\n\n[annotate]\ninclude = [\"*\"]\n",
             ),
             (
                 "src/Hello.java",
-                "public class Hello {\n    static int twice(int x) { return 2 * x; }\n\
+                "/** Says it. */\npublic class Hello {\n    private Hello() {\n    }\n\n\
+                 \x20   static int twice(int x) { return 2 * x; }\n\n\
+                 \x20   /**\n     * Prints it.\n     *\n     * @param a unused\n     */\n\
                  \x20   public static void main(String[] a) { System.out.println(twice(21)); }\n}\n",
             ),
         ],

@@ -5,9 +5,13 @@
 #   plain      the original;
 #   nanotime   the original with two System.nanoTime() reads around each call (the target:
 #              a recorded call costs at most 1.1x these two reads);
-#   better / faster   annotated in that mode.
+#   better / faster   annotated in that mode;
+#   newplain / newbetter   the loop creates a Counter instead (original / better mode: a
+#              tagged class, whose creation takes an object ID and logs a Crt event).
 # Prints per variant the min and median over rounds of ns per call, ns added over plain,
-# trace bytes per call and the header's probe_ns= (what the analysis subtracts).
+# trace bytes per call and the header's probe_ns= (what the analysis subtracts); then the
+# ratios the targets name: a recorded call's added ns over the nanotime variant's (two
+# System.nanoTime() reads), and a creation's added ns over a recorded call's.
 # Usage: tests/bench/java_probe.sh [N] [ROUNDS]   (default 20,000,000 and 5)
 # Needs javac/java and a built revy (cargo build); uses target/debug/revy unless REVY is set.
 # THROTTLE=on keeps `[trace]` throttling at its default (the method is throttled after 100,000
@@ -59,6 +63,7 @@ package bench;
 
 public class Main {
     static long sink;
+    static Object keep;
 
     public static void main(String[] args) {
         long n = Long.parseLong(args[0]);
@@ -81,18 +86,20 @@ JAVA
 }
 build() { (cd "$1" && rm -rf build && mkdir build && javac -nowarn -encoding UTF-8 -d build $(find src -name '*.java')); }
 
-for v in plain nanotime better faster; do
+VARIANTS="plain nanotime better faster newplain newbetter"
+for v in $VARIANTS; do
     cp -r "$WORK/proj" "$WORK/$v"
-    if [ "$v" = nanotime ]; then
-        main 'long a = System.nanoTime(); c.add(k); sink += System.nanoTime() - a;' >"$WORK/$v/src/bench/Main.java"
-    else
-        main 'c.add(k);' >"$WORK/$v/src/bench/Main.java"
-    fi
+    case $v in
+    nanotime) main 'long a = System.nanoTime(); c.add(k); sink += System.nanoTime() - a;' ;;
+    new*) main 'keep = new Counter();' ;;
+    *) main 'c.add(k);' ;;
+    esac >"$WORK/$v/src/bench/Main.java"
     case $v in better | faster) (cd "$WORK/$v" && "$REVY" parse >/dev/null && "$REVY" annotate --$v >/dev/null) ;; esac
+    [ $v = newbetter ] && (cd "$WORK/$v" && "$REVY" parse >/dev/null && "$REVY" annotate --better >/dev/null)
     build "$WORK/$v"
 done
 for r in $(seq "$ROUNDS"); do
-    for v in plain nanotime better faster; do
+    for v in $VARIANTS; do
         rm -f "$WORK"/t*.rvt
         ns=$(REVY_BUDGET=off REVY_TRACE="$WORK/t.rvt" java -cp "$WORK/$v/build" bench.Main "$N" | cut -d' ' -f1)
         echo "$ns" >>"$WORK/$v.ns"
@@ -103,9 +110,11 @@ for r in $(seq "$ROUNDS"); do
     done
 done
 minmed() { sort -g "$1" | awk '{a[NR]=$1} END{printf "%.2f %.2f", a[1], (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-read -r pmin pmed <<<"$(minmed "$WORK/plain.ns")"
-echo "ns per call, min / median of $ROUNDS interleaved rounds (each the fastest batch of 100,000 calls):"
-for v in plain nanotime better faster; do
+echo "ns per call (new*: per creation), min / median of $ROUNDS interleaved rounds (each the fastest"
+echo "batch of 100,000), and ns added over plain (new*: over newplain):"
+for v in $VARIANTS; do
+    case $v in new*) base=newplain ;; *) base=plain ;; esac
+    read -r pmin pmed <<<"$(minmed "$WORK/$base.ns")"
     read -r min med <<<"$(minmed "$WORK/$v.ns")"
     extra=""
     if [ -f "$WORK/$v.bytes" ]; then
@@ -116,3 +125,14 @@ for v in plain nanotime better faster; do
     awk -v v="$v" -v a="$min" -v b="$med" -v pa="$pmin" -v pb="$pmed" -v x="$extra" \
         'BEGIN{printf "%-9s %7.2f / %7.2f  (+%.2f / +%.2f)%s\n", v, a, b, a-pa, b-pb, x}'
 done
+added() { # $1 variant, $2 its baseline: "min median" of ns added
+    read -r a b <<<"$(minmed "$WORK/$1.ns")"
+    read -r pa pb <<<"$(minmed "$WORK/$2.ns")"
+    echo "$a $pa $b $pb" | awk '{printf "%.2f %.2f", $1 - $2, $3 - $4}'
+}
+read -r tmin tmed <<<"$(added nanotime plain)"
+read -r rmin rmed <<<"$(added better plain)"
+read -r nmin nmed <<<"$(added newbetter newplain)"
+awk -v a="$rmin" -v b="$rmed" -v c="$tmin" -v d="$tmed" -v e="$nmin" -v f="$nmed" 'BEGIN{
+    printf "better ÷ two nanoTime reads (added ns): %.2f min / %.2f median\n", a/c, b/d
+    printf "new (better) ÷ a better call (added ns): %.2f min / %.2f median\n", e/a, f/b }'

@@ -15,6 +15,8 @@
 #   MAX_SIZE  the trace size limit written to revy.toml (default 2GiB)
 #   TRACE_EXTRA  more lines for revy.toml's [trace] table (e.g. "throttle = false")
 #   STRICT_TIMING=1  also fail when a wall-clock test (below) changes outcome
+#   RUNTIME_JAVA=DIR  copies DIR/*.java over the runtime files annotate added (measures a
+#             runtime edit with a revy built before it)
 # Prints one summary line; exits non-zero on any mismatch.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -227,6 +229,11 @@ t1=$(now)
 "$REVY" annotate --$mode > "$base/$mode/annotate.log" 2>&1 || { log "revy annotate failed:"; tail -20 "$base/$mode/annotate.log" >&2; exit 1; }
 t2=$(now)
 log "parse $(secs "$t0" "$t1")s, annotate $(secs "$t1" "$t2")s: $(tail -1 "$base/$mode/annotate.log")"
+if [ -n "${RUNTIME_JAVA:-}" ]; then
+  rt=$(find "$tree" -path '*/_revy/runtime/Rv.java' | head -1)
+  [ -n "$rt" ] || { log "no runtime files to replace"; exit 1; }
+  cp "$RUNTIME_JAVA"/*.java "$(dirname "$rt")/"
+fi
 grep -i "skipped\|—" "$base/$mode/annotate.log" | head -20 >&2 || true
 
 # 3. Build and test the annotated tree, tracing to one file.

@@ -40,7 +40,8 @@ pub(crate) struct ExportArgs {
     /// heaviest stacks.
     #[arg(long)]
     top: Option<usize>,
-    /// A folder for Parquet tables (messages, instances, methods, threads); see docs/parquet.md.
+    /// A folder for Parquet tables (messages, instances, methods, threads, and events with
+    /// `[[events]]`); see docs/parquet.md.
     #[arg(long)]
     parquet: Option<PathBuf>,
 }
@@ -64,8 +65,9 @@ pub(crate) fn cmd_export(manifest: &Path, args: ExportArgs) -> Result<()> {
         }
     }
     let path = trace_or_newest(manifest, args.traces)?;
+    let events = super::machine::manifest_events(manifest)?;
     if let Some(dir) = &args.parquet {
-        let (files, warnings) = revy::analyse::export::parquet::export(&path, dir)?;
+        let (files, warnings) = revy::analyse::export::parquet::export(&path, dir, &events)?;
         print_warnings(&warnings);
         eprintln!(
             "revy: wrote {} Parquet tables to {}",
@@ -92,6 +94,7 @@ pub(crate) fn cmd_export(manifest: &Path, args: ExportArgs) -> Result<()> {
             to: args.to,
             top: args.top,
         },
+        events,
     };
     let done = revy::analyse::export::export(&path, &targets)?;
     print_warnings(&done.warnings);

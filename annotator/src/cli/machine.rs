@@ -94,7 +94,7 @@ impl Cutoff {
 
 /// The `[[events]]` of the manifest, when there is one (a trace analysed outside a project
 /// has none).
-fn manifest_events(manifest: &Path) -> Result<Vec<revy::instrument::events::EventDef>> {
+pub(crate) fn manifest_events(manifest: &Path) -> Result<Vec<revy::instrument::events::EventDef>> {
     if !manifest.is_file() {
         return Ok(Vec::new());
     }

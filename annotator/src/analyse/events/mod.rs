@@ -2,6 +2,7 @@
 //! caused on every thread it reached, from the trace alone. [`track`] follows them during
 //! the analysis's walk; this file turns the tracker into per-type results.
 
+mod order;
 pub mod render;
 #[cfg(test)]
 mod tests;
@@ -136,6 +137,11 @@ pub struct Events {
     pub instances_complete: bool,
     /// Segments past the kept ones (their events show no timeline).
     pub segments_dropped: u64,
+    /// Records applied out of time order: their thread's block came more than the
+    /// reordering window after later records (0: the rules saw the run in time order).
+    pub late_records: u64,
+    /// Most records that waited for their turn at once (the tracker's memory).
+    pub peak_waiting: usize,
 }
 
 /// `revy analyze` with events: the analysis's walk also feeds the tracker.
@@ -153,7 +159,7 @@ pub fn analyze(
         (reader, walker) = walk_trace_with(path, &mut Tracked::new(&mut capped, &mut t), progress)?;
         b = capped;
     }
-    t.replay(reader.names());
+    t.finish(reader.names());
     let events = results(&t, reader.names(), opts.detail_cap);
     let mut a = finish_with_advice(path, opts, b, &reader, &mut walker)?;
     a.events = Some(events);
@@ -266,6 +272,8 @@ pub fn results(t: &Tracker, names: &Names, cap: usize) -> Events {
             .collect(),
         instances_complete: t.events.len() <= cap,
         segments_dropped: t.segments_dropped,
+        late_records: t.order_stats().0,
+        peak_waiting: t.order_stats().1,
     }
 }
 

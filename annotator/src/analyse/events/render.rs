@@ -75,4 +75,12 @@ pub fn text(s: &mut String, e: &Events, unit: Unit) {
         h(e.background.work, unit),
         e.background.share * 100.0
     );
+    if e.late_records > 0 {
+        let _ = writeln!(
+            s,
+            "  note: {} record(s) came more than {} records after later ones (a thread's block written long after its time) and were applied out of time order: events that crossed threads then may be split or missed",
+            e.late_records,
+            super::order::WINDOW
+        );
+    }
 }

@@ -76,3 +76,47 @@ fn reassociate_moves_a_reused_object_and_classes_restrict_carriers() {
     let (ev, _) = run(&format!("{BASE}continue=\"*.run\"\n"));
     assert_eq!(ev, vec![(50, 20, 2), (10, 10, 1)]);
 }
+
+/// The most records that waited at once, and the records applied late, analysing a
+/// synthetic compact trace of `events` events on 2 threads (named before their first
+/// block, as the runtimes do).
+fn waiting(events: u64) -> (usize, u64) {
+    use crate::analyse::trace::synth::{generate, Spec};
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.rvt");
+    let spec = Spec {
+        events,
+        instances: 1_000,
+        threads: 2,
+        ..Spec::default()
+    };
+    let f = std::fs::File::create(&trace).unwrap();
+    let w = std::io::BufWriter::new(f);
+    generate(&spec, crate::analyse::trace::Form::Compact, w).unwrap();
+    let text =
+        "[project]\nname=\"a\"\nsources=[\"*\"]\n[[events]]\nname=\"r\"\nmethod=\"Class1.m0\"\n";
+    let m = Manifest::from_str(Path::new("revy.toml"), text).unwrap();
+    let opts = Options {
+        events: m.events,
+        proposals: false,
+        ..Default::default()
+    };
+    let a = crate::analyse::analysis::analyze_path(&trace, &opts).unwrap();
+    let e = a.events.unwrap();
+    assert!(e.types[0].count > 100, "{}", e.types[0].count);
+    (e.peak_waiting, e.late_records)
+}
+
+/// Records wait for their turn in time order only until every thread has passed them: a
+/// trace three times longer does not make more of them wait (before, all did).
+#[test]
+fn records_waiting_do_not_grow_with_the_trace() {
+    let (short, late) = waiting(60_000);
+    assert_eq!(late, 0);
+    let (long, late) = waiting(180_000);
+    assert_eq!(late, 0);
+    assert!(
+        long < short + short / 4 && long < 90_000,
+        "{short} records waited at most in the short trace, {long} in the long one"
+    );
+}

@@ -12,13 +12,14 @@
 //!
 //! A trace holds each thread's events in time order but interleaves threads in blocks (a
 //! thread's block can come long after another thread used what it created), so the walk
-//! only records what the rules need, 48 bytes per message start, end and creation, and
-//! [`Tracker::replay`] applies the rules in time order after it. Beyond that record: per
-//! instance id 4 bytes (its event), per event one [`EventRec`], per thread a few words, at
-//! most [`SEGMENT_CAP`] timeline segments.
+//! queues what the rules need of each message start, end and creation in
+//! [`super::order`], which hands them back in time order within a bounded window. Beyond
+//! that window: per instance id 4 bytes (its event), per event one [`EventRec`], per thread
+//! a few words, at most [`SEGMENT_CAP`] timeline segments.
 
 use rustc_hash::FxHashMap;
 
+use super::order::{Order, Rec};
 use crate::analyse::trace::Names;
 use crate::analyse::walk::{Closed, Frame, Instance, Sink};
 use crate::instrument::events::EventDef;
@@ -26,6 +27,8 @@ use crate::instrument::events::EventDef;
 const NONE: u32 = u32::MAX;
 /// Timeline segments kept (the first ones; 32 bytes each): the slowest events' paths.
 pub const SEGMENT_CAP: usize = 1 << 18;
+/// Threads named by the trace that get a lane before their first record.
+const NAMED_LANES: usize = 4096;
 /// Distinct threads told apart per event.
 const THREADS: usize = 6;
 
@@ -90,34 +93,19 @@ struct Entered {
     receiver: u32,
 }
 
-/// What the walk saw, for the replay in time order.
-#[derive(Clone, Copy)]
-struct Rec {
-    t: u64,
-    tid: u64,
-    /// Enter, close: the message's order; create: the size.
-    order: u64,
-    /// Close: work and measured blocking; enter: the start (= t).
-    work: u64,
-    blocked: u64,
-    /// Enter, close: the method; create: the class.
-    x: u32,
-    /// Enter: the receiver; create: the instance; close: the walker's thread.
-    y: u32,
-    kind: u8,
-    /// Enter: the receiver is an object; close: outermost on its thread; create: size known.
-    flag: bool,
-}
-
 const ENTER: u8 = 0;
 const CREATE: u8 = 1;
 const CLOSE: u8 = 2;
 
 /// The event tracker.
 pub struct Tracker {
-    recs: Vec<Rec>,
-    /// Per thread id, its last time (a creation entry may have none).
-    last_t: FxHashMap<u64, u64>,
+    order: Order,
+    /// Per thread slot, its last time (a creation entry has none of its own).
+    last_t: Vec<u64>,
+    /// Thread names of the trace already given a lane.
+    named: usize,
+    /// The slot of the latest record queued.
+    pushed_to: usize,
     pub defs: Vec<EventDef>,
     probe: u64,
     methods: Vec<MethodBits>,
@@ -141,8 +129,10 @@ impl Tracker {
     /// A tracker for `defs` subtracting `probe` trace units per message (as the analysis).
     pub fn new(defs: &[EventDef], probe: u64) -> Self {
         Tracker {
-            recs: Vec::new(),
-            last_t: FxHashMap::default(),
+            order: Order::default(),
+            last_t: Vec::new(),
+            named: 0,
+            pushed_to: usize::MAX,
             defs: defs.to_vec(),
             probe,
             methods: Vec::new(),
@@ -229,6 +219,7 @@ impl Tracker {
                 tid: None,
             };
             self.threads.resize(th + 1, idle);
+            self.last_t.resize(th + 1, 0);
         }
         if self.threads[th].tid != Some(tid) {
             self.threads[th].tid = Some(tid);
@@ -267,14 +258,13 @@ impl Tracker {
         }
     }
 
-    fn enter(&mut self, r: &Rec, names: &Names) {
+    fn enter(&mut self, th: usize, r: &Rec, names: &Names) {
         let f = Entered {
             order: r.order,
             start: r.t,
             method: r.x,
             receiver: r.y,
         };
-        let th = self.thread_slot(r.tid);
         let bits = self.method_bits(f.method, names);
         let fresh = f.receiver >= self.seen;
         if fresh {
@@ -315,13 +305,12 @@ impl Tracker {
         }
     }
 
-    fn create(&mut self, r: &Rec, names: &Names) {
+    fn create(&mut self, th: usize, r: &Rec, names: &Names) {
         let (inst, class) = (r.y, r.x);
         let size = r.flag.then_some(r.order);
         if inst >= self.seen {
             self.seen = inst + 1;
         }
-        let th = self.thread_slot(r.tid);
         let cur = self.threads[th].event;
         if cur == NONE {
             return;
@@ -336,16 +325,15 @@ impl Tracker {
     }
 
     /// Records a finished message (its work and blocking compensated as the analysis does).
-    fn record_close(&mut self, c: &Closed) {
+    pub(crate) fn record_close(&mut self, c: &Closed, names: &Names) {
         let f = &c.frame;
         let agg = c
             .aggregate
             .saturating_sub(self.probe.saturating_mul(1 + f.descendants));
         let blocked = (c.wait + f.child_wait).min(agg);
-        self.last_t.insert(c.tid, c.end);
-        self.recs.push(Rec {
+        let r = Rec {
             t: c.end,
-            tid: c.tid,
+            seq: 0,
             order: f.order,
             work: agg - blocked,
             blocked,
@@ -353,14 +341,14 @@ impl Tracker {
             y: 0,
             kind: CLOSE,
             flag: c.outer.is_empty(),
-        });
+        };
+        self.push(c.tid, r, names);
     }
 
-    fn close(&mut self, r: &Rec) {
+    fn close(&mut self, th: usize, r: &Rec) {
         if r.flag {
             self.total_work += r.work;
         }
-        let th = self.thread_slot(r.tid);
         let t = self.threads[th];
         if t.event == NONE || t.order != r.order {
             return;
@@ -375,7 +363,7 @@ impl Tracker {
             self.segments.push(Segment {
                 event: t.event,
                 method: r.x,
-                tid: r.tid,
+                tid: t.tid.unwrap_or(0),
                 start: t.start,
                 end: r.t,
             });
@@ -386,11 +374,10 @@ impl Tracker {
 }
 
 impl Tracker {
-    fn record_enter(&mut self, tid: u64, f: &Frame) {
-        self.last_t.insert(tid, f.start);
-        self.recs.push(Rec {
+    pub(crate) fn record_enter(&mut self, tid: u64, f: &Frame, names: &Names) {
+        let r = Rec {
             t: f.start,
-            tid,
+            seq: 0,
             order: f.order,
             work: 0,
             blocked: 0,
@@ -398,14 +385,23 @@ impl Tracker {
             y: f.receiver,
             kind: ENTER,
             flag: crate::analyse::trace::multi::local(f.oid) != 0,
-        });
+        };
+        self.push(tid, r, names);
     }
 
-    fn record_create(&mut self, tid: u64, inst: u32, class: u32, size: Option<u64>) {
-        let t = self.last_t.get(&tid).copied().unwrap_or(0);
-        self.recs.push(Rec {
-            t,
-            tid,
+    /// A creation has no time of its own: it takes its thread's latest.
+    pub(crate) fn record_create(
+        &mut self,
+        tid: u64,
+        inst: u32,
+        class: u32,
+        size: Option<u64>,
+        names: &Names,
+    ) {
+        let th = self.thread_slot(tid);
+        let r = Rec {
+            t: self.last_t[th],
+            seq: 0,
             order: size.unwrap_or(0),
             work: 0,
             blocked: 0,
@@ -413,22 +409,62 @@ impl Tracker {
             y: inst,
             kind: CREATE,
             flag: size.is_some(),
-        });
+        };
+        self.push(tid, r, names);
     }
 
-    /// Applies the rules to what the walk recorded, in time order (each thread's own order
-    /// kept: the sort is stable and a thread's times never go back).
-    pub fn replay(&mut self, names: &Names) {
-        let mut recs = std::mem::take(&mut self.recs);
-        recs.sort_by_key(|r| r.t);
-        for r in &recs {
+    /// Queues a record of thread `tid` and applies the rules to every record now due (when
+    /// the file moves to another thread's block, or the window is full).
+    fn push(&mut self, tid: u64, r: Rec, names: &Names) {
+        let th = self.thread_slot(tid);
+        let moved = self.pushed_to != th;
+        self.pushed_to = th;
+        self.last_t[th] = r.t;
+        if moved {
+            self.name_lanes(names);
+        }
+        self.order.push(th, r);
+        if moved || self.order.full() {
+            self.apply_due(names, false);
+        }
+    }
+
+    /// Threads the trace named (before their first block) get their lane now, so their
+    /// coming records hold the others back. Past [`NAMED_LANES`] the window alone orders.
+    fn name_lanes(&mut self, names: &Names) {
+        let n = names.threads.len();
+        if n == self.named || n > NAMED_LANES {
+            return;
+        }
+        self.named = n;
+        let mut tids: Vec<u64> = names.threads.keys().copied().collect();
+        tids.sort_unstable();
+        for tid in tids {
+            let th = self.thread_slot(tid);
+            self.order.lane(th, true);
+        }
+    }
+
+    fn apply_due(&mut self, names: &Names, all: bool) {
+        while let Some((th, r)) = self.order.pop(all) {
             match r.kind {
-                ENTER => self.enter(r, names),
-                CREATE => self.create(r, names),
-                _ => self.close(r),
+                ENTER => self.enter(th, &r, names),
+                CREATE => self.create(th, &r, names),
+                _ => self.close(th, &r),
             }
         }
-        self.last_t = FxHashMap::default();
+    }
+
+    /// Applies the rules to the records still waiting, in time order (each thread's own
+    /// order kept).
+    pub fn finish(&mut self, names: &Names) {
+        self.apply_due(names, true);
+    }
+
+    /// Records applied after a later one (their thread's block came past the window), and
+    /// the most records that waited at once.
+    pub fn order_stats(&self) -> (u64, usize) {
+        (self.order.late, self.order.peak)
     }
 }
 
@@ -458,16 +494,17 @@ impl<S: Sink> Sink for Tracked<'_, S> {
         frame: &Frame,
         names: &Names,
     ) -> u32 {
-        self.tracker.record_enter(tid, frame);
+        self.tracker.record_enter(tid, frame, names);
         self.inner.entered(parent_ctx, thread, tid, frame, names)
     }
     fn created(&mut self, tid: u64, instance: u32, class: u32, size: Option<u64>, names: &Names) {
         self.inner.created(tid, instance, class, size, names);
-        self.tracker.record_create(tid, instance, class, size);
+        self.tracker
+            .record_create(tid, instance, class, size, names);
     }
     #[inline]
     fn closed(&mut self, c: &Closed, instances: &[Instance], names: &Names) {
-        self.tracker.record_close(c);
+        self.tracker.record_close(c, names);
         self.inner.closed(c, instances, names);
     }
     fn gave_up(&self) -> bool {

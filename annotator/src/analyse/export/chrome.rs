@@ -209,6 +209,38 @@ impl<W: Write> ChromeSink<W> {
         self.w.write_all(ev.as_bytes())
     }
 
+    /// Each event's flow (`[[events]]`): an arrow from one of its calls to the next across
+    /// threads (flow events `s`, `t`, `f` bound to the slices they start in).
+    pub fn event_flows(&mut self, steps: &[super::events::Step], names: &Names) {
+        for s in steps {
+            if self.err.is_some() {
+                return;
+            }
+            let ph = match (s.first, s.last) {
+                (true, _) => "s",
+                (_, true) => "f",
+                _ => "t",
+            };
+            let bp = if s.last { ",\"bp\":\"e\"" } else { "" };
+            let (pid, tid) = split_tid(names, s.tid, 1);
+            let ev = format!(
+                "{{\"ph\":\"{ph}\",\"id\":{},\"cat\":\"revy.event\",\"name\":{},\"pid\":{pid},\"tid\":{tid},\"ts\":{}{bp}}}",
+                s.event,
+                json(&s.kind),
+                self.us(s.t)
+            );
+            let r = (|| {
+                if !self.started {
+                    self.open()?;
+                }
+                self.emit(&ev)
+            })();
+            if let Err(e) = r {
+                self.err = Some(e);
+            }
+        }
+    }
+
     /// Thread names, close the JSON and flush; returns the slices written.
     pub fn finish(mut self, walker: &Walker, names: &Names, _unit: Unit) -> Result<u64> {
         let r = (|| -> std::io::Result<()> {

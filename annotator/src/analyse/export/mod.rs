@@ -4,6 +4,7 @@
 
 pub(crate) mod chrome;
 pub(crate) mod dot;
+pub(crate) mod events;
 pub(crate) mod folded;
 pub mod parquet;
 pub(crate) mod perfetto;
@@ -16,6 +17,8 @@ use crate::analyse::analysis::{self, Builder, Options};
 use crate::analyse::trace::{Event, Names, TraceReader, Unit};
 use crate::analyse::walk::{Closed, Frame, Instance, Sink, Walker};
 use crate::error::{Error, Result};
+use crate::instrument::events::EventDef;
+use events::Step;
 
 #[derive(Debug, Default, Clone)]
 pub struct Targets {
@@ -27,6 +30,8 @@ pub struct Targets {
     pub by_instance: bool,
     /// What Chrome JSON, DOT and folded keep (Perfetto gets every message).
     pub filter: Filter,
+    /// `[[events]]` of the manifest: Chrome JSON and Perfetto draw each event's flow.
+    pub events: Vec<EventDef>,
 }
 
 /// Which messages the filtered formats keep; times are in the trace's unit.
@@ -81,9 +86,29 @@ struct All {
     chrome: Option<chrome::ChromeSink<BufWriter<File>>>,
     perfetto: Option<perfetto::PerfettoSink<BufWriter<File>>>,
     folded: Option<folded::FoldedSink>,
+    /// Follows the events when the manifest defines some (Chrome or Perfetto asked for).
+    tracker: Option<crate::analyse::events::Tracker>,
 }
 
 impl Sink for All {
+    fn entered(
+        &mut self,
+        parent: Option<u32>,
+        thread: usize,
+        tid: u64,
+        frame: &Frame,
+        names: &Names,
+    ) -> u32 {
+        if let Some(t) = &mut self.tracker {
+            t.record_enter(tid, frame, names);
+        }
+        self.started(parent, thread, frame)
+    }
+    fn created(&mut self, tid: u64, instance: u32, class: u32, size: Option<u64>, names: &Names) {
+        if let Some(t) = &mut self.tracker {
+            t.record_create(tid, instance, class, size, names);
+        }
+    }
     fn started(&mut self, parent: Option<u32>, thread: usize, frame: &Frame) -> u32 {
         if let Some(p) = &mut self.perfetto {
             p.started(parent, thread, frame);
@@ -94,6 +119,9 @@ impl Sink for All {
         }
     }
     fn closed(&mut self, c: &Closed, instances: &[Instance], names: &Names) {
+        if let Some(t) = &mut self.tracker {
+            t.record_close(c, names);
+        }
         self.messages += 1;
         if let Some(p) = &mut self.perfetto {
             p.closed(c, instances, names);
@@ -181,11 +209,14 @@ pub fn export(trace: &Path, t: &Targets) -> Result<Done> {
         ..Done::default()
     };
     let base = kept_messages(&sink, &t.filter);
-    if let (Some(p), Some(path)) = (sink.perfetto.take(), &t.perfetto) {
+    let steps = flow_steps(&mut sink, reader.names());
+    if let (Some(mut p), Some(path)) = (sink.perfetto.take(), &t.perfetto) {
+        p.event_flows(&steps);
         p.finish().map_err(|e| Error::io(path, e))?;
         done.written.push(("Perfetto protobuf trace", path.clone()));
     }
-    if let (Some(c), Some(p)) = (sink.chrome.take(), &t.chrome) {
+    if let (Some(mut c), Some(p)) = (sink.chrome.take(), &t.chrome) {
+        c.event_flows(&steps, reader.names());
         let written = c.finish(&walker, reader.names(), unit)?;
         done.written.push(("Chrome trace JSON", p.clone()));
         let filtered = sink.messages - sink.short - sink.window;
@@ -208,6 +239,17 @@ pub fn export(trace: &Path, t: &Targets) -> Result<Done> {
         done.dropped.push(format!("DOT: {base}{top}"));
     }
     Ok(done)
+}
+
+/// The events' flow steps, once the tracker applied its rules to the whole walk.
+fn flow_steps(sink: &mut All, names: &Names) -> Vec<Step> {
+    match &mut sink.tracker {
+        Some(t) => {
+            t.finish(names);
+            events::steps(t)
+        }
+        None => Vec::new(),
+    }
 }
 
 /// One sink per requested format, its file created (before the walk: a path that cannot be
@@ -238,6 +280,8 @@ fn open_sinks(t: &Targets, unit: Unit) -> Result<All> {
             .folded
             .as_ref()
             .map(|_| folded::FoldedSink::new(t.by_instance)),
+        tracker: (!t.events.is_empty() && (t.chrome.is_some() || t.perfetto.is_some()))
+            .then(|| crate::analyse::events::Tracker::new(&t.events, 0)),
     })
 }
 

@@ -1,5 +1,5 @@
 //! `revy export --parquet DIR`: the trace as four Parquet tables (`messages`, `instances`,
-//! `methods`, `threads`) for engines that scale past one process's memory (DuckDB, Spark,
+//! `methods`, `threads`; with `[[events]]` a fifth, `events`) for engines that scale past one process's memory (DuckDB, Spark,
 //! Trino); docs/parquet.md has the queries. Messages stream out in row groups of
 //! [`ROW_GROUP`] rows, so memory stays bounded whatever the trace's length. Each file is
 //! written beside its final name and renamed when complete: no partial tables.
@@ -18,10 +18,12 @@ use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::parser::parse_message_type;
 use parquet::schema::types::Type;
 
+use crate::analyse::events::{Tracked, Tracker};
 use crate::analyse::trace::{Names, TraceReader};
 use crate::analyse::walk::{instance_label, walk_trace};
 use crate::analyse::walk::{Closed, InstKind, Instance, Sink, Walker};
 use crate::error::{Error, Result};
+use crate::instrument::events::EventDef;
 
 /// Rows per row group of `messages`: about 12 columns × 8 bytes × this in memory.
 pub const ROW_GROUP: usize = 1 << 18;
@@ -43,6 +45,13 @@ const METHODS: &str = "message methods {
 const THREADS: &str = "message threads {
   REQUIRED INT64 process; REQUIRED INT64 thread; OPTIONAL BYTE_ARRAY name (UTF8);
   REQUIRED INT64 root; REQUIRED INT64 messages; REQUIRED INT64 total_time; }";
+
+const EVENTS: &str = "message events {
+  REQUIRED INT64 process; REQUIRED INT64 id; REQUIRED BYTE_ARRAY type (UTF8);
+  REQUIRED BYTE_ARRAY name (UTF8); REQUIRED INT64 start; REQUIRED INT64 end;
+  REQUIRED INT64 latency; REQUIRED INT64 work; REQUIRED INT64 waiting;
+  REQUIRED INT64 objects; REQUIRED INT64 bytes; REQUIRED INT64 threads;
+  REQUIRED INT64 segments; }";
 
 /// One column's buffered values; `None` entries of optional columns become nulls.
 enum Col {
@@ -286,8 +295,13 @@ fn process_of(r: &TraceReader) -> i64 {
         .unwrap_or(0)
 }
 
-/// Write the four tables of `trace` into `dir` (created if missing); returns their paths.
-pub fn export(trace: &Path, dir: &Path) -> Result<(Vec<PathBuf>, Vec<String>)> {
+/// Write the four tables of `trace` into `dir` (created if missing), and the `events` table
+/// when `events` defines some; returns their paths.
+pub fn export(
+    trace: &Path,
+    dir: &Path,
+    events: &[EventDef],
+) -> Result<(Vec<PathBuf>, Vec<String>)> {
     let mut probe = TraceReader::open(trace)?;
     probe.next_event()?;
     let process = process_of(&probe);
@@ -301,7 +315,11 @@ pub fn export(trace: &Path, dir: &Path) -> Result<(Vec<PathBuf>, Vec<String>)> {
         methods: Vec::new(),
         error: None,
     };
-    let (reader, walker) = walk_trace(trace, &mut sink)?;
+    let mut tracker = (!events.is_empty()).then(|| Tracker::new(events, 0));
+    let (reader, walker) = match &mut tracker {
+        Some(t) => walk_trace(trace, &mut Tracked::new(&mut sink, t))?,
+        None => walk_trace(trace, &mut sink)?,
+    };
     if let Some(e) = sink.error {
         return Err(e);
     }
@@ -310,7 +328,26 @@ pub fn export(trace: &Path, dir: &Path) -> Result<(Vec<PathBuf>, Vec<String>)> {
     out.push(instances(dir, unit, process, &walker, names)?);
     out.push(methods(dir, unit, process, &sink.methods, names)?);
     out.push(threads(dir, unit, process, &walker, names)?);
+    if let Some(t) = &mut tracker {
+        t.finish(names);
+        out.push(events_table(dir, unit, process, t)?);
+    }
     Ok((out, reader.status().warnings.clone()))
+}
+
+fn events_table(dir: &Path, unit: &str, p: i64, tracker: &Tracker) -> Result<PathBuf> {
+    let mut t = Table::create(dir, "events", EVENTS, unit)?;
+    for r in super::events::rows(tracker) {
+        t.int(0, p);
+        t.int(1, r.id as i64);
+        t.str(2, r.kind);
+        t.str(3, r.name);
+        for (i, v) in r.ints.into_iter().enumerate() {
+            t.int(4 + i, v as i64);
+        }
+        t.row()?;
+    }
+    t.finish()
 }
 
 fn instances(dir: &Path, unit: &str, p: i64, w: &Walker, names: &Names) -> Result<PathBuf> {

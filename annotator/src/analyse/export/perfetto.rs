@@ -4,6 +4,8 @@
 //! argument names are interned once per sequence; receiver and sender object IDs are debug
 //! annotations. Flows: a message's begin carries its sender's flow id, so Perfetto draws an
 //! arrow from the sender's slice to its first message and on to each next one it sends.
+//! Events (`[[events]]`): an instant at each of an event's calls carries the event's own
+//! flow id, so an arrow follows the event across threads.
 //!
 //! Field numbers are those of Perfetto's `protos/perfetto/trace/**.proto` (stable by contract).
 
@@ -57,6 +59,9 @@ const TYPE: u32 = 9;
 const NAME_IID: u32 = 10;
 const TRACK_UUID: u32 = 11;
 const FLOW_IDS: u32 = 47;
+const TERMINATING_FLOW_IDS: u32 = 48;
+const NAME: u32 = 23;
+const INSTANT: u64 = 3;
 const SLICE_BEGIN: u64 = 1;
 const SLICE_END: u64 = 2;
 // InternedData: event_names = 2, debug_annotation_names = 3; both {iid = 1, name = 2}.
@@ -242,6 +247,34 @@ impl<W: Write> PerfettoSink<W> {
         wire::uint(&mut a, ANNOTATION_NAME_IID, name_iid);
         wire::uint(&mut a, UINT_VALUE, v);
         wire::bytes(ev, DEBUG_ANNOTATIONS, &a);
+    }
+
+    /// Each event's flow (`[[events]]`): an instant named after its type at the start of
+    /// each of its calls, on that call's thread, carrying the event's flow id, so Perfetto
+    /// draws an arrow from one of its calls to the next across threads.
+    pub fn event_flows(&mut self, steps: &[super::events::Step]) {
+        for s in steps {
+            let Some(&track) = self.tracks.get(&s.tid) else {
+                continue;
+            };
+            let mut ev = Vec::with_capacity(48);
+            wire::uint(&mut ev, TYPE, INSTANT);
+            wire::uint(&mut ev, TRACK_UUID, track);
+            wire::bytes(&mut ev, NAME, s.kind.as_bytes());
+            let id = super::events::PERFETTO_FLOW_BASE | u64::from(s.event);
+            let field = if s.last {
+                TERMINATING_FLOW_IDS
+            } else {
+                FLOW_IDS
+            };
+            wire::fixed64(&mut ev, field, id);
+            let mut pk = Vec::with_capacity(ev.len() + 24);
+            wire::uint(&mut pk, TIMESTAMP, s.t * self.nanos_per_unit);
+            wire::uint(&mut pk, SEQUENCE_ID, SEQ);
+            wire::uint(&mut pk, SEQUENCE_FLAGS, NEEDS_INCREMENTAL_STATE);
+            wire::bytes(&mut pk, TRACK_EVENT, &ev);
+            self.packet(&pk);
+        }
     }
 
     /// Flush and hand back the writer.

@@ -21,7 +21,7 @@ public final class Rv {
         }
         RvBuf b = null;
         try {
-            b = RvBuf.TL.get();
+            b = buf();
             // A method ran during its superclass's constructor, before this initialiser: it
             // took an ID then, with its creation entry; one object keeps one ID.
             long early = b != null ? b.takeEarly(o) : 0L;
@@ -34,10 +34,11 @@ public final class Rv {
         long oid = RvTrace.newOid();
         if (RvTrace.live) {
             try {
-                int id = RvClasses.idOf(o.getClass(), cid);
                 if (b != null) {
-                    RvTrace.defineClass(id);
-                    b.ev(RvBuf.CRT, id, oid, RvClasses.staticSize(id), true);
+                    // the runtime class's id and static size, lock-free (ClassValue)
+                    RvClasses.Info in = RvClasses.info(o.getClass());
+                    RvTrace.defineClass(in.id);
+                    b.ev(RvBuf.CRT, in.id, oid, in.size, true);
                 }
             } catch (Throwable t) {
                 RvTrace.problem("cannot log a creation", t);
@@ -74,7 +75,7 @@ public final class Rv {
             return oid;
         }
         try {
-            RvBuf b = RvBuf.TL.get();
+            RvBuf b = buf();
             if (b != null && own == 0L) {
                 // Its own ID field is still 0: called from its superclass's constructor, before
                 // the field's initialiser, which takes this ID ({@link #created}). (Or a
@@ -82,10 +83,10 @@ public final class Rv {
                 b.early(o, oid);
             }
             if (RvTrace.live) {
-                int id = RvClasses.idOf(o.getClass(), 0);
                 if (b != null) {
-                    RvTrace.defineClass(id);
-                    b.ev(RvBuf.CRT, id, oid, RvClasses.staticSize(id), true);
+                    RvClasses.Info in = RvClasses.info(o.getClass());
+                    RvTrace.defineClass(in.id);
+                    b.ev(RvBuf.CRT, in.id, oid, in.size, true);
                 }
             } else if (RvTrace.counting) {
                 RvObjs.created(o, 0);
@@ -116,11 +117,11 @@ public final class Rv {
         boolean own = RvClasses.setFieldOids(o, oid);
         if (own && RvTrace.live) {
             try {
-                int id = RvClasses.idOf(o.getClass(), 0);
-                RvBuf b = RvBuf.TL.get();
+                RvBuf b = buf();
                 if (b != null) {
-                    RvTrace.defineClass(id);
-                    b.ev(1, id, oid, RvClasses.staticSize(id), true);
+                    RvClasses.Info in = RvClasses.info(o.getClass());
+                    RvTrace.defineClass(in.id);
+                    b.ev(RvBuf.CRT, in.id, oid, in.size, true);
                 }
             } catch (Throwable t) {
                 RvTrace.problem("cannot log a clone's creation", t);

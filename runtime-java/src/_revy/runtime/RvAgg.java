@@ -46,7 +46,7 @@ final class RvAgg {
 
     /** The call in frame {@code d} of {@code b} ended after {@code agg} ns, unrecorded. */
     void add(RvBuf b, int d, long agg) {
-        put(b, d, agg, b.fChild[d]);
+        put(b, d, agg, b.child(d));
     }
 
     /**
@@ -58,48 +58,45 @@ final class RvAgg {
      */
     static RvAgg open(RvBuf b, long t) {
         RvAgg out = null;
-        long above = 0L; // the open callee's time, not yet in the frame's fChild
+        long above = 0L; // the open callee's time, not yet in the frame's CHILD slot
         boolean aboveAgg = false;
         for (int d = openDepth(b) - 1; d >= 0; d--) {
             // An estimated (untimed) frame has no start time: it takes its estimate, as at its end.
-            long agg = b.fEst[d]
-                    ? RvBuf.estimatedTime(b.fMid[d], b.fChild[d] + above)
-                    : Math.max(0L, t - b.fT[d]);
-            long hidden = b.fRec[d] ? b.fHidden[d] + (aboveAgg ? above : 0L) : 0L;
-            if (!b.fRec[d] || hidden != 0L) {
+            boolean rec = b.rec(d);
+            long agg = b.est(d)
+                    ? b.estimatedTime(d, b.child(d) + above)
+                    : Math.max(0L, t - b.time(d));
+            long hidden = rec ? b.hidden(d) + (aboveAgg ? above : 0L) : 0L;
+            if (!rec || hidden != 0L) {
                 if (out == null) {
                     out = new RvAgg();
                 }
-                if (b.fRec[d]) {
+                if (rec) {
                     out.correct(b, d, hidden);
                 } else {
-                    out.put(b, d, agg, b.fChild[d] + above);
+                    out.put(b, d, agg, b.child(d) + above);
                 }
             }
             above = agg;
-            aboveAgg = !b.fRec[d];
+            aboveAgg = !rec;
         }
         return out;
     }
 
     /**
-     * b's depth, at most the length of its frame arrays: read from another thread (one still
-     * running at exit), the depth may already count frames of arrays it still sees at their
-     * length before the growth. Arrays are only ever replaced by longer copies, so every
-     * index below this bound is valid in whichever copy a later read sees.
+     * b's depth, at most the frames its frame array holds: read from another thread (one
+     * still running at exit), the depth may already count frames of an array it still sees
+     * at its length before the growth. The array is only ever replaced by a longer copy, so
+     * every frame below this bound is valid in whichever copy a later read sees.
      */
     private static int openDepth(RvBuf b) {
-        int n = Math.min(b.depth, b.fMid.length);
-        n = Math.min(n, Math.min(b.fOid.length, b.fT.length));
-        n = Math.min(n, Math.min(b.fChild.length, b.fHidden.length));
-        n = Math.min(n, Math.min(b.fSize.length, b.fEst.length));
-        return Math.min(n, b.fRec.length);
+        return Math.min(b.depth, b.fr.length / RvBuf.F);
     }
 
     private void put(RvBuf b, int d, long agg, long child) {
-        int s = d > 0 ? b.fMid[d - 1] + 1 : 0;
-        long so = d > 0 ? b.fOid[d - 1] : 0L;
-        put(s, so, b.fMid[d], b.fOid[d], 1L, agg, agg - child, b.fSize[d]);
+        int s = d > 0 ? b.mid(d - 1) + 1 : 0;
+        long so = d > 0 ? b.oid(d - 1) : 0L;
+        put(s, so, b.mid(d), b.oid(d), 1L, agg, agg - child, b.size(d));
     }
 
     /**
@@ -139,15 +136,15 @@ final class RvAgg {
      * unrecorded callees, which the analysis would count as its own time: subtracted here.
      */
     void correct(RvBuf b, int d, long hidden) {
-        int mid = b.fMid[d];
+        int mid = b.mid(d);
         int i = mid * M;
         if (i + M > m.length) {
             growMethods(mid);
         }
         m[i + 2] -= hidden;
-        int s = d > 0 ? b.fMid[d - 1] + 1 : 0;
-        long so = d > 0 ? b.fOid[d - 1] : 0L;
-        edge(s, so, mid + 1, b.fOid[d], 0L, 0L, -hidden, 0L);
+        int s = d > 0 ? b.mid(d - 1) + 1 : 0;
+        long so = d > 0 ? b.oid(d - 1) : 0L;
+        edge(s, so, mid + 1, b.oid(d), 0L, 0L, -hidden, 0L);
     }
 
     private void edge(int s, long so, int r, long o, long calls, long agg, long net, long size) {

@@ -133,6 +133,7 @@ final class RvBudget {
      * while the lock is held reopens the file and tries again. Returns the counter before, or
      * -1 when the budget had to be dropped.
      */
+    @SuppressWarnings("try") // the lock is held by the try, never named in its body
     private static long update(long need, boolean ahead, long written) {
         for (int attempt = 0; attempt < 5 && channel != null; attempt++) {
             boolean interrupted = Thread.interrupted();

@@ -8,6 +8,11 @@ import java.lang.ref.WeakReference;
  */
 final class RvBuf {
     static final int CAP = 64 * 1024;
+    /**
+     * Room before the events for the block's B head (at most 31 bytes), written there at the
+     * flush so that a block goes out in one write: events start at HEAD.
+     */
+    static final int HEAD = 32;
     /** Largest event: kind + 5 + 10 + 10 + 10 bytes. */
     private static final int LIMIT = CAP - 40;
 
@@ -19,8 +24,8 @@ final class RvBuf {
     };
 
     final byte[] b = new byte[CAP];
-    /** Bytes used; written by the owner after an event's bytes are complete. */
-    int n;
+    /** End of the events (from HEAD); written by the owner after an event's bytes are complete. */
+    int n = HEAD;
     int count;
     long base;
     long last;
@@ -89,19 +94,20 @@ final class RvBuf {
     static final int CRT = 1, DST = 2, START = 3, END = 4, END_CPU = 5;
 
     // The shadow stack of open calls: which are recorded as events, and the time of their
-    // callees, so what is not recorded is aggregated with its sender and net time.
+    // callees, so what is not recorded is aggregated with its sender and net time. One array,
+    // F longs per frame (frame d at d << 3): a push or pop touches one cache line and the JIT
+    // checks one array's bounds, not nine.
+    static final int F = 8;
+    /** Frame slots: method id, receiver oid, start time (estimated frames: the estimate). */
+    static final int MID = 0, OID = 1, T = 2;
+    /** Frame slots: callees' time, unrecorded callees' time of a recorded frame, size. */
+    static final int CHILD = 3, HIDDEN = 4, SIZE = 5;
+    /** Frame slots: thread CPU time at a recorded start (-1: not measured), flags. */
+    static final int CPU = 6, FLAGS = 7;
+    /** Flags: recorded as events; untimed call of a throttled method (time estimated). */
+    static final long REC = 1L, EST = 2L;
     int depth;
-    int[] fMid = new int[32];
-    long[] fOid = new long[32];
-    long[] fT = new long[32];
-    long[] fChild = new long[32];
-    long[] fHidden = new long[32];
-    long[] fSize = new long[32];
-    boolean[] fRec = new boolean[32];
-    /** A recorded call's thread CPU time at its start (-1: its CPU time is not measured). */
-    long[] fCpu = new long[32];
-    /** Untimed calls of throttled methods (their time is estimated). */
-    boolean[] fEst = new boolean[32];
+    long[] fr = new long[32 * F];
     /** Per method id: calls, their total time on this thread (the throttle rule), and the total at half-way. */
     private long[] tc = new long[0];
     /** The probe-cost measurement's buffer: never throttles. */
@@ -112,22 +118,60 @@ final class RvBuf {
     /** Estimated (untimed) calls were counted: the A record's last time is taken when written. */
     boolean untimed;
 
+    int mid(int d) {
+        return (int) fr[(d << 3) + MID];
+    }
+
+    long oid(int d) {
+        return fr[(d << 3) + OID];
+    }
+
+    long child(int d) {
+        return fr[(d << 3) + CHILD];
+    }
+
+    long size(int d) {
+        return fr[(d << 3) + SIZE];
+    }
+
+    boolean rec(int d) {
+        return fr[(d << 3) + FLAGS] == REC;
+    }
+
+    boolean est(int d) {
+        return fr[(d << 3) + FLAGS] == EST;
+    }
+
+    /** A timed frame's start time; an estimated frame's time per call (the estimate). */
+    long time(int d) {
+        return fr[(d << 3) + T];
+    }
+
+    long hidden(int d) {
+        return fr[(d << 3) + HIDDEN];
+    }
+
     /**
      * A call starts: counted (a throttled method: no clock), else timed (below). Small, so
-     * that the JIT inlines it into the generated code: the counted path is a frame push.
+     * that the JIT inlines it into the generated code: the counted path is a frame push. The
+     * frame keeps the estimate read here, so the end reads no shared state.
      */
     void start(int mid, long oid, long size) {
         int d = depth;
-        if (RvTable.THROTTLE_CALLS > 0L && d < fMid.length && RvTrace.estimate.get(mid) != 0L
-                && !scratch) {
-            fMid[d] = mid;
-            fOid[d] = oid;
-            fChild[d] = 0L;
-            fSize[d] = size < 0L ? RvTrace.estimateSize[mid] : size;
-            fRec[d] = false;
-            fEst[d] = true;
-            depth = d + 1;
-            return;
+        if (RvTable.THROTTLE_CALLS > 0L) {
+            long e = RvTrace.estimate.get(mid);
+            long[] f = fr;
+            int i = d << 3;
+            if (e != 0L && i + F <= f.length) {
+                f[i + MID] = mid;
+                f[i + OID] = oid;
+                f[i + T] = e - 1L;
+                f[i + CHILD] = 0L;
+                f[i + SIZE] = size < 0L ? RvTrace.estimateSize[mid] : size;
+                f[i + FLAGS] = EST;
+                depth = d + 1;
+                return;
+            }
         }
         startTimed(d, mid, oid, size);
     }
@@ -136,13 +180,28 @@ final class RvBuf {
     // measured ~40x the real call (interpreted after the JIT deoptimised the timed path) and
     // re-estimated whole runs 30x too high. Counted calls keep the verdict's median estimate.
 
-    /** A call starts: recorded, or (past the limit, throttled, under an unrecorded call) kept. */
+    /**
+     * A call starts: recorded, or (past the limit, throttled, under an unrecorded call) kept.
+     * Writes its start event itself (no general {@link #evAt}): one branch less per event,
+     * and over 325 bytes of bytecode (HotSpot's FreqInlineSize), so the JIT never inlines it
+     * into {@link #start}, whose own compiled code then stays small enough to be inlined
+     * into the generated code (a large compiled callee is called, not inlined).
+     */
     private void startTimed(int d, int mid, long oid, long size) {
-        if (d == fMid.length) {
+        int i = d << 3;
+        if (i + F > fr.length) {
             growStack();
         }
+        long[] f = fr;
         if (RvTable.THROTTLE_CALLS > 0L && RvTrace.estimate.get(mid) != 0L && !scratch) {
-            startEstimated(d, mid, oid, size);
+            // (the stack grew) a throttled method's call: counted
+            f[i + MID] = mid;
+            f[i + OID] = oid;
+            f[i + T] = RvTrace.estimate.get(mid) - 1L;
+            f[i + CHILD] = 0L;
+            f[i + SIZE] = size < 0L ? RvTrace.estimateSize[mid] : size;
+            f[i + FLAGS] = EST;
+            depth = d + 1;
             return;
         }
         if (size < 0L) {
@@ -150,101 +209,157 @@ final class RvBuf {
             size = RvTrace.estimateSize[mid];
         }
         long t = System.nanoTime() - RvTrace.t0;
-        boolean rec = RvTrace.live && (d == 0 || fRec[d - 1]) && !RvTrace.throttled[mid];
-        fMid[d] = mid;
-        fOid[d] = oid;
-        fT[d] = t;
-        fChild[d] = 0L;
-        fHidden[d] = 0L;
-        fSize[d] = size;
-        fRec[d] = rec;
-        fEst[d] = false;
+        boolean rec = RvTrace.live && (d == 0 || f[i - F + FLAGS] == REC) && !RvTrace.throttled[mid];
+        f[i + MID] = mid;
+        f[i + OID] = oid;
+        f[i + T] = t;
+        f[i + CHILD] = 0L;
+        f[i + HIDDEN] = 0L;
+        f[i + SIZE] = size;
+        f[i + FLAGS] = rec ? REC : 0L;
         depth = d + 1;
         if (rec) {
             if (!RvTrace.mdef[mid]) {
                 RvTrace.defineMethod(mid);
             }
-            evAt(START, mid, oid, size, true, t);
-            fCpu[d] = RvCpu.SCORE[mid] != 0 ? RvCpu.now() : -1L;
+            int p = n;
+            if (p > LIMIT) {
+                full();
+                p = n;
+            }
+            if (p <= LIMIT) {
+                byte[] a = b;
+                if (p == HEAD) {
+                    base = t;
+                    last = t;
+                }
+                long dt = t - last;
+                last = t;
+                a[p++] = START;
+                p = v(a, p, mid & 0xffffffffL);
+                p = v(a, p, oid);
+                p = v(a, p, size);
+                p = v(a, p, (dt << 1) ^ (dt >> 63));
+                count++;
+                n = p;
+            }
+            f[i + CPU] = RvCpu.SCORE[mid] != 0 ? RvCpu.now() : -1L;
         }
     }
 
     /** A call ends: a counted one without a clock read (small, to be inlined), else timed. */
     void end(int mid, long oid) {
         int d = depth - 1;
-        if (d >= 0 && fEst[d] && fMid[d] == mid && fOid[d] == oid) {
-            depth = d;
-            fEst[d] = false;
-            long child = fChild[d];
-            long a = Math.max(RvTrace.estimate.get(mid) - 1L, child);
-            if (d > 0) {
-                fChild[d - 1] += a;
-                if (fRec[d - 1]) {
-                    fHidden[d - 1] += a;
-                }
-            }
-            long size = fSize[d];
-            // the common case: one more call of a run of equal ones (no callees)
-            if (child == 0L && d == runD && mid == runMid && oid == runOid && size == runSize
-                    && a == runA && (d == 0 || (fMid[d - 1] == runSMid && fOid[d - 1] == runSOid))) {
-                runN++;
-                return;
-            }
-            counted(d, a, child);
+        long[] f = fr;
+        int i = d << 3;
+        if (RvTable.THROTTLE_CALLS > 0L && d >= 0 && f[i + FLAGS] == EST && f[i + MID] == mid
+                && f[i + OID] == oid) {
+            endCounted(f, i, d, mid, oid);
             return;
         }
         endTimed(mid, oid);
     }
 
-    // A run of counted calls alike (depth, method, receiver, caller, size, time; no callees)
-    // goes into the aggregates in one step: a counted call is then a frame push and pop.
-    private int runD = -1;
-    private int runMid;
-    private int runSMid;
-    private long runOid;
-    private long runSOid;
-    private long runSize;
-    private long runA;
-    private long runN;
-
-    /** A counted call that does not extend the run: flushes it, and starts one when it can. */
-    private void counted(int d, long a, long child) {
-        flushRun();
-        untimed = true;
-        if (child != 0L) {
-            aggs().add(this, d, a);
+    /**
+     * A counted call (frame {@code d} at {@code f[i]}) ends. A method of its own under 325
+     * bytes of bytecode (HotSpot's FreqInlineSize), so that the JIT inlines it and
+     * {@link #end} into the generated code.
+     */
+    private void endCounted(long[] f, int i, int d, int mid, long oid) {
+        depth = d;
+        long child = f[i + CHILD];
+        long a = Math.max(f[i + T], child);
+        long sMid = -1L;
+        long sOid = 0L;
+        if (d > 0) {
+            int s = i - F;
+            f[s + CHILD] += a;
+            if (f[s + FLAGS] == REC) {
+                f[s + HIDDEN] += a;
+            }
+            sMid = f[s + MID];
+            sOid = f[s + OID];
+        }
+        // the common case: one more call of a pending run of equal ones (no callees)
+        long[] r = runs;
+        int j = ((mid * 31 + d) & (RUNS - 1)) * F;
+        if (child == 0L && r[j + 1] == mid && r[j + 2] == oid
+                && r[j + 5] == f[i + SIZE] && r[j + 6] == a && r[j + 3] == sMid
+                && r[j + 4] == sOid && r[j] == d) {
+            r[j + 7]++;
             return;
         }
-        runD = d;
-        runMid = fMid[d];
-        runOid = fOid[d];
-        runSMid = d > 0 ? fMid[d - 1] : 0;
-        runSOid = d > 0 ? fOid[d - 1] : 0L;
-        runSize = fSize[d];
-        runA = a;
-        runN = 1L;
+        counted(d, a, child, j, sMid, sOid);
     }
 
-    /** Adds the pending run of counted calls to the aggregates (before they are read). */
+    // A run of counted calls alike (depth, method, receiver, caller, size, time; no callees)
+    // goes into the aggregates in one step: a counted call is then a frame push and pop.
+    // RUNS runs are pending at once, by method and depth, so that calls taking turns (a loop
+    // calling a() then b()) extend theirs: a table look-up per call was a sixth of a suite.
+    private static final int RUNS = 16;
+    /**
+     * Per run, F longs: depth (-1: none), mid, oid, sender mid (-1: root), sender oid, size,
+     * time, calls not yet in the aggregates.
+     */
+    private final long[] runs = newRuns();
+
+    private static long[] newRuns() {
+        long[] r = new long[RUNS * F];
+        for (int j = 0; j < r.length; j += F) {
+            r[j] = -1L;
+        }
+        return r;
+    }
+
+    /**
+     * A counted call that extends no run: aggregated now (its edge takes its place in the
+     * bounded edge table in call order, as the instances that keep their own rows are the
+     * first ones), and it starts the run of slot j, whose pending calls are added first.
+     */
+    private void counted(int d, long a, long child, int j, long sMid, long sOid) {
+        untimed = true;
+        aggs().add(this, d, a);
+        if (child != 0L) {
+            return;
+        }
+        long[] r = runs;
+        flushRun(j);
+        r[j] = d;
+        r[j + 1] = mid(d);
+        r[j + 2] = oid(d);
+        r[j + 3] = sMid;
+        r[j + 4] = sOid;
+        r[j + 5] = size(d);
+        r[j + 6] = a;
+        r[j + 7] = 0L;
+    }
+
+    /** Adds the pending runs of counted calls to the aggregates (before they are read). */
     void flushRun() {
-        long n = runN;
+        for (int j = 0; j < RUNS * F; j += F) {
+            flushRun(j);
+        }
+    }
+
+    private void flushRun(int j) {
+        long[] r = runs;
+        long n = r[j + 7];
         if (n == 0L) {
             return;
         }
-        runN = 0L;
-        int s = runD > 0 ? runSMid + 1 : 0;
-        aggs().put(s, runSOid, runMid, runOid, n, runA, runA, runSize);
-        runD = -1;
+        r[j + 7] = 0L;
+        int s = (int) r[j + 3] + 1; // 0: the root
+        aggs().put(s, r[j + 4], (int) r[j + 1], r[j + 2], n, r[j + 6], r[j + 6], r[j + 5]);
     }
 
     private void endTimed(int mid, long oid) {
         int d = depth - 1;
         long t = System.nanoTime() - RvTrace.t0;
-        if (d >= 0 && fMid[d] == mid && fOid[d] == oid) {
+        if (d >= 0 && mid(d) == mid && oid(d) == oid) {
             pop(d, t);
             return;
         }
-        while (d >= 0 && (fMid[d] != mid || fOid[d] != oid)) {
+        while (d >= 0 && (mid(d) != mid || oid(d) != oid)) {
             d--;
         }
         if (d < 0) {
@@ -260,25 +375,28 @@ final class RvBuf {
     }
 
     private void pop(int d, long t) {
-        if (fEst[d]) {
+        long[] f = fr;
+        int i = d << 3;
+        long flags = f[i + FLAGS];
+        if (flags == EST) {
             popEstimated(d);
             return;
         }
         depth = d;
-        int mid = fMid[d];
-        long a = Math.max(0L, t - fT[d]);
+        int mid = (int) f[i + MID];
+        long a = Math.max(0L, t - f[i + T]);
         if (d > 0) {
-            fChild[d - 1] += a;
+            f[i - F + CHILD] += a;
         }
         lastT = t;
-        if (fRec[d]) {
+        if (flags == REC) {
             // its start is in the trace: so is its end, past the limit too
-            long c0 = fCpu[d];
+            long c0 = f[i + CPU];
             if (c0 >= 0L) {
                 long c = RvCpu.now() - c0;
-                evAt(c >= 0L ? END_CPU : END, mid, fOid[d], c, c >= 0L, t);
+                evAt(c >= 0L ? END_CPU : END, mid, f[i + OID], c, c >= 0L, t);
             } else {
-                evAt(END, mid, fOid[d], 0L, false, t);
+                evAt(END, mid, f[i + OID], 0L, false, t);
             }
             if (a >= RvCpu.LONG_NS) {
                 if (RvCpu.SCORE[mid] != RvCpu.TRIES && !scratch && RvCpu.available()) {
@@ -290,54 +408,41 @@ final class RvBuf {
                     RvCpu.SCORE[mid] = (byte) (sc - 1);
                 }
             }
-            if (fHidden[d] != 0L) {
-                aggs().correct(this, d, fHidden[d]);
+            long hidden = f[i + HIDDEN];
+            if (hidden != 0L) {
+                aggs().correct(this, d, hidden);
             }
         } else {
             aggs().add(this, d, a);
-            if (d > 0 && fRec[d - 1]) {
-                fHidden[d - 1] += a;
+            if (d > 0 && f[i - F + FLAGS] == REC) {
+                f[i - F + HIDDEN] += a;
             }
         }
         if (RvTable.THROTTLE_CALLS > 0L && !scratch) {
-            count(mid, a, t, fSize[d]);
+            count(mid, a, t, f[i + SIZE]);
         }
     }
 
     // A throttled method's later calls are counted exactly (per method and edge) but not timed:
-    // each takes the method's estimate (the median of the latest timed calls: before the
-    // verdict on the deciding thread, past the interpreter and JIT warm-up; later, of sampled
-    // calls), or its callees' time when that is more, so its callers' net time stays
-    // total - children.
+    // each takes the method's estimate (the median of the latest timed calls before the
+    // verdict on the deciding thread, past the interpreter and JIT warm-up), or its callees'
+    // time when that is more, so its callers' net time stays total - children.
 
-    private void startEstimated(int d, int mid, long oid, long size) {
-        fMid[d] = mid;
-        fOid[d] = oid;
-        fT[d] = 0L;
-        fChild[d] = 0L;
-        fHidden[d] = 0L;
-        fSize[d] = size < 0L ? RvTrace.estimateSize[mid] : size;
-        fRec[d] = false;
-        fEst[d] = true;
-        depth = d + 1;
-    }
-
-    /** An estimated call's time: the method's estimate, at least its callees' time. */
-    static long estimatedTime(int mid, long child) {
-        return Math.max(RvTrace.estimate.get(mid) - 1L, child);
+    /** An estimated frame's time: its estimate, at least its callees' time. */
+    long estimatedTime(int d, long child) {
+        return Math.max(time(d), child);
     }
 
     private void popEstimated(int d) {
         depth = d;
-        fEst[d] = false;
-        long a = estimatedTime(fMid[d], fChild[d]);
+        long a = estimatedTime(d, child(d));
         if (d > 0) {
-            fChild[d - 1] += a;
+            fr[((d - 1) << 3) + CHILD] += a;
         }
         aggs().add(this, d, a);
         untimed = true;
-        if (d > 0 && fRec[d - 1]) {
-            fHidden[d - 1] += a;
+        if (d > 0 && rec(d - 1)) {
+            fr[((d - 1) << 3) + HIDDEN] += a;
         }
     }
 
@@ -412,16 +517,7 @@ final class RvBuf {
     }
 
     private void growStack() {
-        int c = fMid.length * 2;
-        fMid = java.util.Arrays.copyOf(fMid, c);
-        fOid = java.util.Arrays.copyOf(fOid, c);
-        fT = java.util.Arrays.copyOf(fT, c);
-        fChild = java.util.Arrays.copyOf(fChild, c);
-        fHidden = java.util.Arrays.copyOf(fHidden, c);
-        fSize = java.util.Arrays.copyOf(fSize, c);
-        fEst = java.util.Arrays.copyOf(fEst, c);
-        fRec = java.util.Arrays.copyOf(fRec, c);
-        fCpu = java.util.Arrays.copyOf(fCpu, c);
+        fr = java.util.Arrays.copyOf(fr, fr.length * 2);
     }
 
     /** Appends one event (kinds CRT..END of the compact trace form). */
@@ -440,7 +536,7 @@ final class RvBuf {
             }
         }
         byte[] a = b;
-        if (p == 0) {
+        if (p == HEAD) {
             base = t;
             last = t;
         }
@@ -585,7 +681,7 @@ final class RvBuf {
         for (int i = 0; i < pairs; i++) {
             RvBuf b = probeBuf(); // the hot path's lookup (Rv.buf)
             if (b.n > LIMIT - 2 * 40) {
-                b.n = 0; // never full(): a scratch buffer is not flushed
+                b.n = HEAD; // never full(): a scratch buffer is not flushed
             }
             b.start(0, 1000000 + i, 24);
             probeBuf().end(0, 1000000 + i);
@@ -616,13 +712,13 @@ final class RvBuf {
     }
 
     /**
-     * Counts the complete events in a[0..len) (used when another thread flushes): returns
-     * {@code count << 32 | bytes} of the complete prefix.
+     * Counts the complete events in a[HEAD..len) (used when another thread flushes): returns
+     * {@code count << 32 | end} of the complete prefix.
      */
     static long countEvents(byte[] a, int len) {
-        int p = 0;
+        int p = HEAD;
         int c = 0;
-        int ok = 0;
+        int ok = HEAD;
         while (p < len) {
             int kind = a[p++];
             if (kind < CRT || kind > END_CPU) {

@@ -108,11 +108,6 @@ final class RvClasses {
         return INFO.get(c);
     }
 
-    /** The class id to log for an object whose runtime class is {@code c}. */
-    static int idOf(Class<?> c, int declared) {
-        return INFO.get(c).id;
-    }
-
     /** The user-visible qualified name of a class: {@code pkg.Outer.Inner}. */
     static String userName(Class<?> c) {
         try {

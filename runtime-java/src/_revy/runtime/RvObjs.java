@@ -26,7 +26,8 @@ final class RvObjs {
     /** Object {@code o} was created unrecorded: counted under its runtime class. */
     static void created(Object o, int cid) {
         try {
-            int id = RvClasses.idOf(o.getClass(), cid);
+            RvClasses.Info in = RvClasses.info(o.getClass());
+            int id = in.id;
             RvTrace.defineClass(id); // the O record names defined classes only
             RvObjs t = TL.get();
             if (t == null) {
@@ -36,7 +37,7 @@ final class RvObjs {
                 }
                 TL.set(t);
             }
-            t.add(id, RvClasses.staticSize(id));
+            t.add(id, in.size);
         } catch (Throwable e) {
             RvTrace.problem("cannot count a creation", e);
         }

@@ -4,7 +4,6 @@ import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.util.ArrayDeque;
 import java.util.Collection;
-import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.Map;
 
@@ -71,16 +70,85 @@ final class RvSize {
 
     /** One walk: the visited set, the objects still to expand, the budget left. */
     static final class Walk {
-        final IdentityHashMap<Object, Boolean> seen = new IdentityHashMap<Object, Boolean>();
+        /**
+         * The objects seen: an identity set by open addressing, reused walk after walk (a
+         * new IdentityHashMap per walk, grown as it filled, was an eighth of a better-mode
+         * suite's time); the slots used are cleared after each walk, so nothing is kept.
+         */
+        private Object[] seen = new Object[1024];
+        private int[] used = new int[512];
+        private int n;
         final ArrayDeque<Object> todo = new ArrayDeque<Object>();
         int left = BUDGET;
         /** References looked at, leaves included: bounds walks over big arrays of strings. */
         int steps = STEPS;
         long size;
+        /** A walk of this thread is under way (a walk never calls user code; in case). */
+        boolean busy;
 
         /** Objects expanded plus references looked at: what this walk cost. */
         int work() {
             return (BUDGET - left) + (STEPS - steps);
+        }
+
+        boolean contains(Object x) {
+            Object[] t = seen;
+            int m = t.length - 1;
+            for (int i = System.identityHashCode(x) & m;; i = (i + 1) & m) {
+                Object k = t[i];
+                if (k == x) {
+                    return true;
+                }
+                if (k == null) {
+                    return false;
+                }
+            }
+        }
+
+        /** Adds x (not yet seen). */
+        void add(Object x) {
+            if (2 * (n + 1) > seen.length) {
+                grow();
+            }
+            Object[] t = seen;
+            int m = t.length - 1;
+            int i = System.identityHashCode(x) & m;
+            while (t[i] != null) {
+                i = (i + 1) & m;
+            }
+            t[i] = x;
+            if (n == used.length) {
+                used = java.util.Arrays.copyOf(used, n * 2);
+            }
+            used[n++] = i;
+        }
+
+        private void grow() {
+            Object[] old = seen;
+            int k = n;
+            seen = new Object[old.length * 2];
+            used = new int[Math.max(used.length, seen.length / 2)];
+            n = 0;
+            for (Object x : old) {
+                if (x != null) {
+                    add(x);
+                }
+            }
+            assert n == k;
+        }
+
+        /** Ready for the next walk: the set emptied (only its used slots), budgets full. */
+        void reset() {
+            Object[] t = seen;
+            int[] u = used;
+            for (int i = 0; i < n; i++) {
+                t[u[i]] = null;
+            }
+            n = 0;
+            todo.clear();
+            left = BUDGET;
+            steps = STEPS;
+            size = 0;
         }
     }
 
@@ -103,7 +171,7 @@ final class RvSize {
         if (!RvTrace.counting) {
             return 0;
         }
-        RvBuf b = RvBuf.TL.get();
+        RvBuf b = Rv.buf();
         if (b != null) {
             b.quiet++;
         }
@@ -127,35 +195,48 @@ final class RvSize {
 
     /** One full (bounded) walk of root's graph: its size and how many objects it visited. */
     static Walk walk(Object root) {
-        Walk w = new Walk();
-        w.seen.put(root, Boolean.TRUE);
-        w.left--;
-        long total = 0;
-        Object o = root;
-        while (o != null) {
-            total += shallow(o, w);
-            o = w.todo.poll();
+        return walk(root, new Walk());
+    }
+
+    /**
+     * One full (bounded) walk of root's graph in {@code w} (reset first): its size and how
+     * many objects it visited, read before w's next walk.
+     */
+    static Walk walk(Object root, Walk w) {
+        w.reset();
+        w.busy = true;
+        try {
+            w.add(root);
+            w.left--;
+            long total = 0;
+            Object o = root;
+            while (o != null) {
+                total += shallow(o, w);
+                o = w.todo.poll();
+            }
+            w.size = total;
+            return w;
+        } finally {
+            w.busy = false;
         }
-        w.size = total;
-        return w;
     }
 
     /** The cost of one reference met during the walk. */
     private static long ref(Object x, Walk w) {
         w.steps--;
-        if (x == null || w.seen.containsKey(x)) {
+        if (x == null || w.contains(x)) {
             return POINTER;
         }
         long s = leaf(x, x.getClass());
         if (s >= 0) {
-            w.seen.put(x, Boolean.TRUE);
+            w.add(x);
             return s;
         }
         if (w.left <= 0) {
             return POINTER;
         }
         w.left--;
-        w.seen.put(x, Boolean.TRUE);
+        w.add(x);
         w.todo.push(x);
         return 0;
     }
@@ -248,7 +329,7 @@ final class RvSize {
         if (!RvTrace.counting) {
             return 0;
         }
-        RvBuf b = RvBuf.TL.get();
+        RvBuf b = Rv.buf();
         if (b != null) {
             b.quiet++;
         }

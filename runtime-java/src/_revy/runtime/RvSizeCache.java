@@ -42,6 +42,9 @@ final class RvSizeCache {
     private final int[] left = new int[SLOTS];
     private final int[] period = new int[SLOTS];
 
+    /** This thread's walk, reused (its sizes are read before the next). */
+    private final RvSize.Walk mine = new RvSize.Walk();
+
     /** Per class: {walks, mean size, mean work, new objects since the last walk}. */
     private final IdentityHashMap<Class<?>, long[]> classes = new IdentityHashMap<Class<?>, long[]>();
 
@@ -85,7 +88,7 @@ final class RvSizeCache {
 
     /** A walk, recorded in its class's statistics. */
     private RvSize.Walk walked(Object o) {
-        RvSize.Walk w = RvSize.walk(o);
+        RvSize.Walk w = mine.busy ? RvSize.walk(o) : RvSize.walk(o, mine);
         Class<?> c = o.getClass();
         long[] st = classes.get(c);
         if (st == null) {

@@ -130,7 +130,8 @@ final class RvTrace {
                 }
             }
             file = new FileOutputStream(f);
-            out = new BufferedOutputStream(file, 1 << 16);
+            // Small: it gathers the records; a block (larger) bypasses it, written at once.
+            out = new BufferedOutputStream(file, 1 << 13);
             RvBudget.open(maxSize);
             SimpleDateFormat iso = new SimpleDateFormat("yyyy-MM-dd'T'HH:mm:ss'Z'");
             iso.setTimeZone(TimeZone.getTimeZone("UTC"));
@@ -347,26 +348,27 @@ final class RvTrace {
 
     /** Writes buffer {@code b} as one block; the caller holds b's monitor. */
     static void flushBuffer(RvBuf b, boolean foreign) {
-        int len = b.n;
+        int end = b.n;
         int count = b.count;
         if (foreign) {
-            long ce = RvBuf.countEvents(b.b, len);
+            long ce = RvBuf.countEvents(b.b, end);
             count = (int) (ce >>> 32);
-            len = (int) ce;
+            end = (int) ce;
         }
+        int len = end - RvBuf.HEAD;
         synchronized (LOCK) {
             if (len > 0 && count > 0 && state == 1) {
                 // The block that crosses the limit is written whole, and so are blocks after
                 // it: they hold only events begun before it (starts other threads had
                 // buffered, ends of calls whose starts are recorded), so every recorded
                 // start has its end and every call is either an event or aggregated.
-                writeBlock(b, blockHead(b, count, len), count, len);
+                writeBlock(b, count, len);
                 if (!truncated && !fits()) {
                     truncate();
                 }
             }
         }
-        b.n = 0;
+        b.n = RvBuf.HEAD;
         b.count = 0;
     }
 
@@ -381,10 +383,14 @@ final class RvTrace {
         return RvBuf.v(h, p, len);
     }
 
-    /** Caller holds LOCK. */
-    private static void writeBlock(RvBuf b, int head, int count, int len) {
-        write(SCRATCH, 0, head);
-        write(b.b, 0, len);
+    /**
+     * Writes the block: its head goes into the room before the events, so head and events
+     * go out in one write (one system call, no copy). Caller holds LOCK.
+     */
+    private static void writeBlock(RvBuf b, int count, int len) {
+        int head = blockHead(b, count, len);
+        System.arraycopy(SCRATCH, 0, b.b, RvBuf.HEAD - head, head);
+        write(b.b, RvBuf.HEAD - head, head + len);
         events += count;
     }
 

@@ -10,13 +10,15 @@ use common::gate::Tool;
 use std::path::Path;
 use std::process::{Command, Output};
 
-const PROGRAMS: [&str; 6] = [
+const PROGRAMS: [&str; 8] = [
     "workers",
     "pipeline",
     "chain",
     "finegrained",
     "distribute",
     "telemetry",
+    "channels",
+    "preempted",
 ];
 
 /// The hand-made versions of one program: `par` and any `par-…` beside it (pipeline has

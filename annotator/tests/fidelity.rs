@@ -234,7 +234,7 @@ fn blocked_time_is_waiting_not_work() {
         w.text
             .starts_with("Channel#3: waits 97 % of its active time")
             && w.text.contains("a synchronisation point, not work")
-            && w.text.contains("mostly in Channel.take"),
+            && w.text.contains("off the CPU) in Channel.take:"),
         "{}",
         w.text
     );
@@ -534,4 +534,94 @@ fn counted_calls_are_replayed_and_a_fine_grained_object_loses_on_its_enqueue() {
         text.contains("as an active object it loses: 10.0 M messages × 250 ns enqueue"),
         "{text}"
     );
+}
+
+/// The pipeline's trace beside the SAF of sources whose `Channel.take` blocks as written:
+/// the observation names what the channel waited on. Fails before: it said "mostly in
+/// Channel.take", whatever the body did.
+#[test]
+fn the_waits_observation_names_what_the_source_waits_on() {
+    let java = "public class Channel {
+    private final java.util.ArrayDeque<Object> q = new java.util.ArrayDeque<>();
+    public synchronized Object take() throws InterruptedException {
+        while (q.isEmpty()) { wait(); }
+        return q.poll();
+    }
+}
+class Scorer { void run() {} void score() {} }
+";
+    let cpp = "#include <condition_variable>
+#include <deque>
+#include <mutex>
+class Channel {
+public:
+    int take() {
+        std::unique_lock<std::mutex> l(m_);
+        cv_.wait(l, [this] { return !q_.empty(); });
+        int v = q_.front();
+        q_.pop_front();
+        return v;
+    }
+private:
+    std::mutex m_;
+    std::condition_variable cv_;
+    std::deque<int> q_;
+};
+class Scorer { public: void run() {} void score() {} };
+";
+    for (lang, file, text, named) in [
+        (
+            "java",
+            "src/Channel.java",
+            java,
+            "Object.wait (Channel.take)",
+        ),
+        (
+            "cpp",
+            "src/channel.cpp",
+            cpp,
+            "std::condition_variable::wait (Channel.take)",
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir_all(d.join("src")).unwrap();
+        std::fs::create_dir_all(d.join(".revy/traces")).unwrap();
+        std::fs::write(d.join(file), text).unwrap();
+        let ext = file.rsplit('.').next().unwrap();
+        std::fs::write(
+            d.join("revy.toml"),
+            format!(
+                "[project]\nname = \"pipe\"\nsources = [\"src/*.{ext}\"]\nbuild = \"true\"\nrun = \"true\"\n\n[annotate]\ninclude = [\"*\"]\n"
+            ),
+        )
+        .unwrap();
+        ok(
+            &revy(&["parse", "-m", d.join("revy.toml").to_str().unwrap()]),
+            "parse",
+        );
+        let trace = PIPELINE.replace("lang=java", &format!("lang={lang}"));
+        let p = write(&d.join(".revy/traces"), "pipe.dtf", &trace);
+        let a = analyze_path(
+            &p,
+            &Options {
+                proposals: false,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let w = a
+            .hints
+            .iter()
+            .find(|h| h.kind == revy::analyse::analysis::hints::HintKind::Waits)
+            .expect("a waits observation");
+        assert!(
+            w.text
+                .contains(&format!("off the CPU) in {named}: a synchronisation point")),
+            "{lang}: {}",
+            w.text
+        );
+        let take = a.methods.iter().find(|m| m.method == "take").unwrap();
+        assert!(!take.blocks.is_empty(), "{lang}: {take:?}");
+    }
 }

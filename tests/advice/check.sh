@@ -7,6 +7,7 @@
 # measured best ("top proposal: X — measured best: Y — agrees/disagrees").
 #
 #   tests/advice/check.sh [--tolerance FRACTION] [--runs N] [--only NAME] [--boost] [--keep]
+#                         [--load N]
 #
 # --tolerance 0.15 makes it exit 1 when any |error| is larger, when the synchronous chain is
 # predicted above 1.05x, and when the top proposal names a hand-made change measured more
@@ -17,6 +18,12 @@
 # shared with other jobs, the closest to a quiet one (other jobs keep a small share; a
 # real-time policy would starve the JVM's compiler threads and is no substitute).
 # --keep leaves the work folder (copies, traces, whatif/analyze JSON) for a closer look.
+# --load N profiles each program twice, quietly and again beside N CPU hogs (busy shell loops
+# started and ended by this script), asks whatif and analyze about both traces, and measures
+# the speedups quietly: a second table gives, per program, the quiet and the loaded
+# prediction, their difference and both top proposals (with --tolerance, a loaded prediction
+# more than 10 % off the quiet one, or another top proposal, fails). REVY=path runs that
+# binary instead of building target/release/revy.
 set -euo pipefail
 
 tolerance=""
@@ -24,6 +31,7 @@ runs=5
 only=""
 prio=()
 keep=""
+hog_count=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --tolerance) tolerance="$2"; shift 2 ;;
@@ -31,7 +39,8 @@ while [ $# -gt 0 ]; do
         --only) only="$2"; shift 2 ;;
         --boost) prio=(setsid -w bash -c 'echo -20 >/proc/self/autogroup && exec "$@"' boost); shift ;;
         --keep) keep=1; shift ;;
-        *) echo "usage: $0 [--tolerance FRACTION] [--runs N] [--only NAME] [--boost] [--keep]" >&2; exit 2 ;;
+        --load) hog_count="$2"; shift 2 ;;
+        *) echo "usage: $0 [--tolerance FRACTION] [--runs N] [--only NAME] [--boost] [--keep] [--load N]" >&2; exit 2 ;;
     esac
 done
 
@@ -45,18 +54,36 @@ programs=(
     "finegrained|C++|fine-grained messages|par=Histogram|"
     "distribute|Java|distribution, 2 MiB messages|par=distribute.Analyzer|--latency 1ms --bandwidth 1000000000"
     "telemetry|C++|10 M counted (throttled) calls|par=tele::LatencyStats|"
+    "channels|Java|pipeline blocking on wait() channels|par=channels.Scorer|"
+    "preempted|Java|worker preempted by 2 hogs|par=preempted.Auditor|"
 )
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-(cd "$repo" && cargo build --release -q -p revy)
-revy="$repo/target/release/revy"
+if [ -n "${REVY:-}" ]; then
+    revy="$REVY"
+else
+    (cd "$repo" && cargo build --release -q -p revy)
+    revy="$repo/target/release/revy"
+fi
 cores=$(nproc)
 
 work=$(mktemp -d)
+hogs=()
+stop_hogs() {
+    if [ ${#hogs[@]} -gt 0 ]; then kill "${hogs[@]}" 2>/dev/null || true; fi
+    hogs=()
+}
+start_hogs() { # N
+    for _ in $(seq 1 "$1"); do
+        bash -c 'while :; do :; done' &
+        hogs+=("$!")
+    done
+}
 if [ -n "$keep" ]; then
     echo "work folder (traces, whatif and analyze output): $work"
+    trap stop_hogs EXIT
 else
-    trap 'rm -rf "$work"' EXIT
+    trap 'stop_hogs; rm -rf "$work"' EXIT
 fi
 (cd "$repo/tests" && tar --exclude=build -cf - advice) | tar -xf - -C "$work"
 
@@ -75,46 +102,108 @@ elapsed() { # DIR
 # A field of a JSON document on stdin, by a Python expression over `j`.
 json() { python3 -c 'import json, sys; j = json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"; }
 
+# Profiles NAME's sequential version beside HOGS CPU hogs, then (hogs stopped) asks analyze
+# for its top hint and whatif for each hand-made version's change: sets trace, top, preds.
+profile_predict() { # NAME TAG HOGS VERSIONS EXTRA
+    local name=$1 tag=$2 n=$3 versions=$4 extra=$5 seq="$work/advice/$1/seq" v dir pattern
+    echo "== $name: profile ($tag, $n hogs)" >&2
+    start_hogs "$n"
+    if ! (cd "$seq" && ${prio[@]+"${prio[@]}"} "$revy" profile >"$work/$name.$tag.profile" 2>&1); then
+        stop_hogs
+        cat "$work/$name.$tag.profile" >&2
+        exit 1
+    fi
+    stop_hogs
+    trace="$seq/$(sed -n 's/^trace: //p' "$work/$name.$tag.profile")"
+    # analyze's top hint, to see whether it names the change that pays most (kind, subject,
+    # class, predicted gain).
+    top="?"
+    if "$revy" analyze "$trace" --cores "$cores" --format json >"$work/$name.$tag.analyze" 2>/dev/null; then
+        top=$(json '(lambda h: "%s|%s|%s|%s|%s" % (h[0]["kind"], h[0]["subject"], h[0].get("class") or "", "pool" if h[0].get("method") is not None else "object", h[0]["numbers"].get("predicted_speedup", "")) if h else "-")(j["hints"])' <"$work/$name.$tag.analyze")
+    fi
+    echo "   analyze's top hint ($tag): $top" >&2
+    preds=()
+    for v in $versions; do
+        dir="${v%%=*}"
+        pattern="${v#*=}"
+        echo "== $name/$dir ($tag): whatif --active $pattern $extra" >&2
+        # shellcheck disable=SC2086 # $extra is a list of options
+        if ${prio[@]+"${prio[@]}"} "$revy" whatif "$trace" --active "$pattern" --cores "$cores" $extra --format json \
+            >"$work/$name.$dir.$tag.whatif" 2>"$work/$name.$dir.$tag.whatif.err"; then
+            preds+=("$(json 'j["predicted_speedup"]' <"$work/$name.$dir.$tag.whatif")")
+        else
+            echo "revy whatif failed: $(head -c 300 "$work/$name.$dir.$tag.whatif.err")" >&2
+            preds+=("")
+        fi
+    done
+}
+
 echo "machine: $cores cores, load average $(cut -d' ' -f1-3 /proc/loadavg) before"
 rows=()
 tops=()
+loaded_rows=()
 failed=0
 for p in "${programs[@]}"; do
     IFS='|' read -r name lang shape versions extra <<<"$p"
     if [ -n "$only" ] && [ "$only" != "$name" ]; then continue; fi
     seq="$work/advice/$name/seq"
-    echo "== $name: profile" >&2
-    (cd "$seq" && ${prio[@]+"${prio[@]}"} "$revy" profile >"$work/$name.profile" 2>&1) || {
-        cat "$work/$name.profile" >&2
-        exit 1
-    }
-    trace="$seq/$(sed -n 's/^trace: //p' "$work/$name.profile")"
-    # analyze's top hint, to see whether it names the change that pays most (kind, subject,
-    # class, predicted gain).
-    top="?"
-    if "$revy" analyze "$trace" --cores "$cores" --format json >"$work/$name.analyze" 2>/dev/null; then
-        top=$(json '(lambda h: "%s|%s|%s|%s|%s" % (h[0]["kind"], h[0]["subject"], h[0].get("class") or "", "pool" if h[0].get("method") is not None else "object", h[0]["numbers"].get("predicted_speedup", "")) if h else "-")(j["hints"])' <"$work/$name.analyze")
-    fi
-    echo "   analyze's top hint: $top" >&2
-
     dirs=("$seq")
-    preds=()
     pats=()
     for v in $versions; do
-        dir="${v%%=*}"
-        pattern="${v#*=}"
-        echo "== $name/$dir: whatif --active $pattern $extra" >&2
-        # shellcheck disable=SC2086 # $extra is a list of options
-        if ${prio[@]+"${prio[@]}"} "$revy" whatif "$trace" --active "$pattern" --cores "$cores" $extra --format json \
-            >"$work/$name.$dir.whatif" 2>"$work/$name.$dir.whatif.err"; then
-            preds+=("$(json 'j["predicted_speedup"]' <"$work/$name.$dir.whatif")")
-        else
-            echo "revy whatif failed: $(head -c 300 "$work/$name.$dir.whatif.err")" >&2
-            preds+=("")
-        fi
-        dirs+=("$work/advice/$name/$dir")
-        pats+=("$dir=$pattern")
+        dirs+=("$work/advice/$name/${v%%=*}")
+        pats+=("${v%%=*}=${v#*=}")
     done
+    quiet_top=""
+    quiet_preds=()
+    if [ "$hog_count" -gt 0 ]; then
+        profile_predict "$name" quiet 0 "$versions" "$extra"
+        quiet_top=$top
+        quiet_preds=(${preds[@]+"${preds[@]}"})
+        profile_predict "$name" loaded "$hog_count" "$versions" "$extra"
+        out=$(python3 - "$name" "$tolerance" "$quiet_top" "$top" "${pats[@]}" -- \
+            ${quiet_preds[@]+"${quiet_preds[@]}"} -- ${preds[@]+"${preds[@]}"} <<'EOF2'
+import sys
+name, tol, qtop, ltop = sys.argv[1:5]
+rest = sys.argv[5:]
+cut = rest.index("--")
+pats, rest = rest[:cut], rest[cut + 1:]
+cut = rest.index("--")
+quiet, loaded = rest[:cut], rest[cut + 1:]
+def key(top):
+    p = top.split("|")
+    return (p[0], p[2], p[3]) if len(p) == 5 else (top,)
+def shown(top):
+    p = top.split("|")
+    if len(p) != 5:
+        return top
+    return f"{p[0]} {p[1]}" + (f" ({float(p[4]):.2f}x)" if p[4] else "")
+same = "same" if key(qtop) == key(ltop) else "OTHER"
+fails = [] if same == "same" or not tol else [f"FAIL {name}: top hint under load differs"]
+for pat, q, l in zip(pats, quiet, loaded):
+    if q and l:
+        d = (float(l) - float(q)) / float(q)
+        cell = f"{float(q):.2f}x | {float(l):.2f}x | {d * 100:+.1f} %"
+        if tol and abs(d) > 0.10:
+            fails.append(f"FAIL {name}/{pat}: loaded prediction {d * 100:+.1f} % off the quiet one")
+    else:
+        cell = "n/a | n/a | n/a"
+    print(f"LROW| {name} | {pat} | {cell} | {shown(qtop)} | {shown(ltop)} | {same} |")
+for f in fails:
+    print(f"FAILED|{f}")
+EOF2
+)
+        while IFS= read -r line; do
+            case "$line" in
+                LROW\|*) loaded_rows+=("${line#LROW}") ;;
+                FAILED\|*) echo "${line#FAILED|}" >&2; failed=1 ;;
+            esac
+        done <<<"$out"
+        # The main table compares the quiet prediction with the (quiet) measurement.
+        top=$quiet_top
+        preds=(${quiet_preds[@]+"${quiet_preds[@]}"})
+    else
+        profile_predict "$name" quiet 0 "$versions" "$extra"
+    fi
     for v in "${dirs[@]}"; do
         (cd "$v" && bash -c "$(command_of "$v" build)") >/dev/null
     done
@@ -211,6 +300,13 @@ printf '%s\n' "${rows[@]}"
 echo
 echo "revy analyze --cores $cores, top hint against the hand-made change measured best:"
 printf '  %s\n' "${tops[@]}"
+if [ "$hog_count" -gt 0 ]; then
+    echo
+    echo "recorded quietly and beside $hog_count CPU hogs (speedups measured quietly):"
+    echo "| program | version | quiet prediction | loaded prediction | difference | quiet top hint | loaded top hint | top |"
+    echo "|---|---|---:|---:|---:|---|---|---|"
+    printf '%s\n' "${loaded_rows[@]}"
+fi
 echo
 echo "minimum of $runs runs each; error = (predicted - measured) / measured;" \
     "load average $(cut -d' ' -f1-3 /proc/loadavg) after"

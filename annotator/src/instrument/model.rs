@@ -234,6 +234,12 @@ pub struct BodyEffects {
     pub calls: Vec<String>,
     /// `this` is used other than for a member (passed, returned, stored, `super.m()`).
     pub this_escapes: bool,
+    /// Where the body may block, named by what it waits on (`frontend::blocking`):
+    /// `Object.wait`, `Thread.join`, `BlockingQueue.take`, `synchronized`,
+    /// `std::mutex::lock`, `std::condition_variable::wait`, `std::thread::join`,
+    /// `std::future::get`. A `take`/`put` on a name the body does not declare is
+    /// `BlockingQueue.take via NAME`, which `saf::build` keeps when NAME is a queue field.
+    pub blocks: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

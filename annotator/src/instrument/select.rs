@@ -104,6 +104,7 @@ mod tests {
                     lines: [1, 1],
                     has_body: true,
                     stateless: false,
+                    blocks: vec![],
                     selected: false,
                     annotatable: true,
                     reason: None,

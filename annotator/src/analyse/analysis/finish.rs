@@ -78,6 +78,7 @@ pub fn finish(
         advice: None,
         events: None,
     };
+    super::waited::fill(&mut a, path, opts);
     a.hints = hints::hints(&a, opts);
     a
 }
@@ -101,7 +102,7 @@ fn tables(
     }
     let aggregates = &reader.status().aggregates;
     let classes = class_stats(&walker.instances, &sums, names, total, aggregates);
-    let instances = Instances::new(
+    let mut instances = Instances::new(
         std::mem::take(&mut walker.instances),
         sums,
         one_offs.by_instance.clone(),
@@ -110,6 +111,7 @@ fn tables(
         names,
         reader.header().pid(),
     );
+    instances.set_waited_in(&b.wait_in);
     (edges, instances, classes)
 }
 
@@ -220,6 +222,7 @@ fn method_stats(
                 calls: a.net.n,
                 net_time: a.net.summary(),
                 waiting: a.wait,
+                blocks: Vec::new(),
                 aggregate_time: a.agg.summary(),
                 size: a.size.summary(),
                 cyclic: a.cyclic,

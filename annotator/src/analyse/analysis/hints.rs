@@ -295,23 +295,26 @@ fn waiters(r: &Rules, out: &mut Vec<Hint>) {
         if share < WAIT_SHARE || !r.above(all, r.level(all)) {
             continue;
         }
-        // The method of its class that waited most: what the waiting happened in.
-        let within = i.class.as_deref().and_then(|c| {
-            a.methods
-                .iter()
-                .filter(|m| m.class == c && m.waiting > 0)
-                .max_by_key(|m| m.waiting)
-                .map(|m| format!(", mostly in {}.{}", m.class, m.method))
-        });
+        // The method whose messages to it waited most, with what its body blocks on.
+        let within = a
+            .instances
+            .waited_in(id)
+            .and_then(|m| a.methods.iter().find(|x| x.id == m))
+            .map(|m| {
+                format!(
+                    " in {}",
+                    super::waited::describe(&m.class, &m.method, &m.blocks)
+                )
+            });
         let mut h = Hint::new(
             HintKind::Waits,
             i.label.clone(),
             format!(
-                "waits {:.0} % of its active time ({} of {} off the CPU{}): a synchronisation point, not work; its waiting is left out of its active time and of the proposals",
+                "waits {:.0} % of its active time ({} of {} off the CPU){}: a synchronisation point, not work; its waiting is left out of its active time and of the proposals",
                 share * 100.0,
                 r.t(wait as f64),
                 r.t(all as f64),
-                within.unwrap_or_default()
+                within.unwrap_or_default(),
             ),
             &[("waiting", wait as f64), ("active_time", i.active_time as f64), ("share", share)],
         );

@@ -12,6 +12,7 @@ pub mod render;
 pub(crate) mod stats;
 pub(crate) mod table;
 mod verdict;
+mod waited;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -294,6 +295,9 @@ pub struct MethodStats {
     pub net_time: Summary,
     /// Net time waiting off the CPU (measured on long calls).
     pub waiting: u64,
+    /// Where its body may block (from the SAF, when one is found and something waited).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub blocks: Vec<String>,
     pub aggregate_time: Summary,
     pub size: Summary,
     pub cyclic: u64,
@@ -422,6 +426,8 @@ pub struct Builder {
     /// Per receiving instance, the net time its messages waited off the CPU (few: only
     /// long calls carry an on-CPU time).
     waits: rustc_hash::FxHashMap<u32, u64>,
+    /// The same per (receiving instance, method): what each instance waited in.
+    wait_in: rustc_hash::FxHashMap<(u32, u32), u64>,
     /// All messages' waiting.
     waiting: u64,
     /// Calls the runtime aggregated instead of recording.
@@ -444,6 +450,7 @@ impl Builder {
             paid: 0,
             clock: crate::analyse::run::RunClock::new(0),
             waits: Default::default(),
+            wait_in: Default::default(),
             waiting: 0,
             aggregated_calls: 0,
             pending: Vec::with_capacity(BATCH),
@@ -533,6 +540,7 @@ impl Sink for Builder {
         ma.wait += wait;
         if wait > 0 {
             *self.waits.entry(f.receiver).or_default() += wait;
+            *self.wait_in.entry((f.receiver, f.method)).or_default() += wait;
             self.waiting += wait;
         }
         ma.agg.add(c.aggregate);

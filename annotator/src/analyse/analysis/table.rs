@@ -833,6 +833,8 @@ pub struct Instances {
     one_off: FxHashMap<u32, u64>,
     /// Waiting per instance (only those that waited).
     waits: FxHashMap<u32, u64>,
+    /// Per instance that waited, the method whose messages waited most.
+    waited_in: FxHashMap<u32, u32>,
     total: u64,
     names: Names,
     own_pid: Option<u64>,
@@ -860,6 +862,7 @@ impl Instances {
             sums,
             one_off,
             waits,
+            waited_in: FxHashMap::default(),
             total,
             names,
             own_pid,
@@ -943,6 +946,22 @@ impl Instances {
     /// The instances whose messages waited off the CPU, with their waiting (any order).
     pub fn waiters(&self) -> impl Iterator<Item = (u32, u64)> + '_ {
         self.waits.iter().map(|(&i, &w)| (i, w))
+    }
+    /// Keeps, per instance, the method whose messages waited most of `by` (instance,
+    /// method) -> waiting; ties go to the lower method id, so the choice is stable.
+    pub(super) fn set_waited_in(&mut self, by: &FxHashMap<(u32, u32), u64>) {
+        let mut most: FxHashMap<u32, (u64, u32)> = FxHashMap::default();
+        for (&(i, m), &w) in by {
+            let e = most.entry(i).or_insert((w, m));
+            if (w, std::cmp::Reverse(m)) > (e.0, std::cmp::Reverse(e.1)) {
+                *e = (w, m);
+            }
+        }
+        self.waited_in = most.into_iter().map(|(i, (_, m))| (i, m)).collect();
+    }
+    /// The method instance `id` waited in most, when it waited.
+    pub fn waited_in(&self, id: u32) -> Option<u32> {
+        self.waited_in.get(&id).copied()
     }
     /// The net time instance `id`'s messages waited off the CPU.
     pub fn waiting(&self, id: u32) -> u64 {

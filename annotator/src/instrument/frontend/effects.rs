@@ -12,9 +12,11 @@ pub fn of_body(lang: Lang, body: Node, src: &str) -> Option<BodyEffects> {
         return None;
     }
     let mut e = BodyEffects::default();
+    let mut blocking = super::blocking::Blocking::default();
     let mut cur = body.walk();
     loop {
         visit(lang, cur.node(), src, &mut e);
+        blocking.visit(lang, cur.node(), src);
         if cur.goto_first_child() {
             continue;
         }
@@ -30,6 +32,7 @@ pub fn of_body(lang: Lang, body: Node, src: &str) -> Option<BodyEffects> {
                     v.sort();
                     v.dedup();
                 }
+                e.blocks = blocking.finish(lang);
                 return Some(e);
             }
         }

@@ -1,6 +1,7 @@
 //! Per-language front ends behind the [`Frontend`] trait, and the [`ProjectContext`] every
 //! one of them parses a file in.
 
+pub(crate) mod blocking;
 pub(crate) mod cpp;
 #[cfg(any(test, feature = "test-hooks"))]
 pub mod dump;

@@ -427,10 +427,29 @@ fn saf_method(m: &MethodDecl, reason: Option<String>, stateless: bool) -> SafMet
         lines: [m.span.line, m.span.end_line],
         has_body: m.body.is_some(),
         stateless,
+        blocks: blocks(m),
         selected: false,
         annotatable: reason.is_none(),
         reason,
     }
+}
+
+/// Where a method may block: its body's blocking calls, and its own monitor when it is
+/// `synchronized`.
+fn blocks(m: &MethodDecl) -> Vec<String> {
+    let mut b = m
+        .effects
+        .as_ref()
+        .map_or_else(Vec::new, |e| e.blocks.clone());
+    if m.flags.is_synchronized
+        && !b
+            .iter()
+            .any(|x| x == crate::instrument::frontend::blocking::SYNCHRONIZED)
+    {
+        b.push(crate::instrument::frontend::blocking::SYNCHRONIZED.to_string());
+        b.sort();
+    }
+    b
 }
 
 /// The SAF's file list, sorted by path, with the layout uses that name one of `classes`.

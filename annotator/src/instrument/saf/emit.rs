@@ -207,6 +207,9 @@ fn method(w: &mut W, m: &SafMethod) {
     if m.stateless {
         w.flag("stateless", true);
     }
+    if !m.blocks.is_empty() {
+        w.list("blocks", &m.blocks);
+    }
     w.flag("selected", m.selected);
     w.flag("annotatable", m.annotatable);
     w.opt("reason", &m.reason);

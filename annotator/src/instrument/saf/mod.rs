@@ -177,6 +177,11 @@ pub struct SafMethod {
     /// Absent (false) when it may, or when the body could not be read.
     #[serde(default, skip_serializing_if = "is_false")]
     pub stateless: bool,
+    /// Where its body may block, named by what it waits on (`Object.wait`,
+    /// `std::mutex::lock`, …; `synchronized` for a synchronized method or block): the
+    /// analysis names what a method that waited off the CPU was waiting on.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blocks: Vec<String>,
     pub selected: bool,
     pub annotatable: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]

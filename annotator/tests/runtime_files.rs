@@ -485,7 +485,7 @@ fn java_small_limit_and_halt() {
 
 /// A thread still running at exit: the exit flush reads its shadow stack without a lock, and
 /// may see the stack's depth already past arrays it reads from before their growth (the
-/// owner grows eight arrays, then raises the depth; another thread may see these writes in
+/// owner grows its frame array, then raises the depth; another thread may see these writes in
 /// any order). That view used to throw out of the walk: the thread's open calls were lost
 /// with a "cannot write" message. A harness in the runtime's package gives the walk such a
 /// view — three open calls, then a depth beyond the arrays — and the walk must count what
@@ -506,7 +506,7 @@ public final class StaleDepth {
         for (int i = 0; i < 3; i++) {
             b.start(1, 7L, 4L);
         }
-        b.depth = b.fMid.length + 5;
+        b.depth = b.fr.length / RvBuf.F + 5;
         RvAgg g = RvAgg.open(b, 1000000L);
         System.out.println(g == null ? "none" : "counted " + g.calls(1));
     }

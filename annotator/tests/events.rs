@@ -185,23 +185,22 @@ fn cpp_requests_are_followed_across_threads() {
     follow("cpp", build, "./build/server");
 }
 
+/// One request: accept on thread 1 (10..20) creates R#2, whose run() on thread 2 (25..55)
+/// continues it (no end marker: the tests add their own lines).
+const ONE_REQUEST: &str = "##### revy-trace 1 unit=ns\n\
+    <Msg cls=A oid=1 mth=accept sgn=!! size=0 tid=1 t=10>\n\
+    <Crt cls=R oid=2 size=8 tid=1 t=11>\n\
+    </Msg cls=A oid=1 mth=accept sgn=!! tid=1 t=20>\n\
+    <Msg cls=R oid=2 mth=run sgn=!! size=0 tid=2 t=25>\n\
+    </Msg cls=R oid=2 mth=run sgn=!! tid=2 t=55>\n";
+
 /// Without `[[events]]` the JSON has no `events` and the text no events section; a bad
 /// definition is a one-line error naming its line.
 #[test]
 fn events_are_off_without_definitions_and_bad_ones_name_their_line() {
     let tmp = tempfile::tempdir().unwrap();
     let trace = tmp.path().join("t.dtf");
-    std::fs::write(
-        &trace,
-        "##### revy-trace 1 unit=ns\n\
-         <Msg cls=A oid=1 mth=accept sgn=!! size=0 tid=1 t=10>\n\
-         <Crt cls=R oid=2 size=8 tid=1 t=11>\n\
-         </Msg cls=A oid=1 mth=accept sgn=!! tid=1 t=20>\n\
-         <Msg cls=R oid=2 mth=run sgn=!! size=0 tid=2 t=25>\n\
-         </Msg cls=R oid=2 mth=run sgn=!! tid=2 t=55>\n\
-         ##### end events=6\n",
-    )
-    .unwrap();
+    std::fs::write(&trace, format!("{ONE_REQUEST}##### end events=6\n")).unwrap();
     let m = tmp.path().join("revy.toml");
     let base = "[project]\nname=\"a\"\nsources=[\"*.java\"]\n";
     std::fs::write(&m, base).unwrap();
@@ -250,15 +249,11 @@ fn exports_draw_each_event_across_threads() {
     // (25..55) continues it; thread 3's work belongs to no event.
     std::fs::write(
         &trace,
-        "##### revy-trace 1 unit=ns\n\
-         <Msg cls=A oid=1 mth=accept sgn=!! size=0 tid=1 t=10>\n\
-         <Crt cls=R oid=2 size=8 tid=1 t=11>\n\
-         </Msg cls=A oid=1 mth=accept sgn=!! tid=1 t=20>\n\
-         <Msg cls=R oid=2 mth=run sgn=!! size=0 tid=2 t=25>\n\
-         </Msg cls=R oid=2 mth=run sgn=!! tid=2 t=55>\n\
-         <Msg cls=X oid=3 mth=work sgn=!! size=0 tid=3 t=30>\n\
-         </Msg cls=X oid=3 mth=work sgn=!! tid=3 t=40>\n\
-         ##### end events=7\n",
+        format!(
+            "{ONE_REQUEST}<Msg cls=X oid=3 mth=work sgn=!! size=0 tid=3 t=30>\n\
+             </Msg cls=X oid=3 mth=work sgn=!! tid=3 t=40>\n\
+             ##### end events=7\n"
+        ),
     )
     .unwrap();
     std::fs::write(

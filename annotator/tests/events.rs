@@ -330,3 +330,125 @@ fn exports_draw_each_event_across_threads() {
         assert!(rows[0].contains(want), "{want} in {}", rows[0]);
     }
 }
+
+/// The Java runtime's key hash (SplitMix64's finaliser of the id).
+fn mix(z: u64) -> u64 {
+    let z = (z ^ (z >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
+    let z = (z ^ (z >> 27)).wrapping_mul(0x94d049bb133111eb);
+    z ^ (z >> 31)
+}
+
+/// `[[remote]]` (JaViz): `tests/events/remote-java` runs a client and a server in two
+/// processes over a localhost socket; both log the request id on the remote call. Analysed
+/// as one trace set, each client request's event continues into the server's handling, the
+/// server work Revy gives each call is within 5 % of the server's own measurement, and the
+/// report's slowest request crosses the two processes.
+#[test]
+fn java_remote_calls_continue_into_the_server() {
+    if !needs(&[Tool::Java]) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("p");
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/events/remote-java"),
+        &dir,
+    );
+    ok(&revy_in(&dir, &["parse"]), "revy parse");
+    ok(&revy_in(&dir, &["annotate"]), "revy annotate");
+    let traces = tmp.path().join("traces");
+    sh(&dir, "rm -rf build && mkdir -p build && javac -encoding UTF-8 -d build $(find src -name '*.java')", &traces.join("t.rvt"));
+    let o = Command::new("sh")
+        .args(["run.sh", &REQUESTS.to_string()])
+        .current_dir(&dir)
+        .env("REVY_TRACE", traces.join("t.rvt"))
+        .env("REVY_RUN", "remote-test")
+        .output()
+        .unwrap();
+    let out = ok(&o, "run.sh");
+    ok(&revy_in(&dir, &["restore", "--no-rebuild"]), "revy restore");
+    // Ground truth: `srv ID WORK_NS` in request order.
+    let truth: Vec<u64> = (out.lines().filter_map(|l| l.strip_prefix("srv ")))
+        .map(|l| l.split(' ').nth(1).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(truth.len(), REQUESTS, "{out}");
+    assert_eq!(std::fs::read_dir(&traces).unwrap().count(), 2, "two traces");
+    let set = traces.to_str().unwrap();
+    let json = ok(
+        &revy_in(
+            &dir,
+            &[
+                "analyze",
+                set,
+                "--format",
+                "json",
+                "--no-compensate",
+                "--no-proposals",
+            ],
+        ),
+        "revy analyze",
+    );
+    let a: Value = serde_json::from_str(&json).unwrap();
+    common::check_schema(&a);
+    let ev = &a["events"];
+    assert_eq!(ev["types"][0]["count"], REQUESTS as u64, "events");
+    let r = &ev["remote"][0];
+    assert_eq!(
+        (r["calls"].as_u64(), r["linked"].as_u64()),
+        (Some(REQUESTS as u64), Some(REQUESTS as u64)),
+        "{r}"
+    );
+    let calls = ev["remote_calls"].as_array().unwrap();
+    let got: Vec<u64> = calls
+        .iter()
+        .map(|c| c["server_work"].as_u64().unwrap())
+        .collect();
+    let mut off = Vec::new();
+    for (i, c) in calls.iter().enumerate() {
+        assert_eq!(c["key"].as_u64().unwrap(), mix(i as u64), "call {i}: {c}");
+        assert_eq!(c["event"].as_u64().unwrap(), i as u64, "call {i}: {c}");
+        let sum = c["server_work"].as_u64().unwrap()
+            + c["server_waiting"].as_u64().unwrap()
+            + c["transport"].as_u64().unwrap();
+        assert_eq!(sum, c["client_wall"].as_u64().unwrap(), "call {i}: {c}");
+        // As for the requests above: 5 % and 30 µs (the probes' and the key's own time).
+        if (got[i] as f64 - truth[i] as f64).abs() > 0.05 * truth[i] as f64 + 30_000.0 {
+            off.push((i, got[i], truth[i]));
+        }
+    }
+    for (p, k) in [(0.5, "p50"), (0.99, "p99")] {
+        eprintln!(
+            "remote server work {k}: Revy {} server {}",
+            pct(&got, p),
+            pct(&truth, p)
+        );
+        within(pct(&got, p), pct(&truth, p), &format!("server work {k}"));
+    }
+    // A call whose on-CPU time the runtime did not read counts at wall time (the method's
+    // first long call; one preempted after eight short ones): a few, never most.
+    assert!(
+        off.len() <= REQUESTS / 50,
+        "calls whose server work is off: {off:?}"
+    );
+    // Every request's event holds its client call and the server's handling, in two
+    // processes; the report shows the slowest one across them.
+    for (i, e) in ev["instances"].as_array().unwrap().iter().enumerate() {
+        assert_eq!(
+            (e["segments"].as_u64(), e["threads"].as_u64()),
+            (Some(2), Some(2)),
+            "event {i}: {e}"
+        );
+    }
+    let html = tmp.path().join("r.html");
+    ok(
+        &revy_in(&dir, &["report", set, "-o", html.to_str().unwrap()]),
+        "revy report",
+    );
+    let page =
+        revy::analyse::report::embedded_data(&std::fs::read_to_string(&html).unwrap()).unwrap();
+    let path = &page["events"]["types"][0]["slowest"][0]["timeline"];
+    let procs: std::collections::BTreeSet<u64> = (path.as_array().unwrap().iter())
+        .map(|s| s["process"].as_u64().unwrap())
+        .collect();
+    assert_eq!(procs.len(), 2, "{path}");
+}

@@ -1577,3 +1577,112 @@ fn report_marks_estimated_method_times() {
     assert!(title.contains("1 throttled"), "{title}");
     b.assert_no_errors();
 }
+
+/// Three requests, each accepted on thread 1 and run on thread 2, the last one also written
+/// on thread 3 (slowest: 10 → 400), and background work on thread 4.
+const EVENTS_TRACE: &str = "##### revy-trace 1 unit=ns\n\
+    ##### thread tid=1 name=acceptor\n##### thread tid=2 name=worker\n\
+    ##### thread tid=3 name=writer\n##### thread tid=4 name=bg\n\
+    <Msg cls=A oid=1 mth=accept sgn=!! size=0 tid=1 t=10>\n\
+    <Crt cls=R oid=2 size=8 tid=1 t=11>\n\
+    </Msg cls=A oid=1 mth=accept sgn=!! tid=1 t=20>\n\
+    <Msg cls=A oid=1 mth=accept sgn=!! size=0 tid=1 t=30>\n\
+    <Crt cls=R oid=3 size=16 tid=1 t=31>\n\
+    </Msg cls=A oid=1 mth=accept sgn=!! tid=1 t=40>\n\
+    <Msg cls=A oid=1 mth=accept sgn=!! size=0 tid=1 t=50>\n\
+    <Crt cls=R oid=5 size=24 tid=1 t=51>\n\
+    <Crt cls=R oid=6 size=24 tid=1 t=52>\n\
+    </Msg cls=A oid=1 mth=accept sgn=!! tid=1 t=60>\n\
+    <Msg cls=R oid=2 mth=run sgn=!! size=0 tid=2 t=25>\n\
+    </Msg cls=R oid=2 mth=run sgn=!! tid=2 t=55>\n\
+    <Msg cls=R oid=3 mth=run sgn=!! size=0 tid=2 t=100>\n\
+    </Msg cls=R oid=3 mth=run sgn=!! tid=2 t=130>\n\
+    <Msg cls=R oid=5 mth=run sgn=!! size=0 tid=2 t=140>\n\
+    </Msg cls=R oid=5 mth=run sgn=!! tid=2 t=200>\n\
+    <Msg cls=R oid=6 mth=write sgn=!! size=0 tid=3 t=300>\n\
+    </Msg cls=R oid=6 mth=write sgn=!! tid=3 t=400>\n\
+    <Msg cls=X oid=4 mth=work sgn=!! size=0 tid=4 t=30>\n\
+    </Msg cls=X oid=4 mth=work sgn=!! tid=4 t=90>\n\
+    ##### end events=22\n";
+
+/// With `[[events]]` the report has an events view: its per-type table holds exactly the
+/// figures of `revy analyze --format json`'s `events.types`, and the slowest request's path
+/// is drawn across the three threads it ran on, one bar per call, an arrow between them.
+#[test]
+fn report_events_view_equals_the_analysis() {
+    let Some(mut b) = browser() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let trace = tmp.path().join("t.dtf");
+    std::fs::write(&trace, EVENTS_TRACE).unwrap();
+    std::fs::write(
+        tmp.path().join("revy.toml"),
+        "[project]\nname=\"a\"\nsources=[\"*.java\"]\n\
+         [[events]]\nname=\"r\"\ntype=\"request\"\nmethod=\"A.accept\"\n",
+    )
+    .unwrap();
+    let t = trace.to_str().unwrap();
+    let run = |args: &[&str]| {
+        let o = revy().current_dir(tmp.path()).args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "revy {args:?}: {err}");
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let a: Value = serde_json::from_str(&run(&["analyze", t, "--format", "json"])).unwrap();
+    let out = tmp.path().join("r.html");
+    run(&["report", t, "-o", out.to_str().unwrap()]);
+    b.open(&out);
+    b.wait_for("document.querySelector('#table-events tbody tr') !== null");
+    let page = b.eval(
+        r#"(() => {
+      const rows = [...document.querySelectorAll('#table-events tbody tr[data-type]')].map(tr => {
+        const o = {};
+        for (const td of tr.querySelectorAll('td[data-v]')) o[td.dataset.key] = td.dataset.v;
+        return o;
+      });
+      const segs = [...document.querySelectorAll('#event-path rect.event-seg')]
+        .map(r => [Number(r.dataset.tid), Number(r.dataset.start), Number(r.dataset.end)]);
+      return { rows, segs, flows: document.querySelectorAll('#event-path line.event-flow').length,
+        title: document.querySelector('#event-path h3').textContent,
+        visible: !document.getElementById('events-view').hidden };
+    })()"#,
+    );
+    let types = a["events"]["types"].as_array().unwrap();
+    assert_eq!(
+        page["rows"].as_array().unwrap().len(),
+        types.len(),
+        "{page}"
+    );
+    assert!(page["visible"].as_bool().unwrap());
+    let s = &types[0];
+    assert_eq!(s["count"], json!(3), "{s}");
+    let row = &page["rows"][0];
+    let want = |v: &Value| match v {
+        Value::String(s) => s.clone(),
+        v => v.to_string(),
+    };
+    assert_eq!(row["type"], json!("request"));
+    for k in ["count", "objects", "bytes", "threads", "work_share"] {
+        assert_eq!(row[k], json!(want(&s[k])), "{k}: {page}");
+    }
+    for d in ["latency", "work", "waiting"] {
+        for q in ["p50", "p90", "p99", "max"] {
+            let k = format!("{d}.{q}");
+            assert_eq!(row[&k], json!(want(&s[d][q])), "{k}: {page}");
+        }
+    }
+    // The slowest request: accept (50..60) on 1, run (140..200) on 2, write (300..400) on 3.
+    assert_eq!(s["latency"]["max"], json!(350), "{s}");
+    assert_eq!(
+        page["segs"],
+        json!([[1, 50, 60], [2, 140, 200], [3, 300, 400]]),
+        "{page}"
+    );
+    assert_eq!(page["flows"], json!(2), "{page}");
+    assert!(
+        page["title"].as_str().unwrap().contains("3 threads"),
+        "{page}"
+    );
+    b.eval("document.getElementById('events-view').scrollIntoView()");
+    b.screenshot("events-view");
+    b.assert_no_errors();
+}

@@ -210,6 +210,8 @@ pub trait Sink {
     ) {
     }
     fn closed(&mut self, _c: &Closed, _instances: &[Instance], _names: &Names) {}
+    /// A `[[remote]]` call's key, logged inside thread `tid`'s current message (`method`).
+    fn keyed(&mut self, _tid: u64, _method: u32, _key: u64, _t: u64, _names: &Names) {}
     /// True once the sink wants nothing more (the walk then stops within a few million
     /// events; what it leaves is the sink's to say).
     fn gave_up(&self) -> bool {
@@ -492,6 +494,16 @@ impl Walker {
                 t,
                 cpu,
             } => self.end(tid, method, oid, t, cpu, names, sink),
+            Event::Key {
+                tid,
+                method,
+                key,
+                t,
+            } => {
+                let th = self.thread(tid);
+                self.threads[th].seen(t);
+                sink.keyed(tid, method, key, t, names);
+            }
         }
     }
 

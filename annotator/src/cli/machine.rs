@@ -54,6 +54,7 @@ impl ReplayArgs {
             enqueue_ns: ns("enqueue", &self.enqueue)?,
             manifest: manifest.is_file().then(|| manifest.to_path_buf()),
             events: manifest_events(manifest)?,
+            remote: manifest_remote(manifest)?,
             remeasure: self.remeasure,
             ..Default::default()
         };
@@ -90,6 +91,14 @@ impl Cutoff {
             ..opts
         })
     }
+}
+
+/// The `[[remote]]` calls of the manifest, when there is one.
+pub(crate) fn manifest_remote(manifest: &Path) -> Result<Vec<revy::instrument::remote::RemoteDef>> {
+    if !manifest.is_file() {
+        return Ok(Vec::new());
+    }
+    Ok(revy::instrument::manifest::Manifest::load(manifest)?.remote)
 }
 
 /// The `[[events]]` of the manifest, when there is one (a trace analysed outside a project

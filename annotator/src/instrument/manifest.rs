@@ -42,6 +42,8 @@ struct RawManifest {
     trace: RawTrace,
     #[serde(default)]
     events: Vec<crate::instrument::events::RawEvent>,
+    #[serde(default)]
+    remote: Vec<crate::instrument::remote::RawRemote>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -180,6 +182,8 @@ pub struct Manifest {
     pub trace_throttle: Option<Throttle>,
     /// `[[events]]`: what the analysis follows as events (requests, user actions).
     pub events: Vec<crate::instrument::events::EventDef>,
+    /// `[[remote]]`: remote calls whose client and server log the request's key.
+    pub remote: Vec<crate::instrument::remote::RemoteDef>,
     source_set: GlobSet,
     exclude_set: PathSet,
 }
@@ -554,6 +558,7 @@ impl Manifest {
         let trace_throttle = trace_throttle(&raw.trace, &|span| cx.at(span))?;
         check_trace_path(path, text, &raw.trace.path)?;
         let events = crate::instrument::events::check(&raw.events, &|span| cx.at(span))?;
+        let remote = crate::instrument::remote::check(&raw.remote, &|span| cx.at(span))?;
         Ok(Manifest {
             path: path.to_path_buf(),
             root: manifest_root(path),
@@ -581,6 +586,7 @@ impl Manifest {
             trace_max_size,
             trace_throttle,
             events,
+            remote,
             source_set,
             exclude_set,
         })

@@ -21,6 +21,7 @@ pub mod model;
 pub(crate) mod names;
 pub mod nested;
 pub mod project;
+pub mod remote;
 pub mod saf;
 pub(crate) mod safepath;
 pub(crate) mod select;

@@ -17,6 +17,8 @@ const MAX_BLOCK: u64 = 1 << 30;
 /// The event kind of an end with its call's on-CPU time (laid out as a start: id, oid, value,
 /// time delta).
 pub const END_CPU: u8 = 5;
+/// The event kind of a remote call's key: method id, key, time delta.
+pub const KEY: u8 = RawEvent::KEY;
 
 enum Fail {
     /// The file ends inside a record.
@@ -580,6 +582,12 @@ impl<R: Read> CompactReader<R> {
                 t,
                 cpu: (kind == END_CPU).then_some(size),
             },
+            KEY => Event::Key {
+                tid,
+                method: id,
+                key: oid,
+                t,
+            },
             _ => return None,
         })
     }
@@ -596,7 +604,7 @@ impl<R: Read> CompactReader<R> {
         let b = &self.block;
         let mut p = self.pos;
         let kind = *b.get(p)?;
-        if !(RawEvent::CREATE..=END_CPU).contains(&kind) {
+        if !(RawEvent::CREATE..=KEY).contains(&kind) {
             return None;
         }
         p += 1;
@@ -786,6 +794,12 @@ impl<W: Write> CompactWriter<W> {
                 Some(c) => (tid, END_CPU, method, oid, Some(c), Some(t)),
                 None => (tid, 4, method, oid, None, Some(t)),
             },
+            Event::Key {
+                tid,
+                method,
+                key,
+                t,
+            } => (tid, KEY, method, key, None, Some(t)),
         };
         let b = self.threads.entry(tid).or_default();
         if b.count == 0 {

@@ -105,6 +105,15 @@ pub enum Event {
         /// included), in the trace's unit; recorded for long calls only.
         cpu: Option<u64>,
     },
+    /// A remote call's key (its hash), logged on entry to a `[[remote]]` client or server
+    /// method `method`: the same key in two processes' traces links the client's call to
+    /// the server's handling.
+    Key {
+        tid: u64,
+        method: u32,
+        key: u64,
+        t: u64,
+    },
 }
 
 /// An event as a block of them holds it ([`TraceReader::next_events`]): a plain record
@@ -134,6 +143,8 @@ impl RawEvent {
     pub const DESTROY: u8 = 2;
     pub const START: u8 = 3;
     pub const END: u8 = 4;
+    /// A remote call's key ([`Event::Key`]; `oid` holds the key).
+    pub const KEY: u8 = 6;
     /// [`RawEvent::known`]'s bit for an end's on-CPU time.
     pub const CPU_KNOWN: u8 = 4;
 
@@ -153,6 +164,12 @@ impl RawEvent {
                 t,
             } => (RawEvent::CREATE, tid, class, oid, size, t),
             Event::Destroy { tid, class, oid, t } => (RawEvent::DESTROY, tid, class, oid, None, t),
+            Event::Key {
+                tid,
+                method,
+                key,
+                t,
+            } => (RawEvent::KEY, tid, method, key, None, Some(t)),
             Event::Start {
                 tid,
                 method,
@@ -214,6 +231,12 @@ impl RawEvent {
                 method: id,
                 oid,
                 size: self.size,
+                t: self.t,
+            },
+            RawEvent::KEY => Event::Key {
+                tid,
+                method: id,
+                key: oid,
                 t: self.t,
             },
             _ => Event::End {

@@ -181,6 +181,17 @@ fn retag(ev: Event, tag: u64, conv: impl Fn(u64) -> u64, len: impl Fn(u64) -> u6
             t: conv(t),
             cpu: cpu.map(len),
         },
+        Event::Key {
+            tid,
+            method,
+            key,
+            t,
+        } => Event::Key {
+            tid: tagged(tid),
+            method,
+            key,
+            t: conv(t),
+        },
     }
 }
 
@@ -403,12 +414,14 @@ impl MultiReader {
             | Event::Destroy { tid, oid, .. }
             | Event::Start { tid, oid, .. }
             | Event::End { tid, oid, .. } => (tid | oid) > LOCAL_MASK,
+            // The key is the same in every process: it is not tagged.
+            Event::Key { tid, .. } => tid > LOCAL_MASK,
         };
         let len =
             |d: u64| -> u64 { (d as i128 * m.scale / unit_ns).clamp(0, u64::MAX as i128) as u64 };
         let ev = retag(ev, tag, conv, len);
         let key = match ev {
-            Event::Start { t, .. } | Event::End { t, .. } => t,
+            Event::Start { t, .. } | Event::End { t, .. } | Event::Key { t, .. } => t,
             Event::Create { t, .. } | Event::Destroy { t, .. } => t.unwrap_or(m.last),
         };
         m.last = key;
@@ -476,7 +489,7 @@ impl MultiReader {
             Event::Create { class, .. } | Event::Destroy { class, .. } => {
                 *class = m.classes[*class as usize]
             }
-            Event::Start { method, .. } | Event::End { method, .. } => {
+            Event::Start { method, .. } | Event::End { method, .. } | Event::Key { method, .. } => {
                 *method = m.methods[*method as usize]
             }
         }

@@ -239,6 +239,7 @@ enum Kind {
     Destroy,
     Start,
     End,
+    Key,
 }
 
 /// The entry's kind and the text after its tag; `None` for an unknown entry.
@@ -252,6 +253,8 @@ fn entry_kind(line: &[u8]) -> Option<(Kind, &[u8])> {
         Some((Kind::Create, r))
     } else if let Some(r) = line.strip_prefix(b"<Dst") {
         Some((Kind::Destroy, r))
+    } else if let Some(r) = line.strip_prefix(b"<Key") {
+        Some((Kind::Key, r))
     } else {
         None
     }
@@ -269,6 +272,7 @@ struct Attrs<'a> {
     tid: Option<u64>,
     t: Option<u64>,
     cpu: Option<u64>,
+    key: Option<u64>,
 }
 
 impl<'a> Attrs<'a> {
@@ -304,6 +308,7 @@ impl<'a> Attrs<'a> {
             b"tid" => self.tid = Some(num()?),
             b"t" => self.t = Some(num()?),
             b"cpu" => self.cpu = Some(num()?),
+            b"key" => self.key = Some(num()?),
             _ => {} // unknown attributes are ignored
         }
         Ok(())
@@ -315,8 +320,10 @@ impl<'a> Attrs<'a> {
         let Some(cls) = self.cls else {
             return Line::Bad("entry without cls=");
         };
-        let Some(oid) = self.oid else {
-            return Line::Bad("entry without oid=");
+        let oid = match (self.oid, kind) {
+            (Some(oid), _) => oid,
+            (None, Kind::Key) => 0,
+            (None, _) => return Line::Bad("entry without oid="),
         };
         let tid = self.tid.unwrap_or(0);
         let t = self.t;
@@ -334,6 +341,7 @@ impl<'a> Attrs<'a> {
                 oid,
                 t,
             },
+            Kind::Key => return self.key_line(cls, names),
             Kind::Start | Kind::End => {
                 let Some(mth) = self.mth else {
                     return Line::Bad("message without mth=");
@@ -361,6 +369,21 @@ impl<'a> Attrs<'a> {
                     }
                 }
             }
+        })
+    }
+}
+
+impl Attrs<'_> {
+    /// A `<Key cls= mth= sgn= key= tid= t=>` entry.
+    fn key_line(self, cls: &[u8], names: &mut Names) -> Line {
+        let (Some(mth), Some(key), Some(t)) = (self.mth, self.key, self.t) else {
+            return Line::Bad("key entry without mth=, key= or t=");
+        };
+        Line::Event(Event::Key {
+            tid: self.tid.unwrap_or(0),
+            method: names.intern_method(cls, mth, self.sgn),
+            key,
+            t,
         })
     }
 }
@@ -526,6 +549,15 @@ impl<W: Write> TextWriter<W> {
                     Some(cpu) => writeln!(w, " cpu={cpu}>"),
                     None => writeln!(w, ">"),
                 }
+            }
+            Event::Key {
+                tid,
+                method,
+                key,
+                t,
+            } => {
+                let (c, m, s) = method_names(names, method);
+                writeln!(w, "<Key cls={c} mth={m} sgn={s} key={key} tid={tid} t={t}>")
             }
         }
     }

@@ -77,6 +77,9 @@ pub struct Options {
     /// The manifest's `[[events]]`: followed when not empty (`analyse::events`).
     #[serde(skip)]
     pub events: Vec<crate::instrument::events::EventDef>,
+    /// The manifest's `[[remote]]`: client calls linked to their servers' handling.
+    #[serde(skip)]
+    pub remote: Vec<crate::instrument::remote::RemoteDef>,
     /// Measure the enqueue cost again instead of reading `.revy/machine.toml` (`--remeasure`).
     #[serde(skip)]
     pub remeasure: bool,
@@ -109,6 +112,7 @@ impl Default for Options {
             proposals: true,
             manifest: None,
             events: Vec::new(),
+            remote: Vec::new(),
             remeasure: false,
         }
     }
@@ -591,7 +595,7 @@ pub fn analyze_path_with(
     opts: &Options,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<Analysis> {
-    if !opts.events.is_empty() {
+    if !opts.events.is_empty() || !opts.remote.is_empty() {
         return crate::analyse::events::analyze(path, opts, progress);
     }
     let mut b = Builder::for_trace(path, opts)?;

@@ -3,6 +3,7 @@
 //! the analysis's walk; this file turns the tracker into per-type results.
 
 mod order;
+pub mod remote;
 pub mod render;
 #[cfg(test)]
 mod tests;
@@ -56,6 +57,9 @@ impl Dist {
 #[derive(Debug, Clone, Serialize)]
 pub struct SegmentRow {
     pub tid: u64,
+    /// The process it ran in, when the trace is a set of several processes' traces.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub process: Option<u64>,
     pub method: String,
     pub start: u64,
     pub end: u64,
@@ -142,6 +146,19 @@ pub struct Events {
     pub late_records: u64,
     /// Most records that waited for their turn at once (the tracker's memory).
     pub peak_waiting: usize,
+    /// `[[remote]]`: per definition, its calls and how their time splits.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub remote: Vec<remote::RemoteStats>,
+    /// The first remote calls (up to `--detail-cap`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub remote_calls: Vec<remote::CallRow>,
+    /// Server keys no client call had opened.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub remote_unmatched: u64,
+}
+
+fn is_zero(x: &u64) -> bool {
+    *x == 0
 }
 
 /// `revy analyze` with events: the analysis's walk also feeds the tracker.
@@ -151,11 +168,11 @@ pub fn analyze(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<Analysis> {
     let mut b = Builder::for_trace(path, opts)?;
-    let mut t = Tracker::new(&opts.events, b.probe());
+    let mut t = Tracker::new(&opts.events, b.probe()).with_remote(&opts.remote);
     let (mut reader, mut walker) =
         walk_trace_with(path, &mut Tracked::new(&mut b, &mut t), progress)?;
     if let Some(mut capped) = b.capped(opts) {
-        t = Tracker::new(&opts.events, capped.probe());
+        t = Tracker::new(&opts.events, capped.probe()).with_remote(&opts.remote);
         (reader, walker) = walk_trace_with(path, &mut Tracked::new(&mut capped, &mut t), progress)?;
         b = capped;
     }
@@ -252,6 +269,7 @@ pub fn results(t: &Tracker, names: &Names, cap: usize) -> Events {
         });
     }
     let background = t.total_work.saturating_sub(event_work);
+    let (remote, remote_calls) = remote::results(&t.remote, cap);
     Events {
         definitions: (t.defs.iter())
             .map(|d| DefInfo {
@@ -274,6 +292,9 @@ pub fn results(t: &Tracker, names: &Names, cap: usize) -> Events {
         segments_dropped: t.segments_dropped,
         late_records: t.order_stats().0,
         peak_waiting: t.order_stats().1,
+        remote,
+        remote_calls,
+        remote_unmatched: t.remote.unmatched_server,
     }
 }
 
@@ -284,6 +305,7 @@ fn timeline(t: &Tracker, names: &Names, id: u32) -> EventRow {
         .filter(|s| s.event == id)
         .map(|s| SegmentRow {
             tid: s.tid,
+            process: names.process_of(s.tid),
             method: method_label(names, s.method),
             start: s.start,
             end: s.end,

@@ -58,11 +58,14 @@ pub fn text(s: &mut String, e: &Events, unit: Unit) {
                 r.segments
             );
             for g in &r.timeline {
+                let at = g
+                    .process
+                    .map_or(String::new(), |p| format!(" in process {p}"));
                 let _ = writeln!(
                     s,
-                    "        +{:<10} thread {:<6} {} ({})",
+                    "        +{:<10} thread {:<6} {} ({}){at}",
                     h(g.start.saturating_sub(r.start), unit),
-                    g.tid,
+                    crate::analyse::trace::multi::local(g.tid),
                     g.method,
                     h(g.end.saturating_sub(g.start), unit)
                 );
@@ -75,6 +78,26 @@ pub fn text(s: &mut String, e: &Events, unit: Unit) {
         h(e.background.work, unit),
         e.background.share * 100.0
     );
+    for r in &e.remote {
+        let _ = writeln!(
+            s,
+            "  remote {} ({} -> {}): {} call(s), {} linked to the server's handling",
+            r.name, r.client, r.server, r.calls, r.linked
+        );
+        if r.linked > 0 {
+            let _ = writeln!(s, "    client call     {}", dist(&r.client_wall, unit));
+            let _ = writeln!(s, "    server work     {}", dist(&r.server_work, unit));
+            let _ = writeln!(s, "    server waiting  {}", dist(&r.server_waiting, unit));
+            let _ = writeln!(s, "    transport       {}", dist(&r.transport, unit));
+        }
+    }
+    if e.remote_unmatched > 0 {
+        let _ = writeln!(
+            s,
+            "  note: {} server call(s) had no client call with their key (is the client's trace in the set?)",
+            e.remote_unmatched
+        );
+    }
     if e.late_records > 0 {
         let _ = writeln!(
             s,

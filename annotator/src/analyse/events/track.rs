@@ -20,6 +20,7 @@
 use rustc_hash::FxHashMap;
 
 use super::order::{Order, Rec};
+use super::remote::{Call, Links};
 use crate::analyse::trace::Names;
 use crate::analyse::walk::{Closed, Frame, Instance, Sink};
 use crate::instrument::events::EventDef;
@@ -44,6 +45,9 @@ struct MethodBits {
     reassoc: u32,
     /// Definitions whose `classes` take its receiver's class.
     carry: u32,
+    /// Index + 1 of the `[[remote]]` it is the client or server of (0: none), and which.
+    remote: u8,
+    server: bool,
 }
 
 /// One event's sums (times in trace units).
@@ -83,6 +87,8 @@ struct ThreadEv {
     start: u64,
     /// Its thread id once a message started on it.
     tid: Option<u64>,
+    /// The latest message started on it (order, start, method): a remote key's call.
+    last: (u64, u64, u32),
 }
 
 /// The facts of a message's start the rules use.
@@ -96,6 +102,7 @@ struct Entered {
 const ENTER: u8 = 0;
 const CREATE: u8 = 1;
 const CLOSE: u8 = 2;
+const KEY: u8 = 3;
 
 /// The event tracker.
 pub struct Tracker {
@@ -123,6 +130,8 @@ pub struct Tracker {
     pub segments_dropped: u64,
     /// Work and measured blocking of every thread's outermost messages.
     pub total_work: u64,
+    /// `[[remote]]` calls linked across processes.
+    pub remote: Links,
 }
 
 impl Tracker {
@@ -146,7 +155,14 @@ impl Tracker {
             segments: Vec::new(),
             segments_dropped: 0,
             total_work: 0,
+            remote: Links::default(),
         }
+    }
+
+    /// Also links the `[[remote]]` calls `defs` names (at most 255).
+    pub fn with_remote(mut self, defs: &[crate::instrument::remote::RemoteDef]) -> Self {
+        self.remote.defs = defs.iter().take(255).cloned().collect();
+        self
     }
 
     fn class_bits(&mut self, class: u32, names: &Names) -> u32 {
@@ -197,6 +213,12 @@ impl Tracker {
                 }
             }
             b.carry = self.class_bits(def.class, names);
+            for (i, r) in self.remote.defs.iter().enumerate() {
+                if let Some((server, _)) = r.key_of(class, n, s) {
+                    (b.remote, b.server) = (i as u8 + 1, server);
+                    break;
+                }
+            }
         }
         self.methods[m] = b;
         b
@@ -217,6 +239,7 @@ impl Tracker {
                 order: 0,
                 start: 0,
                 tid: None,
+                last: (0, 0, u32::MAX),
             };
             self.threads.resize(th + 1, idle);
             self.last_t.resize(th + 1, 0);
@@ -266,6 +289,7 @@ impl Tracker {
             receiver: r.y,
         };
         let bits = self.method_bits(f.method, names);
+        self.threads[th].last = (f.order, f.start, f.method);
         let fresh = f.receiver >= self.seen;
         if fresh {
             self.seen = f.receiver + 1;
@@ -349,6 +373,7 @@ impl Tracker {
         if r.flag {
             self.total_work += r.work;
         }
+        self.remote.closed(th, r.order, r.t, r.work);
         let t = self.threads[th];
         if t.event == NONE || t.order != r.order {
             return;
@@ -387,6 +412,58 @@ impl Tracker {
             flag: crate::analyse::trace::multi::local(f.oid) != 0,
         };
         self.push(tid, r, names);
+    }
+
+    /// A `[[remote]]` call's key, logged inside the call that just started on `tid`.
+    pub(crate) fn record_key(&mut self, tid: u64, method: u32, key: u64, t: u64, names: &Names) {
+        let r = Rec {
+            t,
+            seq: 0,
+            order: key,
+            work: 0,
+            blocked: 0,
+            x: method,
+            y: 0,
+            kind: KEY,
+            flag: false,
+        };
+        self.push(tid, r, names);
+    }
+
+    /// A client's key opens a remote call (with its thread's event); a server's links its
+    /// handling to the client call of the same key, which continues that call's event.
+    fn key(&mut self, th: usize, r: &Rec, names: &Names) {
+        let bits = self.method_bits(r.x, names);
+        let t = self.threads[th];
+        let (order, start, method) = t.last;
+        if bits.remote == 0 || method != r.x {
+            return;
+        }
+        let (def, tid) = (bits.remote - 1, t.tid.unwrap_or(0));
+        if !bits.server {
+            let call = Call {
+                event: t.event,
+                client_tid: tid,
+                client_start: start,
+                ..Call::default()
+            };
+            self.remote.client(def, r.order, th, order, call);
+            return;
+        }
+        let Some(event) =
+            (self.remote.server(def, r.order, th, order, tid, start)).map(|c| c.event)
+        else {
+            return;
+        };
+        if t.event == NONE && event != NONE {
+            let f = Entered {
+                order,
+                start,
+                method,
+                receiver: 0,
+            };
+            self.begin(th, event, &f);
+        }
     }
 
     /// A creation has no time of its own: it takes its thread's latest.
@@ -450,6 +527,7 @@ impl Tracker {
             match r.kind {
                 ENTER => self.enter(th, &r, names),
                 CREATE => self.create(th, &r, names),
+                KEY => self.key(th, &r, names),
                 _ => self.close(th, &r),
             }
         }
@@ -506,6 +584,10 @@ impl<S: Sink> Sink for Tracked<'_, S> {
     fn closed(&mut self, c: &Closed, instances: &[Instance], names: &Names) {
         self.tracker.record_close(c, names);
         self.inner.closed(c, instances, names);
+    }
+    fn keyed(&mut self, tid: u64, method: u32, key: u64, t: u64, names: &Names) {
+        self.tracker.record_key(tid, method, key, t, names);
+        self.inner.keyed(tid, method, key, t, names);
     }
     fn gave_up(&self) -> bool {
         self.inner.gave_up()

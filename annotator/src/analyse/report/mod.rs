@@ -6,6 +6,7 @@
 //! instances, the heaviest edges and messages up to fixed caps (the page says what it left out).
 
 pub(crate) mod classes;
+pub(crate) mod events;
 pub(crate) mod layout;
 pub(crate) mod timeline;
 
@@ -90,6 +91,9 @@ pub struct Data<'a> {
     pub timeline: &'a timeline::Timeline,
     /// Node positions of the instance and class graphs, computed here once.
     pub layout: layout::Layout,
+    /// Per-event results with `[[events]]` (`events.js` draws them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub events: Option<&'a crate::analyse::events::Events>,
 }
 
 /// What the page shows of the baseline run: its span and totals, per-class time and the
@@ -261,18 +265,21 @@ pub fn analyze(trace: &Path, opts: &Options, caps: &Caps) -> Result<Input> {
         span: [u64::MAX, 0],
         slices: timeline::Collector::default(),
     };
-    let (mut reader, mut walker) = crate::analyse::walk::walk_trace(trace, &mut tee)?;
+    let probe = tee.b.probe();
+    let (mut reader, mut walker, mut evs) = events::walk(trace, &opts, probe, &mut tee)?;
     if let Some(b) = tee.b.capped(&opts) {
         // The header's probe cost exceeds a message's net time: walk again at the cap.
+        let probe = b.probe();
         tee = Tee {
             b,
             span: [u64::MAX, 0],
             slices: timeline::Collector::default(),
         };
-        (reader, walker) = crate::analyse::walk::walk_trace(trace, &mut tee)?;
+        (reader, walker, evs) = events::walk(trace, &opts, probe, &mut tee)?;
     }
     let slices = std::mem::take(&mut tee.slices);
-    let analysis = analysis::finish_with_advice(trace, &opts, tee.b, &reader, &mut walker)?;
+    let mut analysis = analysis::finish_with_advice(trace, &opts, tee.b, &reader, &mut walker)?;
+    analysis.events = evs;
     drop((reader, walker));
     let mut ls = Links {
         edges: select(&analysis, caps)
@@ -404,6 +411,7 @@ pub fn data<'a>(input: &'a Input, caps: &'a Caps) -> Data<'a> {
         baseline: None,
         timeline: &input.timeline,
         layout,
+        events: a.events.as_ref(),
     }
 }
 
@@ -439,6 +447,7 @@ pub fn render(d: &Data) -> String {
         s.replace("__REVY_TITLE__", &html_escape(&title))
             .replace("/*__REVY_CSS__*/", CSS)
             .replace("/*__REVY_JS__*/", JS)
+            .replace("/*__REVY_EVENTS_JS__*/", events::JS)
     };
     let mut out = String::with_capacity(TEMPLATE.len() + CSS.len() + JS.len() + json.len());
     out.push_str(&fill(head));

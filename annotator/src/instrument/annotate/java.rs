@@ -253,9 +253,10 @@ impl ClassProbes<'_> {
         let (pre, oid) = self.oid_local(m, local);
         let start = m.entry.unwrap_or(body.start + 1);
         let size = size_expr(self.cx.mode, m, mid);
+        let key = self.remote_key(m, mid);
         out.insertions.push(Insertion::new(
             start,
-            format!(" {pre}_revy.runtime.Rv.start({mid}, {oid}, {size}); try {{"),
+            format!(" {pre}_revy.runtime.Rv.start({mid}, {oid}, {size}); try {{{key}"),
         ));
         out.insertions.push(Insertion::new(
             body.end - 1,
@@ -287,6 +288,28 @@ impl ClassProbes<'_> {
             return None;
         }
         Some((sm.id, body))
+    }
+
+    /// For a `[[remote]]` client or server method, the statement logging its key's hash
+    /// (` if (req != null) Rv.key(MID, req.id);`); else nothing.
+    fn remote_key(&self, m: &MethodDecl, mid: u32) -> String {
+        let (cx, qname) = (self.cx, &self.c.qname);
+        let Some(sm) = cx.selected_method(qname, &self.file.path, m) else {
+            return String::new();
+        };
+        let Some(path) = (cx.remote.iter()).find_map(|r| r.key_of(qname, &sm.name, &sm.sgn)) else {
+            return String::new();
+        };
+        let path = path.1;
+        let guards: Vec<String> = (1..path.len())
+            .map(|k| format!("{} != null", path[..k].join(".")))
+            .collect();
+        let call = format!("_revy.runtime.Rv.key({mid}, {});", path.join("."));
+        if guards.is_empty() {
+            format!(" {call}")
+        } else {
+            format!(" if ({}) {call}", guards.join(" && "))
+        }
     }
 
     /// Notes why a selected method is left as it is.

@@ -52,6 +52,8 @@ pub struct Context<'a> {
     /// Original texts of files Revy has already rewritten (`--verify` re-plans while the
     /// tree is annotated); other files are read from disk.
     pub originals: Option<&'a HashMap<String, String>>,
+    /// `[[remote]]`: methods that log a remote call's key on entry.
+    pub remote: Vec<crate::instrument::remote::RemoteDef>,
     index: SafIndex<'a>,
     /// Per-run facts an annotator derives once from the whole project (C++: its sources'
     /// text), by language; dropped with the context, so no run sees another's.
@@ -104,6 +106,7 @@ impl<'a> Context<'a> {
             trace,
             root,
             originals,
+            remote: Vec::new(),
             index: SafIndex::new(saf),
             memo: Mutex::new(HashMap::new()),
         }
@@ -357,7 +360,8 @@ fn plan_saf(
     originals: Option<&HashMap<String, String>>,
 ) -> Result<(Plan, Summary)> {
     let (trace, root) = trace_settings(m)?;
-    let cx = Context::new(mode, &saf, trace, root, originals);
+    let mut cx = Context::new(mode, &saf, trace, root, originals);
+    cx.remote = m.remote.clone();
     let wanted = wanted_files(&saf, originals);
     check_saf_paths(m, &saf, &wanted)?;
     let results = annotate_files(m, &cx, &wanted, originals)?;

@@ -174,6 +174,35 @@ public final class Rv {
         b.end(mid, oid);
     }
 
+    /**
+     * A {@code [[remote]]} client or server method's key (a request id): its hash, logged
+     * in the running call of {@code mid} so that the analysis links a client's call to the
+     * server's handling in another process. Integers of every width hash alike, boxed or not.
+     */
+    public static void key(int mid, long k) {
+        RvBuf b = buf();
+        if (b == null || b.quiet != 0) {
+            return;
+        }
+        b.ev(RvBuf.KEY, mid, mix(k), 0L, false);
+    }
+
+    /** {@link #key(int, long)} for an object key: a number's value, else its hashCode(). */
+    public static void key(int mid, Object k) {
+        if (k instanceof Long || k instanceof Integer || k instanceof Short || k instanceof Byte) {
+            key(mid, ((Number) k).longValue());
+        } else if (k != null) {
+            key(mid, (long) k.hashCode());
+        }
+    }
+
+    /** SplitMix64's finaliser: spreads small ids over the 64 bits (the C++ runtime's too). */
+    static long mix(long z) {
+        z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
+        z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
+        return z ^ (z >>> 31);
+    }
+
     /** Better mode: whether method {@code mid}'s arguments are still measured (not throttled). */
     public static boolean sized(int mid) {
         return RvTrace.estimate.get(mid) == 0L;

@@ -92,6 +92,8 @@ final class RvBuf {
 
     /** Event kinds of the compact trace form (annotator/trace/FORMAT.md); END_CPU: with on-CPU time. */
     static final int CRT = 1, DST = 2, START = 3, END = 4, END_CPU = 5;
+    /** A remote call's key: method id, key hash, time (laid out as DST). */
+    static final int KEY = 6;
 
     // The shadow stack of open calls: which are recorded as events, and the time of their
     // callees, so what is not recorded is aggregated with its sender and net time. One array,
@@ -721,10 +723,10 @@ final class RvBuf {
         int ok = HEAD;
         while (p < len) {
             int kind = a[p++];
-            if (kind < CRT || kind > END_CPU) {
+            if (kind < CRT || kind > KEY) {
                 break;
             }
-            int fields = (kind & 1) != 0 ? 4 : 3; // CRT, START, END_CPU carry a value
+            int fields = (kind & 1) != 0 ? 4 : 3; // CRT, START, END_CPU carry a value; KEY not
             for (int i = 0; i < fields; i++) {
                 while (p < len && (a[p] & 0x80) != 0) {
                     p++;

@@ -40,7 +40,7 @@ pub struct RemoteDef {
 impl RemoteDef {
     /// The key path of a method of class `class` named `method`: the client's or the
     /// server's (`None`: neither side's method).
-    pub fn key_of(&self, class: &str, method: &str, sgn: &str) -> Option<(bool, &[String])> {
+    pub(crate) fn key_of(&self, class: &str, method: &str, sgn: &str) -> Option<(bool, &[String])> {
         if self.client.matches(class, method, sgn) {
             Some((false, &self.client_key))
         } else if self.server.matches(class, method, sgn) {

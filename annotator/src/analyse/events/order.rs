@@ -25,6 +25,8 @@ pub struct Rec {
     pub seq: u64,
     /// Enter, close: the message's order; create: the size.
     pub order: u64,
+    /// An enter folded with its close (a call with no record between them): the end.
+    pub end: u64,
     /// Close: work and measured blocking.
     pub work: u64,
     pub blocked: u64,
@@ -115,6 +117,19 @@ impl Order {
         }
     }
 
+    /// The record `lane` queued last, while it still waits (not yet handed back).
+    pub fn last_waiting(&mut self, lane: usize) -> Option<&mut Rec> {
+        self.lanes.get_mut(lane)?.back_mut()
+    }
+
+    /// Lane `lane` has brought time `t` (a record folded into its last one).
+    pub fn raise(&mut self, lane: usize, t: u64) {
+        self.hi[lane] = self.hi[lane].max(t);
+        if self.low.is_some_and(|(_, l)| l == lane) {
+            self.low = None;
+        }
+    }
+
     pub fn full(&self) -> bool {
         self.waiting > self.window
     }
@@ -173,6 +188,7 @@ mod tests {
             t,
             seq: 0,
             order: 0,
+            end: 0,
             work: 0,
             blocked: 0,
             x: 0,

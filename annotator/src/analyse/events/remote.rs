@@ -13,7 +13,7 @@ use crate::instrument::remote::RemoteDef;
 
 /// One remote call (times in trace units; `u64::MAX` event: none).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Call {
+pub(crate) struct Call {
     pub def: u8,
     pub key: u64,
     pub event: u32,
@@ -39,7 +39,7 @@ impl Call {
 
 /// The links found so far.
 #[derive(Default)]
-pub struct Links {
+pub(crate) struct Links {
     pub defs: Vec<RemoteDef>,
     pub calls: Vec<Call>,
     /// (definition, key) → the client call waiting for its server.
@@ -52,7 +52,7 @@ pub struct Links {
 
 impl Links {
     /// A client's key inside its call (`order`, started at `start` on slot `th`).
-    pub fn client(&mut self, def: u8, key: u64, th: usize, order: u64, call: Call) {
+    pub(crate) fn client(&mut self, def: u8, key: u64, th: usize, order: u64, call: Call) {
         let id = self.calls.len() as u32;
         self.calls.push(Call { def, key, ..call });
         self.pending.insert((def, key), id);
@@ -60,7 +60,7 @@ impl Links {
     }
 
     /// A server's key inside its handling call: the linked client call, if any.
-    pub fn server(
+    pub(crate) fn server(
         &mut self,
         def: u8,
         key: u64,
@@ -83,7 +83,7 @@ impl Links {
 
     /// A message ended: closes the client or server side it carried.
     #[inline]
-    pub fn closed(&mut self, th: usize, order: u64, end: u64, work: u64) {
+    pub(crate) fn closed(&mut self, th: usize, order: u64, end: u64, work: u64) {
         if self.open.is_empty() {
             return;
         }
@@ -135,7 +135,7 @@ pub struct RemoteStats {
 }
 
 /// The per-definition results and the first `cap` calls.
-pub fn results(l: &Links, cap: usize) -> (Vec<RemoteStats>, Vec<CallRow>) {
+pub(crate) fn results(l: &Links, cap: usize) -> (Vec<RemoteStats>, Vec<CallRow>) {
     let stats = (l.defs.iter().enumerate())
         .map(|(i, d)| {
             let mine = || l.calls.iter().filter(move |c| c.def as usize == i);

@@ -103,6 +103,11 @@ const ENTER: u8 = 0;
 const CREATE: u8 = 1;
 const CLOSE: u8 = 2;
 const KEY: u8 = 3;
+/// A call with no record of its thread between its start and its end, queued as one
+/// record: its end is applied right after its start (see [`Tracker::record_close`]).
+const ENTER_CLOSE: u8 = 4;
+/// [`ENTER_CLOSE`] of a call outermost on its thread.
+const ENTER_CLOSE_OUTER: u8 = 5;
 
 /// The event tracker.
 pub struct Tracker {
@@ -131,7 +136,7 @@ pub struct Tracker {
     /// Work and measured blocking of every thread's outermost messages.
     pub total_work: u64,
     /// `[[remote]]` calls linked across processes.
-    pub remote: Links,
+    pub(crate) remote: Links,
 }
 
 impl Tracker {
@@ -160,7 +165,7 @@ impl Tracker {
     }
 
     /// Also links the `[[remote]]` calls `defs` names (at most 255).
-    pub fn with_remote(mut self, defs: &[crate::instrument::remote::RemoteDef]) -> Self {
+    pub(crate) fn with_remote(mut self, defs: &[crate::instrument::remote::RemoteDef]) -> Self {
         self.remote.defs = defs.iter().take(255).cloned().collect();
         self
     }
@@ -355,9 +360,31 @@ impl Tracker {
             .aggregate
             .saturating_sub(self.probe.saturating_mul(1 + f.descendants));
         let blocked = (c.wait + f.child_wait).min(agg);
+        // A close changes only its own thread's state and sums whose order does not
+        // matter, so it may be applied as soon as the records before it on its thread are:
+        // folded into its start when that is the thread's last record still waiting, the
+        // queue holds one record for the call instead of two (the most of the tracker's
+        // cost was moving queued records through the cache).
+        let th = self.thread_slot(c.tid);
+        if let Some(last) =
+            (self.order.last_waiting(th)).filter(|l| l.kind == ENTER && l.order == f.order)
+        {
+            last.kind = if c.outer.is_empty() {
+                ENTER_CLOSE_OUTER
+            } else {
+                ENTER_CLOSE
+            };
+            last.end = c.end;
+            last.work = agg - blocked;
+            last.blocked = blocked;
+            self.last_t[th] = c.end;
+            self.order.raise(th, c.end);
+            return;
+        }
         let r = Rec {
             t: c.end,
             seq: 0,
+            end: 0,
             order: f.order,
             work: agg - blocked,
             blocked,
@@ -403,6 +430,7 @@ impl Tracker {
         let r = Rec {
             t: f.start,
             seq: 0,
+            end: 0,
             order: f.order,
             work: 0,
             blocked: 0,
@@ -419,6 +447,7 @@ impl Tracker {
         let r = Rec {
             t,
             seq: 0,
+            end: 0,
             order: key,
             work: 0,
             blocked: 0,
@@ -479,6 +508,7 @@ impl Tracker {
         let r = Rec {
             t: self.last_t[th],
             seq: 0,
+            end: 0,
             order: size.unwrap_or(0),
             work: 0,
             blocked: 0,
@@ -528,6 +558,15 @@ impl Tracker {
                 ENTER => self.enter(th, &r, names),
                 CREATE => self.create(th, &r, names),
                 KEY => self.key(th, &r, names),
+                ENTER_CLOSE | ENTER_CLOSE_OUTER => {
+                    self.enter(th, &r, names);
+                    let close = Rec {
+                        t: r.end,
+                        flag: r.kind == ENTER_CLOSE_OUTER,
+                        ..r
+                    };
+                    self.close(th, &close);
+                }
                 _ => self.close(th, &r),
             }
         }

@@ -416,20 +416,31 @@ fn java_remote_calls_continue_into_the_server() {
             off.push((i, got[i], truth[i]));
         }
     }
-    for (p, k) in [(0.5, "p50"), (0.99, "p99")] {
-        eprintln!(
-            "remote server work {k}: Revy {} server {}",
-            pct(&got, p),
-            pct(&truth, p)
-        );
-        within(pct(&got, p), pct(&truth, p), &format!("server work {k}"));
-    }
     // A call whose on-CPU time the runtime did not read counts at wall time (the method's
-    // first long call; one preempted after eight short ones): a few, never most.
+    // first long call; one preempted after eight short ones): a few, never most, and never
+    // less than the server measured. The distributions compare the other calls (a few
+    // preempted wall-time calls are p99 of 400 under load).
     assert!(
         off.len() <= REQUESTS / 50,
         "calls whose server work is off: {off:?}"
     );
+    assert!(off.iter().all(|&(_, g, w)| g > w), "work lost: {off:?}");
+    let kept = |v: &[u64]| -> Vec<u64> {
+        (v.iter().enumerate())
+            .filter(|(i, _)| !off.iter().any(|o| o.0 == *i))
+            .map(|(_, &x)| x)
+            .collect()
+    };
+    let (got, truth) = (kept(&got), kept(&truth));
+    for (p, k) in [(0.5, "p50"), (0.99, "p99")] {
+        eprintln!(
+            "remote server work {k}: Revy {} server {} ({} calls off)",
+            pct(&got, p),
+            pct(&truth, p),
+            off.len()
+        );
+        within(pct(&got, p), pct(&truth, p), &format!("server work {k}"));
+    }
     // Every request's event holds its client call and the server's handling, in two
     // processes; the report shows the slowest one across them.
     for (i, e) in ev["instances"].as_array().unwrap().iter().enumerate() {

@@ -59,6 +59,10 @@ pub struct Tree {
     /// The thread handoff the runtime measured at start-up (`handoff_ns=`), in ns; `None`
     /// for older traces.
     pub handoff_ns: Option<f64>,
+    /// What a counted call of a throttled method cost its caller (`counted_ns=`), in the
+    /// tree's unit: the batches take it off their sender's own time. 0: unknown (older
+    /// traces) or not compensating.
+    pub counted_cost: f64,
     /// Calls the runtimes aggregated instead of recording (not in the tree).
     pub aggregated_calls: u64,
     /// Some message carries page-fault time (a C++ trace on Linux with `fault_ns=`).
@@ -359,8 +363,8 @@ impl Tree {
         Ok(t)
     }
 
-    /// Notes the header's probe cost and handoff; returns the probe cost per message to
-    /// take off, in the tree's unit (0 unless compensating).
+    /// Notes the header's probe cost, handoff and counted-call cost; returns the probe cost
+    /// per message to take off, in the tree's unit (0 unless compensating).
     fn header_costs(
         &mut self,
         reader: &crate::analyse::trace::TraceReader,
@@ -384,7 +388,12 @@ impl Tree {
             Compensation::Header => probe_ns.unwrap_or(0.0),
             Compensation::Given(ns) => ns,
         };
-        ns * Unit::Ns.micros() / self.unit().micros()
+        let to_unit = Unit::Ns.micros() / self.unit().micros();
+        if compensate.on() {
+            let counted = field("counted_ns").filter(|c| c.is_finite() && *c > 0.0);
+            self.counted_cost = self.counted_cost.max(counted.unwrap_or(0.0) * to_unit);
+        }
+        ns * to_unit
     }
 
     /// The trace's instances and methods, after those already read.

@@ -146,7 +146,7 @@ final class RvTrace {
             long wall = now.getEpochSecond() * 1000000000L + now.getNano();
             String[] probe = RvBuf.probeNs(20000000L, 150000000L, false);
             String[] counted = RvTable.THROTTLE_CALLS > 0L
-                    ? RvBuf.probeNs(10000000L, 60000000L, true) : new String[] {"0", "0", "0"};
+                    ? RvBuf.probeNs(20000000L, 150000000L, true) : new String[] {"0", "0", "0"};
             String header = "unit=ns lang=java pid=" + pid + " start=" + iso.format(new Date())
                     + " anchor_wall_ns=" + wall + " anchor_t=" + anchorT
                     + " probe_ns=" + probeText(Double.parseDouble(probe[0]))

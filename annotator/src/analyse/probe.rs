@@ -186,7 +186,7 @@ pub(crate) fn header_ns(path: &Path, key: &str) -> Result<Option<f64>> {
 /// than 8 batches of round trips (a machine too busy), or its batches spread wide (the median batch's
 /// `handoff_p50=` over twice the figure: most batches were slowed, so it may be too). `None`
 /// for traces without the spread (older runtimes) and when it is narrow.
-pub fn handoff_warning(h: &crate::analyse::trace::Header) -> Option<String> {
+pub(crate) fn handoff_warning(h: &crate::analyse::trace::Header) -> Option<String> {
     let num = |k: &str| h.get(k).and_then(|v| v.parse::<f64>().ok());
     let (ns, p50, batches) = (
         num("handoff_ns")?,

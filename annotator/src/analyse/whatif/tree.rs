@@ -58,7 +58,7 @@ pub struct Tree {
     /// What a counted call of a throttled method cost its caller (`counted_ns=`), in the
     /// tree's unit: the batches take it off their sender's own time. 0: unknown (older
     /// traces) or not compensating.
-    pub counted_cost: f64,
+    pub(crate) counted_cost: f64,
     /// Calls the runtimes aggregated instead of recording (not in the tree).
     pub aggregated_calls: u64,
     /// Some message carries page-fault time (a C++ trace on Linux with `fault_ns=`).

@@ -19,9 +19,9 @@ pub const THREAD_JOIN: &str = "Thread.join";
 pub const QUEUE_TAKE: &str = "BlockingQueue.take";
 pub const QUEUE_PUT: &str = "BlockingQueue.put";
 /// Between a queue call's name and its receiver's, in a body's `blocks` (see the top).
-pub const VIA: &str = " via ";
+pub(crate) const VIA: &str = " via ";
 /// `java.util.concurrent`'s interfaces and classes with a blocking `take`/`put`.
-pub const QUEUE_TYPES: [&str; 10] = [
+pub(crate) const QUEUE_TYPES: [&str; 10] = [
     "BlockingQueue",
     "BlockingDeque",
     "TransferQueue",

@@ -2349,8 +2349,8 @@ REVY_HOT void end(std::uint32_t mid, std::uint64_t oid) {
 //
 // A throttled method's counted calls are not timed: their time is the estimate, and what the
 // counting costs stays in the caller's time (the what-if takes it off the sender). Measured
-// at start-up on a scratch thread state through the counted path itself (`start_estimated`,
-// then `end`'s test and `end_counted`), for method id 0 (never a real method: ids start at 1),
+// at start-up on a scratch thread state through the counted path itself (`push_counted`,
+// `end_counted`: what annotated code runs inline), for method id 0 (never a real method: ids start at 1),
 // whose estimate is set for the measurement only: 400 batches of 50 calls, the fastest
 // counting (as probe_ns), the median batch the spread. The thread-state lookup is left out.
 inline std::string counted_cost_ns() {
@@ -2380,11 +2380,9 @@ inline std::string counted_cost_ns() {
         ts->counted = 1;  // no call of the batch is one of the 1-in-kSampleEvery timed
         std::uint64_t t0 = now_ns();
         for (std::uint64_t i = 0; i < calls; ++i) {
-            if (!start_estimated(*ts, 0, oid, 24)) break;
-            std::uint32_t d = ts->depth;
-            if (!(d && ts->frames[d - 1].rec == kEstimated && ts->frames[d - 1].mid == 0 &&
-                  ts->frames[d - 1].oid == oid && end_counted(*ts, d - 1)))
-                ts->depth = 1;
+            std::uint32_t d = push_counted(*ts, 0, oid, 24);
+            if (!d) break;
+            if (!end_counted(*ts, 0, oid, d)) ts->depth = 1;
         }
         std::uint64_t d = now_ns() - t0;
         all[batch] = d;

@@ -39,6 +39,14 @@
 #pragma GCC optimize("O2")
 #endif
 
+#if defined(__GNUC__) || defined(__clang__)
+#define REVY_ALWAYS_INLINE inline __attribute__((always_inline))
+#define REVY_LOAD_RELAXED(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#else
+#define REVY_ALWAYS_INLINE inline
+#define REVY_LOAD_RELAXED(p) (*static_cast<const volatile std::uint64_t*>(p))
+#endif
+
 namespace _revy_rt {
 
 // The common part of a root tag whose class has selected subclasses: the most-derived
@@ -51,7 +59,117 @@ struct TagCore {
 namespace detail {
 
 enum { kJoinMax = 16 };  // tagged parts one JoinTag unites at most
-enum { kApiVersion = 1 };
+enum { kApiVersion = 2 };
+
+// ---- the shadow stack, and what counting a throttled method's call reads -----------------
+//
+// An open call on a thread's shadow stack: whether it is recorded as events (else it is
+// aggregated), and the time of its callees, so unrecorded calls get their sender and net time.
+// kEstimated: a throttled method's call, untimed (its time is the estimate set at the verdict).
+// kSampled: one of them timed (the implementation's `resample`).
+enum : std::uint32_t {
+    kAggregated = 0,
+    kRecorded = 1,
+    kInherited = 2,
+    kEstimated = 3,
+    kSampled = 4
+};
+struct Frame {
+    std::uint64_t oid, t, child, hidden, size;
+    std::uint32_t mid, rec;
+};
+// Every kSampleEvery-th counted call of a thread is timed instead (the implementation).
+enum : std::uint32_t { kSampleEvery = 1024 };
+
+struct AggEdge;  // a slot of the thread's aggregate table (the implementation)
+// Per thread and throttled method: the edge its leaf calls were counted on last, and how many
+// of them since they last went to the thread's aggregate table.
+struct Counted {
+    std::uint64_t so, o;  // the edge counted: sender oid, receiver oid
+    std::uint32_t s;      // sender mid + 1 (0: the thread's root)
+    std::uint32_t sampled;  // samples written to `ring`
+    std::uint64_t n;      // the leaf calls counted (apart from `size`: no vector code for the pair)
+    std::uint64_t est;    // 1 + the estimate the counted calls take (0: no edge kept)
+    std::uint64_t size, size_min, size_max;  // their sizes
+    std::uint64_t* ring;  // sampled call times (allocated on the first sample)
+    AggEdge* x;           // the edge's slot in the thread's table while its `gen` is `gen`
+    std::uint32_t gen;
+};
+
+// The part of a thread's state (the implementation's ThreadState) that counting reads.
+struct HotThread {
+    Frame* frames;
+    std::uint32_t depth, cap;  // cap 0: no stack (yet, or any more: the thread is ending)
+    std::uint32_t counted;     // counted calls so far: every kSampleEvery-th is timed
+    std::uint32_t cnt_len;
+    Counted* cnt;              // per method id
+    unsigned ctor_top;         // constructors whose start waits for the object's ID
+    HotThread** slot;          // the program's pointer to this state: reset when it is freed
+};
+
+// Opens a call of throttled method `mid` on `oid` that will be counted on the edge
+// `h.cnt[mid]` keeps (same sender and receiver; its estimate taken when the edge was): its
+// depth (1 for the first frame), or 0 when the runtime must see it (not throttled here yet,
+// another edge, no room, the call to time). The frame's `hidden` (unused by estimated
+// frames) holds the thread's counted calls so far: an estimated callee changes that, and
+// only such a call (the runtime's) can re-key the edge or move the slots.
+REVY_ALWAYS_INLINE std::uint32_t push_counted(HotThread& h, std::uint32_t mid, std::uint64_t oid,
+                                              std::uint64_t size) noexcept {
+    std::uint32_t d = h.depth;
+    if (d >= h.cap || mid >= h.cnt_len) return 0;
+    const Counted& c = h.cnt[mid];
+    if (!c.est || c.o != oid) return 0;
+    std::uint32_t s = 0;
+    std::uint64_t so = 0;
+    if (d) {
+        const Frame& p = h.frames[d - 1];
+        s = p.mid + 1;
+        so = p.oid;
+        if (!so && h.ctor_top) return 0;  // maybe a constructor's (the runtime's ctor_stash)
+    }
+    if (c.so != so || c.s != s) return 0;
+    std::uint32_t n = h.counted + 1;
+    if (n % kSampleEvery == 0) return 0;
+    h.counted = n;
+    Frame& f = h.frames[d];
+    f.oid = oid;
+    f.child = 0;
+    f.hidden = n;
+    f.size = size;
+    f.mid = mid;
+    f.rec = kEstimated;
+    h.depth = d + 1;
+    return d + 1;
+}
+
+// Ends frame `d - 1` (`d`: what push_counted returned), a counted call of `mid` on `oid`, when
+// it is still the top and a leaf call: one more call on the edge its start matched. False
+// otherwise (the runtime ends it). Taking the depth from the start, not from the thread's
+// state, keeps a store-to-load round trip off the path from one call to the next.
+REVY_ALWAYS_INLINE bool end_counted(HotThread& h, std::uint32_t mid, std::uint64_t oid,
+                                    std::uint32_t d) noexcept {
+    if (!d || h.depth != d) return false;
+    Frame& f = h.frames[d - 1];
+    // (`hidden` names the latest counted call: a frame pushed since ours is not kEstimated
+    // with that mark, so mid and oid are checked once, at the start)
+    (void)mid;
+    (void)oid;
+    if (f.rec != kEstimated || f.child || f.hidden != h.counted) return false;
+    Counted& c = h.cnt[mid];
+    h.depth = d - 1;
+    c.n += 1;
+    c.size += f.size;
+    if (f.size < c.size_min || f.size > c.size_max) {
+        c.size_min = f.size < c.size_min ? f.size : c.size_min;
+        c.size_max = f.size > c.size_max ? f.size : c.size_max;
+    }
+    if (d > 1) {
+        Frame& p = h.frames[d - 2];
+        p.child += c.est - 1;
+        if (p.rec == kRecorded) p.hidden += c.est - 1;
+    }
+    return true;
+}
 
 // The runtime's entry points, as the shared library exports them (`revy_runtime_api_1`).
 struct Api {
@@ -73,6 +191,9 @@ struct Api {
     std::uint64_t (*nid_new)(const volatile void* self, std::uint32_t cls,
                              std::uint64_t size) noexcept;
     void (*nid_end)(const void* self, std::uint32_t cls, std::uint64_t oid) noexcept;
+    // This thread's state for the inline counted path, `slot` being where the program keeps
+    // it (reset when the state is freed); never null (a state without a stack when untraced).
+    HotThread* (*attach)(HotThread** slot) noexcept;
 };
 
 #if REVY_RUNTIME_SHARED
@@ -114,6 +235,10 @@ struct Untraced {
         return 0;
     }
     static void nid_end(const void*, std::uint32_t, std::uint64_t) noexcept {}
+    static HotThread* attach(HotThread**) noexcept {
+        static HotThread none = {nullptr, 0, 0, 0, 0, nullptr, 0, nullptr};
+        return &none;  // no stack: every call goes to the (untraced) entry points
+    }
 };
 
 inline const Api* api_open() noexcept {
@@ -122,7 +247,7 @@ inline const Api* api_open() noexcept {
                                  Untraced::dst,       Untraced::oid,     Untraced::tag,
                                  Untraced::upgrade,   Untraced::unite,   Untraced::ctor_start,
                                  Untraced::ctor_scope, Untraced::nid,    Untraced::nid,
-                                 Untraced::nid_end};
+                                 Untraced::nid_end,    Untraced::attach};
     const char* path = REVY_RUNTIME_LIB;
     const char* why = nullptr;
     const Api* a = nullptr;
@@ -162,6 +287,38 @@ inline const Api& api() noexcept {
     return a ? *a : api_load();
 }
 #define REVY_RT(f) ::_revy_rt::detail::api().f
+
+// Counted (throttled) calls are counted inline, on the thread's state that the library
+// attached (`Api::attach`) and that the program keeps in a thread-local pointer: one TLS load,
+// no call. Only in code linked into the executable (PIE or not): in a shared library a
+// thread-local of its own would cost a __tls_get_addr call per use, so its calls go to the
+// library's entry points, which count them just the same.
+#if !defined(__PIC__) || defined(__PIE__)
+#define REVY_INLINE_COUNTED 1
+template <typename Unused = void>
+struct ThreadRef {
+    static __thread HotThread* h;
+};
+template <typename Unused>
+__thread HotThread* ThreadRef<Unused>::h = nullptr;
+
+__attribute__((noinline, cold)) inline HotThread* attach() noexcept {
+    HotThread* h = api().attach(&ThreadRef<>::h);
+    ThreadRef<>::h = h;
+    return h;
+}
+REVY_ALWAYS_INLINE std::uint32_t inline_start(std::uint32_t mid, std::uint64_t oid,
+                                              std::uint64_t size) noexcept {
+    if (!config::throttle_calls) return 0;
+    HotThread* h = ThreadRef<>::h;
+    if (__builtin_expect(h == nullptr, 0)) h = attach();
+    return push_counted(*h, mid, oid, size);
+}
+REVY_ALWAYS_INLINE bool inline_end(std::uint32_t mid, std::uint64_t oid, std::uint32_t d) noexcept {
+    HotThread* h = ThreadRef<>::h;
+    return config::throttle_calls && d && end_counted(*h, mid, oid, d);
+}
+#endif
 #else
 // Defined in revy_runtime_impl.hpp (included at the end of this header, or compiled into
 // the shared library).
@@ -201,15 +358,26 @@ inline void log_end(std::uint32_t mid, std::uint64_t oid) noexcept { REVY_RT(end
 // Start log now, end log when the enclosing block is left in any way.
 class Scope {
 public:
-    Scope(std::uint32_t mid, std::uint64_t oid, std::uint64_t size) noexcept : mid_(mid), oid_(oid) {
+    // A throttled method's call is counted inline (see detail::inline_start), else logged.
+    REVY_ALWAYS_INLINE Scope(std::uint32_t mid, std::uint64_t oid, std::uint64_t size) noexcept
+        : mid_(mid), d_(0), oid_(oid) {
+#if defined(REVY_INLINE_COUNTED)
+        if ((d_ = detail::inline_start(mid, oid, size)) != 0) return;
+#endif
         log_start(mid, oid, size);
     }
-    ~Scope() { log_end(mid_, oid_); }
+    REVY_ALWAYS_INLINE ~Scope() {
+#if defined(REVY_INLINE_COUNTED)
+        if (detail::inline_end(mid_, oid_, d_)) return;
+#endif
+        log_end(mid_, oid_);
+    }
 
 private:
     Scope(const Scope&);             // not copyable
     Scope& operator=(const Scope&);  // (declared, never defined: C++11 without `= delete` noise)
     std::uint32_t mid_;
+    std::uint32_t d_;  // the counted call's depth (0: logged)
     std::uint64_t oid_;
 };
 

@@ -978,44 +978,23 @@ struct CtorPending {
 };
 enum { kCtorPending = 16 };
 
-// An open call on a thread's shadow stack: whether it is recorded as events (else it is
-// aggregated), and the time of its callees, so unrecorded calls get their sender and net time.
-// kEstimated: a throttled method's call, untimed (its time is the estimate set at the verdict).
-// kSampled: one of them timed (see resample).
-enum : std::uint32_t {
-    kAggregated = 0,
-    kRecorded = 1,
-    kInherited = 2,
-    kEstimated = 3,
-    kSampled = 4
-};
-struct Frame {
-    std::uint64_t oid, t, child, hidden, size;
-    std::uint32_t mid, rec;
-};
-
+// The shadow stack's frames, the counted calls' slots and the part of a thread's state the
+// counted path reads (`HotThread`) are declared in revy_runtime.hpp: annotated code counts a
+// throttled method's calls inline (see `detail::push_counted`, `detail::end_counted`).
 // Trivially constructible and destructible: no guard, no registration on the hot path.
-struct ThreadState {
+struct ThreadState : HotThread {
     ThreadBuf* buf;
     std::uint64_t tid;
     bool dead;
     unsigned pending_next;
     Pending pending[kPending];
-    unsigned ctor_top;
     CtorPending ctor[kCtorPending];
     unsigned ctor_edges;
     CtorEdge ctor_edge[kCtorEdges];
-    Frame* frames;
-    std::uint32_t depth, cap;
     // per method id: calls, total time (the throttle rule), total time at the half-way mark,
     // and its latest call times past half-way (a ring: the estimate's median; 0 until then)
     std::uint64_t* tc;
     std::uint32_t tc_len;
-    // per throttled method id: its counted calls not yet in the aggregate table, and its
-    // sampled timings (see "throttled calls" below)
-    std::uint32_t cnt_len;
-    struct Counted* cnt;
-    std::uint32_t counted;  // counted calls so far: every kSampleEvery-th is timed
 };
 inline void counted_free(ThreadState& ts);
 #if defined(REVY_RUNTIME_BUILDING_LIB) && REVY_POSIX
@@ -1032,8 +1011,15 @@ inline TlsSlot& tls_slot() {
     static thread_local TlsSlot s __attribute__((tls_model("initial-exec"))) = {nullptr, 0};
     return s;
 }
+// What a program's inline counted path finds once the thread's state is freed (or never
+// existed): no stack, so every call goes to the entry points.
+inline HotThread* no_state() {
+    static HotThread none = {nullptr, 0, 0, 0, 0, nullptr, 0, nullptr};
+    return &none;
+}
 inline void tls_free(void* p) {
     ThreadState* ts = static_cast<ThreadState*>(p);
+    if (ts->slot) *ts->slot = no_state();
     TlsSlot& slot = tls_slot();
     slot.p = nullptr;
     slot.gone_tid = 1 + ts->tid;
@@ -2069,18 +2055,7 @@ inline bool grow_frames(ThreadState& ts);
 // latest kSamples samples' median is more than a quarter off a method's estimate re-estimates
 // it (`resample`), so a phase change shows.
 
-enum : std::uint32_t { kSampleEvery = 1024, kSamples = 32 };
-
-struct Counted {
-    std::uint64_t so, o;  // the edge counted: sender oid, receiver oid
-    std::uint32_t s;      // sender mid + 1 (0: the thread's root)
-    std::uint32_t sampled;  // samples written to `ring`
-    std::uint64_t est;    // 1 + the estimate the counted calls take (0: no edge kept)
-    std::uint64_t n, size, size_min, size_max;  // the leaf calls counted, their sizes
-    std::uint64_t* ring;  // kSamples sampled call times (allocated on the first sample)
-    AggEdge* x;           // the edge's slot in the thread's table while its `gen` is `gen`
-    std::uint32_t gen;
-};
+enum : std::uint32_t { kSamples = 32 };
 
 inline std::uint64_t estimate_of(std::uint32_t mid) {
     return mid <= config::method_count ? Statics<>::estimate[mid].load(std::memory_order_relaxed)
@@ -2113,32 +2088,6 @@ inline std::uint64_t estimated_time(std::uint32_t mid, std::uint64_t child) {
     std::uint64_t est = estimate_of(mid);
     est = est ? est - 1 : 0;
     return child > est ? child : est;
-}
-
-// Frame `d` (estimated) ends as a leaf call on the edge `ts.cnt[mid]` keeps at the current
-// estimate: counted there. False when it is not that case.
-REVY_HOT bool end_counted(ThreadState& ts, std::uint32_t d) {
-    const Frame& f = ts.frames[d];
-    if (f.child || f.mid >= ts.cnt_len) return false;
-    Counted& c = ts.cnt[f.mid];
-    std::uint64_t est = Statics<>::estimate[f.mid].load(std::memory_order_relaxed);
-    Frame* p = d ? &ts.frames[d - 1] : nullptr;
-    std::uint32_t s = p ? p->mid + 1 : 0;
-    std::uint64_t so = p ? p->oid : 0;
-    if (c.est != est || c.o != f.oid || c.so != so || c.s != s) return false;
-    if (p && !so && ts.ctor_top) return false;  // maybe a constructor's: see ctor_stash
-    ts.depth = d;
-    c.n += 1;
-    c.size += f.size;
-    if (f.size < c.size_min || f.size > c.size_max) {
-        c.size_min = f.size < c.size_min ? f.size : c.size_min;
-        c.size_max = f.size > c.size_max ? f.size : c.size_max;
-    }
-    if (p) {
-        p->child += est - 1;
-        if (p->rec == kRecorded) p->hidden += est - 1;
-    }
-    return true;
 }
 
 // Method `mid`'s row of the table takes `n` calls of `agg` ns each (no callee time), of
@@ -2382,7 +2331,7 @@ REVY_HOT void end(std::uint32_t mid, std::uint64_t oid) {
     std::uint32_t d = ts.depth;
     if (config::throttle_calls && d && ts.frames[d - 1].rec == kEstimated &&
         ts.frames[d - 1].mid == mid && ts.frames[d - 1].oid == oid) {
-        if (end_counted(ts, d - 1)) return;
+        if (end_counted(ts, mid, oid, d)) return;
         return pop_estimated(ts, d - 1);
     }
     std::uint64_t t = now_ns();
@@ -2400,8 +2349,8 @@ REVY_HOT void end(std::uint32_t mid, std::uint64_t oid) {
 //
 // A throttled method's counted calls are not timed: their time is the estimate, and what the
 // counting costs stays in the caller's time (the what-if takes it off the sender). Measured
-// at start-up on a scratch thread state through the counted path itself (`start_estimated`,
-// then `end`'s test and `end_counted`), for method id 0 (never a real method: ids start at 1),
+// at start-up on a scratch thread state through the counted path itself (`push_counted`,
+// `end_counted`: what annotated code runs inline), for method id 0 (never a real method: ids start at 1),
 // whose estimate is set for the measurement only: 400 batches of 50 calls, the fastest
 // counting (as probe_ns), the median batch the spread. The thread-state lookup is left out.
 inline std::string counted_cost_ns() {
@@ -2431,11 +2380,9 @@ inline std::string counted_cost_ns() {
         ts->counted = 1;  // no call of the batch is one of the 1-in-kSampleEvery timed
         std::uint64_t t0 = now_ns();
         for (std::uint64_t i = 0; i < calls; ++i) {
-            if (!start_estimated(*ts, 0, oid, 24)) break;
-            std::uint32_t d = ts->depth;
-            if (!(d && ts->frames[d - 1].rec == kEstimated && ts->frames[d - 1].mid == 0 &&
-                  ts->frames[d - 1].oid == oid && end_counted(*ts, d - 1)))
-                ts->depth = 1;
+            std::uint32_t d = push_counted(*ts, 0, oid, 24);
+            if (!d) break;
+            if (!end_counted(*ts, 0, oid, d)) ts->depth = 1;
         }
         std::uint64_t d = now_ns() - t0;
         all[batch] = d;
@@ -3011,30 +2958,31 @@ REVY_COLD void end_slow(std::uint32_t mid, std::uint64_t oid) {
 inline void e_start(std::uint32_t mid, std::uint64_t oid, std::uint64_t size) noexcept {
     ThreadState* ts;
     if (config::throttle_calls && hot().status.load(std::memory_order_acquire) == kOn &&
-        estimate_of(mid) && (ts = tls_if()) != nullptr && ts->depth < ts->cap &&
-        (ts->counted + 1) % kSampleEvery != 0) {
-        ++ts->counted;
-        Frame& f = ts->frames[ts->depth];
-        f.oid = oid;
-        f.child = 0;
-        f.hidden = 0;
-        f.size = size;
-        f.mid = mid;
-        f.rec = kEstimated;
-        ts->depth += 1;
+        (ts = tls_if()) != nullptr && push_counted(*ts, mid, oid, size) != 0)
         return;
-    }
     start_slow(mid, oid, size);
 }
 inline void e_end(std::uint32_t mid, std::uint64_t oid) noexcept {
     // (an estimated frame on the stack means the runtime is on)
     ThreadState* ts;
-    if (config::throttle_calls && (ts = tls_if()) != nullptr && ts->depth) {
-        const Frame& f = ts->frames[ts->depth - 1];
-        if (f.rec == kEstimated && f.mid == mid && f.oid == oid && end_counted(*ts, ts->depth - 1))
-            return;
-    }
+    if (config::throttle_calls && (ts = tls_if()) != nullptr && ts->depth &&
+        ts->frames[ts->depth - 1].mid == mid && ts->frames[ts->depth - 1].oid == oid &&
+        end_counted(*ts, mid, oid, ts->depth))
+        return;
     end_slow(mid, oid);
+}
+// The program's inline counted path (revy_runtime.hpp, `inline_start`) asks once per thread.
+inline HotThread* e_attach(HotThread** slot) noexcept {
+#if defined(REVY_RUNTIME_BUILDING_LIB) && REVY_POSIX
+    if (!on()) return no_state();
+    ThreadState& ts = tls();
+    if (ts.dead) return no_state();
+    ts.slot = slot;
+    return &ts;
+#else
+    (void)slot;
+    return nullptr;
+#endif
 }
 inline void e_log_crt(std::uint32_t cls, std::uint64_t oid, std::uint64_t size) noexcept {
     if (!on()) return;
@@ -3175,7 +3123,8 @@ extern "C" __attribute__((visibility("default"))) const ::_revy_rt::detail::Api*
     static const Api api = {kApiVersion,  sizeof(Api), ::_revy_rt::config::stamp(),  e_start,
                             e_end,        e_log_crt,   e_log_dst,        e_new_oid,
                             e_tag_new,    e_subtag_upgrade, e_unite,     e_ctor_start,
-                            e_ctor_scope, e_nid,       e_nid_new,        e_nid_end};
+                            e_ctor_scope, e_nid,       e_nid_new,        e_nid_end,
+                            e_attach};
     return &api;
 }
 #endif

@@ -1,0 +1,150 @@
+//! Throttled C++ calls counted inline by the annotated program (the header's `push_counted`
+//! / `end_counted`, no call into the runtime library): per-method and per-edge counts stay
+//! exact whatever the shape — one receiver from two senders in turn, a repeated edge, a
+//! recursion whose innermost level is the leaf, a method that is a leaf only sometimes.
+
+mod common;
+use common::gate::Tool;
+use common::{ok, revy_in, Lang};
+
+use std::collections::BTreeMap;
+use std::process::Command;
+
+use serde_json::Value;
+
+const H: &str = r#"#pragma once
+struct Leaf {
+    long n = 0;
+    long get(int k);
+};
+struct Caller {
+    Leaf* l;
+    long run(int times);
+};
+struct Rec {
+    Leaf* l;
+    long down(int d);
+};
+struct Outer {
+    Leaf* l;
+    long f(int i);
+};
+"#;
+
+const MAIN: &str = r#"#include "w.h"
+#include <cstdio>
+long Leaf::get(int k) { return n += k; }
+long Caller::run(int times) {
+    long s = 0;
+    for (int i = 0; i < times; ++i) s += l->get(i);
+    return s;
+}
+long Rec::down(int d) { return d ? down(d - 1) + 1 : l->get(d); }
+long Outer::f(int i) { return i % 3 == 0 ? l->get(i) : i; }
+int main() {
+    Leaf x, y;
+    Caller a1{&x}, a2{&x}, a3{&y};
+    Rec r{&x};
+    Outer o{&x};
+    long s = 0;
+    for (int i = 0; i < 20000; ++i) {
+        s += a1.run(1) + a2.run(1) + a3.run(2) + r.down(3) + o.f(i);
+    }
+    std::printf("s=%ld x=%ld y=%ld\n", s, x.n, y.n);
+    return 0;
+}
+"#;
+
+const CPP: Lang = Lang {
+    name: "cpp",
+    sources: "src/**/*.{h,cpp}",
+    build: "mkdir -p build && g++ -std=c++17 -O2 -o build/w src/main.cpp",
+    run: "./build/w",
+    files: &[("src/w.h", H), ("src/main.cpp", MAIN)],
+};
+
+fn sh(dir: &std::path::Path, cmd: &str, trace: &std::path::Path) -> String {
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(cmd)
+        .current_dir(dir)
+        .env("REVY_TRACE", trace)
+        .output()
+        .unwrap();
+    ok(&o, cmd)
+}
+
+fn class_of(a: &Value, instance: &Value) -> String {
+    let i = &a["instances"][instance.as_u64().unwrap() as usize];
+    let c = i["class"].as_str().unwrap_or("");
+    c.rsplit(['.', ':']).next().unwrap_or(c).to_string()
+}
+
+#[test]
+fn cpp_counted_calls_keep_exact_edges() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("p");
+    common::write_project(
+        &dir,
+        &CPP,
+        CPP.run,
+        "throttle_calls = 100\nthrottle_us = 1000",
+    );
+    ok(&revy_in(&dir, &["parse"]), "revy parse");
+    ok(&revy_in(&dir, &["annotate"]), "revy annotate");
+    let rvt = tmp.path().join("t.rvt");
+    sh(&dir, CPP.build, &rvt);
+    let out = sh(&dir, CPP.run, &rvt);
+    assert!(out.contains("x=") && out.contains("y="), "{out}");
+    let json = ok(
+        &revy_in(
+            &dir,
+            &["analyze", rvt.to_str().unwrap(), "--format", "json"],
+        ),
+        "revy analyze",
+    );
+    let a: Value = serde_json::from_str(&json).unwrap();
+    let n: u64 = 20_000;
+    for (m, calls) in [
+        ("get", 2 * n + 2 * n + n + n.div_ceil(3)),
+        ("run", 3 * n),
+        ("down", 4 * n),
+        ("f", n),
+    ] {
+        assert_eq!(common::method_calls(&a, m), calls, "calls of {m}");
+    }
+    let throttled = a["trace"]["coverage"]["throttled"].to_string();
+    for m in ["get", "run", "down"] {
+        assert!(
+            throttled.contains(&format!("{m}\"")),
+            "{m} not throttled: {throttled}"
+        );
+    }
+    // Edges between objects, by (sender class, receiver class): each one's calls.
+    let mut edges: BTreeMap<(String, String), Vec<u64>> = BTreeMap::new();
+    for e in a["edges"].as_array().unwrap() {
+        let key = (class_of(&a, &e["sender"]), class_of(&a, &e["receiver"]));
+        if ["Caller", "Rec", "Outer"].contains(&key.0.as_str()) {
+            edges
+                .entry(key)
+                .or_default()
+                .push(e["calls"].as_u64().unwrap());
+        }
+    }
+    for v in edges.values_mut() {
+        v.sort();
+    }
+    let want: BTreeMap<(String, String), Vec<u64>> = [
+        (("Caller", "Leaf"), vec![n, n, 2 * n]),
+        (("Rec", "Rec"), vec![3 * n]),
+        (("Rec", "Leaf"), vec![n]),
+        (("Outer", "Leaf"), vec![n.div_ceil(3)]),
+    ]
+    .into_iter()
+    .map(|((s, r), v)| ((s.to_string(), r.to_string()), v))
+    .collect();
+    assert_eq!(edges, want);
+}

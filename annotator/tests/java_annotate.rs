@@ -920,8 +920,8 @@ public class Main {
     let est: Vec<_> = t.estimates.iter().filter(|e| e.1 == work).collect();
     // the verdict's (the latest 256 timed calls)
     assert_eq!(est[0].4, 256, "{est:?}");
-    let (early, late): (Vec<&&(u64, u64, u64, u64, u64)>, Vec<_>) =
-        est.iter().partition(|e| e.2 < from);
+    let early: Vec<_> = est.iter().filter(|e| e.2 < from).collect();
+    let late: Vec<_> = est.iter().filter(|e| e.2 >= from).collect();
     assert!(
         early.iter().all(|e| e.3 <= 3 * est[0].3.max(1)),
         "an estimate rose before the phase change ({from}..{to}): {est:?}"

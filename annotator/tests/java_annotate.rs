@@ -887,6 +887,62 @@ public class Main {
     assert!(measured < 200, "{measured} of 20000 short calls measured");
 }
 
+/// Issue 34: the runtime keeps timing 1 in 1,024 counted calls of a throttled Java method, so
+/// a phase change shows: `work` becomes a hundred times slower half-way (after `phase()`, a
+/// recorded call that marks the time), and a later `S` record follows it. Before the change
+/// no estimate rises past 3× the verdict's: the samples time the compiled method, not code
+/// the JIT deoptimised at the verdict (they once measured ~40x the real call); one may fall
+/// (the JIT compiling the method after a verdict taken on a loaded machine). Counts stay
+/// exact. (Before, the verdict's estimate held for the whole run.)
+#[test]
+fn throttled_estimate_follows_a_phase_change() {
+    if !common::gate::needs(&[Tool::Java]) {
+        return;
+    }
+    let p = small_project(&[(
+        "phase/Main.java",
+        r#"package phase;
+public class Main {
+    static long sink;
+    static void work(int n) { long x = sink; for (int i = 0; i < n; i++) x = x * 31 + i; sink = x; }
+    static void phase() { sink++; }
+    public static void main(String[] args) {
+        for (int i = 0; i < 250000; i++) work(200);
+        phase();
+        for (int i = 0; i < 40000; i++) work(20000);
+        System.out.println(sink != 42);
+    }
+}
+"#,
+    )]);
+    let (before, after, t, _) =
+        run_project_throttled(p.path(), "phase.Main", Mode::Faster, 100_000);
+    assert_eq!(before.stdout, after.stdout);
+    let work = method_id(&t, "work");
+    assert_eq!(t.throttled, [work]);
+    let rows = t.rows();
+    let phase = method_id(&t, "phase");
+    let at = |k: u8| rows.iter().find(|e| e.1 == k && e.2 == phase).map(|e| e.5);
+    let (from, to) = (at(START).expect("phase() recorded"), at(END).unwrap());
+    let est: Vec<_> = t.estimates.iter().filter(|e| e.1 == work).collect();
+    // the verdict's (the latest 256 timed calls)
+    assert_eq!(est[0].4, 256, "{est:?}");
+    let early: Vec<_> = est.iter().filter(|e| e.2 < from).collect();
+    let late: Vec<_> = est.iter().filter(|e| e.2 >= from).collect();
+    assert!(
+        early.iter().all(|e| e.3 <= 3 * est[0].3.max(1)),
+        "an estimate rose before the phase change ({from}..{to}): {est:?}"
+    );
+    // then the sampled calls' median (the latest 32): 100× slower, asserted as ≥ 5×
+    let pace = early[early.len() - 1].3.max(1);
+    assert!(
+        late.iter().any(|e| e.4 == 32 && e.3 >= 5 * pace),
+        "no estimate followed the phase change at {to}: {est:?}"
+    );
+    let recorded = rows.iter().filter(|e| e.1 == START && e.2 == work).count() as u64;
+    assert_eq!(recorded + t.aggregated, 290_000);
+}
+
 /// Issue 34: a throttled method's estimate is the median of its latest timed calls (an `S`
 /// record with its spread), not a mean one slow call dominates. Counts stay exact.
 #[test]

@@ -19,6 +19,9 @@
 # THROTTLE=none writes no throttle key (for revy builds before it existed).
 # Each run has its own size budget (REVY_BUDGET=off): the runs of one shell command line
 # would otherwise share one max_size, and later runs record nothing.
+# BASE_RUNTIME=DIR adds the variant better0: better mode with the runtime's .java files taken
+# from DIR (e.g. an older commit's runtime-java/src/_revy/runtime), run in the same rounds, so
+# a runtime change is measured A/B; the ratios then print for it too.
 set -euo pipefail
 N=${1:-20000000}
 ROUNDS=${2:-5}
@@ -86,7 +89,7 @@ JAVA
 }
 build() { (cd "$1" && rm -rf build && mkdir build && javac -nowarn -encoding UTF-8 -d build $(find src -name '*.java')); }
 
-VARIANTS="plain nanotime better faster newplain newbetter"
+VARIANTS="plain nanotime better faster newplain newbetter${BASE_RUNTIME:+ better0}"
 for v in $VARIANTS; do
     cp -r "$WORK/proj" "$WORK/$v"
     case $v in
@@ -95,6 +98,11 @@ for v in $VARIANTS; do
     *) main 'c.add(k);' ;;
     esac >"$WORK/$v/src/bench/Main.java"
     case $v in better | faster) (cd "$WORK/$v" && "$REVY" parse >/dev/null && "$REVY" annotate --$v >/dev/null) ;; esac
+    if [ $v = better0 ]; then
+        (cd "$WORK/$v" && "$REVY" parse >/dev/null && "$REVY" annotate --better >/dev/null)
+        rt=$(dirname "$(find "$WORK/$v/src" -name RvTable.java)")
+        for f in "$BASE_RUNTIME"/*.java; do [ "$(basename "$f")" = RvTable.java ] || cp "$f" "$rt/"; done
+    fi
     [ $v = newbetter ] && (cd "$WORK/$v" && "$REVY" parse >/dev/null && "$REVY" annotate --better >/dev/null)
     build "$WORK/$v"
 done
@@ -133,6 +141,11 @@ added() { # $1 variant, $2 its baseline: "min median" of ns added
 read -r tmin tmed <<<"$(added nanotime plain)"
 read -r rmin rmed <<<"$(added better plain)"
 read -r nmin nmed <<<"$(added newbetter newplain)"
+if [ -n "${BASE_RUNTIME:-}" ]; then
+    read -r omin omed <<<"$(added better0 plain)"
+    awk -v a="$omin" -v b="$omed" -v c="$tmin" -v d="$tmed" \
+        'BEGIN{printf "better0 (BASE_RUNTIME) ÷ two nanoTime reads: %.2f min / %.2f median\n", a/c, b/d}'
+fi
 awk -v a="$rmin" -v b="$rmed" -v c="$tmin" -v d="$tmed" -v e="$nmin" -v f="$nmed" 'BEGIN{
     printf "better ÷ two nanoTime reads (added ns): %.2f min / %.2f median\n", a/c, b/d
     printf "new (better) ÷ a better call (added ns): %.2f min / %.2f median\n", e/a, f/b }'

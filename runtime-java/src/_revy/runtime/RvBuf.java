@@ -1,6 +1,7 @@
 package _revy.runtime;
 
 import java.lang.ref.WeakReference;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * One thread's event buffer. Only the owning thread appends; a flush (by the owner when the
@@ -106,8 +107,11 @@ final class RvBuf {
     static final int CHILD = 3, HIDDEN = 4, SIZE = 5;
     /** Frame slots: thread CPU time at a recorded start (-1: not measured), flags. */
     static final int CPU = 6, FLAGS = 7;
-    /** Flags: recorded as events; untimed call of a throttled method (time estimated). */
-    static final long REC = 1L, EST = 2L;
+    /**
+     * Flags: recorded as events; untimed call of a throttled method (time estimated); a
+     * throttled method's sampled call (estimated too, and timed: {@link #SAMPLE}).
+     */
+    static final long REC = 1L, EST = 2L, SMP = 6L;
     int depth;
     long[] fr = new long[32 * F];
     /** Per method id: calls, their total time on this thread (the throttle rule), and the total at half-way. */
@@ -141,7 +145,7 @@ final class RvBuf {
     }
 
     boolean est(int d) {
-        return fr[(d << 3) + FLAGS] == EST;
+        return (fr[(d << 3) + FLAGS] & EST) != 0L;
     }
 
     /** A timed frame's start time; an estimated frame's time per call (the estimate). */
@@ -164,7 +168,7 @@ final class RvBuf {
             long e = RvTrace.estimate.get(mid);
             long[] f = fr;
             int i = d << 3;
-            if (e != 0L && i + F <= f.length) {
+            if (e != 0L && i + F <= f.length && (++tick & SAMPLE) != 0) {
                 f[i + MID] = mid;
                 f[i + OID] = oid;
                 f[i + T] = e - 1L;
@@ -178,9 +182,18 @@ final class RvBuf {
         startTimed(d, mid, oid, size);
     }
 
-    // Timing a sample of throttled calls to follow phase changes is off: the sampled calls
-    // measured ~40x the real call (interpreted after the JIT deoptimised the timed path) and
-    // re-estimated whole runs 30x too high. Counted calls keep the verdict's median estimate.
+    /**
+     * One in 1,024 of a thread's counted calls is timed (two clock reads, nothing recorded; it
+     * counts at the estimate all the same) and feeds the method's re-estimation ({@link
+     * #resample}), so a phase change shows. Out of line ({@link #startTimed}, {@link #pop}),
+     * and {@link #warmCounted} runs every branch before the program's methods are compiled:
+     * the JIT then compiles the counted and sampled branches into the generated code instead
+     * of deoptimising it at the first throttled call (samples of deoptimised, interpreted
+     * code measured ~40x the real call and re-estimated whole runs 30x too high).
+     */
+    static final int SAMPLE = 1023;
+    /** Counted calls started on this thread (every {@link #SAMPLE} + 1-th is sampled). */
+    private int tick;
 
     /**
      * A call starts: recorded, or (past the limit, throttled, under an unrecorded call) kept.
@@ -195,15 +208,21 @@ final class RvBuf {
             growStack();
         }
         long[] f = fr;
-        if (RvTable.THROTTLE_CALLS > 0L && RvTrace.estimate.get(mid) != 0L && !scratch) {
-            // (the stack grew) a throttled method's call: counted
+        long e = RvTable.THROTTLE_CALLS > 0L ? RvTrace.estimate.get(mid) : 0L;
+        if (e != 0L) {
+            // a throttled method's call: sampled, or counted (the stack grew)
             f[i + MID] = mid;
             f[i + OID] = oid;
-            f[i + T] = RvTrace.estimate.get(mid) - 1L;
+            f[i + T] = e - 1L;
             f[i + CHILD] = 0L;
             f[i + SIZE] = size < 0L ? RvTrace.estimateSize[mid] : size;
-            f[i + FLAGS] = EST;
             depth = d + 1;
+            if ((tick & SAMPLE) != 0) {
+                f[i + FLAGS] = EST;
+                return;
+            }
+            f[i + FLAGS] = SMP;
+            f[i + HIDDEN] = System.nanoTime() - RvTrace.t0; // last: the sample times the call
             return;
         }
         if (size < 0L) {
@@ -254,8 +273,9 @@ final class RvBuf {
         int d = depth - 1;
         long[] f = fr;
         int i = d << 3;
-        if (RvTable.THROTTLE_CALLS > 0L && d >= 0 && f[i + FLAGS] == EST && f[i + MID] == mid
-                && f[i + OID] == oid) {
+        // one branch for the frame's match (the JIT's profile of it is warmed, see SAMPLE)
+        if (RvTable.THROTTLE_CALLS > 0L && d >= 0
+                && ((f[i + FLAGS] ^ EST) | (f[i + MID] ^ mid) | (f[i + OID] ^ oid)) == 0L) {
             endCounted(f, i, d, mid, oid);
             return;
         }
@@ -276,18 +296,15 @@ final class RvBuf {
         if (d > 0) {
             int s = i - F;
             f[s + CHILD] += a;
-            if (f[s + FLAGS] == REC) {
-                f[s + HIDDEN] += a;
-            }
+            f[s + HIDDEN] += a & -(f[s + FLAGS] & REC); // a recorded sender's (no branch)
             sMid = f[s + MID];
             sOid = f[s + OID];
         }
         // the common case: one more call of a pending run of equal ones (no callees)
         long[] r = runs;
         int j = ((mid * 31 + d) & (RUNS - 1)) * F;
-        if (child == 0L && r[j + 1] == mid && r[j + 2] == oid
-                && r[j + 5] == f[i + SIZE] && r[j + 6] == a && r[j + 3] == sMid
-                && r[j + 4] == sOid && r[j] == d) {
+        if (child == 0L && r[j + 1] == mid && r[j + 2] == oid && r[j + 5] == f[i + SIZE]
+                && r[j + 6] == a && r[j + 3] == sMid && r[j + 4] == sOid && r[j] == d) {
             r[j + 7]++;
             return;
         }
@@ -384,6 +401,14 @@ final class RvBuf {
             popEstimated(d);
             return;
         }
+        if (flags == SMP) {
+            long sample = Math.max(0L, t - f[i + HIDDEN]);
+            if (!scratch) {
+                resample((int) f[i + MID], sample, t);
+            }
+            popEstimated(d);
+            return;
+        }
         depth = d;
         int mid = (int) f[i + MID];
         long a = Math.max(0L, t - f[i + T]);
@@ -445,6 +470,75 @@ final class RvBuf {
         untimed = true;
         if (d > 0 && rec(d - 1)) {
             fr[((d - 1) << 3) + HIDDEN] += a;
+        }
+    }
+
+    /** Sampled calls whose median decides a re-estimation (the latest of this thread's). */
+    static final int SAMPLES = 32;
+
+    /**
+     * A sampled call of throttled method {@code mid} took {@code a}: kept in the method's
+     * ring; when the median of the thread's latest {@link #SAMPLES} samples is more than a
+     * quarter off the estimate and the estimate is outside their 10th to 90th percentile (not
+     * the clock's resolution or noise), the median becomes the estimate (an S record).
+     */
+    private void resample(int mid, long a, long t) {
+        long[] r = ring(mid);
+        int k = (int) r[RING];
+        r[k & (RING - 1)] = a;
+        r[RING] = k + 1;
+        long cur = RvTrace.estimate.get(mid) - 1L;
+        if (k + 1 < SAMPLES || cur < 0L) {
+            return;
+        }
+        long[] e = spread(r, SAMPLES, k + 1);
+        if (4L * Math.abs(e[0] - cur) <= cur || (e[1] <= cur && cur <= e[2])) {
+            return;
+        }
+        r[RING] = 0L; // the next look waits for SAMPLES samples of the new phase
+        RvTrace.reestimate(mid, tid, t, e);
+    }
+
+    /**
+     * Runs the counted and sampled branches of the call probes on a scratch buffer (method
+     * id 0 estimated for the while) under a recorded call and at the root, so that the JIT's
+     * profile of them shows every branch taken: the program's methods, which inline them, are
+     * then compiled with those branches, and a verdict does not deoptimise them (see {@link
+     * #SAMPLE}). What is out of line stays rare, as in a run (a run of alike counted calls
+     * breaks once per 1,024 iterations; a counted sender 8 times): a call site the profile
+     * shows 100 times is inlined (HotSpot's InlineFrequencyCount), which made the counted
+     * path's compiled code too big to inline and the counted call twice as slow.
+     */
+    static void warmCounted() {
+        if (RvTable.THROTTLE_CALLS <= 0L) {
+            return;
+        }
+        RvBuf s = new RvBuf(Thread.currentThread());
+        s.scratch = true;
+        AtomicLongArray e = RvTrace.estimate;
+        try {
+            for (int i = 0; i < 32 * 1024; i++) {
+                s.n = HEAD; // never full(): a scratch buffer is not flushed
+                long run = 2L + ((i >> 10) & 7); // the callee's receiver: a new run now and then
+                boolean timed = (i & 4095) != 1;
+                e.set(0, timed ? 0L : 2L);
+                s.start(0, 1L, 8L); // recorded (timed), or counted
+                e.set(0, 2L);
+                s.start(0, run, (i & 1024) == 0 ? -1L : 16L);
+                s.end(0, run);
+                e.set(0, timed ? 0L : 2L);
+                s.end(0, 1L);
+                e.set(0, 2L);
+                if ((i & 1023) == 512) {
+                    // another run in the slot, differing in one of its fields: each test of
+                    // the run's match fails now and then
+                    s.runs[(i >> 10) % 7] ^= 1L;
+                }
+                s.start(0, run, 8L); // counted at the root
+                s.end(0, run);
+            }
+        } finally {
+            e.set(0, 0L);
         }
     }
 

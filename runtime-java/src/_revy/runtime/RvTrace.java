@@ -147,6 +147,7 @@ final class RvTrace {
             String[] probe = RvBuf.probeNs(20000000L, 150000000L, false);
             String[] counted = RvTable.THROTTLE_CALLS > 0L
                     ? RvBuf.probeNs(20000000L, 150000000L, true) : new String[] {"0", "0", "0"};
+            RvBuf.warmCounted();
             String header = "unit=ns lang=java pid=" + pid + " start=" + iso.format(new Date())
                     + " anchor_wall_ns=" + wall + " anchor_t=" + anchorT
                     + " probe_ns=" + probeText(Double.parseDouble(probe[0]))
@@ -448,6 +449,26 @@ final class RvTrace {
                 o.v(t);
                 o.v(calls);
                 o.v(total);
+                estimateRecord(o, mid, tid, t, e);
+                byte[] r = o.done();
+                write(r, 0, r.length);
+            }
+        }
+    }
+
+    /**
+     * Thread {@code tid}'s sampled calls of throttled method {@code mid} moved from its
+     * estimate: {@code e} (as {@link RvBuf#spread}) is the estimate of its counted calls from
+     * {@code t} on, and an S record says so.
+     */
+    static void reestimate(int mid, long tid, long t, long[] e) {
+        synchronized (LOCK) {
+            if (!throttled[mid]) {
+                return;
+            }
+            estimate.set(mid, 1L + e[0]);
+            if (state == 1) {
+                RvAgg.Bytes o = new RvAgg.Bytes();
                 estimateRecord(o, mid, tid, t, e);
                 byte[] r = o.done();
                 write(r, 0, r.length);

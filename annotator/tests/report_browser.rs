@@ -812,6 +812,9 @@ fn measure_frames(b: &mut Browser, label: &str) -> String {
             b.eval(&format!("window.revyReport.setView('{v}')"));
         }
         for kind in ["wheel", "pan"] {
+            // Each gesture alone: the graph repaints once input has rested 160 ms, and that
+            // repaint would land in the next series' first frames.
+            b.eval("new Promise(r => setTimeout(r, 600))");
             let t = frame_times(b, sel, kind, 30);
             assert_eq!(t.len(), 30, "{label} {what} {kind}: one frame per event");
             let (med, p95) = median_p95(t);

@@ -75,7 +75,7 @@ pub(crate) fn enqueue_cost(project: Option<&Path>, remeasure: bool) -> Measured 
 
 /// The project's kept enqueue cost for an analysis's options (`manifest`, `remeasure`),
 /// or `None` when `--enqueue` gave one: what `machine::Measured::enqueue_ns` takes.
-pub fn kept_for(o: &crate::analyse::analysis::Options) -> Option<Measured> {
+pub fn kept_for(o: &crate::analyse::analysis::options::Options) -> Option<Measured> {
     let project = o.manifest.as_deref();
     o.enqueue_ns
         .is_none()

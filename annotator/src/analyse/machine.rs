@@ -107,6 +107,17 @@ fn here_enqueue_ns() -> f64 {
     *MEASURED.get_or_init(crate::analyse::enqueue::measure_ns)
 }
 
+impl crate::analyse::analysis::options::Options {
+    /// The machine model the command line gave (see [`crate::analyse::machine`]).
+    pub fn machine(&self) -> Given {
+        Given {
+            cores: self.cores,
+            handoff_ns: self.handoff_ns,
+            enqueue_ns: self.enqueue_ns,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

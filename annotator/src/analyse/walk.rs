@@ -11,7 +11,7 @@ use crate::analyse::trace::{Event, Names, RawEvent, TraceReader};
 use crate::error::Result;
 
 mod merge;
-pub use merge::{folded_label, is_folded, Resolved};
+pub use merge::{folded_label, is_folded, with_tids, Resolved};
 
 /// What an instance of the object graph stands for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -7,6 +7,7 @@ pub(crate) mod faults;
 mod finish;
 pub mod hints;
 pub(crate) mod lists;
+pub(crate) mod options;
 pub(crate) mod proposals;
 pub mod render;
 pub(crate) mod stats;
@@ -19,6 +20,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use crate::analyse::events;
 use crate::analyse::probe::{self, header_probe_ns};
 use crate::analyse::trace::{Form, TraceReader, Unit};
 use crate::analyse::walk::{walk_trace_with, Closed, InstKind, Instance, Sink, Walker};
@@ -27,6 +29,7 @@ pub use finish::finish;
 pub use hints::Hint;
 use hints::HintKind;
 pub use lists::Lists;
+pub use options::Options;
 use stats::{Acc, Callee, MessageRecord, Summary, TopMessages};
 use table::EdgeSums;
 pub use table::{Edges, InstRow, Instances, TopRows};
@@ -38,80 +41,6 @@ pub(crate) const PROBE_BOUND: f64 = 0.5;
 
 fn is_zero(x: &f64) -> bool {
     *x == 0.0
-}
-
-/// Tunables of the analysis.
-#[derive(Debug, Clone, Serialize)]
-pub struct Options {
-    /// How many messages keep full detail (top by aggregate time).
-    pub detail_cap: usize,
-    /// Activity level (0..1) from which instances and messages become candidates.
-    pub threshold_level: f64,
-    /// Or an absolute active time (trace units) from which they do.
-    pub threshold_time: Option<u64>,
-    /// At most this many hints of each kind.
-    pub max_hints_per_kind: usize,
-    /// Subtract the probe cost the trace header states (`probe_ns=`), at most the smallest
-    /// net time a recorded message shows.
-    pub compensate: bool,
-    /// Subtract this probe cost (ns per message) instead of the header's (`--probe-ns`).
-    pub probe_ns: Option<f64>,
-    /// Cores the proposals are predicted for (`None`: this machine's).
-    pub cores: Option<usize>,
-    /// Handoff per cross-thread message in ns for the proposals (`None`: measured).
-    pub handoff_ns: Option<f64>,
-    /// Sender's CPU per asynchronous message in ns (`None`: measured, at most the handoff).
-    pub enqueue_ns: Option<f64>,
-    /// Replaying holds every message in memory and runs once per candidate: beyond this
-    /// many recorded messages the replays hold only the candidates' messages, those they
-    /// are sent from and the rest merged (`whatif::focus`), up to twice as many nodes;
-    /// past that no proposal is evaluated (`revy whatif` replays one change).
-    pub max_replay_messages: u64,
-    /// Evaluate proposals with the what-if replay (needs a second pass over the trace).
-    pub proposals: bool,
-    /// The project manifest: its `.revy/saf.toml` (return types, which methods write state)
-    /// is used when none is beside the trace (a trace written outside the project). Not
-    /// in the JSON: a path of this machine.
-    #[serde(skip)]
-    pub manifest: Option<std::path::PathBuf>,
-    /// The manifest's `[[events]]`: followed when not empty (`analyse::events`).
-    #[serde(skip)]
-    pub events: Vec<crate::instrument::events::EventDef>,
-    /// Measure the enqueue cost again instead of reading `.revy/machine.toml` (`--remeasure`).
-    #[serde(skip)]
-    pub remeasure: bool,
-}
-
-impl Options {
-    /// The machine model the command line gave (see [`crate::analyse::machine`]).
-    pub fn machine(&self) -> crate::analyse::machine::Given {
-        crate::analyse::machine::Given {
-            cores: self.cores,
-            handoff_ns: self.handoff_ns,
-            enqueue_ns: self.enqueue_ns,
-        }
-    }
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            detail_cap: 100_000,
-            threshold_level: 0.10,
-            threshold_time: None,
-            max_hints_per_kind: 20,
-            compensate: true,
-            probe_ns: None,
-            cores: None,
-            handoff_ns: None,
-            enqueue_ns: None,
-            max_replay_messages: 1_000_000,
-            proposals: true,
-            manifest: None,
-            events: Vec::new(),
-            remeasure: false,
-        }
-    }
 }
 
 /// Activity bands of the thesis (§4.4.5): colours red/blue/green/black.
@@ -592,7 +521,7 @@ pub fn analyze_path_with(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<Analysis> {
     if !opts.events.is_empty() {
-        return crate::analyse::events::analyze(path, opts, progress);
+        return analyze_with_events(path, opts, progress);
     }
     let mut b = Builder::for_trace(path, opts)?;
     let (mut reader, mut walker) = walk_trace_with(path, &mut b, progress)?;
@@ -602,6 +531,32 @@ pub fn analyze_path_with(
         (reader, walker) = walk_trace_with(path, &mut b, progress)?;
     }
     finish_with_advice(path, opts, b, &reader, &mut walker)
+}
+
+/// `revy analyze` with events: the analysis's walk also feeds the tracker.
+fn analyze_with_events(
+    path: &Path,
+    opts: &Options,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<Analysis> {
+    let mut b = Builder::for_trace(path, opts)?;
+    let mut t = events::Tracker::new(&opts.events, b.probe());
+    let (mut reader, mut walker) =
+        walk_trace_with(path, &mut events::Tracked::new(&mut b, &mut t), progress)?;
+    if let Some(mut capped) = b.capped(opts) {
+        t = events::Tracker::new(&opts.events, capped.probe());
+        (reader, walker) = walk_trace_with(
+            path,
+            &mut events::Tracked::new(&mut capped, &mut t),
+            progress,
+        )?;
+        b = capped;
+    }
+    t.finish(reader.names());
+    let events = events::results(&t, reader.names(), opts.detail_cap);
+    let mut a = finish_with_advice(path, opts, b, &reader, &mut walker)?;
+    a.events = Some(events);
+    Ok(a)
 }
 
 impl Builder {
@@ -643,17 +598,6 @@ impl Builder {
                 self.probe as f64 * unit.micros() / crate::analyse::trace::Unit::Ns.micros();
         }
         Ok(cal)
-    }
-}
-
-impl Options {
-    /// How the probe cost is subtracted: not at all, the given one, or the header's.
-    pub fn compensation(&self) -> probe::Compensation {
-        match (self.compensate, self.probe_ns) {
-            (false, _) => probe::Compensation::Off,
-            (true, Some(ns)) => probe::Compensation::Given(ns),
-            (true, None) => probe::Compensation::Header,
-        }
     }
 }
 

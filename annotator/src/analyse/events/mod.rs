@@ -8,15 +8,10 @@ pub mod render;
 mod tests;
 pub mod track;
 
-use std::path::Path;
-
 use rustc_hash::FxHashSet;
 use serde::Serialize;
 
-use crate::analyse::analysis::{finish_with_advice, Analysis, Builder, Options};
 use crate::analyse::trace::Names;
-use crate::analyse::walk::walk_trace_with;
-use crate::error::Result;
 pub use track::{Tracked, Tracker};
 
 /// Slowest instances listed per event type.
@@ -142,28 +137,6 @@ pub struct Events {
     pub late_records: u64,
     /// Most records that waited for their turn at once (the tracker's memory).
     pub peak_waiting: usize,
-}
-
-/// `revy analyze` with events: the analysis's walk also feeds the tracker.
-pub fn analyze(
-    path: &Path,
-    opts: &Options,
-    progress: &mut dyn FnMut(u64, u64),
-) -> Result<Analysis> {
-    let mut b = Builder::for_trace(path, opts)?;
-    let mut t = Tracker::new(&opts.events, b.probe());
-    let (mut reader, mut walker) =
-        walk_trace_with(path, &mut Tracked::new(&mut b, &mut t), progress)?;
-    if let Some(mut capped) = b.capped(opts) {
-        t = Tracker::new(&opts.events, capped.probe());
-        (reader, walker) = walk_trace_with(path, &mut Tracked::new(&mut capped, &mut t), progress)?;
-        b = capped;
-    }
-    t.finish(reader.names());
-    let events = results(&t, reader.names(), opts.detail_cap);
-    let mut a = finish_with_advice(path, opts, b, &reader, &mut walker)?;
-    a.events = Some(events);
-    Ok(a)
 }
 
 fn row(t: &Tracker, id: u32) -> EventRow {

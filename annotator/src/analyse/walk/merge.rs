@@ -80,3 +80,12 @@ pub fn merge(walker: &mut Walker, aggs: &Aggregates, names: &Names, sink: &mut i
 pub fn folded_label(i: &Instance, names: &Names) -> Option<String> {
     is_folded(i.oid()).then(|| format!("{}#*", names.class(i.class)))
 }
+
+/// The aggregated edges with their threads' tids (`edges` is in `aggs.edges`' order).
+pub fn with_tids(aggs: &Aggregates, edges: &[Resolved]) -> Vec<(u64, Resolved)> {
+    aggs.edges
+        .iter()
+        .zip(edges)
+        .map(|(e, r)| (e.tid, *r))
+        .collect()
+}

@@ -9,7 +9,7 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::node::{Node, NONE};
+use super::node::{Batch, Edge, Node, Placed, NONE};
 use super::tree::Tree;
 
 /// Batch nodes per edge at most: enough for the sender's and the receiver's work to
@@ -17,40 +17,6 @@ use super::tree::Tree;
 const PER_EDGE: u64 = 256;
 /// Batch nodes in a tree at most (a whole run may aggregate thousands of edges).
 const MAX_NODES: usize = 200_000;
-
-/// What a batch node stands for.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Batch {
-    pub calls: u64,
-    /// Their work, compensated (the probe cost per call taken off the estimate).
-    pub work: f64,
-}
-
-/// One aggregated edge of a throttled method, in the tree's ids and unit.
-#[derive(Debug, Clone, Copy)]
-pub struct Edge {
-    /// The tree's thread (`Tree::threads`) that made the calls.
-    pub thread: u32,
-    pub sender: u32,
-    pub receiver: u32,
-    pub method: u32,
-    pub calls: u64,
-    /// Aggregate time of the calls (estimated), uncompensated.
-    pub agg: f64,
-    pub size: u64,
-    /// The method's verdict: the calls come after it.
-    pub from: f64,
-}
-
-/// What the placement did, for the warnings.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Placed {
-    pub calls: u64,
-    pub nodes: usize,
-    /// Counted calls of throttled methods that found no recorded sender time to sit in
-    /// (their sender's calls were counted too: their time is inside those).
-    pub left: u64,
-}
 
 /// Adds batch nodes for `edges` to a tree whose children are indexed, then indexes again.
 pub fn place(t: &mut Tree, edges: &[Edge]) -> Placed {

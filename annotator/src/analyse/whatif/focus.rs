@@ -324,7 +324,7 @@ impl Sink for Collector<'_> {
         edges: &[crate::analyse::walk::Resolved],
         _: &[Instance],
     ) {
-        self.edges = super::tree::with_tids(aggs, edges);
+        self.edges = crate::analyse::walk::with_tids(aggs, edges);
     }
 }
 

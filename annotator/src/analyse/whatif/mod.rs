@@ -5,6 +5,7 @@
 pub(crate) mod batch;
 pub mod cost;
 pub(crate) mod focus;
+mod load;
 pub(crate) mod node;
 pub mod plan;
 pub(crate) mod sim;

@@ -1,5 +1,6 @@
-//! What a message tree is made of: its nodes, a focused tree's merged nodes and the
-//! page-fault times per call. Shared by the tree and the focus that fills one.
+//! What a message tree is made of: its nodes, a focused tree's merged nodes, the batch
+//! nodes standing for counted calls and the page-fault times per call. Shared by the tree,
+//! the loader and the focus that fill one and the batch placement.
 
 pub const NONE: u32 = u32::MAX;
 
@@ -43,3 +44,37 @@ pub struct Merged {
 
 /// Page-fault time per call of each (method, oid) of one trace, in the tree's unit.
 pub(super) type Faults = std::collections::HashMap<(u32, u64), f64>;
+
+/// What a batch node stands for.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Batch {
+    pub calls: u64,
+    /// Their work, compensated (the probe cost per call taken off the estimate).
+    pub work: f64,
+}
+
+/// One aggregated edge of a throttled method, in the tree's ids and unit.
+#[derive(Debug, Clone, Copy)]
+pub struct Edge {
+    /// The tree's thread (`Tree::threads`) that made the calls.
+    pub thread: u32,
+    pub sender: u32,
+    pub receiver: u32,
+    pub method: u32,
+    pub calls: u64,
+    /// Aggregate time of the calls (estimated), uncompensated.
+    pub agg: f64,
+    pub size: u64,
+    /// The method's verdict: the calls come after it.
+    pub from: f64,
+}
+
+/// What the placement did, for the warnings.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Placed {
+    pub calls: u64,
+    pub nodes: usize,
+    /// Counted calls of throttled methods that found no recorded sender time to sit in
+    /// (their sender's calls were counted too: their time is inside those).
+    pub left: u64,
+}

@@ -20,6 +20,8 @@ pub struct Ranked {
     /// The page's key of that row: the class name, the instance id, the method id.
     pub key: String,
     pub subject: String,
+    /// Its class (an instance's or method's too: the class table ranks a class by its best).
+    pub class: Option<String>,
     /// Its share of the run's busy time.
     pub share: f64,
     /// Predicted speedup of making it active (1.0: no replay gains anything).
@@ -95,6 +97,10 @@ fn verdict(a: &Analysis, k: usize, h: &Hint) -> Option<Ranked> {
         kind,
         key,
         subject: h.subject.clone(),
+        class: h.class.clone().or_else(|| {
+            h.instance
+                .and_then(|i| a.instances.class_of(i).map(String::from))
+        }),
         share,
         speedup,
         pays: h.kind == HintKind::Proposal,
@@ -127,7 +133,7 @@ fn unjudged(a: &Analysis, c: &ClassStats, one_off: u64, probe: bool) -> Ranked {
     let whose = if c.instances == 1 {
         "its one instance is".to_string()
     } else {
-        format!("its {} instances together are", c.instances)
+        format!("its {} instances together are", grouped(c.instances))
     };
     let size = format!(
         "{whose} {} of busy time ({})",
@@ -152,12 +158,26 @@ fn unjudged(a: &Analysis, c: &ClassStats, one_off: u64, probe: bool) -> Ranked {
         kind: "class",
         key: c.class.clone(),
         subject: c.class.clone(),
+        class: Some(c.class.clone()),
         share,
         speedup: 1.0,
         pays: false,
         hint: None,
         text: format!("{}: {cause}", c.class),
     }
+}
+
+/// A count with thousands separated (`33,333`).
+fn grouped(n: u64) -> String {
+    let d = n.to_string();
+    let mut out = String::with_capacity(d.len() + d.len() / 3);
+    for (k, c) in d.chars().enumerate() {
+        if k > 0 && (d.len() - k).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// A share as people read it: one decimal, or two significant digits when that would
@@ -182,6 +202,9 @@ mod tests {
         assert_eq!(share_text(0.0), "0.0 %");
         assert_eq!(share_text(0.00018235), "0.018 %");
         assert_eq!(share_text(0.0000666), "0.0067 %");
+        assert_eq!(grouped(33_333), "33,333");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1_000_000), "1,000,000");
     }
 
     /// Nothing pays on a synthetic run: the top entry is its biggest class, ×1.00, with the
@@ -205,6 +228,7 @@ mod tests {
             ("class", top.class.as_str())
         );
         assert_eq!(r[0].speedup, 1.0);
+        assert_eq!(r[0].class.as_deref(), Some(top.class.as_str()));
         assert!(
             r[0].text.contains("below the 10.0 % threshold"),
             "{}",

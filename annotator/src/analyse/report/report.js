@@ -60,91 +60,7 @@
     .replace(/\b(\d[\d,]*(?:\.\d+)?) ?(ns|us|µs|ms)\b/g, (all, v, u) => toUnits(v, u))
     .replace(/\bstd-dev (\d+(?:\.\d+)?)(?![\d.]| ?(?:ns|µs|us|ms|s)\b)/g, (all, v) => 'std-dev ' + fmtT(Number(v)));
 
-  // ---------- model ----------
-  // Thread roots are named after their thread (not `root@tid`) everywhere on the page.
-  const threadName = new Map(D.threads.map((t) => [t.tid, t.name || 'thread ' + t.tid]));
-  for (const i of D.instances) if (i.kind === 'root' && threadName.has(i.tid)) i.label = threadName.get(i.tid);
-  const inst = new Map();
-  for (const i of D.instances) inst.set(i.id, i);
-  const label = (id) => (inst.get(id) || { label: '#' + id }).label;
-  const method = (m) => D.methods[m] || { class: '?', method: '?', signature: '' };
-  // A method's parameters as people read them, `(const K&, F&&)` (the data keeps the notation).
-  const shownSig = (m) => (D.signatures && D.signatures[m.id]) || m.signature;
-  const methodName = (m) => { const x = method(m); return x.class + '.' + x.method; };
-
-  // Links: sender→receiver→method aggregates; edges: per pair.
-  const links = D.links.map((a) => ({ s: a[0], r: a[1], m: a[2], calls: a[3], net: a[4], agg: a[5], bytes: a[6], key: a[0] + '>' + a[1] + ':' + a[2] }));
-  const edges = D.edges.map((e) => Object.assign({ key: e.sender + '>' + e.receiver, links: [], other: e.calls }, e));
-  const edgeByKey = new Map(edges.map((e) => [e.key, e]));
-  for (const l of links) {
-    const e = edgeByKey.get(l.s + '>' + l.r);
-    if (e) { e.links.push(l); e.other -= l.calls; }
-  }
-  const nodes = D.instances.map((i) => ({ id: i.id, key: String(i.id), i: i, x: 0, y: 0, r: 7 + 16 * Math.sqrt(i.level), out: [], inn: [], visible: true }));
-  const nodeById = new Map(nodes.map((n) => [n.id, n]));
-  for (const e of edges) {
-    e.sn = nodeById.get(e.sender); e.rn = nodeById.get(e.receiver);
-    if (e.sn) e.sn.out.push(e);
-    if (e.rn && e.rn !== e.sn) e.rn.inn.push(e);
-  }
-  const root = nodeById.get(D.main_root) || nodes[0];
-
-  // Ranks by activity (1 = most active): instances (roots excluded) and edges.
-  const instRank = new Map();
-  D.instances.filter((i) => i.kind !== 'root').slice().sort((a, b) => b.active_time - a.active_time || a.id - b.id)
-    .forEach((i, k) => instRank.set(i.id, k + 1));
-  const edgeRank = new Map();
-  edges.slice().sort((a, b) => b.net_time - a.net_time || a.sender - b.sender || a.receiver - b.receiver)
-    .forEach((e, k) => edgeRank.set(e.key, k + 1));
-
-  // Class groups: one node per class of the run standing for all its instances. Their
-  // figures are the analysis's whole-run class rows (never sums over the drawn instances,
-  // which on a big run are a small sample); `members` are the drawn ones.
-  const TOTAL = Math.max(1, D.totals.total_time);
-  const groups = new Map();
-  for (const c of D.classes) {
-    const level = c.active_time / TOTAL;
-    groups.set(c.class, { key: 'c:' + c.class, group: true, cls: c.class, row: c, members: [], x: 0, y: 0, visible: false,
-      i: { id: 'c:' + c.class, label: c.class + ' (' + NF[0].format(c.instances) + ')', class: c.class, kind: 'class', oid: null,
-        active_time: c.active_time, level, instances: c.instances, received: c.messages, sent: null, neighbours: null, size: null,
-        band: level > 0.6 ? 'over60' : level > 0.3 ? 'over30' : level > 0.1 ? 'over10' : 'rest' } });
-  }
-  for (const n of nodes) {
-    const g = n.i.kind !== 'root' && n.i.class && groups.get(n.i.class);
-    if (g) g.members.push(n);
-  }
-  for (const g of groups.values()) g.r = 9 + 18 * Math.sqrt(Math.min(1, g.i.level));
-  const groupRank = new Map();
-  [...groups.values()].sort((a, b) => b.i.active_time - a.i.active_time || a.cls.localeCompare(b.cls)).forEach((g, k) => groupRank.set(g.key, k + 1));
-  // Classes with few instances, all drawn, start expanded (a pipeline keeps its shape).
-  const SMALL = new Set((D.class_graph && D.class_graph.expanded) || []);
-  // The class-level node an instance belongs to in the whole-run class graph.
-  const cgKey = (n) => (n.i.kind === 'root' || !n.i.class || SMALL.has(n.i.class)) ? n.key : 'c:' + n.i.class;
-  const nodeByKey = new Map(nodes.map((n) => [n.key, n]));
-  for (const g of groups.values()) nodeByKey.set(g.key, g);
-
-  // ---------- view state ----------
-  const state = {
-    view: D.instances.length > 100 ? 'classes' : 'instances', // big runs start at class level
-    expanded: new Set(SMALL),
-    topN: 20,
-    colour: 'value',
-  };
-  const groupEdges = new Map();
-  const display = (n) => (state.view === 'classes' && n.i.kind !== 'root' && n.i.class && !state.expanded.has(n.i.class)) ? groups.get(n.i.class) : n;
-  let allowed = null; // 'top' view: the top N instances and their neighbours
-  function computeAllowed() {
-    if (state.view !== 'top') { allowed = null; return; }
-    allowed = new Set([root.id]);
-    const top = nodes.filter((n) => n.i.kind !== 'root').sort((a, b) => (instRank.get(a.id) || 1e9) - (instRank.get(b.id) || 1e9)).slice(0, state.topN);
-    for (const n of top) {
-      allowed.add(n.id);
-      for (const e of n.out) allowed.add(e.receiver);
-      for (const e of n.inn) allowed.add(e.sender);
-    }
-  }
-
-  // ---------- header, run line ----------
+  // ---------- header, run line (first: the answer needs only the data, not the model) ----------
   const span = D.span[1] > D.span[0] ? D.span[1] - D.span[0] : 0;
   (function header() {
     const t = D.totals;
@@ -229,6 +145,91 @@
   const firstPaint = performance.now() - T0;
   // Since navigation start: the answer is in the DOM (painted with the next frame).
   const answerAt = performance.now();
+
+  // ---------- model ----------
+  // Thread roots are named after their thread (not `root@tid`) everywhere on the page.
+  const threadName = new Map(D.threads.map((t) => [t.tid, t.name || 'thread ' + t.tid]));
+  for (const i of D.instances) if (i.kind === 'root' && threadName.has(i.tid)) i.label = threadName.get(i.tid);
+  const inst = new Map();
+  for (const i of D.instances) inst.set(i.id, i);
+  const label = (id) => (inst.get(id) || { label: '#' + id }).label;
+  const method = (m) => D.methods[m] || { class: '?', method: '?', signature: '' };
+  // A method's parameters as people read them, `(const K&, F&&)` (the data keeps the notation).
+  const shownSig = (m) => (D.signatures && D.signatures[m.id]) || m.signature;
+  const methodName = (m) => { const x = method(m); return x.class + '.' + x.method; };
+
+  // Links: sender→receiver→method aggregates; edges: per pair.
+  const links = D.links.map((a) => ({ s: a[0], r: a[1], m: a[2], calls: a[3], net: a[4], agg: a[5], bytes: a[6], key: a[0] + '>' + a[1] + ':' + a[2] }));
+  const edges = D.edges.map((e) => Object.assign({ key: e.sender + '>' + e.receiver, links: [], other: e.calls }, e));
+  const edgeByKey = new Map(edges.map((e) => [e.key, e]));
+  for (const l of links) {
+    const e = edgeByKey.get(l.s + '>' + l.r);
+    if (e) { e.links.push(l); e.other -= l.calls; }
+  }
+  const nodes = D.instances.map((i) => ({ id: i.id, key: String(i.id), i: i, x: 0, y: 0, r: 7 + 16 * Math.sqrt(i.level), out: [], inn: [], visible: true }));
+  const nodeById = new Map(nodes.map((n) => [n.id, n]));
+  for (const e of edges) {
+    e.sn = nodeById.get(e.sender); e.rn = nodeById.get(e.receiver);
+    if (e.sn) e.sn.out.push(e);
+    if (e.rn && e.rn !== e.sn) e.rn.inn.push(e);
+  }
+  const root = nodeById.get(D.main_root) || nodes[0];
+
+  // Ranks by activity (1 = most active): instances (roots excluded) and edges.
+  const instRank = new Map();
+  D.instances.filter((i) => i.kind !== 'root').slice().sort((a, b) => b.active_time - a.active_time || a.id - b.id)
+    .forEach((i, k) => instRank.set(i.id, k + 1));
+  const edgeRank = new Map();
+  edges.slice().sort((a, b) => b.net_time - a.net_time || a.sender - b.sender || a.receiver - b.receiver)
+    .forEach((e, k) => edgeRank.set(e.key, k + 1));
+
+  // Class groups: one node per class of the run standing for all its instances. Their
+  // figures are the analysis's whole-run class rows (never sums over the drawn instances,
+  // which on a big run are a small sample); `members` are the drawn ones.
+  const TOTAL = Math.max(1, D.totals.total_time);
+  const groups = new Map();
+  for (const c of D.classes) {
+    const level = c.active_time / TOTAL;
+    groups.set(c.class, { key: 'c:' + c.class, group: true, cls: c.class, row: c, members: [], x: 0, y: 0, visible: false,
+      i: { id: 'c:' + c.class, label: c.class + ' (' + NF[0].format(c.instances) + ')', class: c.class, kind: 'class', oid: null,
+        active_time: c.active_time, level, instances: c.instances, received: c.messages, sent: null, neighbours: null, size: null,
+        band: level > 0.6 ? 'over60' : level > 0.3 ? 'over30' : level > 0.1 ? 'over10' : 'rest' } });
+  }
+  for (const n of nodes) {
+    const g = n.i.kind !== 'root' && n.i.class && groups.get(n.i.class);
+    if (g) g.members.push(n);
+  }
+  for (const g of groups.values()) g.r = 9 + 18 * Math.sqrt(Math.min(1, g.i.level));
+  const groupRank = new Map();
+  [...groups.values()].sort((a, b) => b.i.active_time - a.i.active_time || a.cls.localeCompare(b.cls)).forEach((g, k) => groupRank.set(g.key, k + 1));
+  // Classes with few instances, all drawn, start expanded (a pipeline keeps its shape).
+  const SMALL = new Set((D.class_graph && D.class_graph.expanded) || []);
+  // The class-level node an instance belongs to in the whole-run class graph.
+  const cgKey = (n) => (n.i.kind === 'root' || !n.i.class || SMALL.has(n.i.class)) ? n.key : 'c:' + n.i.class;
+  const nodeByKey = new Map(nodes.map((n) => [n.key, n]));
+  for (const g of groups.values()) nodeByKey.set(g.key, g);
+
+  // ---------- view state ----------
+  const state = {
+    view: D.instances.length > 100 ? 'classes' : 'instances', // big runs start at class level
+    expanded: new Set(SMALL),
+    topN: 20,
+    colour: 'value',
+  };
+  const groupEdges = new Map();
+  const display = (n) => (state.view === 'classes' && n.i.kind !== 'root' && n.i.class && !state.expanded.has(n.i.class)) ? groups.get(n.i.class) : n;
+  let allowed = null; // 'top' view: the top N instances and their neighbours
+  function computeAllowed() {
+    if (state.view !== 'top') { allowed = null; return; }
+    allowed = new Set([root.id]);
+    const top = nodes.filter((n) => n.i.kind !== 'root').sort((a, b) => (instRank.get(a.id) || 1e9) - (instRank.get(b.id) || 1e9)).slice(0, state.topN);
+    for (const n of top) {
+      allowed.add(n.id);
+      for (const e of n.out) allowed.add(e.receiver);
+      for (const e of n.inn) allowed.add(e.sender);
+    }
+  }
+
 
   // The instance a hint is about (its own, the heaviest receiver of its method or class).
   function hintTarget(h) {
@@ -1770,11 +1771,15 @@
   // Rows open in the page's one ranking (the answer's first line is its top entry); rows it
   // does not name follow, most work first.
   const RANK = new Map(RANKING.map((r, k) => [r.kind + ':' + r.key, k]));
+  const BEST_OF_CLASS = new Map();
+  RANKING.forEach((r, k) => { if (r.class && !BEST_OF_CLASS.has(r.class)) BEST_OF_CLASS.set(r.class, k); });
   function rankCols(kind, keyOf, work, rows) {
     const after = new Map(rows.slice().sort((a, b) => work(b) - work(a)).map((r, k) => [keyOf(r), RANKING.length + k]));
-    const entry = (r) => { const k = RANK.get(kind + ':' + keyOf(r)); return k === undefined ? null : RANKING[k]; };
+    // A class without an entry of its own ranks by its best instance's or method's.
+    const rankOf = (r) => { const k = RANK.get(kind + ':' + keyOf(r)); return k !== undefined || kind !== 'class' ? k : BEST_OF_CLASS.get(r.class); };
+    const entry = (r) => { const k = rankOf(r); return k === undefined ? null : RANKING[k]; };
     return [
-      { key: 'rank', label: 'rank', num: true, rowKey: keyOf, get: (r) => { const k = RANK.get(kind + ':' + keyOf(r)); return k === undefined ? after.get(keyOf(r)) + 1 : k + 1; },
+      { key: 'rank', label: 'rank', num: true, rowKey: keyOf, get: (r) => { const k = rankOf(r); return k === undefined ? after.get(keyOf(r)) + 1 : k + 1; },
         fmt: (v) => v <= RANKING.length ? num(v) : '', help: 'the ranking of the answer above: proposals that pay, then by share of busy time' },
       { key: 'verdict', label: 'verdict', get: (r) => { const e = entry(r); return e ? '×' + e.speedup.toFixed(2) + (e.pays ? ' pays' : '') : ''; },
         title: (r) => { const e = entry(r); return e ? human(e.text) : ''; }, help: 'predicted speedup of making it active (hover for why)' },

@@ -871,6 +871,7 @@ inline std::string run_id(std::uint64_t wall) {
 inline std::string probe_cost_ns();
 inline std::string handoff_cost_ns();
 inline std::string fault_cost_ns();
+inline std::string counted_cost_ns();
 
 // The magic and the header: pid, a wall-clock anchor (the trace clock and the Unix epoch
 // read at one instant, so traces of several processes go on one time line) and the probe
@@ -885,6 +886,7 @@ inline void start_file(Global& G) {
                      " start=" + start + " anchor_wall_ns=" + std::to_string(anchor_wall) +
                      " anchor_t=" + std::to_string(anchor_t) + " probe_ns=" + probe_cost_ns() +
                      " handoff_ns=" + handoff_cost_ns() + " fault_ns=" + fault_cost_ns() +
+                     " counted_ns=" + counted_cost_ns() +
                      " project=" + config::project() + " mode=" + config::mode() +
                      (G.budget_fd >= 0 ? " budget=run" : "") + " run=" + run_id(anchor_wall);
     G.lock.lock();
@@ -1426,55 +1428,109 @@ inline void handoff_echo(std::shared_ptr<HandoffPing> p) {
     }
 }
 
-// One-way handoff in ns: the 10th percentile of 30 to 200 round trips, halved. A first,
-// untimed round waits (up to 1.5 ms) for the helper thread to start; then rounds stop after
-// 2 ms once there are 30, and at 3.5 ms in any case (0 when fewer than 10 fit: a machine too
-// busy to say).
-inline std::uint64_t handoff_measure_ns() {
+// The handoff measurement: batches of kHandoffBatch round trips, each batch's fastest
+// counting (a round trip a hog or a preemption slowed costs its batch nothing); then the
+// 25th percentile of the batches' figures (a batch slowed throughout does not set it).
+constexpr int kHandoffBatch = 4;
+constexpr int kHandoffBatches = 240;
+// A one-way wake-up above this is another thread's time slice, not a handoff: unknown (0).
+constexpr std::uint64_t kHandoffMaxNs = 500000;
+
+struct HandoffFigure {
+    std::uint64_t ns = 0;   // the one-way handoff (0: unknown)
+    std::uint64_t p50 = 0;  // the median batch's, halved: the spread
+    int batches = 0;
+};
+
+// One batch of round trips before `limit`: its fastest, or 0 when the echo did not answer.
+inline std::uint64_t handoff_batch(HandoffPing& p, std::unique_lock<std::mutex>& g,
+                                   std::uint64_t& round,
+                                   std::chrono::steady_clock::time_point limit) {
     typedef std::chrono::steady_clock clock;
-    const int rounds = 200;
-    std::uint64_t rtt[rounds];
+    std::uint64_t best = ~static_cast<std::uint64_t>(0);
+    for (int i = 0; i < kHandoffBatch; ++i, ++round) {
+        std::uint64_t back = 2 * round + 2;
+        clock::time_point t0 = clock::now();
+        p.turn = back - 1;
+        p.cv.notify_one();
+        while (p.turn != back && p.cv.wait_until(g, limit) != std::cv_status::timeout) {
+        }
+        clock::time_point t1 = clock::now();
+        if (p.turn != back) return 0;
+        std::uint64_t d = static_cast<std::uint64_t>(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count());
+        if (d < best) best = d;
+    }
+    return best;
+}
+
+// Whether the batches so far agree: the median within 1.5x of the 25th percentile (else the
+// measurement goes on, to its 20 ms, for more batches a neighbour did not slow).
+inline bool handoff_narrow(const std::uint64_t* fig, int n) {
+    std::uint64_t v[kHandoffBatches];
+    std::copy(fig, fig + n, v);
+    std::sort(v, v + n);
+    return 2 * v[n / 2] <= 3 * v[n / 4];
+}
+
+// One-way handoff in ns. A first, untimed round waits (up to 50 ms) for the helper thread to
+// start; then batches go on for 5 ms and 120 batches that agree, or 20 ms, or 240 batches (0
+// when none fit: a machine too busy to say; the fastest batch when fewer than 8 did).
+inline HandoffFigure handoff_measure() {
+    typedef std::chrono::steady_clock clock;
+    HandoffFigure out;
+    std::uint64_t fig[kHandoffBatches];
     int n = 0;
     std::shared_ptr<HandoffPing> p = std::make_shared<HandoffPing>();
     std::thread echo(handoff_echo, p);
-    clock::time_point limit = clock::now() + std::chrono::microseconds(1500);
-    clock::time_point enough = limit;
     {
         std::unique_lock<std::mutex> g(p->m);
-        for (int i = 0; i < rounds + 1; ++i) {
-            std::uint64_t back = 2 * static_cast<std::uint64_t>(i) + 2;
-            clock::time_point t0 = clock::now();
-            p->turn = back - 1;
-            p->cv.notify_one();
-            while (p->turn != back && p->cv.wait_until(g, limit) != std::cv_status::timeout) {
+        std::uint64_t round = 0;
+        // a new thread may wait for a core for tens of ms on a loaded machine
+        clock::time_point limit = clock::now() + std::chrono::milliseconds(50);
+        p->turn = 1;  // the thread's start, not a handoff
+        p->cv.notify_one();
+        while (p->turn != 2 && p->cv.wait_until(g, limit) != std::cv_status::timeout) {
+        }
+        if (p->turn == 2) {
+            round = 1;
+            clock::time_point begin = clock::now();
+            limit = begin + std::chrono::milliseconds(20);
+            clock::time_point enough = begin + std::chrono::milliseconds(5);
+            while (n < kHandoffBatches) {
+                std::uint64_t b = handoff_batch(*p, g, round, limit);
+                if (b == 0) break;
+                fig[n++] = b;
+                clock::time_point now = clock::now();
+                if (now >= limit || (n >= 120 && now >= enough && handoff_narrow(fig, n))) break;
             }
-            clock::time_point t1 = clock::now();
-            if (p->turn != back) break;
-            if (i == 0) {  // the thread's start, not a handoff
-                enough = t1 + std::chrono::milliseconds(2);
-                limit = t1 + std::chrono::microseconds(3500);
-                continue;
-            }
-            rtt[n++] = static_cast<std::uint64_t>(
-                std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count());
-            if (t1 > limit || (t1 > enough && n >= 30)) break;
         }
         p->stop = true;
     }
     p->cv.notify_one();
     echo.detach();  // ends when it next runs; joining could wait on a busy machine
-    if (n < 10) return 0;
-    std::sort(rtt, rtt + n);
-    return rtt[n / 10] / 2;
+    out.batches = n;
+    if (n == 0) return out;
+    std::sort(fig, fig + n);
+    out.p50 = fig[n / 2] / 2;
+    // fewer than 8 batches: the fastest (the header's count says how little it rests on)
+    std::uint64_t ns = fig[n < 8 ? 0 : n / 4] / 2;
+    out.ns = ns <= kHandoffMaxNs ? ns : 0;
+    return out;
 }
 
-// The handoff for the trace header (`handoff_ns=`): one-way wake-up between two threads (a
-// mutex and condition variable ping-pong, as an active object's queue wakes its thread), the
-// statistic `revy whatif` uses, at most 5 ms of start-up. The what-if replays use this
-// machine's figure, not the analysing one's. Measured once per process: a forked child keeps
-// its parent's figure.
+// The handoff for the trace header (`handoff_ns=` with `handoff_stat=p25`, `handoff_batches=`
+// and `handoff_p50=`, the spread): one-way wake-up between two threads (a mutex and
+// condition variable ping-pong, as an active object's queue wakes its thread), the statistic
+// `revy whatif` uses, at most 70 ms of start-up (~1 ms on an idle machine). The what-if replays use this machine's
+// figure, not the analysing one's. Measured once per process: a forked child keeps its
+// parent's figure.
 inline std::string handoff_cost_ns() {
-    static const std::string ns = std::to_string(handoff_measure_ns());
+    static const std::string ns = [] {
+        HandoffFigure f = handoff_measure();
+        return std::to_string(f.ns) + " handoff_stat=p25 handoff_batches=" +
+               std::to_string(f.batches) + " handoff_p50=" + std::to_string(f.p50);
+    }();
     return ns;
 }
 
@@ -2338,6 +2394,66 @@ REVY_HOT void end(std::uint32_t mid, std::uint64_t oid) {
         return;
     }
     while (ts.depth >= d) pop(ts, ts.depth - 1, t);
+}
+
+// ---- what a counted call costs its caller (`counted_ns=`) ---------------------------------
+//
+// A throttled method's counted calls are not timed: their time is the estimate, and what the
+// counting costs stays in the caller's time (the what-if takes it off the sender). Measured
+// at start-up on a scratch thread state through the counted path itself (`start_estimated`,
+// then `end`'s test and `end_counted`), for method id 0 (never a real method: ids start at 1),
+// whose estimate is set for the measurement only: 400 batches of 50 calls, the fastest
+// counting (as probe_ns), the median batch the spread. The thread-state lookup is left out.
+inline std::string counted_cost_ns() {
+    if (!config::throttle_calls) return "0";
+    const std::uint64_t calls = 50, est = 40, parent = 7, oid = 11;
+    const int batches = 400;
+    Frame frames[4] = {};
+    Counted cnt[1] = {};
+    ThreadState* ts = new ThreadState();
+    ts->frames = frames;
+    ts->cap = 4;
+    ts->depth = 1;
+    frames[0].oid = parent;
+    frames[0].mid = 1;
+    frames[0].rec = kAggregated;
+    cnt[0].so = parent;
+    cnt[0].o = oid;
+    cnt[0].s = 2;
+    cnt[0].est = 1 + est;
+    cnt[0].size_min = ~std::uint64_t(0);
+    ts->cnt = cnt;
+    ts->cnt_len = 1;
+    Statics<>::estimate[0].store(1 + est, std::memory_order_relaxed);
+    std::uint64_t* all = new std::uint64_t[batches];
+    std::uint64_t best = ~static_cast<std::uint64_t>(0);
+    for (int batch = 0; batch < batches; ++batch) {
+        ts->counted = 1;  // no call of the batch is one of the 1-in-kSampleEvery timed
+        std::uint64_t t0 = now_ns();
+        for (std::uint64_t i = 0; i < calls; ++i) {
+            if (!start_estimated(*ts, 0, oid, 24)) break;
+            std::uint32_t d = ts->depth;
+            if (!(d && ts->frames[d - 1].rec == kEstimated && ts->frames[d - 1].mid == 0 &&
+                  ts->frames[d - 1].oid == oid && end_counted(*ts, d - 1)))
+                ts->depth = 1;
+        }
+        std::uint64_t d = now_ns() - t0;
+        all[batch] = d;
+        if (d < best) best = d;
+    }
+    Statics<>::estimate[0].store(0, std::memory_order_relaxed);
+    bool counted = cnt[0].n == static_cast<std::uint64_t>(batches) * calls;
+    delete ts;
+    std::sort(all, all + batches);
+    std::uint64_t p50 = all[batches / 2];
+    delete[] all;
+    if (!counted) return "0";  // the path did not count them: no figure
+    auto tenths = [calls](std::uint64_t ns) {
+        std::uint64_t t = (ns * 10 + calls / 2) / calls;
+        return std::to_string(t / 10) + "." + std::to_string(t % 10);
+    };
+    return tenths(best) + " counted_stat=min counted_batches=" + std::to_string(batches) +
+           " counted_p50=" + tenths(p50);
 }
 
 // ---- calls still open at the final flush ----------------------------------------------

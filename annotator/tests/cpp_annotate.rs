@@ -97,7 +97,7 @@ fn check_trace(t: &Trace, what: &str) {
         "{what}: header"
     );
     // The runtime's start-up measurements: probe cost and thread handoff, in ns (a handoff
-    // of 0 says the machine was too busy for 10 round trips in 5 ms).
+    // of 0 says the machine was too busy for a batch of round trips in 20 ms).
     let probe = header_ns(&t.header, "probe_ns");
     assert!(
         probe.is_some_and(|v| v > 0.0 && v < 1e7),
@@ -108,6 +108,23 @@ fn check_trace(t: &Trace, what: &str) {
     assert!(
         handoff.is_some_and(|v| (0.0..1e7).contains(&v)),
         "{what}: handoff_ns {handoff:?} in {}",
+        t.header
+    );
+    // How it was measured: batches and their spread (the median batch is never below the
+    // 25th percentile); what a counted call costs its caller (0: not throttling).
+    let (batches, p50) = (
+        header_ns(&t.header, "handoff_batches"),
+        header_ns(&t.header, "handoff_p50"),
+    );
+    assert!(
+        batches.is_some() && p50.is_some_and(|p| p >= handoff.unwrap()),
+        "{what}: handoff spread in {}",
+        t.header
+    );
+    let counted = header_ns(&t.header, "counted_ns");
+    assert!(
+        counted.is_some_and(|v| (0.0..1e6).contains(&v)),
+        "{what}: counted_ns {counted:?} in {}",
         t.header
     );
     assert_eq!(t.end, Some(t.events.len() as u64), "{what}: E count");

@@ -431,7 +431,8 @@ fn traces_of_different_runs_are_not_merged_unless_asked() {
 /// recorded calls, then the method is throttled and 10 M more are counted, 70 ns each as
 /// estimated (50 ns of work past the 20 ns probe), with 50 ns of the caller's own work
 /// between calls: a telemetry-like, fine-grained object.
-fn telemetry_project() -> (tempfile::TempDir, PathBuf) {
+/// `header`: more header fields (e.g. ` counted_ns=30`).
+fn telemetry_project(header: &str) -> (tempfile::TempDir, PathBuf) {
     const TELE: &str = "namespace tele {
 class LatencyStats {
  public:
@@ -459,8 +460,8 @@ class App {
         "parse",
     );
     let rec = "cls=tele::LatencyStats oid=2 mth=record sgn=!long^0!";
-    let mut t = String::from(
-        "##### revy-trace 1 unit=ns lang=cpp pid=7 probe_ns=20 handoff_ns=5000\n\
+    let mut t = format!(
+        "##### revy-trace 1 unit=ns lang=cpp pid=7 probe_ns=20 handoff_ns=5000{header}\n\
          <Crt cls=App oid=1 size=16 tid=1 t=0>\n<Crt cls=tele::LatencyStats oid=2 size=8 tid=1 t=10>\n\
          <Msg cls=App oid=1 mth=run sgn=!! size=0 tid=1 t=50>\n",
     );
@@ -498,7 +499,7 @@ class App {
 /// Fails before: the replay held the 200 recorded calls only and predicted 1.00×.
 #[test]
 fn counted_calls_are_replayed_and_a_fine_grained_object_loses_on_its_enqueue() {
-    let (_dir, p) = telemetry_project();
+    let (_dir, p) = telemetry_project("");
     let ps = p.to_str().unwrap();
     let machine = ["--cores", "2", "--handoff", "5us", "--enqueue", "250ns"];
     let mut args = vec!["whatif", ps, "--active", "tele::LatencyStats"];
@@ -534,6 +535,44 @@ fn counted_calls_are_replayed_and_a_fine_grained_object_loses_on_its_enqueue() {
         text.contains("as an active object it loses: 10.0 M messages × 250 ns enqueue"),
         "{text}"
     );
+}
+
+/// The same trace, its header saying what a counted call cost its caller (`counted_ns=30`):
+/// the replay takes it off the sender per counted call (the program without the profiler
+/// does not count), so the baseline is the uninstrumented caller's. Fails before: the field
+/// was ignored and the baseline kept 10 M × 30 ns = 300 ms of counting (1.00 s, 0.33×).
+#[test]
+fn the_counting_a_counted_call_cost_its_caller_is_taken_off_the_senders_baseline() {
+    let (_dir, p) = telemetry_project(" counted_ns=30");
+    let ps = p.to_str().unwrap();
+    let args = [
+        "whatif",
+        ps,
+        "--active",
+        "tele::LatencyStats",
+        "--cores",
+        "2",
+        "--handoff",
+        "5us",
+        "--enqueue",
+        "250ns",
+        "--format",
+        "json",
+    ];
+    let w: serde_json::Value = serde_json::from_str(&ok(&revy(&args), "whatif")).unwrap();
+    // Baseline 10 M × (50 work + 50 own − 30 counting) = 0.70 s; active: the caller's
+    // 10 M × (20 own + 250 enqueue) = 2.70 s.
+    let base = w["baseline_time"].as_f64().unwrap();
+    assert!((0.67e9..0.73e9).contains(&base), "baseline {base}: {w}");
+    let s = w["predicted_speedup"].as_f64().unwrap();
+    assert!((0.24..0.28).contains(&s), "predicted {s}: {w}");
+    assert_eq!(w["cost"]["counted_messages"], 10_000_000);
+    // --no-compensate keeps the instrumented caller's time, counting included.
+    let mut raw = args.to_vec();
+    raw.push("--no-compensate");
+    let w: serde_json::Value = serde_json::from_str(&ok(&revy(&raw), "whatif")).unwrap();
+    let base = w["baseline_time"].as_f64().unwrap();
+    assert!(base > 0.95e9, "baseline uncompensated {base}");
 }
 
 /// The pipeline's trace beside the SAF of sources whose `Channel.take` blocks as written:

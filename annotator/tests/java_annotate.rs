@@ -126,9 +126,16 @@ fn check_trace(t: &Trace, allow_open: &[&str]) -> BTreeMap<String, usize> {
         "{}",
         t.header
     );
-    // The runtime's start-up measurements: probe cost and thread handoff, in ns (a handoff
-    // of 0 says the machine was too busy for 10 round trips in 10 ms).
-    for (key, least) in [("probe_ns", f64::MIN_POSITIVE), ("handoff_ns", 0.0)] {
+    // The runtime's start-up measurements: probe cost, thread handoff (0: the machine was
+    // too busy for a batch of round trips in 20 ms) and its batches, what a counted call
+    // costs its caller (0: not throttling), in ns.
+    for (key, least) in [
+        ("probe_ns", f64::MIN_POSITIVE),
+        ("handoff_ns", 0.0),
+        ("handoff_batches", 0.0),
+        ("handoff_p50", 0.0),
+        ("counted_ns", 0.0),
+    ] {
         let v: Option<f64> = t
             .header
             .split(' ')

@@ -7,7 +7,9 @@
 # RUNTIMES="cpp" runs one runtime.
 # Usage: tests/bench/probe_load.sh [RUNS]   (default 20). Needs javac/java and a built revy
 # (target/debug/revy unless REVY is set). The hogs are killed on exit. RT=DIR copies the Java
-# runtime sources in DIR over the annotated ones (A/B of runtimes without rebuilding revy).
+# runtime sources in DIR over the annotated ones, RT_CPP=FILE the C++ runtime's
+# revy_runtime_impl.hpp (A/B of runtimes without rebuilding revy). EXTRA="handoff_p50" also
+# prints those header fields of each run.
 set -euo pipefail
 RUNS=${1:-20}
 FIELD=${FIELD:-probe_ns}
@@ -57,7 +59,10 @@ int main() {
 }
 CPP
 (cd "$WORK/cpp" && "$REVY" parse >/dev/null && REVY_CPP_RUNTIME=header "$REVY" annotate --better >/dev/null)
-g++ -std=c++17 -O2 -o "$WORK/cpp/counter" "$WORK/cpp/counter.cc"
+if [ -n "${RT_CPP:-}" ]; then
+    for f in $(find "$WORK/cpp" -name revy_runtime_impl.hpp); do cp "$RT_CPP" "$f"; done
+fi
+g++ -std=c++17 -O2 -pthread -o "$WORK/cpp/counter" "$WORK/cpp/counter.cc"
 
 probe() { # $1: java or cpp; one run -> its header's $FIELD
     rm -f "$WORK"/t*.rvt
@@ -65,7 +70,10 @@ probe() { # $1: java or cpp; one run -> its header's $FIELD
     java) REVY_BUDGET=off REVY_TRACE="$WORK/t.rvt" java -cp "$WORK/java/build" bench.Counter >/dev/null ;;
     cpp) REVY_BUDGET=off REVY_TRACE="$WORK/t.rvt" "$WORK/cpp/counter" >/dev/null ;;
     esac
-    head -c 600 "$WORK/t.rvt" | tr ' ' '\n' | grep -a "^$FIELD=" | cut -d= -f2
+    local h
+    h=$(head -c 800 "$WORK/t.rvt" | tr ' ' '\n')
+    echo "$h" | grep -a "^$FIELD=" | cut -d= -f2
+    for x in ${EXTRA:-}; do echo "$h" | grep -a "^$x=" | sed 's/^/  /' >&2; done
 }
 series() { for _ in $(seq "$RUNS"); do probe "$1"; done; }
 

@@ -181,6 +181,39 @@ pub(crate) fn header_ns(path: &Path, key: &str) -> Result<Option<f64>> {
         .filter(|p| p.is_finite() && *p >= 0.0))
 }
 
+/// The warning when the trace header's handoff (`handoff_ns=`, the runtime's at start-up)
+/// could not be trusted: the runtime found no figure in its window, or one resting on fewer
+/// than 8 batches of round trips (a machine too busy), or its batches spread wide (the median batch's
+/// `handoff_p50=` over twice the figure: most batches were slowed, so it may be too). `None`
+/// for traces without the spread (older runtimes) and when it is narrow.
+pub(crate) fn handoff_warning(h: &crate::analyse::trace::Header) -> Option<String> {
+    let num = |k: &str| h.get(k).and_then(|v| v.parse::<f64>().ok());
+    let (ns, p50, batches) = (
+        num("handoff_ns")?,
+        num("handoff_p50")?,
+        num("handoff_batches")?,
+    );
+    if ns <= 0.0 {
+        return Some(format!(
+            "the runtime could not measure the handoff (handoff_ns=0 after {batches:.0} batches of round trips: the machine was too busy); the what-if uses this machine's (--handoff sets it)"
+        ));
+    }
+    if batches < 8.0 {
+        return Some(format!(
+            "the trace header's handoff (handoff_ns={}) could not be trusted: it rests on {batches:.0} batches of round trips (the machine was too busy for more); --handoff sets it",
+            short(ns)
+        ));
+    }
+    if p50 > 2.0 * ns {
+        return Some(format!(
+            "the trace header's handoff (handoff_ns={}) could not be trusted: its {batches:.0} batches of round trips spread to {} ns at the median (measured while the machine was busy?); --handoff sets it",
+            short(ns),
+            short(p50)
+        ));
+    }
+    None
+}
+
 /// The probe cost per message in trace units, rounded.
 pub fn probe_units(ns: f64, unit: Unit) -> u64 {
     (ns * Unit::Ns.micros() / unit.micros()).round() as u64
@@ -202,5 +235,35 @@ mod tests {
         assert_eq!((given.used_ns, given.capped), (700.0, false));
         let off = Calibration::resolve(Compensation::Off, Some(60.0), 491, Unit::Ns);
         assert_eq!(off.used_ns, 0.0);
+    }
+
+    #[test]
+    fn a_handoff_whose_batches_spread_wide_is_not_trusted() {
+        let header = |fields: &str| {
+            let mut h = crate::analyse::trace::Header::default();
+            for f in fields.split_whitespace() {
+                let (k, v) = f.split_once('=').unwrap();
+                h.fields.push((k.into(), v.into()));
+            }
+            h
+        };
+        let wide = handoff_warning(&header(
+            "handoff_ns=4000 handoff_batches=40 handoff_p50=9000",
+        ));
+        assert!(wide
+            .unwrap()
+            .contains("handoff_ns=4000) could not be trusted"));
+        let none = handoff_warning(&header("handoff_ns=0 handoff_batches=0 handoff_p50=0"));
+        assert!(none.unwrap().contains("could not measure the handoff"));
+        let few = handoff_warning(&header(
+            "handoff_ns=4000 handoff_batches=3 handoff_p50=4000",
+        ));
+        assert!(few.unwrap().contains("rests on 3 batches"));
+        let narrow = handoff_warning(&header(
+            "handoff_ns=4000 handoff_batches=60 handoff_p50=5000",
+        ));
+        assert_eq!(narrow, None);
+        // An older runtime's header states no spread: nothing to say.
+        assert_eq!(handoff_warning(&header("handoff_ns=4000")), None);
     }
 }

@@ -38,7 +38,7 @@ impl RunLength {
 /// A walk's sink for [`RunLength`]: the messages' net times and what the probe took of
 /// them. `analysis::Builder` holds one; `whatif` and `estimate` walk with one of their own.
 #[derive(Debug, Clone, Default)]
-pub struct RunClock {
+pub(crate) struct RunClock {
     /// The probe cost known before the walk (trace units; 0: none).
     probe: u64,
     /// Of the recorded messages' net times, what `probe` takes (at most each net).

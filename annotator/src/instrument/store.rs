@@ -412,7 +412,7 @@ fn file_state(m: &Manifest, r: &FileRecord) -> Result<(FileState, Option<String>
 }
 
 /// The journal plus each annotated file's state, for `revy status`.
-pub type StatusRows = (State, Vec<(String, FileState)>);
+pub(crate) type StatusRows = (State, Vec<(String, FileState)>);
 
 /// The copy of a deleted journal (its folder and state), if one is held.
 pub fn copied_state(m: &Manifest) -> Option<(PathBuf, State)> {

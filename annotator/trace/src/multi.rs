@@ -360,14 +360,31 @@ impl MultiReader {
             let p = probes.iter().copied().fold(f64::INFINITY, f64::min);
             h.fields.push(("probe_ns".into(), format!("{p}")));
         }
-        // One handoff for all: the slowest process's wake-up, so no gain is overstated.
-        let handoffs: Vec<f64> = get("handoff_ns")
-            .iter()
-            .filter_map(|v| v.parse().ok())
-            .collect();
+        let numbers =
+            |k: &str| -> Vec<f64> { get(k).iter().filter_map(|v| v.parse().ok()).collect() };
+        // One handoff for all: the slowest process's wake-up, so no gain is overstated; its
+        // spread the widest, its batches the fewest (so a doubtful member is said to be).
+        let handoffs = numbers("handoff_ns");
         if handoffs.len() == self.members.len() {
             let slowest = handoffs.iter().copied().fold(0.0, f64::max);
             h.fields.push(("handoff_ns".into(), format!("{slowest}")));
+            let p50s = numbers("handoff_p50");
+            if p50s.len() == self.members.len() {
+                let widest = p50s.iter().copied().fold(0.0, f64::max);
+                h.fields.push(("handoff_p50".into(), format!("{widest}")));
+            }
+            let batches = numbers("handoff_batches");
+            if batches.len() == self.members.len() {
+                let fewest = batches.iter().copied().fold(f64::INFINITY, f64::min);
+                h.fields
+                    .push(("handoff_batches".into(), format!("{fewest}")));
+            }
+        }
+        // One counted-call cost for all: the smallest, so no sender loses more than it paid.
+        let counted = numbers("counted_ns");
+        if counted.len() == self.members.len() {
+            let c = counted.iter().copied().fold(f64::INFINITY, f64::min);
+            h.fields.push(("counted_ns".into(), format!("{c}")));
         }
         // The run's identity, when every trace names the same one.
         let runs = get("run");

@@ -619,6 +619,10 @@ pub(crate) fn finish_with_advice(
     };
     a.totals.compensated = compensated;
     a.trace.warnings.extend(cal.warning());
+    if opts.handoff_ns.is_none() {
+        let handoff = crate::analyse::probe::handoff_warning(reader.header());
+        a.trace.warnings.extend(handoff);
+    }
     a.totals.probe_note = cal.describe();
     a.totals.probe = cal;
     if opts.proposals {

@@ -26,7 +26,7 @@ use crate::instrument::events::EventDef;
 
 const NONE: u32 = u32::MAX;
 /// Timeline segments kept (the first ones; 32 bytes each): the slowest events' paths.
-pub const SEGMENT_CAP: usize = 1 << 18;
+pub(crate) const SEGMENT_CAP: usize = 1 << 18;
 /// Threads named by the trace that get a lane before their first record.
 const NAMED_LANES: usize = 4096;
 /// Distinct threads told apart per event.
@@ -463,7 +463,7 @@ impl Tracker {
 
     /// Records applied after a later one (their thread's block came past the window), and
     /// the most records that waited at once.
-    pub fn order_stats(&self) -> (u64, usize) {
+    pub(crate) fn order_stats(&self) -> (u64, usize) {
         (self.order.late, self.order.peak)
     }
 }

@@ -54,7 +54,7 @@ impl Default for Caps {
 }
 
 /// A sender→receiver→method aggregate: `[sender, receiver, method, calls, net, aggregate, bytes]`.
-pub type Link = [u64; 7];
+pub(crate) type Link = [u64; 7];
 
 /// The JSON blob the page reads.
 #[derive(Serialize)]
@@ -412,7 +412,7 @@ pub fn data<'a>(input: &'a Input, caps: &'a Caps) -> Data<'a> {
 }
 
 /// JSON made safe inside `<script>`: `<` only occurs in strings, where `\u003c` means the same.
-pub fn script_json(value: &impl Serialize) -> String {
+pub(crate) fn script_json(value: &impl Serialize) -> String {
     let json = serde_json::to_string(value).expect("report data serialises");
     json.replace('<', "\\u003c")
         .replace('\u{2028}', "\\u2028")

@@ -37,8 +37,11 @@ pub fn place(t: &mut Tree, edges: &[Edge]) -> Placed {
             placed.left += e.calls;
             continue;
         }
-        let probe = t.threads[e.thread as usize].probe;
-        for n in chunks(t, e, &gaps, k, probe) {
+        let costs = Costs {
+            probe: t.threads[e.thread as usize].probe,
+            counted: t.counted_cost,
+        };
+        for n in chunks(t, e, &gaps, k, costs) {
             new.push(n);
         }
         placed.calls += e.calls;
@@ -92,19 +95,32 @@ fn gaps_after(t: &Tree, nodes: &[u32], from: f64) -> Vec<(u32, f64, f64)> {
     gaps
 }
 
+/// What a counted call costs that is not the receiver's work, in the tree's unit.
+#[derive(Debug, Clone, Copy)]
+struct Costs {
+    /// The probe cost a timed call shows: part of the estimate.
+    probe: f64,
+    /// What counting the call cost its caller (`counted_ns=`): in the sender's own time.
+    counted: f64,
+}
+
 /// `k` batch nodes of edge `e` spread evenly over `gaps`, together as long as the calls'
-/// estimated time (at most 98 % of the gaps: estimates may overstate), each carved out of
-/// one gap.
-fn chunks(t: &Tree, e: &Edge, gaps: &[(u32, f64, f64)], k: u64, probe: f64) -> Vec<(Node, Batch)> {
+/// estimated time and what counting them cost the sender (at most 98 % of the gaps:
+/// estimates may overstate), each carved out of one gap. A batch's work leaves out the
+/// probe and the counting: the replay runs neither, so the sender's baseline drops by the
+/// counting (the program without the profiler does not count).
+fn chunks(t: &Tree, e: &Edge, gaps: &[(u32, f64, f64)], k: u64, c: Costs) -> Vec<(Node, Batch)> {
     let total: f64 = gaps.iter().map(|g| g.2 - g.1).sum();
-    let carve = e.agg.min(0.98 * total);
+    let want = e.agg + c.counted * e.calls as f64;
+    let carve = want.min(0.98 * total);
     let mean = e.agg / e.calls as f64;
     // Of each call's estimated time, the work: less the probe cost, as for a recorded call.
-    let work_share = if mean > 0.0 {
-        ((mean - probe) / mean).max(0.0)
+    let work = if mean > 0.0 {
+        e.agg * ((mean - c.probe) / mean).max(0.0)
     } else {
         0.0
     };
+    let work_share = if want > 0.0 { work / want } else { 0.0 };
     let (step, span) = (total / k as f64, carve / k as f64);
     let mut out = Vec::with_capacity(k as usize);
     let (mut g, mut before) = (0usize, 0.0);

@@ -256,8 +256,8 @@ impl Tree {
         Ok(t)
     }
 
-    /// Notes the header's probe cost and handoff; returns the probe cost per message to
-    /// take off, in the tree's unit (0 unless compensating).
+    /// Notes the header's probe cost, handoff and counted-call cost; returns the probe cost
+    /// per message to take off, in the tree's unit (0 unless compensating).
     fn header_costs(
         &mut self,
         reader: &crate::analyse::trace::TraceReader,
@@ -281,7 +281,12 @@ impl Tree {
             Compensation::Header => probe_ns.unwrap_or(0.0),
             Compensation::Given(ns) => ns,
         };
-        ns * Unit::Ns.micros() / self.unit().micros()
+        let to_unit = Unit::Ns.micros() / self.unit().micros();
+        if compensate.on() {
+            let counted = field("counted_ns").filter(|c| c.is_finite() && *c > 0.0);
+            self.counted_cost = self.counted_cost.max(counted.unwrap_or(0.0) * to_unit);
+        }
+        ns * to_unit
     }
 
     /// The trace's instances and methods, after those already read.

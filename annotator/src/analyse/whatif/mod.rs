@@ -25,10 +25,10 @@ use crate::analyse::probe::Calibration;
 pub use crate::analyse::probe::Compensation;
 use crate::analyse::run::{RunClock, RunLength};
 
-pub const SCHEMA: &str = "revy-whatif/2";
+pub(crate) const SCHEMA: &str = "revy-whatif/2";
 
 /// The statement every prediction carries.
-pub const CAVEAT: &str = "the prediction holds only if the change is free of data races: shared state the trace cannot see is assumed safe, and the program's own synchronisation is not replayed; each message is taken to cost what it cost in the profiled run, less its page-fault time when the change moves it to a thread of its own (measured by the C++ runtime on Linux only; Java has no cheap per-thread fault counter), though caches, and memory the change itself passes between threads, may behave differently once threads share the work";
+pub(crate) const CAVEAT: &str = "the prediction holds only if the change is free of data races: shared state the trace cannot see is assumed safe, and the program's own synchronisation is not replayed; each message is taken to cost what it cost in the profiled run, less its page-fault time when the change moves it to a thread of its own (measured by the C++ runtime on Linux only; Java has no cheap per-thread fault counter), though caches, and memory the change itself passes between threads, may behave differently once threads share the work";
 
 /// Read traces into a tree and learn which methods return nothing from the project's SAF.
 pub fn load(
@@ -45,7 +45,7 @@ pub fn load(
 /// message would not fit. What the focus received, when it holds more than
 /// `focus.max_nodes` nodes. `info` describes instances by the walker's id and `faults` are the trace's
 /// `F` records (the caller's analysis read both).
-pub fn load_focused(
+pub(crate) fn load_focused(
     trace: &Path,
     compensate: Compensation,
     focus: &focus::Focus,
@@ -139,7 +139,7 @@ pub fn load_for(
 }
 
 /// [`load_focused`] of an empty focus: no message to hold (see [`Tree::without_messages`]).
-pub fn load_without_messages(
+pub(crate) fn load_without_messages(
     trace: &Path,
     compensate: Compensation,
     methods: Vec<tree::MethodInfo>,
@@ -317,7 +317,7 @@ pub fn predict(l: &Loaded, plan: &Plan, p: &Params, patterns: &[String]) -> What
 }
 
 /// [`predict`] against a baseline already replayed.
-pub fn predict_against(
+pub(crate) fn predict_against(
     l: &Loaded,
     plan: &Plan,
     p: &Params,
@@ -329,7 +329,7 @@ pub fn predict_against(
 
 /// [`predict_against`] without the critical path (`critical_path` empty): for a verdict,
 /// which needs none of it, at a fraction of the memory on a whole run.
-pub fn predict_without_path(
+pub(crate) fn predict_without_path(
     l: &Loaded,
     plan: &Plan,
     p: &Params,
@@ -414,7 +414,7 @@ fn method_names(t: &Tree, plan: &Plan) -> Vec<String> {
 
 /// Active objects listed by name at most: a class of a whole run can have hundreds of
 /// thousands of objects, most of them (nearly) idle.
-pub const OBJECTS_LISTED: usize = 30;
+pub(crate) const OBJECTS_LISTED: usize = 30;
 
 /// Each replayed thread's busy and idle time over the predicted run: the program's threads
 /// and the pool's workers, and the busiest [`OBJECTS_LISTED`] active objects (in executor
@@ -617,7 +617,7 @@ pub fn human(x: f64, unit: Unit) -> String {
 }
 
 /// Nanoseconds to the tree's unit.
-pub fn ns_to(unit: Unit, ns: f64) -> f64 {
+pub(crate) fn ns_to(unit: Unit, ns: f64) -> f64 {
     ns * Unit::Ns.micros() / unit.micros()
 }
 
@@ -627,23 +627,13 @@ pub const HANDOFF_MEASURED: &str =
 /// A handoff from the trace header: the profiled machine's, measured by the runtime.
 pub const HANDOFF_TRACE: &str = "trace header: measured by the runtime at start-up";
 /// A handoff given on the command line.
-pub const HANDOFF_GIVEN: &str = "given";
-
-/// The handoff in ns and where it comes from: given (`--handoff`), else the trace header's
-/// `handoff_ns=` (the profiled machine), else measured on this machine.
-pub fn handoff_for(given: Option<f64>, header: Option<f64>) -> (f64, &'static str) {
-    match (given, header) {
-        (Some(h), _) => (h, HANDOFF_GIVEN),
-        (None, Some(h)) => (h, HANDOFF_TRACE),
-        (None, None) => (measure_handoff_ns(), HANDOFF_MEASURED),
-    }
-}
+pub(crate) const HANDOFF_GIVEN: &str = "given";
 
 /// One-way handoff between two threads on this machine (mutex + condition variable
 /// ping-pong), in nanoseconds: the 10th percentile of 500 round trips, halved. A low
 /// percentile, not the median, because on a loaded machine the median follows the load
 /// and two commands on one trace would disagree; the percentile is the wake-up itself.
-pub fn measure_handoff_ns() -> f64 {
+pub(crate) fn measure_handoff_ns() -> f64 {
     use std::sync::{Arc, Condvar, Mutex};
     use std::time::Instant;
     const ROUNDS: usize = 500;

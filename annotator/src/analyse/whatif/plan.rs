@@ -24,7 +24,7 @@ impl Plan {
     /// This plan (in the walker's instance ids) in `tree`'s ids: a focused tree numbers
     /// only the instances its nodes name, and an instance it does not name receives
     /// nothing the replay could move.
-    pub fn in_tree(&self, tree: &Tree) -> Plan {
+    pub(crate) fn in_tree(&self, tree: &Tree) -> Plan {
         if tree.walker_ids.is_empty() {
             return self.clone();
         }
@@ -89,10 +89,10 @@ pub fn parse_pattern(pattern: &str) -> Result<Pattern> {
 }
 
 /// An instance as patterns see it: its id, kind, class (none for a root) and object id.
-pub type Subject<'a> = (u32, InstKind, Option<&'a str>, u64);
+pub(crate) type Subject<'a> = (u32, InstKind, Option<&'a str>, u64);
 
 /// Add what `pattern` names to `plan`; an error when it names nothing in the trace.
-pub fn add_pattern(tree: &Tree, plan: &mut Plan, pattern: &str) -> Result<()> {
+pub(crate) fn add_pattern(tree: &Tree, plan: &mut Plan, pattern: &str) -> Result<()> {
     let insts = || {
         tree.instances
             .iter()
@@ -103,7 +103,7 @@ pub fn add_pattern(tree: &Tree, plan: &mut Plan, pattern: &str) -> Result<()> {
 }
 
 /// [`add_pattern`] over the instances `insts` gives and `methods` (by id).
-pub fn add_pattern_in<'a, I: Iterator<Item = Subject<'a>>>(
+pub(crate) fn add_pattern_in<'a, I: Iterator<Item = Subject<'a>>>(
     insts: impl Fn() -> I,
     methods: &[super::tree::MethodInfo],
     plan: &mut Plan,
@@ -166,7 +166,7 @@ fn add_instance<'a>(
 
 /// The SAF of the project a trace belongs to: `.revy/saf.toml` in the trace's folder or
 /// one above it (traces live in `.revy/traces/` by default), else beside `manifest`.
-pub fn find_saf(trace: &Path, manifest: Option<&Path>) -> Option<PathBuf> {
+pub(crate) fn find_saf(trace: &Path, manifest: Option<&Path>) -> Option<PathBuf> {
     let abs = std::fs::canonicalize(trace).ok()?;
     let mut dirs: Vec<PathBuf> = abs.ancestors().skip(1).map(Path::to_path_buf).collect();
     if let Some(m) = manifest.and_then(|m| std::fs::canonicalize(m).ok()) {
@@ -181,7 +181,7 @@ pub fn find_saf(trace: &Path, manifest: Option<&Path>) -> Option<PathBuf> {
 
 /// Mark each method of the tree void or not, and stateless or not, from the SAF (by class,
 /// name and signature). Returns how many methods stay unknown.
-pub fn apply_saf(tree: &mut Tree, saf: &Saf) -> usize {
+pub(crate) fn apply_saf(tree: &mut Tree, saf: &Saf) -> usize {
     let mut ret: FxHashMap<(&str, &str, &str), (bool, bool)> = FxHashMap::default();
     for c in &saf.classes {
         for m in &c.methods {

@@ -55,6 +55,10 @@ pub struct Tree {
     /// The thread handoff the runtime measured at start-up (`handoff_ns=`), in ns; `None`
     /// for older traces.
     pub handoff_ns: Option<f64>,
+    /// What a counted call of a throttled method cost its caller (`counted_ns=`), in the
+    /// tree's unit: the batches take it off their sender's own time. 0: unknown (older
+    /// traces) or not compensating.
+    pub(crate) counted_cost: f64,
     /// Calls the runtimes aggregated instead of recording (not in the tree).
     pub aggregated_calls: u64,
     /// Some message carries page-fault time (a C++ trace on Linux with `fault_ns=`).

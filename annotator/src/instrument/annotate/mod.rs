@@ -314,17 +314,11 @@ pub fn plan(m: &Manifest, mode: Mode) -> Result<(Plan, Summary)> {
 
 /// Declarations `--verify` took back because the compiler rejected them (SAF ids).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Withdrawn {
+pub(crate) struct Withdrawn {
     /// Method instrumentation dropped.
     pub methods: BTreeSet<u32>,
     /// Classes whose objects fall back to non-intrusive IDs (nothing inserted in the class).
     pub classes: BTreeSet<u32>,
-}
-
-impl Withdrawn {
-    pub fn is_empty(&self) -> bool {
-        self.methods.is_empty() && self.classes.is_empty()
-    }
 }
 
 /// Re-plans the original texts (the tree is annotated) without what `w` withdraws.

@@ -3,7 +3,11 @@
 //! `take`/`put`, a future's `get`, a mutex's `lock`, a condition variable's `wait`) and
 //! `synchronized` blocks. Syntax only, so a name is matched with its arity, and `get` only
 //! on a variable the body declares as a future: the analysis names what a method that spent
-//! its time off the CPU was waiting on, and a wrong name there would mislead.
+//! its time off the CPU was waiting on, and a wrong name there would mislead. A Java
+//! `take()`/`put(x)` counts only on a queue: its receiver's declared type is noted here when
+//! the body declares it (`BlockingQueue.take via q: LinkedBlockingQueue`), else its name
+//! (`BlockingQueue.take via q`, a parameter or field), and `saf::build` keeps it when that
+//! type is a `java.util.concurrent` blocking queue or a project class extending one.
 
 use tree_sitter::Node;
 
@@ -14,6 +18,21 @@ pub const OBJECT_WAIT: &str = "Object.wait";
 pub const THREAD_JOIN: &str = "Thread.join";
 pub const QUEUE_TAKE: &str = "BlockingQueue.take";
 pub const QUEUE_PUT: &str = "BlockingQueue.put";
+/// Between a queue call's name and its receiver's, in a body's `blocks` (see the top).
+pub(crate) const VIA: &str = " via ";
+/// `java.util.concurrent`'s interfaces and classes with a blocking `take`/`put`.
+pub(crate) const QUEUE_TYPES: [&str; 10] = [
+    "BlockingQueue",
+    "BlockingDeque",
+    "TransferQueue",
+    "ArrayBlockingQueue",
+    "LinkedBlockingQueue",
+    "LinkedBlockingDeque",
+    "PriorityBlockingQueue",
+    "DelayQueue",
+    "SynchronousQueue",
+    "LinkedTransferQueue",
+];
 pub const FUTURE_GET: &str = "Future.get";
 /// A `synchronized` block or method: entering the monitor may wait for its holder.
 pub const SYNCHRONIZED: &str = "synchronized";
@@ -30,6 +49,10 @@ pub struct Blocking {
     futures: Vec<String>,
     /// Receivers of `x.get()`: blocking when `x` is one of `futures`.
     gets: Vec<String>,
+    /// Java variables the body declares, with their types as written ("" when inferred).
+    locals: Vec<(String, String)>,
+    /// `take`/`put` calls: the name, the receiver's name, and whether it is `this.x`.
+    queue_calls: Vec<(&'static str, String, bool)>,
 }
 
 impl Blocking {
@@ -38,7 +61,28 @@ impl Blocking {
         match (lang, n.kind()) {
             (Lang::Java, "method_invocation") => self.java_call(n, src),
             (Lang::Java, "synchronized_statement") => self.found.push(SYNCHRONIZED),
-            (Lang::Java, "local_variable_declaration") => self.declared(n, src, "Future"),
+            (Lang::Java, "local_variable_declaration") => {
+                self.declared(n, src, "Future");
+                self.java_local(n, src);
+            }
+            (Lang::Java, "enhanced_for_statement" | "formal_parameter") => self.java_local(n, src),
+            (Lang::Java, "inferred_parameters") => {
+                let mut c = n.walk();
+                let names: Vec<String> = n
+                    .named_children(&mut c)
+                    .map(|p| text(p, src).to_string())
+                    .collect();
+                self.locals
+                    .extend(names.into_iter().map(|x| (x, String::new())));
+            }
+            (Lang::Java, "lambda_expression") => {
+                if let Some(p) = n
+                    .child_by_field_name("parameters")
+                    .filter(|p| p.kind() == "identifier")
+                {
+                    self.locals.push((text(p, src).to_string(), String::new()));
+                }
+            }
             (Lang::Cpp, "call_expression") => self.cpp_call(n, src),
             (Lang::Cpp, "declaration") => {
                 let ty = n.child_by_field_name("type").map_or("", |t| text(t, src));
@@ -63,6 +107,15 @@ impl Blocking {
             });
         }
         let mut v: Vec<String> = self.found.iter().map(|s| s.to_string()).collect();
+        for (call, name, this) in &self.queue_calls {
+            let local = (!this)
+                .then(|| self.locals.iter().rev().find(|(l, _)| l == name))
+                .flatten();
+            v.push(match local {
+                Some((_, ty)) => format!("{call}{VIA}{name}: {ty}"),
+                None => format!("{call}{VIA}{name}"),
+            });
+        }
         v.sort();
         v.dedup();
         v
@@ -77,12 +130,47 @@ impl Blocking {
         let found = match (text(name, src), args) {
             ("wait", 0..=2) => OBJECT_WAIT,
             ("join", 0..=2) if on_value => THREAD_JOIN,
-            ("take", 0) if on_value => QUEUE_TAKE,
-            ("put", 1) if on_value => QUEUE_PUT,
+            ("take", 0) if on_value => return self.queue_call(QUEUE_TAKE, object, src),
+            ("put", 1) if on_value => return self.queue_call(QUEUE_PUT, object, src),
             ("get", 0 | 2) if on_value => return self.get_on(object, src),
             _ => return,
         };
         self.found.push(found);
+    }
+
+    /// `q.take()` / `this.q.put(x)`: noted with the receiver's name; another receiver (a
+    /// call's result, `a.b`) has a type the syntax cannot tell, so it names nothing.
+    fn queue_call(&mut self, call: &'static str, object: Option<Node>, src: &str) {
+        let Some(o) = object else { return };
+        let this_field = o.kind() == "field_access"
+            && o.child_by_field_name("object")
+                .is_some_and(|x| x.kind() == "this");
+        let name = match o.kind() {
+            "identifier" => o,
+            _ if this_field => match o.child_by_field_name("field") {
+                Some(f) => f,
+                None => return,
+            },
+            _ => return,
+        };
+        self.queue_calls
+            .push((call, text(name, src).to_string(), this_field));
+    }
+
+    /// A Java local, loop variable or lambda parameter, with its type as written.
+    fn java_local(&mut self, n: Node, src: &str) {
+        let ty = n.child_by_field_name("type").map_or("", |t| text(t, src));
+        if let Some(name) = n.child_by_field_name("name") {
+            self.locals
+                .push((text(name, src).to_string(), ty.to_string()));
+        }
+        let mut c = n.walk();
+        for d in n.children_by_field_name("declarator", &mut c) {
+            if let Some(name) = d.child_by_field_name("name") {
+                self.locals
+                    .push((text(name, src).to_string(), ty.to_string()));
+            }
+        }
     }
 
     fn cpp_call(&mut self, n: Node, src: &str) {
@@ -195,10 +283,14 @@ class C {
             blocks(&m),
             want(&[
                 ("take", &["Object.wait"]),
-                ("put", &["BlockingQueue.put", "Object.wait"]),
+                ("put", &["BlockingQueue.put via queue", "Object.wait"]),
                 (
                     "both",
-                    &["BlockingQueue.take", "Thread.join", "synchronized"]
+                    &[
+                        "BlockingQueue.take via queue",
+                        "Thread.join",
+                        "synchronized"
+                    ]
                 ),
                 ("fut", &["Future.get"]),
                 ("alike", &[]),

@@ -366,7 +366,8 @@ fn saf_methods(
             let reason = class_blocker
                 .map(|r| format!("class: {r}"))
                 .or_else(|| method_blocker(m));
-            saf_method(m, reason, stateless)
+            let blocks = super::waits::blocks(m, c, sizer.classes, sizer.resolver);
+            saf_method(m, reason, stateless, blocks)
         })
         .collect();
     methods.sort_by(|a, b| (&a.file, a.lines[0], &a.name).cmp(&(&b.file, b.lines[0], &b.name)));
@@ -400,8 +401,14 @@ fn saf_field(f: &FieldDecl) -> SafField {
 }
 
 /// A method's SAF entry (id 0: numbered by the caller); `reason` why it is not annotatable;
-/// `stateless`: its body writes none of its object's state (`saf::state`).
-fn saf_method(m: &MethodDecl, reason: Option<String>, stateless: bool) -> SafMethod {
+/// `stateless`: its body writes none of its object's state (`saf::state`); `blocks`: what it
+/// may block on (`saf::waits`).
+fn saf_method(
+    m: &MethodDecl,
+    reason: Option<String>,
+    stateless: bool,
+    blocks: Vec<String>,
+) -> SafMethod {
     SafMethod {
         id: 0,
         name: m.name.clone(),
@@ -427,29 +434,11 @@ fn saf_method(m: &MethodDecl, reason: Option<String>, stateless: bool) -> SafMet
         lines: [m.span.line, m.span.end_line],
         has_body: m.body.is_some(),
         stateless,
-        blocks: blocks(m),
+        blocks,
         selected: false,
         annotatable: reason.is_none(),
         reason,
     }
-}
-
-/// Where a method may block: its body's blocking calls, and its own monitor when it is
-/// `synchronized`.
-fn blocks(m: &MethodDecl) -> Vec<String> {
-    let mut b = m
-        .effects
-        .as_ref()
-        .map_or_else(Vec::new, |e| e.blocks.clone());
-    if m.flags.is_synchronized
-        && !b
-            .iter()
-            .any(|x| x == crate::instrument::frontend::blocking::SYNCHRONIZED)
-    {
-        b.push(crate::instrument::frontend::blocking::SYNCHRONIZED.to_string());
-        b.sort();
-    }
-    b
 }
 
 /// The SAF's file list, sorted by path, with the layout uses that name one of `classes`.
@@ -496,7 +485,7 @@ fn files_of(project: &Project, classes: &[SafClass]) -> Vec<SafFile> {
 
 #[cfg(test)]
 mod tests {
-    use crate::instrument::frontend::{cpp::CppFrontend, Frontend};
+    use crate::instrument::frontend::{cpp::CppFrontend, java::JavaFrontend, Frontend};
     use crate::instrument::manifest::Manifest;
     use crate::instrument::model::Lang;
     use crate::instrument::project::{link, SourceFile};
@@ -525,5 +514,84 @@ mod tests {
         );
         let char_t = saf.types.iter().find(|t| t.name == "char").unwrap();
         assert_eq!((char_t.lang, char_t.size), (Lang::Cpp, 1));
+    }
+
+    /// Each method's `blocks` in the SAF of these Java files, by `Class.method`.
+    fn blocks(files: &[(&str, &str)]) -> Vec<(String, Vec<String>)> {
+        let sources = files
+            .iter()
+            .map(|(path, text)| SourceFile {
+                path: path.to_string(),
+                lang: Lang::Java,
+                text: text.to_string(),
+                sha256: String::new(),
+                model: JavaFrontend.parse(path, text, &Default::default()),
+            })
+            .collect();
+        let toml = "[project]\nname = \"t\"\nsources = [\"src/**/*.java\"]\n";
+        let m = Manifest::from_str(std::path::Path::new("/nowhere/revy.toml"), toml).unwrap();
+        let saf = super::build(&m, &link(sources));
+        saf.classes
+            .iter()
+            .flat_map(|c| c.methods.iter().map(move |x| (c, x)))
+            .map(|(c, x)| (format!("{}.{}", c.name, x.name), x.blocks.clone()))
+            .collect()
+    }
+
+    /// A `take()`/`put(x)` names a blocking queue only on a receiver declared as one: a field,
+    /// parameter or local of a `java.util.concurrent` queue type or of a project class
+    /// extending one. A field of a project class with its own `take` (a channel built on
+    /// `wait()`) was named `BlockingQueue.take`.
+    #[test]
+    fn take_and_put_name_a_queue_only_on_a_receiver_of_a_queue_type() {
+        let channel = r#"package p;
+class Channel {
+    private final java.util.LinkedList<Object> items = new java.util.LinkedList<>();
+    synchronized Object take() throws InterruptedException { while (items.isEmpty()) wait(); return items.poll(); }
+    synchronized void put(Object o) { items.add(o); notifyAll(); }
+}"#;
+        let jobs = "package p;\nclass Jobs extends java.util.concurrent.LinkedBlockingQueue<Runnable> {}\n";
+        let stage = r#"package p;
+import java.util.concurrent.*;
+class Stage {
+    private final Channel in = new Channel();
+    private final BlockingQueue<Object> out = new ArrayBlockingQueue<>(4);
+    private Jobs jobs = new Jobs();
+    void field() throws Exception { Object x = in.take(); this.in.put(x); }
+    void queue() throws Exception { out.put(in.take()); }
+    void sub() throws Exception { jobs.take(); }
+    void param(Channel c, SynchronousQueue<Object> s) throws Exception { c.take(); s.put(c); }
+    void local() throws Exception { Channel in = new Channel(); in.take(); }
+    void localQueue() throws Exception { LinkedBlockingDeque<Object> d = new LinkedBlockingDeque<>(); d.take(); }
+    void unknown() throws Exception { make().take(); var v = make(); v.take(); }
+    Channel make() { return in; }
+    class Inner { void outer() throws Exception { out.take(); in.take(); } }
+}"#;
+        let got = blocks(&[
+            ("src/p/Channel.java", channel),
+            ("src/p/Jobs.java", jobs),
+            ("src/p/Stage.java", stage),
+        ]);
+        let want: Vec<(String, Vec<String>)> = [
+            ("Channel.take", &["Object.wait", "synchronized"][..]),
+            ("Channel.put", &["synchronized"]),
+            ("Stage.field", &[]),
+            ("Stage.queue", &["BlockingQueue.put"]),
+            ("Stage.sub", &["BlockingQueue.take"]),
+            ("Stage.param", &["BlockingQueue.put"]),
+            ("Stage.local", &[]),
+            ("Stage.localQueue", &["BlockingQueue.take"]),
+            ("Stage.unknown", &[]),
+            ("Stage.make", &[]),
+            ("Inner.outer", &["BlockingQueue.take"]),
+        ]
+        .iter()
+        .map(|(n, b)| (n.to_string(), b.iter().map(|s| s.to_string()).collect()))
+        .collect();
+        let mut got = got;
+        got.sort();
+        let mut want = want;
+        want.sort();
+        assert_eq!(got, want);
     }
 }

@@ -285,4 +285,5 @@ pub mod build;
 mod emit;
 mod state;
 mod types;
+mod waits;
 pub use types::{method_signature, primitive_size, sig_type_name, signature};

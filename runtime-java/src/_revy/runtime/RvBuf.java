@@ -561,9 +561,23 @@ final class RvBuf {
      * interpreted ones: batches go on until the best has not improved by 3 % for half the
      * time spent (at least 20 ms and 300 batches, past the JIT's thresholds: its chance,
      * later on a loaded machine), 150 ms at most (at exit: 2 and 50 ms). Returns "best batches p50" (the median of the later half of the
-     * batches: the spread the header states).
+     * batches: the spread the header states). With {@code counted}, the same batches go
+     * through the counted path instead (`counted_ns=`: what a throttled method's counted call
+     * costs its caller, which the what-if takes off the sender): method 0 gets an estimate
+     * for the measurement only.
      */
-    static String[] probeNs(long minNs, long maxNs) {
+    static String[] probeNs(long minNs, long maxNs, boolean counted) {
+        if (counted) {
+            RvTrace.estimate.set(0, 41L);
+        }
+        try {
+            return probeRun(minNs, maxNs, counted);
+        } finally {
+            RvTrace.estimate.set(0, 0L);
+        }
+    }
+
+    private static String[] probeRun(long minNs, long maxNs, boolean counted) {
         RvBuf s = new RvBuf(Thread.currentThread());
         s.scratch = true;
         // Method id 0 is never a real one (SAF ids start at 1): no M record for it.
@@ -581,7 +595,7 @@ final class RvBuf {
             if (n == ns.length || spent >= maxNs || settled) {
                 break;
             }
-            long b = probeBatch(pairs);
+            long b = counted ? countedBatch(pairs) : probeBatch(pairs);
             ns[n++] = b;
             if (best == Long.MAX_VALUE || b * 100 < best * 97) {
                 improved = System.nanoTime();
@@ -599,13 +613,21 @@ final class RvBuf {
         return (t / 10) + "." + (t % 10);
     }
 
+    /** Round trips per handoff batch, and at most how many batches. */
+    private static final int HANDOFF_BATCH = 4, HANDOFF_BATCHES = 240;
+    /** A one-way wake-up above this (ns) is another thread's time slice: unknown (0). */
+    private static final long HANDOFF_MAX_NS = 500000L;
+
     /**
      * The handoff for the trace header: nanoseconds of one-way wake-up between two threads (a
-     * monitor ping-pong, as an active object's queue wakes its thread), the 10th percentile of
-     * 30 to 300 round trips halved, the statistic `revy whatif` uses. A first, untimed round
-     * waits (up to 10 ms) for the helper thread to start; then rounds stop after 5 ms once
-     * there are 30 and at 10 ms in any case ("0" when fewer than 10 fit: a machine too busy
-     * to say). The what-if replays then use the profiled machine's figure.
+     * monitor ping-pong, as an active object's queue wakes its thread), the statistic `revy
+     * whatif` uses. Batches of 4 round trips, each batch's fastest counting (a round trip a
+     * hog or a preemption slowed costs its batch nothing), then the 25th percentile of the
+     * batches' figures, halved (a batch slowed throughout does not set it). A first, untimed
+     * round waits (up to 50 ms) for the helper thread to start; then batches go on for 5 ms
+     * and 120 batches that agree ({@link #narrow}), or 20 ms, or 240 batches ("0" when none fit: a machine too busy to say;
+     * the fastest batch when fewer than 8 did). Returns "ns handoff_stat=p25 handoff_batches=N handoff_p50=M" (the median
+     * batch's, halved: the spread). The what-if replays then use the profiled machine's figure.
      */
     static String handoffNs() {
         final Object lock = new Object();
@@ -632,34 +654,25 @@ final class RvBuf {
         }, "revy-handoff");
         echo.setDaemon(true);
         echo.start();
-        final int rounds = 300;
-        long[] rtt = new long[rounds];
+        long[] fig = new long[HANDOFF_BATCHES];
         int n = 0;
-        long limit = System.nanoTime() + 10000000L;
-        long enough = limit;
         synchronized (lock) {
             try {
-                for (int i = 0; i < rounds + 1; i++) {
-                    long back = 2L * i + 2;
-                    long t0 = System.nanoTime();
-                    turn[0] = back - 1;
-                    lock.notify();
-                    long left;
-                    while (turn[0] != back && (left = limit - System.nanoTime()) > 0) {
-                        lock.wait(Math.max(1L, left / 1000000L));
-                    }
-                    long t1 = System.nanoTime();
-                    if (turn[0] != back) {
-                        break;
-                    }
-                    if (i == 0) { // the thread's start, not a handoff
-                        enough = t1 + 5000000L;
-                        limit = t1 + 10000000L;
-                        continue;
-                    }
-                    rtt[n++] = t1 - t0;
-                    if (t1 > limit || (t1 > enough && n >= 30)) {
-                        break;
+                long[] round = {0};
+                // a new thread may wait for a core for tens of ms on a loaded machine
+                if (handoffBatch(lock, turn, round, 1, System.nanoTime() + 50000000L) > 0) {
+                    long begin = System.nanoTime();
+                    long limit = begin + 20000000L;
+                    while (n < HANDOFF_BATCHES) {
+                        long b = handoffBatch(lock, turn, round, HANDOFF_BATCH, limit);
+                        if (b <= 0) {
+                            break;
+                        }
+                        fig[n++] = b;
+                        long now = System.nanoTime();
+                        if (now >= limit || (n >= 120 && now - begin >= 5000000L && narrow(fig, n))) {
+                            break;
+                        }
                     }
                 }
             } catch (InterruptedException e) {
@@ -668,11 +681,49 @@ final class RvBuf {
             turn[0] = -1;
             lock.notify();
         }
-        if (n < 10) {
-            return "0";
+        String tail = " handoff_stat=p25 handoff_batches=" + n + " handoff_p50=";
+        if (n == 0) {
+            return "0" + tail + "0";
         }
-        java.util.Arrays.sort(rtt, 0, n);
-        return Long.toString(rtt[n / 10] / 2);
+        java.util.Arrays.sort(fig, 0, n);
+        // fewer than 8 batches: the fastest (the header's count says how little it rests on)
+        long ns = fig[n < 8 ? 0 : n / 4] / 2;
+        return (ns <= HANDOFF_MAX_NS ? ns : 0) + tail + fig[n / 2] / 2;
+    }
+
+    /**
+     * Whether the handoff batches so far agree: the median within 1.5x of the 25th percentile
+     * (else the measurement goes on, to its 20 ms, for more batches a neighbour did not slow).
+     */
+    private static boolean narrow(long[] fig, int n) {
+        long[] v = java.util.Arrays.copyOf(fig, n);
+        java.util.Arrays.sort(v);
+        return 2 * v[n / 2] <= 3 * v[n / 4];
+    }
+
+    /**
+     * {@code count} round trips before {@code limit} (nanoTime), the caller holding
+     * {@code lock}: the fastest, or 0 when the echo did not answer in time.
+     */
+    private static long handoffBatch(Object lock, long[] turn, long[] round, int count, long limit)
+            throws InterruptedException {
+        long best = Long.MAX_VALUE;
+        for (int i = 0; i < count; i++, round[0]++) {
+            long back = 2L * round[0] + 2;
+            long t0 = System.nanoTime();
+            turn[0] = back - 1;
+            lock.notify();
+            long left;
+            while (turn[0] != back && (left = limit - System.nanoTime()) > 0) {
+                lock.wait(Math.max(1L, left / 1000000L));
+            }
+            long t1 = System.nanoTime();
+            if (turn[0] != back) {
+                return 0;
+            }
+            best = Math.min(best, Math.max(1L, t1 - t0));
+        }
+        return best;
     }
 
     /** One timed batch of start+end pairs (its own method, so the JIT compiles it whole). */
@@ -685,6 +736,20 @@ final class RvBuf {
             }
             b.start(0, 1000000 + i, 24);
             probeBuf().end(0, 1000000 + i);
+        }
+        return System.nanoTime() - t0;
+    }
+
+    /**
+     * {@link #probeBatch} for the counted path: a method of its own, so that the JIT compiles
+     * it with the counted branch taken (sharing the recorded path's method, it ran deoptimised
+     * code: 227 ns a call where the compiled path takes ~15).
+     */
+    private static long countedBatch(int pairs) {
+        long t0 = System.nanoTime();
+        for (int i = 0; i < pairs; i++) {
+            probeBuf().start(0, 1000000L, 24);
+            probeBuf().end(0, 1000000L);
         }
         return System.nanoTime() - t0;
     }

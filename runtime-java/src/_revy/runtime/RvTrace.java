@@ -144,12 +144,16 @@ final class RvTrace {
             java.time.Instant now = java.time.Instant.now();
             long anchorT = System.nanoTime() - t0;
             long wall = now.getEpochSecond() * 1000000000L + now.getNano();
-            String[] probe = RvBuf.probeNs(20000000L, 150000000L);
+            String[] probe = RvBuf.probeNs(20000000L, 150000000L, false);
+            String[] counted = RvTable.THROTTLE_CALLS > 0L
+                    ? RvBuf.probeNs(20000000L, 150000000L, true) : new String[] {"0", "0", "0"};
             String header = "unit=ns lang=java pid=" + pid + " start=" + iso.format(new Date())
                     + " anchor_wall_ns=" + wall + " anchor_t=" + anchorT
                     + " probe_ns=" + probeText(Double.parseDouble(probe[0]))
                     + " probe_stat=min probe_batches=" + probe[1] + " probe_p50=" + probe[2]
                     + " probe_checked=0 handoff_ns=" + RvBuf.handoffNs()
+                    + " counted_ns=" + probeText(Double.parseDouble(counted[0]))
+                    + " counted_stat=min counted_batches=" + counted[1] + " counted_p50=" + counted[2]
                     + (RvBudget.shared() ? " budget=run" : "")
                     + " run=" + runId(wall, pid);
             byte[] hb = header.getBytes(UTF8);
@@ -159,6 +163,9 @@ final class RvTrace {
             probeAt = written + hp + header.indexOf(" probe_ns=") + 10;
             probeValue = Double.parseDouble(probe[0]);
             checkedOffset = header.indexOf(" probe_checked=") + 15 - (header.indexOf(" probe_ns=") + 10);
+            countedOffset = RvTable.THROTTLE_CALLS > 0L
+                    ? header.indexOf(" counted_ns=") + 12 - (header.indexOf(" probe_ns=") + 10) : -1L;
+            countedValue = Double.parseDouble(counted[0]);
             write(hh, 0, hp);
             write(hb, 0, hb.length);
             // A process started after the run spent its budget records no event: its calls
@@ -227,10 +234,15 @@ final class RvTrace {
             return;
         }
         try {
-            double again = Double.parseDouble(RvBuf.probeNs(2000000L, 50000000L)[0]);
+            double again = Double.parseDouble(RvBuf.probeNs(2000000L, 50000000L, false)[0]);
             byte[] v = probeText(Math.min(again, probeValue)).getBytes(UTF8);
             java.nio.channels.FileChannel ch = file.getChannel();
             ch.write(java.nio.ByteBuffer.wrap(v), probeAt);
+            if (countedOffset > 0L) { // the counted path too, compiled by now
+                double c = Double.parseDouble(RvBuf.probeNs(2000000L, 50000000L, true)[0]);
+                byte[] w = probeText(Math.min(c, countedValue)).getBytes(UTF8);
+                ch.write(java.nio.ByteBuffer.wrap(w), probeAt + countedOffset);
+            }
             ch.write(java.nio.ByteBuffer.wrap(new byte[] {'1'}), probeAt + checkedOffset);
         } catch (Throwable t) {
             problem("cannot re-check the probe cost", t);
@@ -239,6 +251,9 @@ final class RvTrace {
 
     /** From probe_ns's value to probe_checked's, in the header. */
     private static long checkedOffset;
+    /** From probe_ns's value to counted_ns's (-1: not written), and counted_ns's value. */
+    private static long countedOffset = -1L;
+    private static double countedValue;
 
     /**
      * A file of this process's own: {@code f} when it does not exist yet, else (an earlier

@@ -16,7 +16,7 @@ use sha2::{Digest, Sha256};
 
 /// sha256 of the normalised JSON of the synthetic trace below (1,500 instances, 5,183 edges,
 /// 15,000 messages: 9 MB of JSON, too big to keep as a file).
-const SYNTH_SHA256: &str = "02acf9d2bd98c5e19964d943f5bed62565fe687c841902c274f3a079580d0eeb";
+const SYNTH_SHA256: &str = "dbfdd34e34ff95c3ae404f1cc16671ef6bdc07b9aa40767db0196d5c72608e54";
 
 fn fixture(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel)

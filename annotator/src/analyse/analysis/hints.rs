@@ -109,8 +109,16 @@ impl Hint {
     }
 }
 
+/// A share with one decimal, or two significant digits where one decimal would print a
+/// 0.0 % for something that took time.
 fn pct(x: f64) -> String {
-    format!("{:.1}%", x * 100.0)
+    let p = x * 100.0;
+    if p == 0.0 || p >= 0.05 {
+        format!("{p:.1}%")
+    } else {
+        let digits = (1 - p.log10().floor() as i32).clamp(2, 9) as usize;
+        format!("{p:.digits$}%")
+    }
 }
 
 /// A net share below this of the aggregate makes a message a pass-through in a chain.
@@ -462,10 +470,10 @@ fn chains(r: &Rules, msgs: &[&MessageRecord], out: &mut Vec<Hint>) {
             HintKind::Chain,
             format!("message {} ({}.{})", m.order, a.label(m.receiver), a.method_only(m.method)),
             format!(
-                "aggregate {} but only {} net ({:.0}%): the real work is in its calls of {} on {} ({}, {:.0}% of the aggregate); split the chain there, or spawn one thread running both",
+                "aggregate {} but only {} net ({}): the real work is in its calls of {} on {} ({}, {:.0}% of the aggregate); split the chain there, or spawn one thread running both",
                 r.t(m.aggregate_time as f64),
                 r.t(m.net_time as f64),
-                100.0 * m.net_time as f64 / m.aggregate_time.max(1) as f64,
+                pct(m.net_time as f64 / m.aggregate_time.max(1) as f64),
                 a.method_name(c.method),
                 if c.receiver == u32::MAX { "several receivers".into() } else { a.label(c.receiver) },
                 r.t(c.aggregate_time as f64),

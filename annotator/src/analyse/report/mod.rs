@@ -8,6 +8,7 @@
 pub(crate) mod classes;
 pub(crate) mod events;
 pub(crate) mod layout;
+pub(crate) mod ranking;
 pub(crate) mod timeline;
 
 use std::path::Path;
@@ -83,6 +84,8 @@ pub struct Data<'a> {
     /// All messages of the trace.
     pub messages_total: u64,
     pub hints: &'a [Hint],
+    /// The run's objects ranked once: the answer's first line and the tables' order.
+    pub ranking: Vec<ranking::Ranked>,
     /// First message start and last message end (trace units).
     pub span: [u64; 2],
     /// `--baseline`: the older run to compare with.
@@ -407,6 +410,7 @@ pub fn data<'a>(input: &'a Input, caps: &'a Caps) -> Data<'a> {
         messages,
         messages_total: a.messages.total,
         hints: &a.hints,
+        ranking: ranking::rank(a),
         span: input.span,
         baseline: None,
         timeline: &input.timeline,

@@ -38,7 +38,8 @@
     if (attrs) for (const k in attrs) e.setAttribute(k, attrs[k]);
     return e;
   };
-  const pct = (x) => (x * 100).toFixed(x >= 0.1 ? 1 : 2) + ' %';
+  // A share; under 0.05 % with two significant digits (a 0.00 % for something that took time says nothing).
+  const pct = (x) => (x > 0 && x < 0.0005 ? (x * 100).toPrecision(2) : (x * 100).toFixed(x >= 0.1 ? 1 : 2)) + ' %';
   // Cached formatters: toLocaleString builds one per call, which is slow on big tables.
   const NF = [0, 1, 2].map((d) => new Intl.NumberFormat('en', { minimumFractionDigits: d, maximumFractionDigits: d }));
   const num = (x) => (x === null || x === undefined) ? '' : (Number.isInteger(x) ? NF[0].format(x) : x.toFixed(2));
@@ -58,6 +59,92 @@
     .replace(/\b(\d[\d,]*(?:\.\d+)?) of (\d[\d,]*(?:\.\d+)?) ?(ns|us|µs|ms)\b/g, (all, a, b, u) => toUnits(a, u) + ' of ' + toUnits(b, u))
     .replace(/\b(\d[\d,]*(?:\.\d+)?) ?(ns|us|µs|ms)\b/g, (all, v, u) => toUnits(v, u))
     .replace(/\bstd-dev (\d+(?:\.\d+)?)(?![\d.]| ?(?:ns|µs|us|ms|s)\b)/g, (all, v) => 'std-dev ' + fmtT(Number(v)));
+
+  // ---------- header, run line (first: the answer needs only the data, not the model) ----------
+  const span = D.span[1] > D.span[0] ? D.span[1] - D.span[0] : 0;
+  (function header() {
+    const t = D.totals;
+    const name = D.trace.path.split('/').pop();
+    const s = $('summary');
+    s.appendChild(el('span', null, name));
+    for (const w of D.trace.warnings) $('warnings').appendChild(el('div', null, 'warning: ' + w));
+    for (const u of document.querySelectorAll('.unit')) u.textContent = UNIT;
+    const probeKey = Object.keys(D.trace.header || {}).find((k) => /probe/i.test(k));
+    const probe = human(t.probe_note || (probeKey ? 'probe cost ' + D.trace.header[probeKey] + (/ns/.test(probeKey) ? ' ns' : '') + ' per call' : 'probe cost not recorded in the trace'));
+    const line = $('run-line');
+    // One run span (`revy analyze`'s); busy is summed over threads, so at most span × threads.
+    const runSpan = t.run_span !== undefined ? t.run_span : span;
+    const waiting = t.waiting_time || 0;
+    const parts = ['span ' + fmtT(runSpan), t.threads + ' thread' + (t.threads === 1 ? '' : 's'),
+      NF[0].format(t.messages) + ' messages', NF[0].format(t.instances) + ' instances',
+      'busy ' + fmtT(t.total_time) + (waiting ? ' (of it ' + fmtT(waiting) + ' waiting off the CPU, shown apart from work)' : ''), probe];
+    line.textContent = parts.join(' · ');
+    line.dataset.span = runSpan; line.dataset.busy = t.total_time; line.dataset.waiting = waiting;
+    const flags = [];
+    if (t.total_time > runSpan * Math.max(1, t.threads)) flags.push('busy ' + fmtT(t.total_time) + ' exceeds span × threads (' + fmtT(runSpan * t.threads) + '): the threads\' clocks disagree');
+    const pr = t.probe || {};
+    const probeNs = pr.used_ns || pr.header_ns || 0;
+    if (pr.capped) flags.push('the probe cost in the trace header (' + fmtT((pr.header_ns || 0) / NS_PER) + ') is more than the shortest message: it was capped, calibrate again');
+    else if (probeNs > 5000) flags.push('a probe cost of ' + fmtT(probeNs / NS_PER) + ' per message is implausible (expected well under 1 µs): calibrate again');
+    else if (probeNs * t.recorded_messages / NS_PER > 0.5 * t.total_time && t.total_time > 0) flags.push('the probe cost makes up over half the busy time: times are mostly instrumentation');
+    for (const f of flags) $('warnings').appendChild(el('div', { class: 'flag' }, '⚠ ' + f));
+    line.dataset.flags = flags.length;
+    $('foot').textContent = 'Revy ' + D.version + ' — ' + D.trace.path + ' (' + D.trace.form + ', ' + D.trace.events.toLocaleString('en') + ' events, unit ' + UNIT + ')';
+  })();
+
+  // ---------- the answer (the hints of `revy analyze`, in rank order) ----------
+  const hintText = (h) => human(h.text || ((h.subject ? h.subject + ': ' : '') + (h.reason || '')));
+  const speedOf = (h) => h.numbers && h.numbers.predicted_speedup;
+  function hintItem(h, k) {
+    const li = el('li', { 'data-kind': h.kind, 'data-rank': k + 1, class: 'hint', tabindex: '0', title: 'show its objects in the graph' });
+    const sp = speedOf(h);
+    // Green only for a change that pays; ×1.00 and losses get a neutral badge.
+    if (sp) li.appendChild(el('span', { class: 'speedup' + (h.kind === 'proposal' ? ' pays' : ' neutral'), 'data-speedup': sp }, '×' + Number(sp).toFixed(2)));
+    li.appendChild(el('span', { class: 'kind' }, h.kind));
+    li.appendChild(document.createTextNode(' '));
+    li.appendChild(el('span', { class: 'text' }, hintText(h)));
+    li.addEventListener('click', () => focusHint(h));
+    li.addEventListener('keydown', (ev) => { if (ev.key === 'Enter') focusHint(h); });
+    return li;
+  }
+  // The answer box: the ranking's entries first (`revy report` ranks the run's objects once:
+  // proposals that pay, then verdicts and classes by share, each with its cause), then the
+  // observations that hold at least 0.5 % of the busy time (no 0.0 % filler: a line about
+  // instances below the threshold holds less by definition).
+  const shareOf = (h) => h.numbers && (h.numbers.level !== undefined ? h.numbers.level : h.numbers.share !== undefined ? h.numbers.share : h.numbers.max_level);
+  const answerHints = () => D.hints.filter((h) => h.kind === 'proposal' || h.kind === 'no-gain' || !(shareOf(h) < 0.005));
+  const RANKING = D.ranking || [];
+  // A ranked entry as a line: its verdict's hint, or a ×1.00 line with its cause.
+  const rankedHint = (r) => r.hint !== null && r.hint !== undefined ? D.hints[r.hint] : {
+    kind: 'no-gain', subject: r.subject, text: r.text, class: r.kind === 'class' ? r.key : null,
+    instance: r.kind === 'instance' ? Number(r.key) : null, method: r.kind === 'method' ? Number(r.key) : null,
+    numbers: { predicted_speedup: r.speedup, level: r.share } };
+  (function proposals() {
+    const box = $('proposals');
+    const pays = D.hints.some((h) => h.kind === 'proposal');
+    $('answer').dataset.pays = pays ? '1' : '0';
+    $('answer-title').textContent = pays ? 'What to parallelise' : D.hints.length || RANKING.length ? 'Nothing pays: why' : 'What to parallelise';
+    // The top three of the ranking (all that pay), then the other verdicts and observations.
+    const top = RANKING.filter((r, k) => k < 3 || r.pays);
+    const used = new Set(top.map((r) => r.hint).filter((k) => k !== null && k !== undefined));
+    const lines = top.map((r) => Object.assign({ ranked: r }, rankedHint(r)))
+      .concat(answerHints().filter((h) => !used.has(D.hints.indexOf(h))));
+    if (!lines.length) $('answer-more').textContent = 'No proposals: no object or method stands out at the threshold.';
+    lines.slice(0, 6).forEach((h, k) => {
+      const li = hintItem(h, k);
+      if (h.ranked) { li.dataset.rankKind = h.ranked.kind; li.dataset.rankKey = h.ranked.key; }
+      box.appendChild(li);
+    });
+    if (lines.length > 6) $('answer-more').textContent = '… and ' + (lines.length - 6) + ' more under Hints and in the tables below';
+    const all = $('hints');
+    if (!D.hints.length) { all.appendChild(el('p', { class: 'muted' }, 'No hints: nothing is above the threshold.')); return; }
+    const ol = el('ol');
+    D.hints.forEach((h, k) => ol.appendChild(hintItem(h, k)));
+    all.appendChild(ol);
+  })();
+  const firstPaint = performance.now() - T0;
+  // Since navigation start: the answer is in the DOM (painted with the next frame).
+  const answerAt = performance.now();
 
   // ---------- model ----------
   // Thread roots are named after their thread (not `root@tid`) everywhere on the page.
@@ -143,93 +230,6 @@
     }
   }
 
-  // ---------- header, run line ----------
-  const span = D.span[1] > D.span[0] ? D.span[1] - D.span[0] : 0;
-  (function header() {
-    const t = D.totals;
-    const name = D.trace.path.split('/').pop();
-    const s = $('summary');
-    s.appendChild(el('span', null, name));
-    for (const w of D.trace.warnings) $('warnings').appendChild(el('div', null, 'warning: ' + w));
-    for (const u of document.querySelectorAll('.unit')) u.textContent = UNIT;
-    const probeKey = Object.keys(D.trace.header || {}).find((k) => /probe/i.test(k));
-    const probe = human(t.probe_note || (probeKey ? 'probe cost ' + D.trace.header[probeKey] + (/ns/.test(probeKey) ? ' ns' : '') + ' per call' : 'probe cost not recorded in the trace'));
-    const line = $('run-line');
-    // One run span (`revy analyze`'s); busy is summed over threads, so at most span × threads.
-    const runSpan = t.run_span !== undefined ? t.run_span : span;
-    const waiting = t.waiting_time || 0;
-    const parts = ['span ' + fmtT(runSpan), t.threads + ' thread' + (t.threads === 1 ? '' : 's'),
-      NF[0].format(t.messages) + ' messages', NF[0].format(t.instances) + ' instances',
-      'busy ' + fmtT(t.total_time) + (waiting ? ' (of it ' + fmtT(waiting) + ' waiting off the CPU, shown apart from work)' : ''), probe];
-    line.textContent = parts.join(' · ');
-    line.dataset.span = runSpan; line.dataset.busy = t.total_time; line.dataset.waiting = waiting;
-    const flags = [];
-    if (t.total_time > runSpan * Math.max(1, t.threads)) flags.push('busy ' + fmtT(t.total_time) + ' exceeds span × threads (' + fmtT(runSpan * t.threads) + '): the threads\' clocks disagree');
-    const pr = t.probe || {};
-    const probeNs = pr.used_ns || pr.header_ns || 0;
-    if (pr.capped) flags.push('the probe cost in the trace header (' + fmtT((pr.header_ns || 0) / NS_PER) + ') is more than the shortest message: it was capped, calibrate again');
-    else if (probeNs > 5000) flags.push('a probe cost of ' + fmtT(probeNs / NS_PER) + ' per message is implausible (expected well under 1 µs): calibrate again');
-    else if (probeNs * t.recorded_messages / NS_PER > 0.5 * t.total_time && t.total_time > 0) flags.push('the probe cost makes up over half the busy time: times are mostly instrumentation');
-    for (const f of flags) $('warnings').appendChild(el('div', { class: 'flag' }, '⚠ ' + f));
-    line.dataset.flags = flags.length;
-    $('foot').textContent = 'Revy ' + D.version + ' — ' + D.trace.path + ' (' + D.trace.form + ', ' + D.trace.events.toLocaleString('en') + ' events, unit ' + UNIT + ')';
-  })();
-
-  // ---------- the answer (the hints of `revy analyze`, in rank order) ----------
-  const hintText = (h) => human(h.text || ((h.subject ? h.subject + ': ' : '') + (h.reason || '')));
-  const speedOf = (h) => h.numbers && h.numbers.predicted_speedup;
-  const shareOf = (h) => h.numbers && (h.numbers.level !== undefined ? h.numbers.level : h.numbers.share);
-  function hintItem(h, k) {
-    const li = el('li', { 'data-kind': h.kind, 'data-rank': k + 1, class: 'hint', tabindex: '0', title: 'show its objects in the graph' });
-    const sp = speedOf(h);
-    // Green only for a change that pays; ×1.00 and losses get a neutral badge.
-    if (sp) li.appendChild(el('span', { class: 'speedup' + (h.kind === 'proposal' ? ' pays' : ' neutral'), 'data-speedup': sp }, '×' + Number(sp).toFixed(2)));
-    li.appendChild(el('span', { class: 'kind' }, h.kind));
-    li.appendChild(document.createTextNode(' '));
-    li.appendChild(el('span', { class: 'text' }, hintText(h)));
-    li.addEventListener('click', () => focusHint(h));
-    li.addEventListener('keydown', (ev) => { if (ev.key === 'Enter') focusHint(h); });
-    return li;
-  }
-  // The answer box: proposals and no-gain verdicts first (the analysis ranks them so), then
-  // observations that hold at least 0.5 % of the busy time (no 0.0 % filler).
-  const answerHints = () => D.hints.filter((h) => h.kind === 'proposal' || h.kind === 'no-gain' || !(shareOf(h) < 0.005));
-  // When nothing pays and the analysis named no candidate, the biggest classes still deserve
-  // a line: their share and what the analysis knows of them.
-  function biggest() {
-    const p = el('p', { id: 'answer-biggest', class: 'muted' });
-    const top = D.classes.slice().sort((a, b) => b.active_time - a.active_time).slice(0, 3).filter((c) => c.active_time > 0);
-    if (!top.length) return null;
-    const why = (c) => {
-      const g = groups.get(c.class), share = c.active_time / TOTAL;
-      const oneOff = g ? g.members.reduce((s, n) => s + (n.i.one_off_time || 0), 0) : 0;
-      if (oneOff * 2 >= c.active_time) return 'mostly one-off messages (' + fmtT(oneOff) + ': class loading, JIT, first I/O), which no thread would speed up';
-      if (share < D.options.threshold_level) return 'below the ' + pct(D.options.threshold_level) + ' threshold';
-      return 'not judged by the analysis (see the line above)';
-    };
-    p.textContent = 'Largest: ' + top.map((c) => c.class + ' ' + pct(c.active_time / TOTAL) + ' of busy time — ' + why(c)).join('; ') + '.';
-    return p;
-  }
-  (function proposals() {
-    const box = $('proposals');
-    const list = answerHints();
-    const pays = D.hints.some((h) => h.kind === 'proposal');
-    $('answer').dataset.pays = pays ? '1' : '0';
-    $('answer-title').textContent = pays ? 'What to parallelise' : D.hints.length ? 'Nothing pays: why' : 'What to parallelise';
-    if (!D.hints.length) $('answer-more').textContent = 'No proposals: no object or method stands out at the threshold.';
-    list.slice(0, 6).forEach((h, k) => box.appendChild(hintItem(h, k)));
-    const generic = !pays && D.hints.length && D.hints[0].subject === 'the run';
-    if (generic) { const b = biggest(); if (b) $('answer-more').before(b); }
-    if (D.hints.length > Math.min(6, list.length)) $('answer-more').textContent = '… and ' + (D.hints.length - Math.min(6, list.length)) + ' more under Hints below';
-    const all = $('hints');
-    if (!D.hints.length) { all.appendChild(el('p', { class: 'muted' }, 'No hints: nothing is above the threshold.')); return; }
-    const ol = el('ol');
-    D.hints.forEach((h, k) => ol.appendChild(hintItem(h, k)));
-    all.appendChild(ol);
-  })();
-  const firstPaint = performance.now() - T0;
-  // Since navigation start: the answer is in the DOM (painted with the next frame).
-  const answerAt = performance.now();
 
   // The instance a hint is about (its own, the heaviest receiver of its method or class).
   function hintTarget(h) {
@@ -400,6 +400,7 @@
     clearTimeout(settle); settle = null;
     svg.style.transform = '';
     Object.assign(drawnAt, view);
+    requestEdges();
     vp.setAttribute('transform', 'translate(' + view.x + ',' + view.y + ') scale(' + view.k + ')');
     if (!labelsQueued) { labelsQueued = true; requestAnimationFrame(() => { labelsQueued = false; declutter(); }); }
   };
@@ -409,9 +410,68 @@
   const moveView = () => {
     const s = view.k / drawnAt.k;
     svg.style.transform = 'translate(' + (view.x - s * drawnAt.x) + 'px,' + (view.y - s * drawnAt.y) + 'px) scale(' + s + ')';
+    ec.style.transform = svg.style.transform;
     clearTimeout(settle);
     settle = setTimeout(applyView, 160);
   };
+  // Dense graphs (past EDGE_CANVAS edges shown) stroke their edges on a canvas under the
+  // nodes: the SVG edge elements stay the model (state classes, data, the inspector's picks)
+  // but are not rendered. Repainting a thousand SVG paths took 100–400 ms each time input
+  // rested; the canvas is redrawn in one animation frame when the view, a path or an edge's
+  // state changes. Clicks pick edges by distance to their curves, as before.
+  const EDGE_CANVAS = 300;
+  const ec = el('canvas', { id: 'graph-edges', 'aria-hidden': 'true' });
+  svg.before(ec);
+  const ectx = ec.getContext('2d');
+  let edgesQueued = false;
+  function requestEdges() {
+    if (edgesQueued || !svg.classList.contains('canvas-edges')) return;
+    edgesQueued = true;
+    requestAnimationFrame(() => { edgesQueued = false; drawEdges(); });
+  }
+  function drawEdges() {
+    const W = svg.clientWidth || 800, H = svg.clientHeight || 600;
+    if (ec.width !== W || ec.height !== H) { ec.width = W; ec.height = H; }
+    ectx.setTransform(1, 0, 0, 1, 0, 0);
+    ectx.clearRect(0, 0, W, H);
+    ectx.setTransform(drawnAt.k, 0, 0, drawnAt.k, drawnAt.x, drawnAt.y);
+    ectx.lineCap = 'round';
+    const focusing = svg.classList.contains('focusing'), dense = svg.classList.contains('dense');
+    // In view only (in graph units, with a margin for curves and self-loops).
+    const x0 = -drawnAt.x / drawnAt.k - 80, y0 = -drawnAt.y / drawnAt.k - 80, x1 = x0 + W / drawnAt.k + 160, y1 = y0 + H / drawnAt.k + 160;
+    let n = 0;
+    for (const e of shownEdges) {
+      const c = e.curve, cl = e.g.classList;
+      if (!e.visible || !c || cl.contains('hidden')) continue;
+      if (Math.max(c[0], c[2], c[4]) < x0 || Math.min(c[0], c[2], c[4]) > x1 || Math.max(c[1], c[3], c[5]) < y0 || Math.min(c[1], c[3], c[5]) > y1) continue;
+      const active = cl.contains('active'), w = active ? 5 : Number(e.g.dataset.width) || 1;
+      const alpha = focusing && !cl.contains('nbr') ? 0.12 : 1;
+      const path = () => {
+        ectx.beginPath();
+        if (e.sn === e.rn) { const x = c[0] + 5, y = c[1]; ectx.moveTo(x - 5, y); ectx.bezierCurveTo(x - 28, y - 40, x + 28, y - 40, x + 5, y - 1); } else { ectx.moveTo(c[0], c[1]); ectx.quadraticCurveTo(c[2], c[3], c[4], c[5]); }
+      };
+      ectx.setLineDash([]);
+      if (cl.contains('hl')) { ectx.globalAlpha = 0.85 * alpha; ectx.strokeStyle = '#ffe44d'; ectx.lineWidth = 10; path(); ectx.stroke(); }
+      const colour = active ? '#ff8c00' : e.line.getAttribute('stroke') || EDGE_COLOUR;
+      ectx.globalAlpha = alpha * (dense && !active ? 0.4 : 1);
+      ectx.strokeStyle = colour; ectx.lineWidth = w;
+      ectx.setLineDash(cl.contains('selected') ? [6, 3] : []);
+      path(); ectx.stroke();
+      // The arrowhead, sized in stroke widths like the SVG's markers.
+      const [fx, fy] = e.sn === e.rn ? [c[0] + 33, c[1] - 40] : [c[2], c[3]];
+      const dx = c[4] - fx, dy = c[5] - fy, l = Math.hypot(dx, dy) || 1, ux = dx / l, uy = dy / l, L = 2.6 * w;
+      const tx = c[4] + ux * 0.2 * L, ty = c[5] + uy * 0.2 * L;
+      ectx.globalAlpha = alpha; ectx.fillStyle = colour;
+      ectx.beginPath(); ectx.moveTo(tx, ty); ectx.lineTo(tx - ux * L - uy * L / 2, ty - uy * L + ux * L / 2); ectx.lineTo(tx - ux * L + uy * L / 2, ty - uy * L - ux * L / 2); ectx.fill();
+      n++;
+    }
+    ectx.globalAlpha = 1;
+    ec.style.transform = '';
+    ec.dataset.drawn = n;
+  }
+  // Any change of an edge's state or style, or of the graph's, asks for a frame.
+  new MutationObserver(requestEdges).observe(gEdges, { subtree: true, attributes: true, attributeFilter: ['class', 'stroke', 'data-width'] });
+  new MutationObserver(requestEdges).observe(svg, { attributes: true, attributeFilter: ['class'] });
   (function markers() {
     const defs = $('markers');
     const all = Object.assign({}, COLOURS, { edge: EDGE_COLOUR, active: '#ff8c00' });
@@ -550,6 +610,7 @@
   function drawAll() {
     for (const n of shownNodes) place(n);
     for (const e of shownEdges) edgePath(e);
+    requestEdges();
     declutter();
   }
 
@@ -657,8 +718,28 @@
       if (drag.node) { if (settle) applyView(); drag.nx = drag.node.x; drag.ny = drag.node.y; } else svg.classList.add('panning');
       svg.setPointerCapture(ev.pointerId);
     });
+    // Canvas-drawn edges have no SVG title: the edge under the pointer is named in a tip.
+    const tip = el('div', { id: 'graph-tip', hidden: '' });
+    wrap.appendChild(tip);
+    let hoverAt = null;
+    const hoverEdge = () => {
+      const [px, py] = hoverAt;
+      hoverAt = null;
+      const x = (px - view.x) / view.k, y = (py - view.y) / view.k;
+      let best = null, bd = 7 / view.k;
+      if (svg.classList.contains('canvas-edges')) for (const e of shownEdges) if (e.visible) { const d = edgeDistance(e, x, y); if (d < bd) { bd = d; best = e; } }
+      tip.hidden = !best;
+      if (best) { tip.textContent = best.title.textContent; tip.style.left = px + 14 + 'px'; tip.style.top = py + 12 + 'px'; tip.dataset.key = best.key; }
+    };
+    svg.addEventListener('pointerleave', () => { tip.hidden = true; });
     svg.addEventListener('pointermove', (ev) => {
-      if (!drag) return;
+      if (!drag) {
+        if (ev.target.closest('.node')) { tip.hidden = true; return; }
+        if (!hoverAt) requestAnimationFrame(hoverEdge);
+        hoverAt = pt(ev);
+        return;
+      }
+      tip.hidden = true;
       const [px, py] = pt(ev);
       const dx = px - drag.px, dy = py - drag.py;
       if (Math.abs(dx) + Math.abs(dy) > 3) drag.moved = true;
@@ -668,6 +749,7 @@
         n.x = drag.nx + dx / view.k; n.y = drag.ny + dy / view.k;
         place(n);
         for (const e of shownEdges) if (e.sn === n || e.rn === n) edgePath(e);
+        requestEdges();
       } else { view.x = drag.vx + dx; view.y = drag.vy + dy; moveView(); }
     });
     const up = () => {
@@ -1043,6 +1125,7 @@
       if (n.visible) { visNodes++; shownNodes.push(n); }
     }
     shownEdges = used;
+    svg.classList.toggle('canvas-edges', used.length > EDGE_CANVAS);
     for (const g of groups.values()) { g.out = used.filter((e) => e.sn === g); g.inn = used.filter((e) => e.rn === g && e.sn !== g); }
     styleEdges(used);
     colourNodes();
@@ -1262,27 +1345,82 @@
       const lv = LOD.columns.findIndex((n) => span / n <= per);
       return lv < 0 ? LOD.columns.length - 1 : lv;
     }
+    // Each thread's columns at a level, packed once into typed arrays with their colour's
+    // index in a palette (RGBA words for the overview's pixels).
+    const palette = [], paletteOf = new Map(), packed = new Map();
+    const rgba = (r, g, b) => (255 << 24 | b << 16 | g << 8 | r) >>> 0; // ImageData's byte order
+    const hslWord = (h, s, l) => {
+      const a = s * Math.min(l, 1 - l), f = (n) => { const k = (n + h / 30) % 12; return Math.round(255 * (l - a * Math.max(-1, Math.min(k - 3, 9 - k, 1)))); };
+      return rgba(f(0), f(8), f(4));
+    };
+    const paletteIdx = (c) => {
+      let k = paletteOf.get(c);
+      if (k === undefined) { k = palette.length; palette.push(hslWord(hue(c), 0.55, 0.5)); paletteOf.set(c, k); }
+      return k;
+    };
+    function pack(th, lv) {
+      const key = th.tid + ':' + lv;
+      let p = packed.get(key);
+      if (p) return p;
+      const cs = th.levels[lv], n = cs.length;
+      p = { col: new Float64Array(n), busy: new Float64Array(n), wait: new Float64Array(n), ci: new Uint16Array(n) };
+      for (let j = 0; j < n; j++) { const c = cs[j]; p.col[j] = c[0]; p.busy[j] = c[1]; p.wait[j] = c[2]; p.ci[j] = paletteIdx(method(c[3]).class); }
+      packed.set(key, p);
+      return p;
+    }
+    // The overview row is drawn pixel by pixel into one reused ImageData per lane: each
+    // pixel column gets the busy and waiting time of the level's columns under it (split by
+    // overlap) and the colour of the busiest of them, then one putImageData. No path is
+    // rasterised, whatever the zoom (a frame of thousands of small rectangles was most of
+    // the timeline's frame time).
+    let img = null, busyAt = null, waitAt = null, bestAt = null, ciAt = null;
+    const BG = [rgba(0xe8, 0xec, 0xee), rgba(0xf3, 0xf5, 0xf6)], GREY = rgba(0x9e, 0x9e, 0x9e);
     function drawOverview(k0, k1) {
       if (!LOD.columns.length) return;
       const lv = overviewLevel(), colT = Math.max(1, LOD.t1 - LOD.t0) / LOD.columns[lv];
+      const W = Math.max(1, cv.width - LEFT - RIGHT), H = ROW - 2, per = (tl.t1 - tl.t0) / W;
+      if (!img || img.width !== W) {
+        img = ctx.createImageData(W, H);
+        busyAt = new Float64Array(W); waitAt = new Float64Array(W); bestAt = new Float64Array(W); ciAt = new Uint16Array(W);
+      }
+      const px32 = new Uint32Array(img.data.buffer);
       const busyPx = [];
+      const c0 = Math.floor((tl.t0 - LOD.t0) / colT) - 1;
       for (let k = k0; k < k1; k++) {
         const th = lodOf.get(tids[k]);
         if (!th) continue;
-        const y = laneY(k) + 1, H = ROW - 2;
+        const p = pack(th, lv), n = p.col.length;
+        busyAt.fill(0); waitAt.fill(0); bestAt.fill(0);
+        let lo = 0, hi = n;
+        while (lo < hi) { const mid = (lo + hi) >> 1; if (p.col[mid] < c0) lo = mid + 1; else hi = mid; }
         let px = 0;
-        for (const c of th.levels[lv]) {
-          const a = LOD.t0 + c[0] * colT, b = a + colT;
-          if (b < tl.t0 || a > tl.t1) continue;
-          const x0 = Math.max(LEFT, X(a)), x1 = Math.min(cv.width - RIGHT, X(b));
+        for (let j = lo; j < n; j++) {
+          const a = LOD.t0 + p.col[j] * colT, b = a + colT;
+          if (a > tl.t1) break;
+          if (b < tl.t0) continue;
+          const x0 = Math.max(0, (a - tl.t0) / per), x1 = Math.min(W, (b - tl.t0) / per);
           if (x1 <= x0) continue;
-          const f = Math.min(1, c[1] / colT), wf = Math.min(f, c[2] / colT);
-          px += (x1 - x0) * c[1] / colT; // unclipped: integer columns can be a unit wider
-          ctx.fillStyle = colour(method(c[3]).class, 50);
-          ctx.fillRect(x0, y + H * (1 - f), Math.max(0.5, x1 - x0), H * f);
-          if (wf > 0) { ctx.fillStyle = '#9e9e9e'; ctx.fillRect(x0, y + H * (1 - f), Math.max(0.5, x1 - x0), H * wf); }
+          const busy = p.busy[j], wait = p.wait[j], ci = p.ci[j], width = (b - a) / per;
+          px += (x1 - x0) * busy / colT; // unclipped: integer columns can be a unit wider
+          for (let x = Math.floor(x0); x < x1 && x < W; x++) {
+            const o = (Math.min(x1, x + 1) - Math.max(x0, x)) / width, bt = busy * o;
+            busyAt[x] += bt; waitAt[x] += wait * o;
+            if (bt > bestAt[x]) { bestAt[x] = bt; ciAt[x] = ci; }
+          }
         }
         busyPx.push(tids[k] + ':' + px.toFixed(1));
+        const bg = BG[k % 2];
+        for (let x = 0; x < W; x++) {
+          const f = Math.min(1, busyAt[x] / per), hb = busyAt[x] > 0 ? Math.max(1, Math.round(H * f)) : 0;
+          const hw = Math.min(hb, Math.round(H * Math.min(f, waitAt[x] / per))), c = palette[ciAt[x]];
+          for (let r = 0; r < H; r++) {
+            const up = H - 1 - r; // pixels above the lane's bottom
+            px32[r * W + x] = up >= hb ? bg : up >= hb - hw ? GREY : c;
+          }
+        }
+        // putImageData ignores the clip: keep the row below the axis by hand.
+        const y = laneY(k) + 1, from = Math.max(0, AXIS - y), to = Math.min(H, cv.height - y);
+        if (to > from) ctx.putImageData(img, LEFT, y, 0, from, W, to - from);
       }
       cv.dataset.level = lv;
       cv.dataset.busyPx = busyPx.join(' ');
@@ -1306,7 +1444,8 @@
     let named = 0;
     function drawSlice(m, hl) {
       const x0 = Math.max(LEFT, X(m.start)), x1 = Math.min(cv.width - RIGHT, X(m.end)), y = rowY(m), w = Math.max(1, x1 - x0);
-      ctx.fillStyle = colour(cls(m), msgVisible(m) ? 58 : 88);
+      if (!m.fills) m.fills = [colour(cls(m), 58), colour(cls(m), 88)];
+      ctx.fillStyle = m.fills[msgVisible(m) ? 0 : 1];
       ctx.fillRect(x0, y, w, ROW - 1);
       // Waiting off the CPU is its own state: its share of the slice drawn grey (top part).
       const dur = m.end - m.start;
@@ -1497,6 +1636,8 @@
     };
     tl.scrollToLane = (k) => { box.scrollTop = laneTop[Math.min(k, tids.length)]; top = box.scrollTop; tl.draw(); };
     tl.size = size;
+    // Every level packed ahead of the first zoom (after the page is up).
+    tl.warm = () => { for (const th of LOD.threads) th.levels.forEach((_, lv) => pack(th, lv)); };
     return tl;
   })();
 
@@ -1565,20 +1706,23 @@
     return n ? n + ' throttled: their times past the first timed calls are estimated (see "timed calls")' : '';
   }
 
-  function table(id, title, cols, rows, note, sortKey) {
+  function table(id, title, cols, rows, note, sortKey, sortAsc) {
     const wrap = $('tables');
     wrap.appendChild(el('h3', null, title + (note ? ' — ' + note : '')));
     const div = el('div', { class: 'tablewrap' });
     const t = el('table', { class: 'stats', id: 'table-' + id });
     const thead = el('thead'), tr = el('tr'), tbody = el('tbody');
     let sortCol = null, asc = true, first = -1, last = -1;
+    const rowKey = (cols.find((c) => c.rowKey) || {}).rowKey;
     const rowOf = (r) => {
       const row = el('tr');
+      if (rowKey) row.dataset.key = rowKey(r);
       if (r.id !== undefined && typeof r.id === 'number' && id === 'instances') { row.dataset.id = r.id; row.classList.add('jump'); }
       for (const c of cols) {
         const v = c.get(r);
         const td = el('td', c.num ? null : { class: 's' }, c.fmt ? c.fmt(v, r) : (c.num ? num(v) : (v === null || v === undefined ? '' : v)));
         if (c.num && v !== null && v !== undefined) td.dataset.v = v;
+        if (c.title) { const t = c.title(r); if (t) td.title = t; }
         row.appendChild(td);
       }
       return row;
@@ -1620,14 +1764,31 @@
     thead.appendChild(tr); t.append(thead, tbody); div.appendChild(t); wrap.appendChild(div);
     tbody.addEventListener('click', (ev) => { const r = ev.target.closest('tr[data-id]'); if (r) focusNode(nodeById.get(Number(r.dataset.id)), true); });
     const sk = cols.findIndex((c) => c.key === sortKey);
-    if (sk >= 0) sortBy(sk, false); else render(true);
+    if (sk >= 0) sortBy(sk, !!sortAsc); else render(true);
     // Fixed column widths from the first rows, so scrolling does not make columns jump.
     for (const th of thead.querySelectorAll('th')) th.style.minWidth = th.offsetWidth + 'px';
+  }
+  // Rows open in the page's one ranking (the answer's first line is its top entry); rows it
+  // does not name follow, most work first.
+  const RANK = new Map(RANKING.map((r, k) => [r.kind + ':' + r.key, k]));
+  const BEST_OF_CLASS = new Map();
+  RANKING.forEach((r, k) => { if (r.class && !BEST_OF_CLASS.has(r.class)) BEST_OF_CLASS.set(r.class, k); });
+  function rankCols(kind, keyOf, work, rows) {
+    const after = new Map(rows.slice().sort((a, b) => work(b) - work(a)).map((r, k) => [keyOf(r), RANKING.length + k]));
+    // A class without an entry of its own ranks by its best instance's or method's.
+    const rankOf = (r) => { const k = RANK.get(kind + ':' + keyOf(r)); return k !== undefined || kind !== 'class' ? k : BEST_OF_CLASS.get(r.class); };
+    const entry = (r) => { const k = rankOf(r); return k === undefined ? null : RANKING[k]; };
+    return [
+      { key: 'rank', label: 'rank', num: true, rowKey: keyOf, get: (r) => { const k = rankOf(r); return k === undefined ? after.get(keyOf(r)) + 1 : k + 1; },
+        fmt: (v) => v <= RANKING.length ? num(v) : '', help: 'the ranking of the answer above: proposals that pay, then by share of busy time' },
+      { key: 'verdict', label: 'verdict', get: (r) => { const e = entry(r); return e ? '×' + e.speedup.toFixed(2) + (e.pays ? ' pays' : '') : ''; },
+        title: (r) => { const e = entry(r); return e ? human(e.text) : ''; }, help: 'predicted speedup of making it active (hover for why)' },
+    ];
   }
   function buildTables() {
     const P = (v) => pct(v);
     const TM = (v) => fmtT(v);
-    table('instances', 'Instances', [
+    table('instances', 'Instances', rankCols('instance', (i) => String(i.id), (i) => i.active_time, D.instances).concat([
       { key: 'oid', label: 'object ID', num: true, get: (i) => i.kind === 'root' ? null : i.oid },
       { key: 'label', label: 'instance', get: (i) => i.label },
       { key: 'class', label: 'class', get: (i) => i.class },
@@ -1639,8 +1800,8 @@
       { key: 'sent', label: 'sent', num: true, get: (i) => i.sent },
       { key: 'neighbours', label: 'adjacency', num: true, get: (i) => i.neighbours },
       { key: 'cyclic', label: 'cyclic', num: true, get: (i) => i.cyclic },
-    ], D.instances.slice(), D.instances.length < D.totals.instances ? 'the ' + D.instances.length + ' most active of ' + D.totals.instances.toLocaleString('en') : '', 'active_time');
-    table('classes', 'Classes', [
+    ]), D.instances.slice(), D.instances.length < D.totals.instances ? 'the ' + D.instances.length + ' most active of ' + D.totals.instances.toLocaleString('en') : '', 'rank', true);
+    table('classes', 'Classes', rankCols('class', (c) => c.class, (c) => c.active_time, D.classes).concat([
       { key: 'class', label: 'class', get: (c) => c.class },
       { key: 'instances', label: 'instances', num: true, get: (c) => c.instances },
       { key: 'messages', label: 'messages', num: true, get: (c) => c.messages },
@@ -1649,8 +1810,9 @@
       { key: 'mean_level', label: 'mean share per instance', num: true, get: (c) => c.mean_level, fmt: P },
       { key: 'max_level', label: 'largest instance share', num: true, get: (c) => c.max_level, fmt: P },
       { key: 'total_size', label: 'total size (B)', num: true, get: (c) => c.total_size },
-    ], D.classes.slice(), '', 'active_time');
-    table('methods', 'Methods', [
+    ]), D.classes.slice(), '', 'rank', true);
+    const called = D.methods.filter((m) => m.calls > 0);
+    table('methods', 'Methods', rankCols('method', (m) => String(m.id), (m) => m.net_time.total, called).concat([
       { key: 'method', label: 'method', get: (m) => m.class + '.' + m.method },
       { key: 'signature', label: 'signature', get: (m) => shownSig(m) },
       { key: 'calls', label: 'calls', num: true, get: (m) => m.calls },
@@ -1667,7 +1829,7 @@
       { key: 'aggregate', label: 'aggregate time', num: true, get: (m) => m.aggregate_time.total, fmt: TM },
       { key: 'size', label: 'mean size (B)', num: true, get: (m) => m.size.mean },
       { key: 'cyclic', label: 'cyclic', num: true, get: (m) => m.cyclic },
-    ], D.methods.filter((m) => m.calls > 0), estimatedNote(), 'total');
+    ]), called, estimatedNote(), 'rank', true);
     table('edges', 'Messages per sender → receiver', [
       { key: 'sender', label: 'sender', get: (e) => label(e.sender) },
       { key: 'receiver', label: 'receiver', get: (e) => label(e.receiver) },
@@ -1737,6 +1899,7 @@
     setTimeout(() => {
       buildTables();
       fillTargets();
+      timeline.warm();
       parts.tables = t();
       window.revyReport.ready = true;
       document.body.dataset.ready = '1';

@@ -283,6 +283,7 @@ pub(crate) fn in_scopes<T>(
 
 pub mod build;
 mod emit;
+mod resolve;
 mod state;
 mod types;
 mod waits;

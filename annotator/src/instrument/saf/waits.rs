@@ -5,7 +5,7 @@
 //! project class extending one; a project class's own `take` (a channel built on `wait()`)
 //! must not be named a queue, or the analysis would say the wrong thing was waited on.
 
-use super::build::Resolver;
+use super::resolve::Resolver;
 use crate::instrument::frontend::blocking::{QUEUE_TYPES, SYNCHRONIZED, VIA};
 use crate::instrument::model::{ClassDecl, MethodDecl};
 

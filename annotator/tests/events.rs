@@ -59,6 +59,23 @@ fn within(got: u64, want: u64, what: &str) {
 
 /// Parses, annotates, builds and runs `tests/events/<lang>`, then checks Revy's events
 /// against the program's own measurement of each request.
+/// `revy analyze --format json` of `traces` (a trace or a set), probe cost kept (a misread
+/// cost subtracted from every call would skew work), checked against the schema.
+fn analyze_json(dir: &Path, traces: &str) -> Value {
+    let args = [
+        "analyze",
+        traces,
+        "--format",
+        "json",
+        "--no-compensate",
+        "--no-proposals",
+    ];
+    let json = ok(&revy_in(dir, &args), "revy analyze");
+    let a: Value = serde_json::from_str(&json).unwrap();
+    common::check_schema(&a);
+    a
+}
+
 fn follow(lang: &str, build: &str, run: &str) {
     // One server at a time: the Java and C++ twins running side by side (8 workers on a
     // 2-core machine) preempt each other's requests, which is load the test adds itself.
@@ -89,22 +106,7 @@ fn follow(lang: &str, build: &str, run: &str) {
         .collect();
     assert_eq!(truth.len(), REQUESTS, "{out}");
     // The probe cost is kept: a misread cost subtracted from every call would skew work.
-    let json = ok(
-        &revy_in(
-            &dir,
-            &[
-                "analyze",
-                rvt.to_str().unwrap(),
-                "--format",
-                "json",
-                "--no-compensate",
-                "--no-proposals",
-            ],
-        ),
-        "revy analyze",
-    );
-    let a: Value = serde_json::from_str(&json).unwrap();
-    common::check_schema(&a);
+    let a = analyze_json(&dir, rvt.to_str().unwrap());
     let ev = &a["events"];
     let t = &ev["types"][0];
     assert_eq!(t["type"], "request");
@@ -374,22 +376,7 @@ fn java_remote_calls_continue_into_the_server() {
     assert_eq!(truth.len(), REQUESTS, "{out}");
     assert_eq!(std::fs::read_dir(&traces).unwrap().count(), 2, "two traces");
     let set = traces.to_str().unwrap();
-    let json = ok(
-        &revy_in(
-            &dir,
-            &[
-                "analyze",
-                set,
-                "--format",
-                "json",
-                "--no-compensate",
-                "--no-proposals",
-            ],
-        ),
-        "revy analyze",
-    );
-    let a: Value = serde_json::from_str(&json).unwrap();
-    common::check_schema(&a);
+    let a = analyze_json(&dir, set);
     let ev = &a["events"];
     assert_eq!(ev["types"][0]["count"], REQUESTS as u64, "events");
     let r = &ev["remote"][0];

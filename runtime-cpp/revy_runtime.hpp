@@ -61,7 +61,7 @@ struct TagCore {
 namespace detail {
 
 enum { kJoinMax = 16 };  // tagged parts one JoinTag unites at most
-enum { kApiVersion = 2 };
+enum { kApiVersion = 3 };
 
 // ---- the shadow stack, and what counting a throttled method's call reads -----------------
 //
@@ -96,7 +96,11 @@ struct Counted {
     std::uint64_t* ring;  // sampled call times (allocated on the first sample)
     AggEdge* x;           // the edge's slot in the thread's table while its `gen` is `gen`
     std::uint32_t gen;
+    // o == kAnyFresh: the thread's table is full and the edge is the folded one, which takes
+    // every receiver from `fresh` on (IDs made after the table filled have no edge of their own).
+    std::uint64_t fresh;
 };
+constexpr std::uint64_t kAnyFresh = ~std::uint64_t(0);  // the trace's folded oid
 
 // The part of a thread's state (the implementation's ThreadState) that counting reads.
 struct HotThread {
@@ -120,7 +124,7 @@ REVY_ALWAYS_INLINE std::uint32_t push_counted(HotThread& h, std::uint32_t mid, s
     std::uint32_t d = h.depth;
     if (d >= h.cap || mid >= h.cnt_len) return 0;
     const Counted& c = h.cnt[mid];
-    if (!c.est || c.o != oid) return 0;
+    if (!c.est) return 0;
     std::uint32_t s = 0;
     std::uint64_t so = 0;
     if (d) {
@@ -129,7 +133,12 @@ REVY_ALWAYS_INLINE std::uint32_t push_counted(HotThread& h, std::uint32_t mid, s
         so = p.oid;
         if (!so && h.ctor_top) return 0;  // maybe a constructor's (the runtime's ctor_stash)
     }
-    if (c.so != so || c.s != s) return 0;
+    std::uint64_t want = so;
+    if (c.o != oid) {  // a new object's call (a constructor) may go to the folded edge
+        if (c.o != kAnyFresh || oid < c.fresh) return 0;
+        want = so ? kAnyFresh : 0;
+    }
+    if (c.so != want || c.s != s) return 0;
     std::uint32_t n = h.counted + 1;
     if (n % kSampleEvery == 0) return 0;
     h.counted = n;

@@ -954,6 +954,7 @@ struct Pending {
     std::uint32_t pos;  // offset of the class id (5 bytes); the size follows the oid
     std::uint32_t size_pos;
     std::uint32_t idx;  // events before it in the buffer
+    std::uint64_t prev;  // the buffer's previous event time (its `last` before this one)
 };
 enum { kPending = 16 };
 
@@ -1765,6 +1766,9 @@ struct AggTable {
     std::uint64_t folded, dropped, last_t;
     bool untimed;  // estimated calls counted (no clock read): last_t is taken when written
     ObjCounts objs;  // creations and destructions past max_size (the O record)
+    // The next object ID when the table was first found full (0: not yet): no ID from it on
+    // has an edge of its own here (Counted::fresh).
+    std::uint64_t full_oid;
 };
 
 inline void agg_free(AggTable* a) {
@@ -1800,6 +1804,15 @@ inline bool agg_grow(AggTable& a) {
     return true;
 }
 
+// Whether a new instance-level edge fits; when not (for good: the bounds only fill), notes
+// the first object ID that can have none.
+inline bool agg_room(AggTable& a) {
+    if (a.used < kThreadKeys && g().agg_keys.load(std::memory_order_relaxed) < kGlobalKeys)
+        return true;
+    if (!a.full_oid) a.full_oid = hot().next_oid.load(std::memory_order_relaxed);
+    return false;
+}
+
 // The slot of an edge, inserted when new; null past the bound.
 inline AggEdge* agg_slot(AggTable& a, std::uint32_t s, std::uint64_t so, std::uint32_t r,
                          std::uint64_t o, bool folding) {
@@ -1816,10 +1829,7 @@ inline AggEdge* agg_slot(AggTable& a, std::uint32_t s, std::uint64_t so, std::ui
         }
         if (x.r) continue;
         Global& G = g();
-        if (folding ? a.used >= kHardKeys
-                    : a.used >= kThreadKeys ||
-                          G.agg_keys.load(std::memory_order_relaxed) >= kGlobalKeys)
-            return nullptr;
+        if (folding ? a.used >= kHardKeys : !agg_room(a)) return nullptr;
         if ((a.used + 1) * 2 > a.cap) {
             if (!agg_grow(a)) return nullptr;
             return agg_slot(a, s, so, r, o, folding);
@@ -2122,7 +2132,9 @@ inline void counted_settle(AggTable& a, std::uint32_t mid, Counted& c) {
     if (!c.n) return;
     std::uint64_t e = c.est ? c.est - 1 : 0;
     agg_method_n(a, mid, c.n, e, c.size, c.size_min, c.size_max);
-    AggEdge* x = c.x && c.gen == a.gen ? c.x : agg_slot(a, c.s, c.so, mid + 1, c.o, false);
+    bool folded = c.o == kFolded;
+    AggEdge* x = c.x && c.gen == a.gen ? c.x : agg_slot(a, c.s, c.so, mid + 1, c.o, folded);
+    if (folded) a.folded += c.n;
     if (x) {
         x->calls += c.n;
         x->agg += c.n * e;
@@ -2198,9 +2210,12 @@ inline void pop_estimated(ThreadState& ts, std::uint32_t d) {
     if (c) counted_settle(*a, f.mid, *c);
     // the edge and the row exist before counting on them (counted_settle allocates nothing)
     // (past the table's bound a new edge folds: agg_put does that, in one lookup)
-    bool room = a->used < kThreadKeys &&
-                g().agg_keys.load(std::memory_order_relaxed) < kGlobalKeys;
+    bool room = agg_room(*a);
     AggEdge* x = c && room ? agg_slot(*a, s, so, f.mid + 1, f.oid, false) : nullptr;
+    // a full table: an object newer than that (a constructor's) has no edge of its own, so
+    // its calls, and the next new objects', count on the folded edge
+    bool fresh = c && !room && f.oid && f.oid >= a->full_oid;
+    if (fresh) x = agg_slot(*a, s, so ? kFolded : 0, f.mid + 1, kFolded, true);
     if (!x || !agg_method(*a, f.mid)) {
         if (c) c->est = 0;
         return agg_put(*a, ts, d, agg, f.child, 0);
@@ -2208,8 +2223,9 @@ inline void pop_estimated(ThreadState& ts, std::uint32_t d) {
     c->x = x;
     c->gen = a->gen;
     c->s = s;
-    c->so = so;
-    c->o = f.oid;
+    c->so = fresh && so ? kFolded : so;
+    c->o = fresh ? kFolded : f.oid;
+    c->fresh = a->full_oid;
     c->est = est;
     c->n = 1;
     c->size = c->size_min = c->size_max = f.size;
@@ -2744,16 +2760,17 @@ inline void crt_patchable(std::uint32_t cls, std::uint64_t oid, std::uint64_t si
     e.pos = len + 1;
     e.size_pos = size_pos;
     e.idx = count;
+    e.prev = buf->last;
     commit(buf, len, count, n, now_ns());
 }
 
 // The derived part of object `oid` is complete: its Crt now names `cls` with `size`.
 // Returns false when the event already left the buffer (it then keeps the earlier class).
+inline Pending* pending_of(ThreadState& ts, std::uint64_t oid);
 inline bool crt_upgrade(std::uint32_t cls, std::uint64_t oid, std::uint64_t size, bool final) {
     ThreadState& ts = tls();
-    for (unsigned i = 0; i < kPending; ++i) {
-        Pending& e = ts.pending[i];
-        if (e.oid != oid || !e.buf) continue;
+    if (Pending* p = pending_of(ts, oid)) {  // the newest first: the object just made
+        Pending& e = *p;
         bool ok = e.buf == ts.buf && e.gen == e.buf->gen;
         if (ok) {
             define_class(cls);  // the C record precedes the block holding the event
@@ -2812,8 +2829,10 @@ inline EvLayout ev_layout(const std::uint8_t* p) {
 }
 
 inline Pending* pending_of(ThreadState& ts, std::uint64_t oid) {
-    for (unsigned i = 0; i < kPending; ++i)
-        if (ts.pending[i].buf && ts.pending[i].oid == oid) return &ts.pending[i];
+    for (unsigned k = 1; k <= kPending; ++k) {
+        Pending& e = ts.pending[(ts.pending_next - k) % kPending];
+        if (e.buf && e.oid == oid) return &e;
+    }
     return nullptr;
 }
 inline bool in_buffer(const ThreadState& ts, const Pending* e) {
@@ -2879,6 +2898,15 @@ inline bool crt_merge(std::uint64_t from, std::uint64_t into) {
     std::uint32_t len = static_cast<std::uint32_t>(st & 0xffffffffu);
     std::uint32_t count = static_cast<std::uint32_t>(st >> 32);
     std::uint32_t scan = ei->pos - 1, drop = ef->pos - 1;
+    if (ef->idx + 1 == count) {
+        // `from`'s Crt is the last event (the common case: the parts were made one after the
+        // other), so no event names `from` but it: it is cut off, nothing is rewritten
+        ef->buf = nullptr;
+        b->last = ef->prev;
+        b->state.store((static_cast<std::uint64_t>(count - 1) << 32) | drop,
+                       std::memory_order_release);
+        return true;
+    }
     b->state.store((static_cast<std::uint64_t>(ei->idx) << 32) | scan, std::memory_order_release);
     for (std::uint32_t p = scan; p < len;) {
         EvLayout e = ev_layout(b->data + p);
@@ -2893,9 +2921,54 @@ inline bool crt_merge(std::uint64_t from, std::uint64_t into) {
 
 // ---- constructors: start before the initialisers ------------------------------------------
 
+inline void ctor_pending(ThreadState& ts, std::uint32_t mid, const volatile void* self,
+                         std::uint32_t d) {
+    CtorPending& c = ts.ctor[ts.ctor_top++];
+    c.self = self;
+    c.mid = mid;
+    c.frame = d;
+    c.buf = nullptr;
+}
+
+// A throttled constructor whose calls count on the folded edge (a full table: each new object
+// is a new receiver, see pop_estimated): counted as `push_counted` counts a call, the ID
+// unknown until the body (`ctor_bind` keeps it counted only for an object newer than that).
+REVY_HOT bool ctor_counted(ThreadState& ts, std::uint32_t mid, std::uint64_t size,
+                           const volatile void* self) {
+    std::uint32_t d = ts.depth;
+    if (d >= ts.cap || mid >= ts.cnt_len || ts.ctor_top >= kCtorPending) return false;
+    const Counted& c = ts.cnt[mid];
+    if (!c.est || c.o != kFolded) return false;
+    std::uint32_t s = 0;
+    std::uint64_t so = 0;
+    if (d) {
+        s = ts.frames[d - 1].mid + 1;
+        so = ts.frames[d - 1].oid;
+        if (!so && ts.ctor_top) return false;  // within a constructor before its ID (ctor_stash)
+    }
+    if (c.s != s || c.so != (so ? kFolded : 0)) return false;
+    std::uint32_t n = ts.counted + 1;
+    if (n % kSampleEvery == 0) return false;
+    ts.counted = n;
+    Frame& f = ts.frames[d];
+    f.oid = 0;
+    f.child = 0;
+    f.hidden = n;
+    f.size = size;
+    f.mid = mid;
+    f.rec = kEstimated;
+    ts.depth = d + 1;
+    ctor_pending(ts, mid, self, d);
+    return true;
+}
+
 inline void ctor_start_slow(std::uint32_t mid, std::uint64_t size, const volatile void* self) {
     ThreadState& ts = tls();
+    if (config::throttle_calls && ctor_counted(ts, mid, size, self)) return;
     if (ts.ctor_top >= kCtorPending) return;  // too deep: the body's CtorScope logs the start
+    // a throttled constructor's call is estimated, as other methods' are
+    if (config::throttle_calls && start_estimated(ts, mid, 0, size))
+        return ctor_pending(ts, mid, self, ts.depth - 1);
     std::uint64_t t = now_ns();
     std::uint32_t d = ts.depth;
     if (d == ts.cap && !grow_frames(ts)) return;  // the body's CtorScope logs it plainly
@@ -2981,7 +3054,15 @@ inline bool ctor_bind(std::uint32_t mid, const volatile void* self, std::uint64_
         if (c.buf && c.buf == ts.buf && c.gen == c.buf->gen) put_v5(c.buf->data + c.pos, oid);
         else if (c.buf) oid = 0;
         // the shadow stack's call takes the same ID, so the end finds it
-        if (c.frame < ts.depth && ts.frames[c.frame].mid == mid) ts.frames[c.frame].oid = oid;
+        if (c.frame < ts.depth && ts.frames[c.frame].mid == mid) {
+            Frame& f = ts.frames[c.frame];
+            f.oid = oid;
+            // counted on the folded edge (ctor_counted) only when no edge of its own can exist
+            if (f.rec == kEstimated && f.hidden &&
+                (!oid || mid >= ts.cnt_len || ts.cnt[mid].o != kFolded ||
+                 oid < ts.cnt[mid].fresh))
+                f.hidden = 0;
+        }
         ctor_unstash(ts, i, oid);
         ts.ctor_top = i;  // also forgets starts above it left by an exception
         return true;

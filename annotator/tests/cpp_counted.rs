@@ -148,3 +148,128 @@ fn cpp_counted_calls_keep_exact_edges() {
     .collect();
     assert_eq!(edges, want);
 }
+
+const OBJ_H: &str = r#"#pragma once
+struct Item {
+    int v;
+    explicit Item(int x);
+};
+struct Cell {
+    int v;
+    Cell();
+    int touch();
+};
+struct Maker {
+    Cell* keep;
+    long make(int n);
+};
+"#;
+
+const OBJ_MAIN: &str = r#"#include "o.h"
+#include <cstdio>
+Item::Item(int x) : v(x) {}
+Cell::Cell() : v(0) {}
+int Cell::touch() { return ++v; }
+long Maker::make(int n) {
+    long s = 0;
+    for (int i = 0; i < n; ++i) {
+        Item* it = new Item(i);
+        Cell* c = new Cell();
+        s += it->v + c->touch() + keep->touch();
+        delete it;
+        delete c;
+    }
+    return s;
+}
+int main() {
+    Cell keep;
+    Maker m{&keep}, m2{&keep};
+    long s = 0;
+    for (int r = 0; r < 3; ++r) s += m.make(5000) + m2.make(5000);
+    std::printf("s=%ld keep=%d\n", s, keep.v);
+    return 0;
+}
+"#;
+
+/// Throttled constructors past a full aggregate table (each new object is a new receiver, so
+/// their calls count on the folded edge, `ctor_counted` / `Counted::fresh`): calls and creations
+/// stay exact, and an object older than the table's filling keeps its own edge (`keep`'s
+/// `touch` calls from `m`, one method whose other calls fold).
+#[test]
+fn cpp_counted_constructors_past_a_full_table() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("p");
+    let lang = Lang {
+        build: "mkdir -p build && g++ -std=c++17 -O2 -o build/o src/main.cpp",
+        run: "./build/o",
+        files: &[("src/o.h", OBJ_H), ("src/main.cpp", OBJ_MAIN)],
+        ..CPP
+    };
+    common::write_project(
+        &dir,
+        &lang,
+        lang.run,
+        "throttle_calls = 100\nthrottle_us = 1000",
+    );
+    ok(&revy_in(&dir, &["parse"]), "revy parse");
+    ok(&revy_in(&dir, &["annotate"]), "revy annotate");
+    let rvt = tmp.path().join("t.rvt");
+    sh(&dir, lang.build, &rvt);
+    let out = sh(&dir, lang.run, &rvt);
+    assert!(out.contains("keep=30000"), "{out}");
+    let json = ok(
+        &revy_in(
+            &dir,
+            &["analyze", rvt.to_str().unwrap(), "--format", "json"],
+        ),
+        "revy analyze",
+    );
+    let a: Value = serde_json::from_str(&json).unwrap();
+    let n: u64 = 30_000;
+    for (m, calls) in [("Item", n), ("Cell", n + 1), ("touch", 2 * n), ("make", 6)] {
+        assert_eq!(common::method_calls(&a, m), calls, "calls of {m}");
+    }
+    let throttled = a["trace"]["coverage"]["throttled"].to_string();
+    for m in ["Item", "Cell", "touch"] {
+        assert!(
+            throttled.contains(&format!("{m}\"")),
+            "{m} not throttled: {throttled}"
+        );
+    }
+    for (class, made) in [("Item", n), ("Cell", n + 1)] {
+        let row = a["classes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|k| k["class"].as_str().unwrap_or("").ends_with(class))
+            .unwrap_or_else(|| panic!("no class {class}"));
+        assert_eq!(row["created"].as_u64(), Some(made), "{class}: {row}");
+    }
+    // Calls into `keep` (the Cell made first): its constructor's, and `m`'s and `m2`'s `touch`.
+    let insts = a["instances"].as_array().unwrap();
+    let keep = insts
+        .iter()
+        .filter(|i| i["class"].as_str().unwrap_or("").ends_with("Cell"))
+        .map(|i| i["oid"].as_u64().unwrap())
+        .min()
+        .unwrap();
+    let mut into_keep: Vec<(String, u64)> = Vec::new();
+    for e in a["edges"].as_array().unwrap() {
+        let r = &insts[e["receiver"].as_u64().unwrap() as usize];
+        if r["oid"].as_u64() == Some(keep) {
+            let s = &insts[e["sender"].as_u64().unwrap() as usize];
+            let label = s["label"].as_str().unwrap_or("").to_string();
+            into_keep.push((label, e["calls"].as_u64().unwrap()));
+        }
+    }
+    into_keep.sort();
+    // `m` reached `keep` before the table filled (its own edge, every call after too); `m2`
+    // after (folded into the classes' edge, not listed per instance)
+    assert_eq!(
+        into_keep,
+        vec![("Maker#2".to_string(), n / 2), ("root@1".to_string(), 1)]
+    );
+}

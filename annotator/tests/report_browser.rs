@@ -1666,7 +1666,7 @@ fn report_dense_edge_click_and_every_thread_lane() {
         const p = scr(at(e.curve, t));
         if (p[0] < b.left + 5 || p[0] > b.right - 5 || p[1] < b.top + 5 || p[1] > Math.min(b.bottom, innerHeight) - 5) continue;
         const hit = document.elementFromPoint(p[0], p[1]);
-        if (!hit || hit.closest('.node') || !hit.closest('#graph')) continue;
+        if (!hit || hit.closest('.node') || R.nodeAtClient(p[0], p[1]) || !hit.closest('#graph')) continue;
         let near = 0, clash = false;
         for (const o of vis) if (o !== e) { const d = dist(o, p); if (d < 1.5) { clash = true; break; } if (d < 7) near++; }
         if (!clash && near > 0) return [e.key, p[0], p[1], near];

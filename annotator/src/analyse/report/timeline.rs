@@ -128,8 +128,15 @@ pub fn summarise(c: Collector, t0: u64, t1: u64) -> Timeline {
         level = all(n);
     }
     let mut used = cells(&level);
+    // A finer level only while the messages outnumber the cells: past that, columns only
+    // cut long messages into pieces (23 messages of a bank example made 600 kB of them).
+    let messages: usize = c
+        .threads
+        .iter()
+        .flat_map(|(_, r)| r.iter().map(Vec::len))
+        .sum();
     let (mut columns, mut levels) = (vec![n], vec![level]);
-    while levels.len() < LEVELS {
+    while levels.len() < LEVELS && used < messages {
         n *= FACTOR;
         let level = all(n);
         used += cells(&level);
@@ -220,20 +227,20 @@ mod tests {
     #[test]
     fn every_row_adds_up_to_its_messages_time() {
         let mut c = Collector::default();
-        for k in 0..1000u64 {
+        for k in 0..10_000u64 {
             c.add(7, 0, slice(k * 10 + 1, k * 10 + 8));
             c.add(7, 1, slice(k * 10 + 2, k * 10 + 5));
             c.add(7, ROWS, slice(k * 10 + 3, k * 10 + 4)); // inside depth ROWS - 1: not kept
         }
-        c.add(9, 0, slice(0, 10_000));
-        let t = summarise(c, 0, 10_000);
-        assert_eq!(t.columns, vec![2048, 8192, 32768, 131072]);
+        c.add(9, 0, slice(0, 100_000));
+        let t = summarise(c, 0, 100_000);
+        assert_eq!(t.columns, vec![2048, 8192]);
         let busy: Vec<Vec<u64>> = t
             .threads
             .iter()
             .map(|th| th.rows.iter().map(|r| r.busy).collect())
             .collect();
-        assert_eq!(busy, vec![vec![7000, 3000], vec![10_000]]);
+        assert_eq!(busy, vec![vec![70_000, 30_000], vec![100_000]]);
         for th in &t.threads {
             assert_eq!(th.busy, th.rows[0].busy);
             for row in &th.rows {
@@ -246,8 +253,16 @@ mod tests {
         assert_eq!(unflat(&t.threads[1].rows[0].levels[0]).len(), 2048);
         assert_eq!(
             &t.threads[1].rows[0].levels[0][..8],
-            &[0, 4, 0, 1, 1, 5, 0, 1]
+            &[0, 48, 0, 1, 1, 49, 0, 1]
         );
+    }
+
+    #[test]
+    fn few_long_messages_get_one_level() {
+        let mut c = Collector::default();
+        c.add(1, 0, slice(0, 1_000_000));
+        let t = summarise(c, 0, 1_000_000);
+        assert_eq!(t.columns, vec![COLUMNS]);
     }
 
     #[test]

@@ -107,6 +107,12 @@ impl Browser {
                 "--window-size=1400,900",
                 "--remote-debugging-port=0",
             ])
+            // Extra flags for measuring (e.g. `--disable-gpu-vsync --disable-frame-rate-limit`).
+            .args(
+                std::env::var("REVY_CHROMIUM_FLAGS")
+                    .unwrap_or_default()
+                    .split_whitespace(),
+            )
             .arg(format!("--user-data-dir={}", profile.path().display()))
             .arg("about:blank")
             .stdin(Stdio::null())
@@ -742,19 +748,23 @@ fn timings(b: &mut Browser) -> (f64, f64, f64) {
 /// Input-to-frame times in ms: for each event dispatched over DevTools, from the event's
 /// timestamp to the end of the next rendered frame (a task posted from the next animation
 /// frame runs after that frame's style, layout and paint). `kind`: "wheel" (alternating
-/// zoom in and out at the element's centre) or "pan" (a drag of `n` moves across it).
-fn frame_times(b: &mut Browser, selector: &str, kind: &str, n: usize) -> Vec<f64> {
+/// zoom in and out at the element's centre), "pan" (a drag of `n` moves across it) or "keys"
+/// (W and S alternating, the timeline's zoom keys, on the focused element). Second, the same events as the Event Timing API saw them (input timestamp to the next
+/// paint, as INP measures; in 8 ms steps, and only the events of 16 ms or more).
+fn frame_times(b: &mut Browser, selector: &str, kind: &str, n: usize) -> (Vec<f64>, Vec<f64>) {
     let sel = serde_json::to_string(selector).unwrap();
     // A point on the element itself (not on a node: a drag there would move the node), as
     // near its visible middle as can be.
-    let r = b.eval(&format!("(() => {{ const e = document.querySelector({sel}); e.scrollIntoView({{block: 'center'}}); const r = e.getBoundingClientRect(); const cx = r.x + r.width / 2, cy = r.y + Math.min(r.height, innerHeight - r.y) / 2; for (let d = 0; d < 400; d += 6) for (let a = 0; a < 6.28; a += 0.4) {{ const x = cx + d * Math.cos(a), y = cy + d * Math.sin(a); if (document.elementFromPoint(x, y) === e) return [x, y]; }} return [cx, cy]; }})()"));
+    let r = b.eval(&format!("(() => {{ const e = document.querySelector({sel}); e.scrollIntoView({{block: 'center'}}); const r = e.getBoundingClientRect(); const cx = r.x + r.width / 2, cy = r.y + Math.min(r.height, innerHeight - r.y) / 2; for (let d = 0; d < 400; d += 6) for (let a = 0; a < 6.28; a += 0.4) {{ const x = cx + d * Math.cos(a), y = cy + d * Math.sin(a); if (document.elementFromPoint(x, y) === e && !(window.revyReport.nodeAtClient && window.revyReport.nodeAtClient(x, y))) return [x, y]; }} return [cx, cy]; }})()"));
     let (x, y) = (r[0].as_f64().unwrap(), r[1].as_f64().unwrap());
     b.eval(
         "(() => { window.__frames = []; if (window.__frameHook) return; window.__frameHook = true; \
          const rec = (ev) => { if (ev.type === 'pointermove' && !ev.buttons) return; const t0 = ev.timeStamp; \
          requestAnimationFrame(() => { const ch = new MessageChannel(); ch.port1.onmessage = () => window.__frames.push(performance.now() - t0); ch.port2.postMessage(0); }); }; \
-         addEventListener('wheel', rec, {passive: true}); addEventListener('pointermove', rec); })()",
+         addEventListener('wheel', rec, {passive: true}); addEventListener('pointermove', rec); addEventListener('keydown', rec); \
+         window.__events = []; new PerformanceObserver((l) => { for (const e of l.getEntries()) if (e.name === 'keydown' || e.name === 'wheel' || e.name === 'pointermove') window.__events.push(e.duration); }).observe({type: 'event', durationThreshold: 16}); })()",
     );
+    b.eval("window.__events = []");
     let mouse = |b: &mut Browser, kind: &str, x: f64, y: f64, buttons: u32| {
         b.call(
             "Input.dispatchMouseEvent",
@@ -765,8 +775,25 @@ fn frame_times(b: &mut Browser, selector: &str, kind: &str, n: usize) -> Vec<f64
         mouse(b, "mouseMoved", x, y, 0);
         mouse(b, "mousePressed", x, y, 1);
     }
+    if kind == "keys" {
+        b.eval(&format!(
+            "document.querySelector({sel}).focus({{preventScroll: true}})"
+        ));
+    }
     for k in 0..n {
-        if kind == "wheel" {
+        if kind == "keys" {
+            let (key, code) = if k % 2 == 0 {
+                ("w", "KeyW")
+            } else {
+                ("s", "KeyS")
+            };
+            for t in ["keyDown", "keyUp"] {
+                b.call(
+                    "Input.dispatchKeyEvent",
+                    json!({"type": t, "key": key, "code": code, "text": if t == "keyDown" { key } else { "" }}),
+                );
+            }
+        } else if kind == "wheel" {
             let dy = if k % 2 == 0 { -120.0 } else { 120.0 };
             b.call(
                 "Input.dispatchMouseEvent",
@@ -781,12 +808,33 @@ fn frame_times(b: &mut Browser, selector: &str, kind: &str, n: usize) -> Vec<f64
     if kind == "pan" {
         mouse(b, "mouseReleased", x, y, 0);
     }
-    let v = b.eval("window.__frames");
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_f64().unwrap())
-        .collect()
+    let floats = |v: Value| -> Vec<f64> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect()
+    };
+    let frames = floats(b.eval("window.__frames"));
+    // Event Timing entries are delivered after the paint: let them arrive.
+    b.eval("new Promise(r => setTimeout(r, 100))");
+    (frames, floats(b.eval("window.__events")))
+}
+
+/// Event Timing figures of `n` events of which `long` took 16 ms or more (the others are
+/// not reported): median / 95th percentile, "<16" where it falls on an unreported one.
+fn event_timing(n: usize, long: Vec<f64>) -> String {
+    let mut v = vec![0.0; n.saturating_sub(long.len())];
+    v.extend(long);
+    let (med, p95) = median_p95(v);
+    let f = |x: f64| {
+        if x < 16.0 {
+            "<16".to_string()
+        } else {
+            format!("{x:.0}")
+        }
+    };
+    format!("{}/{}", f(med), f(p95))
 }
 
 /// Median and 95th percentile of `v`.
@@ -801,7 +849,8 @@ fn median_p95(mut v: Vec<f64>) -> (f64, f64) {
 fn measure_frames(b: &mut Browser, label: &str) -> String {
     // The floor on this machine: wheel steps over a line that does nothing with them.
     b.eval("document.getElementById('run-line').addEventListener('wheel', (e) => e.preventDefault(), {passive: false})");
-    let (med, p95) = median_p95(frame_times(b, "#run-line", "wheel", 30));
+    // (Event Timing leaves out continuous events: wheel and pointermove.)
+    let (med, p95) = median_p95(frame_times(b, "#run-line", "wheel", 30).0);
     let mut out = vec![format!("idle-wheel={med:.1}/{p95:.1}ms")];
     for (what, sel, view) in [
         ("graph", "#graph", None),
@@ -811,18 +860,29 @@ fn measure_frames(b: &mut Browser, label: &str) -> String {
         if let Some(v) = view {
             b.eval(&format!("window.revyReport.setView('{v}')"));
         }
-        for kind in ["wheel", "pan"] {
+        let kinds: &[&str] = if what == "timeline" {
+            &["wheel", "pan", "keys"]
+        } else {
+            &["wheel", "pan"]
+        };
+        for &kind in kinds {
             // Each gesture alone: the graph repaints once input has rested 160 ms, and that
             // repaint would land in the next series' first frames.
             b.eval("new Promise(r => setTimeout(r, 600))");
-            let t = frame_times(b, sel, kind, 30);
+            let (t, et) = frame_times(b, sel, kind, 30);
             assert_eq!(t.len(), 30, "{label} {what} {kind}: one frame per event");
             let (med, p95) = median_p95(t);
             assert!(
                 med <= 250.0,
                 "{label} {what} {kind}: median {med:.1} ms from input to frame"
             );
-            out.push(format!("{what}-{kind}={med:.1}/{p95:.1}ms"));
+            // Event Timing reports discrete events only: the zoom keys, not wheel or drag.
+            let et = if kind == "keys" {
+                format!("(event-timing {})", event_timing(30, et))
+            } else {
+                String::new()
+            };
+            out.push(format!("{what}-{kind}={med:.1}/{p95:.1}ms{et}"));
         }
     }
     b.eval("window.revyReport.setView('classes'); window.scrollTo(0, 0)");
@@ -1012,46 +1072,120 @@ fn assert_encoding_by_value(b: &mut Browser) {
     assert_eq!(roots, json!(0), "threads by name");
 }
 
-/// Issue 35, timeline: at whole-run zoom the overview row draws every thread's messages: per
-/// thread, the busy pixels drawn equal its outermost messages' time in pixels (within one),
-/// and that time is the thread's busy time of the analysis.
-fn assert_timeline_draws_every_message(b: &mut Browser, d: &Value) {
-    b.eval("window.revyReport.timeline.scrollToLane(0)");
-    let v = b.eval("(() => { const c = document.getElementById('timeline'); return [c.dataset.busyPx || '', c.width, Number(c.dataset.level)]; })()");
-    let width = v[1].as_f64().unwrap() - 120.0;
-    let lod = &d["timeline"];
-    let span = (lod["t1"].as_u64().unwrap() - lod["t0"].as_u64().unwrap()).max(1) as f64;
-    let drawn: std::collections::HashMap<u64, f64> = v[0]
-        .as_str()
+/// A timeline level's `[column, busy, waiting, method]` (the page gets them flat and stepped).
+fn columns(level: &Value) -> Vec<[u64; 4]> {
+    let mut at = 0;
+    let flat: Vec<u64> = (level.as_array().unwrap().iter())
+        .map(|x| x.as_u64().unwrap())
+        .collect();
+    (flat.chunks_exact(4))
+        .map(|c| {
+            at += c[0];
+            [at, c[1], c[2], c[3]]
+        })
+        .collect()
+}
+
+/// The busy pixels the timeline drew per `tid:depth` row (its `data-row-px`).
+fn row_px(b: &mut Browser) -> std::collections::HashMap<(u64, usize), f64> {
+    let v = b.eval("document.getElementById('timeline').dataset.rowPx || ''");
+    v.as_str()
         .unwrap()
         .split_whitespace()
         .map(|p| {
-            let (t, px) = p.split_once(':').unwrap();
-            (t.parse().unwrap(), px.parse().unwrap())
+            let mut it = p.split(':');
+            let (t, d, px) = (it.next().unwrap(), it.next().unwrap(), it.next().unwrap());
+            (
+                (t.parse().unwrap(), d.parse().unwrap()),
+                px.parse().unwrap(),
+            )
         })
-        .collect();
+        .collect()
+}
+
+/// Issue 35, timeline: every message of every thread is drawn, one row per depth, at
+/// whole-run zoom and zoomed in: per row, the busy pixels drawn equal its messages' time in
+/// pixels (within one at whole-run zoom; zoomed in, within the coarsest level's columns cut
+/// by the view's two edges); the top row's time is the thread's busy time of the analysis,
+/// and the rows hold all its messages.
+fn assert_timeline_draws_every_message(b: &mut Browser, d: &Value) {
+    b.eval("window.revyReport.timeline.scrollToLane(0)");
+    let width = b
+        .eval("document.getElementById('timeline').width")
+        .as_f64()
+        .unwrap()
+        - 120.0;
+    let lod = &d["timeline"];
+    let (t0, t1) = (lod["t0"].as_u64().unwrap(), lod["t1"].as_u64().unwrap());
+    let span = (t1 - t0).max(1) as f64;
+    let drawn = row_px(b);
     let threads = lod["threads"].as_array().unwrap();
     assert!(!threads.is_empty());
+    let mut deeper = 0;
     for t in threads {
         let tid = t["tid"].as_u64().unwrap();
-        let busy = t["busy"].as_u64().unwrap() as f64;
-        let px = drawn
-            .get(&tid)
-            .copied()
-            .unwrap_or_else(|| panic!("thread {tid} not drawn: {v}"));
-        assert!(
-            (px - busy * width / span).abs() <= 1.0,
-            "thread {tid}: {px} px drawn for {} px busy",
-            busy * width / span
-        );
-        let sum: u64 = t["levels"][0]
+        let th = d["threads"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|c| c[1].as_u64().unwrap())
-            .sum();
-        assert_eq!(sum, t["busy"].as_u64().unwrap(), "thread {tid}'s columns");
+            .find(|x| x["tid"] == tid)
+            .unwrap();
+        let rows = t["rows"].as_array().unwrap();
+        assert_eq!(t["busy"], th["total_time"], "thread {tid}'s busy time");
+        assert_eq!(rows[0]["busy"], th["total_time"], "thread {tid}'s top row");
+        let msgs: u64 = rows.iter().map(|r| r["messages"].as_u64().unwrap()).sum();
+        if rows.len() < 12 {
+            assert_eq!(
+                msgs,
+                th["messages"].as_u64().unwrap(),
+                "thread {tid}'s messages"
+            );
+        }
+        deeper += rows.len() - 1;
+        for (k, r) in rows.iter().enumerate() {
+            let busy = r["busy"].as_u64().unwrap() as f64;
+            let px = drawn
+                .get(&(tid, k))
+                .copied()
+                .unwrap_or_else(|| panic!("thread {tid} depth {k} not drawn: {drawn:?}"));
+            assert!(
+                (px - busy * width / span).abs() <= 1.0,
+                "thread {tid} depth {k}: {px} px drawn for {} px busy",
+                busy * width / span
+            );
+            let sum: u64 = columns(&r["levels"][0]).iter().map(|c| c[1]).sum();
+            assert_eq!(
+                sum,
+                r["busy"].as_u64().unwrap(),
+                "thread {tid} depth {k}'s columns"
+            );
+        }
     }
+    assert!(deeper > 0, "nested rows");
+    // Zoomed in on the second quarter of the run: each row's pixels equal its time there.
+    let (a, z) = (t0 as f64 + span / 4.0, t0 as f64 + span / 2.0);
+    b.eval(&format!("(() => {{ const tl = window.revyReport.timeline; tl.t0 = {a}; tl.t1 = {z}; tl.draw(); }})()"));
+    let zoomed = row_px(b);
+    let n0 = lod["columns"][0].as_f64().unwrap();
+    let col = span / n0;
+    for t in threads {
+        let tid = t["tid"].as_u64().unwrap();
+        for (k, r) in t["rows"].as_array().unwrap().iter().enumerate() {
+            let inside: f64 = (columns(&r["levels"][0]).iter())
+                .map(|c| {
+                    let (c0, busy) = (t0 as f64 + c[0] as f64 * col, c[1] as f64);
+                    busy * ((c0 + col).min(z) - c0.max(a)).max(0.0) / col
+                })
+                .sum();
+            let want = inside * width / (z - a);
+            let px = zoomed[&(tid, k)];
+            assert!(
+                (px - want).abs() <= 1.0 + 2.0 * col * width / (z - a),
+                "zoomed: thread {tid} depth {k}: {px} px drawn for {want} px busy"
+            );
+        }
+    }
+    b.click("#tl-reset");
 }
 
 /// Issue 35, timeline like Perfetto's: compact lanes (as tall as the depths their messages
@@ -1065,19 +1199,19 @@ fn assert_timeline_interaction(b: &mut Browser, d: &Value, m: &Value) {
             .unwrap_or("")
             .to_string()
     };
-    // Lanes: the overview row plus one 14 px row per depth used (at most 12), 5 px apart.
+    // Lanes: one 14 px row per depth used (at most 12), 5 px apart.
     let want: Vec<String> = d["threads"]
         .as_array()
         .unwrap()
         .iter()
         .map(|t| {
-            let deepest = msgs
+            let lod = d["timeline"]["threads"]
+                .as_array()
+                .unwrap()
                 .iter()
-                .filter(|x| x["tid"] == t["tid"])
-                .map(|x| x["depth"].as_u64().unwrap().min(11) + 1)
-                .max()
-                .unwrap_or(0);
-            (14 * (1 + deepest) + 5).to_string()
+                .find(|x| x["tid"] == t["tid"]);
+            let rows = lod.map_or(0, |x| x["rows"].as_array().unwrap().len());
+            (14 * rows + 5).to_string()
         })
         .collect();
     assert_eq!(cv(b, "laneH"), want.join(" "), "compact lanes");
@@ -1532,7 +1666,7 @@ fn report_dense_edge_click_and_every_thread_lane() {
         const p = scr(at(e.curve, t));
         if (p[0] < b.left + 5 || p[0] > b.right - 5 || p[1] < b.top + 5 || p[1] > Math.min(b.bottom, innerHeight) - 5) continue;
         const hit = document.elementFromPoint(p[0], p[1]);
-        if (!hit || hit.closest('.node') || !hit.closest('#graph')) continue;
+        if (!hit || hit.closest('.node') || R.nodeAtClient(p[0], p[1]) || !hit.closest('#graph')) continue;
         let near = 0, clash = false;
         for (const o of vis) if (o !== e) { const d = dist(o, p); if (d < 1.5) { clash = true; break; } if (d < 7) near++; }
         if (!clash && near > 0) return [e.key, p[0], p[1], near];

@@ -90,7 +90,7 @@ pub struct Data<'a> {
     pub span: [u64; 2],
     /// `--baseline`: the older run to compare with.
     pub baseline: Option<Baseline>,
-    /// Every thread's outermost messages binned per zoom level (the timeline's overview).
+    /// Every thread's messages binned per depth row and zoom level (the timeline).
     pub timeline: &'a timeline::Timeline,
     /// Node positions of the instance and class graphs, computed here once.
     pub layout: layout::Layout,
@@ -181,17 +181,16 @@ impl Sink for Tee {
         self.b.closed(c, instances, names);
         let f = &c.frame;
         self.span = [self.span[0].min(f.start), self.span[1].max(c.end)];
-        if c.outer.is_empty() {
-            self.slices.add(
-                c.tid,
-                timeline::Slice {
-                    start: f.start,
-                    end: c.end,
-                    method: f.method,
-                    wait: c.wait,
-                },
-            );
-        }
+        self.slices.add(
+            c.tid,
+            c.outer.len(),
+            timeline::Slice {
+                start: f.start,
+                end: c.end,
+                method: f.method,
+                wait: c.wait,
+            },
+        );
     }
     /// Aggregated calls count in the analysis (the timeline and message views show recorded
     /// calls only).

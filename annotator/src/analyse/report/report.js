@@ -419,7 +419,7 @@
   // but are not rendered. Repainting a thousand SVG paths took 100–400 ms each time input
   // rested; the canvas is redrawn in one animation frame when the view, a path or an edge's
   // state changes. Clicks pick edges by distance to their curves, as before.
-  const EDGE_CANVAS = 300;
+  const EDGE_CANVAS = 300, NODE_CANVAS = 300;
   const ec = el('canvas', { id: 'graph-edges', 'aria-hidden': 'true' });
   svg.before(ec);
   const ectx = ec.getContext('2d');
@@ -466,11 +466,46 @@
       n++;
     }
     ectx.globalAlpha = 1;
+    ec.dataset.nodes = svg.classList.contains('canvas-nodes') ? drawNodes(x0, y0, x1, y1, focusing) : 0;
+    ectx.globalAlpha = 1; ectx.setLineDash([]);
     ec.style.transform = '';
     ec.dataset.drawn = n;
   }
+  // Dense graphs paint their nodes here as well (past NODE_CANVAS): the SVG nodes stay the
+  // model (state classes, fill, data; tests and the inspector read them) but are hidden, and
+  // the pointer finds nodes with nodeAt. A circle each, styled as the SVG's states are.
+  function drawNodes(x0, y0, x1, y1, focusing) {
+    let n = 0;
+    for (const v of shownNodes) {
+      const cl = v.g.classList;
+      if (!v.visible || v.x + v.r < x0 || v.x - v.r > x1 || v.y + v.r < y0 || v.y - v.r > y1) continue;
+      ectx.globalAlpha = focusing && !cl.contains('focus') && !cl.contains('nbr') ? 0.25 : 1;
+      if (cl.contains('hl')) { ectx.fillStyle = '#ffe44d'; ectx.beginPath(); ectx.arc(v.x, v.y, v.r + 6, 0, 6.2832); ectx.fill(); }
+      ectx.fillStyle = v.body.getAttribute('fill') || '#999';
+      ectx.beginPath(); ectx.arc(v.x, v.y, v.r, 0, 6.2832); ectx.fill();
+      const [sc, sw] = cl.contains('active') ? ['#ff8c00', 5] : cl.contains('selected') ? ['#000', 3] : cl.contains('focus') ? ['#ff8c00', 4] : v.group ? ['#263238', 2] : ['#5d4037', 1];
+      ectx.setLineDash(v.group && sw === 2 ? [4, 2] : []);
+      ectx.strokeStyle = sc; ectx.lineWidth = sw; ectx.stroke();
+      n++;
+    }
+    return n;
+  }
+  // The node under (px, py) in screen pixels (canvas-painted nodes): the nearest whose
+  // circle holds it, the one drawn last (on top) on ties.
+  function nodeAt(px, py) {
+    if (!svg.classList.contains('canvas-nodes')) return null;
+    const x = (px - view.x) / view.k, y = (py - view.y) / view.k, pad = 2 / view.k;
+    let best = null, bd = Infinity;
+    for (const v of shownNodes) {
+      if (!v.visible) continue;
+      const d = Math.hypot(v.x - x, v.y - y);
+      if (d <= v.r + pad && d <= bd) { bd = d; best = v; }
+    }
+    return best;
+  }
   // Any change of an edge's state or style, or of the graph's, asks for a frame.
   new MutationObserver(requestEdges).observe(gEdges, { subtree: true, attributes: true, attributeFilter: ['class', 'stroke', 'data-width'] });
+  new MutationObserver(() => { if (svg.classList.contains('canvas-nodes')) requestEdges(); }).observe(gNodes, { subtree: true, attributes: true, attributeFilter: ['class', 'fill', 'transform'] });
   new MutationObserver(requestEdges).observe(svg, { attributes: true, attributeFilter: ['class'] });
   (function markers() {
     const defs = $('markers');
@@ -714,7 +749,7 @@
     svg.addEventListener('pointerdown', (ev) => {
       const g = ev.target.closest('.node');
       const [px, py] = pt(ev);
-      drag = { node: g ? nodeByKey.get(g.dataset.id) : null, px, py, vx: view.x, vy: view.y, moved: false };
+      drag = { node: g ? nodeByKey.get(g.dataset.id) : nodeAt(px, py), px, py, vx: view.x, vy: view.y, moved: false };
       if (drag.node) { if (settle) applyView(); drag.nx = drag.node.x; drag.ny = drag.node.y; } else svg.classList.add('panning');
       svg.setPointerCapture(ev.pointerId);
     });
@@ -726,10 +761,10 @@
       const [px, py] = hoverAt;
       hoverAt = null;
       const x = (px - view.x) / view.k, y = (py - view.y) / view.k;
-      let best = null, bd = 7 / view.k;
-      if (svg.classList.contains('canvas-edges')) for (const e of shownEdges) if (e.visible) { const d = edgeDistance(e, x, y); if (d < bd) { bd = d; best = e; } }
+      let best = nodeAt(px, py), bd = 7 / view.k;
+      if (!best && svg.classList.contains('canvas-edges')) for (const e of shownEdges) if (e.visible) { const d = edgeDistance(e, x, y); if (d < bd) { bd = d; best = e; } }
       tip.hidden = !best;
-      if (best) { tip.textContent = best.title.textContent; tip.style.left = px + 14 + 'px'; tip.style.top = py + 12 + 'px'; tip.dataset.key = best.key; }
+      if (best) { tip.textContent = (best.title || best.g.querySelector('title')).textContent; tip.style.left = px + 14 + 'px'; tip.style.top = py + 12 + 'px'; tip.dataset.key = best.key; }
     };
     svg.addEventListener('pointerleave', () => { tip.hidden = true; });
     svg.addEventListener('pointermove', (ev) => {
@@ -1074,6 +1109,7 @@
     return calls;
   }
   function applyFilters() {
+    filterGen++;
     const list = $('filter-list');
     list.textContent = '';
     for (const kind of Object.keys(filters)) for (const v of filters[kind]) {
@@ -1125,7 +1161,10 @@
       if (n.visible) { visNodes++; shownNodes.push(n); }
     }
     shownEdges = used;
-    svg.classList.toggle('canvas-edges', used.length > EDGE_CANVAS);
+    // Past NODE_CANVAS nodes the nodes are painted on the canvas too (over the edges).
+    const canvasNodes = visNodes > NODE_CANVAS;
+    svg.classList.toggle('canvas-nodes', canvasNodes);
+    svg.classList.toggle('canvas-edges', canvasNodes || used.length > EDGE_CANVAS);
     for (const g of groups.values()) { g.out = used.filter((e) => e.sn === g); g.inn = used.filter((e) => e.rn === g && e.sn !== g); }
     styleEdges(used);
     colourNodes();
@@ -1202,7 +1241,12 @@
   // ---------- animation: messages in start order, or in time (overlap shows) ----------
   const anim = { pos: -1, timer: null, cur: [], t: null, raf: null };
   const msgs = D.messages;
-  const msgVisible = (m) => linkVisible({ s: m.sender, r: m.receiver, m: m.method, key: m.sender + '>' + m.receiver + ':' + m.method });
+  // Cached per filter state (the timeline asks for every slice in every frame).
+  let filterGen = 0;
+  const msgVisible = (m) => {
+    if (m.visGen !== filterGen) { m.visGen = filterGen; m.vis = linkVisible({ s: m.sender, r: m.receiver, m: m.method, key: m.sender + '>' + m.receiver + ':' + m.method }); }
+    return m.vis;
+  };
   // The drawn edge carrying a message (its instance edge or its classes' edge).
   const drawnEdge = (m) => {
     const s = nodeById.get(m.sender), r = nodeById.get(m.receiver);
@@ -1279,7 +1323,7 @@
   const showSpeed = () => { $('anim-speed-value').textContent = speed() + ' messages/s'; };
   $('anim-speed').addEventListener('input', showSpeed);
 
-  // ---------- timeline: every thread's messages (overview row), the page's nested below ----------
+  // ---------- timeline: every message of every thread, one row per depth ----------
   // Like Perfetto: wheel or W/S zoom at the pointer, drag or A/D pan, hover names a slice,
   // click selects it (its sends drawn as flows). Drawing is coalesced into one animation
   // frame; lanes are as tall as the depths their messages use.
@@ -1289,22 +1333,24 @@
     const tip = $('timeline-tip');
     const tids = D.threads.map((t) => t.tid);
     const laneOf = new Map(tids.map((t, k) => [t, k]));
-    const ROW = 14, MAXD = 11, GAP = 5, AXIS = 16, LEFT = 110, RIGHT = 10;
+    const ROW = 14, GAP = 5, AXIS = 16, LEFT = 110, RIGHT = 10;
     const LOD = D.timeline || { columns: [], threads: [] };
     const lodOf = new Map(LOD.threads.map((t) => [t.tid, t]));
     const tl = { t0: D.span[0], t1: Math.max(D.span[1], D.span[0] + 1), cursor: null, drawn: 0, selected: null, hover: null };
     const byStart = msgs.slice().sort((a, b) => a.start - b.start);
     const perLane = tids.map(() => []);
     for (const m of byStart) if (laneOf.has(m.tid)) perLane[laneOf.get(m.tid)].push(m);
-    // Compact lanes: the overview row plus one row per depth used (deeper ones share the last).
-    const laneH = perLane.map((ms) => ROW * (1 + (ms.length ? Math.min(MAXD, Math.max(...ms.map((m) => m.depth))) + 1 : 0)) + GAP);
+    // Compact lanes: one row per depth used (the summaries' rows: every message; deeper ones
+    // than the last row lie inside its messages and share it).
+    const rowsOf = tids.map((t, k) => Math.max(lodOf.has(t) ? lodOf.get(t).rows.length : 0, perLane[k].length ? 1 : 0));
+    const laneH = rowsOf.map((n) => ROW * n + GAP);
     const laneTop = [0];
     for (const h of laneH) laneTop.push(laneTop[laneTop.length - 1] + h);
     const TOTAL_H = laneTop[tids.length];
     const box = $('timeline-scroll'), spacer = $('timeline-spacer');
     let top = 0, viewH = 0;
     const laneY = (k) => AXIS + laneTop[k] - top;
-    const rowY = (m) => laneY(laneOf.get(m.tid)) + ROW * (1 + Math.min(m.depth, MAXD));
+    const rowY = (m) => laneY(laneOf.get(m.tid)) + ROW * Math.min(m.depth, rowsOf[laneOf.get(m.tid)] - 1);
     const cls = (m) => method(m.method).class;
     const hue = (s) => { let h = 7; for (const c of s) h = (Math.imul(h, 31) + c.charCodeAt(0)) >>> 0; return Math.round((h % 97) * 137.5) % 360; };
     // A class's colour at a lightness, built once (a frame fills thousands of columns).
@@ -1337,16 +1383,17 @@
     // Zoom, pan and scroll only change the view and ask for a frame; one draw per frame.
     tl.request = () => { if (queued) return; queued = true; requestAnimationFrame(() => { queued = false; tl.draw(); }); };
     box.addEventListener('scroll', () => { top = box.scrollTop; tl.request(); });
-    // The overview row: the finest level whose columns are at most a pixel wide (else the
-    // finest there is); each column's height is its busy share, waiting drawn grey on top.
-    // Per lane, the busy pixels drawn (busy time × pixels per time unit) go in a data attribute.
+    // Every row is drawn from the summaries: the finest level whose columns are at most a
+    // pixel wide (else the finest there is); each column's height is its busy share, waiting
+    // drawn grey on top. Per row, the busy pixels drawn (busy time × pixels per time unit) go
+    // in a data attribute (the top rows' also per thread).
     function overviewLevel() {
       const per = (tl.t1 - tl.t0) / (cv.width - LEFT - RIGHT), span = Math.max(1, LOD.t1 - LOD.t0);
       const lv = LOD.columns.findIndex((n) => span / n <= per);
       return lv < 0 ? LOD.columns.length - 1 : lv;
     }
-    // Each thread's columns at a level, packed once into typed arrays with their colour's
-    // index in a palette (RGBA words for the overview's pixels).
+    // Each row's columns at a level, packed once into typed arrays with their colour's index
+    // in a palette (RGBA words for the pixels).
     const palette = [], paletteOf = new Map(), packed = new Map();
     const rgba = (r, g, b) => (255 << 24 | b << 16 | g << 8 | r) >>> 0; // ImageData's byte order
     const hslWord = (h, s, l) => {
@@ -1355,75 +1402,92 @@
     };
     const paletteIdx = (c) => {
       let k = paletteOf.get(c);
-      if (k === undefined) { k = palette.length; palette.push(hslWord(hue(c), 0.55, 0.5)); paletteOf.set(c, k); }
+      if (k === undefined) { k = palette.length; palette.push(hslWord(hue(c), 0.55, 0.58)); paletteOf.set(c, k); }
       return k;
     };
-    function pack(th, lv) {
-      const key = th.tid + ':' + lv;
+    function pack(th, d, lv) {
+      const key = th.tid + ':' + d + ':' + lv;
       let p = packed.get(key);
       if (p) return p;
-      const cs = th.levels[lv], n = cs.length;
-      p = { col: new Float64Array(n), busy: new Float64Array(n), wait: new Float64Array(n), ci: new Uint16Array(n) };
-      for (let j = 0; j < n; j++) { const c = cs[j]; p.col[j] = c[0]; p.busy[j] = c[1]; p.wait[j] = c[2]; p.ci[j] = paletteIdx(method(c[3]).class); }
+      // Flat: column step, busy, waiting, method of each filled column.
+      const cs = th.rows[d].levels[lv], n = cs.length >> 2;
+      p = { col: new Float64Array(n), busy: new Float64Array(n), wait: new Float64Array(n), meth: new Uint32Array(n), ci: new Uint16Array(n) };
+      for (let j = 0, at = 0; j < n; j++) {
+        at += cs[4 * j];
+        p.col[j] = at; p.busy[j] = cs[4 * j + 1]; p.wait[j] = cs[4 * j + 2]; p.meth[j] = cs[4 * j + 3]; p.ci[j] = paletteIdx(method(p.meth[j]).class);
+      }
       packed.set(key, p);
       return p;
     }
-    // The overview row is drawn pixel by pixel into one reused ImageData per lane: each
-    // pixel column gets the busy and waiting time of the level's columns under it (split by
-    // overlap) and the colour of the busiest of them, then one putImageData. No path is
-    // rasterised, whatever the zoom (a frame of thousands of small rectangles was most of
-    // the timeline's frame time).
-    let img = null, busyAt = null, waitAt = null, bestAt = null, ciAt = null;
+    // The rows are written pixel by pixel into one reused ImageData for the lanes' area:
+    // each pixel column of a row gets the busy and waiting time of the level's columns under
+    // it (split by overlap) and the colour of the busiest of them; then one putImageData. No
+    // path is rasterised, whatever the zoom (thousands of small rectangles a frame were most
+    // of the timeline's frame time).
+    let img = null, busyAt = null, waitAt = null, bestAt = null, ciAt = null, hbAt = null, hwAt = null;
     const BG = [rgba(0xe8, 0xec, 0xee), rgba(0xf3, 0xf5, 0xf6)], GREY = rgba(0x9e, 0x9e, 0x9e);
-    function drawOverview(k0, k1) {
-      if (!LOD.columns.length) return;
-      const lv = overviewLevel(), colT = Math.max(1, LOD.t1 - LOD.t0) / LOD.columns[lv];
-      const W = Math.max(1, cv.width - LEFT - RIGHT), H = ROW - 2, per = (tl.t1 - tl.t0) / W;
-      if (!img || img.width !== W) {
-        img = ctx.createImageData(W, H);
+    // One row's pixels at `y0` (rows of the image); returns its busy pixels.
+    function drawRow(px32, W, H, y0, p, lv) {
+      const colT = Math.max(1, LOD.t1 - LOD.t0) / LOD.columns[lv], per = (tl.t1 - tl.t0) / W, n = p.col.length;
+      const c0 = Math.floor((tl.t0 - LOD.t0) / colT) - 1;
+      busyAt.fill(0); waitAt.fill(0); bestAt.fill(0);
+      let lo = 0, hi = n;
+      while (lo < hi) { const mid = (lo + hi) >> 1; if (p.col[mid] < c0) lo = mid + 1; else hi = mid; }
+      let px = 0;
+      for (let j = lo; j < n; j++) {
+        const a = LOD.t0 + p.col[j] * colT, b = a + colT;
+        if (a > tl.t1) break;
+        if (b < tl.t0) continue;
+        const x0 = Math.max(0, (a - tl.t0) / per), x1 = Math.min(W, (b - tl.t0) / per);
+        if (x1 <= x0) continue;
+        const busy = p.busy[j], wait = p.wait[j], ci = p.ci[j], width = (b - a) / per;
+        px += (x1 - x0) * busy / colT; // unclipped: integer columns can be a unit wider
+        for (let x = Math.floor(x0); x < x1 && x < W; x++) {
+          const o = (Math.min(x1, x + 1) - Math.max(x0, x)) / width, bt = busy * o;
+          busyAt[x] += bt; waitAt[x] += wait * o;
+          if (bt > bestAt[x]) { bestAt[x] = bt; ciAt[x] = ci; }
+        }
+      }
+      // Per pixel column: the busy height and its waiting part, then the image row by row.
+      for (let x = 0; x < W; x++) {
+        const f = Math.min(1, busyAt[x] / per), hb = busyAt[x] > 0 ? Math.max(1, Math.round(H * f)) : 0;
+        hbAt[x] = hb; hwAt[x] = Math.min(hb, Math.round(H * Math.min(f, waitAt[x] / per)));
+      }
+      const r0 = Math.max(0, -y0), r1 = Math.min(H, img.height - y0);
+      for (let r = r0; r < r1; r++) {
+        const up = H - 1 - r, o = (y0 + r) * W; // pixels above the row's bottom
+        for (let x = 0; x < W; x++) { const hb = hbAt[x]; if (up < hb) px32[o + x] = up >= hb - hwAt[x] ? GREY : palette[ciAt[x]]; }
+      }
+      return px;
+    }
+    function drawRows(k0, k1) {
+      if (!LOD.columns.length || k1 <= k0) return;
+      // As tall as the lanes in view (the image is written and put whole every frame).
+      const lv = overviewLevel(), W = Math.max(1, cv.width - LEFT - RIGHT);
+      const Hc = Math.max(1, Math.min(cv.height - AXIS, laneY(k1 - 1) + laneH[k1 - 1] - AXIS));
+      if (!img || img.width !== W || img.height !== Hc) {
+        img = ctx.createImageData(W, Hc);
         busyAt = new Float64Array(W); waitAt = new Float64Array(W); bestAt = new Float64Array(W); ciAt = new Uint16Array(W);
+        hbAt = new Int32Array(W); hwAt = new Int32Array(W);
       }
       const px32 = new Uint32Array(img.data.buffer);
-      const busyPx = [];
-      const c0 = Math.floor((tl.t0 - LOD.t0) / colT) - 1;
+      px32.fill(0);
+      const busyPx = [], rowPx = [];
       for (let k = k0; k < k1; k++) {
-        const th = lodOf.get(tids[k]);
+        const th = lodOf.get(tids[k]), bg = BG[k % 2], yl = laneY(k) - AXIS;
+        // The lane's background (rows without messages included).
+        for (let y = Math.max(0, yl); y < Math.min(Hc, yl + laneH[k] - GAP); y++) px32.fill(bg, y * W, (y + 1) * W);
         if (!th) continue;
-        const p = pack(th, lv), n = p.col.length;
-        busyAt.fill(0); waitAt.fill(0); bestAt.fill(0);
-        let lo = 0, hi = n;
-        while (lo < hi) { const mid = (lo + hi) >> 1; if (p.col[mid] < c0) lo = mid + 1; else hi = mid; }
-        let px = 0;
-        for (let j = lo; j < n; j++) {
-          const a = LOD.t0 + p.col[j] * colT, b = a + colT;
-          if (a > tl.t1) break;
-          if (b < tl.t0) continue;
-          const x0 = Math.max(0, (a - tl.t0) / per), x1 = Math.min(W, (b - tl.t0) / per);
-          if (x1 <= x0) continue;
-          const busy = p.busy[j], wait = p.wait[j], ci = p.ci[j], width = (b - a) / per;
-          px += (x1 - x0) * busy / colT; // unclipped: integer columns can be a unit wider
-          for (let x = Math.floor(x0); x < x1 && x < W; x++) {
-            const o = (Math.min(x1, x + 1) - Math.max(x0, x)) / width, bt = busy * o;
-            busyAt[x] += bt; waitAt[x] += wait * o;
-            if (bt > bestAt[x]) { bestAt[x] = bt; ciAt[x] = ci; }
-          }
-        }
-        busyPx.push(tids[k] + ':' + px.toFixed(1));
-        const bg = BG[k % 2];
-        for (let x = 0; x < W; x++) {
-          const f = Math.min(1, busyAt[x] / per), hb = busyAt[x] > 0 ? Math.max(1, Math.round(H * f)) : 0;
-          const hw = Math.min(hb, Math.round(H * Math.min(f, waitAt[x] / per))), c = palette[ciAt[x]];
-          for (let r = 0; r < H; r++) {
-            const up = H - 1 - r; // pixels above the lane's bottom
-            px32[r * W + x] = up >= hb ? bg : up >= hb - hw ? GREY : c;
-          }
-        }
-        // putImageData ignores the clip: keep the row below the axis by hand.
-        const y = laneY(k) + 1, from = Math.max(0, AXIS - y), to = Math.min(H, cv.height - y);
-        if (to > from) ctx.putImageData(img, LEFT, y, 0, from, W, to - from);
+        th.rows.forEach((row, d) => {
+          const px = drawRow(px32, W, ROW - 2, yl + d * ROW + 1, pack(th, d, lv), lv);
+          rowPx.push(tids[k] + ':' + d + ':' + px.toFixed(1));
+          if (d === 0) busyPx.push(tids[k] + ':' + px.toFixed(1));
+        });
       }
+      ctx.putImageData(img, LEFT, AXIS);
       cv.dataset.level = lv;
       cv.dataset.busyPx = busyPx.join(' ');
+      cv.dataset.rowPx = rowPx.join(' ');
     }
     // Round ticks: 1, 2 or 5 × 10^k nanoseconds, about every 100 px, labelled from the run's start.
     function ticks() {
@@ -1479,22 +1543,26 @@
       const [k0, k1] = lanesInView();
       ctx.save();
       ctx.beginPath(); ctx.rect(0, AXIS, cv.width, cv.height - AXIS); ctx.clip();
-      for (let k = k0; k < k1; k++) {
-        const th = D.threads[k];
+      if (!LOD.columns.length) for (let k = k0; k < k1; k++) {
         ctx.fillStyle = k % 2 ? '#f3f5f6' : '#e8ecee';
-        ctx.fillRect(LEFT, laneY(k), cv.width - LEFT - RIGHT, laneH[k] - 2);
-        ctx.fillStyle = '#222';
-        ctx.fillText((th.name || 'thread ' + tids[k]).slice(0, 17), 2, laneY(k) + 11);
+        ctx.fillRect(LEFT, laneY(k), cv.width - LEFT - RIGHT, laneH[k] - GAP);
       }
-      drawOverview(k0, k1);
+      drawRows(k0, k1);
+      for (let k = k0; k < k1; k++) {
+        ctx.fillStyle = '#222';
+        ctx.fillText((D.threads[k].name || 'thread ' + tids[k]).slice(0, 17), 2, laneY(k) + 11);
+      }
       let drawn = 0;
       named = 0;
       ctx.save();
       ctx.beginPath(); ctx.rect(LEFT, AXIS, cv.width - LEFT - RIGHT, cv.height - AXIS); ctx.clip();
+      // The page's messages over their rows (names, hover, click); one narrower than a
+      // pixel adds nothing to the row's pixels, which already hold its time.
+      const minW = (tl.t1 - tl.t0) / (cv.width - LEFT - RIGHT);
       for (let k = k0; k < k1; k++) for (const m of perLane[k]) {
         if (m.start > tl.t1) break;
         if (m.end < tl.t0) continue;
-        drawSlice(m, null);
+        if (m.end - m.start >= minW || !LOD.columns.length) drawSlice(m, null);
         drawn++;
       }
       const sel = tl.selected;
@@ -1529,7 +1597,7 @@
       if (!m || !laneOf.has(m.tid)) return null;
       return [(Math.max(LEFT, X(m.start)) + Math.min(cv.width - RIGHT, X(m.end))) / 2, rowY(m) + ROW / 2];
     };
-    // What is under (px, py): a message, or an overview column `{lane, col}`.
+    // What is under (px, py): a message of the page, or a summary column `{lane, depth, col}`.
     tl.hit = function (px, py) {
       if (py < AXIS || px < LEFT) return null;
       const y = py - AXIS + top;
@@ -1537,24 +1605,25 @@
       while (k < tids.length && laneTop[k + 1] <= y) k++;
       if (k >= tids.length) return null;
       const row = Math.floor((y - laneTop[k]) / ROW);
-      if (row === 0) {
-        const th = lodOf.get(tids[k]);
-        if (!th || !LOD.columns.length) return null;
-        const lv = overviewLevel(), colT = Math.max(1, LOD.t1 - LOD.t0) / LOD.columns[lv], col = Math.floor((T(px) - LOD.t0) / colT);
-        const c = th.levels[lv].find((x) => x[0] === col);
-        return c ? { lane: k, col: c, colT } : null;
-      }
+      if (row >= rowsOf[k]) return null;
       let best = null;
       for (const m of perLane[k]) {
-        if (Math.min(m.depth, MAXD) !== row - 1 || px < X(m.start) - 1 || px > X(m.end) + 1) continue;
+        if (Math.min(m.depth, rowsOf[k] - 1) !== row || px < X(m.start) - 1 || px > X(m.end) + 1) continue;
         if (!best || m.depth > best.depth) best = m;
       }
-      return best;
+      if (best) return best;
+      const th = lodOf.get(tids[k]);
+      if (!th || !LOD.columns.length || !th.rows[row]) return null;
+      const lv = overviewLevel(), colT = Math.max(1, LOD.t1 - LOD.t0) / LOD.columns[lv], col = Math.floor((T(px) - LOD.t0) / colT);
+      const p = pack(th, row, lv);
+      let lo = 0, hi = p.col.length;
+      while (lo < hi) { const mid = (lo + hi) >> 1; if (p.col[mid] < col) lo = mid + 1; else hi = mid; }
+      return lo < p.col.length && p.col[lo] === col ? { lane: k, depth: row, col: [col, p.busy[lo], p.wait[lo], p.meth[lo]], colT } : null;
     };
     const describe = (h) => {
       if (h.col) {
         const c = h.col;
-        return threadName.get(tids[h.lane]) + ', ' + fmtT(c[0] * h.colT) + ' – ' + fmtT((c[0] + 1) * h.colT) + ': busy ' + fmtT(c[1]) + (c[2] ? ' (waiting ' + fmtT(c[2]) + ')' : '') + '; busiest ' + methodName(c[3]);
+        return threadName.get(tids[h.lane]) + ', depth ' + h.depth + ', ' + fmtT(c[0] * h.colT) + ' – ' + fmtT((c[0] + 1) * h.colT) + ': busy ' + fmtT(c[1]) + (c[2] ? ' (waiting ' + fmtT(c[2]) + ')' : '') + '; busiest ' + methodName(c[3]);
       }
       const m = h;
       return methodName(m.method) + '\n' + label(m.sender) + ' → ' + label(m.receiver) + '\n' + fmtT(m.aggregate_time) + ' (net ' + fmtT(m.net_time) +
@@ -1627,8 +1696,8 @@
     });
     $('tl-zoom-in').addEventListener('click', () => { const c = (tl.t0 + tl.t1) / 2, w = (tl.t1 - tl.t0) / 4; tl.t0 = c - w; tl.t1 = c + w; tl.draw(); });
     $('tl-reset').addEventListener('click', () => { tl.t0 = D.span[0]; tl.t1 = Math.max(D.span[1], D.span[0] + 1); tl.draw(); });
-    const which = (LOD.columns.length ? 'top row of each thread: every message (busy share per column, waiting grey); below: ' : '') +
-      (msgs.length < D.messages_total ? 'the ' + msgs.length.toLocaleString('en') + ' longest of ' + D.messages_total.toLocaleString('en') + ' messages, nested by depth' : 'all messages, nested by depth');
+    const which = (LOD.columns.length ? 'every message, one row per depth (a column\'s height: its busy share; waiting grey)' : 'all messages, nested by depth') +
+      (msgs.length < D.messages_total ? '; the ' + msgs.length.toLocaleString('en') + ' longest of ' + D.messages_total.toLocaleString('en') + ' drawn as slices (names, hover, click)' : '');
     // Said once the lanes are sized (whether they scroll depends on the window).
     const note = () => {
       const lanes = TOTAL_H > viewH ? 'all ' + tids.length.toLocaleString('en') + ' threads (scroll or shift+wheel for more)' : tids.length === 1 ? '1 thread' : tids.length + ' threads';
@@ -1637,7 +1706,7 @@
     tl.scrollToLane = (k) => { box.scrollTop = laneTop[Math.min(k, tids.length)]; top = box.scrollTop; tl.draw(); };
     tl.size = size;
     // Every level packed ahead of the first zoom (after the page is up).
-    tl.warm = () => { for (const th of LOD.threads) th.levels.forEach((_, lv) => pack(th, lv)); };
+    tl.warm = () => { for (const th of LOD.threads) th.rows.forEach((r, d) => r.levels.forEach((_, lv) => pack(th, d, lv))); };
     return tl;
   })();
 
@@ -1864,7 +1933,7 @@
     const work = D.instances.reduce((s, i) => s + (i.kind === 'root' ? 0 : i.active_time), 0);
     if (D.instances.length < t.instances) notes.push('instance view: the ' + NF[0].format(D.instances.length) + ' most active of ' + NF[0].format(t.instances) + ' instances (' + pct(work / TOTAL) + ' of busy time); class nodes and edges: the whole run');
     if (D.edges.length < t.edges) notes.push(NF[0].format(D.edges.length) + ' of ' + NF[0].format(t.edges) + ' instance edges');
-    if (D.messages.length < D.messages_total) notes.push('animation and timeline: the ' + NF[0].format(D.messages.length) + ' longest of ' + NF[0].format(D.messages_total) + ' messages');
+    if (D.messages.length < D.messages_total) notes.push('animation and the timeline\'s slices: the ' + NF[0].format(D.messages.length) + ' longest of ' + NF[0].format(D.messages_total) + ' messages');
     $('graph-note').textContent = notes.join('; ');
   })();
   $('view-mode').value = state.view;
@@ -1894,7 +1963,9 @@
     $('layout-progress').textContent = '';
     window.addEventListener('resize', () => { fit(); timeline.size(); timeline.draw(); });
     const graphDrawn = performance.now() - T0;
-    window.revyReport = { fit, nodes, edges, groups, groupEdges, filters, state, setView, expand, focusNode, focusHint, timeline, view, human, ready: false, timing: { firstPaint, answerAt, graphDrawn, parts } };
+    // The canvas-painted node at a point of the window (tests pick empty space to pan).
+    const nodeAtClient = (x, y) => { const b = $('graph-wrap').getBoundingClientRect(); return nodeAt(x - b.left, y - b.top); };
+    window.revyReport = { nodeAtClient, fit, nodes, edges, groups, groupEdges, filters, state, setView, expand, focusNode, focusHint, timeline, view, human, ready: false, timing: { firstPaint, answerAt, graphDrawn, parts } };
     // The tables are below the fold: built once the graph is on screen.
     setTimeout(() => {
       buildTables();

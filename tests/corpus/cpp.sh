@@ -5,7 +5,8 @@
 # the original's, check the traces read back, restore, and check the tree is byte-identical.
 #
 # Usage: tests/corpus/cpp.sh PROJECT MODE
-#   PROJECT: tinyxml2 | jsoncpp | yaml-cpp | snappy | leveldb | cppunit | pugixml;  MODE: better | faster
+#   PROJECT: tinyxml2 | jsoncpp | yaml-cpp | snappy | leveldb | cppunit | pugixml | many (200
+#   generated small files, tests/bench/many_files.py);  MODE: better | faster
 # Env: REVY (default target/release/revy), CORPUS (default /tmp/corpus, fetched by
 #      tests/corpus/fetch.sh), REVY_SCRATCH (default /tmp/revy-corpus), JOBS (default 2),
 #      REVY_MAX_SIZE (default 512MiB), TRACE_EXTRA (more [trace] lines, e.g. "throttle = false"),
@@ -32,75 +33,9 @@ if [ ! -f "$OUTCOMES" ]; then
 fi
 [ -x "$REVY" ] || { echo "no revy at $REVY (cargo build --release)" >&2; exit 2; }
 
-case $P in
-tinyxml2) src=$C/w/tinyxml2-9.0.0+dfsg
-  sources='["tinyxml2.cpp", "tinyxml2.h"]'; exclude='[]' ;;
-jsoncpp) src=$C/w/libjsoncpp-1.9.5
-  sources='["src/lib_json/*.cpp", "src/lib_json/*.h", "src/lib_json/*.inl", "include/json/*.h"]'
-  exclude='[]' ;;
-yaml-cpp) src=$C/w/yaml-cpp-0.7.0+dfsg
-  sources='["src/**/*.cpp", "src/**/*.h", "include/**/*.h"]'; exclude='[]' ;;
-snappy) src=$C/w/snappy-1.1.9
-  sources='["snappy.cc", "snappy.h", "snappy-internal.h", "snappy-sinksource.cc", "snappy-sinksource.h", "snappy-stubs-internal.cc", "snappy-stubs-internal.h", "snappy-c.cc", "snappy-c.h"]'
-  exclude='[]' ;;
-leveldb) src=$C/w/leveldb-1.23
-  sources='["db/*.cc", "db/*.h", "table/*.cc", "table/*.h", "util/*.cc", "util/*.h", "helpers/memenv/*.cc", "helpers/memenv/*.h", "include/leveldb/*.h", "port/*.h"]'
-  exclude='["**/*_test.cc", "**/*_bench.cc", "util/testutil.*", "util/testharness.*", "db/leveldbutil.cc", "util/env_windows*", "util/windows_logger.h", "port/port_example.h"]' ;;
-cppunit) src=$C/w/cppunit-1.15.1  # multiple inheritance (TestCase), explicit specialisations
-  sources='["src/cppunit/*.cpp", "include/cppunit/**/*.h"]'
-  exclude='["src/cppunit/DllMain.cpp", "include/cppunit/config/config-msvc6.h", "include/cppunit/config/config-bcb5.h", "include/cppunit/config/config-evc4.h", "include/cppunit/plugin/*.h", "src/cppunit/*PlugIn*.cpp", "src/cppunit/Win32*.cpp", "src/cppunit/*DynamicLibraryManager*.cpp"]' ;;
-pugixml) src=$C/w/pugixml-1.13  # xml_document_struct : xml_node_struct, xml_allocator; wchar_selector<2>/<4>
-  sources='["src/pugixml.cpp", "src/pugixml.hpp", "src/pugiconfig.hpp"]'; exclude='[]' ;;
-*) echo "unknown project $P" >&2; exit 2 ;;
-esac
-[ -d "$src" ] || { echo "$src missing: run tests/corpus/fetch.sh" >&2; exit 2; }
+. "$here/cpp_projects.sh"
+project "$P" || exit 2
 
-now() { date +%s.%N; }
-secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
-# cpu_mark FILE: saves this shell's `times` (not in a subshell: it must see the finished
-# children); cpu_secs A B: the children's CPU seconds (user + sys) between two marks.
-cpu_mark() { times > "$1"; }
-cpu_secs() { awk 'FNR == 2 { for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t[FILENAME] += a[1] * 60 + a[2] } }
-  END { printf "%.1f", t[ARGV[2]] - t[ARGV[1]] }' "$1" "$2"; }
-
-# ---- the recipes' exact build and test commands (run in the project's root) ---------------
-# COV: extra compiler and linker flags, empty but for the annotated build with COVERAGE=1;
-# cmake gets them as cache entries only then, so the recipes' commands are otherwise as given.
-export COV=
-build() {
-  local covargs=()
-  [ -z "$COV" ] || covargs=("-DCMAKE_CXX_FLAGS=$COV" "-DCMAKE_C_FLAGS=$COV" "-DCMAKE_EXE_LINKER_FLAGS=$COV")
-  case $P in
-  tinyxml2) mkdir -p build && g++ -std=c++11 -O0 -g -Wall $COV -o build/xmltest tinyxml2.cpp xmltest.cpp ;;
-  jsoncpp) mkdir -p build
-    LIB="src/lib_json/json_reader.cpp src/lib_json/json_value.cpp src/lib_json/json_writer.cpp"
-    FLAGS="-std=c++11 -O0 -g -Iinclude -Isrc/lib_json $COV"
-    g++ $FLAGS -o build/jsoncpp_test $LIB src/test_lib_json/jsontest.cpp src/test_lib_json/fuzz.cpp src/test_lib_json/main.cpp &&
-      g++ $FLAGS -o build/jsontestrunner $LIB src/jsontestrunner/main.cpp ;;
-  yaml-cpp) mkdir -p build/obj build/reports
-    export CXXFLAGS="-std=c++11 -O0 -g -Iinclude -Isrc -Itest $COV"
-    printf '%s\n' src/*.cpp src/contrib/*.cpp test/*.cpp test/integration/*.cpp test/node/*.cpp |
-      xargs -P"$JOBS" -I{} sh -c 'g++ $CXXFLAGS -c "{}" -o "build/obj/$(echo "{}" | tr / _).o"' &&
-      g++ $COV -o build/yaml-cpp-tests build/obj/*.o -lgmock -lgtest -pthread ;;
-  snappy) cmake -S . -B build -DCMAKE_BUILD_TYPE=Debug -DSNAPPY_BUILD_TESTS=ON -DSNAPPY_BUILD_BENCHMARKS=OFF \
-      -DCMAKE_EXPORT_COMPILE_COMMANDS=ON "${covargs[@]}" > build.cfg.log &&
-      make -C build -j"$JOBS" snappy_unittest > build.log ;;
-  leveldb) cmake -S . -B build -DCMAKE_BUILD_TYPE=Debug -DLEVELDB_BUILD_TESTS=ON -DLEVELDB_BUILD_BENCHMARKS=OFF \
-      -DBUILD_SHARED_LIBS=OFF -DCMAKE_EXPORT_COMPILE_COMMANDS=ON "${covargs[@]}" > build.cfg.log &&
-      make -C build -j"$JOBS" > build.log ;;
-  cppunit) [ -f include/cppunit/config-auto.h ] || ./configure -q --disable-doxygen > build.cfg.log
-    # The library and its own test suite (examples/cppunittest), as the Makefiles list them.
-    mkdir -p build/obj
-    lib=$(sed -n '/^libcppunit_la_SOURCES/,/^$/p' src/cppunit/Makefile.am | grep -o '[A-Za-z_]*\.cpp' | sed 's|^|src/cppunit/|')
-    tst=$(sed -n '/^cppunittestmain_SOURCES/,/^$/p' examples/cppunittest/Makefile.am | grep -o '[A-Za-z_]*\.cpp' | sed 's|^|examples/cppunittest/|')
-    printf '%s\n' $lib $tst | xargs -P"$JOBS" -I{} sh -c \
-      'g++ -std=c++11 -O0 -g -Wall $COV -Iinclude -Iexamples/cppunittest -c "{}" -o "build/obj/$(echo "{}" | tr / _).o"' &&
-      g++ $COV -o build/cppunittestmain build/obj/*.o -ldl ;;
-  pugixml) cmake -S . -B build -DCMAKE_BUILD_TYPE=Debug -DPUGIXML_BUILD_TESTS=ON \
-      -DCMAKE_EXPORT_COMPILE_COMMANDS=ON "${covargs[@]}" > build.cfg.log &&
-      make -C build -j"$JOBS" pugixml-check > build.log ;;
-  esac
-}
 
 # Runs the tests; writes build/outcomes.txt (one `name<TAB>PASS|FAIL|SKIP` line per test, in a
 # stable order). Timing lines of the output are not compared.
@@ -142,6 +77,8 @@ run_tests() {
         done
       grep -E '^(Success|FAILURE):' build/test.log | sed 's/^/total::/; s/$/\tPASS/'
     } > build/outcomes.txt ;;
+  many) ./build/many > build/test.log 2>&1; echo "exit=$?" > build/exit.txt
+    sed -E 's/^(mod_[0-9]+)\t(.*)$/\1=\2\tPASS/' build/test.log > build/outcomes.txt ;;
   esac
 }
 

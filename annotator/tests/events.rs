@@ -374,6 +374,7 @@ fn remote_calls_continue_into_the_server(lang: &str, build: &str) {
     ok(&revy_in(&dir, &["parse"]), "revy parse");
     ok(&revy_in(&dir, &["annotate"]), "revy annotate");
     let traces = tmp.path().join("traces");
+    std::fs::create_dir_all(&traces).unwrap();
     sh(&dir, build, &traces.join("t.rvt"));
     let o = Command::new("sh")
         .args(["run.sh", &REQUESTS.to_string()])

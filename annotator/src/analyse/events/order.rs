@@ -19,7 +19,7 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
-/// Records queued at most (48 bytes each: about 25 MB).
+/// Records queued at most (56 bytes each: about 29 MB).
 pub const WINDOW: usize = 1 << 19;
 
 /// What the walk saw, for the rules.

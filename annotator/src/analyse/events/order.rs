@@ -40,6 +40,9 @@ pub struct Rec {
     pub kind: u8,
     /// Enter: the receiver is an object; close: outermost on its thread; create: size known.
     pub flag: bool,
+    /// While waiting, how long after `t` it is held back (a server's remote key: the
+    /// processes' clocks may disagree by more than the call's transport).
+    pub hold: u32,
 }
 
 /// The lanes: one per tracker thread slot.
@@ -58,7 +61,7 @@ pub struct Order {
     /// False until the trace named a thread: without names no lane can be counted on to
     /// exist before its records come, so nothing waiting is released before the window fills.
     named: bool,
-    /// The latest time of a waiting record released.
+    /// The latest due time (time + hold) of a waiting record released.
     released_t: u64,
     /// Waiting records released after a later one.
     pub late: u64,
@@ -121,16 +124,17 @@ impl Order {
     pub fn push(&mut self, lane: usize, r: Rec) {
         self.lane(lane, false);
         if self.lanes[lane].is_empty() {
-            self.wait(lane, r.t);
+            self.wait(lane, &r);
         }
         self.lanes[lane].push_back(r);
         self.queued += 1;
         self.peak = self.peak.max(self.queued);
     }
 
-    fn wait(&mut self, lane: usize, t: u64) {
+    fn wait(&mut self, lane: usize, r: &Rec) {
         self.seq += 1;
-        self.heads.push(Reverse((t, self.seq, lane as u32)));
+        let due = r.t.saturating_add(r.hold as u64);
+        self.heads.push(Reverse((due, self.seq, lane as u32)));
     }
 
     /// The record `lane` queued last, while it is still queued.
@@ -165,10 +169,10 @@ impl Order {
         self.heads.pop();
         let r = self.lanes[lane as usize].pop_front()?;
         self.queued -= 1;
-        if r.t < self.released_t {
+        if t < self.released_t {
             self.late += 1;
         }
-        self.released_t = self.released_t.max(r.t);
+        self.released_t = self.released_t.max(t);
         Some((lane as usize, r))
     }
 
@@ -177,7 +181,7 @@ impl Order {
     pub fn next(&mut self, lane: usize, ready: impl FnOnce(&Rec) -> bool) -> Option<Rec> {
         let r = *self.lanes[lane].front()?;
         if !ready(&r) {
-            self.wait(lane, r.t);
+            self.wait(lane, &r);
             return None;
         }
         self.lanes[lane].pop_front();
@@ -201,6 +205,7 @@ mod tests {
             y: 0,
             kind: 0,
             flag: false,
+            hold: 0,
         }
     }
 

@@ -590,8 +590,8 @@ fn whatif_text_into_a_closed_pipe_ends_quietly() {
 }
 
 #[test]
-fn the_handoff_comes_from_the_trace_header_unless_given() {
-    // The runtime measured 5 µs on the profiled machine: analyze and whatif use it.
+fn the_handoff_comes_from_the_project_then_the_trace_header_unless_given() {
+    // The runtime measured 5 µs on the profiled machine: analyze without a project uses it.
     let (dir, p) = project_with_header(" handoff_ns=5000");
     let header = Options {
         handoff_ns: None,
@@ -610,22 +610,51 @@ fn the_handoff_comes_from_the_trace_header_unless_given() {
     // `--handoff` still overrides.
     let a = analyze_path(&p, &opts(4)).unwrap();
     let adv = a.advice.as_ref().unwrap();
-    assert_eq!((adv.handoff, adv.handoff_source), (0.0, "given"));
-    let o = revy(&[
-        "-m",
-        dir.path().join("revy.toml").to_str().unwrap(),
-        "whatif",
-        p.to_str().unwrap(),
-        "--active",
-        "Worker",
-        "--format",
-        "json",
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(j["handoff"], 5000.0);
-    assert_eq!(j["handoff_source"], revy::analyse::whatif::HANDOFF_TRACE);
-    // An older trace, without the field: measured on this machine.
+    assert_eq!((adv.handoff, adv.handoff_source.as_str()), (0.0, "given"));
+    // With a project, the project's handoff: measured once, kept in .revy/machine.toml and
+    // read back by every later command, whatever the trace header says.
+    let manifest = dir.path().join("revy.toml");
+    let whatif = || {
+        let o = revy(&[
+            "-m",
+            manifest.to_str().unwrap(),
+            "whatif",
+            p.to_str().unwrap(),
+            "--active",
+            "Worker",
+            "--format",
+            "json",
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        (j, String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    let (first, _) = whatif();
+    let src = first["handoff_source"].as_str().unwrap().to_string();
+    assert!(src.contains("kept in .revy/machine.toml"), "{src}");
+    let file = dir.path().join(".revy/machine.toml");
+    let kept = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        kept.contains("[handoff]") && kept.contains("[enqueue]"),
+        "{kept}"
+    );
+    // A kept 1 µs against the header's 5 µs: the project's is used, the disagreement said.
+    let at = kept.find("[handoff]\nns = ").expect("the handoff's entry") + 15;
+    let end = at + kept[at..].find('\n').unwrap();
+    let edited = format!("{}1000.0{}", &kept[..at], &kept[end..]);
+    std::fs::write(&file, edited).unwrap();
+    let (again, err) = whatif();
+    assert_eq!(again["handoff"], 1000.0, "{err}");
+    let src = again["handoff_source"].as_str().unwrap();
+    assert!(
+        src.ends_with("on this machine, .revy/machine.toml"),
+        "{src}"
+    );
+    assert!(
+        err.contains("the runtime measured a handoff of 5 µs at start-up (trace header), 5.0× the project's 1 µs"),
+        "{err}"
+    );
+    // An older trace, without the field, and no project: measured on this machine.
     let (_dir, p) = project();
     let a = analyze_path(&p, &header).unwrap();
     let adv = a.advice.as_ref().unwrap();

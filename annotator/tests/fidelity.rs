@@ -433,23 +433,19 @@ fn traces_of_different_runs_are_not_merged_unless_asked() {
 /// between calls: a telemetry-like, fine-grained object.
 /// `header`: more header fields (e.g. ` counted_ns=30`).
 fn telemetry_project(header: &str) -> (tempfile::TempDir, PathBuf) {
-    const TELE: &str = "namespace tele {
-class LatencyStats {
- public:
-  void record(long ns) { sum_ += ns; }
- private:
-  long sum_ = 0;
-};
-}  // namespace tele
-class App {
- public:
-  void run();
-};
-";
+    telemetry_project_of(header, "class LatencyStats {\n public:\n  void record(long ns) { sum_ += ns; }\n private:\n  long sum_ = 0;\n};")
+}
+
+/// [`telemetry_project`] with `stats` as the class's source (e.g. an aggregate, whose
+/// objects the annotation identifies by address).
+fn telemetry_project_of(header: &str, stats: &str) -> (tempfile::TempDir, PathBuf) {
+    let tele = format!(
+        "namespace tele {{\n{stats}\n}}  // namespace tele\nclass App {{\n public:\n  void run();\n}};\n"
+    );
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     std::fs::create_dir_all(d.join("src")).unwrap();
-    std::fs::write(d.join("src/tele.h"), TELE).unwrap();
+    std::fs::write(d.join("src/tele.h"), tele).unwrap();
     std::fs::write(
         d.join("revy.toml"),
         "[project]\nname = \"tele\"\nsources = [\"src/**/*.h\"]\nbuild = \"true\"\nrun = \"true\"\n",
@@ -573,6 +569,43 @@ fn the_counting_a_counted_call_cost_its_caller_is_taken_off_the_senders_baseline
     let w: serde_json::Value = serde_json::from_str(&ok(&revy(&raw), "whatif")).unwrap();
     let base = w["baseline_time"].as_f64().unwrap();
     assert!(base > 0.95e9, "baseline uncompensated {base}");
+}
+
+/// A counted call on an object the annotation identifies by address (an aggregate: no ID
+/// member, `nid(this, …)` on every call) also costs its caller the lookup, which the C++
+/// runtime measures at start-up (`nid_ns=`): the replay takes both off the sender. Fails
+/// before: only `counted_ns` was taken off (baseline 0.70 s, 10 M × 10 ns of lookups kept).
+#[test]
+fn a_counted_call_on_an_object_found_by_address_also_costs_its_caller_the_lookup() {
+    let base = |stats: &str| {
+        let (_dir, p) = telemetry_project_of(" counted_ns=30 nid_ns=10", stats);
+        let args = [
+            "whatif",
+            p.to_str().unwrap(),
+            "--active",
+            "tele::LatencyStats",
+            "--cores",
+            "2",
+            "--handoff",
+            "5us",
+            "--enqueue",
+            "250ns",
+            "--format",
+            "json",
+        ];
+        let w: serde_json::Value = serde_json::from_str(&ok(&revy(&args), "whatif")).unwrap();
+        w["baseline_time"].as_f64().unwrap()
+    };
+    // An aggregate: 10 M × (50 work + 50 own − 30 counting − 10 lookup) = 0.60 s.
+    let aggregate =
+        base("struct LatencyStats {\n  void record(long ns) { sum_ += ns; }\n  long sum_ = 0;\n};");
+    assert!(
+        (0.57e9..0.63e9).contains(&aggregate),
+        "baseline {aggregate}"
+    );
+    // A class with an ID member (its own constructor: no aggregate) pays no lookup: 10 M × (50 + 50 − 30) = 0.70 s.
+    let tagged = base("class LatencyStats {\n public:\n  LatencyStats() {}\n  void record(long ns) { sum_ += ns; }\n private:\n  long sum_ = 0;\n};");
+    assert!((0.67e9..0.73e9).contains(&tagged), "baseline {tagged}");
 }
 
 /// The pipeline's trace beside the SAF of sources whose `Channel.take` blocks as written:

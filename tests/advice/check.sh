@@ -118,7 +118,9 @@ profile_predict() { # NAME TAG HOGS VERSIONS EXTRA
     # analyze's top hint, to see whether it names the change that pays most (kind, subject,
     # class, predicted gain).
     top="?"
-    if "$revy" analyze "$trace" --cores "$cores" --format json >"$work/$name.$tag.analyze" 2>/dev/null; then
+    # With the project's manifest: its handoff and enqueue cost, measured once (at the first
+    # profile, quietly) and kept in .revy/machine.toml, so both traces replay on one machine.
+    if "$revy" -m "$seq/revy.toml" analyze "$trace" --cores "$cores" --format json >"$work/$name.$tag.analyze" 2>/dev/null; then
         top=$(json '(lambda h: "%s|%s|%s|%s|%s" % (h[0]["kind"], h[0]["subject"], h[0].get("class") or "", "pool" if h[0].get("method") is not None else "object", h[0]["numbers"].get("predicted_speedup", "")) if h else "-")(j["hints"])' <"$work/$name.$tag.analyze")
     fi
     echo "   analyze's top hint ($tag): $top" >&2
@@ -128,7 +130,7 @@ profile_predict() { # NAME TAG HOGS VERSIONS EXTRA
         pattern="${v#*=}"
         echo "== $name/$dir ($tag): whatif --active $pattern $extra" >&2
         # shellcheck disable=SC2086 # $extra is a list of options
-        if ${prio[@]+"${prio[@]}"} "$revy" whatif "$trace" --active "$pattern" --cores "$cores" $extra --format json \
+        if ${prio[@]+"${prio[@]}"} "$revy" -m "$seq/revy.toml" whatif "$trace" --active "$pattern" --cores "$cores" $extra --format json \
             >"$work/$name.$dir.$tag.whatif" 2>"$work/$name.$dir.$tag.whatif.err"; then
             preds+=("$(json 'j["predicted_speedup"]' <"$work/$name.$dir.$tag.whatif")")
         else

@@ -1,16 +1,20 @@
-//! The sender's cost of an asynchronous message on this machine (the what-if's `enqueue`),
-//! measured once per project and kept in `.revy/machine.toml` with when, where and how it
-//! was measured: every `analyze`, `whatif` and `report` on the project then replays with
-//! the same figure, and says where it comes from. Measured again on request
-//! (`--remeasure`), on another host, or when the file is missing or unreadable.
+//! The machine's costs of a cross-thread message the what-if replays with — the sender's
+//! enqueue and the receiver's wake-up (handoff) — measured once per project and kept in
+//! `.revy/machine.toml` with when, where and how each was measured: every `analyze`,
+//! `whatif` and `report` on the project then replays with the same figures, whatever load
+//! the machine has at the time or had when each trace was recorded, and says where they
+//! come from. Measured again on request (`--remeasure`), on another host, with another
+//! method, or when the file is missing or unreadable. The measuring is in `calibrate.rs`.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
-use std::time::{Instant, SystemTime};
+use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
-/// A measured enqueue cost and where it comes from, for the output.
+use crate::analyse::calibrate;
+
+/// A measured cost and where it comes from, for the output.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Measured {
     pub ns: f64,
@@ -21,12 +25,56 @@ pub struct Measured {
 /// The file, beside the project's other state.
 pub const FILE: &str = ".revy/machine.toml";
 
-/// How [`measure_ns`] measures, as the file records it.
-const HOW: &str = "10th percentile of 400 batches of 100 locked queue pushes, each with a notify nobody waits for";
+/// Which cost.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Cost {
+    /// The sender's CPU per asynchronous message.
+    Enqueue,
+    /// A thread's wake-up by a message (one way).
+    Handoff,
+}
 
-#[derive(Serialize, Deserialize)]
+impl Cost {
+    fn how(self) -> &'static str {
+        match self {
+            Cost::Enqueue => calibrate::ENQUEUE_HOW,
+            Cost::Handoff => calibrate::HANDOFF_HOW,
+        }
+    }
+    /// A figure, or `None` when the machine gave no plausible one (not kept then).
+    fn measure(self) -> Option<f64> {
+        match self {
+            Cost::Enqueue => Some(calibrate::enqueue_ns()),
+            Cost::Handoff => calibrate::handoff_ns(),
+        }
+    }
+    /// Measured once per process (no project to keep it in).
+    fn here(self) -> Option<f64> {
+        static ENQUEUE: OnceLock<Option<f64>> = OnceLock::new();
+        static HANDOFF: OnceLock<Option<f64>> = OnceLock::new();
+        let cell = match self {
+            Cost::Enqueue => &ENQUEUE,
+            Cost::Handoff => &HANDOFF,
+        };
+        *cell.get_or_init(|| self.measure())
+    }
+}
+
+#[derive(Default, Serialize, Deserialize)]
 struct MachineFile {
-    enqueue: Entry,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    enqueue: Option<Entry>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    handoff: Option<Entry>,
+}
+
+impl MachineFile {
+    fn entry(&mut self, cost: Cost) -> &mut Option<Entry> {
+        match cost {
+            Cost::Enqueue => &mut self.enqueue,
+            Cost::Handoff => &mut self.handoff,
+        }
+    }
 }
 
 #[derive(Clone, Serialize, Deserialize)]
@@ -38,39 +86,51 @@ struct Entry {
     how: String,
 }
 
-/// The enqueue cost for the project whose manifest is `project` (its `.revy/machine.toml`),
-/// measuring and keeping it when there is none yet, it is another host's, or `remeasure`.
-/// Without a project it is measured once per process and kept nowhere.
+/// The enqueue cost for the project whose manifest is `project` (see [`kept`]).
 pub(crate) fn enqueue_cost(project: Option<&Path>, remeasure: bool) -> Measured {
+    kept(Cost::Enqueue, project, remeasure).unwrap_or_else(|| Measured {
+        ns: 0.0,
+        source: "not measured".into(),
+    })
+}
+
+/// `cost` for the project whose manifest is `project` (its `.revy/machine.toml`),
+/// measuring and keeping it when there is none yet, it is another host's or another
+/// method's, or `remeasure`. Without a project it is measured once per process and kept
+/// nowhere. `None`: the machine gave no plausible figure (a handoff on a machine too busy).
+pub(crate) fn kept(cost: Cost, project: Option<&Path>, remeasure: bool) -> Option<Measured> {
     let Some(path) = project.and_then(machine_file) else {
-        static HERE: OnceLock<f64> = OnceLock::new();
-        let ns = *HERE.get_or_init(measure_ns);
+        let ns = cost.here()?;
         let source = "measured now on this machine (no project to keep it in)".to_string();
-        return Measured { ns, source };
+        return Some(Measured { ns, source });
     };
     let host = hostname();
+    let mut file = read(&path).unwrap_or_default();
     if !remeasure {
-        if let Some(e) = read(&path).filter(|e| e.host == host && e.ns.is_finite()) {
+        let found = file
+            .entry(cost)
+            .as_ref()
+            .filter(|e| e.host == host && e.how == cost.how() && e.ns.is_finite() && e.ns > 0.0);
+        if let Some(e) = found {
             let day = e.measured.get(..10).unwrap_or(&e.measured);
             let source = format!("measured {day} on this machine, {FILE}");
-            return Measured { ns: e.ns, source };
+            return Some(Measured { ns: e.ns, source });
         }
     }
     let entry = Entry {
-        ns: measure_ns(),
+        ns: cost.measure()?,
         measured: utc_now(),
         host,
-        how: HOW.to_string(),
+        how: cost.how().to_string(),
     };
     let day = entry.measured[..10].to_string();
-    let source = match write(&path, &entry) {
+    let ns = entry.ns;
+    *file.entry(cost) = Some(entry);
+    let source = match write(&path, &file) {
         Ok(()) => format!("measured now ({day}) on this machine, kept in {FILE}"),
         Err(e) => format!("measured now on this machine (not kept: {e})"),
     };
-    Measured {
-        ns: entry.ns,
-        source,
-    }
+    Some(Measured { ns, source })
 }
 
 /// The project's kept enqueue cost for an analysis's options (`manifest`, `remeasure`),
@@ -82,6 +142,14 @@ pub fn kept_for(o: &crate::analyse::analysis::options::Options) -> Option<Measur
         .then(|| enqueue_cost(project, o.remeasure))
 }
 
+/// The project's kept handoff for an analysis's options, or `None` when `--handoff` gave
+/// one, there is no project (the trace header's is used then) or none could be measured.
+pub fn kept_handoff_for(o: &crate::analyse::analysis::options::Options) -> Option<Measured> {
+    let project = o.manifest.as_deref()?;
+    o.handoff_ns.is_none().then_some(())?;
+    kept(Cost::Handoff, Some(project), o.remeasure)
+}
+
 /// `.revy/machine.toml` beside the manifest, if the manifest exists.
 fn machine_file(manifest: &Path) -> Option<PathBuf> {
     if !manifest.is_file() {
@@ -91,20 +159,17 @@ fn machine_file(manifest: &Path) -> Option<PathBuf> {
     Some(dir.join(FILE))
 }
 
-fn read(path: &Path) -> Option<Entry> {
+fn read(path: &Path) -> Option<MachineFile> {
     let text = std::fs::read_to_string(path).ok()?;
-    toml::from_str::<MachineFile>(&text).ok().map(|f| f.enqueue)
+    toml::from_str::<MachineFile>(&text).ok()
 }
 
 /// Writes the file atomically (a temp file renamed into place).
-fn write(path: &Path, entry: &Entry) -> std::io::Result<()> {
+fn write(path: &Path, file: &MachineFile) -> std::io::Result<()> {
     use std::io::Write;
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
-    let file = MachineFile {
-        enqueue: entry.clone(),
-    };
-    let body = toml::to_string(&file).map_err(std::io::Error::other)?;
+    let body = toml::to_string(file).map_err(std::io::Error::other)?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
     writeln!(
         tmp,
@@ -114,34 +179,6 @@ fn write(path: &Path, entry: &Entry) -> std::io::Result<()> {
     tmp.write_all(body.as_bytes())?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
-}
-
-/// What posting a message to a busy receiver costs its sender here, in ns: a locked queue
-/// push and a notify nobody waits for. Many short batches and a low percentile, so that
-/// other processes on a loaded machine (preemptions, cache misses after a switch) do not
-/// move the figure: two calls agree within a few per cent where the best of a few long
-/// batches did not.
-pub(crate) fn measure_ns() -> f64 {
-    use std::collections::VecDeque;
-    use std::sync::{Condvar, Mutex};
-    const BATCHES: usize = 400;
-    const N: usize = 100;
-    let q = Mutex::new(VecDeque::with_capacity(N));
-    let cv = Condvar::new();
-    let mut per_push = Vec::with_capacity(BATCHES);
-    for _ in 0..BATCHES {
-        q.lock().unwrap_or_else(|e| e.into_inner()).clear();
-        let t0 = Instant::now();
-        for i in 0..N as u64 {
-            q.lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push_back(std::hint::black_box(i));
-            cv.notify_one();
-        }
-        per_push.push(t0.elapsed().as_nanos() as f64 / N as f64);
-    }
-    per_push.sort_by(f64::total_cmp);
-    per_push[BATCHES / 10]
 }
 
 fn hostname() -> String {

@@ -1,9 +1,12 @@
 //! The machine model a replay predicts for — cores, the handoff of a cross-thread message,
 //! the sender's enqueue cost — resolved in one place for `analyze` (the proposals), `whatif`,
 //! `report` and `profile`. Each fact comes from the first source that has it: given (the
-//! command line), then what was measured on the profiled machine (the trace header's
-//! `handoff_ns=`; an enqueue cost kept by the caller, e.g. one measured at set-up), then a
-//! measurement on this machine, taken once per process.
+//! command line), then the project's (measured once and kept in `.revy/machine.toml`, so
+//! every trace of the project, recorded quietly or on a busy machine, is replayed with the
+//! same handoff), then the trace header's (`handoff_ns=`, the runtime's at start-up: the
+//! load of that moment moves it, 3.8 to 21.6 µs on one machine), then a measurement on this
+//! machine, taken once per process. The header's figure stays as a cross-check: a note says
+//! when it and the project's disagree.
 
 use std::sync::OnceLock;
 
@@ -20,22 +23,27 @@ pub struct Given {
 }
 
 /// What the profiled machine measured, besides the command line.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Measured {
     /// The trace header's `handoff_ns=` (the runtime's, at start-up).
     pub handoff_ns: Option<f64>,
+    /// The handoff kept for this project (none: no project, or given).
+    pub handoff_kept: Option<crate::analyse::enqueue::Measured>,
     /// An enqueue cost the caller kept for this project (none: measured here).
     pub enqueue_ns: Option<f64>,
 }
 
 /// The resolved model, in ns.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Machine {
     pub cores: usize,
     pub handoff_ns: f64,
-    /// Where the handoff comes from (`whatif::HANDOFF_GIVEN`, `_TRACE`, `_MEASURED`).
-    pub handoff_source: &'static str,
+    /// Where the handoff comes from (`whatif::HANDOFF_GIVEN`, the project's file,
+    /// `whatif::HANDOFF_TRACE`, `whatif::HANDOFF_MEASURED`).
+    pub handoff_source: String,
     pub enqueue_ns: f64,
+    /// The project's handoff and the trace header's differ by more than 1.5×: says so.
+    pub handoff_note: Option<String>,
 }
 
 /// The cores to predict for: the given count (at least 1), else this machine's.
@@ -59,10 +67,16 @@ impl Given {
 /// given is never more than the handoff (`--handoff 0` means free messages).
 pub fn resolve(given: &Given, measured: &Measured) -> Result<Machine> {
     let cores = cores(given.cores)?;
-    let (handoff_ns, handoff_source) = match (given.handoff_ns, measured.handoff_ns) {
-        (Some(h), _) => (h, whatif::HANDOFF_GIVEN),
-        (None, Some(h)) => (h, whatif::HANDOFF_TRACE),
-        (None, None) => (here_handoff_ns(), whatif::HANDOFF_MEASURED),
+    let kept = measured.handoff_kept.as_ref();
+    let (handoff_ns, handoff_source) = match (given.handoff_ns, kept, measured.handoff_ns) {
+        (Some(h), _, _) => (h, whatif::HANDOFF_GIVEN.to_string()),
+        (None, Some(k), _) => (k.ns, k.source.clone()),
+        (None, None, Some(h)) => (h, whatif::HANDOFF_TRACE.to_string()),
+        (None, None, None) => (here_handoff_ns(), whatif::HANDOFF_MEASURED.to_string()),
+    };
+    let handoff_note = match (given.handoff_ns, kept, measured.handoff_ns) {
+        (None, Some(k), Some(h)) => disagreement(k.ns, h),
+        _ => None,
     };
     let enqueue_ns = match given.enqueue_ns {
         Some(e) => e,
@@ -76,7 +90,27 @@ pub fn resolve(given: &Given, measured: &Measured) -> Result<Machine> {
         handoff_ns,
         handoff_source,
         enqueue_ns,
+        handoff_note,
     })
+}
+
+/// The note when the project's handoff (`kept`) and the trace header's differ by more than
+/// 1.5× either way: the runtime measured under another load (or another thread library).
+fn disagreement(kept: f64, header: f64) -> Option<String> {
+    let ratio = header / kept;
+    if (1.0 / 1.5..=1.5).contains(&ratio) || header <= 0.0 {
+        return None;
+    }
+    Some(format!(
+        "the runtime measured a handoff of {} µs at start-up (trace header), {ratio:.1}× the project's {} µs ({}): the prediction uses the project's, the same for every trace of it; --handoff sets another",
+        round1(header / 1e3),
+        round1(kept / 1e3),
+        crate::analyse::enqueue::FILE
+    ))
+}
+
+fn round1(x: f64) -> f64 {
+    (x * 10.0).round() / 10.0
 }
 
 impl Machine {
@@ -104,7 +138,7 @@ fn here_handoff_ns() -> f64 {
 /// This machine's enqueue cost, measured once per process.
 fn here_enqueue_ns() -> f64 {
     static MEASURED: OnceLock<f64> = OnceLock::new();
-    *MEASURED.get_or_init(crate::analyse::enqueue::measure_ns)
+    *MEASURED.get_or_init(crate::analyse::calibrate::enqueue_ns)
 }
 
 impl crate::analyse::analysis::options::Options {
@@ -135,6 +169,7 @@ mod tests {
         let measured = Measured {
             handoff_ns: Some(9_000.0),
             enqueue_ns: Some(7_000.0),
+            handoff_kept: None,
         };
         let m = resolve(&given, &measured).unwrap();
         assert_eq!((m.cores, m.handoff_ns), (2, 5_000.0));
@@ -155,5 +190,43 @@ mod tests {
             m.enqueue_ns, 20_000.0,
             "a given enqueue cost is used as it is"
         );
+    }
+
+    #[test]
+    fn the_projects_handoff_comes_before_the_headers_which_is_checked_against_it() {
+        let kept = |ns: f64| crate::analyse::enqueue::Measured {
+            ns,
+            source: "measured 2026-11-28 on this machine, .revy/machine.toml".into(),
+        };
+        // A quiet recording's header (21.6 µs) and a loaded one's (3.8 µs): one figure.
+        for header in [21_600.0, 3_800.0] {
+            let measured = Measured {
+                handoff_ns: Some(header),
+                enqueue_ns: Some(150.0),
+                handoff_kept: Some(kept(10_000.0)),
+            };
+            let m = resolve(&Given::default(), &measured).unwrap();
+            assert_eq!(m.handoff_ns, 10_000.0);
+            assert!(m.handoff_source.ends_with(".revy/machine.toml"));
+            let note = m
+                .handoff_note
+                .expect("21.6 and 3.8 µs are over 1.5× off 10 µs");
+            assert!(note.contains("the project's 10 µs"), "{note}");
+        }
+        let close = Measured {
+            handoff_ns: Some(5_000.0),
+            enqueue_ns: None,
+            handoff_kept: Some(kept(4_000.0)),
+        };
+        assert_eq!(
+            resolve(&Given::default(), &close).unwrap().handoff_note,
+            None
+        );
+        let given = Given {
+            handoff_ns: Some(1_000.0),
+            ..Given::default()
+        };
+        let m = resolve(&given, &close).unwrap();
+        assert_eq!((m.handoff_ns, m.handoff_note), (1_000.0, None));
     }
 }

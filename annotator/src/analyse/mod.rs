@@ -3,6 +3,7 @@
 //! size estimate.
 
 pub mod analysis;
+pub(crate) mod calibrate;
 pub mod enqueue;
 pub mod estimate;
 pub mod events;

@@ -12,15 +12,16 @@ pub(crate) struct ReplayArgs {
     /// Cores of the machine to predict for (default: this machine's).
     #[arg(long)]
     pub(crate) cores: Option<usize>,
-    /// Wake-up delay of a cross-thread message, e.g. `5us` (default: the one the runtime
-    /// measured at start-up, from the trace header; else measured on this machine now).
+    /// Wake-up delay of a cross-thread message, e.g. `5us` (default: measured once for the
+    /// project and kept in .revy/machine.toml; without a project, the trace header's).
     #[arg(long)]
     pub(crate) handoff: Option<String>,
     /// CPU a sender spends posting an asynchronous message, e.g. `200ns` (default: measured
     /// once for the project and kept in .revy/machine.toml, at most the handoff).
     #[arg(long)]
     pub(crate) enqueue: Option<String>,
-    /// Measure this machine's enqueue cost again and keep it in .revy/machine.toml.
+    /// Measure this machine's enqueue cost and handoff again and keep them in
+    /// .revy/machine.toml.
     #[arg(long, conflicts_with = "enqueue")]
     pub(crate) remeasure: bool,
     /// Keep the probe cost in the times.

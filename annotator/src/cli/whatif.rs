@@ -29,26 +29,32 @@ pub(crate) struct WhatifArgs {
 
 /// The replay's parameters of `revy whatif`: the machine model resolved as every command
 /// resolves it (`analyse::machine`), plus a remote placement's latency and bandwidth;
-/// returned with where the handoff and the enqueue cost came from (the enqueue cost: the
-/// project's, measured once and kept in `.revy/machine.toml`, unless given).
+/// returned with the model (where the handoff came from, and whether the trace header's
+/// disagrees) and where the enqueue cost came from (both the project's, measured once and
+/// kept in `.revy/machine.toml`, unless given).
 fn params(
     args: &WhatifArgs,
     opts: &revy::analyse::analysis::Options,
     tree: &revy::analyse::whatif::Tree,
-) -> Result<(revy::analyse::whatif::Params, (&'static str, String))> {
+) -> Result<(
+    revy::analyse::whatif::Params,
+    revy::analyse::machine::Machine,
+    String,
+)> {
     use revy::analyse::machine::{resolve, Measured};
     use revy::analyse::whatif::{parse_bandwidth, parse_duration_ns};
     let kept = revy::analyse::enqueue::kept_for(opts);
     let measured = Measured {
         handoff_ns: tree.handoff_ns,
         enqueue_ns: kept.as_ref().map(|k| k.ns),
+        handoff_kept: revy::analyse::enqueue::kept_handoff_for(opts),
     };
     let enqueue_source = kept.map_or_else(|| "given".to_string(), |k| k.source);
     let m = resolve(&opts.machine(), &measured)?;
     let latency = args.latency.as_deref().map(parse_duration_ns).transpose()?;
     let bandwidth = args.bandwidth.as_deref().map(parse_bandwidth).transpose()?;
     let params = m.params(tree.unit(), latency.unwrap_or(0.0), bandwidth);
-    Ok((params, (m.handoff_source, enqueue_source)))
+    Ok((params, m, enqueue_source))
 }
 
 /// The machine model's arguments checked before the trace is read.
@@ -81,10 +87,11 @@ pub(crate) fn cmd_whatif(manifest: &Path, args: WhatifArgs) -> Result<()> {
         &args.active,
         opts.max_replay_messages,
     )?;
-    let (params, (handoff_source, enqueue_source)) = params(&args, &opts, &loaded.tree)?;
+    let (params, machine, enqueue_source) = params(&args, &opts, &loaded.tree)?;
     let mut w = revy::analyse::whatif::predict(&loaded, &plan, &params, &args.active);
-    w.handoff_source = handoff_source;
+    w.handoff_source = machine.handoff_source;
     w.enqueue_source = enqueue_source;
+    w.warnings.extend(machine.handoff_note);
     match args.format {
         OutputFormat::Text => stdout_quiet(&revy::analyse::whatif::render_text(&w))?,
         OutputFormat::Json => {

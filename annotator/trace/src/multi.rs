@@ -391,11 +391,14 @@ impl MultiReader {
                     .push(("handoff_batches".into(), format!("{fewest}")));
             }
         }
-        // One counted-call cost for all: the smallest, so no sender loses more than it paid.
-        let counted = numbers("counted_ns");
-        if counted.len() == self.members.len() {
-            let c = counted.iter().copied().fold(f64::INFINITY, f64::min);
-            h.fields.push(("counted_ns".into(), format!("{c}")));
+        // One counted-call cost for all (and one address lookup): the smallest, so no
+        // sender loses more than it paid.
+        for key in ["counted_ns", "nid_ns"] {
+            let costs = numbers(key);
+            if costs.len() == self.members.len() {
+                let c = costs.iter().copied().fold(f64::INFINITY, f64::min);
+                h.fields.push((key.into(), format!("{c}")));
+            }
         }
         // The run's identity, when every trace names the same one.
         let runs = get("run");

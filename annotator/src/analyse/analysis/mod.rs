@@ -314,7 +314,7 @@ pub struct Advice {
     /// Handoff per cross-thread message, in the trace's unit.
     pub handoff: f64,
     /// Where the handoff comes from: given, the trace header, or measured here.
-    pub handoff_source: &'static str,
+    pub handoff_source: String,
     /// Sender's CPU per asynchronous message, in the trace's unit.
     pub enqueue: f64,
     /// Where the enqueue cost comes from: given, or measured once for the project
@@ -619,7 +619,8 @@ pub(crate) fn finish_with_advice(
     };
     a.totals.compensated = compensated;
     a.trace.warnings.extend(cal.warning());
-    if opts.handoff_ns.is_none() {
+    // The header's handoff is replayed only without a project (which keeps its own).
+    if opts.handoff_ns.is_none() && opts.manifest.is_none() {
         let handoff = crate::analyse::probe::handoff_warning(reader.header());
         a.trace.warnings.extend(handoff);
     }

@@ -53,6 +53,7 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options, faults: &[FaultAgg]) -> R
     let measured = machine::Measured {
         handoff_ns: loaded.tree.handoff_ns,
         enqueue_ns: kept.as_ref().map(|k| k.ns),
+        handoff_kept: crate::analyse::enqueue::kept_handoff_for(o),
     };
     let m = machine::resolve(&o.machine(), &measured)?;
     let j = judge_candidates(a, o, &m, &loaded, held.as_ref(), objects);
@@ -214,7 +215,7 @@ fn not_evaluated(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
     a.advice = Some(super::Advice {
         cores: machine::cores(o.cores)?,
         handoff: 0.0,
-        handoff_source: "not evaluated",
+        handoff_source: "not evaluated".to_string(),
         enqueue: 0.0,
         enqueue_source: "not evaluated".to_string(),
         candidates: 0,
@@ -295,7 +296,7 @@ fn judge_candidates(
     a.advice = Some(super::Advice {
         cores: p.cores,
         handoff: p.handoff,
-        handoff_source: m.handoff_source,
+        handoff_source: m.handoff_source.clone(),
         enqueue: p.enqueue,
         enqueue_source: whatif::HANDOFF_GIVEN.to_string(),
         candidates: cands.len(),
@@ -306,6 +307,7 @@ fn judge_candidates(
             .filter(|w| w.contains("return type"))
             .cloned()
             .chain(focused_note(&loaded.tree))
+            .chain(m.handoff_note.clone())
             .chain(left_out_note(&left))
             .collect(),
         caveat: whatif::CAVEAT,
@@ -629,6 +631,7 @@ fn method_infos(a: &Analysis) -> Vec<MethodInfo> {
             signature: m.signature.clone(),
             void: None,
             stateless: None,
+            by_address: false,
         })
         .collect()
 }

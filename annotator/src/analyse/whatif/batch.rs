@@ -37,9 +37,13 @@ pub fn place(t: &mut Tree, edges: &[Edge]) -> Placed {
             placed.left += e.calls;
             continue;
         }
+        let by_address = t
+            .methods
+            .get(e.method as usize)
+            .is_some_and(|m| m.by_address);
         let costs = Costs {
             probe: t.threads[e.thread as usize].probe,
-            counted: t.counted_cost,
+            counted: t.counted_cost + if by_address { t.nid_cost } else { 0.0 },
         };
         for n in chunks(t, e, &gaps, k, costs) {
             new.push(n);
@@ -100,7 +104,8 @@ fn gaps_after(t: &Tree, nodes: &[u32], from: f64) -> Vec<(u32, f64, f64)> {
 struct Costs {
     /// The probe cost a timed call shows: part of the estimate.
     probe: f64,
-    /// What counting the call cost its caller (`counted_ns=`): in the sender's own time.
+    /// What counting the call cost its caller (`counted_ns=`, and `nid_ns=` when the
+    /// receiver's ID is looked up by address): in the sender's own time.
     counted: f64,
 }
 

@@ -119,9 +119,29 @@ impl Tree {
     /// The counted calls noted so far as batch nodes (the children indexed).
     fn place_batches(&mut self) {
         let pending = std::mem::take(&mut self.pending);
+        if !pending.is_empty() && self.nid_cost > 0.0 {
+            self.mark_by_address();
+        }
         let left = self.placed.left;
         self.placed = batch::place(self, &pending);
         self.placed.left += left;
+    }
+
+    /// Marks the methods whose receivers are found by address (the SAF beside the first
+    /// trace, by the annotation's rule), so their counted calls cost `nid_cost` more: read
+    /// before the batches are placed, only when a trace measured that cost.
+    fn mark_by_address(&mut self) {
+        let saf = self
+            .paths
+            .first()
+            .and_then(|t| super::plan::find_saf(t, None));
+        let Some(saf) = saf.and_then(|p| crate::instrument::saf::Saf::load(&p).ok()) else {
+            return;
+        };
+        let by_address = crate::instrument::annotate::cpp_classes_by_address(&saf);
+        for m in &mut self.methods {
+            m.by_address = by_address.contains(&m.class);
+        }
     }
 
     /// Read one trace into a tree focused on `focus` (a whole run's trace, too big to hold
@@ -285,6 +305,8 @@ impl Tree {
         if compensate.on() {
             let counted = field("counted_ns").filter(|c| c.is_finite() && *c > 0.0);
             self.counted_cost = self.counted_cost.max(counted.unwrap_or(0.0) * to_unit);
+            let nid = field("nid_ns").filter(|c| c.is_finite() && *c > 0.0);
+            self.nid_cost = self.nid_cost.max(nid.unwrap_or(0.0) * to_unit);
         }
         ns * to_unit
     }
@@ -312,6 +334,7 @@ impl Tree {
                 signature: m.signature.clone(),
                 void: None,
                 stateless: None,
+                by_address: false,
             }));
     }
 

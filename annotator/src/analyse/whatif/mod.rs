@@ -117,6 +117,7 @@ pub fn load_for(
             signature: m.signature.clone(),
             void: None,
             stateless: None,
+            by_address: false,
         })
         .collect();
     for p in patterns {
@@ -266,7 +267,7 @@ pub struct WhatIf {
     pub cores: usize,
     pub handoff: f64,
     /// `measured` on this machine or `given`.
-    pub handoff_source: &'static str,
+    pub handoff_source: String,
     /// Sender's CPU per asynchronous message (a queue push).
     pub enqueue: f64,
     /// `given`, or measured once for the project (`.revy/machine.toml`, with its day).
@@ -371,7 +372,7 @@ fn predict_with(
         unit: t.unit().as_str(),
         cores: p.cores,
         handoff: p.handoff,
-        handoff_source: HANDOFF_GIVEN,
+        handoff_source: HANDOFF_GIVEN.to_string(),
         enqueue: p.enqueue,
         enqueue_source: HANDOFF_GIVEN.to_string(),
         compensated: t.threads.iter().any(|th| th.probe > 0.0),

@@ -29,6 +29,9 @@ pub struct MethodInfo {
     /// Writes no state of its receiver (the SAF's `stateless`), so its calls are independent
     /// and may run on a pool; `None` when unknown (treated as writing state).
     pub stateless: Option<bool>,
+    /// A C++ method whose receiver's ID is looked up by address on every call (the SAF
+    /// says its class gets no ID member): a counted call costs its caller `nid_cost` more.
+    pub by_address: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -59,6 +62,9 @@ pub struct Tree {
     /// tree's unit: the batches take it off their sender's own time. 0: unknown (older
     /// traces) or not compensating.
     pub(crate) counted_cost: f64,
+    /// What looking a receiver's ID up by address cost a call (`nid_ns=`, C++), in the
+    /// tree's unit; added to `counted_cost` for methods `by_address`. 0: unknown.
+    pub(crate) nid_cost: f64,
     /// Calls the runtimes aggregated instead of recording (not in the tree).
     pub aggregated_calls: u64,
     /// Some message carries page-fault time (a C++ trace on Linux with `fault_ns=`).

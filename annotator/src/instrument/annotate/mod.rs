@@ -11,6 +11,24 @@ mod java_module;
 #[cfg(feature = "test-hooks")]
 mod test_break;
 
+/// The C++ classes of `saf` whose objects the annotation identifies by address (the
+/// runtime's `nid` map: aggregates, unions, layout-sensitive classes), by qualified name:
+/// each call of their methods looks the receiver's ID up (`nid_ns=`).
+pub fn cpp_classes_by_address(saf: &Saf) -> std::collections::HashSet<String> {
+    let ids = cpp_ids::Ids::default();
+    saf.classes
+        .iter()
+        .filter(|c| c.lang == Lang::Cpp)
+        .filter(|c| {
+            matches!(
+                cpp_ids::id_kind(saf, c, &ids),
+                cpp_ids::IdKind::NonIntrusive(_)
+            )
+        })
+        .map(|c| c.qname.clone())
+        .collect()
+}
+
 use std::any::Any;
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;

@@ -515,6 +515,7 @@ final class RvBuf {
         }
         RvBuf s = new RvBuf(Thread.currentThread());
         s.scratch = true;
+        RvTrace.mdef[0] = true; // method id 0 is never a real one: no M record for it
         AtomicLongArray e = RvTrace.estimate;
         try {
             for (int i = 0; i < 32 * 1024; i++) {
@@ -655,8 +656,8 @@ final class RvBuf {
      * compiled) whose fastest counts, so a preemption or a busy neighbour costs a batch, not
      * the figure. A run's hot path is JIT-compiled, and compiled pairs cost a third of
      * interpreted ones: batches go on until the best has not improved by 3 % for half the
-     * time spent (at least 20 ms and 300 batches, past the JIT's thresholds: its chance,
-     * later on a loaded machine), 150 ms at most (at exit: 2 and 50 ms). Returns "best batches p50" (the median of the later half of the
+     * time spent (at least 300 batches and {@code minNs}, at start-up 5 ms: the JIT's
+     * chance, later on a loaded machine; 40 ms at most; at exit 2 and 50 ms). Returns "best batches p50" (the median of the later half of the
      * batches: the spread the header states). With {@code counted}, the same batches go
      * through the counted path instead (`counted_ns=`: what a throttled method's counted call
      * costs its caller, which the what-if takes off the sender): method 0 gets an estimate
@@ -720,10 +721,11 @@ final class RvBuf {
      * whatif` uses. Batches of 4 round trips, each batch's fastest counting (a round trip a
      * hog or a preemption slowed costs its batch nothing), then the 25th percentile of the
      * batches' figures, halved (a batch slowed throughout does not set it). A first, untimed
-     * round waits (up to 50 ms) for the helper thread to start; then batches go on for 5 ms
-     * and 120 batches that agree ({@link #narrow}), or 20 ms, or 240 batches ("0" when none fit: a machine too busy to say;
+     * round waits (up to 50 ms) for the helper thread to start; then batches go on for 2 ms
+     * and 60 batches that agree ({@link #narrow}), or 8 ms, or 240 batches ("0" when none fit: a machine too busy to say;
      * the fastest batch when fewer than 8 did). Returns "ns handoff_stat=p25 handoff_batches=N handoff_p50=M" (the median
-     * batch's, halved: the spread). The what-if replays then use the profiled machine's figure.
+     * batch's, halved: the spread). revy replays with the handoff it keeps per project; this
+     * figure is its cross-check.
      */
     static String handoffNs() {
         final Object lock = new Object();
@@ -758,7 +760,7 @@ final class RvBuf {
                 // a new thread may wait for a core for tens of ms on a loaded machine
                 if (handoffBatch(lock, turn, round, 1, System.nanoTime() + 50000000L) > 0) {
                     long begin = System.nanoTime();
-                    long limit = begin + 20000000L;
+                    long limit = begin + 8000000L;
                     while (n < HANDOFF_BATCHES) {
                         long b = handoffBatch(lock, turn, round, HANDOFF_BATCH, limit);
                         if (b <= 0) {
@@ -766,7 +768,7 @@ final class RvBuf {
                         }
                         fig[n++] = b;
                         long now = System.nanoTime();
-                        if (now >= limit || (n >= 120 && now - begin >= 5000000L && narrow(fig, n))) {
+                        if (now >= limit || (n >= 60 && now - begin >= 2000000L && narrow(fig, n))) {
                             break;
                         }
                     }
@@ -839,16 +841,33 @@ final class RvBuf {
     /**
      * {@link #probeBatch} for the counted path: a method of its own, so that the JIT compiles
      * it with the counted branch taken (sharing the recorded path's method, it ran deoptimised
-     * code: 227 ns a call where the compiled path takes ~15).
+     * code: 227 ns a call where the compiled path takes ~15). Each call is what annotated code
+     * runs around a body (see {@link Rv#start}): the receiver's ID read ({@link Rv#oid}), the
+     * buffer lookup and its quiet test at the start and again at the end, the end in a
+     * finally; on the scratch buffer ({@link #probeBuf}, Rv.buf's lookup).
      */
     private static long countedBatch(int pairs) {
         long t0 = System.nanoTime();
         for (int i = 0; i < pairs; i++) {
-            probeBuf().start(0, 1000000L, 24);
-            probeBuf().end(0, 1000000L);
+            final long o = Rv.oid(1000000L, null);
+            RvBuf b = probeBuf();
+            if (b != null && b.quiet == 0) {
+                b.start(0, o, 24);
+            }
+            try {
+                probeSink++;
+            } finally {
+                RvBuf e = probeBuf();
+                if (e != null && e.quiet == 0) {
+                    e.end(0, o);
+                }
+            }
         }
         return System.nanoTime() - t0;
     }
+
+    /** The counted batches' stand-in for a body. */
+    private static int probeSink;
 
     private static RvBuf probeHot;
 

@@ -144,9 +144,11 @@ final class RvTrace {
             java.time.Instant now = java.time.Instant.now();
             long anchorT = System.nanoTime() - t0;
             long wall = now.getEpochSecond() * 1000000000L + now.getNano();
-            String[] probe = RvBuf.probeNs(20000000L, 150000000L, false);
+            // 5 to 40 ms each (was 20 to 150: the two took 80-240 ms at load 5); the exit
+            // re-check takes the lower figure of each, the path compiled by then.
+            String[] probe = RvBuf.probeNs(5000000L, 40000000L, false);
             String[] counted = RvTable.THROTTLE_CALLS > 0L
-                    ? RvBuf.probeNs(20000000L, 150000000L, true) : new String[] {"0", "0", "0"};
+                    ? RvBuf.probeNs(5000000L, 40000000L, true) : new String[] {"0", "0", "0"};
             RvBuf.warmCounted();
             String header = "unit=ns lang=java pid=" + pid + " start=" + iso.format(new Date())
                     + " anchor_wall_ns=" + wall + " anchor_t=" + anchorT

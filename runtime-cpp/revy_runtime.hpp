@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <type_traits>
 #include <utility>
 
@@ -207,6 +208,7 @@ struct Api {
     // This thread's state for the inline counted path, `slot` being where the program keeps
     // it (reset when the state is freed); never null (a state without a stack when untraced).
     HotThread* (*attach)(HotThread** slot) noexcept;
+    void (*log_key)(std::uint32_t mid, std::uint64_t hash) noexcept;
 };
 
 #if REVY_RUNTIME_SHARED
@@ -248,6 +250,7 @@ struct Untraced {
         return 0;
     }
     static void nid_end(const void*, std::uint32_t, std::uint64_t) noexcept {}
+    static void key(std::uint32_t, std::uint64_t) noexcept {}
     static HotThread* attach(HotThread**) noexcept {
         static HotThread none = {nullptr, 0, 0, 0, 0, nullptr, 0, nullptr};
         return &none;  // no stack: every call goes to the (untraced) entry points
@@ -260,7 +263,7 @@ inline const Api* api_open() noexcept {
                                  Untraced::dst,       Untraced::oid,     Untraced::tag,
                                  Untraced::upgrade,   Untraced::unite,   Untraced::ctor_start,
                                  Untraced::ctor_scope, Untraced::nid,    Untraced::nid,
-                                 Untraced::nid_end,    Untraced::attach};
+                                 Untraced::nid_end,    Untraced::attach,  Untraced::key};
     const char* path = REVY_RUNTIME_LIB;
     const char* why = nullptr;
     const Api* a = nullptr;
@@ -351,6 +354,7 @@ inline std::uint64_t e_nid(const volatile void* self, std::uint32_t cls, std::ui
 inline std::uint64_t e_nid_new(const volatile void* self, std::uint32_t cls,
                                std::uint64_t size) noexcept;
 inline void e_nid_end(const void* self, std::uint32_t cls, std::uint64_t oid) noexcept;
+inline void e_log_key(std::uint32_t mid, std::uint64_t hash) noexcept;
 #define REVY_RT(f) ::_revy_rt::detail::e_##f
 #endif
 
@@ -368,6 +372,32 @@ REVY_ALWAYS_INLINE void log_start(std::uint32_t mid, std::uint64_t oid, std::uin
 }
 REVY_ALWAYS_INLINE void log_end(std::uint32_t mid, std::uint64_t oid) noexcept {
     REVY_RT(end)(mid, oid);
+}
+
+// A `[[remote]]` client or server method's key (a request id), logged in the running call of
+// `mid` so the analysis links a client's call to the server's handling in another process:
+// its hash, SplitMix64's finaliser as in the Java runtime, so integers of every width (and
+// enums) hash alike in both languages; other keys hash by std::hash.
+namespace detail {
+inline std::uint64_t key_mix(std::uint64_t z) noexcept {
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+template <typename T>
+std::uint64_t key_value(const T& k, std::true_type) noexcept {
+    return static_cast<std::uint64_t>(static_cast<std::int64_t>(k));
+}
+template <typename T>
+std::uint64_t key_value(const T& k, std::false_type) noexcept {
+    return static_cast<std::uint64_t>(std::hash<T>()(k));
+}
+}  // namespace detail
+template <typename T>
+inline void log_key(std::uint32_t mid, const T& k) noexcept {
+    typedef std::integral_constant<bool, std::is_integral<T>::value || std::is_enum<T>::value>
+        whole;
+    REVY_RT(log_key)(mid, detail::key_mix(detail::key_value(k, whole())));
 }
 
 // Start log now, end log when the enclosing block is left in any way. The constructor and

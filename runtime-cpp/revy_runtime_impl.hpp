@@ -3127,6 +3127,13 @@ inline void e_log_dst(std::uint32_t cls, std::uint64_t oid) noexcept {
     define_class(cls);
     ev4(tls(), kDst, cls, oid, 0, false, now_ns());
 }
+// A `[[remote]]` key's hash in the running call of `mid`: kind 6 of the compact form (method
+// id, hash, time), laid out as a destruction.
+inline void e_log_key(std::uint32_t mid, std::uint64_t hash) noexcept {
+    enum { kKey = 6 };
+    if (!on() || !recording()) return;
+    ev4(tls(), kKey, mid, hash, 0, false, now_ns());
+}
 inline std::uint64_t e_new_oid() noexcept {
     return hot().next_oid.fetch_add(1, std::memory_order_relaxed);
 }
@@ -3255,7 +3262,7 @@ extern "C" __attribute__((visibility("default"))) const ::_revy_rt::detail::Api*
                             e_end,        e_log_crt,   e_log_dst,        e_new_oid,
                             e_tag_new,    e_subtag_upgrade, e_unite,     e_ctor_start,
                             e_ctor_scope, e_nid,       e_nid_new,        e_nid_end,
-                            e_attach};
+                            e_attach,     e_log_key};
     return &api;
 }
 #endif

@@ -343,23 +343,39 @@ fn mix(z: u64) -> u64 {
 /// `[[remote]]` (JaViz): `tests/events/remote-java` runs a client and a server in two
 /// processes over a localhost socket; both log the request id on the remote call. Analysed
 /// as one trace set, each client request's event continues into the server's handling, the
-/// server work Revy gives each call is within 5 % of the server's own measurement, and the
-/// report's slowest request crosses the two processes.
+/// server work Revy gives each call is within 5 % of the server's own measurement, the
+/// report's slowest request crosses the two processes, and so do the exports' flows.
 #[test]
 fn java_remote_calls_continue_into_the_server() {
     if !needs(&[Tool::Java]) {
         return;
     }
+    let build = "rm -rf build && mkdir -p build && javac -encoding UTF-8 -d build $(find src -name '*.java')";
+    remote_calls_continue_into_the_server("java", build);
+}
+
+/// The same with `tests/events/remote-cpp`: the C++ annotator logs the key too.
+#[test]
+fn cpp_remote_calls_continue_into_the_server() {
+    if !needs(&[Tool::Cpp]) {
+        return;
+    }
+    let build = "rm -rf build && mkdir -p build && g++ -std=c++11 -Wall -Wextra -O1 -pthread -o build/server src/server.cpp && g++ -std=c++11 -Wall -Wextra -O1 -pthread -o build/client src/client.cpp";
+    remote_calls_continue_into_the_server("cpp", build);
+}
+
+fn remote_calls_continue_into_the_server(lang: &str, build: &str) {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("p");
     copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/events/remote-java"),
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../tests/events/remote-{lang}")),
         &dir,
     );
     ok(&revy_in(&dir, &["parse"]), "revy parse");
     ok(&revy_in(&dir, &["annotate"]), "revy annotate");
     let traces = tmp.path().join("traces");
-    sh(&dir, "rm -rf build && mkdir -p build && javac -encoding UTF-8 -d build $(find src -name '*.java')", &traces.join("t.rvt"));
+    std::fs::create_dir_all(&traces).unwrap();
+    sh(&dir, build, &traces.join("t.rvt"));
     let o = Command::new("sh")
         .args(["run.sh", &REQUESTS.to_string()])
         .current_dir(&dir)
@@ -449,4 +465,73 @@ fn java_remote_calls_continue_into_the_server() {
         .map(|s| s["process"].as_u64().unwrap())
         .collect();
     assert_eq!(procs.len(), 2, "{path}");
+    exports_cross_the_processes(&dir, set);
+}
+
+/// `revy export` of the client/server trace set: each request's flow (Chrome JSON, Perfetto)
+/// goes from the client's process into the server's, and each row of the Parquet `events`
+/// table holds both calls (without `[[remote]]` in the exports: one call, no flow).
+fn exports_cross_the_processes(dir: &Path, set: &str) {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    let args = [
+        "export",
+        set,
+        "--chrome",
+        "c.json",
+        "--perfetto",
+        "p.pftrace",
+        "--parquet",
+        "out",
+    ];
+    ok(&revy_in(dir, &args), "revy export");
+    let c: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("c.json")).unwrap()).unwrap();
+    let mut flows: std::collections::BTreeMap<u64, Vec<(String, u64)>> = Default::default();
+    for e in c["traceEvents"].as_array().unwrap() {
+        if e["cat"] == "revy.event" {
+            let step = (
+                e["ph"].as_str().unwrap().to_string(),
+                e["pid"].as_u64().unwrap(),
+            );
+            flows
+                .entry(e["id"].as_u64().unwrap())
+                .or_default()
+                .push(step);
+        }
+    }
+    assert_eq!(flows.len(), REQUESTS, "one flow per request");
+    for (id, steps) in &flows {
+        let pids: Vec<u64> = steps.iter().map(|s| s.1).collect();
+        assert_eq!(steps.len(), 2, "flow {id}: {steps:?}");
+        assert_eq!(
+            (steps[0].0.as_str(), steps[1].0.as_str()),
+            ("s", "f"),
+            "flow {id}"
+        );
+        assert_ne!(
+            pids[0], pids[1],
+            "flow {id} stays in one process: {steps:?}"
+        );
+    }
+    // Perfetto: event 0's flow id (1 << 62) starts on one instant and ends on another
+    // (TrackEvent.flow_ids = 47, terminating_flow_ids = 48, fixed64).
+    let p = std::fs::read(dir.join("p.pftrace")).unwrap();
+    let id = (1u64 << 62).to_le_bytes();
+    let has = |key: [u8; 2]| p.windows(10).any(|w| w[..2] == key && w[2..] == id);
+    assert!(
+        has([0xF9, 0x02]) && has([0x81, 0x03]),
+        "no event flow in Perfetto"
+    );
+    let r = SerializedFileReader::new(std::fs::File::open(dir.join("out/events.parquet")).unwrap())
+        .unwrap();
+    let rows: Vec<String> = (r.get_row_iter(None).unwrap())
+        .map(|row| row.unwrap().to_string())
+        .collect();
+    assert_eq!(rows.len(), REQUESTS);
+    for row in &rows {
+        assert!(
+            row.contains("segments: 2") && row.contains("threads: 2"),
+            "{row}"
+        );
+    }
 }

@@ -66,8 +66,10 @@ pub(crate) fn cmd_export(manifest: &Path, args: ExportArgs) -> Result<()> {
     }
     let path = trace_or_newest(manifest, args.traces)?;
     let events = super::machine::manifest_events(manifest)?;
+    let remote = super::machine::manifest_remote(manifest)?;
     if let Some(dir) = &args.parquet {
-        let (files, warnings) = revy::analyse::export::parquet::export(&path, dir, &events)?;
+        let (files, warnings) =
+            revy::analyse::export::parquet::export(&path, dir, &events, &remote)?;
         print_warnings(&warnings);
         eprintln!(
             "revy: wrote {} Parquet tables to {}",
@@ -95,6 +97,7 @@ pub(crate) fn cmd_export(manifest: &Path, args: ExportArgs) -> Result<()> {
             top: args.top,
         },
         events,
+        remote,
     };
     let done = revy::analyse::export::export(&path, &targets)?;
     print_warnings(&done.warnings);

@@ -188,6 +188,7 @@ fn report_run(m: &Manifest, output: Option<&Path>, outcome: RunOutcome) -> Resul
     let opts = crate::analyse::analysis::Options {
         manifest: Some(m.path.clone()),
         events: m.events.clone(),
+        remote: m.remote.clone(),
         ..Default::default()
     };
     let written = crate::analyse::report::write(trace, &out, &opts)?;

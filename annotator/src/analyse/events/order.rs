@@ -1,29 +1,32 @@
-//! Puts the records of the tracker back in time order with bounded memory.
+//! Holds back the tracker's records whose outcome depends on other threads until no thread
+//! can still bring an earlier record, with bounded memory.
 //!
 //! Each thread's records arrive in its own time order, but the runtimes write a thread's
 //! events in blocks (≈ 64 KiB, when its buffer fills or it exits), so threads interleave
-//! in the file out of time order. Records wait in one queue per thread (a lane); a record
-//! is released, lowest time first, once no lane can still bring an earlier one: its time is
-//! at most every lane's latest time (the watermark). Threads the trace named before their
-//! first block (both runtimes write a thread's `N` record when it starts) hold the
-//! watermark back until their records come. A thread that stays idle or has ended holds
-//! it forever, so past [`WINDOW`] waiting records the earliest is released anyway: the
-//! order is exact while a thread's records arrive within that window, and a record that
-//! comes after later ones were applied is counted as late.
+//! in the file out of time order. Most records change only their own thread's state or
+//! sums whose order does not matter (a close, a creation, a call on an object whose event
+//! is already settled), and the tracker applies them as they come. A record that reads what
+//! another thread may still write (the first use of an object, a remote key) waits at the
+//! head of its thread's queue (a lane), and the records of that thread queue behind it. A
+//! waiting head is released, lowest time first, once no lane can still bring an earlier
+//! record: its time is at most every lane's latest time (the watermark). Threads the trace
+//! named before their first block (both runtimes write a thread's `N` record when it
+//! starts) hold the watermark back until their records come. A thread that stays idle or
+//! has ended holds it forever, so past [`WINDOW`] queued records the earliest head is
+//! released anyway: the order is exact while a thread's records arrive within that window,
+//! and a waiting record released after a later one is counted as late.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
-/// Records waiting at most (56 bytes each: about 29 MB).
+/// Records queued at most (56 bytes each: about 29 MB).
 pub const WINDOW: usize = 1 << 19;
 
-/// What the walk saw, for the rules in time order.
+/// What the walk saw, for the rules.
 #[derive(Clone, Copy)]
 pub struct Rec {
     pub t: u64,
-    /// Arrival number: ties in time keep the file's order.
-    pub seq: u64,
-    /// Enter, close: the message's order; create: the size.
+    /// Enter, close: the message's order; create: the size; key: the key.
     pub order: u64,
     /// An enter folded with its close (a call with no record between them): the end.
     pub end: u64,
@@ -37,30 +40,32 @@ pub struct Rec {
     pub kind: u8,
     /// Enter: the receiver is an object; close: outermost on its thread; create: size known.
     pub flag: bool,
+    /// While waiting, how long after `t` it is held back (a server's remote key: the
+    /// processes' clocks may disagree by more than the call's transport).
+    pub hold: u32,
 }
 
-/// The reorder buffer: one lane per tracker thread slot.
+/// The lanes: one per tracker thread slot.
 pub struct Order {
-    /// Records that may wait ([`WINDOW`] but in tests).
+    /// Records that may be queued ([`WINDOW`] but in tests).
     window: usize,
     lanes: Vec<VecDeque<Rec>>,
     /// Per lane, the latest time it brought (0 before its first record).
     hi: Vec<u64>,
-    /// The first record of each non-empty lane but `cur`: (time, arrival, lane).
+    /// The waiting head of each non-empty lane: (time, arrival, lane).
     heads: BinaryHeap<Reverse<(u64, u64, u32)>>,
-    /// The lane being drained: its run of records due goes out without the heap.
-    cur: Option<usize>,
-    waiting: usize,
+    queued: usize,
     seq: u64,
     /// The lowest `hi` and its lane; recomputed when that lane moves on.
     low: Option<(u64, usize)>,
     /// False until the trace named a thread: without names no lane can be counted on to
-    /// exist before its records come, so nothing is released before the window fills.
+    /// exist before its records come, so nothing waiting is released before the window fills.
     named: bool,
-    applied_t: u64,
-    /// Records applied after a later one.
+    /// The latest due time (time + hold) of a waiting record released.
+    released_t: u64,
+    /// Waiting records released after a later one.
     pub late: u64,
-    /// Most records waiting at once.
+    /// Most records queued at once.
     pub peak: usize,
 }
 
@@ -77,12 +82,11 @@ impl Order {
             lanes: Vec::new(),
             hi: Vec::new(),
             heads: BinaryHeap::new(),
-            cur: None,
-            waiting: 0,
+            queued: 0,
             seq: 0,
             low: None,
             named: false,
-            applied_t: 0,
+            released_t: 0,
             late: 0,
             peak: 0,
         }
@@ -98,40 +102,48 @@ impl Order {
         }
     }
 
-    /// Queues `r` (its `seq` is set here) behind lane `lane`'s earlier records.
-    pub fn push(&mut self, lane: usize, mut r: Rec) {
-        self.lane(lane, false);
-        r.seq = self.seq;
-        self.seq += 1;
-        let q = &mut self.lanes[lane];
-        if q.is_empty() && self.cur != Some(lane) {
-            self.heads.push(Reverse((r.t, r.seq, lane as u32)));
-        }
-        q.push_back(r);
-        self.waiting += 1;
-        self.peak = self.peak.max(self.waiting);
-        let hi = self.hi[lane].max(r.t);
-        self.hi[lane] = hi;
-        if self.low.is_some_and(|(_, l)| l == lane) {
-            self.low = None;
+    /// Lane `lane` (made before) has brought time `t`.
+    #[inline]
+    pub fn raise(&mut self, lane: usize, t: u64) {
+        if t > self.hi[lane] {
+            self.hi[lane] = t;
+            if self.low.is_some_and(|(_, l)| l == lane) {
+                self.low = None;
+            }
         }
     }
 
-    /// The record `lane` queued last, while it still waits (not yet handed back).
-    pub fn last_waiting(&mut self, lane: usize) -> Option<&mut Rec> {
+    /// Whether `lane` has nothing queued (its next record may be applied at once).
+    #[inline]
+    pub fn is_clear(&self, lane: usize) -> bool {
+        self.lanes.get(lane).is_none_or(VecDeque::is_empty)
+    }
+
+    /// Queues `r` behind lane `lane`'s records; the first one queued is the lane's waiting
+    /// head.
+    pub fn push(&mut self, lane: usize, r: Rec) {
+        self.lane(lane, false);
+        if self.lanes[lane].is_empty() {
+            self.wait(lane, &r);
+        }
+        self.lanes[lane].push_back(r);
+        self.queued += 1;
+        self.peak = self.peak.max(self.queued);
+    }
+
+    fn wait(&mut self, lane: usize, r: &Rec) {
+        self.seq += 1;
+        let due = r.t.saturating_add(r.hold as u64);
+        self.heads.push(Reverse((due, self.seq, lane as u32)));
+    }
+
+    /// The record `lane` queued last, while it is still queued.
+    pub fn last_queued(&mut self, lane: usize) -> Option<&mut Rec> {
         self.lanes.get_mut(lane)?.back_mut()
     }
 
-    /// Lane `lane` has brought time `t` (a record folded into its last one).
-    pub fn raise(&mut self, lane: usize, t: u64) {
-        self.hi[lane] = self.hi[lane].max(t);
-        if self.low.is_some_and(|(_, l)| l == lane) {
-            self.low = None;
-        }
-    }
-
     pub fn full(&self) -> bool {
-        self.waiting > self.window
+        self.queued > self.window
     }
 
     fn watermark(&mut self) -> u64 {
@@ -146,36 +158,35 @@ impl Order {
         self.low.map_or(0, |(h, _)| h)
     }
 
-    /// The next record due (its lane): one no lane can precede any more, or the earliest
-    /// when more than [`WINDOW`] wait; with `all`, every record in time order.
-    pub fn pop(&mut self, all: bool) -> Option<(usize, Rec)> {
-        let mine = (self.cur).and_then(|l| self.lanes[l].front().map(|r| (r.t, r.seq, l as u32)));
-        let top = self.heads.peek().map(|h| h.0);
-        let (t, _, lane) = match (mine, top) {
-            (Some(m), Some(h)) if h < m => {
-                self.heads.pop();
-                self.heads.push(Reverse(m));
-                self.cur = Some(h.2 as usize);
-                h
-            }
-            (Some(m), _) => m,
-            (None, Some(h)) => {
-                self.heads.pop();
-                self.cur = Some(h.2 as usize);
-                h
-            }
-            (None, None) => return None,
-        };
-        if !all && self.waiting <= self.window && t > self.watermark() {
+    /// The waiting head due next (its lane and record, taken off the lane): one no lane
+    /// can precede any more, or the earliest when more than [`WINDOW`] are queued; with
+    /// `all`, the earliest.
+    pub fn release(&mut self, all: bool) -> Option<(usize, Rec)> {
+        let &Reverse((t, _, lane)) = self.heads.peek()?;
+        if !all && self.queued <= self.window && t > self.watermark() {
             return None;
         }
+        self.heads.pop();
         let r = self.lanes[lane as usize].pop_front()?;
-        self.waiting -= 1;
-        if r.t < self.applied_t {
+        self.queued -= 1;
+        if t < self.released_t {
             self.late += 1;
         }
-        self.applied_t = self.applied_t.max(r.t);
+        self.released_t = self.released_t.max(t);
         Some((lane as usize, r))
+    }
+
+    /// The next record of `lane` once its waiting head was applied: `ready` says whether
+    /// it may be applied at once; if not, it becomes the lane's waiting head and `None`.
+    pub fn next(&mut self, lane: usize, ready: impl FnOnce(&Rec) -> bool) -> Option<Rec> {
+        let r = *self.lanes[lane].front()?;
+        if !ready(&r) {
+            self.wait(lane, &r);
+            return None;
+        }
+        self.lanes[lane].pop_front();
+        self.queued -= 1;
+        Some(r)
     }
 }
 
@@ -186,7 +197,6 @@ mod tests {
     fn rec(t: u64) -> Rec {
         Rec {
             t,
-            seq: 0,
             order: 0,
             end: 0,
             work: 0,
@@ -195,13 +205,25 @@ mod tests {
             y: 0,
             kind: 0,
             flag: false,
+            hold: 0,
         }
     }
 
+    /// Every record waits (as first uses do): the lanes' records in the order released.
     fn drain(o: &mut Order, all: bool) -> Vec<(usize, u64)> {
-        std::iter::from_fn(|| o.pop(all))
-            .map(|(l, r)| (l, r.t))
-            .collect()
+        let mut out = Vec::new();
+        while let Some((l, r)) = o.release(all) {
+            out.push((l, r.t));
+            // The lane's next record waits in its turn.
+            let _ = o.next(l, |_| false);
+        }
+        out
+    }
+
+    fn put(o: &mut Order, lane: usize, t: u64) {
+        o.lane(lane, false);
+        o.raise(lane, t);
+        o.push(lane, rec(t));
     }
 
     #[test]
@@ -210,12 +232,12 @@ mod tests {
         o.lane(0, true);
         o.lane(1, true);
         for t in [5, 10, 30] {
-            o.push(0, rec(t));
+            put(&mut o, 0, t);
         }
         // Lane 1 has brought nothing: it may still bring time 1.
         assert!(drain(&mut o, false).is_empty());
         for t in [1, 12, 20] {
-            o.push(1, rec(t));
+            put(&mut o, 1, t);
         }
         // Up to 20, lane 1's latest: lane 0 may still bring 21.
         let want = vec![(1, 1), (0, 5), (0, 10), (1, 12), (1, 20)];
@@ -231,13 +253,13 @@ mod tests {
         o.lane(1, true);
         let mut got = Vec::new();
         for t in 10..20 {
-            o.push(0, rec(t));
+            put(&mut o, 0, t);
             got.extend(drain(&mut o, false));
         }
         assert_eq!(o.peak, 5, "never more than the window and the newest");
         assert_eq!(got, (10..16).map(|t| (0, t)).collect::<Vec<_>>());
-        // Lane 1's block comes late: its record is applied after later ones, and counted.
-        o.push(1, rec(3));
+        // Lane 1's block comes late: its record is released after later ones, and counted.
+        put(&mut o, 1, 3);
         got.extend(drain(&mut o, true));
         assert_eq!(got.len(), 11);
         assert_eq!(o.late, 1);
@@ -246,11 +268,23 @@ mod tests {
     #[test]
     fn without_thread_names_nothing_goes_before_the_end() {
         let mut o = Order::with_window(100);
-        o.push(0, rec(50));
-        o.push(1, rec(60));
+        put(&mut o, 0, 50);
+        put(&mut o, 1, 60);
         assert!(drain(&mut o, false).is_empty());
-        o.push(2, rec(10));
+        put(&mut o, 2, 10);
         assert_eq!(drain(&mut o, true), vec![(2, 10), (0, 50), (1, 60)]);
         assert_eq!(o.late, 0);
+    }
+
+    #[test]
+    fn records_ready_behind_a_released_head_follow_it() {
+        let mut o = Order::with_window(100);
+        o.lane(0, true);
+        put(&mut o, 0, 5);
+        put(&mut o, 0, 6);
+        let (l, r) = o.release(false).unwrap();
+        assert_eq!((l, r.t), (0, 5));
+        assert_eq!(o.next(0, |_| true).map(|r| r.t), Some(6));
+        assert!(o.is_clear(0));
     }
 }

@@ -81,6 +81,15 @@ impl Links {
         Some(c)
     }
 
+    /// The events were numbered again (`new_id[old]`).
+    pub(crate) fn renumber(&mut self, new_id: &[u32]) {
+        for c in &mut self.calls {
+            if let Some(&n) = new_id.get(c.event as usize) {
+                c.event = n;
+            }
+        }
+    }
+
     /// A message ended: closes the client or server side it carried.
     #[inline]
     pub(crate) fn closed(&mut self, th: usize, order: u64, end: u64, work: u64) {

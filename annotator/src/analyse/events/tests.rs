@@ -107,16 +107,11 @@ fn waiting(events: u64) -> (usize, u64) {
     (e.peak_waiting, e.late_records)
 }
 
-/// Records wait for their turn in time order only until every thread has passed them: a
-/// trace three times longer does not make more of them wait (before, all did).
+/// Only what another thread may still change waits: in the synthetic trace every object is
+/// created before its first call, so no record is queued at all (before, every record
+/// waited for the other threads' blocks: tens of thousands at once). The results do not
+/// move: see the rules' tests above, whose threads' blocks come out of time order.
 #[test]
-fn records_waiting_do_not_grow_with_the_trace() {
-    let (short, late) = waiting(60_000);
-    assert_eq!(late, 0);
-    let (long, late) = waiting(180_000);
-    assert_eq!(late, 0);
-    assert!(
-        long < short + short / 4 && long < 90_000,
-        "{short} records waited at most in the short trace, {long} in the long one"
-    );
+fn calls_on_objects_met_before_are_applied_at_once() {
+    assert_eq!(waiting(60_000), (0, 0));
 }

@@ -11,11 +11,15 @@
 //! running event (objects reused from one request to the next).
 //!
 //! A trace holds each thread's events in time order but interleaves threads in blocks (a
-//! thread's block can come long after another thread used what it created), so the walk
-//! queues what the rules need of each message start, end and creation in
-//! [`super::order`], which hands them back in time order within a bounded window. Beyond
-//! that window: per instance id 4 bytes (its event), per event one [`EventRec`], per thread
-//! a few words, at most [`SEGMENT_CAP`] timeline segments.
+//! thread's block can come long after another thread used what it created). Most records
+//! change only their thread's state and order-free sums, and are applied as they come; one
+//! whose outcome another thread may still change (the first use of an object: was it
+//! created in an event on a thread whose block has not come yet? a remote key; with
+//! `reassociate`, every call on an object) waits, with its thread's later records, in
+//! [`super::order`] until no thread can bring an earlier record, within a bounded window.
+//! Events are numbered in the order they started once all is applied. Beyond that window:
+//! per instance id 4 bytes (its event), per event one [`EventRec`], per thread a few
+//! words, at most [`SEGMENT_CAP`] timeline segments.
 
 use rustc_hash::FxHashMap;
 
@@ -26,10 +30,17 @@ use crate::analyse::walk::{Closed, Frame, Instance, Sink};
 use crate::instrument::events::EventDef;
 
 const NONE: u32 = u32::MAX;
+/// An instance not met yet (its owner slot).
+const UNSEEN: u32 = u32::MAX - 1;
 /// Timeline segments kept (the first ones; 32 bytes each): the slowest events' paths.
 pub(crate) const SEGMENT_CAP: usize = 1 << 18;
 /// Threads named by the trace that get a lane before their first record.
 const NAMED_LANES: usize = 4096;
+/// How long a server's remote key waits past its time for the client's key (trace units:
+/// 50 ms in a ns trace): the processes' clocks are put on one time line by anchors each
+/// read at start-up, which a loaded machine can skew by more than a localhost call's
+/// transport (a C++ pair beside 4 CPU hogs: 112 of 400 server keys came first).
+const SERVER_HOLD: u32 = 50_000_000;
 /// Distinct threads told apart per event.
 const THREADS: usize = 6;
 
@@ -109,6 +120,19 @@ const ENTER_CLOSE: u8 = 4;
 /// [`ENTER_CLOSE`] of a call outermost on its thread.
 const ENTER_CLOSE_OUTER: u8 = 5;
 
+/// [`Tracker::ready`], on the fields it reads.
+#[inline]
+fn ready(owner: &[u32], reassociating: bool, r: &Rec) -> bool {
+    match r.kind {
+        ENTER | ENTER_CLOSE | ENTER_CLOSE_OUTER => {
+            let met = || owner.get(r.y as usize).is_some_and(|&o| o != UNSEEN);
+            !r.flag || (!reassociating && met())
+        }
+        KEY => false,
+        _ => true,
+    }
+}
+
 /// The event tracker.
 pub struct Tracker {
     order: Order,
@@ -123,10 +147,11 @@ pub struct Tracker {
     methods: Vec<MethodBits>,
     /// Per class id: definitions whose `classes` take it (bit 31 set: computed).
     classes: Vec<u32>,
-    /// Per instance id: its event (NONE: none).
+    /// Per instance id: its event (NONE: none; UNSEEN: not met yet).
     owner: Vec<u32>,
-    /// Instance ids below this were met before (ids are given in order).
-    seen: u32,
+    /// Some definition reassociates objects: any call on one may change its event, so
+    /// every call on an object waits for its turn in time order.
+    reassociating: bool,
     threads: Vec<ThreadEv>,
     by_tid: FxHashMap<u64, usize>,
     last_tid: (u64, usize),
@@ -152,7 +177,7 @@ impl Tracker {
             methods: Vec::new(),
             classes: Vec::new(),
             owner: Vec::new(),
-            seen: 0,
+            reassociating: defs.iter().any(|d| !d.reassociate.is_empty()),
             threads: Vec::new(),
             by_tid: FxHashMap::default(),
             last_tid: (u64::MAX, usize::MAX),
@@ -248,6 +273,7 @@ impl Tracker {
             };
             self.threads.resize(th + 1, idle);
             self.last_t.resize(th + 1, 0);
+            self.order.lane(th, false);
         }
         if self.threads[th].tid != Some(tid) {
             self.threads[th].tid = Some(tid);
@@ -261,13 +287,23 @@ impl Tracker {
         let i = inst as usize;
         if self.owner.len() <= i {
             self.owner
-                .resize((i + 1).max(self.owner.len() * 5 / 4), NONE);
+                .resize((i + 1).max(self.owner.len() * 5 / 4), UNSEEN);
         }
         self.owner[i] = event;
     }
 
+    /// Its event (NONE: none; UNSEEN: not met yet).
     fn owner_of(&self, inst: u32) -> u32 {
-        self.owner.get(inst as usize).copied().unwrap_or(NONE)
+        self.owner.get(inst as usize).copied().unwrap_or(UNSEEN)
+    }
+
+    /// Whether `r`, next on its thread, may be applied before the records of other threads
+    /// that are earlier in time and have not come yet: a call on an object met before (its
+    /// event, if any, is settled: only its creation or first use set it), a creation (no
+    /// thread used the object before it existed) and a close (its own thread's state).
+    #[inline]
+    fn ready(&self, r: &Rec) -> bool {
+        ready(&self.owner, self.reassociating, r)
     }
 
     fn begin(&mut self, th: usize, event: u32, f: &Entered) {
@@ -295,11 +331,11 @@ impl Tracker {
         };
         let bits = self.method_bits(f.method, names);
         self.threads[th].last = (f.order, f.start, f.method);
-        let fresh = f.receiver >= self.seen;
-        if fresh {
-            self.seen = f.receiver + 1;
-        }
         let object = r.flag;
+        let fresh = object && self.owner_of(f.receiver) == UNSEEN;
+        if fresh {
+            self.own(f.receiver, NONE);
+        }
         let cur = self.threads[th].event;
         if cur != NONE {
             let d = 1u32 << self.events[cur as usize].def;
@@ -328,7 +364,7 @@ impl Tracker {
         }
         if object && !fresh {
             let o = self.owner_of(f.receiver);
-            if o != NONE && bits.cont & (1 << self.events[o as usize].def) != 0 {
+            if o < UNSEEN && bits.cont & (1 << self.events[o as usize].def) != 0 {
                 self.begin(th, o, &f);
             }
         }
@@ -337,20 +373,19 @@ impl Tracker {
     fn create(&mut self, th: usize, r: &Rec, names: &Names) {
         let (inst, class) = (r.y, r.x);
         let size = r.flag.then_some(r.order);
-        if inst >= self.seen {
-            self.seen = inst + 1;
-        }
         let cur = self.threads[th].event;
         if cur == NONE {
+            if self.owner_of(inst) == UNSEEN {
+                self.own(inst, NONE);
+            }
             return;
         }
         let e = &mut self.events[cur as usize];
         e.objects += 1;
         e.bytes += size.unwrap_or(0);
         let d = 1u32 << e.def;
-        if self.class_bits(class, names) & d != 0 {
-            self.own(inst, cur);
-        }
+        let mine = self.class_bits(class, names) & d != 0;
+        self.own(inst, if mine { cur } else { NONE });
     }
 
     /// Records a finished message (its work and blocking compensated as the analysis does).
@@ -361,13 +396,11 @@ impl Tracker {
             .saturating_sub(self.probe.saturating_mul(1 + f.descendants));
         let blocked = (c.wait + f.child_wait).min(agg);
         // A close changes only its own thread's state and sums whose order does not
-        // matter, so it may be applied as soon as the records before it on its thread are:
-        // folded into its start when that is the thread's last record still waiting, the
-        // queue holds one record for the call instead of two (the most of the tracker's
-        // cost was moving queued records through the cache).
+        // matter, so it is applied as soon as the records before it on its thread are:
+        // folded into its start when that still waits, last on its thread.
         let th = self.thread_slot(c.tid);
         if let Some(last) =
-            (self.order.last_waiting(th)).filter(|l| l.kind == ENTER && l.order == f.order)
+            (self.order.last_queued(th)).filter(|l| l.kind == ENTER && l.order == f.order)
         {
             last.kind = if c.outer.is_empty() {
                 ENTER_CLOSE_OUTER
@@ -381,10 +414,11 @@ impl Tracker {
             self.order.raise(th, c.end);
             return;
         }
+
         let r = Rec {
             t: c.end,
-            seq: 0,
             end: 0,
+            hold: 0,
             order: f.order,
             work: agg - blocked,
             blocked,
@@ -393,7 +427,7 @@ impl Tracker {
             kind: CLOSE,
             flag: c.outer.is_empty(),
         };
-        self.push(c.tid, r, names);
+        self.push_at(th, r, names);
     }
 
     fn close(&mut self, th: usize, r: &Rec) {
@@ -429,8 +463,8 @@ impl Tracker {
     pub(crate) fn record_enter(&mut self, tid: u64, f: &Frame, names: &Names) {
         let r = Rec {
             t: f.start,
-            seq: 0,
             end: 0,
+            hold: 0,
             order: f.order,
             work: 0,
             blocked: 0,
@@ -444,10 +478,11 @@ impl Tracker {
 
     /// A `[[remote]]` call's key, logged inside the call that just started on `tid`.
     pub(crate) fn record_key(&mut self, tid: u64, method: u32, key: u64, t: u64, names: &Names) {
+        let bits = self.method_bits(method, names);
         let r = Rec {
             t,
-            seq: 0,
             end: 0,
+            hold: if bits.server { SERVER_HOLD } else { 0 },
             order: key,
             work: 0,
             blocked: 0,
@@ -507,8 +542,8 @@ impl Tracker {
         let th = self.thread_slot(tid);
         let r = Rec {
             t: self.last_t[th],
-            seq: 0,
             end: 0,
+            hold: 0,
             order: size.unwrap_or(0),
             work: 0,
             blocked: 0,
@@ -517,21 +552,38 @@ impl Tracker {
             kind: CREATE,
             flag: size.is_some(),
         };
-        self.push(tid, r, names);
+        self.push_at(th, r, names);
     }
 
-    /// Queues a record of thread `tid` and applies the rules to every record now due (when
-    /// the file moves to another thread's block, or the window is full).
+    /// Applies a record of thread `tid`, or queues it when it must wait for its turn (or
+    /// its thread's earlier records wait); applies the waiting records now due when the
+    /// file moves to another thread's block, or the window is full.
+    #[inline]
     fn push(&mut self, tid: u64, r: Rec, names: &Names) {
         let th = self.thread_slot(tid);
+        self.push_at(th, r, names);
+    }
+
+    /// [`Tracker::push`] to the thread's slot `th`.
+    #[inline]
+    fn push_at(&mut self, th: usize, r: Rec, names: &Names) {
         let moved = self.pushed_to != th;
         self.pushed_to = th;
         self.last_t[th] = r.t;
         if moved {
             self.name_lanes(names);
         }
-        self.order.push(th, r);
-        if moved || self.order.full() {
+        self.order.raise(th, r.t);
+        let clear = self.order.is_clear(th);
+        let head = if clear && self.ready(&r) {
+            self.apply(th, &r, names);
+            false
+        } else {
+            self.order.push(th, r);
+            clear
+        };
+        // A new waiting head may be due already.
+        if moved || head || self.order.full() {
             self.apply_due(names, false);
         }
     }
@@ -552,30 +604,73 @@ impl Tracker {
         }
     }
 
+    fn apply(&mut self, th: usize, r: &Rec, names: &Names) {
+        match r.kind {
+            ENTER => self.enter(th, r, names),
+            CREATE => self.create(th, r, names),
+            KEY => self.key(th, r, names),
+            ENTER_CLOSE | ENTER_CLOSE_OUTER => {
+                self.enter(th, r, names);
+                let close = Rec {
+                    t: r.end,
+                    flag: r.kind == ENTER_CLOSE_OUTER,
+                    ..*r
+                };
+                self.close(th, &close);
+            }
+            _ => self.close(th, r),
+        }
+    }
+
+    /// Applies the waiting records now due, lowest time first, each followed by the
+    /// records of its thread that may go at once.
     fn apply_due(&mut self, names: &Names, all: bool) {
-        while let Some((th, r)) = self.order.pop(all) {
-            match r.kind {
-                ENTER => self.enter(th, &r, names),
-                CREATE => self.create(th, &r, names),
-                KEY => self.key(th, &r, names),
-                ENTER_CLOSE | ENTER_CLOSE_OUTER => {
-                    self.enter(th, &r, names);
-                    let close = Rec {
-                        t: r.end,
-                        flag: r.kind == ENTER_CLOSE_OUTER,
-                        ..r
-                    };
-                    self.close(th, &close);
-                }
-                _ => self.close(th, &r),
+        while let Some((th, r)) = self.order.release(all) {
+            self.apply(th, &r, names);
+            loop {
+                let (owner, re) = (&self.owner, self.reassociating);
+                let Some(next) = self.order.next(th, |r| ready(owner, re, r)) else {
+                    break;
+                };
+                self.apply(th, &next, names);
             }
         }
     }
 
-    /// Applies the rules to the records still waiting, in time order (each thread's own
-    /// order kept).
+    /// Applies the records still waiting, in time order (each thread's own order kept),
+    /// and numbers the events in the order they started.
     pub fn finish(&mut self, names: &Names) {
         self.apply_due(names, true);
+        self.renumber();
+    }
+
+    /// Events get their numbers in the order they were applied, which is not their start
+    /// order when a thread's records were applied ahead of another's: sorts them by start.
+    fn renumber(&mut self) {
+        let mut by_start: Vec<u32> = (0..self.events.len() as u32).collect();
+        by_start.sort_by_key(|&i| (self.events[i as usize].start, i));
+        if by_start.iter().enumerate().all(|(n, &i)| n as u32 == i) {
+            return;
+        }
+        let mut new_id = vec![0u32; by_start.len()];
+        for (n, &i) in by_start.iter().enumerate() {
+            new_id[i as usize] = n as u32;
+        }
+        self.events = by_start.iter().map(|&i| self.events[i as usize]).collect();
+        for s in &mut self.segments {
+            s.event = new_id[s.event as usize];
+        }
+        self.remote.renumber(&new_id);
+        for t in &mut self.threads {
+            if t.event != NONE {
+                t.event = new_id[t.event as usize];
+            }
+        }
+        for o in &mut self.owner {
+            if *o < UNSEEN {
+                *o = new_id[*o as usize];
+            }
+        }
     }
 
     /// Records applied after a later one (their thread's block came past the window), and

@@ -18,6 +18,7 @@ use crate::analyse::trace::{Event, Names, TraceReader, Unit};
 use crate::analyse::walk::{Closed, Frame, Instance, Sink, Walker};
 use crate::error::{Error, Result};
 use crate::instrument::events::EventDef;
+use crate::instrument::remote::RemoteDef;
 use events::Step;
 
 #[derive(Debug, Default, Clone)]
@@ -32,6 +33,8 @@ pub struct Targets {
     pub filter: Filter,
     /// `[[events]]` of the manifest: Chrome JSON and Perfetto draw each event's flow.
     pub events: Vec<EventDef>,
+    /// `[[remote]]` of the manifest: an event's flow continues into the server's process.
+    pub remote: Vec<RemoteDef>,
 }
 
 /// Which messages the filtered formats keep; times are in the trace's unit.
@@ -116,6 +119,11 @@ impl Sink for All {
         match &mut self.folded {
             Some(f) => f.started(parent, thread, frame),
             None => 0,
+        }
+    }
+    fn keyed(&mut self, tid: u64, method: u32, key: u64, t: u64, names: &Names) {
+        if let Some(tr) = &mut self.tracker {
+            tr.record_key(tid, method, key, t, names);
         }
     }
     fn closed(&mut self, c: &Closed, instances: &[Instance], names: &Names) {
@@ -281,7 +289,7 @@ fn open_sinks(t: &Targets, unit: Unit) -> Result<All> {
             .as_ref()
             .map(|_| folded::FoldedSink::new(t.by_instance)),
         tracker: (!t.events.is_empty() && (t.chrome.is_some() || t.perfetto.is_some()))
-            .then(|| crate::analyse::events::Tracker::new(&t.events, 0)),
+            .then(|| crate::analyse::events::Tracker::new(&t.events, 0).with_remote(&t.remote)),
     })
 }
 

@@ -24,6 +24,7 @@ use crate::analyse::walk::{instance_label, walk_trace};
 use crate::analyse::walk::{Closed, InstKind, Instance, Sink, Walker};
 use crate::error::{Error, Result};
 use crate::instrument::events::EventDef;
+use crate::instrument::remote::RemoteDef;
 
 /// Rows per row group of `messages`: about 12 columns × 8 bytes × this in memory.
 pub(crate) const ROW_GROUP: usize = 1 << 18;
@@ -296,11 +297,13 @@ fn process_of(r: &TraceReader) -> i64 {
 }
 
 /// Write the four tables of `trace` into `dir` (created if missing), and the `events` table
-/// when `events` defines some; returns their paths.
+/// when `events` defines some (followed across processes through `remote`'s calls);
+/// returns their paths.
 pub fn export(
     trace: &Path,
     dir: &Path,
     events: &[EventDef],
+    remote: &[RemoteDef],
 ) -> Result<(Vec<PathBuf>, Vec<String>)> {
     let mut probe = TraceReader::open(trace)?;
     probe.next_event()?;
@@ -315,7 +318,7 @@ pub fn export(
         methods: Vec::new(),
         error: None,
     };
-    let mut tracker = (!events.is_empty()).then(|| Tracker::new(events, 0));
+    let mut tracker = (!events.is_empty()).then(|| Tracker::new(events, 0).with_remote(remote));
     let (reader, walker) = match &mut tracker {
         Some(t) => walk_trace(trace, &mut Tracked::new(&mut sink, t))?,
         None => walk_trace(trace, &mut sink)?,

@@ -276,9 +276,44 @@ fn annotate_method(
         } else {
             IdKind::NonIntrusive("class not selected".into())
         },
+        key: remote_key(cx, owner, sm, sc),
         taken,
     };
     probe.insert(src, body, m.flags.is_static || sm.is_static, fe);
+}
+
+/// For a `[[remote]]` client or server method, the statement logging its key's hash after
+/// the scope (` if (req) ::_revy_rt::log_key(MID, req->id);`); else nothing. A hop through a
+/// pointer (a parameter's or the class's field's declared type) reads `->`, guarded.
+fn remote_key(cx: &Context, owner: &str, sm: &SafMethod, sc: &SafClass) -> String {
+    let Some((_, path)) = (cx.remote.iter()).find_map(|r| r.key_of(owner, &sm.name, &sm.sgn))
+    else {
+        return String::new();
+    };
+    let pointer = |name: &str| {
+        (sm.params
+            .iter()
+            .find(|p| p.name == name)
+            .map(|p| p.pointers > 0))
+        .or_else(|| (sc.fields.iter().find(|f| f.name == name)).map(|f| f.pointers > 0))
+        .unwrap_or(false)
+    };
+    let mut expr = path[0].clone();
+    let mut guard = None;
+    if let Some(rest) = path.get(1..).filter(|r| !r.is_empty()) {
+        if pointer(&path[0]) {
+            guard = Some(format!("if ({}) ", path[0]));
+            expr.push_str("->");
+        } else {
+            expr.push('.');
+        }
+        expr.push_str(&rest.join("."));
+    }
+    format!(
+        " {}::_revy_rt::log_key({}, {expr});",
+        guard.unwrap_or_default(),
+        sm.id
+    )
 }
 
 /// The body of a selected member function to probe: `Ok(None)` for a declaration, `Err` the
@@ -353,6 +388,8 @@ struct Probe<'a> {
     size: String,
     /// How the class's objects are identified.
     kind: IdKind,
+    /// The `[[remote]]` key's logging, after the scope (empty: not a remote method).
+    key: String,
 }
 
 impl Probe<'_> {
@@ -375,7 +412,7 @@ impl Probe<'_> {
                 self.unborn_before_braces(src, body, is_static, fe);
                 text
             }
-        };
+        } + &self.key;
         fe.insertions
             .push(Insertion::new(m.entry.unwrap_or(body.start + 1), text));
         fe.methods += 1;

@@ -250,8 +250,13 @@ fn help_texts_describe_every_flag() {
         annotate.contains("Without --better or --faster: the manifest's `[annotate] mode`"),
         "{annotate}"
     );
+    // --handoff names where its default comes from, as whatif's output does: the project's
+    // kept figure, else the trace header's.
     let replay = help(&["analyze", "--help"]);
-    assert!(replay.contains("from the trace header"), "{replay}");
+    assert!(
+        replay.contains(".revy/machine.toml") && replay.contains("the trace header's"),
+        "{replay}"
+    );
 }
 
 fn text_of(b: &[u8]) -> String {

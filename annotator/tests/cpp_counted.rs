@@ -74,6 +74,26 @@ fn sh(dir: &std::path::Path, cmd: &str, trace: &std::path::Path) -> String {
     ok(&o, cmd)
 }
 
+/// Writes `lang`'s project under `tmp/p` with throttling after 100 calls, annotates, builds
+/// and runs it tracing to `tmp/t.rvt`; the program's output and `analyze`'s JSON.
+fn throttled_run(lang: &Lang, tmp: &std::path::Path) -> (String, Value) {
+    let dir = tmp.join("p");
+    common::write_project(
+        &dir,
+        lang,
+        lang.run,
+        "throttle_calls = 100\nthrottle_us = 1000",
+    );
+    ok(&revy_in(&dir, &["parse"]), "revy parse");
+    ok(&revy_in(&dir, &["annotate"]), "revy annotate");
+    let rvt = tmp.join("t.rvt");
+    sh(&dir, lang.build, &rvt);
+    let out = sh(&dir, lang.run, &rvt);
+    let args = ["analyze", rvt.to_str().unwrap(), "--format", "json"];
+    let json = ok(&revy_in(&dir, &args), "revy analyze");
+    (out, serde_json::from_str(&json).unwrap())
+}
+
 fn class_of(a: &Value, instance: &Value) -> String {
     let i = &a["instances"][instance.as_u64().unwrap() as usize];
     let c = i["class"].as_str().unwrap_or("");
@@ -86,27 +106,8 @@ fn cpp_counted_calls_keep_exact_edges() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("p");
-    common::write_project(
-        &dir,
-        &CPP,
-        CPP.run,
-        "throttle_calls = 100\nthrottle_us = 1000",
-    );
-    ok(&revy_in(&dir, &["parse"]), "revy parse");
-    ok(&revy_in(&dir, &["annotate"]), "revy annotate");
-    let rvt = tmp.path().join("t.rvt");
-    sh(&dir, CPP.build, &rvt);
-    let out = sh(&dir, CPP.run, &rvt);
+    let (out, a) = throttled_run(&CPP, tmp.path());
     assert!(out.contains("x=") && out.contains("y="), "{out}");
-    let json = ok(
-        &revy_in(
-            &dir,
-            &["analyze", rvt.to_str().unwrap(), "--format", "json"],
-        ),
-        "revy analyze",
-    );
-    let a: Value = serde_json::from_str(&json).unwrap();
     let n: u64 = 20_000;
     for (m, calls) in [
         ("get", 2 * n + 2 * n + n + n.div_ceil(3)),
@@ -201,33 +202,14 @@ fn cpp_counted_constructors_past_a_full_table() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("p");
     let lang = Lang {
         build: "mkdir -p build && g++ -std=c++17 -O2 -o build/o src/main.cpp",
         run: "./build/o",
         files: &[("src/o.h", OBJ_H), ("src/main.cpp", OBJ_MAIN)],
         ..CPP
     };
-    common::write_project(
-        &dir,
-        &lang,
-        lang.run,
-        "throttle_calls = 100\nthrottle_us = 1000",
-    );
-    ok(&revy_in(&dir, &["parse"]), "revy parse");
-    ok(&revy_in(&dir, &["annotate"]), "revy annotate");
-    let rvt = tmp.path().join("t.rvt");
-    sh(&dir, lang.build, &rvt);
-    let out = sh(&dir, lang.run, &rvt);
+    let (out, a) = throttled_run(&lang, tmp.path());
     assert!(out.contains("keep=30000"), "{out}");
-    let json = ok(
-        &revy_in(
-            &dir,
-            &["analyze", rvt.to_str().unwrap(), "--format", "json"],
-        ),
-        "revy analyze",
-    );
-    let a: Value = serde_json::from_str(&json).unwrap();
     let n: u64 = 30_000;
     for (m, calls) in [("Item", n), ("Cell", n + 1), ("touch", 2 * n), ("make", 6)] {
         assert_eq!(common::method_calls(&a, m), calls, "calls of {m}");

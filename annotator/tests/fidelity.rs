@@ -533,17 +533,12 @@ fn counted_calls_are_replayed_and_a_fine_grained_object_loses_on_its_enqueue() {
     );
 }
 
-/// The same trace, its header saying what a counted call cost its caller (`counted_ns=30`):
-/// the replay takes it off the sender per counted call (the program without the profiler
-/// does not count), so the baseline is the uninstrumented caller's. Fails before: the field
-/// was ignored and the baseline kept 10 M × 30 ns = 300 ms of counting (1.00 s, 0.33×).
-#[test]
-fn the_counting_a_counted_call_cost_its_caller_is_taken_off_the_senders_baseline() {
-    let (_dir, p) = telemetry_project(" counted_ns=30");
-    let ps = p.to_str().unwrap();
-    let args = [
+/// `whatif` of the telemetry trace at `trace` with `LatencyStats` active on 2 cores, the
+/// handoff and enqueue given (no measurement of this machine), as JSON.
+fn telemetry_whatif(trace: &str) -> [&str; 12] {
+    [
         "whatif",
-        ps,
+        trace,
         "--active",
         "tele::LatencyStats",
         "--cores",
@@ -554,7 +549,18 @@ fn the_counting_a_counted_call_cost_its_caller_is_taken_off_the_senders_baseline
         "250ns",
         "--format",
         "json",
-    ];
+    ]
+}
+
+/// The same trace, its header saying what a counted call cost its caller (`counted_ns=30`):
+/// the replay takes it off the sender per counted call (the program without the profiler
+/// does not count), so the baseline is the uninstrumented caller's. Fails before: the field
+/// was ignored and the baseline kept 10 M × 30 ns = 300 ms of counting (1.00 s, 0.33×).
+#[test]
+fn the_counting_a_counted_call_cost_its_caller_is_taken_off_the_senders_baseline() {
+    let (_dir, p) = telemetry_project(" counted_ns=30");
+    let ps = p.to_str().unwrap();
+    let args = telemetry_whatif(ps);
     let w: serde_json::Value = serde_json::from_str(&ok(&revy(&args), "whatif")).unwrap();
     // Baseline 10 M × (50 work + 50 own − 30 counting) = 0.70 s; active: the caller's
     // 10 M × (20 own + 250 enqueue) = 2.70 s.
@@ -579,20 +585,7 @@ fn the_counting_a_counted_call_cost_its_caller_is_taken_off_the_senders_baseline
 fn a_counted_call_on_an_object_found_by_address_also_costs_its_caller_the_lookup() {
     let base = |stats: &str| {
         let (_dir, p) = telemetry_project_of(" counted_ns=30 nid_ns=10", stats);
-        let args = [
-            "whatif",
-            p.to_str().unwrap(),
-            "--active",
-            "tele::LatencyStats",
-            "--cores",
-            "2",
-            "--handoff",
-            "5us",
-            "--enqueue",
-            "250ns",
-            "--format",
-            "json",
-        ];
+        let args = telemetry_whatif(p.to_str().unwrap());
         let w: serde_json::Value = serde_json::from_str(&ok(&revy(&args), "whatif")).unwrap();
         w["baseline_time"].as_f64().unwrap()
     };

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "clock.h"
+#include "wire.h"
 
 // The client's side of the remote call: the id goes out, the answer comes back.
 class Stub {
@@ -28,17 +29,6 @@ class Client {
 public:
     std::int64_t request(Stub& stub, std::int64_t id);
 };
-
-static bool io(int fd, void* p, std::size_t n, bool in) {
-    char* c = static_cast<char*>(p);
-    while (n > 0) {
-        ssize_t k = in ? read(fd, c, n) : write(fd, c, n);
-        if (k <= 0) return false;
-        c += k;
-        n -= static_cast<std::size_t>(k);
-    }
-    return true;
-}
 
 std::int64_t Stub::call(std::int64_t id) {
     std::int64_t r = -1;

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "clock.h"
+#include "wire.h"
 
 // Handles one request: 150 to 450 us of CPU, by id.
 class Handler {
@@ -25,17 +26,6 @@ std::int64_t Handler::handle(std::int64_t id) {
     std::uint64_t x = Clock::burn(150000 + (id * 7919 % 300) * 1000);
     work = Clock::cpu() - c0;
     return id * 2 + static_cast<std::int64_t>(x & 1);
-}
-
-static bool io(int fd, void* p, std::size_t n, bool in) {
-    char* c = static_cast<char*>(p);
-    while (n > 0) {
-        ssize_t k = in ? read(fd, c, n) : write(fd, c, n);
-        if (k <= 0) return false;
-        c += k;
-        n -= static_cast<std::size_t>(k);
-    }
-    return true;
 }
 
 int main() {

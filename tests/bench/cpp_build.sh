@@ -27,18 +27,7 @@ renice -n 10 $$ > /dev/null 2>&1 || true
 # annotate P DIR: a fresh copy of the pristine tree in DIR, annotated in MODE.
 annotate() {
   rm -rf "$2" && cp -a "$src" "$2"
-  cat > "$2/revy.toml" <<EOF
-[project]
-name = "$1"
-sources = $sources
-exclude = $exclude
-build = "true"
-run = "true"
-
-[annotate]
-mode = "$MODE"
-include = ["*"]
-EOF
+  P=$1 manifest "$2" "$MODE"
   (cd "$2" && "$REVY" parse && "$REVY" annotate --"$MODE") > "$2.annotate.log" 2>&1
   [ $? -le 1 ]
 }

@@ -110,17 +110,8 @@ rm -rf "$work" && cp -a "$src" "$work"
 log=$SCR/$MODE.log
 : > "$log"
 fail() { echo "$P $MODE: FAILED: $* (log: $log)"; exit 1; }
-cat > "$work/revy.toml" <<EOF
-[project]
-name = "$P"
-sources = $sources
-exclude = $exclude
-build = "true"
-run = "true"
-
-[annotate]
-mode = "$MODE"
-include = ["*"]
+manifest "$work" "$MODE"
+cat >> "$work/revy.toml" <<EOF
 
 [trace]
 path = ".revy/traces"

@@ -36,6 +36,23 @@ project() {
   [ -d "$src" ] || { echo "$src missing: run tests/corpus/fetch.sh" >&2; return 2; }
 }
 
+# manifest DIR MODE: DIR/revy.toml annotating every source of project $P (sources, exclude)
+# in MODE; the build runs outside Revy. Callers append their own sections.
+manifest() {
+  cat > "$1/revy.toml" <<EOF
+[project]
+name = "$P"
+sources = $sources
+exclude = $exclude
+build = "true"
+run = "true"
+
+[annotate]
+mode = "$2"
+include = ["*"]
+EOF
+}
+
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 # cpu_mark FILE: saves this shell's `times` (not in a subshell: it must see the finished

@@ -320,7 +320,10 @@ pub struct Advice {
     /// Where the enqueue cost comes from: given, or measured once for the project
     /// (`.revy/machine.toml`, with the day it was measured).
     pub enqueue_source: String,
-    /// Sender's CPU per asynchronous message to a receiver busy anyway, and its source.
+    /// Sender's CPU per asynchronous message waking a blocked receiver, and its source.
+    pub wake: f64,
+    pub wake_source: String,
+    /// Sender's CPU per asynchronous message behind others, and its source.
     pub post: f64,
     pub post_source: String,
     /// Candidates replayed.

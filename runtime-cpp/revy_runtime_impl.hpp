@@ -817,6 +817,12 @@ inline bool open_trace(Global& G) {
         std::string stem = env;
         if (stem.size() > 4 && stem.compare(stem.size() - 4, 4, ".rvt") == 0)
             stem.erase(stem.size() - 4);
+#if REVY_POSIX
+        // The folder it names is made, as the Java runtime does (a missing one left the run
+        // untraced).
+        std::string::size_type slash = stem.rfind('/');
+        if (slash != std::string::npos && slash > 0) mkdirs(stem.substr(0, slash));
+#endif
         return create_own(G, stem, pid);
     }
     std::string dir = config::trace_dir();

@@ -139,5 +139,6 @@ fn whatif_measures_the_enqueue_cost_once_per_project() {
     assert!(again.contains("measured now"), "{again}");
     assert_eq!(figure(&enqueue(&[])), figure(&again));
     // A given cost says so.
-    assert!(enqueue(&["--enqueue", "200ns"]).starts_with("enqueue 200 ns (given)"));
+    assert!(enqueue(&["--enqueue", "200ns"])
+        .starts_with("enqueue 200 ns waking a blocked receiver (given)"));
 }

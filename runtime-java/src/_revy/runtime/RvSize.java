@@ -1,7 +1,6 @@
 package _revy.runtime;
 
 import java.lang.reflect.Field;
-import java.lang.reflect.Modifier;
 import java.util.ArrayDeque;
 import java.util.Collection;
 import java.util.Iterator;
@@ -158,12 +157,6 @@ final class RvSize {
      */
     static final int STEPS = 2048;
 
-    /** Whether iterating a library collection or map of class c runs only JDK code. */
-    private static boolean jdk(Class<?> c) {
-        String n = c.getName();
-        return n.startsWith("java.") && !n.startsWith("java.util.Collections$");
-    }
-
     static long better(Object root) {
         if (root == null) {
             return POINTER;
@@ -180,7 +173,7 @@ final class RvSize {
             if (s >= 0) {
                 return s;
             }
-            return EXACT ? walk(root).size : RvSizeCache.get().size(root);
+            return EXACT ? walk(root).size : RvSizeCache.get(b).size(root);
         } catch (Throwable t) {
             return SYSTEM;
         } finally {
@@ -266,7 +259,7 @@ final class RvSize {
         }
         RvClasses.Info in = RvClasses.info(c);
         if (!in.user) {
-            if (!jdk(c)) {
+            if (!in.jdk) {
                 return SYSTEM;
             }
             try {
@@ -301,22 +294,18 @@ final class RvSize {
             }
             return SYSTEM;
         }
-        Field[] fs = RvClasses.fields(c);
-        if (in.opaque) {
+        RvClasses.Layout l = RvClasses.layout(c, in);
+        if (l == null) {
             return in.size;
         }
-        long t = 0;
-        for (Field f : fs) {
-            Class<?> ft = f.getType();
-            if (ft.isPrimitive()) {
-                t += prim(ft);
-            } else {
-                try {
-                    Object v = Modifier.isStatic(f.getModifiers()) ? f.get(null) : f.get(o);
-                    t += ref(v, w);
-                } catch (Throwable e) {
-                    t += POINTER;
-                }
+        long t = l.prim;
+        Field[] refs = l.refs;
+        boolean[] statics = l.statics;
+        for (int k = 0; k < refs.length; k++) {
+            try {
+                t += ref(refs[k].get(statics[k] ? null : o), w);
+            } catch (Throwable e) {
+                t += POINTER;
             }
         }
         return t;
@@ -363,7 +352,7 @@ final class RvSize {
             if (in.user) {
                 return in.size;
             }
-            if (!jdk(c)) {
+            if (!in.jdk) {
                 return SYSTEM;
             }
             if (o instanceof Collection) {

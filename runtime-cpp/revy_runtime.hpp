@@ -20,9 +20,18 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <type_traits>
-#include <utility>
+// std::hash (for `[[remote]]` keys that are not integers): libstdc++ has it alone; all of
+// <functional> is 8,000 lines more for every translation unit.
+#if defined(__GLIBCXX__) && defined(__has_include)
+#if __has_include(<bits/functional_hash.h>)
+#include <bits/functional_hash.h>
+#define REVY_HASH_INCLUDED 1
+#endif
+#endif
+#ifndef REVY_HASH_INCLUDED
+#include <functional>
+#endif
 
 #if defined(REVY_RUNTIME_LIB) && !defined(REVY_RUNTIME_BUILDING_LIB) && defined(__GNUC__) && \
     defined(__linux__)
@@ -649,6 +658,10 @@ public:
 // `[sizes].system`. The annotator writes user objects' sizes itself (see README).
 
 namespace detail {
+// std::declval without <utility>: only named in unevaluated operands.
+template <typename T>
+typename std::add_rvalue_reference<T>::type declval() noexcept;
+
 template <typename... T>
 struct voider {
     typedef void type;
@@ -665,9 +678,9 @@ struct is_sized_range : std::false_type {};
 // size()/begin()/end() may throw, assert or do work in them, so it is measured by sizeof.
 template <typename T>
 struct is_sized_range<T, typename voider<typename T::allocator_type,
-                                         decltype(std::declval<const T&>().size()),
-                                         decltype(std::declval<const T&>().begin()),
-                                         decltype(std::declval<const T&>().end())>::type>
+                                         decltype(::_revy_rt::detail::declval<const T&>().size()),
+                                         decltype(::_revy_rt::detail::declval<const T&>().begin()),
+                                         decltype(::_revy_rt::detail::declval<const T&>().end())>::type>
     : std::true_type {};
 
 template <typename U>

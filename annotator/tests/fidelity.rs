@@ -504,6 +504,8 @@ fn counted_calls_are_replayed_and_a_fine_grained_object_loses_on_its_enqueue() {
         "5us",
         "--enqueue",
         "250ns",
+        "--wake",
+        "250ns",
         "--post",
         "250ns",
     ];
@@ -511,7 +513,7 @@ fn counted_calls_are_replayed_and_a_fine_grained_object_loses_on_its_enqueue() {
     args.extend(machine);
     let text = ok(&revy(&args), "whatif");
     assert!(
-        text.contains("posted to a busy one × 250 ns) = 2.50 s enqueue against 500 ms of work"),
+        text.contains("or 250 ns behind others) = 2.50 s enqueue against 500 ms of work"),
         "{text}"
     );
     args.extend(["--format", "json"]);
@@ -544,7 +546,7 @@ fn counted_calls_are_replayed_and_a_fine_grained_object_loses_on_its_enqueue() {
 
 /// `whatif` of the telemetry trace at `trace` with `LatencyStats` active on 2 cores, the
 /// handoff and both post costs given (no measurement of this machine), as JSON.
-fn telemetry_whatif(trace: &str) -> [&str; 14] {
+fn telemetry_whatif(trace: &str) -> [&str; 16] {
     [
         "whatif",
         trace,
@@ -555,6 +557,8 @@ fn telemetry_whatif(trace: &str) -> [&str; 14] {
         "--handoff",
         "5us",
         "--enqueue",
+        "250ns",
+        "--wake",
         "250ns",
         "--post",
         "250ns",
@@ -744,10 +748,11 @@ fn posting_project(gap: u64) -> (tempfile::TempDir, PathBuf) {
     (dir, p)
 }
 
-/// A post wakes its receiver (a system call: `--enqueue`) only where the receiver is
-/// blocked on its queue, where the replay applies the handoff; a post to a receiver busy
-/// anyway costs the cheap one (`--post`). Fails before: there was one cost, paid on every
-/// post (and no `--post`).
+/// A post wakes its receiver (a system call: `--wake`) only where the receiver is blocked
+/// on its queue, where the replay applies the handoff; a post behind others, to a receiver
+/// busy anyway, costs the cheap one (`--post`); `--enqueue` is left for a post to a queue
+/// its receiver has just emptied. Fails before: there was one cost, paid on every post
+/// (and no `--wake`, `--post`).
 #[test]
 fn only_a_post_to_a_blocked_receiver_pays_the_wake_up() {
     let whatif = |gap: u64| {
@@ -765,6 +770,8 @@ fn only_a_post_to_a_blocked_receiver_pays_the_wake_up() {
             "--handoff",
             "5us",
             "--enqueue",
+            "300ns",
+            "--wake",
             "2us",
             "--post",
             "20ns",
@@ -779,7 +786,7 @@ fn only_a_post_to_a_blocked_receiver_pays_the_wake_up() {
     let (text, w) = whatif(1_000);
     assert!(
         text.contains(
-            "enqueue 2.00 µs waking a blocked receiver (given), 20.0 ns to a busy one (given)"
+            "enqueue 300 ns (given), 2.00 µs waking a blocked receiver (given), 20.0 ns behind others (given)"
         ),
         "{text}"
     );
@@ -793,7 +800,7 @@ fn only_a_post_to_a_blocked_receiver_pays_the_wake_up() {
     assert_eq!(w["waking_messages"], 100, "{w}");
 }
 
-/// Without `--post`/`--enqueue`, both costs are measured once for the project with the
+/// Without `--post`/`--wake`, both costs are measured once for the project with the
 /// trace language's queue (C++: pthread mutex and condition variable) and kept in
 /// `.revy/machine.toml` with how they were measured; whatif says where each comes from.
 #[test]
@@ -826,7 +833,7 @@ fn both_post_costs_are_measured_for_the_language_and_kept_with_their_source() {
     );
     let again = ok(&revy(&args), "whatif");
     assert!(
-        again.contains("to a busy one (measured 20") && again.contains(".revy/machine.toml)"),
+        again.contains("behind others (measured 20") && again.contains(".revy/machine.toml)"),
         "{again}"
     );
 }

@@ -29,7 +29,10 @@ pub const FILE: &str = ".revy/machine.toml";
 /// Which cost.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Cost {
-    /// The sender's CPU per message posted to a receiver busy anyway (no system call).
+    /// The sender's CPU per message posted to a queue its receiver has just emptied and is
+    /// at (the old figure: a push and a futex notify).
+    Enqueue,
+    /// The sender's CPU per message posted behind others (a receiver busy anyway).
     Post(Lang),
     /// The sender's CPU per message that wakes a receiver blocked on its queue.
     Wake(Lang),
@@ -44,6 +47,7 @@ impl Cost {
             Cost::Post(Lang::Java) | Cost::Wake(Lang::Java) => &[queue::JAVA_HOW, JAVA_AS_CPP],
             Cost::Post(Lang::Cpp) | Cost::Wake(Lang::Cpp) => &[queue::CPP_HOW],
             Cost::Handoff => &[calibrate::HANDOFF_HOW],
+            Cost::Enqueue => &[calibrate::ENQUEUE_HOW],
         }
     }
     /// A figure and how it was measured, or `None` when the machine gave no plausible one
@@ -64,6 +68,7 @@ impl Cost {
             Cost::Post(Lang::Java) => java().map(|(c, how)| (c.post, how)),
             Cost::Wake(Lang::Java) => java().map(|(c, how)| (c.wake, how)),
             Cost::Handoff => calibrate::handoff_ns().map(|h| (h, calibrate::HANDOFF_HOW)),
+            Cost::Enqueue => Some((calibrate::enqueue_ns(), calibrate::ENQUEUE_HOW)),
         }
     }
 }
@@ -73,6 +78,8 @@ const JAVA_AS_CPP: &str = "no JVM to run java QueueCost.java: C++'s pthread figu
 
 #[derive(Default, Serialize, Deserialize)]
 struct MachineFile {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    enqueue: Option<Entry>,
     #[serde(skip_serializing_if = "Option::is_none")]
     handoff: Option<Entry>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -89,6 +96,7 @@ impl MachineFile {
     fn entry(&mut self, cost: Cost) -> &mut Option<Entry> {
         match cost {
             Cost::Handoff => &mut self.handoff,
+            Cost::Enqueue => &mut self.enqueue,
             Cost::Post(Lang::Cpp) => &mut self.post_cpp,
             Cost::Wake(Lang::Cpp) => &mut self.wake_cpp,
             Cost::Post(Lang::Java) => &mut self.post_java,
@@ -147,14 +155,14 @@ pub(crate) fn kept(cost: Cost, project: Option<&Path>, remeasure: bool) -> Optio
     Some(Measured { ns, source })
 }
 
-/// The sender's two costs of a post for the trace's language (C++ when it is not known).
+/// The sender's three costs of a post (`None`: given, or not measurable): behind others
+/// and waking a blocked receiver for the trace's language (C++ when it is not known), and
+/// to a queue its receiver has just emptied and is at.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Posts {
-    /// To a receiver busy anyway (`None`: given, or not measurable).
     pub post: Option<Measured>,
-    /// Waking a receiver blocked on its queue (`None`: `--enqueue` gave it, or not
-    /// measurable).
     pub wake: Option<Measured>,
+    pub enqueue: Option<Measured>,
 }
 
 /// The project's kept post costs for an analysis's options (`manifest`, `remeasure`) and
@@ -163,16 +171,25 @@ pub fn kept_for(o: &crate::analyse::analysis::options::Options, lang: Option<Lan
     let project = o.manifest.as_deref();
     let lang = lang.unwrap_or(Lang::Cpp);
     let wake = o
-        .enqueue_ns
+        .wake_ns
         .is_none()
         .then(|| kept(Cost::Wake(lang), project, o.remeasure))
+        .flatten();
+    let enqueue = o
+        .enqueue_ns
+        .is_none()
+        .then(|| kept(Cost::Enqueue, project, o.remeasure))
         .flatten();
     let post = o
         .post_ns
         .is_none()
         .then(|| kept(Cost::Post(lang), project, o.remeasure))
         .flatten();
-    Posts { post, wake }
+    Posts {
+        post,
+        wake,
+        enqueue,
+    }
 }
 
 /// The project's kept handoff for an analysis's options, or `None` when `--handoff` gave

@@ -20,6 +20,7 @@ pub struct Given {
     pub cores: Option<usize>,
     pub handoff_ns: Option<f64>,
     pub enqueue_ns: Option<f64>,
+    pub wake_ns: Option<f64>,
     pub post_ns: Option<f64>,
 }
 
@@ -30,9 +31,11 @@ pub struct Measured {
     pub handoff_ns: Option<f64>,
     /// The handoff kept for this project (none: no project, or given).
     pub handoff_kept: Option<crate::analyse::enqueue::Measured>,
-    /// The sender's cost of a post that wakes its receiver, kept for this project (none:
-    /// measured here).
+    /// The sender's cost of a post to a queue its receiver has just emptied and is at,
+    /// kept for this project (none: measured here).
     pub enqueue_ns: Option<f64>,
+    /// ... of a post that wakes a receiver blocked on its queue.
+    pub wake_ns: Option<f64>,
     /// The sender's cost of a post to a receiver busy anyway, kept for this project.
     pub post_ns: Option<f64>,
 }
@@ -45,9 +48,11 @@ pub struct Machine {
     /// Where the handoff comes from (`whatif::HANDOFF_GIVEN`, the project's file,
     /// `whatif::HANDOFF_TRACE`, `whatif::HANDOFF_MEASURED`).
     pub handoff_source: String,
-    /// The sender's CPU for a post that wakes a receiver blocked on its queue.
+    /// The sender's CPU for a post to a queue its receiver has just emptied and is at.
     pub enqueue_ns: f64,
-    /// The sender's CPU for a post to a receiver busy anyway (at most `enqueue_ns`).
+    /// ... for a post that wakes a receiver blocked on its queue.
+    pub wake_ns: f64,
+    /// ... for a post behind others, to a receiver busy anyway (at most `enqueue_ns`).
     pub post_ns: f64,
     /// The project's handoff and the trace header's differ by more than 1.5×: says so.
     pub handoff_note: Option<String>,
@@ -90,6 +95,13 @@ pub fn resolve(given: &Given, measured: &Measured) -> Result<Machine> {
         Some(e) => e,
         None => measured
             .enqueue_ns
+            .unwrap_or_else(here_enqueue_ns)
+            .min(handoff_ns),
+    };
+    let wake_ns = match given.wake_ns {
+        Some(w) => w,
+        None => measured
+            .wake_ns
             .unwrap_or_else(|| here_posts().1)
             .min(handoff_ns),
     };
@@ -105,6 +117,7 @@ pub fn resolve(given: &Given, measured: &Measured) -> Result<Machine> {
         handoff_ns,
         handoff_source,
         enqueue_ns,
+        wake_ns,
         post_ns,
         handoff_note,
     })
@@ -139,6 +152,7 @@ impl Machine {
             cores: self.cores,
             handoff: whatif::ns_to(unit, self.handoff_ns),
             enqueue: whatif::ns_to(unit, self.enqueue_ns),
+            wake: whatif::ns_to(unit, self.wake_ns),
             post: whatif::ns_to(unit, self.post_ns),
             latency: whatif::ns_to(unit, latency_ns),
             // Bytes per second to bytes per trace unit.
@@ -152,6 +166,12 @@ impl Machine {
 fn here_handoff_ns() -> f64 {
     static MEASURED: OnceLock<f64> = OnceLock::new();
     *MEASURED.get_or_init(whatif::measure_handoff_ns)
+}
+
+/// This machine's cost of a post to an emptied queue, measured once per process.
+fn here_enqueue_ns() -> f64 {
+    static MEASURED: OnceLock<f64> = OnceLock::new();
+    *MEASURED.get_or_init(crate::analyse::calibrate::enqueue_ns)
 }
 
 /// This machine's post costs (nobody waiting, waking), as C++'s queue pays them, measured
@@ -170,6 +190,7 @@ impl crate::analyse::analysis::options::Options {
             cores: self.cores,
             handoff_ns: self.handoff_ns,
             enqueue_ns: self.enqueue_ns,
+            wake_ns: self.wake_ns,
             post_ns: self.post_ns,
         }
     }
@@ -188,11 +209,13 @@ mod tests {
             cores: Some(2),
             handoff_ns: Some(5_000.0),
             enqueue_ns: None,
+            wake_ns: None,
             post_ns: None,
         };
         let measured = Measured {
             handoff_ns: Some(9_000.0),
             enqueue_ns: Some(7_000.0),
+            wake_ns: Some(6_000.0),
             post_ns: Some(8_000.0),
             handoff_kept: None,
         };
@@ -229,6 +252,7 @@ mod tests {
             let measured = Measured {
                 handoff_ns: Some(header),
                 enqueue_ns: Some(150.0),
+                wake_ns: Some(3_000.0),
                 post_ns: Some(15.0),
                 handoff_kept: Some(kept(10_000.0)),
             };
@@ -243,6 +267,7 @@ mod tests {
         let close = Measured {
             handoff_ns: Some(5_000.0),
             enqueue_ns: None,
+            wake_ns: None,
             post_ns: None,
             handoff_kept: Some(kept(4_000.0)),
         };

@@ -39,14 +39,15 @@ fn params(
 ) -> Result<(
     revy::analyse::whatif::Params,
     revy::analyse::machine::Machine,
-    (String, String),
+    [String; 3],
 )> {
     use revy::analyse::machine::{resolve, Measured};
     use revy::analyse::whatif::{parse_bandwidth, parse_duration_ns};
     let kept = revy::analyse::enqueue::kept_for(opts, tree.lang);
     let measured = Measured {
         handoff_ns: tree.handoff_ns,
-        enqueue_ns: kept.wake.as_ref().map(|k| k.ns),
+        enqueue_ns: kept.enqueue.as_ref().map(|k| k.ns),
+        wake_ns: kept.wake.as_ref().map(|k| k.ns),
         post_ns: kept.post.as_ref().map(|k| k.ns),
         handoff_kept: revy::analyse::enqueue::kept_handoff_for(opts),
     };
@@ -55,10 +56,11 @@ fn params(
         (None, true) => "given".to_string(),
         (None, false) => "measured now on this machine (C++'s queue)".to_string(),
     };
-    let sources = (
-        source(kept.wake, opts.enqueue_ns.is_some()),
+    let sources = [
+        source(kept.enqueue, opts.enqueue_ns.is_some()),
+        source(kept.wake, opts.wake_ns.is_some()),
         source(kept.post, opts.post_ns.is_some()),
-    );
+    ];
     let m = resolve(&opts.machine(), &measured)?;
     let latency = args.latency.as_deref().map(parse_duration_ns).transpose()?;
     let bandwidth = args.bandwidth.as_deref().map(parse_bandwidth).transpose()?;
@@ -96,10 +98,12 @@ pub(crate) fn cmd_whatif(manifest: &Path, args: WhatifArgs) -> Result<()> {
         &args.active,
         opts.max_replay_messages,
     )?;
-    let (params, machine, (enqueue_source, post_source)) = params(&args, &opts, &loaded.tree)?;
+    let (params, machine, [enqueue_source, wake_source, post_source]) =
+        params(&args, &opts, &loaded.tree)?;
     let mut w = revy::analyse::whatif::predict(&loaded, &plan, &params, &args.active);
     w.handoff_source = machine.handoff_source;
     w.enqueue_source = enqueue_source;
+    w.wake_source = wake_source;
     w.post_source = post_source;
     w.warnings.extend(machine.handoff_note);
     match args.format {

@@ -320,7 +320,10 @@ pub struct Advice {
     /// Where the enqueue cost comes from: given, or measured once for the project
     /// (`.revy/machine.toml`, with the day it was measured).
     pub enqueue_source: String,
-    /// Sender's CPU per asynchronous message to a receiver busy anyway, and its source.
+    /// Sender's CPU per asynchronous message waking a blocked receiver, and its source.
+    pub wake: f64,
+    pub wake_source: String,
+    /// Sender's CPU per asynchronous message behind others, and its source.
     pub post: f64,
     pub post_source: String,
     /// Candidates replayed.
@@ -450,6 +453,7 @@ impl Sink for Builder {
         let work = net - wait;
         let c = &Closed {
             frame: c.frame,
+            thread: c.thread,
             tid: c.tid,
             end: c.end,
             aggregate,
@@ -543,11 +547,11 @@ fn analyze_with_events(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<Analysis> {
     let mut b = Builder::for_trace(path, opts)?;
-    let mut t = events::Tracker::new(&opts.events, b.probe()).with_remote(&opts.remote);
+    let mut t = events::Tracker::new(&opts.events, b.probe()).with_remote(&opts.remote, path)?;
     let (mut reader, mut walker) =
         walk_trace_with(path, &mut events::Tracked::new(&mut b, &mut t), progress)?;
     if let Some(mut capped) = b.capped(opts) {
-        t = events::Tracker::new(&opts.events, capped.probe()).with_remote(&opts.remote);
+        t = events::Tracker::new(&opts.events, capped.probe()).with_remote(&opts.remote, path)?;
         (reader, walker) = walk_trace_with(
             path,
             &mut events::Tracked::new(&mut capped, &mut t),

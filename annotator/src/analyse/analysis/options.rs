@@ -25,11 +25,12 @@ pub struct Options {
     pub cores: Option<usize>,
     /// Handoff per cross-thread message in ns for the proposals (`None`: measured).
     pub handoff_ns: Option<f64>,
-    /// Sender's CPU per asynchronous message that wakes its receiver, in ns (`None`:
-    /// measured, at most the handoff).
+    /// Sender's CPU per asynchronous message to a queue its receiver has just emptied and
+    /// is at, in ns (`None`: measured, at most the handoff).
     pub enqueue_ns: Option<f64>,
-    /// Sender's CPU per asynchronous message to a receiver busy anyway, in ns (`None`:
-    /// measured, at most the wake-up's).
+    /// ... that wakes a receiver blocked on its queue (`None`: measured, at most the handoff).
+    pub wake_ns: Option<f64>,
+    /// ... posted behind others, to a receiver busy anyway (`None`: measured).
     pub post_ns: Option<f64>,
     /// Replaying holds every message in memory and runs once per candidate: beyond this
     /// many recorded messages the replays hold only the candidates' messages, those they
@@ -66,6 +67,7 @@ impl Default for Options {
             cores: None,
             handoff_ns: None,
             enqueue_ns: None,
+            wake_ns: None,
             post_ns: None,
             max_replay_messages: 1_000_000,
             proposals: true,

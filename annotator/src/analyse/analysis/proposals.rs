@@ -52,15 +52,19 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options, faults: &[FaultAgg]) -> R
     let kept = crate::analyse::enqueue::kept_for(o, loaded.tree.lang);
     let measured = machine::Measured {
         handoff_ns: loaded.tree.handoff_ns,
-        enqueue_ns: kept.wake.as_ref().map(|k| k.ns),
+        enqueue_ns: kept.enqueue.as_ref().map(|k| k.ns),
+        wake_ns: kept.wake.as_ref().map(|k| k.ns),
         post_ns: kept.post.as_ref().map(|k| k.ns),
         handoff_kept: crate::analyse::enqueue::kept_handoff_for(o),
     };
     let m = machine::resolve(&o.machine(), &measured)?;
     let j = judge_candidates(a, o, &m, &loaded, held.as_ref(), objects);
     if let Some(advice) = a.advice.as_mut() {
-        if let Some(k) = kept.wake {
+        if let Some(k) = kept.enqueue {
             advice.enqueue_source = k.source;
+        }
+        if let Some(k) = kept.wake {
+            advice.wake_source = k.source;
         }
         if let Some(k) = kept.post {
             advice.post_source = k.source;
@@ -249,6 +253,8 @@ fn not_evaluated(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
         handoff_source: "not evaluated".to_string(),
         enqueue: 0.0,
         enqueue_source: "not evaluated".to_string(),
+        wake: 0.0,
+        wake_source: "not evaluated".to_string(),
         post: 0.0,
         post_source: "not evaluated".to_string(),
         candidates: 0,
@@ -332,6 +338,8 @@ fn judge_candidates(
         handoff_source: m.handoff_source.clone(),
         enqueue: p.enqueue,
         enqueue_source: whatif::HANDOFF_GIVEN.to_string(),
+        wake: p.wake,
+        wake_source: whatif::HANDOFF_GIVEN.to_string(),
         post: p.post,
         post_source: whatif::HANDOFF_GIVEN.to_string(),
         candidates: cands.len(),

@@ -167,7 +167,7 @@ fn queued(l: &Loaded, c: &Candidate, plan: &Plan, w: &whatif::WhatIf) -> Option<
     let sync = w.synchronous_messages as f64;
     let sent = w.asynchronous_messages as f64;
     let wakes = w.waking_messages as f64;
-    let handoffs = w.handoff * (2.0 * sync + sent) + w.enqueue * wakes + w.post * (sent - wakes);
+    let handoffs = w.handoff * (2.0 * sync + sent) + w.wake * wakes + w.enqueue * (sent - wakes);
     if handoffs * 2.0 >= w.predicted_time - w.baseline_time {
         return None;
     }

@@ -272,7 +272,10 @@ pub struct WhatIf {
     pub enqueue: f64,
     /// `given`, or measured once for the project (`.revy/machine.toml`, with its day).
     pub enqueue_source: String,
-    /// Sender's CPU per asynchronous message to a receiver busy anyway (no wake-up).
+    /// Sender's CPU per asynchronous message that wakes a blocked receiver.
+    pub wake: f64,
+    pub wake_source: String,
+    /// Sender's CPU per asynchronous message behind others (a receiver busy anyway).
     pub post: f64,
     pub post_source: String,
     pub compensated: bool,
@@ -295,7 +298,7 @@ pub struct WhatIf {
     pub waits: Vec<Wait>,
     pub asynchronous_messages: u64,
     /// Of the asynchronous messages, those whose post woke a receiver blocked on its
-    /// queue (the sender paid `enqueue`; the others `post`).
+    /// queue (the sender paid `wake`; the others `enqueue` or `post`).
     pub waking_messages: u64,
     pub synchronous_messages: u64,
     /// Page-fault time taken off messages the change moved to another thread (in `unit`);
@@ -381,6 +384,8 @@ fn predict_with(
         handoff_source: HANDOFF_GIVEN.to_string(),
         enqueue: p.enqueue,
         enqueue_source: HANDOFF_GIVEN.to_string(),
+        wake: p.wake,
+        wake_source: HANDOFF_GIVEN.to_string(),
         post: p.post,
         post_source: HANDOFF_GIVEN.to_string(),
         compensated: t.threads.iter().any(|th| th.probe > 0.0),
@@ -694,7 +699,7 @@ fn render_prediction(s: &mut String, w: &WhatIf) {
     let u = w.unit;
     let _ = writeln!(
         s,
-        "what if {} became active ({} instance(s){}), on {} core(s), handoff {} ({}), enqueue {} waking a blocked receiver ({}), {} to a busy one ({}):",
+        "what if {} became active ({} instance(s){}), on {} core(s), handoff {} ({}), enqueue {} ({}), {} waking a blocked receiver ({}), {} behind others ({}):",
         w.active.join(", "),
         w.active_instances,
         if w.active_methods.is_empty() {
@@ -707,6 +712,8 @@ fn render_prediction(s: &mut String, w: &WhatIf) {
         w.handoff_source,
         human(w.enqueue, Unit::parse(u).unwrap_or(Unit::Ns)),
         w.enqueue_source,
+        human(w.wake, Unit::parse(u).unwrap_or(Unit::Ns)),
+        w.wake_source,
         human(w.post, Unit::parse(u).unwrap_or(Unit::Ns)),
         w.post_source
     );

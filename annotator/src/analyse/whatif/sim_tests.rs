@@ -41,6 +41,7 @@ fn params(cores: usize) -> Params {
         cores,
         handoff: 0.0,
         enqueue: 0.0,
+        wake: 0.0,
         post: 0.0,
         latency: 0.0,
         bandwidth: None,
@@ -213,13 +214,14 @@ fn handoff_eats_the_gain_of_fine_grained_messages() {
     p.handoff = 20.0;
     // Posting costs the sender more than the 5 ns it hands over.
     p.enqueue = 8.0;
+    p.wake = 8.0;
     p.post = 8.0;
     let (base, out) = run(&t, &["A"], &p);
     assert!(out.time > base.time, "{} vs {}", out.time, base.time);
 }
 
 #[test]
-fn an_asynchronous_sender_pays_the_enqueue_and_only_an_idle_receiver_the_wake_up() {
+fn an_asynchronous_sender_pays_the_wake_up_only_to_an_idle_receiver_then_posts_behind() {
     // 100 void `put`s of 50 ns to A, 5 ns of main's own work between them: A is busy all
     // along, so only the first post wakes it (a system call); each later one costs main
     // only a post to a busy receiver.
@@ -235,10 +237,12 @@ fn an_asynchronous_sender_pays_the_enqueue_and_only_an_idle_receiver_the_wake_up
     let (t, _f) = tree(&spec, None, &["put"]);
     let mut p = params(2);
     p.handoff = 20.0;
-    p.enqueue = 3.0;
+    p.wake = 3.0;
+    p.enqueue = 1.0;
     p.post = 0.5;
     let (base, out) = run(&t, &["A"], &p);
-    // main: 100 × 5 + 3 + 99 × 0.5 = 552.5; A: one wake-up (20) from the first post, then
+    // main: 100 × 5 + 3 + 99 × 0.5 (A is still waking at the second post, the first
+    // queued: each later post goes behind others) = 552.5; A: one wake-up (20) from the first post, then
     // 100 × 50 back to back.
     assert!((base.time - 5500.0).abs() < 1e-6, "{}", base.time);
     assert!(
@@ -267,7 +271,8 @@ fn every_post_to_a_receiver_that_drains_its_queue_wakes_it() {
     let (t, _f) = tree(&spec, None, &["put"]);
     let mut p = params(2);
     p.handoff = 20.0;
-    p.enqueue = 3.0;
+    p.wake = 3.0;
+    p.enqueue = 1.0;
     p.post = 0.5;
     let (_, out) = run(&t, &["A"], &p);
     assert!((out.wakes - 10.0).abs() < 1e-9, "{}", out.wakes);

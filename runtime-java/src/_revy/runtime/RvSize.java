@@ -136,8 +136,12 @@ final class RvSize {
             assert n == k;
         }
 
-        /** Ready for the next walk: the set emptied (only its used slots), budgets full. */
-        void reset() {
+        /**
+         * Drops the objects of the walk (only the set's used slots): a walk keeps none of
+         * the program's objects alive (a test waiting for a weakly held argument to be
+         * collected failed while the last walk's set still held it).
+         */
+        void forget() {
             Object[] t = seen;
             int[] u = used;
             for (int i = 0; i < n; i++) {
@@ -145,6 +149,11 @@ final class RvSize {
             }
             n = 0;
             todo.clear();
+        }
+
+        /** Ready for the next walk: the set emptied, budgets full. */
+        void reset() {
+            forget();
             left = BUDGET;
             steps = STEPS;
             size = 0;
@@ -210,6 +219,7 @@ final class RvSize {
             w.size = total;
             return w;
         } finally {
+            w.forget();
             w.busy = false;
         }
     }

@@ -635,7 +635,7 @@ fn the_handoff_comes_from_the_project_then_the_trace_header_unless_given() {
     let file = dir.path().join(".revy/machine.toml");
     let kept = std::fs::read_to_string(&file).unwrap();
     assert!(
-        kept.contains("[handoff]") && kept.contains("[enqueue]"),
+        kept.contains("[handoff]") && kept.contains("[wake_java]") && kept.contains("[post_java]"),
         "{kept}"
     );
     // A kept 1 µs against the header's 5 µs: the project's is used, the disagreement said.
@@ -651,7 +651,7 @@ fn the_handoff_comes_from_the_project_then_the_trace_header_unless_given() {
         "{src}"
     );
     assert!(
-        err.contains("the runtime measured a handoff of 5 µs at start-up (trace header), 5.0× the project's 1 µs"),
+        err.contains("the trace header's handoff (handoff_ns=5000) could not be trusted: the runtime measured 5 µs at start-up, 5.0× the project's 1 µs"),
         "{err}"
     );
     // An older trace, without the field, and no project: measured on this machine.

@@ -28,7 +28,16 @@ fn analyze_json(trace: &Path) -> String {
     // Fixed machine model: the proposals must not depend on this machine.
     let out = Command::new(bin)
         .args(["analyze", "--format", "json", "--cores", "2"])
-        .args(["--handoff", "5us", "--enqueue", "200ns"])
+        .args([
+            "--handoff",
+            "5us",
+            "--enqueue",
+            "200ns",
+            "--wake",
+            "2us",
+            "--post",
+            "20ns",
+        ])
         .arg(trace)
         .output()
         .unwrap();

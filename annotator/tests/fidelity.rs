@@ -497,12 +497,23 @@ fn telemetry_project_of(header: &str, stats: &str) -> (tempfile::TempDir, PathBu
 fn counted_calls_are_replayed_and_a_fine_grained_object_loses_on_its_enqueue() {
     let (_dir, p) = telemetry_project("");
     let ps = p.to_str().unwrap();
-    let machine = ["--cores", "2", "--handoff", "5us", "--enqueue", "250ns"];
+    let machine = [
+        "--cores",
+        "2",
+        "--handoff",
+        "5us",
+        "--enqueue",
+        "250ns",
+        "--wake",
+        "250ns",
+        "--post",
+        "250ns",
+    ];
     let mut args = vec!["whatif", ps, "--active", "tele::LatencyStats"];
     args.extend(machine);
     let text = ok(&revy(&args), "whatif");
     assert!(
-        text.contains("10.0 M messages × 250 ns enqueue = 2.50 s against 500 ms of work"),
+        text.contains("or 250 ns behind others) = 2.50 s enqueue against 500 ms of work"),
         "{text}"
     );
     args.extend(["--format", "json"]);
@@ -528,14 +539,14 @@ fn counted_calls_are_replayed_and_a_fine_grained_object_loses_on_its_enqueue() {
     args.extend(machine);
     let text = ok(&revy(&args), "analyze");
     assert!(
-        text.contains("as an active object it loses: 10.0 M messages × 250 ns enqueue"),
+        text.contains("as an active object it loses: 10.0 M messages ("),
         "{text}"
     );
 }
 
 /// `whatif` of the telemetry trace at `trace` with `LatencyStats` active on 2 cores, the
-/// handoff and enqueue given (no measurement of this machine), as JSON.
-fn telemetry_whatif(trace: &str) -> [&str; 12] {
+/// handoff and both post costs given (no measurement of this machine), as JSON.
+fn telemetry_whatif(trace: &str) -> [&str; 16] {
     [
         "whatif",
         trace,
@@ -546,6 +557,10 @@ fn telemetry_whatif(trace: &str) -> [&str; 12] {
         "--handoff",
         "5us",
         "--enqueue",
+        "250ns",
+        "--wake",
+        "250ns",
+        "--post",
         "250ns",
         "--format",
         "json",
@@ -689,4 +704,136 @@ class Scorer { public: void run() {} void score() {} };
         let take = a.methods.iter().find(|m| m.method == "take").unwrap();
         assert!(!take.blocks.is_empty(), "{lang}: {take:?}");
     }
+}
+
+/// A parsed C++ project whose `App.run` posts 100 void `Sink.put`s of 50 µs each, `gap` ns
+/// of its own work before each: its trace (`.revy/traces/run.dtf`).
+fn posting_project(gap: u64) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("src")).unwrap();
+    std::fs::write(
+        d.join("src/app.h"),
+        "class Sink {\n public:\n  void put(long x) { sum_ += x; }\n private:\n  long sum_ = 0;\n};\nclass App {\n public:\n  void run();\n};\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("revy.toml"),
+        "[project]\nname = \"posts\"\nsources = [\"src/**/*.h\"]\nbuild = \"true\"\nrun = \"true\"\n",
+    )
+    .unwrap();
+    ok(
+        &revy(&["-m", d.join("revy.toml").to_str().unwrap(), "parse"]),
+        "parse",
+    );
+    let put = "cls=Sink oid=2 mth=put sgn=!long^0!";
+    let mut t = String::from(
+        "##### revy-trace 1 unit=ns lang=cpp pid=7 probe_ns=0 handoff_ns=5000\n\
+         <Crt cls=App oid=1 size=16 tid=1 t=0>\n<Crt cls=Sink oid=2 size=8 tid=1 t=0>\n\
+         <Msg cls=App oid=1 mth=run sgn=!! size=0 tid=1 t=0>\n",
+    );
+    let mut at = 0u64;
+    for _ in 0..100 {
+        at += gap;
+        t += &format!(
+            "<Msg {put} size=8 tid=1 t={at}>\n</Msg {put} tid=1 t={}>\n",
+            at + 50_000
+        );
+        at += 50_000;
+    }
+    t += &format!("</Msg cls=App oid=1 mth=run sgn=!! tid=1 t={at}>\n");
+    std::fs::create_dir_all(d.join(".revy/traces")).unwrap();
+    let p = d.join(".revy/traces/run.dtf");
+    std::fs::write(&p, t).unwrap();
+    (dir, p)
+}
+
+/// A post wakes its receiver (a system call: `--wake`) only where the receiver is blocked
+/// on its queue, where the replay applies the handoff; a post behind others, to a receiver
+/// busy anyway, costs the cheap one (`--post`); `--enqueue` is left for a post to a queue
+/// its receiver has just emptied. Fails before: there was one cost, paid on every post
+/// (and no `--wake`, `--post`).
+#[test]
+fn only_a_post_to_a_blocked_receiver_pays_the_wake_up() {
+    let whatif = |gap: u64| {
+        let (dir, p) = posting_project(gap);
+        let m = dir.path().join("revy.toml");
+        let args = [
+            "-m",
+            m.to_str().unwrap(),
+            "whatif",
+            p.to_str().unwrap(),
+            "--active",
+            "Sink",
+            "--cores",
+            "2",
+            "--handoff",
+            "5us",
+            "--enqueue",
+            "300ns",
+            "--wake",
+            "2us",
+            "--post",
+            "20ns",
+        ];
+        let text = ok(&revy(&args), "whatif");
+        let mut json = args.to_vec();
+        json.extend(["--format", "json"]);
+        let w: serde_json::Value = serde_json::from_str(&ok(&revy(&json), "whatif")).unwrap();
+        (text, w)
+    };
+    // 1 µs of App's own work between posts of 50 µs each: Sink never empties its queue.
+    let (text, w) = whatif(1_000);
+    assert!(
+        text.contains(
+            "enqueue 300 ns (given), 2.00 µs waking a blocked receiver (given), 20.0 ns behind others (given)"
+        ),
+        "{text}"
+    );
+    assert_eq!(w["asynchronous_messages"], 100);
+    assert_eq!(w["waking_messages"], 1, "{w}");
+    // App: 100 × 1 µs + 2 µs + 99 × 20 ns.
+    let app = w["threads"][0]["busy"].as_f64().unwrap();
+    assert!((app - 103_980.0).abs() < 1.0, "App busy {app}: {w}");
+    // 100 µs between posts: Sink drains its queue and blocks before each.
+    let (_, w) = whatif(100_000);
+    assert_eq!(w["waking_messages"], 100, "{w}");
+}
+
+/// Without `--post`/`--wake`, both costs are measured once for the project with the
+/// trace language's queue (C++: pthread mutex and condition variable) and kept in
+/// `.revy/machine.toml` with how they were measured; whatif says where each comes from.
+#[test]
+fn both_post_costs_are_measured_for_the_language_and_kept_with_their_source() {
+    let (dir, p) = posting_project(1_000);
+    let m = dir.path().join("revy.toml");
+    let args = [
+        "-m",
+        m.to_str().unwrap(),
+        "whatif",
+        p.to_str().unwrap(),
+        "--active",
+        "Sink",
+        "--handoff",
+        "5us",
+    ];
+    let first = ok(&revy(&args), "whatif");
+    let kept = std::fs::read_to_string(dir.path().join(".revy/machine.toml")).unwrap();
+    for entry in [
+        "[post_cpp]",
+        "[wake_cpp]",
+        "pthread mutex + condition variable",
+    ] {
+        assert!(kept.contains(entry), "{entry}: {kept}");
+    }
+    assert!(!kept.contains("[post_java]"), "{kept}");
+    assert!(
+        first.contains("waking a blocked receiver (measured now"),
+        "{first}"
+    );
+    let again = ok(&revy(&args), "whatif");
+    assert!(
+        again.contains("behind others (measured 20") && again.contains(".revy/machine.toml)"),
+        "{again}"
+    );
 }

@@ -885,6 +885,9 @@ fn trace_work(events: &[Value]) -> (Vec<f64>, Vec<f64>) {
     let task = |e: &Value| e["ph"] == "X" && e["name"] == "ThreadControllerImpl::RunTask";
     let mut main = vec![0.0; inputs.len()];
     let mut raster = vec![0.0; inputs.len()];
+    // REVY_TRACE_NAMES=1: where the time went (ms per event name and thread, nested
+    // events counted in each of their parents).
+    let mut by_name: HashMap<String, f64> = HashMap::new();
     for e in events.iter().filter(|e| e["ph"] == "X") {
         let (Some(ts), Some(dur)) = (e["ts"].as_f64(), e["dur"].as_f64()) else {
             continue;
@@ -893,11 +896,24 @@ fn trace_work(events: &[Value]) -> (Vec<f64>, Vec<f64>) {
             continue;
         };
         let t = thread(e);
+        *by_name
+            .entry(format!("{}@{t}", e["name"].as_str().unwrap_or("?")))
+            .or_default() += dur / 1000.0;
         if task(e) && t == "CrRendererMain" {
             main[k] += dur / 1000.0;
         } else if e["name"] == "RasterTask" || (task(e) && t == "VizCompositorThread") {
             raster[k] += dur / 1000.0;
         }
+    }
+    if std::env::var_os("REVY_TRACE_NAMES").is_some() {
+        let mut v: Vec<_> = by_name.into_iter().collect();
+        v.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let top: Vec<String> = v
+            .iter()
+            .take(60)
+            .map(|(n, t)| format!("{n}={t:.1}"))
+            .collect();
+        eprintln!("TRACE {} inputs: {}", inputs.len(), top.join(" "));
     }
     (main, raster)
 }
@@ -926,7 +942,7 @@ fn frame_times(b: &mut Browser, selector: &str, kind: &str, n: usize) -> Frames 
         mouse(b, "mouseMoved", x, y, 0);
         mouse(b, "mousePressed", x, y, 1);
     }
-    let drawn_before = b.eval("(() => { const p = window.revyReport.perf || {timeline: [], graph: []}; return p.timeline.length + p.graph.length; })()");
+    let drawn_before = b.eval("(() => { const p = window.revyReport.perf || {timeline: [], graph: []}; return [p.timeline.length, p.graph.length]; })()");
     b.trace_start();
     if kind == "keys" {
         b.eval(&format!(
@@ -958,7 +974,7 @@ fn frame_times(b: &mut Browser, selector: &str, kind: &str, n: usize) -> Frames 
         }
         b.eval(&format!("new Promise(r => {{ const w = () => window.__frames.length > {k} ? r(true) : setTimeout(w, 2); w(); }})"));
     }
-    let script = b.eval(&format!("(() => {{ const p = window.revyReport.perf || {{timeline: [], graph: []}}; return p.timeline.concat(p.graph).slice({drawn_before}); }})()"));
+    let script = b.eval(&format!("(() => {{ const p = window.revyReport.perf || {{timeline: [], graph: []}}; const [t, g] = {drawn_before}; return p.timeline.slice(t).concat(p.graph.slice(g)); }})()"));
     let (main, raster) = trace_work(&b.trace_end());
     if kind == "pan" {
         mouse(b, "mouseReleased", x, y, 0);
@@ -1007,21 +1023,33 @@ fn mp(v: Vec<f64>) -> String {
     format!("{med:.1}/{p95:.1}")
 }
 
-/// The graph's repaint once input rests: its draw function's time and, from a trace of
-/// the rest, the main thread's and raster/display work (ms).
-fn rest_repaint(b: &mut Browser) -> String {
+/// The graph's repaint (what follows once input rests): `n` repaints at the fitted view,
+/// each from the call to the end of its frame; the page's draw time; from a trace, the main
+/// thread's and raster/display work per repaint (means), in ms.
+fn repaints(b: &mut Browser, n: usize) -> String {
     let before = b.eval("(window.revyReport.perf || {graph: []}).graph.length");
     b.trace_start();
-    b.eval("new Promise(r => setTimeout(r, 600))");
+    let mut frames = Vec::new();
+    for _ in 0..n {
+        let t = b.eval("new Promise(r => { const t0 = performance.now(); window.revyReport.fit(); requestAnimationFrame(() => requestAnimationFrame(() => { const ch = new MessageChannel(); ch.port1.onmessage = () => r(performance.now() - t0); ch.port2.postMessage(0); })); })");
+        frames.push(t.as_f64().unwrap());
+    }
     let (main, raster) = trace_work(&b.trace_end());
     let script = b.eval(&format!(
-        "(window.revyReport.perf || {{graph: []}}).graph.slice({before}).reduce((s, x) => s + x, 0)"
+        "(window.revyReport.perf || {{graph: []}}).graph.slice({before})"
     ));
+    let script: Vec<f64> = script
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_f64)
+        .collect();
     format!(
-        "(rest-repaint script={:.1} main={:.1} raster={:.1})",
-        script.as_f64().unwrap_or(0.0),
-        main.iter().sum::<f64>(),
-        raster.iter().sum::<f64>()
+        "(repaint={}ms script {} main {:.1} raster {:.1})",
+        mp(frames),
+        mp(script),
+        main.iter().sum::<f64>() / n as f64,
+        raster.iter().sum::<f64>() / n as f64
     )
 }
 
@@ -1076,10 +1104,10 @@ fn measure_frames(b: &mut Browser, label: &str) -> String {
             } else {
                 String::new()
             };
-            let rest = if what == "timeline" {
-                String::new()
+            let rest = if what != "timeline" && kind == "wheel" {
+                repaints(b, 10)
             } else {
-                rest_repaint(b)
+                String::new()
             };
             out.push(format!(
                 "{what}-{kind}={med:.1}/{p95:.1}ms{et}(script {} main {} raster {}){rest}",

@@ -1,5 +1,8 @@
-//! This machine's costs of a cross-thread message: the sender's enqueue and the receiver's
-//! wake-up (the handoff). `enqueue.rs` keeps both per project; these only measure.
+//! This machine's costs of a cross-thread message: the sender's post (`queue.rs`, as each
+//! language's queue does it) and the receiver's wake-up (the handoff). `enqueue.rs` keeps
+//! them per project; these only measure.
+
+pub(crate) mod queue;
 
 use std::time::{Duration, Instant};
 
@@ -15,8 +18,9 @@ pub(crate) const HANDOFF_HOW: &str = "25th percentile of up to 400 batches of 4 
 /// loaded machine do not move the figure. Rust's `notify_one` makes a system call (a futex
 /// wake) on every post, as a post that wakes a waiting receiver does; a post to a busy one
 /// (glibc's `pthread_cond_signal` with no waiter, Java's `LinkedBlockingQueue`) makes none:
-/// 12-19 ns against 253-350 ns here. The hand-made versions pay ~150 ns a post in between
-/// (docs/runtime-fidelity.md), so this figure stays an upper bound.
+/// 12-19 ns against 253-350 ns here. The replay charges it for a post to a queue its
+/// receiver has just emptied and is at (both threads at the queue's lock and memory): the
+/// hand-made fine-grained versions pay ~150 ns to several hundred a post there.
 pub(crate) fn enqueue_ns() -> f64 {
     use std::collections::VecDeque;
     use std::sync::{Condvar, Mutex};
@@ -99,9 +103,7 @@ pub(crate) fn handoff_ns() -> Option<f64> {
 #[cfg(test)]
 mod tests {
     #[test]
-    fn both_costs_are_measured_and_plausible() {
-        let e = super::enqueue_ns();
-        assert!(e > 0.0 && e < 1e6, "{e}");
+    fn the_handoff_is_plausible_when_measured() {
         if let Some(h) = super::handoff_ns() {
             assert!(h > 0.0 && h <= 500_000.0, "{h}");
         }

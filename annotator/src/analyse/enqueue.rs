@@ -12,7 +12,8 @@ use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
-use crate::analyse::calibrate;
+use crate::analyse::calibrate::{self, queue};
+use crate::instrument::model::Lang;
 
 /// A measured cost and where it comes from, for the output.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,37 +29,52 @@ pub const FILE: &str = ".revy/machine.toml";
 /// Which cost.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Cost {
-    /// The sender's CPU per asynchronous message.
+    /// The sender's CPU per message posted to a queue its receiver has just emptied and is
+    /// at (the old figure: a push and a futex notify).
     Enqueue,
+    /// The sender's CPU per message posted behind others (a receiver busy anyway).
+    Post(Lang),
+    /// The sender's CPU per message that wakes a receiver blocked on its queue.
+    Wake(Lang),
     /// A thread's wake-up by a message (one way).
     Handoff,
 }
 
 impl Cost {
-    fn how(self) -> &'static str {
+    /// How the figure is measured: the language's queue, else (no JVM) C++'s.
+    fn hows(self) -> &'static [&'static str] {
         match self {
-            Cost::Enqueue => calibrate::ENQUEUE_HOW,
-            Cost::Handoff => calibrate::HANDOFF_HOW,
+            Cost::Post(Lang::Java) | Cost::Wake(Lang::Java) => &[queue::JAVA_HOW, JAVA_AS_CPP],
+            Cost::Post(Lang::Cpp) | Cost::Wake(Lang::Cpp) => &[queue::CPP_HOW],
+            Cost::Handoff => &[calibrate::HANDOFF_HOW],
+            Cost::Enqueue => &[calibrate::ENQUEUE_HOW],
         }
     }
-    /// A figure, or `None` when the machine gave no plausible one (not kept then).
-    fn measure(self) -> Option<f64> {
-        match self {
-            Cost::Enqueue => Some(calibrate::enqueue_ns()),
-            Cost::Handoff => calibrate::handoff_ns(),
-        }
-    }
-    /// Measured once per process (no project to keep it in).
-    fn here(self) -> Option<f64> {
-        static ENQUEUE: OnceLock<Option<f64>> = OnceLock::new();
-        static HANDOFF: OnceLock<Option<f64>> = OnceLock::new();
-        let cell = match self {
-            Cost::Enqueue => &ENQUEUE,
-            Cost::Handoff => &HANDOFF,
+    /// A figure and how it was measured, or `None` when the machine gave no plausible one
+    /// (not kept then). Both posts of a language are measured together, once per process.
+    fn measure(self) -> Option<(f64, &'static str)> {
+        static CPP: OnceLock<Option<queue::PostCost>> = OnceLock::new();
+        static JAVA: OnceLock<Option<(queue::PostCost, &'static str)>> = OnceLock::new();
+        let cpp = || *CPP.get_or_init(queue::cpp);
+        let java = || {
+            *JAVA.get_or_init(|| match queue::java() {
+                Some(c) => Some((c, queue::JAVA_HOW)),
+                None => cpp().map(|c| (c, JAVA_AS_CPP)),
+            })
         };
-        *cell.get_or_init(|| self.measure())
+        match self {
+            Cost::Post(Lang::Cpp) => cpp().map(|c| (c.post, queue::CPP_HOW)),
+            Cost::Wake(Lang::Cpp) => cpp().map(|c| (c.wake, queue::CPP_HOW)),
+            Cost::Post(Lang::Java) => java().map(|(c, how)| (c.post, how)),
+            Cost::Wake(Lang::Java) => java().map(|(c, how)| (c.wake, how)),
+            Cost::Handoff => calibrate::handoff_ns().map(|h| (h, calibrate::HANDOFF_HOW)),
+            Cost::Enqueue => Some((calibrate::enqueue_ns(), calibrate::ENQUEUE_HOW)),
+        }
     }
 }
+
+/// How Java's posts are measured when no JVM could run the measurement.
+const JAVA_AS_CPP: &str = "no JVM to run java QueueCost.java: C++'s pthread figure";
 
 #[derive(Default, Serialize, Deserialize)]
 struct MachineFile {
@@ -66,13 +82,25 @@ struct MachineFile {
     enqueue: Option<Entry>,
     #[serde(skip_serializing_if = "Option::is_none")]
     handoff: Option<Entry>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    post_cpp: Option<Entry>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    wake_cpp: Option<Entry>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    post_java: Option<Entry>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    wake_java: Option<Entry>,
 }
 
 impl MachineFile {
     fn entry(&mut self, cost: Cost) -> &mut Option<Entry> {
         match cost {
-            Cost::Enqueue => &mut self.enqueue,
             Cost::Handoff => &mut self.handoff,
+            Cost::Enqueue => &mut self.enqueue,
+            Cost::Post(Lang::Cpp) => &mut self.post_cpp,
+            Cost::Wake(Lang::Cpp) => &mut self.wake_cpp,
+            Cost::Post(Lang::Java) => &mut self.post_java,
+            Cost::Wake(Lang::Java) => &mut self.wake_java,
         }
     }
 }
@@ -86,45 +114,39 @@ struct Entry {
     how: String,
 }
 
-/// The enqueue cost for the project whose manifest is `project` (see [`kept`]).
-pub(crate) fn enqueue_cost(project: Option<&Path>, remeasure: bool) -> Measured {
-    kept(Cost::Enqueue, project, remeasure).unwrap_or_else(|| Measured {
-        ns: 0.0,
-        source: "not measured".into(),
-    })
-}
-
 /// `cost` for the project whose manifest is `project` (its `.revy/machine.toml`),
 /// measuring and keeping it when there is none yet, it is another host's or another
 /// method's, or `remeasure`. Without a project it is measured once per process and kept
 /// nowhere. `None`: the machine gave no plausible figure (a handoff on a machine too busy).
 pub(crate) fn kept(cost: Cost, project: Option<&Path>, remeasure: bool) -> Option<Measured> {
     let Some(path) = project.and_then(machine_file) else {
-        let ns = cost.here()?;
-        let source = "measured now on this machine (no project to keep it in)".to_string();
+        let (ns, how) = cost.measure()?;
+        let source = format!("measured now on this machine: {how} (no project to keep it in)");
         return Some(Measured { ns, source });
     };
     let host = hostname();
     let mut file = read(&path).unwrap_or_default();
     if !remeasure {
-        let found = file
-            .entry(cost)
-            .as_ref()
-            .filter(|e| e.host == host && e.how == cost.how() && e.ns.is_finite() && e.ns > 0.0);
+        let found = file.entry(cost).as_ref().filter(|e| {
+            e.host == host
+                && cost.hows().contains(&e.how.as_str())
+                && e.ns.is_finite()
+                && e.ns > 0.0
+        });
         if let Some(e) = found {
             let day = e.measured.get(..10).unwrap_or(&e.measured);
             let source = format!("measured {day} on this machine, {FILE}");
             return Some(Measured { ns: e.ns, source });
         }
     }
+    let (ns, how) = cost.measure()?;
     let entry = Entry {
-        ns: cost.measure()?,
+        ns,
         measured: utc_now(),
         host,
-        how: cost.how().to_string(),
+        how: how.to_string(),
     };
     let day = entry.measured[..10].to_string();
-    let ns = entry.ns;
     *file.entry(cost) = Some(entry);
     let source = match write(&path, &file) {
         Ok(()) => format!("measured now ({day}) on this machine, kept in {FILE}"),
@@ -133,13 +155,41 @@ pub(crate) fn kept(cost: Cost, project: Option<&Path>, remeasure: bool) -> Optio
     Some(Measured { ns, source })
 }
 
-/// The project's kept enqueue cost for an analysis's options (`manifest`, `remeasure`),
-/// or `None` when `--enqueue` gave one: what `machine::Measured::enqueue_ns` takes.
-pub fn kept_for(o: &crate::analyse::analysis::options::Options) -> Option<Measured> {
+/// The sender's three costs of a post (`None`: given, or not measurable): behind others
+/// and waking a blocked receiver for the trace's language (C++ when it is not known), and
+/// to a queue its receiver has just emptied and is at.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Posts {
+    pub post: Option<Measured>,
+    pub wake: Option<Measured>,
+    pub enqueue: Option<Measured>,
+}
+
+/// The project's kept post costs for an analysis's options (`manifest`, `remeasure`) and
+/// the trace's language; what the command line gives is not measured.
+pub fn kept_for(o: &crate::analyse::analysis::options::Options, lang: Option<Lang>) -> Posts {
     let project = o.manifest.as_deref();
-    o.enqueue_ns
+    let lang = lang.unwrap_or(Lang::Cpp);
+    let wake = o
+        .wake_ns
         .is_none()
-        .then(|| enqueue_cost(project, o.remeasure))
+        .then(|| kept(Cost::Wake(lang), project, o.remeasure))
+        .flatten();
+    let enqueue = o
+        .enqueue_ns
+        .is_none()
+        .then(|| kept(Cost::Enqueue, project, o.remeasure))
+        .flatten();
+    let post = o
+        .post_ns
+        .is_none()
+        .then(|| kept(Cost::Post(lang), project, o.remeasure))
+        .flatten();
+    Posts {
+        post,
+        wake,
+        enqueue,
+    }
 }
 
 /// The project's kept handoff for an analysis's options, or `None` when `--handoff` gave
@@ -233,7 +283,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let manifest = dir.path().join("revy.toml");
         std::fs::write(&manifest, "").unwrap();
-        let first = enqueue_cost(Some(&manifest), false);
+        let cost = |re| kept(Cost::Post(Lang::Cpp), Some(&manifest), re).unwrap();
+        let first = cost(false);
         assert!(
             first.source.contains("kept in .revy/machine.toml"),
             "{first:?}"
@@ -245,21 +296,19 @@ mod tests {
         );
         // The same figure on every later call, with when it was measured.
         for _ in 0..3 {
-            let again = enqueue_cost(Some(&manifest), false);
+            let again = cost(false);
             assert_eq!(again.ns, first.ns);
             assert!(again.source.starts_with("measured 20"), "{again:?}");
             assert!(again
                 .source
                 .ends_with("on this machine, .revy/machine.toml"));
         }
-        let re = enqueue_cost(Some(&manifest), true);
+        let re = cost(true);
         assert!(re.source.contains("measured now"), "{re:?}");
-        assert_eq!(enqueue_cost(Some(&manifest), false).ns, re.ns);
+        assert_eq!(cost(false).ns, re.ns);
         // Another host's figure is not this machine's.
         let other = text.replace(&format!("host = {:?}", hostname()), "host = \"elsewhere\"");
         std::fs::write(dir.path().join(FILE), other).unwrap();
-        assert!(enqueue_cost(Some(&manifest), false)
-            .source
-            .contains("measured now"));
+        assert!(cost(false).source.contains("measured now"));
     }
 }

@@ -20,6 +20,8 @@ pub struct Given {
     pub cores: Option<usize>,
     pub handoff_ns: Option<f64>,
     pub enqueue_ns: Option<f64>,
+    pub wake_ns: Option<f64>,
+    pub post_ns: Option<f64>,
 }
 
 /// What the profiled machine measured, besides the command line.
@@ -29,8 +31,13 @@ pub struct Measured {
     pub handoff_ns: Option<f64>,
     /// The handoff kept for this project (none: no project, or given).
     pub handoff_kept: Option<crate::analyse::enqueue::Measured>,
-    /// An enqueue cost the caller kept for this project (none: measured here).
+    /// The sender's cost of a post to a queue its receiver has just emptied and is at,
+    /// kept for this project (none: measured here).
     pub enqueue_ns: Option<f64>,
+    /// ... of a post that wakes a receiver blocked on its queue.
+    pub wake_ns: Option<f64>,
+    /// The sender's cost of a post to a receiver busy anyway, kept for this project.
+    pub post_ns: Option<f64>,
 }
 
 /// The resolved model, in ns.
@@ -41,7 +48,12 @@ pub struct Machine {
     /// Where the handoff comes from (`whatif::HANDOFF_GIVEN`, the project's file,
     /// `whatif::HANDOFF_TRACE`, `whatif::HANDOFF_MEASURED`).
     pub handoff_source: String,
+    /// The sender's CPU for a post to a queue its receiver has just emptied and is at.
     pub enqueue_ns: f64,
+    /// ... for a post that wakes a receiver blocked on its queue.
+    pub wake_ns: f64,
+    /// ... for a post behind others, to a receiver busy anyway (at most `enqueue_ns`).
+    pub post_ns: f64,
     /// The project's handoff and the trace header's differ by more than 1.5×: says so.
     pub handoff_note: Option<String>,
 }
@@ -63,8 +75,9 @@ impl Given {
     }
 }
 
-/// The model from `given`, then `measured`, then this machine. An enqueue cost that is not
-/// given is never more than the handoff (`--handoff 0` means free messages).
+/// The model from `given`, then `measured`, then this machine. A post's cost that is not
+/// given is never more than the handoff (`--handoff 0` means free messages), nor a post
+/// nobody waits for more than one that wakes.
 pub fn resolve(given: &Given, measured: &Measured) -> Result<Machine> {
     let cores = cores(given.cores)?;
     let kept = measured.handoff_kept.as_ref();
@@ -85,24 +98,42 @@ pub fn resolve(given: &Given, measured: &Measured) -> Result<Machine> {
             .unwrap_or_else(here_enqueue_ns)
             .min(handoff_ns),
     };
+    let wake_ns = match given.wake_ns {
+        Some(w) => w,
+        None => measured
+            .wake_ns
+            .unwrap_or_else(|| here_posts().1)
+            .min(handoff_ns),
+    };
+    let post_ns = match given.post_ns {
+        Some(p) => p,
+        None => measured
+            .post_ns
+            .unwrap_or_else(|| here_posts().0)
+            .min(enqueue_ns),
+    };
     Ok(Machine {
         cores,
         handoff_ns,
         handoff_source,
         enqueue_ns,
+        wake_ns,
+        post_ns,
         handoff_note,
     })
 }
 
 /// The note when the project's handoff (`kept`) and the trace header's differ by more than
 /// 1.5× either way: the runtime measured under another load (or another thread library).
-fn disagreement(kept: f64, header: f64) -> Option<String> {
+/// Inside a project only the project's figure is replayed, so this is the one test of the
+/// header's figure there (`analyze`, `report` and `whatif` print it).
+pub(crate) fn disagreement(kept: f64, header: f64) -> Option<String> {
     let ratio = header / kept;
     if (1.0 / 1.5..=1.5).contains(&ratio) || header <= 0.0 {
         return None;
     }
     Some(format!(
-        "the runtime measured a handoff of {} µs at start-up (trace header), {ratio:.1}× the project's {} µs ({}): the prediction uses the project's, the same for every trace of it; --handoff sets another",
+        "the trace header's handoff (handoff_ns={header:.0}) could not be trusted: the runtime measured {} µs at start-up, {ratio:.1}× the project's {} µs ({}): the prediction uses the project's, the same for every trace of it; --handoff sets another",
         round1(header / 1e3),
         round1(kept / 1e3),
         crate::analyse::enqueue::FILE
@@ -121,6 +152,8 @@ impl Machine {
             cores: self.cores,
             handoff: whatif::ns_to(unit, self.handoff_ns),
             enqueue: whatif::ns_to(unit, self.enqueue_ns),
+            wake: whatif::ns_to(unit, self.wake_ns),
+            post: whatif::ns_to(unit, self.post_ns),
             latency: whatif::ns_to(unit, latency_ns),
             // Bytes per second to bytes per trace unit.
             bandwidth: bandwidth.map(|b| b * unit.micros() * 1e-6),
@@ -135,10 +168,19 @@ fn here_handoff_ns() -> f64 {
     *MEASURED.get_or_init(whatif::measure_handoff_ns)
 }
 
-/// This machine's enqueue cost, measured once per process.
+/// This machine's cost of a post to an emptied queue, measured once per process.
 fn here_enqueue_ns() -> f64 {
     static MEASURED: OnceLock<f64> = OnceLock::new();
     *MEASURED.get_or_init(crate::analyse::calibrate::enqueue_ns)
+}
+
+/// This machine's post costs (nobody waiting, waking), as C++'s queue pays them, measured
+/// once per process; 0 when they could not be.
+fn here_posts() -> (f64, f64) {
+    static MEASURED: OnceLock<(f64, f64)> = OnceLock::new();
+    *MEASURED.get_or_init(|| {
+        crate::analyse::calibrate::queue::cpp().map_or((0.0, 0.0), |c| (c.post, c.wake))
+    })
 }
 
 impl crate::analyse::analysis::options::Options {
@@ -148,6 +190,8 @@ impl crate::analyse::analysis::options::Options {
             cores: self.cores,
             handoff_ns: self.handoff_ns,
             enqueue_ns: self.enqueue_ns,
+            wake_ns: self.wake_ns,
+            post_ns: self.post_ns,
         }
     }
 }
@@ -165,10 +209,14 @@ mod tests {
             cores: Some(2),
             handoff_ns: Some(5_000.0),
             enqueue_ns: None,
+            wake_ns: None,
+            post_ns: None,
         };
         let measured = Measured {
             handoff_ns: Some(9_000.0),
             enqueue_ns: Some(7_000.0),
+            wake_ns: Some(6_000.0),
+            post_ns: Some(8_000.0),
             handoff_kept: None,
         };
         let m = resolve(&given, &measured).unwrap();
@@ -178,6 +226,7 @@ mod tests {
             m.enqueue_ns, 5_000.0,
             "a kept enqueue cost is capped by the handoff"
         );
+        assert_eq!(m.post_ns, 5_000.0, "a post nobody waits for costs no more");
         let m = resolve(&Given::default(), &measured).unwrap();
         assert_eq!((m.handoff_ns, m.enqueue_ns), (9_000.0, 7_000.0));
         assert_eq!(m.handoff_source, whatif::HANDOFF_TRACE);
@@ -203,6 +252,8 @@ mod tests {
             let measured = Measured {
                 handoff_ns: Some(header),
                 enqueue_ns: Some(150.0),
+                wake_ns: Some(3_000.0),
+                post_ns: Some(15.0),
                 handoff_kept: Some(kept(10_000.0)),
             };
             let m = resolve(&Given::default(), &measured).unwrap();
@@ -216,6 +267,8 @@ mod tests {
         let close = Measured {
             handoff_ns: Some(5_000.0),
             enqueue_ns: None,
+            wake_ns: None,
+            post_ns: None,
             handoff_kept: Some(kept(4_000.0)),
         };
         assert_eq!(

@@ -16,13 +16,23 @@ pub(crate) struct ReplayArgs {
     /// project and kept in .revy/machine.toml; without a project, the trace header's).
     #[arg(long)]
     pub(crate) handoff: Option<String>,
-    /// CPU a sender spends posting an asynchronous message, e.g. `200ns` (default: measured
-    /// once for the project and kept in .revy/machine.toml, at most the handoff).
+    /// CPU a sender spends posting an asynchronous message to a queue its receiver has just
+    /// emptied and is at, e.g. `200ns` (default: measured once for the project and kept in
+    /// .revy/machine.toml, at most the handoff).
     #[arg(long)]
     pub(crate) enqueue: Option<String>,
-    /// Measure this machine's enqueue cost and handoff again and keep them in
+    /// CPU a sender spends on a post that wakes a receiver blocked on its queue (a system
+    /// call), e.g. `2us` (default: measured once for the project with the trace language's
+    /// queue and kept, at most the handoff).
+    #[arg(long)]
+    pub(crate) wake: Option<String>,
+    /// CPU a sender spends posting behind other messages, to a receiver busy anyway (no
+    /// system call), e.g. `20ns` (default: measured and kept as --wake is).
+    #[arg(long)]
+    pub(crate) post: Option<String>,
+    /// Measure this machine's post costs and handoff again and keep them in
     /// .revy/machine.toml.
-    #[arg(long, conflicts_with = "enqueue")]
+    #[arg(long, conflicts_with_all = ["enqueue", "wake", "post"])]
     pub(crate) remeasure: bool,
     /// Keep the probe cost in the times.
     #[arg(long)]
@@ -53,6 +63,8 @@ impl ReplayArgs {
             cores: self.cores,
             handoff_ns: ns("handoff", &self.handoff)?,
             enqueue_ns: ns("enqueue", &self.enqueue)?,
+            wake_ns: ns("wake", &self.wake)?,
+            post_ns: ns("post", &self.post)?,
             manifest: manifest.is_file().then(|| manifest.to_path_buf()),
             events: manifest_events(manifest)?,
             remote: manifest_remote(manifest)?,

@@ -30,8 +30,8 @@ pub(crate) struct WhatifArgs {
 /// The replay's parameters of `revy whatif`: the machine model resolved as every command
 /// resolves it (`analyse::machine`), plus a remote placement's latency and bandwidth;
 /// returned with the model (where the handoff came from, and whether the trace header's
-/// disagrees) and where the enqueue cost came from (both the project's, measured once and
-/// kept in `.revy/machine.toml`, unless given).
+/// disagrees) and where the two post costs came from (the project's, measured once for the
+/// trace's language and kept in `.revy/machine.toml`, unless given).
 fn params(
     args: &WhatifArgs,
     opts: &revy::analyse::analysis::Options,
@@ -39,22 +39,33 @@ fn params(
 ) -> Result<(
     revy::analyse::whatif::Params,
     revy::analyse::machine::Machine,
-    String,
+    [String; 3],
 )> {
     use revy::analyse::machine::{resolve, Measured};
     use revy::analyse::whatif::{parse_bandwidth, parse_duration_ns};
-    let kept = revy::analyse::enqueue::kept_for(opts);
+    let kept = revy::analyse::enqueue::kept_for(opts, tree.lang);
     let measured = Measured {
         handoff_ns: tree.handoff_ns,
-        enqueue_ns: kept.as_ref().map(|k| k.ns),
+        enqueue_ns: kept.enqueue.as_ref().map(|k| k.ns),
+        wake_ns: kept.wake.as_ref().map(|k| k.ns),
+        post_ns: kept.post.as_ref().map(|k| k.ns),
         handoff_kept: revy::analyse::enqueue::kept_handoff_for(opts),
     };
-    let enqueue_source = kept.map_or_else(|| "given".to_string(), |k| k.source);
+    let source = |k: Option<revy::analyse::enqueue::Measured>, given: bool| match (k, given) {
+        (Some(k), _) => k.source,
+        (None, true) => "given".to_string(),
+        (None, false) => "measured now on this machine (C++'s queue)".to_string(),
+    };
+    let sources = [
+        source(kept.enqueue, opts.enqueue_ns.is_some()),
+        source(kept.wake, opts.wake_ns.is_some()),
+        source(kept.post, opts.post_ns.is_some()),
+    ];
     let m = resolve(&opts.machine(), &measured)?;
     let latency = args.latency.as_deref().map(parse_duration_ns).transpose()?;
     let bandwidth = args.bandwidth.as_deref().map(parse_bandwidth).transpose()?;
     let params = m.params(tree.unit(), latency.unwrap_or(0.0), bandwidth);
-    Ok((params, m, enqueue_source))
+    Ok((params, m, sources))
 }
 
 /// The machine model's arguments checked before the trace is read.
@@ -87,10 +98,13 @@ pub(crate) fn cmd_whatif(manifest: &Path, args: WhatifArgs) -> Result<()> {
         &args.active,
         opts.max_replay_messages,
     )?;
-    let (params, machine, enqueue_source) = params(&args, &opts, &loaded.tree)?;
+    let (params, machine, [enqueue_source, wake_source, post_source]) =
+        params(&args, &opts, &loaded.tree)?;
     let mut w = revy::analyse::whatif::predict(&loaded, &plan, &params, &args.active);
     w.handoff_source = machine.handoff_source;
     w.enqueue_source = enqueue_source;
+    w.wake_source = wake_source;
+    w.post_source = post_source;
     w.warnings.extend(machine.handoff_note);
     match args.format {
         OutputFormat::Text => stdout_quiet(&revy::analyse::whatif::render_text(&w))?,

@@ -320,6 +320,12 @@ pub struct Advice {
     /// Where the enqueue cost comes from: given, or measured once for the project
     /// (`.revy/machine.toml`, with the day it was measured).
     pub enqueue_source: String,
+    /// Sender's CPU per asynchronous message waking a blocked receiver, and its source.
+    pub wake: f64,
+    pub wake_source: String,
+    /// Sender's CPU per asynchronous message behind others, and its source.
+    pub post: f64,
+    pub post_source: String,
     /// Candidates replayed.
     pub candidates: usize,
     pub notes: Vec<String>,
@@ -447,6 +453,7 @@ impl Sink for Builder {
         let work = net - wait;
         let c = &Closed {
             frame: c.frame,
+            thread: c.thread,
             tid: c.tid,
             end: c.end,
             aggregate,
@@ -540,11 +547,11 @@ fn analyze_with_events(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<Analysis> {
     let mut b = Builder::for_trace(path, opts)?;
-    let mut t = events::Tracker::new(&opts.events, b.probe()).with_remote(&opts.remote);
+    let mut t = events::Tracker::new(&opts.events, b.probe()).with_remote(&opts.remote, path)?;
     let (mut reader, mut walker) =
         walk_trace_with(path, &mut events::Tracked::new(&mut b, &mut t), progress)?;
     if let Some(mut capped) = b.capped(opts) {
-        t = events::Tracker::new(&opts.events, capped.probe()).with_remote(&opts.remote);
+        t = events::Tracker::new(&opts.events, capped.probe()).with_remote(&opts.remote, path)?;
         (reader, walker) = walk_trace_with(
             path,
             &mut events::Tracked::new(&mut capped, &mut t),
@@ -619,10 +626,19 @@ pub(crate) fn finish_with_advice(
     };
     a.totals.compensated = compensated;
     a.trace.warnings.extend(cal.warning());
-    // The header's handoff is replayed only without a project (which keeps its own).
+    // The header's handoff is replayed only without a project, which keeps its own: there
+    // the header's figure is checked against the project's (outside 1.5×: not trusted).
     if opts.handoff_ns.is_none() && opts.manifest.is_none() {
         let handoff = crate::analyse::probe::handoff_warning(reader.header());
         a.trace.warnings.extend(handoff);
+    } else if opts.handoff_ns.is_none() && (opts.proposals || opts.remeasure) {
+        let header = crate::analyse::probe::header_ns(path, "handoff_ns")?;
+        let kept = crate::analyse::enqueue::kept_handoff_for(opts);
+        if let (Some(h), Some(k)) = (header, kept) {
+            a.trace
+                .warnings
+                .extend(crate::analyse::machine::disagreement(k.ns, h));
+        }
     }
     a.totals.probe_note = cal.describe();
     a.totals.probe = cal;

@@ -25,8 +25,13 @@ pub struct Options {
     pub cores: Option<usize>,
     /// Handoff per cross-thread message in ns for the proposals (`None`: measured).
     pub handoff_ns: Option<f64>,
-    /// Sender's CPU per asynchronous message in ns (`None`: measured, at most the handoff).
+    /// Sender's CPU per asynchronous message to a queue its receiver has just emptied and
+    /// is at, in ns (`None`: measured, at most the handoff).
     pub enqueue_ns: Option<f64>,
+    /// ... that wakes a receiver blocked on its queue (`None`: measured, at most the handoff).
+    pub wake_ns: Option<f64>,
+    /// ... posted behind others, to a receiver busy anyway (`None`: measured).
+    pub post_ns: Option<f64>,
     /// Replaying holds every message in memory and runs once per candidate: beyond this
     /// many recorded messages the replays hold only the candidates' messages, those they
     /// are sent from and the rest merged (`whatif::focus`), up to twice as many nodes;
@@ -62,6 +67,8 @@ impl Default for Options {
             cores: None,
             handoff_ns: None,
             enqueue_ns: None,
+            wake_ns: None,
+            post_ns: None,
             max_replay_messages: 1_000_000,
             proposals: true,
             manifest: None,

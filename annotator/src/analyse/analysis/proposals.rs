@@ -49,16 +49,26 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options, faults: &[FaultAgg]) -> R
         m.void = t.void;
     }
     // The enqueue cost measured once for the project (`.revy/machine.toml`), unless given.
-    let kept = crate::analyse::enqueue::kept_for(o);
+    let kept = crate::analyse::enqueue::kept_for(o, loaded.tree.lang);
     let measured = machine::Measured {
         handoff_ns: loaded.tree.handoff_ns,
-        enqueue_ns: kept.as_ref().map(|k| k.ns),
+        enqueue_ns: kept.enqueue.as_ref().map(|k| k.ns),
+        wake_ns: kept.wake.as_ref().map(|k| k.ns),
+        post_ns: kept.post.as_ref().map(|k| k.ns),
         handoff_kept: crate::analyse::enqueue::kept_handoff_for(o),
     };
     let m = machine::resolve(&o.machine(), &measured)?;
     let j = judge_candidates(a, o, &m, &loaded, held.as_ref(), objects);
-    if let (Some(advice), Some(k)) = (a.advice.as_mut(), kept) {
-        advice.enqueue_source = k.source;
+    if let Some(advice) = a.advice.as_mut() {
+        if let Some(k) = kept.enqueue {
+            advice.enqueue_source = k.source;
+        }
+        if let Some(k) = kept.wake {
+            advice.wake_source = k.source;
+        }
+        if let Some(k) = kept.post {
+            advice.post_source = k.source;
+        }
     }
     let rest = unanswered_observations(a, &j);
     let (mut pays, mut none) = (j.pays, j.none);
@@ -67,6 +77,9 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options, faults: &[FaultAgg]) -> R
     // of their object, but calls may still share state the sources do not show.
     pays.sort_by(|(px, x), (py, y)| px.cmp(py).then(speed(y).total_cmp(&speed(x))));
     let pays: Vec<Hint> = pays.into_iter().map(|(_, h)| h).collect();
+    if let (Some(note), Some(advice)) = (too_close(&pays), a.advice.as_mut()) {
+        advice.notes.push(note);
+    }
     none.sort_by(|x, y| {
         let l = |h: &Hint| h.numbers.get("level").copied().unwrap_or(0.0);
         l(y).total_cmp(&l(x))
@@ -91,6 +104,28 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options, faults: &[FaultAgg]) -> R
     }
     a.hints = pays.into_iter().chain(none).chain(rest).collect();
     Ok(())
+}
+
+/// Predictions this close (the larger over the smaller) are not told apart: the replay's
+/// predictions land within about 10 % of the measured speedups (docs/results.md), and
+/// repeated runs of one program spread by a few per cent.
+const CLOSE: f64 = 1.10;
+
+/// The note when the first two proposals are within [`CLOSE`] of each other: their order
+/// is not a finding, both are worth measuring.
+fn too_close(pays: &[Hint]) -> Option<String> {
+    let speed = |h: &Hint| h.numbers.get("predicted_speedup").copied().unwrap_or(0.0);
+    let (a, b) = (pays.first()?, pays.get(1)?);
+    let (sa, sb) = (speed(a), speed(b));
+    if sb <= 1.0 || sa.max(sb) > CLOSE * sa.min(sb) {
+        return None;
+    }
+    Some(format!(
+        "{} ({sa:.2}×) and {} ({sb:.2}×) are predicted within {:.0} % of each other, closer than the replay tells apart (its predictions land within about 10 % of measured speedups): measure both before choosing",
+        a.subject,
+        b.subject,
+        (sa.max(sb) / sa.min(sb) - 1.0) * 100.0
+    ))
 }
 
 /// A whole run's tree: focused on every candidate, or, when their messages are too many
@@ -218,6 +253,10 @@ fn not_evaluated(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
         handoff_source: "not evaluated".to_string(),
         enqueue: 0.0,
         enqueue_source: "not evaluated".to_string(),
+        wake: 0.0,
+        wake_source: "not evaluated".to_string(),
+        post: 0.0,
+        post_source: "not evaluated".to_string(),
         candidates: 0,
         notes: Vec::new(),
         caveat: whatif::CAVEAT,
@@ -299,6 +338,10 @@ fn judge_candidates(
         handoff_source: m.handoff_source.clone(),
         enqueue: p.enqueue,
         enqueue_source: whatif::HANDOFF_GIVEN.to_string(),
+        wake: p.wake,
+        wake_source: whatif::HANDOFF_GIVEN.to_string(),
+        post: p.post,
+        post_source: whatif::HANDOFF_GIVEN.to_string(),
         candidates: cands.len(),
         // The return types matter to the proposals (the probe cost is in the totals).
         notes: loaded
@@ -307,7 +350,6 @@ fn judge_candidates(
             .filter(|w| w.contains("return type"))
             .cloned()
             .chain(focused_note(&loaded.tree))
-            .chain(m.handoff_note.clone())
             .chain(left_out_note(&left))
             .collect(),
         caveat: whatif::CAVEAT,
@@ -704,4 +746,30 @@ fn method_candidates(a: &Analysis, above: &Above, l: &Loaded) -> (Vec<Candidate>
     };
     let out = meths.into_iter().take(PER_KIND).map(subject).collect();
     (out, stateful.into_iter().map(|m| m.id).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_proposals_within_ten_per_cent_are_said_to_be_too_close_to_rank() {
+        let hint = |who: &str, s: f64| {
+            Hint::new(
+                HintKind::Proposal,
+                who.into(),
+                String::new(),
+                &[("predicted_speedup", s)],
+            )
+        };
+        // The pipeline's: Writer#3 1.45× against Transformer 1.37× (measured 1.38×, 1.46×).
+        let close = too_close(&[hint("Writer#3", 1.45), hint("Transformer", 1.37)]).unwrap();
+        assert!(
+            close.starts_with("Writer#3 (1.45×) and Transformer (1.37×) are predicted within 6 %"),
+            "{close}"
+        );
+        assert_eq!(too_close(&[hint("A", 2.0), hint("B", 1.37)]), None);
+        assert_eq!(too_close(&[hint("A", 1.0), hint("B", 0.98)]), None);
+        assert_eq!(too_close(&[hint("A", 1.5)]), None);
+    }
 }

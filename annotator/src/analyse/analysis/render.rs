@@ -88,12 +88,16 @@ fn proposals(s: &mut String, a: &Analysis) {
             .as_ref()
             .filter(|x| x.candidates > 0)
             .map_or(String::new(), |x| format!(
-                " ({} core(s), handoff {} ({}), enqueue {} ({}))",
+                " ({} core(s), handoff {} ({}), enqueue {} ({}), {} waking a blocked receiver ({}), {} behind others ({}))",
                 x.cores,
                 tm(a, x.handoff),
                 x.handoff_source,
                 tm(a, x.enqueue),
-                x.enqueue_source
+                x.enqueue_source,
+                tm(a, x.wake),
+                x.wake_source,
+                tm(a, x.post),
+                x.post_source
             ))
     );
     for n in a.advice.iter().flat_map(|x| &x.notes) {

@@ -166,7 +166,8 @@ fn explains(cost: &whatif::cost::Cost, w: &whatif::WhatIf) -> bool {
 fn queued(l: &Loaded, c: &Candidate, plan: &Plan, w: &whatif::WhatIf) -> Option<String> {
     let sync = w.synchronous_messages as f64;
     let sent = w.asynchronous_messages as f64;
-    let handoffs = w.handoff * (2.0 * sync + sent) + w.enqueue * sent;
+    let wakes = w.waking_messages as f64;
+    let handoffs = w.handoff * (2.0 * sync + sent) + w.wake * wakes + w.enqueue * (sent - wakes);
     if handoffs * 2.0 >= w.predicted_time - w.baseline_time {
         return None;
     }

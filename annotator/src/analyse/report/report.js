@@ -1235,6 +1235,8 @@
     const canvasNodes = visNodes > NODE_CANVAS;
     svg.classList.toggle('canvas-nodes', canvasNodes);
     svg.classList.toggle('canvas-edges', canvasNodes || used.length > EDGE_CANVAS);
+    // An unused canvas is no layer to composite in every gesture frame.
+    ec.style.display = canvasNodes || used.length > EDGE_CANVAS ? '' : 'none';
     for (const g of groups.values()) { g.out = used.filter((e) => e.sn === g); g.inn = used.filter((e) => e.rn === g && e.sn !== g); }
     styleEdges(used);
     colourNodes();

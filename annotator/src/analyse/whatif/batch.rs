@@ -127,6 +127,7 @@ fn chunks(t: &Tree, e: &Edge, gaps: &[(u32, f64, f64)], k: u64, c: Costs) -> Vec
     };
     let work_share = if want > 0.0 { work / want } else { 0.0 };
     let (step, span) = (total / k as f64, carve / k as f64);
+    let between = (total - carve) / e.calls as f64;
     let mut out = Vec::with_capacity(k as usize);
     let (mut g, mut before) = (0usize, 0.0);
     for j in 0..k {
@@ -157,6 +158,7 @@ fn chunks(t: &Tree, e: &Edge, gaps: &[(u32, f64, f64)], k: u64, c: Costs) -> Vec
             Batch {
                 calls,
                 work: s * work_share,
+                between,
             },
         ));
     }

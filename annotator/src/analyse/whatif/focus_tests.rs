@@ -123,6 +123,8 @@ fn params(cores: usize) -> Params {
         cores,
         handoff: 7.0,
         enqueue: 2.0,
+        wake: 2.0,
+        post: 2.0,
         latency: 0.0,
         bandwidth: None,
     }

@@ -292,6 +292,12 @@ impl Tree {
                 .and_then(|(_, v)| v.parse::<f64>().ok())
         };
         let probe_ns = field("probe_ns");
+        let lang = reader.header().fields.iter().find(|(k, _)| k == "lang");
+        self.lang = self.lang.or(match lang.map(|(_, v)| v.as_str()) {
+            Some("java") => Some(crate::instrument::model::Lang::Java),
+            Some("cpp") => Some(crate::instrument::model::Lang::Cpp),
+            _ => None,
+        });
         self.probe_found |= probe_ns.is_some();
         self.faults_found |= !reader.status().aggregates.faults.is_empty();
         let handoff = field("handoff_ns").filter(|h| h.is_finite() && *h > 0.0);

@@ -272,6 +272,12 @@ pub struct WhatIf {
     pub enqueue: f64,
     /// `given`, or measured once for the project (`.revy/machine.toml`, with its day).
     pub enqueue_source: String,
+    /// Sender's CPU per asynchronous message that wakes a blocked receiver.
+    pub wake: f64,
+    pub wake_source: String,
+    /// Sender's CPU per asynchronous message behind others (a receiver busy anyway).
+    pub post: f64,
+    pub post_source: String,
     pub compensated: bool,
     /// The measured run's wall span and busy time, as `revy analyze` gives them.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -291,6 +297,9 @@ pub struct WhatIf {
     pub threads_left_out: Option<LeftOut>,
     pub waits: Vec<Wait>,
     pub asynchronous_messages: u64,
+    /// Of the asynchronous messages, those whose post woke a receiver blocked on its
+    /// queue (the sender paid `wake`; the others `enqueue` or `post`).
+    pub waking_messages: u64,
     pub synchronous_messages: u64,
     /// Page-fault time taken off messages the change moved to another thread (in `unit`);
     /// absent when the trace measured no faults (Java, other systems, older traces).
@@ -375,6 +384,10 @@ fn predict_with(
         handoff_source: HANDOFF_GIVEN.to_string(),
         enqueue: p.enqueue,
         enqueue_source: HANDOFF_GIVEN.to_string(),
+        wake: p.wake,
+        wake_source: HANDOFF_GIVEN.to_string(),
+        post: p.post,
+        post_source: HANDOFF_GIVEN.to_string(),
         compensated: t.threads.iter().any(|th| th.probe > 0.0),
         run_span: l.run.map(|r| r.span),
         busy_time: l.run.map(|r| r.busy),
@@ -387,6 +400,7 @@ fn predict_with(
         threads_left_out,
         waits: waits(t, &out),
         asynchronous_messages: out.async_sends,
+        waking_messages: out.wakes.round() as u64,
         synchronous_messages: out.sync_sends,
         page_faults_dropped: t.faults_found.then_some(out.faults_dropped),
         distribution: remote.then(|| distribution(l, plan, p)),
@@ -685,7 +699,7 @@ fn render_prediction(s: &mut String, w: &WhatIf) {
     let u = w.unit;
     let _ = writeln!(
         s,
-        "what if {} became active ({} instance(s){}), on {} core(s), handoff {} ({}), enqueue {} ({}):",
+        "what if {} became active ({} instance(s){}), on {} core(s), handoff {} ({}), enqueue {} ({}), {} waking a blocked receiver ({}), {} behind others ({}):",
         w.active.join(", "),
         w.active_instances,
         if w.active_methods.is_empty() {
@@ -697,7 +711,11 @@ fn render_prediction(s: &mut String, w: &WhatIf) {
         human(w.handoff, Unit::parse(u).unwrap_or(Unit::Ns)),
         w.handoff_source,
         human(w.enqueue, Unit::parse(u).unwrap_or(Unit::Ns)),
-        w.enqueue_source
+        w.enqueue_source,
+        human(w.wake, Unit::parse(u).unwrap_or(Unit::Ns)),
+        w.wake_source,
+        human(w.post, Unit::parse(u).unwrap_or(Unit::Ns)),
+        w.post_source
     );
     let h = |x: f64| human(x, Unit::parse(u).unwrap_or(Unit::Ns));
     if let (Some(span), Some(busy), Some(n)) = (w.run_span, w.busy_time, w.threads_measured) {
@@ -835,6 +853,7 @@ mod tests {
             faults_dropped: 0.0,
             moved_work: 0.0,
             enqueue_time: 0.0,
+            wakes: 0.0,
             counted_sends: 0,
             deadlocked: Vec::new(),
         }

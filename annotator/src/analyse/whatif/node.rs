@@ -51,6 +51,9 @@ pub struct Batch {
     pub calls: u64,
     /// Their work, compensated (the probe cost per call taken off the estimate).
     pub work: f64,
+    /// The sender's own time between two of these calls (its time in the gaps the calls
+    /// were spread over, less theirs, per call): how fast it posts them.
+    pub between: f64,
 }
 
 /// One aggregated edge of a throttled method, in the tree's ids and unit.

@@ -23,9 +23,12 @@ pub struct Params {
     /// Wake-up delay of a cross-thread message: paid by an idle receiver before it starts
     /// and by a sender waiting on a result, never as anyone's CPU time.
     pub handoff: f64,
-    /// CPU the sender of an asynchronous message spends posting it (a queue push); a
-    /// receiver that is busy anyway costs nothing more.
+    /// CPU the sender of an asynchronous message spends posting it when the post wakes a
+    /// receiver blocked on its queue (where the receiver pays the handoff): a system call.
     pub enqueue: f64,
+    /// CPU the sender spends posting to a receiver busy anyway (or already waking): a
+    /// locked push, no system call.
+    pub post: f64,
     /// Placing active objects on another machine: per-message latency (each way)...
     pub latency: f64,
     /// ... and bytes per time unit (`None`: infinitely fast).
@@ -156,6 +159,8 @@ pub struct Outcome {
     /// the asynchronous ones.
     pub moved_work: f64,
     pub enqueue_time: f64,
+    /// Of the asynchronous messages, those whose post woke a blocked receiver.
+    pub wakes: f64,
     /// Cross-thread messages that were counted calls (sent as batches).
     pub counted_sends: u64,
     /// Executors still waiting at the end: the change deadlocks.
@@ -234,6 +239,7 @@ pub struct Sim<'a> {
     faults_dropped: f64,
     moved_work: f64,
     enqueue_time: f64,
+    wakes: f64,
     counted_sends: u64,
 }
 
@@ -320,6 +326,7 @@ impl<'a> Sim<'a> {
             faults_dropped: 0.0,
             moved_work: 0.0,
             enqueue_time: 0.0,
+            wakes: 0.0,
             counted_sends: 0,
         };
         s.start_threads();
@@ -652,6 +659,7 @@ impl<'a> Sim<'a> {
         let xi = x as usize;
         let size = self.t.nodes[c as usize].size;
         let void = self.void(c);
+        let waits = self.receiver_waits(q);
         let qu = &mut self.queues[q as usize];
         qu.last_at = qu.last_at.max(self.now + self.p.there(size));
         let task = Task {
@@ -668,7 +676,9 @@ impl<'a> Sim<'a> {
         self.moved_work += self.agg[c as usize];
         if void {
             self.async_sends += n;
-            let enqueue = n as f64 * self.p.enqueue;
+            let wakes = self.wakes(c, n, waits);
+            self.wakes += wakes;
+            let enqueue = wakes * self.p.enqueue + (n as f64 - wakes) * self.p.post;
             if enqueue > EPS {
                 self.enqueue_time += enqueue;
                 self.compute(x, enqueue, node);
@@ -683,6 +693,38 @@ impl<'a> Sim<'a> {
         e.wait_since = self.now;
         e.wait_for = c;
         true
+    }
+
+    /// Whether a message posted to `q` now finds its receiver blocked on the queue: a
+    /// worker idle, nothing queued or on its way (a worker waking is not blocked).
+    fn receiver_waits(&self, q: u32) -> bool {
+        let qu = &self.queues[q as usize];
+        qu.items.is_empty()
+            && qu.last_at <= self.now
+            && qu
+                .workers
+                .iter()
+                .any(|&w| self.execs[w as usize].state == State::Idle)
+    }
+
+    /// How many of the `n` posts of message `c` wake their receiver: the first when it
+    /// `waits`; for a batch of counted calls, of the rest those that find it blocked again.
+    /// A receiver slower than the posts (work per call ≥ the sender's time per call) never
+    /// empties its queue; a faster one empties it, blocks, and the next post wakes it;
+    /// while it wakes (the handoff) and drains what came meanwhile, the posts find it busy:
+    /// one wake per 1 + handoff / (interval − work) posts.
+    fn wakes(&self, c: u32, n: u64, waits: bool) -> f64 {
+        let first: f64 = if waits { 1.0 } else { 0.0 };
+        let Some(b) = self.t.batch_of(c).filter(|_| n > 1) else {
+            return first.min(n as f64);
+        };
+        let work = b.work / b.calls.max(1) as f64;
+        let interval = b.between + self.p.post;
+        if work >= interval {
+            return first;
+        }
+        let per_wake = 1.0 + self.p.handoff / (interval - work);
+        first + (n - 1) as f64 / per_wake
     }
 
     /// `x`'s top message is done: pop it and, for a task, send the result back.
@@ -761,6 +803,7 @@ impl<'a> Sim<'a> {
             faults_dropped: self.faults_dropped,
             moved_work: self.moved_work,
             enqueue_time: self.enqueue_time,
+            wakes: self.wakes,
             counted_sends: self.counted_sends,
             deadlocked,
         }

@@ -41,6 +41,8 @@ fn params(cores: usize) -> Params {
         cores,
         handoff: 0.0,
         enqueue: 0.0,
+        wake: 0.0,
+        post: 0.0,
         latency: 0.0,
         bandwidth: None,
     }
@@ -212,14 +214,17 @@ fn handoff_eats_the_gain_of_fine_grained_messages() {
     p.handoff = 20.0;
     // Posting costs the sender more than the 5 ns it hands over.
     p.enqueue = 8.0;
+    p.wake = 8.0;
+    p.post = 8.0;
     let (base, out) = run(&t, &["A"], &p);
     assert!(out.time > base.time, "{} vs {}", out.time, base.time);
 }
 
 #[test]
-fn an_asynchronous_sender_pays_the_enqueue_and_only_an_idle_receiver_the_wake_up() {
+fn an_asynchronous_sender_pays_the_wake_up_only_to_an_idle_receiver_then_posts_behind() {
     // 100 void `put`s of 50 ns to A, 5 ns of main's own work between them: A is busy all
-    // along, so after the first wake-up each post costs main only the enqueue.
+    // along, so only the first post wakes it (a system call); each later one costs main
+    // only a post to a busy receiver.
     let mut spec = String::from("1 + Main 0 main 0 0\n");
     for i in 0..100u64 {
         spec += &format!(
@@ -232,17 +237,46 @@ fn an_asynchronous_sender_pays_the_enqueue_and_only_an_idle_receiver_the_wake_up
     let (t, _f) = tree(&spec, None, &["put"]);
     let mut p = params(2);
     p.handoff = 20.0;
-    p.enqueue = 0.5;
+    p.wake = 3.0;
+    p.enqueue = 1.0;
+    p.post = 0.5;
     let (base, out) = run(&t, &["A"], &p);
-    // main: 100 × (5 + 0.5) = 550; A: one wake-up (20) then 100 × 50 back to back.
+    // main: 100 × 5 + 3 + 99 × 0.5 (A is still waking at the second post, the first
+    // queued: each later post goes behind others) = 552.5; A: one wake-up (20) from the first post, then
+    // 100 × 50 back to back.
     assert!((base.time - 5500.0).abs() < 1e-6, "{}", base.time);
     assert!(
-        (out.time - (5.0 + 0.5 + 20.0 + 5000.0)).abs() < 1.0,
+        (out.time - (5.0 + 20.0 + 5000.0)).abs() < 1.0,
         "{}",
         out.time
     );
     let main = &out.execs[0];
-    assert!((main.busy - 550.0).abs() < 1e-6, "{}", main.busy);
+    assert!((main.busy - 552.5).abs() < 1e-6, "{}", main.busy);
+    assert!((out.wakes - 1.0).abs() < 1e-9, "{}", out.wakes);
+}
+
+#[test]
+fn every_post_to_a_receiver_that_drains_its_queue_wakes_it() {
+    // 10 void `put`s of 5 ns to A, 500 ns apart: A empties its queue and blocks before the
+    // next one, so each post wakes it and costs main the system call.
+    let mut spec = String::from("1 + Main 0 main 0 0\n");
+    for i in 0..10u64 {
+        spec += &format!(
+            "1 + A 1 put 8 {}\n1 - A 1 put {}\n",
+            500 * i + 495,
+            500 * i + 500
+        );
+    }
+    spec += "1 - Main 0 main 5000\n";
+    let (t, _f) = tree(&spec, None, &["put"]);
+    let mut p = params(2);
+    p.handoff = 20.0;
+    p.wake = 3.0;
+    p.enqueue = 1.0;
+    p.post = 0.5;
+    let (_, out) = run(&t, &["A"], &p);
+    assert!((out.wakes - 10.0).abs() < 1e-9, "{}", out.wakes);
+    assert!((out.execs[0].busy - (10.0 * 495.0 + 30.0)).abs() < 1e-6);
 }
 
 #[test]

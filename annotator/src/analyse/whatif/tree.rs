@@ -58,6 +58,8 @@ pub struct Tree {
     /// The thread handoff the runtime measured at start-up (`handoff_ns=`), in ns; `None`
     /// for older traces.
     pub handoff_ns: Option<f64>,
+    /// The traces' language (`lang=` of the header): whose queue a message is posted to.
+    pub lang: Option<crate::instrument::model::Lang>,
     /// What a counted call of a throttled method cost its caller (`counted_ns=`), in the
     /// tree's unit: the batches take it off their sender's own time. 0: unknown (older
     /// traces) or not compensating.

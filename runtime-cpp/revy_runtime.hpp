@@ -20,9 +20,18 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <type_traits>
-#include <utility>
+// std::hash (for `[[remote]]` keys that are not integers): libstdc++ has it alone; all of
+// <functional> is 8,000 lines more for every translation unit.
+#if defined(__GLIBCXX__) && defined(__has_include)
+#if __has_include(<bits/functional_hash.h>)
+#include <bits/functional_hash.h>
+#define REVY_HASH_INCLUDED 1
+#endif
+#endif
+#ifndef REVY_HASH_INCLUDED
+#include <functional>
+#endif
 
 #if defined(REVY_RUNTIME_LIB) && !defined(REVY_RUNTIME_BUILDING_LIB) && defined(__GNUC__) && \
     defined(__linux__)
@@ -116,12 +125,31 @@ struct HotThread {
     HotThread** slot;          // the program's pointer to this state: reset when it is freed
 };
 
+// Pushes frame `d` (room checked) for a counted call of `mid` on `oid`: its depth, or 0 when
+// the call is the thread's one to time (the runtime's, every kSampleEvery-th). The frame's
+// `hidden` (unused by estimated frames) holds the thread's counted calls so far: an estimated
+// callee changes that, and only such a call (the runtime's) can re-key the edge or move the
+// slots.
+REVY_ALWAYS_INLINE std::uint32_t fill_counted(HotThread& h, std::uint32_t d, std::uint32_t mid,
+                                              std::uint64_t oid, std::uint64_t size) noexcept {
+    std::uint32_t n = h.counted + 1;
+    if (n % kSampleEvery == 0) return 0;
+    h.counted = n;
+    Frame& f = h.frames[d];
+    f.oid = oid;
+    f.child = 0;
+    f.hidden = n;
+    f.size = size;
+    f.mid = mid;
+    f.rec = kEstimated;
+    h.depth = d + 1;
+    return d + 1;
+}
+
 // Opens a call of throttled method `mid` on `oid` that will be counted on the edge
 // `h.cnt[mid]` keeps (same sender and receiver; its estimate taken when the edge was): its
 // depth (1 for the first frame), or 0 when the runtime must see it (not throttled here yet,
-// another edge, no room, the call to time). The frame's `hidden` (unused by estimated
-// frames) holds the thread's counted calls so far: an estimated callee changes that, and
-// only such a call (the runtime's) can re-key the edge or move the slots.
+// another edge, no room, the call to time).
 REVY_ALWAYS_INLINE std::uint32_t push_counted(HotThread& h, std::uint32_t mid, std::uint64_t oid,
                                               std::uint64_t size) noexcept {
     std::uint32_t d = h.depth;
@@ -142,18 +170,7 @@ REVY_ALWAYS_INLINE std::uint32_t push_counted(HotThread& h, std::uint32_t mid, s
         want = so ? kAnyFresh : 0;
     }
     if (c.so != want || c.s != s) return 0;
-    std::uint32_t n = h.counted + 1;
-    if (n % kSampleEvery == 0) return 0;
-    h.counted = n;
-    Frame& f = h.frames[d];
-    f.oid = oid;
-    f.child = 0;
-    f.hidden = n;
-    f.size = size;
-    f.mid = mid;
-    f.rec = kEstimated;
-    h.depth = d + 1;
-    return d + 1;
+    return fill_counted(h, d, mid, oid, size);
 }
 
 // Ends frame `d - 1` (`d`: what push_counted returned), a counted call of `mid` on `oid`, when
@@ -323,17 +340,6 @@ __attribute__((noinline, cold)) inline HotThread* attach() noexcept {
     ThreadRef<>::h = h;
     return h;
 }
-REVY_ALWAYS_INLINE std::uint32_t inline_start(std::uint32_t mid, std::uint64_t oid,
-                                              std::uint64_t size) noexcept {
-    if (!config::throttle_calls) return 0;
-    HotThread* h = ThreadRef<>::h;
-    if (__builtin_expect(h == nullptr, 0)) h = attach();
-    return push_counted(*h, mid, oid, size);
-}
-REVY_ALWAYS_INLINE bool inline_end(std::uint32_t mid, std::uint64_t oid, std::uint32_t d) noexcept {
-    HotThread* h = ThreadRef<>::h;
-    return config::throttle_calls && d && end_counted(*h, mid, oid, d);
-}
 #endif
 #else
 // Defined in revy_runtime_impl.hpp (included at the end of this header, or compiled into
@@ -400,26 +406,62 @@ inline void log_key(std::uint32_t mid, const T& k) noexcept {
     REVY_RT(log_key)(mid, detail::key_mix(detail::key_value(k, whole())));
 }
 
-// Start log now, end log when the enclosing block is left in any way. The constructor and
-// destructor are out of line (one copy per program, the counted path inlined in them): inlined
-// into every annotated function, they made tinyxml2.cpp 4.7x costlier to compile at -O2 and
-// 7x at -O0, for two direct calls per counted call saved.
+// A call's start and end, out of line (one copy per program, the counted path inlined in
+// them): inlined into every annotated function, they made tinyxml2.cpp 4.7x costlier to compile
+// at -O2 and 7x at -O0. A throttled method's call is counted on the thread's state (see
+// `ThreadRef`): the depth of its frame, else 0 (logged). Their common path calls nothing, so
+// it saves no registers; the thread's first call and the runtime's first load go to cold
+// functions.
+namespace detail {
+// (members, so that `first` may call `start`, defined after it)
+struct Probe {
+    static REVY_OUT_OF_LINE std::uint32_t start(std::uint32_t mid, std::uint64_t oid,
+                                                std::uint64_t size) noexcept {
+#if defined(REVY_INLINE_COUNTED)
+        if (config::throttle_calls) {
+            HotThread* h = ThreadRef<>::h;
+            if (__builtin_expect(h == nullptr, 0)) return first(mid, oid, size);
+            if (std::uint32_t d = push_counted(*h, mid, oid, size)) return d;
+        }
+#endif
+        return logged(mid, oid, size);
+    }
+    // A logged call's start (cold: kept off the counted path's registers).
+    __attribute__((noinline, cold)) static std::uint32_t logged(std::uint32_t mid,
+                                                                std::uint64_t oid,
+                                                                std::uint64_t size) noexcept {
+        log_start(mid, oid, size);
+        return 0;
+    }
+#if defined(REVY_INLINE_COUNTED)
+    // The thread's first call: attaches its state (never null), then starts the call.
+    __attribute__((noinline, cold)) static std::uint32_t first(std::uint32_t mid,
+                                                               std::uint64_t oid,
+                                                               std::uint64_t size) noexcept {
+        attach();
+        return start(mid, oid, size);
+    }
+#endif
+    static REVY_OUT_OF_LINE void end(std::uint32_t mid, std::uint64_t oid,
+                                     std::uint32_t d) noexcept {
+#if defined(REVY_INLINE_COUNTED)
+        if (config::throttle_calls && d && end_counted(*ThreadRef<>::h, mid, oid, d)) return;
+#else
+        (void)d;
+#endif
+        log_end(mid, oid);
+    }
+};
+}  // namespace detail
+
+// Start log now, end log when the enclosing block is left in any way. Inline, the call's
+// fields stay in the caller's registers (the constructor and destructor out of line kept them
+// in the object, in memory: a counted pair cost 123 instructions, 86 inline).
 class Scope {
 public:
-    // A throttled method's call is counted inline (see detail::inline_start), else logged.
-    REVY_OUT_OF_LINE Scope(std::uint32_t mid, std::uint64_t oid, std::uint64_t size) noexcept
-        : mid_(mid), d_(0), oid_(oid) {
-#if defined(REVY_INLINE_COUNTED)
-        if ((d_ = detail::inline_start(mid, oid, size)) != 0) return;
-#endif
-        log_start(mid, oid, size);
-    }
-    REVY_OUT_OF_LINE ~Scope() {
-#if defined(REVY_INLINE_COUNTED)
-        if (detail::inline_end(mid_, oid_, d_)) return;
-#endif
-        log_end(mid_, oid_);
-    }
+    Scope(std::uint32_t mid, std::uint64_t oid, std::uint64_t size) noexcept
+        : mid_(mid), d_(detail::Probe::start(mid, oid, size)), oid_(oid) {}
+    ~Scope() { detail::Probe::end(mid_, oid_, d_); }
 
 private:
     Scope(const Scope&);             // not copyable
@@ -616,6 +658,10 @@ public:
 // `[sizes].system`. The annotator writes user objects' sizes itself (see README).
 
 namespace detail {
+// std::declval without <utility>: only named in unevaluated operands.
+template <typename T>
+typename std::add_rvalue_reference<T>::type declval() noexcept;
+
 template <typename... T>
 struct voider {
     typedef void type;
@@ -632,9 +678,9 @@ struct is_sized_range : std::false_type {};
 // size()/begin()/end() may throw, assert or do work in them, so it is measured by sizeof.
 template <typename T>
 struct is_sized_range<T, typename voider<typename T::allocator_type,
-                                         decltype(std::declval<const T&>().size()),
-                                         decltype(std::declval<const T&>().begin()),
-                                         decltype(std::declval<const T&>().end())>::type>
+                                         decltype(::_revy_rt::detail::declval<const T&>().size()),
+                                         decltype(::_revy_rt::detail::declval<const T&>().begin()),
+                                         decltype(::_revy_rt::detail::declval<const T&>().end())>::type>
     : std::true_type {};
 
 template <typename U>

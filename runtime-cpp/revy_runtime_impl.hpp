@@ -817,6 +817,12 @@ inline bool open_trace(Global& G) {
         std::string stem = env;
         if (stem.size() > 4 && stem.compare(stem.size() - 4, 4, ".rvt") == 0)
             stem.erase(stem.size() - 4);
+#if REVY_POSIX
+        // The folder it names is made, as the Java runtime does (a missing one left the run
+        // untraced).
+        std::string::size_type slash = stem.rfind('/');
+        if (slash != std::string::npos && slash > 0) mkdirs(stem.substr(0, slash));
+#endif
         return create_own(G, stem, pid);
     }
     std::string dir = config::trace_dir();
@@ -2932,7 +2938,8 @@ inline void ctor_pending(ThreadState& ts, std::uint32_t mid, const volatile void
 
 // A throttled constructor whose calls count on the folded edge (a full table: each new object
 // is a new receiver, see pop_estimated): counted as `push_counted` counts a call, the ID
-// unknown until the body (`ctor_bind` keeps it counted only for an object newer than that).
+// unknown until the body (`ctor_bind` keeps it counted only for an object newer than that);
+// the frame is `fill_counted`'s, as the inline path's.
 REVY_HOT bool ctor_counted(ThreadState& ts, std::uint32_t mid, std::uint64_t size,
                            const volatile void* self) {
     std::uint32_t d = ts.depth;
@@ -2947,17 +2954,7 @@ REVY_HOT bool ctor_counted(ThreadState& ts, std::uint32_t mid, std::uint64_t siz
         if (!so && ts.ctor_top) return false;  // within a constructor before its ID (ctor_stash)
     }
     if (c.s != s || c.so != (so ? kFolded : 0)) return false;
-    std::uint32_t n = ts.counted + 1;
-    if (n % kSampleEvery == 0) return false;
-    ts.counted = n;
-    Frame& f = ts.frames[d];
-    f.oid = 0;
-    f.child = 0;
-    f.hidden = n;
-    f.size = size;
-    f.mid = mid;
-    f.rec = kEstimated;
-    ts.depth = d + 1;
+    if (!fill_counted(ts, d, mid, 0, size)) return false;
     ctor_pending(ts, mid, self, d);
     return true;
 }

@@ -615,6 +615,43 @@ public class Main {
     assert_eq!(steps.len(), 1, "{steps:?}");
 }
 
+/// commons-collections4's `ReferenceIdentityMapTest.testPurgeValues` failed annotated: the
+/// better-mode size walk kept its last walk's objects in its seen-set until the next walk,
+/// so a weakly held argument was never collected. A walk now drops them when it ends.
+#[test]
+fn better_mode_size_walk_keeps_no_argument_alive() {
+    if !common::gate::needs(&[Tool::Java]) {
+        return;
+    }
+    let p = small_project(&[(
+        "weak/Main.java",
+        r#"package weak;
+import java.lang.ref.WeakReference;
+public class Main {
+    static final class Box { int a; Object more = new int[4]; }
+    static long sum;
+    static void take(Box b) { sum += b.a; }
+    static WeakReference<Box> make() {
+        Box b = new Box();
+        take(b);
+        return new WeakReference<Box>(b);
+    }
+    public static void main(String[] args) {
+        WeakReference<Box> r = make();
+        for (int i = 0; i < 50 && r.get() != null; i++) {
+            System.gc();
+        }
+        System.out.println(r.get() == null ? "collected" : "kept alive");
+    }
+}
+"#,
+    )]);
+    let (before, after, t) = run_project(p.path(), "weak.Main", Mode::Better);
+    assert!(before.stdout.contains("collected"), "{}", before.stdout);
+    assert_eq!(before.stdout, after.stdout);
+    check_trace(&t, &[]);
+}
+
 /// junit4: a test starts a child JVM that inherits REVY_TRACE; the child truncated and
 /// overwrote the file the parent was writing (a hole of zeros, a malformed trace). The
 /// child now finds the file locked and writes `NAME-PID.rvt` beside it.

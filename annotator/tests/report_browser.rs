@@ -35,6 +35,9 @@ struct Browser {
     next: u64,
     /// Page errors seen so far (exceptions, console errors, network fetches).
     errors: Vec<String>,
+    /// A DevTools trace being recorded (its events so far) and whether it has ended.
+    trace: Option<Vec<Value>>,
+    trace_done: bool,
 }
 
 impl Drop for Browser {
@@ -162,6 +165,8 @@ impl Browser {
             ws,
             next: 0,
             errors: Vec::new(),
+            trace: None,
+            trace_done: false,
         };
         b.call("Runtime.enable", json!({}));
         b.call("Log.enable", json!({}));
@@ -190,6 +195,12 @@ impl Browser {
             "Log.entryAdded" if p["entry"]["level"] == "error" => self
                 .errors
                 .push(format!("log error: {}", p["entry"]["text"])),
+            "Tracing.dataCollected" => {
+                if let (Some(t), Some(v)) = (&mut self.trace, p["value"].as_array()) {
+                    t.extend(v.iter().cloned());
+                }
+            }
+            "Tracing.tracingComplete" => self.trace_done = true,
             "Network.requestWillBeSent" => {
                 let url = p["request"]["url"].as_str().unwrap_or("");
                 if !(url.starts_with("file:") || url.starts_with("data:") || url == "about:blank") {
@@ -222,6 +233,31 @@ impl Browser {
                 self.event(&v);
             }
         }
+    }
+
+    /// Starts a DevTools trace: the renderer's tasks, rasterisation and the display compositor.
+    fn trace_start(&mut self) {
+        self.trace = Some(Vec::new());
+        self.trace_done = false;
+        self.call(
+            "Tracing.start",
+            json!({"categories": "toplevel,devtools.timeline,disabled-by-default-devtools.timeline,cc,viz", "transferMode": "ReportEvents"}),
+        );
+    }
+
+    /// Ends the trace and returns its events.
+    fn trace_end(&mut self) -> Vec<Value> {
+        self.call("Tracing.end", json!({}));
+        while !self.trace_done {
+            let m = self.ws.read().expect("trace events");
+            if let tungstenite::Message::Text(t) = m {
+                let v: Value = serde_json::from_str(&t).unwrap();
+                if v.get("method").is_some() {
+                    self.event(&v);
+                }
+            }
+        }
+        self.trace.take().unwrap_or_default()
     }
 
     /// Evaluates `expr` in the page and returns its value (JSON).
@@ -343,6 +379,57 @@ fn report_of(trace: &Path, out: &Path) {
         "revy report failed: {}",
         String::from_utf8_lossy(&o.stderr)
     );
+    // A/B measuring: REVY_REPORT_PAGE=DIR swaps the page's script and style for DIR/report.js
+    // and DIR/report.css (an older commit's, say), the data unchanged.
+    if let Ok(dir) = std::env::var("REVY_REPORT_PAGE") {
+        let dir = Path::new(&dir);
+        let mut html = std::fs::read_to_string(out).unwrap();
+        for (name, now) in [
+            ("report.js", include_str!("../src/analyse/report/report.js")),
+            (
+                "report.css",
+                include_str!("../src/analyse/report/report.css"),
+            ),
+        ] {
+            assert!(html.contains(now), "the page holds this tree's {name}");
+            html = html.replacen(now, &std::fs::read_to_string(dir.join(name)).unwrap(), 1);
+        }
+        std::fs::write(out, html).unwrap();
+    }
+}
+
+/// Frame figures only (no other assertion) for the 10⁴ and 10⁶ reports, to compare page
+/// versions (REVY_REPORT_PAGE, see `report_of`):
+/// `cargo test --test report_browser report_frames_bench -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn report_frames_bench() {
+    let Some(mut b) = browser() else { return };
+    b.viewport(1600, 1000);
+    let tmp = tempfile::tempdir().unwrap();
+    let which = std::env::var("REVY_BENCH_INSTANCES").unwrap_or_else(|_| "10000 1000000".into());
+    for instances in which.split_whitespace().map(|x| x.parse::<u64>().unwrap()) {
+        let events = if instances >= 1_000_000 {
+            4_400_000
+        } else {
+            10 * instances
+        };
+        let spec = revy::analyse::trace::synth::Spec {
+            events,
+            instances,
+            threads: 4,
+            classes: 30,
+            seed: 5,
+            ..Default::default()
+        };
+        let out = synth_report(tmp.path(), &format!("bench{instances}"), spec);
+        b.open(&out);
+        let frames = measure_frames(&mut b, &format!("{instances} instances"));
+        eprintln!(
+            "MEASURE-BENCH instances={instances} page={} {frames}",
+            std::env::var("REVY_REPORT_PAGE").unwrap_or_else(|_| "this tree".into())
+        );
+    }
 }
 
 /// Visible instances and edges once the instances matching `hidden` are filtered out.
@@ -751,7 +838,87 @@ fn timings(b: &mut Browser) -> (f64, f64, f64) {
 /// zoom in and out at the element's centre), "pan" (a drag of `n` moves across it) or "keys"
 /// (W and S alternating, the timeline's zoom keys, on the focused element). Second, the same events as the Event Timing API saw them (input timestamp to the next
 /// paint, as INP measures; in 8 ms steps, and only the events of 16 ms or more).
-fn frame_times(b: &mut Browser, selector: &str, kind: &str, n: usize) -> (Vec<f64>, Vec<f64>) {
+struct Frames {
+    /// Input to the end of the next frame, ms.
+    frames: Vec<f64>,
+    /// Event Timing durations of the events of 16 ms or more.
+    event_timing: Vec<f64>,
+    /// The page's own drawing per frame (its draw functions' time), ms.
+    script: Vec<f64>,
+    /// From the DevTools trace, per input: the renderer main thread's tasks, and
+    /// rasterisation plus the display compositor's tasks, ms.
+    main: Vec<f64>,
+    raster: Vec<f64>,
+}
+
+/// Chromium's work per input from a trace: the events between one input's dispatch and the
+/// next (each input is sent once the previous one's frame has ended, so each window holds
+/// one frame): the renderer main thread's top-level tasks, and raster tasks plus the display
+/// compositor thread's tasks, in ms.
+fn trace_work(events: &[Value]) -> (Vec<f64>, Vec<f64>) {
+    use std::collections::HashMap;
+    let key = |e: &Value| {
+        (
+            e["pid"].as_u64().unwrap_or(0),
+            e["tid"].as_u64().unwrap_or(0),
+        )
+    };
+    let names: HashMap<(u64, u64), String> = events
+        .iter()
+        .filter(|e| e["ph"] == "M" && e["name"] == "thread_name")
+        .map(|e| (key(e), e["args"]["name"].as_str().unwrap_or("").to_string()))
+        .collect();
+    let thread = |e: &Value| names.get(&key(e)).map_or("", String::as_str);
+    let mut inputs: Vec<f64> = events
+        .iter()
+        .filter(|e| {
+            e["name"] == "EventDispatch"
+                && ["wheel", "pointermove", "keydown"]
+                    .contains(&e["args"]["data"]["type"].as_str().unwrap_or(""))
+        })
+        .filter_map(|e| e["ts"].as_f64())
+        .collect();
+    inputs.sort_by(f64::total_cmp);
+    if inputs.is_empty() {
+        inputs.push(f64::MIN); // no input: the whole trace is one window
+    }
+    let task = |e: &Value| e["ph"] == "X" && e["name"] == "ThreadControllerImpl::RunTask";
+    let mut main = vec![0.0; inputs.len()];
+    let mut raster = vec![0.0; inputs.len()];
+    // REVY_TRACE_NAMES=1: where the time went (ms per event name and thread, nested
+    // events counted in each of their parents).
+    let mut by_name: HashMap<String, f64> = HashMap::new();
+    for e in events.iter().filter(|e| e["ph"] == "X") {
+        let (Some(ts), Some(dur)) = (e["ts"].as_f64(), e["dur"].as_f64()) else {
+            continue;
+        };
+        let Some(k) = inputs.iter().rposition(|&t| t <= ts) else {
+            continue;
+        };
+        let t = thread(e);
+        *by_name
+            .entry(format!("{}@{t}", e["name"].as_str().unwrap_or("?")))
+            .or_default() += dur / 1000.0;
+        if task(e) && t == "CrRendererMain" {
+            main[k] += dur / 1000.0;
+        } else if e["name"] == "RasterTask" || (task(e) && t == "VizCompositorThread") {
+            raster[k] += dur / 1000.0;
+        }
+    }
+    if std::env::var_os("REVY_TRACE_NAMES").is_some() {
+        let mut v: Vec<_> = by_name.into_iter().collect();
+        v.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let top: Vec<String> = v
+            .iter()
+            .take(60)
+            .map(|(n, t)| format!("{n}={t:.1}"))
+            .collect();
+        eprintln!("TRACE {} inputs: {}", inputs.len(), top.join(" "));
+    }
+    (main, raster)
+}
+
+fn frame_times(b: &mut Browser, selector: &str, kind: &str, n: usize) -> Frames {
     let sel = serde_json::to_string(selector).unwrap();
     // A point on the element itself (not on a node: a drag there would move the node), as
     // near its visible middle as can be.
@@ -775,6 +942,8 @@ fn frame_times(b: &mut Browser, selector: &str, kind: &str, n: usize) -> (Vec<f6
         mouse(b, "mouseMoved", x, y, 0);
         mouse(b, "mousePressed", x, y, 1);
     }
+    let drawn_before = b.eval("(() => { const p = window.revyReport.perf || {timeline: [], graph: []}; return [p.timeline.length, p.graph.length]; })()");
+    b.trace_start();
     if kind == "keys" {
         b.eval(&format!(
             "document.querySelector({sel}).focus({{preventScroll: true}})"
@@ -805,6 +974,8 @@ fn frame_times(b: &mut Browser, selector: &str, kind: &str, n: usize) -> (Vec<f6
         }
         b.eval(&format!("new Promise(r => {{ const w = () => window.__frames.length > {k} ? r(true) : setTimeout(w, 2); w(); }})"));
     }
+    let script = b.eval(&format!("(() => {{ const p = window.revyReport.perf || {{timeline: [], graph: []}}; const [t, g] = {drawn_before}; return p.timeline.slice(t).concat(p.graph.slice(g)); }})()"));
+    let (main, raster) = trace_work(&b.trace_end());
     if kind == "pan" {
         mouse(b, "mouseReleased", x, y, 0);
     }
@@ -818,7 +989,13 @@ fn frame_times(b: &mut Browser, selector: &str, kind: &str, n: usize) -> (Vec<f6
     let frames = floats(b.eval("window.__frames"));
     // Event Timing entries are delivered after the paint: let them arrive.
     b.eval("new Promise(r => setTimeout(r, 100))");
-    (frames, floats(b.eval("window.__events")))
+    Frames {
+        frames,
+        event_timing: floats(b.eval("window.__events")),
+        script: floats(script),
+        main,
+        raster,
+    }
 }
 
 /// Event Timing figures of `n` events of which `long` took 16 ms or more (the others are
@@ -837,6 +1014,45 @@ fn event_timing(n: usize, long: Vec<f64>) -> String {
     format!("{}/{}", f(med), f(p95))
 }
 
+/// "median/p95" of `v` in ms, "-" when empty.
+fn mp(v: Vec<f64>) -> String {
+    if v.is_empty() {
+        return "-".into();
+    }
+    let (med, p95) = median_p95(v);
+    format!("{med:.1}/{p95:.1}")
+}
+
+/// The graph's repaint (what follows once input rests): `n` repaints at the fitted view,
+/// each from the call to the end of its frame; the page's draw time; from a trace, the main
+/// thread's and raster/display work per repaint (means), in ms.
+fn repaints(b: &mut Browser, n: usize) -> String {
+    let before = b.eval("(window.revyReport.perf || {graph: []}).graph.length");
+    b.trace_start();
+    let mut frames = Vec::new();
+    for _ in 0..n {
+        let t = b.eval("new Promise(r => { const t0 = performance.now(); window.revyReport.fit(); requestAnimationFrame(() => requestAnimationFrame(() => { const ch = new MessageChannel(); ch.port1.onmessage = () => r(performance.now() - t0); ch.port2.postMessage(0); })); })");
+        frames.push(t.as_f64().unwrap());
+    }
+    let (main, raster) = trace_work(&b.trace_end());
+    let script = b.eval(&format!(
+        "(window.revyReport.perf || {{graph: []}}).graph.slice({before})"
+    ));
+    let script: Vec<f64> = script
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_f64)
+        .collect();
+    format!(
+        "(repaint={}ms script {} main {:.1} raster {:.1})",
+        mp(frames),
+        mp(script),
+        main.iter().sum::<f64>() / n as f64,
+        raster.iter().sum::<f64>() / n as f64
+    )
+}
+
 /// Median and 95th percentile of `v`.
 fn median_p95(mut v: Vec<f64>) -> (f64, f64) {
     v.sort_by(f64::total_cmp);
@@ -850,8 +1066,13 @@ fn measure_frames(b: &mut Browser, label: &str) -> String {
     // The floor on this machine: wheel steps over a line that does nothing with them.
     b.eval("document.getElementById('run-line').addEventListener('wheel', (e) => e.preventDefault(), {passive: false})");
     // (Event Timing leaves out continuous events: wheel and pointermove.)
-    let (med, p95) = median_p95(frame_times(b, "#run-line", "wheel", 30).0);
-    let mut out = vec![format!("idle-wheel={med:.1}/{p95:.1}ms")];
+    let idle = frame_times(b, "#run-line", "wheel", 30);
+    let mut out = vec![format!(
+        "idle-wheel={}ms(main {} raster {})",
+        mp(idle.frames),
+        mp(idle.main),
+        mp(idle.raster)
+    )];
     for (what, sel, view) in [
         ("graph", "#graph", None),
         ("instance-graph", "#graph", Some("instances")),
@@ -869,7 +1090,8 @@ fn measure_frames(b: &mut Browser, label: &str) -> String {
             // Each gesture alone: the graph repaints once input has rested 160 ms, and that
             // repaint would land in the next series' first frames.
             b.eval("new Promise(r => setTimeout(r, 600))");
-            let (t, et) = frame_times(b, sel, kind, 30);
+            let f = frame_times(b, sel, kind, 30);
+            let (t, et) = (f.frames, f.event_timing);
             assert_eq!(t.len(), 30, "{label} {what} {kind}: one frame per event");
             let (med, p95) = median_p95(t);
             assert!(
@@ -882,7 +1104,17 @@ fn measure_frames(b: &mut Browser, label: &str) -> String {
             } else {
                 String::new()
             };
-            out.push(format!("{what}-{kind}={med:.1}/{p95:.1}ms{et}"));
+            let rest = if what != "timeline" && kind == "wheel" {
+                repaints(b, 10)
+            } else {
+                String::new()
+            };
+            out.push(format!(
+                "{what}-{kind}={med:.1}/{p95:.1}ms{et}(script {} main {} raster {}){rest}",
+                mp(f.script),
+                mp(f.main),
+                mp(f.raster)
+            ));
         }
     }
     b.eval("window.revyReport.setView('classes'); window.scrollTo(0, 0)");
@@ -1585,6 +1817,9 @@ fn report_answers_at_a_glance() {
         b.screenshot(&format!("instances-{instances}.png"));
         // Switching to the instance graph (up to 1,000 nodes): placing, styling, drawing.
         let to_instances = b.eval("(() => { const t = performance.now(); window.revyReport.setView('instances'); return performance.now() - t; })()");
+        if instances >= 10_000 {
+            assert_graph_labels_on_canvas(&mut b, instances);
+        }
         b.eval("window.revyReport.setView('classes')");
         b.assert_no_errors();
         let frames = if instances >= 10_000 {
@@ -1599,6 +1834,134 @@ fn report_answers_at_a_glance() {
             to_instances.as_f64().unwrap()
         );
     }
+}
+
+/// Issue 35: past 300 nodes the instance graph renders no SVG element per node (nodes, edges
+/// and labels are painted on the canvas; the SVG's node elements stay as the model, not
+/// rendered), and the labels in view are drawn there.
+fn assert_graph_labels_on_canvas(b: &mut Browser, instances: u64) {
+    let v = b.eval("(async () => { const r = window.revyReport; r.setView('instances'); await new Promise(f => requestAnimationFrame(() => requestAnimationFrame(f))); const g = document.getElementById('graph'), c = document.getElementById('graph-edges'); const rendered = [...g.querySelectorAll('.node, .node *, .edge, .edge *, #labels text')].filter(e => e.getClientRects().length > 0).length; return [g.classList.contains('canvas-nodes'), r.nodes.filter(n => n.visible).length, rendered, g.dataset.labelsOn || '', Number(g.dataset.labels), (c.dataset.labels || '').split('\\n').filter(x => x).length, Number(c.dataset.nodes)]; })()");
+    assert_eq!(v[0], json!(true), "{instances}: canvas nodes {v}");
+    assert!(
+        v[1].as_u64().unwrap() > 300,
+        "{instances}: instance view {v}"
+    );
+    assert_eq!(
+        v[2],
+        json!(0),
+        "{instances}: rendered SVG node, edge or label elements {v}"
+    );
+    assert_eq!(v[3], json!("canvas"), "{instances}: labels on {v}");
+    let (labels, painted) = (v[4].as_u64().unwrap(), v[5].as_u64().unwrap());
+    assert!(labels > 0 && painted >= labels, "{instances}: labels {v}");
+    assert!(
+        v[6].as_u64().unwrap() > 0,
+        "{instances}: canvas nodes drawn {v}"
+    );
+    b.screenshot(&format!("instances-{instances}-instance-graph.png"));
+}
+
+/// Issue 35: compact lanes: 16 threads of nested messages fit a 1000 px window (3 px rows
+/// for the depths that have messages), every message still drawn; a click on a thread's
+/// name expands its lane to 14 px rows with names on the slices.
+#[test]
+fn report_sixteen_threads_fit_the_timeline() {
+    let Some(mut b) = browser() else { return };
+    b.viewport(1600, 1000);
+    let tmp = tempfile::tempdir().unwrap();
+    let out = synth_report(
+        tmp.path(),
+        "threads16",
+        revy::analyse::trace::synth::Spec {
+            events: 100_000,
+            instances: 10_000,
+            threads: 16,
+            classes: 30,
+            seed: 5,
+            ..Default::default()
+        },
+    );
+    b.open(&out);
+    let d = b.data();
+    let lod = d["timeline"]["threads"].as_array().unwrap();
+    assert_eq!(lod.len(), 16);
+    let deep = lod
+        .iter()
+        .filter(|t| t["rows"].as_array().unwrap().len() >= 8)
+        .count();
+    assert!(
+        deep >= 8,
+        "nested messages on most threads ({deep} of 16 with 8+ depths)"
+    );
+    b.eval("document.getElementById('timeline-view').scrollIntoView({block: 'start'})");
+    let cv = |b: &mut Browser, k: &str| {
+        b.eval(&format!("document.getElementById('timeline').dataset.{k}"))
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    };
+    assert_eq!(cv(&mut b, "lanes"), "0-15", "every lane in view");
+    assert_eq!(cv(&mut b, "compact"), "16");
+    let rows: Vec<usize> = d["threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            lod.iter()
+                .find(|x| x["tid"] == t["tid"])
+                .map_or(0, |x| x["rows"].as_array().unwrap().len())
+        })
+        .collect();
+    let want: Vec<String> = rows
+        .iter()
+        .map(|r| ((3 * r).max(12) + 5).to_string())
+        .collect();
+    assert_eq!(cv(&mut b, "laneH"), want.join(" "), "compact lanes");
+    let h = b.eval("document.getElementById('timeline').getBoundingClientRect().height");
+    assert!(h.as_f64().unwrap() <= 1000.0, "timeline {h} px tall");
+    assert_timeline_draws_every_message(&mut b, &d);
+    b.screenshot("timeline-16-threads.png");
+    // A click on the first thread's name expands its lane.
+    let at = b.eval("(() => { const r = document.getElementById('timeline').getBoundingClientRect(); return [r.x + 20, r.y + 16 + 6]; })()");
+    let (x, y) = (at[0].as_f64().unwrap(), at[1].as_f64().unwrap());
+    for kind in ["mouseMoved", "mousePressed", "mouseReleased"] {
+        b.call(
+            "Input.dispatchMouseEvent",
+            json!({"type": kind, "x": x, "y": y, "button": "left", "buttons": if kind == "mousePressed" { 1 } else { 0 }, "clickCount": 1}),
+        );
+    }
+    assert_eq!(cv(&mut b, "compact"), "15", "first lane expanded");
+    let first = cv(&mut b, "laneH");
+    assert_eq!(
+        first.split(' ').next().unwrap(),
+        (14 * rows[0] + 5).to_string(),
+        "{first}"
+    );
+    // Zoomed to its longest message: named in the expanded lane, not in a compact one.
+    let tid = d["threads"][0]["tid"].clone();
+    let m = d["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["tid"] == tid)
+        .max_by_key(|m| m["aggregate_time"].as_u64())
+        .unwrap()
+        .clone();
+    let zoom = format!("(() => {{ const tl = window.revyReport.timeline; tl.t0 = {}; tl.t1 = {}; tl.draw(); return Number(document.getElementById('timeline').dataset.names); }})()", m["start"], m["end"]);
+    assert!(
+        b.eval(&zoom).as_u64().unwrap() > 0,
+        "slice names in the expanded lane"
+    );
+    b.screenshot("timeline-16-threads-expanded.png");
+    for kind in ["mousePressed", "mouseReleased"] {
+        b.call(
+            "Input.dispatchMouseEvent",
+            json!({"type": kind, "x": x, "y": y, "button": "left", "buttons": if kind == "mousePressed" { 1 } else { 0 }, "clickCount": 1}),
+        );
+    }
+    assert_eq!(cv(&mut b, "compact"), "16", "compact again");
+    assert_eq!(b.eval(&zoom), json!(0), "no names in compact lanes");
+    b.assert_no_errors();
 }
 
 /// Issue 35: the first line agrees with the tables where nothing pays: the bank example's

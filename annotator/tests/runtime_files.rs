@@ -230,6 +230,24 @@ fn cpp_unwritable_trace_is_said_once() {
     );
 }
 
+/// Issue 40: REVY_TRACE naming a file in a folder that does not exist left the run untraced
+/// ("cannot write the trace"); the runtime now makes the folder, as the Java runtime does.
+#[test]
+fn cpp_trace_folder_is_made() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = cpp_program(&tmp.path().join("p"), 1 << 30);
+    let r = sh(&dir, "./t 1000", &[("REVY_TRACE", "new/deeper/x.rvt")]);
+    assert!(r.status.success());
+    assert_eq!(text(&r.stdout), "500500\n");
+    assert_eq!(text(&r.stderr), "");
+    let s = read(&dir.join("new/deeper/x.rvt"));
+    assert!(s.clean && !s.cut, "{s:?}");
+    assert_eq!((s.starts, s.ends), (1000, 1000));
+}
+
 /// Item 15: a forked child lost all its events (no file). It now starts its own trace;
 /// the parent's stays whole.
 #[test]

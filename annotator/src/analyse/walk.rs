@@ -170,6 +170,8 @@ pub struct Frame {
 /// A message that just finished.
 pub struct Closed<'a> {
     pub frame: Frame,
+    /// The walker's index of its thread, and the thread's id.
+    pub thread: usize,
     pub tid: u64,
     pub end: u64,
     pub aggregate: u64,
@@ -660,6 +662,7 @@ impl Walker {
         }
         let closed = Closed {
             frame,
+            thread: th,
             tid: state.tid,
             end,
             aggregate,

@@ -180,6 +180,7 @@ mod tests {
         };
         let c = Closed {
             frame,
+            thread: 0,
             tid: 1,
             end: 100,
             aggregate: 100,

@@ -453,6 +453,7 @@ impl Sink for Builder {
         let work = net - wait;
         let c = &Closed {
             frame: c.frame,
+            thread: c.thread,
             tid: c.tid,
             end: c.end,
             aggregate,
@@ -546,11 +547,11 @@ fn analyze_with_events(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<Analysis> {
     let mut b = Builder::for_trace(path, opts)?;
-    let mut t = events::Tracker::new(&opts.events, b.probe()).with_remote(&opts.remote);
+    let mut t = events::Tracker::new(&opts.events, b.probe()).with_remote(&opts.remote, path)?;
     let (mut reader, mut walker) =
         walk_trace_with(path, &mut events::Tracked::new(&mut b, &mut t), progress)?;
     if let Some(mut capped) = b.capped(opts) {
-        t = events::Tracker::new(&opts.events, capped.probe()).with_remote(&opts.remote);
+        t = events::Tracker::new(&opts.events, capped.probe()).with_remote(&opts.remote, path)?;
         (reader, walker) = walk_trace_with(
             path,
             &mut events::Tracked::new(&mut capped, &mut t),

@@ -2,6 +2,7 @@
 //! caused on every thread it reached, from the trace alone. [`track`] follows them during
 //! the analysis's walk; this file turns the tracker into per-type results.
 
+pub mod align;
 mod order;
 pub mod remote;
 pub mod render;
@@ -150,6 +151,9 @@ pub struct Events {
     /// Server keys no client call had opened.
     #[serde(skip_serializing_if = "is_zero")]
     pub remote_unmatched: u64,
+    /// Per server process of a trace set: its clock against its clients', from the keys.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub remote_clocks: Vec<align::ClockSkew>,
 }
 
 fn is_zero(x: &u64) -> bool {
@@ -268,6 +272,7 @@ pub fn results(t: &Tracker, names: &Names, cap: usize) -> Events {
         remote,
         remote_calls,
         remote_unmatched: t.remote.unmatched_server,
+        remote_clocks: t.remote.skews.clone(),
     }
 }
 

@@ -116,7 +116,13 @@ impl Order {
     /// Whether `lane` has nothing queued (its next record may be applied at once).
     #[inline]
     pub fn is_clear(&self, lane: usize) -> bool {
-        self.lanes.get(lane).is_none_or(VecDeque::is_empty)
+        self.queued == 0 || self.lanes.get(lane).is_none_or(VecDeque::is_empty)
+    }
+
+    /// The latest time lane `lane` (made before) brought.
+    #[inline]
+    pub fn latest(&self, lane: usize) -> u64 {
+        self.hi[lane]
     }
 
     /// Queues `r` behind lane `lane`'s records; the first one queued is the lane's waiting

@@ -48,9 +48,18 @@ pub(crate) struct Links {
     open: FxHashMap<(usize, u64), (u32, bool)>,
     /// Server keys no client call had opened (its client is not in the set, or came late).
     pub unmatched_server: u64,
+    /// The server processes' clocks against their clients' ([`super::align`]).
+    pub skews: Vec<super::align::ClockSkew>,
 }
 
 impl Links {
+    /// How long a server key of process `process` is held back past its time.
+    pub(crate) fn hold(&self, process: Option<u64>) -> u32 {
+        let Some(p) = process else { return 0 };
+        (self.skews.iter().find(|s| s.process == p))
+            .map_or(0, |s| s.hold.min(u32::MAX as u64) as u32)
+    }
+
     /// A client's key inside its call (`order`, started at `start` on slot `th`).
     pub(crate) fn client(&mut self, def: u8, key: u64, th: usize, order: u64, call: Call) {
         let id = self.calls.len() as u32;
@@ -88,6 +97,12 @@ impl Links {
                 c.event = n;
             }
         }
+    }
+
+    /// No remote call is open (a message's end has nothing to close).
+    #[inline]
+    pub(crate) fn is_idle(&self) -> bool {
+        self.open.is_empty()
     }
 
     /// A message ended: closes the client or server side it carried.

@@ -115,3 +115,84 @@ fn waiting(events: u64) -> (usize, u64) {
 fn calls_on_objects_met_before_are_applied_at_once() {
     assert_eq!(waiting(60_000), (0, 0));
 }
+
+/// A client process's trace: 3 requests, each a `Stub.call(id)` logging its key.
+fn client_trace() -> String {
+    let mut s = String::from(
+        "##### revy-trace 1 unit=ns lang=java pid=1 anchor_wall_ns=1000000000 anchor_t=0\n\
+         ##### thread tid=1 name=main\n",
+    );
+    for k in 0..3u64 {
+        let t = 100_000_000 + k * 10_000_000;
+        s += &format!(
+            "<Msg cls=Client oid=0 mth=request sgn=!! size=0 tid=1 t={t}>\n\
+             <Msg cls=Stub oid=0 mth=call sgn=!int^0! size=0 tid=1 t={}>\n\
+             <Key cls=Stub mth=call sgn=!int^0! key={k} tid=1 t={}>\n\
+             </Msg cls=Stub oid=0 mth=call sgn=!int^0! tid=1 t={}>\n\
+             </Msg cls=Client oid=0 mth=request sgn=!! tid=1 t={}>\n",
+            t + 100,
+            t + 200,
+            t + 1_000_000,
+            t + 1_100_000
+        );
+    }
+    s + "##### end events=15\n"
+}
+
+/// The server's trace: each request handled 100 µs after the client sent it, its clock
+/// anchored `skew_ms` off the client's (negative: its times come out earlier).
+fn server_trace(skew_ms: i64) -> String {
+    let wall = 1_000_000_000 + skew_ms * 1_000_000;
+    let mut s = format!(
+        "##### revy-trace 1 unit=ns lang=java pid=2 anchor_wall_ns={wall} anchor_t=0\n\
+         ##### thread tid=5 name=worker\n"
+    );
+    for k in 0..3u64 {
+        let t = 100_100_000 + k * 10_000_000;
+        s += &format!(
+            "<Msg cls=Handler oid=0 mth=handle sgn=!int^0! size=0 tid=5 t={t}>\n\
+             <Key cls=Handler mth=handle sgn=!int^0! key={k} tid=5 t={}>\n\
+             </Msg cls=Handler oid=0 mth=handle sgn=!int^0! tid=5 t={}>\n",
+            t + 100,
+            t + 500_000
+        );
+    }
+    s + "##### end events=9\n"
+}
+
+/// A server whose clock anchor came out 80 ms behind the client's (a loaded machine's
+/// start-up skew; a fixed 50 ms hold linked none of these): its keys are held back by the
+/// lead the pairs show, so every request is linked and its event continues into the
+/// server; the server's clock is reported 80 ms behind (less the 100 µs transport).
+#[test]
+fn remote_keys_are_linked_across_a_skewed_clock() {
+    for skew in [-80, 0, 80] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.dtf"), client_trace()).unwrap();
+        std::fs::write(dir.path().join("b.dtf"), server_trace(skew)).unwrap();
+        let text = "[project]\nname=\"a\"\nsources=[\"*\"]\n\
+            [[events]]\nname=\"req\"\nmethod=\"Client.request\"\n\
+            [[remote]]\nname=\"rpc\"\nclient=\"Stub.call\"\nserver=\"Handler.handle\"\nkey=\"id\"\n";
+        let m = Manifest::from_str(Path::new("revy.toml"), text).unwrap();
+        let opts = Options {
+            events: m.events,
+            remote: m.remote,
+            compensate: false,
+            proposals: false,
+            ..Default::default()
+        };
+        let a = crate::analyse::analysis::analyze_path(dir.path(), &opts).unwrap();
+        let e = a.events.unwrap();
+        assert_eq!(
+            (e.remote[0].calls, e.remote[0].linked),
+            (3, 3),
+            "skew {skew}"
+        );
+        assert_eq!(e.remote_unmatched, 0);
+        let segs: Vec<u32> = e.instances.iter().map(|r| r.segments).collect();
+        assert_eq!(segs, vec![2, 2, 2], "skew {skew}");
+        let c = &e.remote_clocks[0];
+        assert_eq!((c.process, c.pairs), (2, 3));
+        assert_eq!(c.lead, skew * 1_000_000 + 99_900, "skew {skew}");
+    }
+}

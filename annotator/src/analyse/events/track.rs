@@ -26,8 +26,10 @@ use rustc_hash::FxHashMap;
 use super::order::{Order, Rec};
 use super::remote::{Call, Links};
 use crate::analyse::trace::Names;
-use crate::analyse::walk::{Closed, Frame, Instance, Sink};
 use crate::instrument::events::EventDef;
+
+mod feed;
+pub use feed::Tracked;
 
 const NONE: u32 = u32::MAX;
 /// An instance not met yet (its owner slot).
@@ -36,11 +38,6 @@ const UNSEEN: u32 = u32::MAX - 1;
 pub(crate) const SEGMENT_CAP: usize = 1 << 18;
 /// Threads named by the trace that get a lane before their first record.
 const NAMED_LANES: usize = 4096;
-/// How long a server's remote key waits past its time for the client's key (trace units:
-/// 50 ms in a ns trace): the processes' clocks are put on one time line by anchors each
-/// read at start-up, which a loaded machine can skew by more than a localhost call's
-/// transport (a C++ pair beside 4 CPU hogs: 112 of 400 server keys came first).
-const SERVER_HOLD: u32 = 50_000_000;
 /// Distinct threads told apart per event.
 const THREADS: usize = 6;
 
@@ -136,8 +133,6 @@ fn ready(owner: &[u32], reassociating: bool, r: &Rec) -> bool {
 /// The event tracker.
 pub struct Tracker {
     order: Order,
-    /// Per thread slot, its last time (a creation entry has none of its own).
-    last_t: Vec<u64>,
     /// Thread names of the trace already given a lane.
     named: usize,
     /// The slot of the latest record queued.
@@ -155,6 +150,9 @@ pub struct Tracker {
     threads: Vec<ThreadEv>,
     by_tid: FxHashMap<u64, usize>,
     last_tid: (u64, usize),
+    /// Per walker thread index: its slot (`u32::MAX`: not met yet), so a start or an end
+    /// finds its thread by an array index.
+    by_walker: Vec<u32>,
     pub events: Vec<EventRec>,
     pub segments: Vec<Segment>,
     pub segments_dropped: u64,
@@ -169,7 +167,6 @@ impl Tracker {
     pub fn new(defs: &[EventDef], probe: u64) -> Self {
         Tracker {
             order: Order::default(),
-            last_t: Vec::new(),
             named: 0,
             pushed_to: usize::MAX,
             defs: defs.to_vec(),
@@ -181,6 +178,7 @@ impl Tracker {
             threads: Vec::new(),
             by_tid: FxHashMap::default(),
             last_tid: (u64::MAX, usize::MAX),
+            by_walker: Vec::new(),
             events: Vec::new(),
             segments: Vec::new(),
             segments_dropped: 0,
@@ -189,10 +187,16 @@ impl Tracker {
         }
     }
 
-    /// Also links the `[[remote]]` calls `defs` names (at most 255).
-    pub(crate) fn with_remote(mut self, defs: &[crate::instrument::remote::RemoteDef]) -> Self {
+    /// Also links the `[[remote]]` calls `defs` names (at most 255) in `trace`, its
+    /// processes' clocks lined up by the keys first ([`super::align`]).
+    pub(crate) fn with_remote(
+        mut self,
+        defs: &[crate::instrument::remote::RemoteDef],
+        trace: &std::path::Path,
+    ) -> crate::error::Result<Self> {
         self.remote.defs = defs.iter().take(255).cloned().collect();
-        self
+        self.remote.skews = super::align::estimate(trace, &self.remote.defs)?;
+        Ok(self)
     }
 
     fn class_bits(&mut self, class: u32, names: &Names) -> u32 {
@@ -213,13 +217,21 @@ impl Tracker {
         self.classes[c] & !(1 << 31)
     }
 
+    /// What `method` is to the definitions: matched by name on first sight, then an
+    /// array index.
+    #[inline]
     fn method_bits(&mut self, method: u32, names: &Names) -> MethodBits {
+        match self.methods.get(method as usize) {
+            Some(b) if b.known => *b,
+            _ => self.match_method(method, names),
+        }
+    }
+
+    #[cold]
+    fn match_method(&mut self, method: u32, names: &Names) -> MethodBits {
         let m = method as usize;
         if self.methods.len() <= m {
             self.methods.resize(m + 1, MethodBits::default());
-        }
-        if self.methods[m].known {
-            return self.methods[m];
         }
         let mut b = MethodBits {
             known: true,
@@ -272,7 +284,6 @@ impl Tracker {
                 last: (0, 0, u32::MAX),
             };
             self.threads.resize(th + 1, idle);
-            self.last_t.resize(th + 1, 0);
             self.order.lane(th, false);
         }
         if self.threads[th].tid != Some(tid) {
@@ -322,6 +333,10 @@ impl Tracker {
         }
     }
 
+    /// A call starts (`r`: [`ENTER`]). Inside an event it only settles its receiver's
+    /// event when met for the first time (or reassociated), so the method's bits are read
+    /// only then or outside every event.
+    #[inline(always)]
     fn enter(&mut self, th: usize, r: &Rec, names: &Names) {
         let f = Entered {
             order: r.order,
@@ -329,8 +344,9 @@ impl Tracker {
             method: r.x,
             receiver: r.y,
         };
-        let bits = self.method_bits(f.method, names);
-        self.threads[th].last = (f.order, f.start, f.method);
+        if !self.remote.defs.is_empty() {
+            self.threads[th].last = (f.order, f.start, f.method);
+        }
         let object = r.flag;
         let fresh = object && self.owner_of(f.receiver) == UNSEEN;
         if fresh {
@@ -338,28 +354,18 @@ impl Tracker {
         }
         let cur = self.threads[th].event;
         if cur != NONE {
-            let d = 1u32 << self.events[cur as usize].def;
-            let reassoc = bits.reassoc & d != 0;
-            if object && bits.carry & d != 0 && (fresh || reassoc) {
-                self.own(f.receiver, cur);
+            if object && (fresh || self.reassociating) {
+                let bits = self.method_bits(f.method, names);
+                let d = 1u32 << self.events[cur as usize].def;
+                if bits.carry & d != 0 && (fresh || bits.reassoc & d != 0) {
+                    self.own(f.receiver, cur);
+                }
             }
             return;
         }
+        let bits = self.method_bits(f.method, names);
         if bits.start != 0 {
-            let event = self.events.len() as u32;
-            self.events.push(EventRec {
-                def: bits.start as u16 - 1,
-                start: f.start,
-                end: f.start,
-                work: 0,
-                blocked: 0,
-                objects: 0,
-                bytes: 0,
-                segments: 0,
-                threads: [0; THREADS],
-                nthreads: 0,
-            });
-            self.begin(th, event, &f);
+            self.start_event(th, bits.start as u16 - 1, &f);
             return;
         }
         if object && !fresh {
@@ -368,6 +374,23 @@ impl Tracker {
                 self.begin(th, o, &f);
             }
         }
+    }
+
+    fn start_event(&mut self, th: usize, def: u16, f: &Entered) {
+        let event = self.events.len() as u32;
+        self.events.push(EventRec {
+            def,
+            start: f.start,
+            end: f.start,
+            work: 0,
+            blocked: 0,
+            objects: 0,
+            bytes: 0,
+            segments: 0,
+            threads: [0; THREADS],
+            nthreads: 0,
+        });
+        self.begin(th, event, f);
     }
 
     fn create(&mut self, th: usize, r: &Rec, names: &Names) {
@@ -388,57 +411,22 @@ impl Tracker {
         self.own(inst, if mine { cur } else { NONE });
     }
 
-    /// Records a finished message (its work and blocking compensated as the analysis does).
-    pub(crate) fn record_close(&mut self, c: &Closed, names: &Names) {
-        let f = &c.frame;
-        let agg = c
-            .aggregate
-            .saturating_sub(self.probe.saturating_mul(1 + f.descendants));
-        let blocked = (c.wait + f.child_wait).min(agg);
-        // A close changes only its own thread's state and sums whose order does not
-        // matter, so it is applied as soon as the records before it on its thread are:
-        // folded into its start when that still waits, last on its thread.
-        let th = self.thread_slot(c.tid);
-        if let Some(last) =
-            (self.order.last_queued(th)).filter(|l| l.kind == ENTER && l.order == f.order)
-        {
-            last.kind = if c.outer.is_empty() {
-                ENTER_CLOSE_OUTER
-            } else {
-                ENTER_CLOSE
-            };
-            last.end = c.end;
-            last.work = agg - blocked;
-            last.blocked = blocked;
-            self.last_t[th] = c.end;
-            self.order.raise(th, c.end);
-            return;
-        }
-
-        let r = Rec {
-            t: c.end,
-            end: 0,
-            hold: 0,
-            order: f.order,
-            work: agg - blocked,
-            blocked,
-            x: f.method,
-            y: 0,
-            kind: CLOSE,
-            flag: c.outer.is_empty(),
-        };
-        self.push_at(th, r, names);
-    }
-
+    /// A call ends (`r`: [`CLOSE`]).
+    #[inline(always)]
     fn close(&mut self, th: usize, r: &Rec) {
         if r.flag {
             self.total_work += r.work;
         }
         self.remote.closed(th, r.order, r.t, r.work);
-        let t = self.threads[th];
-        if t.event == NONE || t.order != r.order {
-            return;
+        let t = &self.threads[th];
+        if t.event != NONE && t.order == r.order {
+            self.end_segment(th, r);
         }
+    }
+
+    /// The call carrying its thread's event ended: the event's part on the thread ends.
+    fn end_segment(&mut self, th: usize, r: &Rec) {
+        let t = self.threads[th];
         self.threads[th].event = NONE;
         let e = &mut self.events[t.event as usize];
         e.end = e.end.max(r.t);
@@ -456,42 +444,6 @@ impl Tracker {
         } else {
             self.segments_dropped += 1;
         }
-    }
-}
-
-impl Tracker {
-    pub(crate) fn record_enter(&mut self, tid: u64, f: &Frame, names: &Names) {
-        let r = Rec {
-            t: f.start,
-            end: 0,
-            hold: 0,
-            order: f.order,
-            work: 0,
-            blocked: 0,
-            x: f.method,
-            y: f.receiver,
-            kind: ENTER,
-            flag: crate::analyse::trace::multi::local(f.oid) != 0,
-        };
-        self.push(tid, r, names);
-    }
-
-    /// A `[[remote]]` call's key, logged inside the call that just started on `tid`.
-    pub(crate) fn record_key(&mut self, tid: u64, method: u32, key: u64, t: u64, names: &Names) {
-        let bits = self.method_bits(method, names);
-        let r = Rec {
-            t,
-            end: 0,
-            hold: if bits.server { SERVER_HOLD } else { 0 },
-            order: key,
-            work: 0,
-            blocked: 0,
-            x: method,
-            y: 0,
-            kind: KEY,
-            flag: false,
-        };
-        self.push(tid, r, names);
     }
 
     /// A client's key opens a remote call (with its thread's event); a server's links its
@@ -527,113 +479,6 @@ impl Tracker {
                 receiver: 0,
             };
             self.begin(th, event, &f);
-        }
-    }
-
-    /// A creation has no time of its own: it takes its thread's latest.
-    pub(crate) fn record_create(
-        &mut self,
-        tid: u64,
-        inst: u32,
-        class: u32,
-        size: Option<u64>,
-        names: &Names,
-    ) {
-        let th = self.thread_slot(tid);
-        let r = Rec {
-            t: self.last_t[th],
-            end: 0,
-            hold: 0,
-            order: size.unwrap_or(0),
-            work: 0,
-            blocked: 0,
-            x: class,
-            y: inst,
-            kind: CREATE,
-            flag: size.is_some(),
-        };
-        self.push_at(th, r, names);
-    }
-
-    /// Applies a record of thread `tid`, or queues it when it must wait for its turn (or
-    /// its thread's earlier records wait); applies the waiting records now due when the
-    /// file moves to another thread's block, or the window is full.
-    #[inline]
-    fn push(&mut self, tid: u64, r: Rec, names: &Names) {
-        let th = self.thread_slot(tid);
-        self.push_at(th, r, names);
-    }
-
-    /// [`Tracker::push`] to the thread's slot `th`.
-    #[inline]
-    fn push_at(&mut self, th: usize, r: Rec, names: &Names) {
-        let moved = self.pushed_to != th;
-        self.pushed_to = th;
-        self.last_t[th] = r.t;
-        if moved {
-            self.name_lanes(names);
-        }
-        self.order.raise(th, r.t);
-        let clear = self.order.is_clear(th);
-        let head = if clear && self.ready(&r) {
-            self.apply(th, &r, names);
-            false
-        } else {
-            self.order.push(th, r);
-            clear
-        };
-        // A new waiting head may be due already.
-        if moved || head || self.order.full() {
-            self.apply_due(names, false);
-        }
-    }
-
-    /// Threads the trace named (before their first block) get their lane now, so their
-    /// coming records hold the others back. Past [`NAMED_LANES`] the window alone orders.
-    fn name_lanes(&mut self, names: &Names) {
-        let n = names.threads.len();
-        if n == self.named || n > NAMED_LANES {
-            return;
-        }
-        self.named = n;
-        let mut tids: Vec<u64> = names.threads.keys().copied().collect();
-        tids.sort_unstable();
-        for tid in tids {
-            let th = self.thread_slot(tid);
-            self.order.lane(th, true);
-        }
-    }
-
-    fn apply(&mut self, th: usize, r: &Rec, names: &Names) {
-        match r.kind {
-            ENTER => self.enter(th, r, names),
-            CREATE => self.create(th, r, names),
-            KEY => self.key(th, r, names),
-            ENTER_CLOSE | ENTER_CLOSE_OUTER => {
-                self.enter(th, r, names);
-                let close = Rec {
-                    t: r.end,
-                    flag: r.kind == ENTER_CLOSE_OUTER,
-                    ..*r
-                };
-                self.close(th, &close);
-            }
-            _ => self.close(th, r),
-        }
-    }
-
-    /// Applies the waiting records now due, lowest time first, each followed by the
-    /// records of its thread that may go at once.
-    fn apply_due(&mut self, names: &Names, all: bool) {
-        while let Some((th, r)) = self.order.release(all) {
-            self.apply(th, &r, names);
-            loop {
-                let (owner, re) = (&self.owner, self.reassociating);
-                let Some(next) = self.order.next(th, |r| ready(owner, re, r)) else {
-                    break;
-                };
-                self.apply(th, &next, names);
-            }
         }
     }
 
@@ -677,61 +522,5 @@ impl Tracker {
     /// the most records that waited at once.
     pub(crate) fn order_stats(&self) -> (u64, usize) {
         (self.order.late, self.order.peak)
-    }
-}
-
-/// A sink and the tracker fed by one walk: the inner sink's calling-context slot is kept
-/// (the tracker uses none).
-pub struct Tracked<'a, S> {
-    pub inner: &'a mut S,
-    pub tracker: &'a mut Tracker,
-}
-
-impl<'a, S> Tracked<'a, S> {
-    pub fn new(inner: &'a mut S, tracker: &'a mut Tracker) -> Self {
-        Tracked { inner, tracker }
-    }
-}
-
-impl<S: Sink> Sink for Tracked<'_, S> {
-    fn started(&mut self, parent_ctx: Option<u32>, thread: usize, frame: &Frame) -> u32 {
-        self.inner.started(parent_ctx, thread, frame)
-    }
-    #[inline]
-    fn entered(
-        &mut self,
-        parent_ctx: Option<u32>,
-        thread: usize,
-        tid: u64,
-        frame: &Frame,
-        names: &Names,
-    ) -> u32 {
-        self.tracker.record_enter(tid, frame, names);
-        self.inner.entered(parent_ctx, thread, tid, frame, names)
-    }
-    fn created(&mut self, tid: u64, instance: u32, class: u32, size: Option<u64>, names: &Names) {
-        self.inner.created(tid, instance, class, size, names);
-        self.tracker
-            .record_create(tid, instance, class, size, names);
-    }
-    #[inline]
-    fn closed(&mut self, c: &Closed, instances: &[Instance], names: &Names) {
-        self.tracker.record_close(c, names);
-        self.inner.closed(c, instances, names);
-    }
-    fn keyed(&mut self, tid: u64, method: u32, key: u64, t: u64, names: &Names) {
-        self.tracker.record_key(tid, method, key, t, names);
-        self.inner.keyed(tid, method, key, t, names);
-    }
-    fn gave_up(&self) -> bool {
-        self.inner.gave_up()
-    }
-    fn aggregated(
-        &mut self,
-        aggs: &crate::analyse::trace::agg::Aggregates,
-        edges: &[crate::analyse::walk::Resolved],
-        instances: &[Instance],
-    ) {
-        self.inner.aggregated(aggs, edges, instances);
     }
 }

@@ -103,7 +103,7 @@ impl Sink for All {
         names: &Names,
     ) -> u32 {
         if let Some(t) = &mut self.tracker {
-            t.record_enter(tid, frame, names);
+            t.record_enter(thread, tid, frame, names);
         }
         self.started(parent, thread, frame)
     }
@@ -210,7 +210,7 @@ pub fn export(trace: &Path, t: &Targets) -> Result<Done> {
     probe.next_event()?;
     let unit = probe.header().unit;
     drop(probe);
-    let mut sink = open_sinks(t, unit)?;
+    let mut sink = open_sinks(trace, t, unit)?;
     let (reader, mut walker) = walk(trace, &mut sink)?;
     let mut done = Done {
         warnings: reader.status().warnings.clone(),
@@ -262,7 +262,7 @@ fn flow_steps(sink: &mut All, names: &Names) -> Vec<Step> {
 
 /// One sink per requested format, its file created (before the walk: a path that cannot be
 /// written fails before any work).
-fn open_sinks(t: &Targets, unit: Unit) -> Result<All> {
+fn open_sinks(trace: &Path, t: &Targets, unit: Unit) -> Result<All> {
     let chrome = match &t.chrome {
         Some(p) => {
             let mut c = chrome::ChromeSink::new(create(p)?, p.clone());
@@ -288,8 +288,12 @@ fn open_sinks(t: &Targets, unit: Unit) -> Result<All> {
             .folded
             .as_ref()
             .map(|_| folded::FoldedSink::new(t.by_instance)),
-        tracker: (!t.events.is_empty() && (t.chrome.is_some() || t.perfetto.is_some()))
-            .then(|| crate::analyse::events::Tracker::new(&t.events, 0).with_remote(&t.remote)),
+        tracker: match !t.events.is_empty() && (t.chrome.is_some() || t.perfetto.is_some()) {
+            true => Some(
+                crate::analyse::events::Tracker::new(&t.events, 0).with_remote(&t.remote, trace)?,
+            ),
+            false => None,
+        },
     })
 }
 

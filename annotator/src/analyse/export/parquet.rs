@@ -318,7 +318,10 @@ pub fn export(
         methods: Vec::new(),
         error: None,
     };
-    let mut tracker = (!events.is_empty()).then(|| Tracker::new(events, 0).with_remote(remote));
+    let mut tracker = match events.is_empty() {
+        true => None,
+        false => Some(Tracker::new(events, 0).with_remote(remote, trace)?),
+    };
     let (reader, walker) = match &mut tracker {
         Some(t) => walk_trace(trace, &mut Tracked::new(&mut sink, t))?,
         None => walk_trace(trace, &mut sink)?,

@@ -24,7 +24,7 @@ pub(crate) fn walk(
         let (reader, walker) = walk_trace(trace, sink)?;
         return Ok((reader, walker, None));
     }
-    let mut t = Tracker::new(&opts.events, probe).with_remote(&opts.remote);
+    let mut t = Tracker::new(&opts.events, probe).with_remote(&opts.remote, trace)?;
     let (reader, walker) = walk_trace(trace, &mut Tracked::new(sink, &mut t))?;
     t.finish(reader.names());
     let events = results(&t, reader.names(), opts.detail_cap);

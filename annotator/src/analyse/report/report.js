@@ -7,6 +7,9 @@
   window.__revyErrors = window.__revyErrors || [];
   window.addEventListener('error', function (e) { window.__revyErrors.push(String(e.message)); });
   const T0 = performance.now();
+  // Script time of the drawing (ms per draw: graph canvas, timeline) and the input handlers' start
+  // times, for the browser test's frame figures.
+  const perf = { graph: [], timeline: [], input: [] };
 
   const D = JSON.parse(document.getElementById('revy-data').textContent);
   const NS = 'http://www.w3.org/2000/svg'; // the SVG namespace name, not a fetch
@@ -429,64 +432,94 @@
     edgesQueued = true;
     requestAnimationFrame(() => { edgesQueued = false; drawEdges(); });
   }
+  // One frame's paint, batched: edges go into one Path2D per style (colour, width, alpha,
+  // dash), arrowheads into one per colour and alpha, so Chromium strokes a few paths instead
+  // of thousands with a state change each (the repaint at 968 nodes / 3,000 edges took
+  // 66–105 ms per edge). Off-screen edges are culled and edges under a pixel on screen
+  // skipped (their nodes cover them).
   function drawEdges() {
-    const W = svg.clientWidth || 800, H = svg.clientHeight || 600;
+    const t0 = performance.now();
+    const W = svg.clientWidth || 800, H = svg.clientHeight || 600, k = drawnAt.k;
     if (ec.width !== W || ec.height !== H) { ec.width = W; ec.height = H; }
     ectx.setTransform(1, 0, 0, 1, 0, 0);
     ectx.clearRect(0, 0, W, H);
-    ectx.setTransform(drawnAt.k, 0, 0, drawnAt.k, drawnAt.x, drawnAt.y);
+    ectx.setTransform(k, 0, 0, k, drawnAt.x, drawnAt.y);
     ectx.lineCap = 'round';
     const focusing = svg.classList.contains('focusing'), dense = svg.classList.contains('dense');
     // In view only (in graph units, with a margin for curves and self-loops).
-    const x0 = -drawnAt.x / drawnAt.k - 80, y0 = -drawnAt.y / drawnAt.k - 80, x1 = x0 + W / drawnAt.k + 160, y1 = y0 + H / drawnAt.k + 160;
+    const x0 = -drawnAt.x / k - 80, y0 = -drawnAt.y / k - 80, x1 = x0 + W / k + 160, y1 = y0 + H / k + 160;
+    const halos = new Map(), lines = new Map(), heads = new Map();
+    const batch = (m, key) => { let b = m.get(key); if (!b) { b = new Path2D(); m.set(key, b); } return b; };
     let n = 0;
     for (const e of shownEdges) {
       const c = e.curve, cl = e.g.classList;
       if (!e.visible || !c || cl.contains('hidden')) continue;
       if (Math.max(c[0], c[2], c[4]) < x0 || Math.min(c[0], c[2], c[4]) > x1 || Math.max(c[1], c[3], c[5]) < y0 || Math.min(c[1], c[3], c[5]) > y1) continue;
-      const active = cl.contains('active'), w = active ? 5 : Number(e.g.dataset.width) || 1;
+      const loop = e.sn === e.rn;
+      if (!loop && (Math.abs(c[4] - c[0]) + Math.abs(c[5] - c[1])) * k < 1) continue;
+      const active = cl.contains('active'), w = active ? 5 : Math.round(4 * (Number(e.g.dataset.width) || 1)) / 4;
       const alpha = focusing && !cl.contains('nbr') ? 0.12 : 1;
-      const path = () => {
-        ectx.beginPath();
-        if (e.sn === e.rn) { const x = c[0] + 5, y = c[1]; ectx.moveTo(x - 5, y); ectx.bezierCurveTo(x - 28, y - 40, x + 28, y - 40, x + 5, y - 1); } else { ectx.moveTo(c[0], c[1]); ectx.quadraticCurveTo(c[2], c[3], c[4], c[5]); }
-      };
-      ectx.setLineDash([]);
-      if (cl.contains('hl')) { ectx.globalAlpha = 0.85 * alpha; ectx.strokeStyle = '#ffe44d'; ectx.lineWidth = 10; path(); ectx.stroke(); }
       const colour = active ? '#ff8c00' : e.line.getAttribute('stroke') || EDGE_COLOUR;
-      ectx.globalAlpha = alpha * (dense && !active ? 0.4 : 1);
-      ectx.strokeStyle = colour; ectx.lineWidth = w;
-      ectx.setLineDash(cl.contains('selected') ? [6, 3] : []);
-      path(); ectx.stroke();
-      // The arrowhead, sized in stroke widths like the SVG's markers.
-      const [fx, fy] = e.sn === e.rn ? [c[0] + 33, c[1] - 40] : [c[2], c[3]];
-      const dx = c[4] - fx, dy = c[5] - fy, l = Math.hypot(dx, dy) || 1, ux = dx / l, uy = dy / l, L = 2.6 * w;
-      const tx = c[4] + ux * 0.2 * L, ty = c[5] + uy * 0.2 * L;
-      ectx.globalAlpha = alpha; ectx.fillStyle = colour;
-      ectx.beginPath(); ectx.moveTo(tx, ty); ectx.lineTo(tx - ux * L - uy * L / 2, ty - uy * L + ux * L / 2); ectx.lineTo(tx - ux * L + uy * L / 2, ty - uy * L - ux * L / 2); ectx.fill();
+      const add = (p) => { if (loop) { const x = c[0] + 5, y = c[1]; p.moveTo(x - 5, y); p.bezierCurveTo(x - 28, y - 40, x + 28, y - 40, x + 5, y - 1); } else { p.moveTo(c[0], c[1]); p.quadraticCurveTo(c[2], c[3], c[4], c[5]); } };
+      if (cl.contains('hl')) add(batch(halos, 0.85 * alpha));
+      add(batch(lines, colour + '|' + w + '|' + alpha * (dense && !active ? 0.4 : 1) + '|' + (cl.contains('selected') ? 1 : 0)));
+      // The arrowhead, sized in stroke widths like the SVG's markers (none under 1.5 px).
+      const L = 2.6 * w;
+      if (L * k >= 1.5) {
+        const [fx, fy] = loop ? [c[0] + 33, c[1] - 40] : [c[2], c[3]];
+        const dx = c[4] - fx, dy = c[5] - fy, l = Math.hypot(dx, dy) || 1, ux = dx / l, uy = dy / l;
+        const tx = c[4] + ux * 0.2 * L, ty = c[5] + uy * 0.2 * L, p = batch(heads, colour + '|' + alpha);
+        p.moveTo(tx, ty); p.lineTo(tx - ux * L - uy * L / 2, ty - uy * L + ux * L / 2); p.lineTo(tx - ux * L + uy * L / 2, ty - uy * L - ux * L / 2); p.closePath();
+      }
       n++;
     }
+    ectx.strokeStyle = '#ffe44d'; ectx.lineWidth = 10;
+    for (const [a, p] of halos) { ectx.globalAlpha = a; ectx.stroke(p); }
+    for (const [key, p] of lines) {
+      const [colour, w, a, dash] = key.split('|');
+      ectx.globalAlpha = Number(a); ectx.strokeStyle = colour; ectx.lineWidth = Number(w);
+      ectx.setLineDash(dash === '1' ? [6, 3] : []);
+      ectx.stroke(p);
+    }
+    ectx.setLineDash([]);
+    for (const [key, p] of heads) { const [colour, a] = key.split('|'); ectx.globalAlpha = Number(a); ectx.fillStyle = colour; ectx.fill(p); }
     ectx.globalAlpha = 1;
-    ec.dataset.nodes = svg.classList.contains('canvas-nodes') ? drawNodes(x0, y0, x1, y1, focusing) : 0;
+    const nodesOn = svg.classList.contains('canvas-nodes');
+    ec.dataset.nodes = nodesOn ? drawNodes(x0, y0, x1, y1, focusing) : 0;
     ectx.globalAlpha = 1; ectx.setLineDash([]);
+    if (nodesOn) drawLabels(W, H);
     ec.style.transform = '';
     ec.dataset.drawn = n;
+    ec.dataset.batches = halos.size + lines.size + heads.size;
+    perf.graph.push(performance.now() - t0);
   }
   // Dense graphs paint their nodes here as well (past NODE_CANVAS): the SVG nodes stay the
-  // model (state classes, fill, data; tests and the inspector read them) but are hidden, and
-  // the pointer finds nodes with nodeAt. A circle each, styled as the SVG's states are.
+  // model (state classes, fill, data; tests and the inspector read them) but are not
+  // rendered, and the pointer finds nodes with nodeAt. Batched like the edges: one path per
+  // fill, one per outline style.
   function drawNodes(x0, y0, x1, y1, focusing) {
     let n = 0;
+    const halos = new Map(), fills = new Map(), rims = new Map();
+    const batch = (m, key) => { let b = m.get(key); if (!b) { b = new Path2D(); m.set(key, b); } return b; };
+    const disc = (p, x, y, r) => { p.moveTo(x + r, y); p.arc(x, y, r, 0, 6.2832); };
     for (const v of shownNodes) {
       const cl = v.g.classList;
       if (!v.visible || v.x + v.r < x0 || v.x - v.r > x1 || v.y + v.r < y0 || v.y - v.r > y1) continue;
-      ectx.globalAlpha = focusing && !cl.contains('focus') && !cl.contains('nbr') ? 0.25 : 1;
-      if (cl.contains('hl')) { ectx.fillStyle = '#ffe44d'; ectx.beginPath(); ectx.arc(v.x, v.y, v.r + 6, 0, 6.2832); ectx.fill(); }
-      ectx.fillStyle = v.body.getAttribute('fill') || '#999';
-      ectx.beginPath(); ectx.arc(v.x, v.y, v.r, 0, 6.2832); ectx.fill();
+      const a = focusing && !cl.contains('focus') && !cl.contains('nbr') ? 0.25 : 1;
+      if (cl.contains('hl')) disc(batch(halos, a), v.x, v.y, v.r + 6);
+      disc(batch(fills, (v.body.getAttribute('fill') || '#999') + '|' + a), v.x, v.y, v.r);
       const [sc, sw] = cl.contains('active') ? ['#ff8c00', 5] : cl.contains('selected') ? ['#000', 3] : cl.contains('focus') ? ['#ff8c00', 4] : v.group ? ['#263238', 2] : ['#5d4037', 1];
-      ectx.setLineDash(v.group && sw === 2 ? [4, 2] : []);
-      ectx.strokeStyle = sc; ectx.lineWidth = sw; ectx.stroke();
+      disc(batch(rims, sc + '|' + sw + '|' + a + '|' + (v.group && sw === 2 ? 1 : 0)), v.x, v.y, v.r);
       n++;
+    }
+    ectx.fillStyle = '#ffe44d';
+    for (const [a, p] of halos) { ectx.globalAlpha = a; ectx.fill(p); }
+    for (const [key, p] of fills) { const [f, a] = key.split('|'); ectx.globalAlpha = Number(a); ectx.fillStyle = f; ectx.fill(p); }
+    for (const [key, p] of rims) {
+      const [sc, sw, a, dash] = key.split('|');
+      ectx.globalAlpha = Number(a); ectx.strokeStyle = sc; ectx.lineWidth = Number(sw);
+      ectx.setLineDash(dash === '1' ? [4, 2] : []);
+      ectx.stroke(p);
     }
     return n;
   }
@@ -660,11 +693,56 @@
     t.setAttribute('class', cls);
     return t;
   };
+  // Past NODE_CANVAS nodes the labels are painted on the canvas too (drawLabels, after the
+  // nodes, at the view the canvas was painted at): no text element per label, and they move
+  // with the canvas's transform during a gesture.
+  const canvasLabels = () => svg.classList.contains('canvas-nodes');
   function declutter() {
-    const W = svg.clientWidth || 800, H = svg.clientHeight || 600;
+    if (canvasLabels()) {
+      for (const t of pool) t.setAttribute('class', 'unused');
+      requestEdges();
+      return;
+    }
+    let used = 0;
+    const r = placeLabels(view, svg.clientWidth || 800, svg.clientHeight || 600, (cls, x, y, text, key) => {
+      const t = labelAt(used++, cls);
+      t.setAttribute('x', x.toFixed(1)); t.setAttribute('y', y.toFixed(1));
+      t.dataset.for = key;
+      t.textContent = text;
+    });
+    for (let k = used; k < pool.length; k++) pool[k].setAttribute('class', 'unused');
+    svg.dataset.labels = r[0];
+    svg.dataset.counts = r[1];
+    svg.dataset.labelsOn = 'svg';
+  }
+  // The canvas's labels: placed as declutter places them, drawn in screen pixels with a
+  // white halo (all halos, then all text: two style changes a frame).
+  function drawLabels(W, H) {
+    const put = [];
+    const r = placeLabels(drawnAt, W, H, (cls, x, y, text) => put.push([cls, x, y, text]));
+    ectx.setTransform(1, 0, 0, 1, 0, 0);
+    ectx.lineJoin = 'round'; ectx.lineWidth = 3; ectx.strokeStyle = '#fff';
+    for (const small of [false, true]) {
+      const these = put.filter((l) => (l[0] === 'edge-count') === small);
+      if (!these.length) continue;
+      ectx.font = small ? '10px sans-serif' : '11px sans-serif';
+      ectx.textAlign = small ? 'center' : 'start';
+      for (const l of these) ectx.strokeText(l[3], l[1], l[2]);
+      ectx.fillStyle = small ? '#444' : '#222';
+      for (const l of these) ectx.fillText(l[3], l[1], l[2]);
+    }
+    ectx.textAlign = 'start';
+    svg.dataset.labels = r[0];
+    svg.dataset.counts = r[1];
+    svg.dataset.labelsOn = 'canvas';
+    ec.dataset.labels = put.map((l) => l[3]).join('\n');
+  }
+  // Highest priority first; `put(class, x, y, text, key)` for each label kept, in screen
+  // pixels at view `v`. Returns [node labels, edge counts].
+  function placeLabels(v, W, H, put) {
     const names = !svg.classList.contains('no-labels'), counts = !svg.classList.contains('no-counts');
     const on = (x, y, m) => x > -m && y > -m && x < W + m && y < H + m;
-    const vis = shownNodes.filter((n) => n.visible && on(view.x + view.k * n.x, view.y + view.k * n.y, view.k * n.r + 200));
+    const vis = shownNodes.filter((n) => n.visible && on(v.x + v.k * n.x, v.y + v.k * n.y, v.k * n.r + 200));
     vis.sort((a, b) => (b === focused) - (a === focused) || (b === selected) - (a === selected) || b.i.active_time - a.i.active_time);
     const grid = new Map(), C = 64;
     const hit = (b) => {
@@ -680,35 +758,27 @@
     };
     // In priority order: a node's circle blocks later labels, its label must avoid the
     // circles and labels placed before it (so busy centres still name their main objects).
-    let shown = 0, used = 0;
+    let shown = 0;
     for (const n of vis) {
-      const cx = view.x + view.k * n.x, cy = view.y + view.k * n.y, r = view.k * n.r;
+      const cx = v.x + v.k * n.x, cy = v.y + v.k * n.y, r = v.k * n.r;
       const sx = cx + r + 3;
       const b = [sx, cy - 8, sx + n.text.length * 6.3, cy + 6];
       const ok = names && on(sx, cy, 0) && !hit(b);
       add([cx - r, cy - r, cx + r, cy + r]);
       if (!ok) continue;
       add(b); shown++;
-      const t = labelAt(used++, 'node-label');
-      t.setAttribute('x', sx.toFixed(1)); t.setAttribute('y', (cy + 4).toFixed(1));
-      t.dataset.for = n.key;
-      t.textContent = n.text;
+      put('node-label', sx, cy + 4, n.text, n.key);
     }
     let nc = 0;
     if (counts) for (const e of shownEdges) {
       if (!e.visible || e.lx === undefined || !e.count) continue;
-      const x = view.x + view.k * e.lx, y = view.y + view.k * e.ly, w = e.count.length * 6;
+      const x = v.x + v.k * e.lx, y = v.y + v.k * e.ly, w = e.count.length * 6;
       const b = [x - w / 2, y - 9, x + w / 2, y + 2];
       if (!on(x, y, 0) || hit(b)) continue;
       add(b); nc++;
-      const t = labelAt(used++, 'edge-count');
-      t.setAttribute('x', x.toFixed(1)); t.setAttribute('y', y.toFixed(1));
-      t.dataset.for = e.key;
-      t.textContent = e.count;
+      put('edge-count', x, y, e.count, e.key);
     }
-    for (let k = used; k < pool.length; k++) pool[k].setAttribute('class', 'unused');
-    svg.dataset.labels = shown;
-    svg.dataset.counts = nc;
+    return [shown, nc];
   }
 
   function fit() {
@@ -1165,6 +1235,8 @@
     const canvasNodes = visNodes > NODE_CANVAS;
     svg.classList.toggle('canvas-nodes', canvasNodes);
     svg.classList.toggle('canvas-edges', canvasNodes || used.length > EDGE_CANVAS);
+    // An unused canvas is no layer to composite in every gesture frame.
+    ec.style.display = canvasNodes || used.length > EDGE_CANVAS ? '' : 'none';
     for (const g of groups.values()) { g.out = used.filter((e) => e.sn === g); g.inn = used.filter((e) => e.rn === g && e.sn !== g); }
     styleEdges(used);
     colourNodes();
@@ -1333,7 +1405,7 @@
     const tip = $('timeline-tip');
     const tids = D.threads.map((t) => t.tid);
     const laneOf = new Map(tids.map((t, k) => [t, k]));
-    const ROW = 14, GAP = 5, AXIS = 16, LEFT = 110, RIGHT = 10;
+    const ROW = 14, COMPACT = 3, GAP = 5, AXIS = 16, LEFT = 110, RIGHT = 10;
     const LOD = D.timeline || { columns: [], threads: [] };
     const lodOf = new Map(LOD.threads.map((t) => [t.tid, t]));
     const tl = { t0: D.span[0], t1: Math.max(D.span[1], D.span[0] + 1), cursor: null, drawn: 0, selected: null, hover: null };
@@ -1343,14 +1415,25 @@
     // Compact lanes: one row per depth used (the summaries' rows: every message; deeper ones
     // than the last row lie inside its messages and share it).
     const rowsOf = tids.map((t, k) => Math.max(lodOf.has(t) ? lodOf.get(t).rows.length : 0, perLane[k].length ? 1 : 0));
-    const laneH = rowsOf.map((n) => ROW * n + GAP);
-    const laneTop = [0];
-    for (const h of laneH) laneTop.push(laneTop[laneTop.length - 1] + h);
-    const TOTAL_H = laneTop[tids.length];
+    // Expanded lanes have 14 px rows (names on slices); compact ones 3 px rows (the busy
+    // pixels only), so 16 threads of 12 depths fit a 1000 px window. A click on a thread's
+    // name switches its lane. All lanes start expanded when they fit, else compact.
+    const avail = () => Math.round(0.7 * (window.innerHeight || 1000)) - AXIS;
+    const expanded = tids.map(() => true);
+    const rowH = (k) => expanded[k] ? ROW : COMPACT;
+    const laneH = [], laneTop = [0];
+    let TOTAL_H = 0;
+    const stack = () => {
+      laneTop.length = 1;
+      tids.forEach((_, k) => { laneH[k] = Math.max(rowH(k) * rowsOf[k], expanded[k] ? 0 : 12) + GAP; laneTop.push(laneTop[k] + laneH[k]); });
+      TOTAL_H = laneTop[tids.length];
+    };
+    stack();
+    if (TOTAL_H > avail()) { expanded.fill(false); stack(); }
     const box = $('timeline-scroll'), spacer = $('timeline-spacer');
     let top = 0, viewH = 0;
     const laneY = (k) => AXIS + laneTop[k] - top;
-    const rowY = (m) => laneY(laneOf.get(m.tid)) + ROW * Math.min(m.depth, rowsOf[laneOf.get(m.tid)] - 1);
+    const rowY = (m) => { const k = laneOf.get(m.tid); return laneY(k) + rowH(k) * Math.min(m.depth, rowsOf[k] - 1); };
     const cls = (m) => method(m.method).class;
     const hue = (s) => { let h = 7; for (const c of s) h = (Math.imul(h, 31) + c.charCodeAt(0)) >>> 0; return Math.round((h % 97) * 137.5) % 360; };
     // A class's colour at a lightness, built once (a frame fills thousands of columns).
@@ -1364,7 +1447,8 @@
     function size() {
       cv.width = cv.clientWidth || 1000;
       // The lanes fit up to 70 % of the window; the rest scroll under the sticky canvas.
-      viewH = Math.min(TOTAL_H, Math.max(4 * ROW + GAP, Math.round(0.7 * (window.innerHeight || 1000)) - AXIS));
+      viewH = Math.min(TOTAL_H, Math.max(4 * ROW + GAP, avail()));
+      lanesCv.width = cv.width; lanesCv.height = cv.height; cache.valid = false;
       cv.height = AXIS + viewH + 4;
       spacer.style.height = Math.max(0, TOTAL_H - viewH) + 'px';
       box.style.maxHeight = cv.height + 2 + 'px';
@@ -1379,9 +1463,15 @@
       while (k1 < tids.length && laneTop[k1] < top + viewH) k1++;
       return [k0, k1];
     };
-    let queued = false;
+    let queued = false, gestureOnly = true;
     // Zoom, pan and scroll only change the view and ask for a frame; one draw per frame.
-    tl.request = () => { if (queued) return; queued = true; requestAnimationFrame(() => { queued = false; tl.draw(); }); };
+    // `gesture`: wheel, keys or drag (drawn from the lanes layer, see gestureFrame).
+    tl.request = (gesture) => {
+      if (!gesture) gestureOnly = false;
+      if (queued) return;
+      queued = true;
+      requestAnimationFrame(() => { queued = false; const gst = gestureOnly; gestureOnly = true; gestureFrame(gst); });
+    };
     box.addEventListener('scroll', () => { top = box.scrollTop; tl.request(); });
     // Every row is drawn from the summaries: the finest level whose columns are at most a
     // pixel wide (else the finest there is); each column's height is its busy share, waiting
@@ -1426,65 +1516,72 @@
     // of the timeline's frame time).
     let img = null, busyAt = null, waitAt = null, bestAt = null, ciAt = null, hbAt = null, hwAt = null;
     const BG = [rgba(0xe8, 0xec, 0xee), rgba(0xf3, 0xf5, 0xf6)], GREY = rgba(0x9e, 0x9e, 0x9e);
-    // One row's pixels at `y0` (rows of the image); returns its busy pixels.
-    function drawRow(px32, W, H, y0, p, lv) {
+    // One row's pixels at `y0` (rows of the image), pixel columns xa..xb only; returns its
+    // busy pixels there.
+    function drawRow(px32, W, H, y0, p, lv, xa, xb) {
       const colT = Math.max(1, LOD.t1 - LOD.t0) / LOD.columns[lv], per = (tl.t1 - tl.t0) / W, n = p.col.length;
-      const c0 = Math.floor((tl.t0 - LOD.t0) / colT) - 1;
-      busyAt.fill(0); waitAt.fill(0); bestAt.fill(0);
+      const ta = tl.t0 + xa * per, tb = tl.t0 + xb * per;
+      const c0 = Math.floor((ta - LOD.t0) / colT) - 1;
+      busyAt.fill(0, xa, xb); waitAt.fill(0, xa, xb); bestAt.fill(0, xa, xb);
       let lo = 0, hi = n;
       while (lo < hi) { const mid = (lo + hi) >> 1; if (p.col[mid] < c0) lo = mid + 1; else hi = mid; }
       let px = 0;
       for (let j = lo; j < n; j++) {
         const a = LOD.t0 + p.col[j] * colT, b = a + colT;
-        if (a > tl.t1) break;
-        if (b < tl.t0) continue;
-        const x0 = Math.max(0, (a - tl.t0) / per), x1 = Math.min(W, (b - tl.t0) / per);
+        if (a > tb) break;
+        if (b < ta) continue;
+        const x0 = Math.max(xa, (a - tl.t0) / per), x1 = Math.min(xb, (b - tl.t0) / per);
         if (x1 <= x0) continue;
         const busy = p.busy[j], wait = p.wait[j], ci = p.ci[j], width = (b - a) / per;
         px += (x1 - x0) * busy / colT; // unclipped: integer columns can be a unit wider
-        for (let x = Math.floor(x0); x < x1 && x < W; x++) {
+        for (let x = Math.floor(x0); x < x1 && x < xb; x++) {
           const o = (Math.min(x1, x + 1) - Math.max(x0, x)) / width, bt = busy * o;
           busyAt[x] += bt; waitAt[x] += wait * o;
           if (bt > bestAt[x]) { bestAt[x] = bt; ciAt[x] = ci; }
         }
       }
       // Per pixel column: the busy height and its waiting part, then the image row by row.
-      for (let x = 0; x < W; x++) {
+      for (let x = xa; x < xb; x++) {
         const f = Math.min(1, busyAt[x] / per), hb = busyAt[x] > 0 ? Math.max(1, Math.round(H * f)) : 0;
         hbAt[x] = hb; hwAt[x] = Math.min(hb, Math.round(H * Math.min(f, waitAt[x] / per)));
       }
       const r0 = Math.max(0, -y0), r1 = Math.min(H, img.height - y0);
       for (let r = r0; r < r1; r++) {
         const up = H - 1 - r, o = (y0 + r) * W; // pixels above the row's bottom
-        for (let x = 0; x < W; x++) { const hb = hbAt[x]; if (up < hb) px32[o + x] = up >= hb - hwAt[x] ? GREY : palette[ciAt[x]]; }
+        for (let x = xa; x < xb; x++) { const hb = hbAt[x]; if (up < hb) px32[o + x] = up >= hb - hwAt[x] ? GREY : palette[ciAt[x]]; }
       }
       return px;
     }
-    function drawRows(k0, k1) {
+    // The rows of lanes k0..k1 into the lanes layer, pixel columns xa..xb of the lanes' width
+    // (all of it on a full draw; the strip a pan uncovered otherwise).
+    function drawRows(k0, k1, xa, xb) {
       if (!LOD.columns.length || k1 <= k0) return;
       // As tall as the lanes in view (the image is written and put whole every frame).
       const lv = overviewLevel(), W = Math.max(1, cv.width - LEFT - RIGHT);
       const Hc = Math.max(1, Math.min(cv.height - AXIS, laneY(k1 - 1) + laneH[k1 - 1] - AXIS));
       if (!img || img.width !== W || img.height !== Hc) {
-        img = ctx.createImageData(W, Hc);
+        img = g.createImageData(W, Hc);
         busyAt = new Float64Array(W); waitAt = new Float64Array(W); bestAt = new Float64Array(W); ciAt = new Uint16Array(W);
         hbAt = new Int32Array(W); hwAt = new Int32Array(W);
       }
-      const px32 = new Uint32Array(img.data.buffer);
-      px32.fill(0);
+      xa = Math.max(0, Math.floor(xa)); xb = Math.min(W, Math.ceil(xb));
+      if (xb <= xa) return;
+      const px32 = new Uint32Array(img.data.buffer), full = xa === 0 && xb === W;
+      if (full) px32.fill(0); else for (let y = 0; y < Hc; y++) px32.fill(0, y * W + xa, y * W + xb);
       const busyPx = [], rowPx = [];
       for (let k = k0; k < k1; k++) {
-        const th = lodOf.get(tids[k]), bg = BG[k % 2], yl = laneY(k) - AXIS;
+        const th = lodOf.get(tids[k]), bg = BG[k % 2], yl = laneY(k) - AXIS, h = rowH(k);
         // The lane's background (rows without messages included).
-        for (let y = Math.max(0, yl); y < Math.min(Hc, yl + laneH[k] - GAP); y++) px32.fill(bg, y * W, (y + 1) * W);
+        for (let y = Math.max(0, yl); y < Math.min(Hc, yl + laneH[k] - GAP); y++) px32.fill(bg, y * W + xa, y * W + xb);
         if (!th) continue;
         th.rows.forEach((row, d) => {
-          const px = drawRow(px32, W, ROW - 2, yl + d * ROW + 1, pack(th, d, lv), lv);
+          const px = drawRow(px32, W, expanded[k] ? ROW - 2 : COMPACT - 1, yl + d * h + (expanded[k] ? 1 : 0), pack(th, d, lv), lv, xa, xb);
           rowPx.push(tids[k] + ':' + d + ':' + px.toFixed(1));
           if (d === 0) busyPx.push(tids[k] + ':' + px.toFixed(1));
         });
       }
-      ctx.putImageData(img, LEFT, AXIS);
+      g.putImageData(img, LEFT, AXIS, xa, 0, xb - xa, Hc);
+      if (!full) return;
       cv.dataset.level = lv;
       cv.dataset.busyPx = busyPx.join(' ');
       cv.dataset.rowPx = rowPx.join(' ');
@@ -1506,71 +1603,167 @@
       return out;
     }
     let named = 0;
+    // A slice's box on the canvas: [x, y, width, height].
+    const box4 = (m) => {
+      const x0 = Math.max(LEFT, X(m.start)), x1 = Math.min(cv.width - RIGHT, X(m.end)), k = laneOf.get(m.tid);
+      return [x0, rowY(m), Math.max(1, x1 - x0), rowH(k) - 1, expanded[k]];
+    };
+    // One highlighted slice (selection, hover, sends), drawn over the lanes.
     function drawSlice(m, hl) {
-      const x0 = Math.max(LEFT, X(m.start)), x1 = Math.min(cv.width - RIGHT, X(m.end)), y = rowY(m), w = Math.max(1, x1 - x0);
-      if (!m.fills) m.fills = [colour(cls(m), 58), colour(cls(m), 88)];
-      ctx.fillStyle = m.fills[msgVisible(m) ? 0 : 1];
-      ctx.fillRect(x0, y, w, ROW - 1);
-      // Waiting off the CPU is its own state: its share of the slice drawn grey (top part).
-      const dur = m.end - m.start;
-      if (m.waiting > 0 && dur > 0) { ctx.fillStyle = '#9e9e9e'; ctx.fillRect(x0, y, w, (ROW - 1) * Math.min(1, m.waiting / dur)); }
-      if (w > 36) {
-        const name = method(m.method).method, max = Math.floor((w - 4) / 6.2);
-        if (max >= 3) { ctx.fillStyle = '#111'; ctx.fillText(name.length > max ? name.slice(0, max - 1) + '…' : name, x0 + 2, y + ROW - 4); named++; }
+      drawSlices([m]);
+      const [x0, y, w, h] = box4(m);
+      g.strokeStyle = hl; g.lineWidth = 2; g.strokeRect(x0 + 1, y + 1, w - 2 > 0 ? w - 2 : w, h - 2);
+    }
+    // Slices in one batch: a path per colour, one for the waiting parts, then the names.
+    function drawSlices(list) {
+      const fills = new Map(), waits = new Path2D(), names = [];
+      for (const m of list) {
+        const [x0, y, w, h, big] = box4(m);
+        if (!m.fills) m.fills = [colour(cls(m), 58), colour(cls(m), 88)];
+        const f = m.fills[msgVisible(m) ? 0 : 1];
+        let p = fills.get(f);
+        if (!p) { p = new Path2D(); fills.set(f, p); }
+        p.rect(x0, y, w, h);
+        // Waiting off the CPU is its own state: its share of the slice drawn grey (top part).
+        const dur = m.end - m.start;
+        if (m.waiting > 0 && dur > 0) waits.rect(x0, y, w, h * Math.min(1, m.waiting / dur));
+        if (big && w > 36) {
+          const name = method(m.method).method, max = Math.floor((w - 4) / 6.2);
+          if (max >= 3) names.push([name.length > max ? name.slice(0, max - 1) + '…' : name, x0 + 2, y + ROW - 4]);
+        }
       }
-      if (hl) { ctx.strokeStyle = hl; ctx.lineWidth = 2; ctx.strokeRect(x0 + 1, y + 1, w - 2 > 0 ? w - 2 : w, ROW - 3); }
+      for (const [f, p] of fills) { g.fillStyle = f; g.fill(p); }
+      g.fillStyle = '#9e9e9e'; g.fill(waits);
+      g.fillStyle = '#111';
+      for (const [t, x, y] of names) g.fillText(t, x, y);
+      named += names.length;
     }
     // A selected message's sends (the messages it sent while it ran), as arrows.
     const sendsOf = (m) => byStart.filter((x) => x.parent_order === m.order);
     function drawFlows(m, k0, k1) {
       let n = 0;
-      ctx.strokeStyle = '#e65100'; ctx.fillStyle = '#e65100'; ctx.lineWidth = 1.5;
+      g.strokeStyle = '#e65100'; g.fillStyle = '#e65100'; g.lineWidth = 1.5;
       for (const c of sendsOf(m)) {
         const kc = laneOf.get(c.tid);
         if (kc === undefined || kc < k0 || kc >= k1 || c.end < tl.t0 || c.start > tl.t1) continue;
-        const x = Math.max(LEFT, X(c.start)), ya = rowY(m) + ROW / 2, yb = rowY(c) + (rowY(c) > ya ? 0 : ROW);
-        ctx.beginPath(); ctx.moveTo(x, ya); ctx.bezierCurveTo(x - 12, (ya + yb) / 2, x - 12, (ya + yb) / 2, x, yb); ctx.stroke();
+        const x = Math.max(LEFT, X(c.start)), ya = rowY(m) + rowH(laneOf.get(m.tid)) / 2, yb = rowY(c) + (rowY(c) > ya ? 0 : rowH(kc));
+        g.beginPath(); g.moveTo(x, ya); g.bezierCurveTo(x - 12, (ya + yb) / 2, x - 12, (ya + yb) / 2, x, yb); g.stroke();
         const d = yb > ya ? -1 : 1;
-        ctx.beginPath(); ctx.moveTo(x, yb); ctx.lineTo(x - 3, yb + 5 * d); ctx.lineTo(x + 3, yb + 5 * d); ctx.fill();
+        g.beginPath(); g.moveTo(x, yb); g.lineTo(x - 3, yb + 5 * d); g.lineTo(x + 3, yb + 5 * d); g.fill();
         n++;
       }
       return n;
     }
-    tl.draw = function () {
-      if (!cv.width) size();
-      ctx.clearRect(0, 0, cv.width, cv.height);
-      ctx.font = '11px sans-serif';
-      const [k0, k1] = lanesInView();
-      ctx.save();
-      ctx.beginPath(); ctx.rect(0, AXIS, cv.width, cv.height - AXIS); ctx.clip();
+    // The lanes (rows and slices, no highlights) are painted into an offscreen layer at a view
+    // (cache.t0..t1); a frame copies it to the canvas and draws names, ticks and highlights
+    // over it. During a gesture (wheel, keys, drag) a zoom stretches the layer (redrawn once
+    // input has rested 150 ms) and a pan shifts it by whole pixels and paints only the strip
+    // it uncovered.
+    const lanesCv = document.createElement('canvas'), lctx = lanesCv.getContext('2d');
+    const cache = { t0: 0, t1: 1, top: -1, valid: false };
+    let g = lctx, rest = null;
+    // Rows and slices of lanes k0..k1 over pixel columns xa..xb of the lanes' width.
+    function paintLanes(k0, k1, xa, xb) {
+      const W = cv.width - LEFT - RIGHT;
+      g = lctx;
+      lctx.save();
+      lctx.beginPath(); lctx.rect(LEFT + xa, AXIS, xb - xa, cv.height - AXIS); lctx.clip();
+      lctx.clearRect(LEFT + xa, AXIS, xb - xa, cv.height - AXIS);
+      lctx.font = '11px sans-serif';
       if (!LOD.columns.length) for (let k = k0; k < k1; k++) {
-        ctx.fillStyle = k % 2 ? '#f3f5f6' : '#e8ecee';
-        ctx.fillRect(LEFT, laneY(k), cv.width - LEFT - RIGHT, laneH[k] - GAP);
+        lctx.fillStyle = k % 2 ? '#f3f5f6' : '#e8ecee';
+        lctx.fillRect(LEFT, laneY(k), W, laneH[k] - GAP);
       }
-      drawRows(k0, k1);
-      for (let k = k0; k < k1; k++) {
-        ctx.fillStyle = '#222';
-        ctx.fillText((D.threads[k].name || 'thread ' + tids[k]).slice(0, 17), 2, laneY(k) + 11);
-      }
-      let drawn = 0;
-      named = 0;
-      ctx.save();
-      ctx.beginPath(); ctx.rect(LEFT, AXIS, cv.width - LEFT - RIGHT, cv.height - AXIS); ctx.clip();
+      drawRows(k0, k1, xa, xb);
       // The page's messages over their rows (names, hover, click); one narrower than a
       // pixel adds nothing to the row's pixels, which already hold its time.
-      const minW = (tl.t1 - tl.t0) / (cv.width - LEFT - RIGHT);
+      const minW = (tl.t1 - tl.t0) / W, ta = tl.t0 + xa * minW, tb = tl.t0 + xb * minW, list = [];
+      let drawn = 0;
       for (let k = k0; k < k1; k++) for (const m of perLane[k]) {
         if (m.start > tl.t1) break;
         if (m.end < tl.t0) continue;
-        if (m.end - m.start >= minW || !LOD.columns.length) drawSlice(m, null);
         drawn++;
+        if (m.start > tb || m.end < ta) continue;
+        if (m.end - m.start >= minW || !LOD.columns.length) list.push(m);
       }
+      drawSlices(list);
+      lctx.restore();
+      return drawn;
+    }
+    tl.draw = function () {
+      const t = performance.now();
+      clearTimeout(rest); rest = null;
+      if (!cv.width) size();
+      const [k0, k1] = lanesInView();
+      named = 0;
+      const drawn = paintLanes(k0, k1, 0, cv.width - LEFT - RIGHT);
+      Object.assign(cache, { t0: tl.t0, t1: tl.t1, top, k0, k1, valid: true });
+      tl.drawn = drawn;
+      cv.dataset.drawn = drawn;
+      cv.dataset.names = named;
+      overlay(k0, k1, () => ctx.drawImage(lanesCv, 0, 0));
+      perf.timeline.push(performance.now() - t);
+    };
+    // A gesture's frame from the lanes layer (see above); a full draw when it cannot.
+    // Without a gesture (hover, selection) only an unchanged view is drawn from the layer.
+    function gestureFrame(gesture) {
+      const t = performance.now(), W = cv.width - LEFT - RIGHT;
+      const [k0, k1] = lanesInView();
+      if (!cache.valid || cache.top !== top || cache.k0 !== k0 || cache.k1 !== k1) { tl.draw(); return; }
+      const per = (tl.t1 - tl.t0) / W, cper = (cache.t1 - cache.t0) / W;
+      if (!gesture && (cache.t0 !== tl.t0 || cache.t1 !== tl.t1)) { tl.draw(); return; }
+      let blit;
+      if (Math.abs(per - cper) <= 1e-9 * cper) {
+        // A pan: shift the layer by whole pixels, paint the uncovered strip at the layer's view.
+        const d = Math.round((cache.t0 - tl.t0) / per);
+        if (Math.abs(d) >= W) { tl.draw(); return; }
+        if (d) {
+          lctx.save();
+          lctx.beginPath(); lctx.rect(LEFT, AXIS, W, cv.height - AXIS); lctx.clip();
+          lctx.globalCompositeOperation = 'copy';
+          lctx.drawImage(lanesCv, d, 0);
+          lctx.restore();
+          const v = [tl.t0, tl.t1];
+          tl.t0 = cache.t0 - d * per; tl.t1 = tl.t0 + W * per;
+          paintLanes(k0, k1, d > 0 ? 0 : W + d, d > 0 ? d : W);
+          cache.t0 = tl.t0; cache.t1 = tl.t1;
+          [tl.t0, tl.t1] = v;
+        }
+        blit = () => ctx.drawImage(lanesCv, 0, 0);
+        // The page's slice count and the rows' pixel figures are the full draw's: once at rest.
+        if (d) { clearTimeout(rest); rest = setTimeout(tl.draw, 150); }
+      } else {
+        // A zoom: the layer stretched about its time axis until input rests.
+        const x = X(cache.t0), w = W * cper / per;
+        blit = () => { ctx.save(); ctx.beginPath(); ctx.rect(LEFT, AXIS, W, cv.height - AXIS); ctx.clip(); ctx.drawImage(lanesCv, LEFT, AXIS, W, cv.height - AXIS, x, AXIS, w, cv.height - AXIS); ctx.restore(); };
+        clearTimeout(rest);
+        rest = setTimeout(tl.draw, 150);
+      }
+      overlay(k0, k1, blit);
+      perf.timeline.push(performance.now() - t);
+    }
+    // Thread names, highlights, flows, ticks and the cursor over the lanes.
+    function overlay(k0, k1, blit) {
+      ctx.clearRect(0, 0, cv.width, cv.height);
+      blit();
+      g = ctx;
+      ctx.font = '11px sans-serif';
+      ctx.save();
+      ctx.beginPath(); ctx.rect(0, AXIS, cv.width, cv.height - AXIS); ctx.clip();
+      for (let k = k0; k < k1; k++) {
+        ctx.fillStyle = '#222';
+        ctx.fillText((expanded[k] ? '▾ ' : '▸ ') + (D.threads[k].name || 'thread ' + tids[k]).slice(0, 15), 2, laneY(k) + 11);
+      }
+      ctx.save();
+      ctx.beginPath(); ctx.rect(LEFT, AXIS, cv.width - LEFT - RIGHT, cv.height - AXIS); ctx.clip();
       const sel = tl.selected;
       const selIn = sel && laneOf.has(sel.tid) && laneOf.get(sel.tid) >= k0 && laneOf.get(sel.tid) < k1;
+      const n = named;
       if (sel) for (const c of sendsOf(sel)) { const kc = laneOf.get(c.tid); if (kc >= k0 && kc < k1 && c.end >= tl.t0 && c.start <= tl.t1) drawSlice(c, '#e65100'); }
       if (selIn && sel.end >= tl.t0 && sel.start <= tl.t1) drawSlice(sel, '#000');
       cv.dataset.flows = sel ? drawFlows(sel, k0, k1) : 0;
       if (tl.hover && tl.hover !== sel) drawSlice(tl.hover, '#1565c0');
+      named = n;
       ctx.restore();
       ctx.restore();
       ctx.fillStyle = '#555';
@@ -1583,19 +1776,17 @@
       }
       cv.dataset.ticks = tk.map((x) => x[1]).join('|');
       if (tl.cursor !== null) { ctx.fillStyle = '#ff8c00'; ctx.fillRect(X(tl.cursor), AXIS, 2, cv.height); }
-      tl.drawn = drawn;
-      cv.dataset.drawn = drawn;
       cv.dataset.lanes = k0 + '-' + (k1 - 1);
       cv.dataset.t0 = tl.t0; cv.dataset.t1 = tl.t1;
       cv.dataset.selected = sel ? sel.order : '';
-      cv.dataset.names = named;
       cv.dataset.laneH = laneH.join(' ');
-    };
+      cv.dataset.compact = expanded.filter((e) => !e).length;
+    }
     // Canvas position of a message's middle (for tests and tools).
     tl.pos = function (order) {
       const m = byStart.find((x) => x.order === order);
       if (!m || !laneOf.has(m.tid)) return null;
-      return [(Math.max(LEFT, X(m.start)) + Math.min(cv.width - RIGHT, X(m.end))) / 2, rowY(m) + ROW / 2];
+      return [(Math.max(LEFT, X(m.start)) + Math.min(cv.width - RIGHT, X(m.end))) / 2, rowY(m) + rowH(laneOf.get(m.tid)) / 2];
     };
     // What is under (px, py): a message of the page, or a summary column `{lane, depth, col}`.
     tl.hit = function (px, py) {
@@ -1604,7 +1795,7 @@
       let k = 0;
       while (k < tids.length && laneTop[k + 1] <= y) k++;
       if (k >= tids.length) return null;
-      const row = Math.floor((y - laneTop[k]) / ROW);
+      const row = Math.floor((y - laneTop[k]) / rowH(k));
       if (row >= rowsOf[k]) return null;
       let best = null;
       for (const m of perLane[k]) {
@@ -1632,12 +1823,13 @@
     const zoomAt = (px, f) => {
       const t = T(px), w = Math.max(10, (tl.t1 - tl.t0) * f), a = (t - tl.t0) / (tl.t1 - tl.t0);
       tl.t0 = t - a * w; tl.t1 = tl.t0 + w;
-      tl.request();
+      tl.request(true);
     };
-    const panBy = (dpx) => { const dt = dpx / (cv.width - LEFT - RIGHT) * (tl.t1 - tl.t0); tl.t0 += dt; tl.t1 += dt; tl.request(); };
+    const panBy = (dpx) => { const dt = dpx / (cv.width - LEFT - RIGHT) * (tl.t1 - tl.t0); tl.t0 += dt; tl.t1 += dt; tl.request(true); };
     let mouseX = null;
     cv.addEventListener('wheel', (ev) => {
       ev.preventDefault();
+      perf.input.push(performance.now());
       if (ev.shiftKey) { box.scrollTop += ev.deltaY || ev.deltaX; return; } // shift+wheel: lanes
       const b = cv.getBoundingClientRect();
       if (Math.abs(ev.deltaX) > Math.abs(ev.deltaY)) { panBy(ev.deltaX); return; }
@@ -1674,11 +1866,16 @@
       if (Math.abs(dx) > 3) pan.moved = true;
       if (!pan.moved) return;
       const dt = dx / (cv.width - LEFT - RIGHT) * (pan.t1 - pan.t0);
-      tl.t0 = pan.t0 - dt; tl.t1 = pan.t1 - dt; tl.request();
+      tl.t0 = pan.t0 - dt; tl.t1 = pan.t1 - dt; tl.request(true);
     });
     cv.addEventListener('pointerleave', () => { tip.hidden = true; mouseX = null; if (tl.hover) { tl.hover = null; tl.request(); } });
     cv.addEventListener('pointerup', (ev) => {
-      if (pan && !pan.moved) {
+      if (pan && !pan.moved && ev.clientX - cv.getBoundingClientRect().left < LEFT) {
+        // A click on a thread's name expands or compacts its lane.
+        const y = ev.clientY - cv.getBoundingClientRect().top - AXIS + top;
+        const k = laneTop.findIndex((t, j) => j < tids.length && y >= t && y < laneTop[j + 1]);
+        if (k >= 0) { expanded[k] = !expanded[k]; stack(); size(); tl.draw(); }
+      } else if (pan && !pan.moved) {
         const b = cv.getBoundingClientRect();
         const h = tl.hit(ev.clientX - b.left, ev.clientY - b.top);
         const m = h && !h.col ? h : null;
@@ -1965,7 +2162,7 @@
     const graphDrawn = performance.now() - T0;
     // The canvas-painted node at a point of the window (tests pick empty space to pan).
     const nodeAtClient = (x, y) => { const b = $('graph-wrap').getBoundingClientRect(); return nodeAt(x - b.left, y - b.top); };
-    window.revyReport = { nodeAtClient, fit, nodes, edges, groups, groupEdges, filters, state, setView, expand, focusNode, focusHint, timeline, view, human, ready: false, timing: { firstPaint, answerAt, graphDrawn, parts } };
+    window.revyReport = { perf, nodeAtClient, fit, nodes, edges, groups, groupEdges, filters, state, setView, expand, focusNode, focusHint, timeline, view, human, ready: false, timing: { firstPaint, answerAt, graphDrawn, parts } };
     // The tables are below the fold: built once the graph is on screen.
     setTimeout(() => {
       buildTables();

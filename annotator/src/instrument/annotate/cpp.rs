@@ -663,6 +663,10 @@ fn message_size(cx: &Context, owner: &str, params: &[Param]) -> String {
                 1 => parts.push(format!("::_revy_rt::ptr_size({n}, {s})")),
                 _ => constant += cx.saf.sizes.pointer,
             }
+        } else if ty.pointers > 0 || super::cpp_ids::primitive_size(&ty.name).is_some() {
+            // What `size_of` gives a pointer or an arithmetic value, as a constant: no call
+            // and no template instantiation per argument (-O0 builds compile each one).
+            parts.push(format!("sizeof({n})"));
         } else {
             parts.push(format!("::_revy_rt::size_of({n})"));
         }
@@ -815,7 +819,17 @@ pub fn config_header(cx: &Context, shared: Option<(&str, &Path)>) -> String {
         ));
     }
     push_settings(&mut s, cx);
+    // The tables are the implementation's: in the shared form only the library reads them,
+    // so the project's translation units do not parse a line per method.
+    if shared.is_some() {
+        s.push_str(
+            "#if defined(REVY_RUNTIME_BUILDING_LIB) || !defined(__GNUC__) || !defined(__linux__)\n",
+        );
+    }
     push_tables(&mut s, cx.saf);
+    if shared.is_some() {
+        s.push_str("#endif\n");
+    }
     s.push_str("}  // namespace config\n}  // namespace _revy_rt\n#endif\n");
     s
 }

@@ -26,17 +26,22 @@ final class RvAgg {
     private long[] m = new long[0];
     private int cap = 64;
     private int used;
-    /** Sender mid + 1 (0 = the thread's root), receiver mid + 1 (0 = empty slot). */
-    private int[] ks = new int[cap];
-    private int[] km = new int[cap];
-    private long[] kso = new long[cap];
-    private long[] ko = new long[cap];
-    /** Per edge: calls, agg, net, size. */
-    private long[] v = new long[cap * 4];
+    /**
+     * The edge table, E longs per slot in one array, so that a probe reads one cache line
+     * (four parallel key arrays and a value array cost up to five misses per unrecorded call):
+     * key (sender mid + 1 {@literal <<} 32 | receiver mid + 1; 0 = empty slot, 0 sender = the
+     * thread's root), sender oid, receiver oid, then calls, agg, net, size.
+     */
+    private static final int E = 8;
+    private static final int KEY = 0, SO = 1, O = 2, CALLS = 3, AGG = 4, NET = 5, SIZE = 6;
+    private long[] t = new long[cap * E];
     long folded;
     long dropped;
-    /** The slot found last (a loop repeats one edge: no hashing), -1 when none. */
-    private int last = -1;
+    /**
+     * Per receiver mid + 1: the slot its last edge used, + 1 (0: none). A small inline cache
+     * checked before hashing: a method called in turn with others from one place keeps its slot.
+     */
+    private int[] hint = new int[64];
 
     /** Calls of method {@code mid} counted here. */
     long calls(int mid) {
@@ -157,24 +162,36 @@ final class RvAgg {
                 return;
             }
         }
-        int j = slot * 4;
-        v[j] += calls;
-        v[j + 1] += agg;
-        v[j + 2] += net;
-        v[j + 3] += size;
+        long[] a = t;
+        int j = slot * E;
+        a[j + CALLS] += calls;
+        a[j + AGG] += agg;
+        a[j + NET] += net;
+        a[j + SIZE] += size;
+    }
+
+    private static long hash(long key, long so, long o) {
+        long h = (so * 0x9E3779B97F4A7C15L) ^ (o * 0xC2B2AE3D27D4EB4FL) ^ key;
+        return h ^ (h >>> 29);
     }
 
     /** The slot of a key, inserted when new; -1 past the bound. */
     private int slot(int s, long so, int r, long o, boolean folding) {
-        int l = last;
-        if (l >= 0 && km[l] == r && ko[l] == o && ks[l] == s && kso[l] == so) {
-            return l;
+        long key = ((long) s << 32) | r;
+        long[] a = t;
+        int[] hs = hint;
+        int l = r < hs.length ? hs[r] - 1 : -1;
+        if (l >= 0) {
+            int j = l * E;
+            if (a[j + KEY] == key && a[j + O] == o && a[j + SO] == so) {
+                return l;
+            }
         }
-        long h = (so * 0x9E3779B97F4A7C15L) ^ (o * 0xC2B2AE3D27D4EB4FL) ^ (((long) s << 32) | r);
-        h ^= h >>> 29;
         int mask = cap - 1;
-        for (int i = (int) h & mask;; i = (i + 1) & mask) {
-            if (km[i] == 0) {
+        for (int i = (int) hash(key, so, o) & mask;; i = (i + 1) & mask) {
+            int j = i * E;
+            long k = a[j + KEY];
+            if (k == 0L) {
                 if (folding ? used >= HARD_KEYS
                         : used >= THREAD_KEYS || KEYS.get() >= GLOBAL_KEYS) {
                     return -1;
@@ -185,47 +202,42 @@ final class RvAgg {
                 }
                 used++;
                 KEYS.incrementAndGet();
-                ks[i] = s;
-                km[i] = r;
-                kso[i] = so;
-                ko[i] = o;
-                last = i;
+                a[j + KEY] = key;
+                a[j + SO] = so;
+                a[j + O] = o;
+                remember(r, i);
                 return i;
             }
-            if (km[i] == r && ko[i] == o && ks[i] == s && kso[i] == so) {
-                last = i;
+            if (k == key && a[j + O] == o && a[j + SO] == so) {
+                remember(r, i);
                 return i;
             }
         }
     }
 
+    private void remember(int r, int i) {
+        if (r >= hint.length) {
+            hint = java.util.Arrays.copyOf(hint, Math.max(r + 1, hint.length * 2));
+        }
+        hint[r] = i + 1;
+    }
+
     private void grow() {
-        int[] os = ks, om = km;
-        long[] oso = kso, oo = ko, ov = v;
+        long[] old = t;
         cap *= 2;
-        ks = new int[cap];
-        km = new int[cap];
-        kso = new long[cap];
-        ko = new long[cap];
-        v = new long[cap * 4];
+        t = new long[cap * E];
+        java.util.Arrays.fill(hint, 0);
         int mask = cap - 1;
-        last = -1;
-        for (int i = 0; i < om.length; i++) {
-            if (om[i] == 0) {
+        for (int j = 0; j < old.length; j += E) {
+            long k = old[j + KEY];
+            if (k == 0L) {
                 continue;
             }
-            long h = (oso[i] * 0x9E3779B97F4A7C15L) ^ (oo[i] * 0xC2B2AE3D27D4EB4FL)
-                    ^ (((long) os[i] << 32) | om[i]);
-            h ^= h >>> 29;
-            int j = (int) h & mask;
-            while (km[j] != 0) {
-                j = (j + 1) & mask;
+            int i = (int) hash(k, old[j + SO], old[j + O]) & mask;
+            while (t[i * E + KEY] != 0L) {
+                i = (i + 1) & mask;
             }
-            ks[j] = os[i];
-            km[j] = om[i];
-            kso[j] = oso[i];
-            ko[j] = oo[i];
-            System.arraycopy(ov, i * 4, v, j * 4, 4);
+            System.arraycopy(old, j, t, i * E, E);
         }
     }
 
@@ -242,11 +254,12 @@ final class RvAgg {
                 RvTrace.defineMethod(i / M);
             }
         }
-        for (int i = 0; i < cap; i++) {
-            if (km[i] != 0) {
-                RvTrace.defineMethod(km[i] - 1);
-                if (ks[i] != 0) {
-                    RvTrace.defineMethod(ks[i] - 1);
+        for (int j = 0; j < t.length; j += E) {
+            long k = t[j + KEY];
+            if (k != 0L) {
+                RvTrace.defineMethod((int) k - 1);
+                if ((k >>> 32) != 0L) {
+                    RvTrace.defineMethod((int) (k >>> 32) - 1);
                 }
             }
         }
@@ -278,16 +291,17 @@ final class RvAgg {
             }
         }
         o.v(used);
-        for (int i = 0; i < cap; i++) {
-            if (km[i] != 0) {
-                o.v(ks[i]);
-                o.v(kso[i]);
-                o.v(km[i] - 1);
-                o.v(ko[i]);
-                o.v(v[i * 4]);
-                o.v(v[i * 4 + 1]);
-                o.z(v[i * 4 + 2]);
-                o.v(v[i * 4 + 3]);
+        for (int j = 0; j < t.length; j += E) {
+            long k = t[j + KEY];
+            if (k != 0L) {
+                o.v(k >>> 32);
+                o.v(t[j + SO]);
+                o.v((int) k - 1);
+                o.v(t[j + O]);
+                o.v(t[j + CALLS]);
+                o.v(t[j + AGG]);
+                o.z(t[j + NET]);
+                o.v(t[j + SIZE]);
             }
         }
         o.v(folded);

@@ -33,6 +33,8 @@ final class RvBuf {
     final long tid;
     /** Above 0 while a size helper runs on this thread: its calls into user code are not logged. */
     int quiet;
+    /** Better mode's size cache of this thread (created at its first size). */
+    RvSizeCache sizes;
     /**
      * Objects whose own ID field was still 0 when one of their methods ran (called by their
      * superclass's constructor, before the field's initialiser), and the non-intrusive IDs

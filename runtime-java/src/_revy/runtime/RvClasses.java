@@ -23,16 +23,66 @@ final class RvClasses {
         volatile Field[] fields;
         /** Reflection refused: sized as a library object. */
         volatile boolean opaque;
+        /** The size walk's view of the class, made at its first walk ({@link #layout}). */
+        volatile Layout layout;
+        /** A library class whose collections/maps the walk may iterate (JDK code only). */
+        final boolean jdk;
         volatile Field oidField;
         /** The object-ID field this class has (own or inherited), or NO_FIELD. */
         volatile Object ownOid;
         volatile int oidFieldCid;
 
-        Info(int id, long size, boolean user) {
+        Info(int id, long size, boolean user, Class<?> c) {
             this.id = id;
             this.size = size;
             this.user = user;
+            String n = c.getName();
+            this.jdk = n.startsWith("java.") && !n.startsWith("java.util.Collections$");
         }
+    }
+
+    /**
+     * What the size walk needs of a user class, computed once: the sum of its primitive
+     * fields and its reference fields in declaration order (statics flagged), so that a walk
+     * step reads the references only instead of asking each field for its type and modifiers.
+     */
+    static final class Layout {
+        final long prim;
+        final Field[] refs;
+        final boolean[] statics;
+
+        Layout(Field[] fs) {
+            long p = 0;
+            ArrayList<Field> r = new ArrayList<Field>();
+            for (Field f : fs) {
+                Class<?> ft = f.getType();
+                if (ft.isPrimitive()) {
+                    p += RvSize.prim(ft);
+                } else {
+                    r.add(f);
+                }
+            }
+            prim = p;
+            refs = r.toArray(new Field[0]);
+            statics = new boolean[refs.length];
+            for (int i = 0; i < refs.length; i++) {
+                statics[i] = Modifier.isStatic(refs[i].getModifiers());
+            }
+        }
+    }
+
+    /** The walk's layout of user class c (null when reflection was refused: opaque). */
+    static Layout layout(Class<?> c, Info in) {
+        Layout l = in.layout;
+        if (l == null) {
+            Field[] fs = fields(c);
+            if (in.opaque) {
+                return null;
+            }
+            l = new Layout(fs);
+            in.layout = l;
+        }
+        return l;
     }
 
     private static final Object LOCK = new Object();
@@ -133,7 +183,7 @@ final class RvClasses {
             known = BY_NAME.get(name);
         }
         if (known != null) {
-            return new Info(known.intValue(), staticSize(known.intValue()), true);
+            return new Info(known.intValue(), staticSize(known.intValue()), true, c);
         }
         long size = RvTable.SYSTEM;
         boolean user = false;
@@ -150,7 +200,7 @@ final class RvClasses {
             NAMES.add(c.getName());
             SIZES.add(Long.valueOf(size));
             OID_FIELDS.add(null);
-            return new Info(id, size, user);
+            return new Info(id, size, user, c);
         }
     }
 

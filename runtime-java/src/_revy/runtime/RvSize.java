@@ -1,7 +1,6 @@
 package _revy.runtime;
 
 import java.lang.reflect.Field;
-import java.lang.reflect.Modifier;
 import java.util.ArrayDeque;
 import java.util.Collection;
 import java.util.Iterator;
@@ -137,8 +136,12 @@ final class RvSize {
             assert n == k;
         }
 
-        /** Ready for the next walk: the set emptied (only its used slots), budgets full. */
-        void reset() {
+        /**
+         * Drops the objects of the walk (only the set's used slots): a walk keeps none of
+         * the program's objects alive (a test waiting for a weakly held argument to be
+         * collected failed while the last walk's set still held it).
+         */
+        void forget() {
             Object[] t = seen;
             int[] u = used;
             for (int i = 0; i < n; i++) {
@@ -146,6 +149,11 @@ final class RvSize {
             }
             n = 0;
             todo.clear();
+        }
+
+        /** Ready for the next walk: the set emptied, budgets full. */
+        void reset() {
+            forget();
             left = BUDGET;
             steps = STEPS;
             size = 0;
@@ -157,12 +165,6 @@ final class RvSize {
      * an array or collection is extrapolated from the part seen.
      */
     static final int STEPS = 2048;
-
-    /** Whether iterating a library collection or map of class c runs only JDK code. */
-    private static boolean jdk(Class<?> c) {
-        String n = c.getName();
-        return n.startsWith("java.") && !n.startsWith("java.util.Collections$");
-    }
 
     static long better(Object root) {
         if (root == null) {
@@ -180,7 +182,7 @@ final class RvSize {
             if (s >= 0) {
                 return s;
             }
-            return EXACT ? walk(root).size : RvSizeCache.get().size(root);
+            return EXACT ? walk(root).size : RvSizeCache.get(b).size(root);
         } catch (Throwable t) {
             return SYSTEM;
         } finally {
@@ -217,6 +219,7 @@ final class RvSize {
             w.size = total;
             return w;
         } finally {
+            w.forget();
             w.busy = false;
         }
     }
@@ -266,7 +269,7 @@ final class RvSize {
         }
         RvClasses.Info in = RvClasses.info(c);
         if (!in.user) {
-            if (!jdk(c)) {
+            if (!in.jdk) {
                 return SYSTEM;
             }
             try {
@@ -301,22 +304,18 @@ final class RvSize {
             }
             return SYSTEM;
         }
-        Field[] fs = RvClasses.fields(c);
-        if (in.opaque) {
+        RvClasses.Layout l = RvClasses.layout(c, in);
+        if (l == null) {
             return in.size;
         }
-        long t = 0;
-        for (Field f : fs) {
-            Class<?> ft = f.getType();
-            if (ft.isPrimitive()) {
-                t += prim(ft);
-            } else {
-                try {
-                    Object v = Modifier.isStatic(f.getModifiers()) ? f.get(null) : f.get(o);
-                    t += ref(v, w);
-                } catch (Throwable e) {
-                    t += POINTER;
-                }
+        long t = l.prim;
+        Field[] refs = l.refs;
+        boolean[] statics = l.statics;
+        for (int k = 0; k < refs.length; k++) {
+            try {
+                t += ref(refs[k].get(statics[k] ? null : o), w);
+            } catch (Throwable e) {
+                t += POINTER;
             }
         }
         return t;
@@ -363,7 +362,7 @@ final class RvSize {
             if (in.user) {
                 return in.size;
             }
-            if (!jdk(c)) {
+            if (!in.jdk) {
                 return SYSTEM;
             }
             if (o instanceof Collection) {

@@ -14,14 +14,19 @@ import java.util.IdentityHashMap;
  *
  * <p>Per class, for objects not in the table: once {@link #LEARN} objects of a class have
  * been walked, a class whose walks are expensive is only walked for one new object in
- * {@code work / WORK} (at most {@link #MAX_PERIOD}); the others get the class's running mean.
- * Such an estimate is replaced by a real walk the next time the same object comes back.
+ * {@code work / WORK} (at most {@link #NEW_PERIOD}), and a class whose walks all gave one
+ * size (its objects alike) for one in {@link #NEW_PERIOD}; the others get the class's running
+ * mean. Such an estimate is replaced by a real walk the next time the same object comes back.
+ * Calls are still counted exactly: only their message sizes are estimates.
  */
 final class RvSizeCache {
     static final int SLOTS = 1024;
     /** Average walk steps (objects expanded + references looked at) aimed for per call. */
-    static final int WORK = 32;
+    static final int WORK = 8;
+    /** Reuses of one object between its walks, at most: a change to it shows this soon. */
     static final int MAX_PERIOD = 64;
+    /** New objects of a learnt class per walk, at most (the others get the class's mean). */
+    static final int NEW_PERIOD = 256;
     /** Objects of a class walked exactly before its new objects are sampled. */
     static final int LEARN = 8;
 
@@ -32,8 +37,17 @@ final class RvSizeCache {
         }
     };
 
-    static RvSizeCache get() {
-        return TL.get();
+    /** The thread's cache: kept on its buffer (one look-up less per size), else its own. */
+    static RvSizeCache get(RvBuf b) {
+        if (b == null) {
+            return TL.get();
+        }
+        RvSizeCache c = b.sizes;
+        if (c == null) {
+            c = new RvSizeCache();
+            b.sizes = c;
+        }
+        return c;
     }
 
     private final WeakReference<?>[] keys = new WeakReference<?>[SLOTS];
@@ -45,7 +59,10 @@ final class RvSizeCache {
     /** This thread's walk, reused (its sizes are read before the next). */
     private final RvSize.Walk mine = new RvSize.Walk();
 
-    /** Per class: {walks, mean size, mean work, new objects since the last walk}. */
+    /**
+     * Per class: {walks, mean size, mean work, new objects since the last walk, 1 while
+     * every walk gave the first one's size}.
+     */
     private final IdentityHashMap<Class<?>, long[]> classes = new IdentityHashMap<Class<?>, long[]>();
 
     private static int periodFor(int work) {
@@ -71,7 +88,7 @@ final class RvSizeCache {
         long[] st = classes.get(o.getClass());
         long s;
         int reuse;
-        if (st != null && st[0] >= LEARN && ++st[3] < periodFor((int) Math.min(st[2], MAX_PERIOD * WORK))) {
+        if (st != null && st[0] >= LEARN && ++st[3] < classPeriod(st)) {
             s = st[1];
             reuse = 0; // an estimate: walk this object for real if it comes back
         } else {
@@ -86,14 +103,26 @@ final class RvSizeCache {
         return s;
     }
 
+    /** One new object of a learnt class in this many is walked. */
+    private static int classPeriod(long[] st) {
+        if (st[4] == 1L) {
+            return NEW_PERIOD;
+        }
+        return (int) Math.max(1L, Math.min(NEW_PERIOD, st[2] / WORK));
+    }
+
     /** A walk, recorded in its class's statistics. */
     private RvSize.Walk walked(Object o) {
         RvSize.Walk w = mine.busy ? RvSize.walk(o) : RvSize.walk(o, mine);
         Class<?> c = o.getClass();
         long[] st = classes.get(c);
         if (st == null) {
-            st = new long[4];
+            st = new long[5];
+            st[4] = 1L;
+            st[1] = w.size;
             classes.put(c, st);
+        } else if (w.size != st[1]) {
+            st[4] = 0L;
         }
         long n = Math.min(st[0], LEARN - 1) + 1;
         st[1] += (w.size - st[1]) / n;

@@ -23,11 +23,14 @@ pub struct Params {
     /// Wake-up delay of a cross-thread message: paid by an idle receiver before it starts
     /// and by a sender waiting on a result, never as anyone's CPU time.
     pub handoff: f64,
-    /// CPU the sender of an asynchronous message spends posting it when the post wakes a
-    /// receiver blocked on its queue (where the receiver pays the handoff): a system call.
+    /// CPU the sender of an asynchronous message spends posting it to a queue its receiver
+    /// has just emptied and is at (running, or waking): both threads at the queue.
     pub enqueue: f64,
-    /// CPU the sender spends posting to a receiver busy anyway (or already waking): a
-    /// locked push, no system call.
+    /// ... when the post wakes a receiver blocked on its queue (where the receiver pays the
+    /// handoff): a system call.
+    pub wake: f64,
+    /// ... when it goes behind other queued messages, the receiver busy with them: a locked
+    /// push, no system call.
     pub post: f64,
     /// Placing active objects on another machine: per-message latency (each way)...
     pub latency: f64,
@@ -659,7 +662,7 @@ impl<'a> Sim<'a> {
         let xi = x as usize;
         let size = self.t.nodes[c as usize].size;
         let void = self.void(c);
-        let waits = self.receiver_waits(q);
+        let (waits, backlog) = self.receiver_at(q);
         let qu = &mut self.queues[q as usize];
         qu.last_at = qu.last_at.max(self.now + self.p.there(size));
         let task = Task {
@@ -676,9 +679,10 @@ impl<'a> Sim<'a> {
         self.moved_work += self.agg[c as usize];
         if void {
             self.async_sends += n;
-            let wakes = self.wakes(c, n, waits);
+            let [wakes, at, behind] = self.posts(c, n, waits, backlog);
             self.wakes += wakes;
-            let enqueue = wakes * self.p.enqueue + (n as f64 - wakes) * self.p.post;
+            let p = self.p;
+            let enqueue = wakes * p.wake + at * p.enqueue + behind * p.post;
             if enqueue > EPS {
                 self.enqueue_time += enqueue;
                 self.compute(x, enqueue, node);
@@ -695,36 +699,49 @@ impl<'a> Sim<'a> {
         true
     }
 
-    /// Whether a message posted to `q` now finds its receiver blocked on the queue: a
-    /// worker idle, nothing queued or on its way (a worker waking is not blocked).
-    fn receiver_waits(&self, q: u32) -> bool {
+    /// What a message posted to `q` now finds: its receiver blocked on the queue (a worker
+    /// idle, nothing queued or on its way; a worker waking is not blocked), and whether
+    /// other messages are queued ahead of it.
+    fn receiver_at(&self, q: u32) -> (bool, bool) {
         let qu = &self.queues[q as usize];
-        qu.items.is_empty()
-            && qu.last_at <= self.now
-            && qu
-                .workers
-                .iter()
-                .any(|&w| self.execs[w as usize].state == State::Idle)
+        let backlog = !qu.items.is_empty() || qu.last_at > self.now;
+        let idle = qu
+            .workers
+            .iter()
+            .any(|&w| self.execs[w as usize].state == State::Idle);
+        (!backlog && idle, backlog)
     }
 
-    /// How many of the `n` posts of message `c` wake their receiver: the first when it
-    /// `waits`; for a batch of counted calls, of the rest those that find it blocked again.
-    /// A receiver slower than the posts (work per call ≥ the sender's time per call) never
-    /// empties its queue; a faster one empties it, blocks, and the next post wakes it;
-    /// while it wakes (the handoff) and drains what came meanwhile, the posts find it busy:
-    /// one wake per 1 + handoff / (interval − work) posts.
-    fn wakes(&self, c: u32, n: u64, waits: bool) -> f64 {
-        let first: f64 = if waits { 1.0 } else { 0.0 };
-        let Some(b) = self.t.batch_of(c).filter(|_| n > 1) else {
-            return first.min(n as f64);
+    /// Of the `n` posts of message `c`: [waking a blocked receiver, to the queue it has just
+    /// emptied and is at, behind others]. Only a message whose own work keeps its receiver
+    /// away from the queue for at least a handoff tells these apart: it finds the receiver
+    /// blocked (a system call), else busy with earlier messages (a locked push). A finer
+    /// one is taken off the queue about as fast as it is posted, so sender and receiver
+    /// meet at the queue's lock and memory on every post whatever the replay finds: it
+    /// pays the figure measured for that. A batch of counted calls is judged by its work
+    /// per call and stands for calls spread over its sender's time, never a burst of
+    /// wake-ups: its coarse calls go behind each other when a backlog builds (work per call
+    /// at least the sender's interval), else each is at the queue.
+    fn posts(&self, c: u32, n: u64, waits: bool, backlog: bool) -> [f64; 3] {
+        let mut out = [0.0; 3];
+        let (work, keeps_up) = match self.t.batch_of(c) {
+            Some(b) => {
+                let work = b.work / b.calls.max(1) as f64;
+                (work, work < b.between + self.p.post)
+            }
+            None => (self.agg[c as usize], !backlog),
         };
-        let work = b.work / b.calls.max(1) as f64;
-        let interval = b.between + self.p.post;
-        if work >= interval {
-            return first;
-        }
-        let per_wake = 1.0 + self.p.handoff / (interval - work);
-        first + (n - 1) as f64 / per_wake
+        let slot = if work < self.p.handoff {
+            1
+        } else if self.t.batch_of(c).is_none() && waits {
+            0
+        } else if keeps_up {
+            1
+        } else {
+            2
+        };
+        out[slot] = n as f64;
+        out
     }
 
     /// `x`'s top message is done: pop it and, for a task, send the result back.

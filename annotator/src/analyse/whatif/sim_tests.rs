@@ -255,28 +255,46 @@ fn an_asynchronous_sender_pays_the_wake_up_only_to_an_idle_receiver_then_posts_b
     assert!((out.wakes - 1.0).abs() < 1e-9, "{}", out.wakes);
 }
 
-#[test]
-fn every_post_to_a_receiver_that_drains_its_queue_wakes_it() {
-    // 10 void `put`s of 5 ns to A, 500 ns apart: A empties its queue and blocks before the
-    // next one, so each post wakes it and costs main the system call.
+/// `n` void `put`s to A, 500 ns apart, each `work` ns long.
+fn spaced_puts(work: u64) -> String {
     let mut spec = String::from("1 + Main 0 main 0 0\n");
     for i in 0..10u64 {
         spec += &format!(
             "1 + A 1 put 8 {}\n1 - A 1 put {}\n",
-            500 * i + 495,
+            500 * i + 500 - work,
             500 * i + 500
         );
     }
-    spec += "1 - Main 0 main 5000\n";
-    let (t, _f) = tree(&spec, None, &["put"]);
+    spec + "1 - Main 0 main 5000\n"
+}
+
+fn post_params() -> Params {
     let mut p = params(2);
     p.handoff = 20.0;
     p.wake = 3.0;
     p.enqueue = 1.0;
     p.post = 0.5;
-    let (_, out) = run(&t, &["A"], &p);
+    p
+}
+
+#[test]
+fn every_post_to_a_receiver_that_drains_its_queue_wakes_it() {
+    // 30 ns of work, at least the handoff: A empties its queue and blocks before the next
+    // post, so each post wakes it and costs main the system call.
+    let (t, _f) = tree(&spaced_puts(30), None, &["put"]);
+    let (_, out) = run(&t, &["A"], &post_params());
     assert!((out.wakes - 10.0).abs() < 1e-9, "{}", out.wakes);
-    assert!((out.execs[0].busy - (10.0 * 495.0 + 30.0)).abs() < 1e-6);
+    assert!((out.execs[0].busy - (10.0 * 470.0 + 30.0)).abs() < 1e-6);
+}
+
+#[test]
+fn a_post_finer_than_the_handoff_pays_the_queue_whatever_it_finds() {
+    // 5 ns of work, below the 20 ns handoff: the receiver is back at the queue as soon as
+    // it is fed, so each post pays the enqueue figure, never the system call of a wake-up.
+    let (t, _f) = tree(&spaced_puts(5), None, &["put"]);
+    let (_, out) = run(&t, &["A"], &post_params());
+    assert!(out.wakes.abs() < 1e-9, "{}", out.wakes);
+    assert!((out.execs[0].busy - (10.0 * 495.0 + 10.0)).abs() < 1e-6);
 }
 
 #[test]

@@ -483,10 +483,7 @@ fn telemetry_project_of(header: &str, stats: &str) -> (tempfile::TempDir, PathBu
         a = calls * 70,
         s = calls * 8
     );
-    std::fs::create_dir_all(d.join(".revy/traces")).unwrap();
-    let p = d.join(".revy/traces/run.dtf");
-    std::fs::write(&p, t).unwrap();
-    (dir, p)
+    keep_trace(dir, &t)
 }
 
 /// `whatif --active tele::LatencyStats` on a throttled method: its 10 M counted calls are
@@ -742,10 +739,7 @@ fn posting_project(gap: u64) -> (tempfile::TempDir, PathBuf) {
         at += 50_000;
     }
     t += &format!("</Msg cls=App oid=1 mth=run sgn=!! tid=1 t={at}>\n");
-    std::fs::create_dir_all(d.join(".revy/traces")).unwrap();
-    let p = d.join(".revy/traces/run.dtf");
-    std::fs::write(&p, t).unwrap();
-    (dir, p)
+    keep_trace(dir, &t)
 }
 
 /// A post wakes its receiver (a system call: `--wake`) only where the receiver is blocked
@@ -836,4 +830,12 @@ fn both_post_costs_are_measured_for_the_language_and_kept_with_their_source() {
         again.contains("behind others (measured 20") && again.contains(".revy/machine.toml)"),
         "{again}"
     );
+}
+
+/// Writes `text` as the project's kept trace `.revy/traces/run.dtf`.
+fn keep_trace(dir: tempfile::TempDir, text: &str) -> (tempfile::TempDir, PathBuf) {
+    let p = dir.path().join(".revy/traces/run.dtf");
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(&p, text).unwrap();
+    (dir, p)
 }

@@ -1920,6 +1920,28 @@ fn report_sixteen_threads_fit_the_timeline() {
     let h = b.eval("document.getElementById('timeline').getBoundingClientRect().height");
     assert!(h.as_f64().unwrap() <= 1000.0, "timeline {h} px tall");
     assert_timeline_draws_every_message(&mut b, &d);
+    // Each lane's coloured pixels as painted on the canvas (the data attributes above are
+    // counted before the image is put): a lanes layer sized before the canvas cut off every
+    // lane below its old height, here 12 of 16 (worker-5 on).
+    let painted = b.eval(
+        "(() => { const c = document.getElementById('timeline'), g = c.getContext('2d'); \
+         let y = 16; return c.dataset.laneH.split(' ').map(Number).map((h) => { \
+         const px = g.getImageData(110, y, c.width - 120, h - 5).data; y += h; let n = 0; \
+         for (let i = 0; i < px.length; i += 4) { \
+           const hi = Math.max(px[i], px[i + 1], px[i + 2]), lo = Math.min(px[i], px[i + 1], px[i + 2]); \
+           if (hi - lo > 40) n++; } return n; }); })()",
+    );
+    let painted: Vec<u64> = painted
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_u64().unwrap())
+        .collect();
+    assert_eq!(painted.len(), 16);
+    assert!(
+        painted.iter().all(|&n| n > 1_000),
+        "coloured pixels per lane: {painted:?}"
+    );
     b.screenshot("timeline-16-threads.png");
     // A click on the first thread's name expands its lane.
     let at = b.eval("(() => { const r = document.getElementById('timeline').getBoundingClientRect(); return [r.x + 20, r.y + 16 + 6]; })()");

@@ -1448,8 +1448,10 @@
       cv.width = cv.clientWidth || 1000;
       // The lanes fit up to 70 % of the window; the rest scroll under the sticky canvas.
       viewH = Math.min(TOTAL_H, Math.max(4 * ROW + GAP, avail()));
-      lanesCv.width = cv.width; lanesCv.height = cv.height; cache.valid = false;
       cv.height = AXIS + viewH + 4;
+      // The lanes layer after the canvas's new height (sized before, it kept the old one and
+      // cut off the lanes below it).
+      lanesCv.width = cv.width; lanesCv.height = cv.height; cache.valid = false;
       spacer.style.height = Math.max(0, TOTAL_H - viewH) + 'px';
       box.style.maxHeight = cv.height + 2 + 'px';
       note();

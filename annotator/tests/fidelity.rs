@@ -494,18 +494,7 @@ fn telemetry_project_of(header: &str, stats: &str) -> (tempfile::TempDir, PathBu
 fn counted_calls_are_replayed_and_a_fine_grained_object_loses_on_its_enqueue() {
     let (_dir, p) = telemetry_project("");
     let ps = p.to_str().unwrap();
-    let machine = [
-        "--cores",
-        "2",
-        "--handoff",
-        "5us",
-        "--enqueue",
-        "250ns",
-        "--wake",
-        "250ns",
-        "--post",
-        "250ns",
-    ];
+    let machine = TELEMETRY_MACHINE;
     let mut args = vec!["whatif", ps, "--active", "tele::LatencyStats"];
     args.extend(machine);
     let text = ok(&revy(&args), "whatif");
@@ -541,27 +530,28 @@ fn counted_calls_are_replayed_and_a_fine_grained_object_loses_on_its_enqueue() {
     );
 }
 
-/// `whatif` of the telemetry trace at `trace` with `LatencyStats` active on 2 cores, the
-/// handoff and both post costs given (no measurement of this machine), as JSON.
-fn telemetry_whatif(trace: &str) -> [&str; 16] {
-    [
-        "whatif",
-        trace,
-        "--active",
-        "tele::LatencyStats",
-        "--cores",
-        "2",
-        "--handoff",
-        "5us",
-        "--enqueue",
-        "250ns",
-        "--wake",
-        "250ns",
-        "--post",
-        "250ns",
-        "--format",
-        "json",
-    ]
+/// The machine the telemetry what-ifs replay on: 2 cores, the handoff and the three post
+/// costs given (no measurement of this machine).
+const TELEMETRY_MACHINE: [&str; 10] = [
+    "--cores",
+    "2",
+    "--handoff",
+    "5us",
+    "--enqueue",
+    "250ns",
+    "--wake",
+    "250ns",
+    "--post",
+    "250ns",
+];
+
+/// `whatif` of the telemetry trace at `trace` with `LatencyStats` active on
+/// `TELEMETRY_MACHINE`, as JSON.
+fn telemetry_whatif(trace: &str) -> Vec<&str> {
+    let mut args = vec!["whatif", trace, "--active", "tele::LatencyStats"];
+    args.extend(TELEMETRY_MACHINE);
+    args.extend(["--format", "json"]);
+    args
 }
 
 /// The same trace, its header saying what a counted call cost its caller (`counted_ns=30`):

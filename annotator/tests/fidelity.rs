@@ -815,6 +815,25 @@ fn both_post_costs_are_measured_for_the_language_and_kept_with_their_source() {
         first.contains("waking a blocked receiver (measured now"),
         "{first}"
     );
+    // The post to a receiver at its queue: C++'s queue with both threads at it (before: a
+    // Rust condition variable's push and notify nobody waited for, `[enqueue]`).
+    if kept.contains("[enqueue_cpp]") {
+        assert!(kept.contains("both threads at the queue"), "{kept}");
+        assert!(
+            first.contains(
+                "(C++ std::mutex/condition_variable queue, both threads at it; measured now"
+            ),
+            "{first}"
+        );
+    } else {
+        // The two threads never ran side by side within 1.5 s: the post nobody waits for.
+        assert!(
+            first.contains("enqueue ")
+                && first.contains("(measured now on this machine (C++'s queue))"),
+            "{first}"
+        );
+    }
+    assert!(!kept.contains("[enqueue]"), "{kept}");
     let again = ok(&revy(&args), "whatif");
     assert!(
         again.contains("behind others (measured 20") && again.contains(".revy/machine.toml)"),

@@ -29,9 +29,9 @@ pub const FILE: &str = ".revy/machine.toml";
 /// Which cost.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Cost {
-    /// The sender's CPU per message posted to a queue its receiver has just emptied and is
-    /// at (the old figure: a push and a futex notify).
-    Enqueue,
+    /// The sender's CPU per message posted to a queue its receiver is at, taking as fast
+    /// as messages come (both threads at the queue), with the language's queue.
+    Enqueue(Lang),
     /// The sender's CPU per message posted behind others (a receiver busy anyway).
     Post(Lang),
     /// The sender's CPU per message that wakes a receiver blocked on its queue.
@@ -47,7 +47,19 @@ impl Cost {
             Cost::Post(Lang::Java) | Cost::Wake(Lang::Java) => &[queue::JAVA_HOW, JAVA_AS_CPP],
             Cost::Post(Lang::Cpp) | Cost::Wake(Lang::Cpp) => &[queue::CPP_HOW],
             Cost::Handoff => &[calibrate::HANDOFF_HOW],
-            Cost::Enqueue => &[calibrate::ENQUEUE_HOW],
+            Cost::Enqueue(Lang::Cpp) => &[queue::CPP_ENQUEUE_HOW],
+            Cost::Enqueue(Lang::Java) => &[queue::JAVA_ENQUEUE_HOW, JAVA_ENQUEUE_AS_CPP],
+        }
+    }
+
+    /// What the figure is, before its source (the posts' own words say it in the output).
+    fn what(self) -> &'static str {
+        match self {
+            Cost::Enqueue(Lang::Cpp) => {
+                "C++ std::mutex/condition_variable queue, both threads at it; "
+            }
+            Cost::Enqueue(Lang::Java) => "Java LinkedBlockingQueue, both threads at it; ",
+            _ => "",
         }
     }
     /// A figure and how it was measured, or `None` when the machine gave no plausible one
@@ -62,13 +74,22 @@ impl Cost {
                 None => cpp().map(|c| (c, JAVA_AS_CPP)),
             })
         };
+        // The JVM's at-the-queue figure, else (no JVM, or its consumer never ran beside
+        // the sender within the window) C++'s.
+        let java_enqueue = || match java() {
+            Some((c, queue::JAVA_HOW)) if c.enqueue.is_some() => {
+                c.enqueue.map(|e| (e, queue::JAVA_ENQUEUE_HOW))
+            }
+            _ => cpp()?.enqueue.map(|e| (e, JAVA_ENQUEUE_AS_CPP)),
+        };
         match self {
             Cost::Post(Lang::Cpp) => cpp().map(|c| (c.post, queue::CPP_HOW)),
             Cost::Wake(Lang::Cpp) => cpp().map(|c| (c.wake, queue::CPP_HOW)),
             Cost::Post(Lang::Java) => java().map(|(c, how)| (c.post, how)),
             Cost::Wake(Lang::Java) => java().map(|(c, how)| (c.wake, how)),
             Cost::Handoff => calibrate::handoff_ns().map(|h| (h, calibrate::HANDOFF_HOW)),
-            Cost::Enqueue => Some((calibrate::enqueue_ns(), calibrate::ENQUEUE_HOW)),
+            Cost::Enqueue(Lang::Cpp) => cpp()?.enqueue.map(|e| (e, queue::CPP_ENQUEUE_HOW)),
+            Cost::Enqueue(Lang::Java) => java_enqueue(),
         }
     }
 }
@@ -76,10 +97,15 @@ impl Cost {
 /// How Java's posts are measured when no JVM could run the measurement.
 const JAVA_AS_CPP: &str = "no JVM to run java QueueCost.java: C++'s pthread figure";
 
+/// How Java's at-the-queue post is measured when the JVM gave none.
+const JAVA_ENQUEUE_AS_CPP: &str = "no JVM figure (java QueueCost.java did not run, or its consumer never took beside the sender within 1.5 s): C++'s pthread figure, both threads at the queue";
+
 #[derive(Default, Serialize, Deserialize)]
 struct MachineFile {
     #[serde(skip_serializing_if = "Option::is_none")]
-    enqueue: Option<Entry>,
+    enqueue_cpp: Option<Entry>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    enqueue_java: Option<Entry>,
     #[serde(skip_serializing_if = "Option::is_none")]
     handoff: Option<Entry>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -96,7 +122,8 @@ impl MachineFile {
     fn entry(&mut self, cost: Cost) -> &mut Option<Entry> {
         match cost {
             Cost::Handoff => &mut self.handoff,
-            Cost::Enqueue => &mut self.enqueue,
+            Cost::Enqueue(Lang::Cpp) => &mut self.enqueue_cpp,
+            Cost::Enqueue(Lang::Java) => &mut self.enqueue_java,
             Cost::Post(Lang::Cpp) => &mut self.post_cpp,
             Cost::Wake(Lang::Cpp) => &mut self.wake_cpp,
             Cost::Post(Lang::Java) => &mut self.post_java,
@@ -121,7 +148,9 @@ struct Entry {
 pub(crate) fn kept(cost: Cost, project: Option<&Path>, remeasure: bool) -> Option<Measured> {
     let Some(path) = project.and_then(machine_file) else {
         let (ns, how) = cost.measure()?;
-        let source = format!("measured now on this machine: {how} (no project to keep it in)");
+        let what = cost.what();
+        let source =
+            format!("{what}measured now on this machine: {how} (no project to keep it in)");
         return Some(Measured { ns, source });
     };
     let host = hostname();
@@ -135,7 +164,7 @@ pub(crate) fn kept(cost: Cost, project: Option<&Path>, remeasure: bool) -> Optio
         });
         if let Some(e) = found {
             let day = e.measured.get(..10).unwrap_or(&e.measured);
-            let source = format!("measured {day} on this machine, {FILE}");
+            let source = format!("{}measured {day} on this machine, {FILE}", cost.what());
             return Some(Measured { ns: e.ns, source });
         }
     }
@@ -149,15 +178,21 @@ pub(crate) fn kept(cost: Cost, project: Option<&Path>, remeasure: bool) -> Optio
     let day = entry.measured[..10].to_string();
     *file.entry(cost) = Some(entry);
     let source = match write(&path, &file) {
-        Ok(()) => format!("measured now ({day}) on this machine, kept in {FILE}"),
-        Err(e) => format!("measured now on this machine (not kept: {e})"),
+        Ok(()) => format!(
+            "{}measured now ({day}) on this machine, kept in {FILE}",
+            cost.what()
+        ),
+        Err(e) => format!(
+            "{}measured now on this machine (not kept: {e})",
+            cost.what()
+        ),
     };
     Some(Measured { ns, source })
 }
 
-/// The sender's three costs of a post (`None`: given, or not measurable): behind others
-/// and waking a blocked receiver for the trace's language (C++ when it is not known), and
-/// to a queue its receiver has just emptied and is at.
+/// The sender's three costs of a post (`None`: given, or not measurable), each with the
+/// trace's language's queue (C++ when it is not known): behind others, waking a blocked
+/// receiver, and to a queue its receiver is at (both threads at the queue).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Posts {
     pub post: Option<Measured>,
@@ -178,7 +213,7 @@ pub fn kept_for(o: &crate::analyse::analysis::options::Options, lang: Option<Lan
     let enqueue = o
         .enqueue_ns
         .is_none()
-        .then(|| kept(Cost::Enqueue, project, o.remeasure))
+        .then(|| kept(Cost::Enqueue(lang), project, o.remeasure))
         .flatten();
     let post = o
         .post_ns
@@ -276,6 +311,40 @@ mod tests {
         assert_eq!(civil(0), (1970, 1, 1));
         assert_eq!(civil(20_785), (2026, 11, 28));
         assert_eq!(civil(11_016), (2000, 2, 29));
+    }
+
+    /// The at-the-queue figure is each language's own, measured with both threads at the
+    /// queue, and kept under its language with how it was measured (before: one Rust
+    /// condition variable's push-and-notify for every language, `[enqueue]`).
+    #[test]
+    fn the_at_queue_post_is_kept_per_language_with_how_it_was_measured() {
+        let dir = tempfile::tempdir().unwrap();
+        let manifest = dir.path().join("revy.toml");
+        std::fs::write(&manifest, "").unwrap();
+        let Some(cpp) = kept(Cost::Enqueue(Lang::Cpp), Some(&manifest), false) else {
+            return; // the two threads never ran side by side within the window
+        };
+        assert!(
+            cpp.source.starts_with(
+                "C++ std::mutex/condition_variable queue, both threads at it; measured now"
+            ),
+            "{cpp:?}"
+        );
+        let java = kept(Cost::Enqueue(Lang::Java), Some(&manifest), false).unwrap();
+        assert!(
+            java.source.starts_with("Java LinkedBlockingQueue"),
+            "{java:?}"
+        );
+        let text = std::fs::read_to_string(dir.path().join(FILE)).unwrap();
+        assert!(
+            text.contains("[enqueue_cpp]") && text.contains("[enqueue_java]"),
+            "{text}"
+        );
+        assert!(text.contains(queue::CPP_ENQUEUE_HOW), "{text}");
+        let java_how = [queue::JAVA_ENQUEUE_HOW, JAVA_ENQUEUE_AS_CPP];
+        assert!(java_how.iter().any(|h| text.contains(h)), "{text}");
+        let again = kept(Cost::Enqueue(Lang::Cpp), Some(&manifest), false).unwrap();
+        assert_eq!(again.ns, cpp.ns);
     }
 
     #[test]

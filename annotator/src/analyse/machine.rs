@@ -95,7 +95,7 @@ pub fn resolve(given: &Given, measured: &Measured) -> Result<Machine> {
         Some(e) => e,
         None => measured
             .enqueue_ns
-            .unwrap_or_else(here_enqueue_ns)
+            .unwrap_or_else(|| here_posts().2)
             .min(handoff_ns),
     };
     let wake_ns = match given.wake_ns {
@@ -168,18 +168,15 @@ fn here_handoff_ns() -> f64 {
     *MEASURED.get_or_init(whatif::measure_handoff_ns)
 }
 
-/// This machine's cost of a post to an emptied queue, measured once per process.
-fn here_enqueue_ns() -> f64 {
-    static MEASURED: OnceLock<f64> = OnceLock::new();
-    *MEASURED.get_or_init(crate::analyse::calibrate::enqueue_ns)
-}
-
-/// This machine's post costs (nobody waiting, waking), as C++'s queue pays them, measured
-/// once per process; 0 when they could not be.
-fn here_posts() -> (f64, f64) {
-    static MEASURED: OnceLock<(f64, f64)> = OnceLock::new();
+/// This machine's post costs (nobody waiting, waking, both threads at the queue), as C++'s
+/// queue pays them, measured once per process; 0 when they could not be, and the post
+/// nobody waits for when the two threads never ran side by side (its lower bound).
+fn here_posts() -> (f64, f64, f64) {
+    static MEASURED: OnceLock<(f64, f64, f64)> = OnceLock::new();
     *MEASURED.get_or_init(|| {
-        crate::analyse::calibrate::queue::cpp().map_or((0.0, 0.0), |c| (c.post, c.wake))
+        crate::analyse::calibrate::queue::cpp().map_or((0.0, 0.0, 0.0), |c| {
+            (c.post, c.wake, c.enqueue.unwrap_or(c.post))
+        })
     })
 }
 

@@ -423,6 +423,10 @@ fn report_frames_bench() {
             ..Default::default()
         };
         let out = synth_report(tmp.path(), &format!("bench{instances}"), spec);
+        // REVY_BENCH_KEEP=DIR keeps the report (to profile it by hand).
+        if let Ok(keep) = std::env::var("REVY_BENCH_KEEP") {
+            std::fs::copy(&out, Path::new(&keep).join(out.file_name().unwrap())).unwrap();
+        }
         b.open(&out);
         let frames = measure_frames(&mut b, &format!("{instances} instances"));
         eprintln!(
@@ -841,6 +845,10 @@ fn timings(b: &mut Browser) -> (f64, f64, f64) {
 struct Frames {
     /// Input to the end of the next frame, ms.
     frames: Vec<f64>,
+    /// Input to the page's first listener (window, capture phase): Chromium's delivery, ms.
+    delivery: Vec<f64>,
+    /// The page's first listener to the end of the next frame: frame minus delivery, ms.
+    handled: Vec<f64>,
     /// Event Timing durations of the events of 16 ms or more.
     event_timing: Vec<f64>,
     /// The page's own drawing per frame (its draw functions' time), ms.
@@ -854,8 +862,8 @@ struct Frames {
 /// Chromium's work per input from a trace: the events between one input's dispatch and the
 /// next (each input is sent once the previous one's frame has ended, so each window holds
 /// one frame): the renderer main thread's top-level tasks, and raster tasks plus the display
-/// compositor thread's tasks, in ms.
-fn trace_work(events: &[Value]) -> (Vec<f64>, Vec<f64>) {
+/// compositor thread's tasks, and the main thread's longest task (how long input could wait), in ms.
+fn trace_work(events: &[Value]) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
     use std::collections::HashMap;
     let key = |e: &Value| {
         (
@@ -885,6 +893,7 @@ fn trace_work(events: &[Value]) -> (Vec<f64>, Vec<f64>) {
     let task = |e: &Value| e["ph"] == "X" && e["name"] == "ThreadControllerImpl::RunTask";
     let mut main = vec![0.0; inputs.len()];
     let mut raster = vec![0.0; inputs.len()];
+    let mut longest = vec![0.0f64; inputs.len()];
     // REVY_TRACE_NAMES=1: where the time went (ms per event name and thread, nested
     // events counted in each of their parents).
     let mut by_name: HashMap<String, f64> = HashMap::new();
@@ -901,6 +910,7 @@ fn trace_work(events: &[Value]) -> (Vec<f64>, Vec<f64>) {
             .or_default() += dur / 1000.0;
         if task(e) && t == "CrRendererMain" {
             main[k] += dur / 1000.0;
+            longest[k] = longest[k].max(dur / 1000.0);
         } else if e["name"] == "RasterTask" || (task(e) && t == "VizCompositorThread") {
             raster[k] += dur / 1000.0;
         }
@@ -915,8 +925,13 @@ fn trace_work(events: &[Value]) -> (Vec<f64>, Vec<f64>) {
             .collect();
         eprintln!("TRACE {} inputs: {}", inputs.len(), top.join(" "));
     }
-    (main, raster)
+    (main, raster, longest)
 }
+
+/// Helpers reading the page's draw times: rings (`n`, `since(m)`), or the plain arrays of
+/// older pages (A/B runs with REVY_REPORT_PAGE).
+const PERF_JS: &str = "window.__perfN = (a) => a.n === undefined ? a.length : a.n; \
+    window.__perfSince = (a, k) => a.since ? a.since(k) : a.slice(k)";
 
 fn frame_times(b: &mut Browser, selector: &str, kind: &str, n: usize) -> Frames {
     let sel = serde_json::to_string(selector).unwrap();
@@ -925,10 +940,10 @@ fn frame_times(b: &mut Browser, selector: &str, kind: &str, n: usize) -> Frames 
     let r = b.eval(&format!("(() => {{ const e = document.querySelector({sel}); e.scrollIntoView({{block: 'center'}}); const r = e.getBoundingClientRect(); const cx = r.x + r.width / 2, cy = r.y + Math.min(r.height, innerHeight - r.y) / 2; for (let d = 0; d < 400; d += 6) for (let a = 0; a < 6.28; a += 0.4) {{ const x = cx + d * Math.cos(a), y = cy + d * Math.sin(a); if (document.elementFromPoint(x, y) === e && !(window.revyReport.nodeAtClient && window.revyReport.nodeAtClient(x, y))) return [x, y]; }} return [cx, cy]; }})()"));
     let (x, y) = (r[0].as_f64().unwrap(), r[1].as_f64().unwrap());
     b.eval(
-        "(() => { window.__frames = []; if (window.__frameHook) return; window.__frameHook = true; \
-         const rec = (ev) => { if (ev.type === 'pointermove' && !ev.buttons) return; const t0 = ev.timeStamp; \
+        "(() => { window.__frames = []; window.__delivery = []; if (window.__frameHook) return; window.__frameHook = true; \
+         const rec = (ev) => { if (ev.type === 'pointermove' && !ev.buttons) return; const t0 = ev.timeStamp; window.__delivery.push(performance.now() - t0); \
          requestAnimationFrame(() => { const ch = new MessageChannel(); ch.port1.onmessage = () => window.__frames.push(performance.now() - t0); ch.port2.postMessage(0); }); }; \
-         addEventListener('wheel', rec, {passive: true}); addEventListener('pointermove', rec); addEventListener('keydown', rec); \
+         addEventListener('wheel', rec, {passive: true, capture: true}); addEventListener('pointermove', rec, true); addEventListener('keydown', rec, true); \
          window.__events = []; new PerformanceObserver((l) => { for (const e of l.getEntries()) if (e.name === 'keydown' || e.name === 'wheel' || e.name === 'pointermove') window.__events.push(e.duration); }).observe({type: 'event', durationThreshold: 16}); })()",
     );
     b.eval("window.__events = []");
@@ -942,7 +957,9 @@ fn frame_times(b: &mut Browser, selector: &str, kind: &str, n: usize) -> Frames 
         mouse(b, "mouseMoved", x, y, 0);
         mouse(b, "mousePressed", x, y, 1);
     }
-    let drawn_before = b.eval("(() => { const p = window.revyReport.perf || {timeline: [], graph: []}; return [p.timeline.length, p.graph.length]; })()");
+    // The page's draw times: rings (`n`, `since`), or plain arrays in older pages (A/B).
+    b.eval(PERF_JS);
+    let drawn_before = b.eval("(() => { const p = window.revyReport.perf || {timeline: [], graph: []}; return [__perfN(p.timeline), __perfN(p.graph)]; })()");
     b.trace_start();
     if kind == "keys" {
         b.eval(&format!(
@@ -974,8 +991,8 @@ fn frame_times(b: &mut Browser, selector: &str, kind: &str, n: usize) -> Frames 
         }
         b.eval(&format!("new Promise(r => {{ const w = () => window.__frames.length > {k} ? r(true) : setTimeout(w, 2); w(); }})"));
     }
-    let script = b.eval(&format!("(() => {{ const p = window.revyReport.perf || {{timeline: [], graph: []}}; const [t, g] = {drawn_before}; return p.timeline.slice(t).concat(p.graph.slice(g)); }})()"));
-    let (main, raster) = trace_work(&b.trace_end());
+    let script = b.eval(&format!("(() => {{ const p = window.revyReport.perf || {{timeline: [], graph: []}}; const [t, g] = {drawn_before}; return __perfSince(p.timeline, t).concat(__perfSince(p.graph, g)); }})()"));
+    let (main, raster, _) = trace_work(&b.trace_end());
     if kind == "pan" {
         mouse(b, "mouseReleased", x, y, 0);
     }
@@ -987,11 +1004,15 @@ fn frame_times(b: &mut Browser, selector: &str, kind: &str, n: usize) -> Frames 
             .collect()
     };
     let frames = floats(b.eval("window.__frames"));
+    let delivery = floats(b.eval("window.__delivery"));
+    let handled = frames.iter().zip(&delivery).map(|(f, d)| f - d).collect();
     // Event Timing entries are delivered after the paint: let them arrive.
     b.eval("new Promise(r => setTimeout(r, 100))");
     Frames {
         frames,
         event_timing: floats(b.eval("window.__events")),
+        delivery,
+        handled,
         script: floats(script),
         main,
         raster,
@@ -1027,16 +1048,17 @@ fn mp(v: Vec<f64>) -> String {
 /// each from the call to the end of its frame; the page's draw time; from a trace, the main
 /// thread's and raster/display work per repaint (means), in ms.
 fn repaints(b: &mut Browser, n: usize) -> String {
-    let before = b.eval("(window.revyReport.perf || {graph: []}).graph.length");
+    b.eval(PERF_JS);
+    let before = b.eval("__perfN((window.revyReport.perf || {graph: []}).graph)");
     b.trace_start();
     let mut frames = Vec::new();
     for _ in 0..n {
         let t = b.eval("new Promise(r => { const t0 = performance.now(); window.revyReport.fit(); requestAnimationFrame(() => requestAnimationFrame(() => { const ch = new MessageChannel(); ch.port1.onmessage = () => r(performance.now() - t0); ch.port2.postMessage(0); })); })");
         frames.push(t.as_f64().unwrap());
     }
-    let (main, raster) = trace_work(&b.trace_end());
+    let (main, raster, longest) = trace_work(&b.trace_end());
     let script = b.eval(&format!(
-        "(window.revyReport.perf || {{graph: []}}).graph.slice({before})"
+        "__perfSince((window.revyReport.perf || {{graph: []}}).graph, {before})"
     ));
     let script: Vec<f64> = script
         .as_array()
@@ -1045,9 +1067,10 @@ fn repaints(b: &mut Browser, n: usize) -> String {
         .filter_map(Value::as_f64)
         .collect();
     format!(
-        "(repaint={}ms script {} main {:.1} raster {:.1})",
+        "(repaint={}ms script {} longest-task {:.1} main {:.1} raster {:.1})",
         mp(frames),
         mp(script),
+        longest.iter().copied().fold(0.0, f64::max),
         main.iter().sum::<f64>() / n as f64,
         raster.iter().sum::<f64>() / n as f64
     )
@@ -1068,8 +1091,10 @@ fn measure_frames(b: &mut Browser, label: &str) -> String {
     // (Event Timing leaves out continuous events: wheel and pointermove.)
     let idle = frame_times(b, "#run-line", "wheel", 30);
     let mut out = vec![format!(
-        "idle-wheel={}ms(main {} raster {})",
+        "idle-wheel={}ms(handled {} delivery {} main {} raster {})",
         mp(idle.frames),
+        mp(idle.handled),
+        mp(idle.delivery),
         mp(idle.main),
         mp(idle.raster)
     )];
@@ -1091,7 +1116,7 @@ fn measure_frames(b: &mut Browser, label: &str) -> String {
             // repaint would land in the next series' first frames.
             b.eval("new Promise(r => setTimeout(r, 600))");
             let f = frame_times(b, sel, kind, 30);
-            let (t, et) = (f.frames, f.event_timing);
+            let (t, et) = (f.frames.clone(), f.event_timing.clone());
             assert_eq!(t.len(), 30, "{label} {what} {kind}: one frame per event");
             let (med, p95) = median_p95(t);
             assert!(
@@ -1110,7 +1135,9 @@ fn measure_frames(b: &mut Browser, label: &str) -> String {
                 String::new()
             };
             out.push(format!(
-                "{what}-{kind}={med:.1}/{p95:.1}ms{et}(script {} main {} raster {}){rest}",
+                "{what}-{kind}={med:.1}/{p95:.1}ms{et}(handled {} delivery {} script {} main {} raster {}){rest}",
+                mp(f.handled),
+                mp(f.delivery),
                 mp(f.script),
                 mp(f.main),
                 mp(f.raster)

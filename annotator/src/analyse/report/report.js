@@ -7,9 +7,15 @@
   window.__revyErrors = window.__revyErrors || [];
   window.addEventListener('error', function (e) { window.__revyErrors.push(String(e.message)); });
   const T0 = performance.now();
-  // Script time of the drawing (ms per draw: graph canvas, timeline) and the input handlers' start
-  // times, for the browser test's frame figures.
-  const perf = { graph: [], timeline: [], input: [] };
+  // Script time of the drawing (ms per draw: graph canvas, timeline), for the browser test's
+  // frame figures: rings of the last 512 (`n` counts every draw, `since(m)` those after the m-th).
+  const ring = () => {
+    const b = new Float64Array(512), r = { n: 0 };
+    r.push = (x) => { b[r.n++ % b.length] = x; };
+    r.since = (m) => { const out = []; for (let k = Math.max(m, r.n - b.length); k < r.n; k++) out.push(b[k % b.length]); return out; };
+    return r;
+  };
+  const perf = { graph: ring(), timeline: ring() };
 
   const D = JSON.parse(document.getElementById('revy-data').textContent);
   const NS = 'http://www.w3.org/2000/svg'; // the SVG namespace name, not a fetch
@@ -1737,7 +1743,8 @@
       } else {
         // A zoom: the layer stretched about its time axis until input rests.
         const x = X(cache.t0), w = W * cper / per;
-        blit = () => { ctx.save(); ctx.beginPath(); ctx.rect(LEFT, AXIS, W, cv.height - AXIS); ctx.clip(); ctx.drawImage(lanesCv, LEFT, AXIS, W, cv.height - AXIS, x, AXIS, w, cv.height - AXIS); ctx.restore(); };
+        // Stretched without smoothing: columns stay sharp (a blurred zoom read as a bug).
+        blit = () => { ctx.save(); ctx.imageSmoothingEnabled = w < W; ctx.beginPath(); ctx.rect(LEFT, AXIS, W, cv.height - AXIS); ctx.clip(); ctx.drawImage(lanesCv, LEFT, AXIS, W, cv.height - AXIS, x, AXIS, w, cv.height - AXIS); ctx.restore(); };
         clearTimeout(rest);
         rest = setTimeout(tl.draw, 150);
       }
@@ -1831,7 +1838,6 @@
     let mouseX = null;
     cv.addEventListener('wheel', (ev) => {
       ev.preventDefault();
-      perf.input.push(performance.now());
       if (ev.shiftKey) { box.scrollTop += ev.deltaY || ev.deltaX; return; } // shift+wheel: lanes
       const b = cv.getBoundingClientRect();
       if (Math.abs(ev.deltaX) > Math.abs(ev.deltaY)) { panBy(ev.deltaX); return; }

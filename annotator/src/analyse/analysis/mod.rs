@@ -551,7 +551,7 @@ fn analyze_with_events(
     let (mut reader, mut walker) =
         walk_trace_with(path, &mut events::Tracked::new(&mut b, &mut t), progress)?;
     if let Some(mut capped) = b.capped(opts) {
-        t = events::Tracker::new(&opts.events, capped.probe()).with_remote(&opts.remote, path)?;
+        t = t.again(capped.probe());
         (reader, walker) = walk_trace_with(
             path,
             &mut events::Tracked::new(&mut capped, &mut t),
@@ -560,7 +560,7 @@ fn analyze_with_events(
         b = capped;
     }
     t.finish(reader.names());
-    let events = events::results(&t, reader.names(), opts.detail_cap);
+    let events = events::results(t, reader.names(), opts.detail_cap);
     let mut a = finish_with_advice(path, opts, b, &reader, &mut walker)?;
     a.events = Some(events);
     Ok(a)

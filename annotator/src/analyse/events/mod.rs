@@ -11,9 +11,11 @@ mod tests;
 pub mod track;
 
 use rustc_hash::FxHashSet;
-use serde::Serialize;
+use serde::ser::SerializeSeq;
+use serde::{Serialize, Serializer};
 
 use crate::analyse::trace::Names;
+use track::EventRec;
 pub use track::{Tracked, Tracker};
 
 /// Slowest instances listed per event type.
@@ -133,7 +135,7 @@ pub struct Events {
     /// Work done outside every event.
     pub background: Background,
     /// Every event in start order, up to the analysis's `detail_cap`.
-    pub instances: Vec<EventRow>,
+    pub instances: Instances,
     pub instances_complete: bool,
     /// Segments past the kept ones (their events show no timeline).
     pub segments_dropped: u64,
@@ -160,14 +162,81 @@ fn is_zero(x: &u64) -> bool {
     *x == 0
 }
 
+/// The events listed in the JSON, 48 bytes each, each made a row (with its definition's
+/// name and type) only as it is written or read.
+#[derive(Debug, Clone, Default)]
+pub struct Instances {
+    /// Per definition: (name, type).
+    labels: Vec<(String, String)>,
+    recs: Vec<Listed>,
+}
+
+/// What the list keeps of an event.
+#[derive(Debug, Clone, Copy)]
+struct Listed {
+    start: u64,
+    end: u64,
+    work: u64,
+    bytes: u64,
+    objects: u32,
+    segments: u32,
+    def: u16,
+    threads: u8,
+}
+
+impl From<&EventRec> for Listed {
+    fn from(e: &EventRec) -> Self {
+        Listed {
+            start: e.start,
+            end: e.end,
+            work: e.work,
+            bytes: e.bytes,
+            objects: e.objects,
+            segments: e.segments,
+            def: e.def,
+            threads: e.nthreads,
+        }
+    }
+}
+
+impl Instances {
+    pub fn len(&self) -> usize {
+        self.recs.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.recs.is_empty()
+    }
+    /// The rows, in start order.
+    pub fn iter(&self) -> impl Iterator<Item = EventRow> + '_ {
+        (self.recs.iter().enumerate()).map(|(i, e)| row_of(&self.labels, i as u32, *e))
+    }
+}
+
+impl Serialize for Instances {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.recs.len()))?;
+        for r in self.iter() {
+            seq.serialize_element(&r)?;
+        }
+        seq.end()
+    }
+}
+
 fn row(t: &Tracker, id: u32) -> EventRow {
     let e = &t.events[id as usize];
     let d = &t.defs[e.def as usize];
+    let mut r = row_of(&[], id, e.into());
+    (r.name, r.kind) = (d.name.clone(), d.kind.clone());
+    r
+}
+
+fn row_of(labels: &[(String, String)], id: u32, e: Listed) -> EventRow {
     let latency = e.end.saturating_sub(e.start);
+    let (name, kind) = labels.get(e.def as usize).cloned().unwrap_or_default();
     EventRow {
         id,
-        name: d.name.clone(),
-        kind: d.kind.clone(),
+        name,
+        kind,
         start: e.start,
         end: e.end,
         latency,
@@ -175,7 +244,7 @@ fn row(t: &Tracker, id: u32) -> EventRow {
         waiting: latency.saturating_sub(e.work),
         objects: e.objects,
         bytes: e.bytes,
-        threads: e.nthreads as u32,
+        threads: e.threads as u32,
         segments: e.segments,
         timeline: Vec::new(),
     }
@@ -188,19 +257,21 @@ fn method_label(names: &Names, m: u32) -> String {
     )
 }
 
-/// The per-type results from a tracker after the walk.
-pub fn results(t: &Tracker, names: &Names, cap: usize) -> Events {
+/// The per-type results from a tracker after the walk (dropped with them: its records
+/// listed in 48 bytes each, its segments only the slowest events' paths).
+pub fn results(t: Tracker, names: &Names, cap: usize) -> Events {
     let mut kinds: Vec<String> = Vec::new();
     for d in &t.defs {
         if !kinds.contains(&d.kind) {
             kinds.push(d.kind.clone());
         }
     }
+    let total_work = t.total_work;
     let share = |x: u64| {
-        if t.total_work == 0 {
+        if total_work == 0 {
             0.0
         } else {
-            x as f64 / t.total_work as f64
+            x as f64 / total_work as f64
         }
     };
     let mut types = Vec::new();
@@ -210,6 +281,9 @@ pub fn results(t: &Tracker, names: &Names, cap: usize) -> Events {
             .filter(|&i| &t.defs[t.events[i as usize].def as usize].kind == kind)
             .collect();
         let recs = || ids.iter().map(|&i| &t.events[i as usize]);
+        let count = ids.len() as u64;
+        let objects = recs().map(|e| e.objects as u64).sum();
+        let bytes = recs().map(|e| e.bytes).sum();
         let latency = Dist::of(recs().map(|e| e.end.saturating_sub(e.start)).collect());
         let work = Dist::of(recs().map(|e| e.work).collect());
         let waiting = Dist::of(
@@ -224,22 +298,26 @@ pub fn results(t: &Tracker, names: &Names, cap: usize) -> Events {
                     .copied()
             })
             .collect();
-        let mut slow = ids.clone();
-        slow.sort_by_key(|&i| {
+        let mut slow = ids;
+        let slowest_first = |&i: &u32| {
             let e = &t.events[i as usize];
-            std::cmp::Reverse(e.end.saturating_sub(e.start))
-        });
-        slow.truncate(SLOWEST);
-        let slowest = slow.iter().map(|&i| timeline(t, names, i)).collect();
+            (std::cmp::Reverse(e.end.saturating_sub(e.start)), i)
+        };
+        if slow.len() > SLOWEST {
+            slow.select_nth_unstable_by_key(SLOWEST, slowest_first);
+            slow.truncate(SLOWEST);
+        }
+        slow.sort_by_key(slowest_first);
+        let slowest = slow.iter().map(|&i| timeline(&t, names, i)).collect();
         event_work += work.total;
         types.push(TypeStats {
             kind: kind.clone(),
-            count: ids.len() as u64,
+            count,
             latency,
             work,
             waiting,
-            objects: recs().map(|e| e.objects as u64).sum(),
-            bytes: recs().map(|e| e.bytes).sum(),
+            objects,
+            bytes,
             threads: threads.len(),
             work_share: share(work.total),
             slowest,
@@ -247,6 +325,10 @@ pub fn results(t: &Tracker, names: &Names, cap: usize) -> Events {
     }
     let background = t.total_work.saturating_sub(event_work);
     let (remote, remote_calls) = remote::results(&t.remote, cap);
+    let instances_complete = t.events.len() <= cap;
+    let (late_records, peak_waiting) = t.order_stats();
+    let recs = (t.events.iter().take(cap)).map(Listed::from).collect();
+    let labels = (t.defs.iter()).map(|d| (d.name.clone(), d.kind.clone()));
     Events {
         definitions: (t.defs.iter())
             .map(|d| DefInfo {
@@ -262,13 +344,14 @@ pub fn results(t: &Tracker, names: &Names, cap: usize) -> Events {
             work: background,
             share: share(background),
         },
-        instances: (0..t.events.len().min(cap) as u32)
-            .map(|i| row(t, i))
-            .collect(),
-        instances_complete: t.events.len() <= cap,
+        instances: Instances {
+            labels: labels.collect(),
+            recs,
+        },
+        instances_complete,
         segments_dropped: t.segments_dropped,
-        late_records: t.order_stats().0,
-        peak_waiting: t.order_stats().1,
+        late_records,
+        peak_waiting,
         remote,
         remote_calls,
         remote_unmatched: t.remote.unmatched_server,

@@ -19,7 +19,7 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
-/// Records queued at most (56 bytes each: about 29 MB).
+/// Records queued at most (48 bytes each: about 25 MB).
 pub const WINDOW: usize = 1 << 19;
 
 /// What the walk saw, for the rules.
@@ -30,9 +30,8 @@ pub struct Rec {
     pub order: u64,
     /// An enter folded with its close (a call with no record between them): the end.
     pub end: u64,
-    /// Close: work and measured blocking.
+    /// Close: work (wall time less measured blocking).
     pub work: u64,
-    pub blocked: u64,
     /// Enter, close: the method; create: the class.
     pub x: u32,
     /// Enter: the receiver; create: the instance.
@@ -206,7 +205,6 @@ mod tests {
             order: 0,
             end: 0,
             work: 0,
-            blocked: 0,
             x: 0,
             y: 0,
             kind: 0,

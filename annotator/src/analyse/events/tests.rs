@@ -32,6 +32,13 @@ const TRACE: &str = "##### revy-trace 1 unit=ns
 
 /// (latency, work, segments) per event, and the background work.
 fn run(events: &str) -> (Vec<(u64, u64, u32)>, u64) {
+    let e = analyse(events);
+    let rows = e.instances.iter().map(|r| (r.latency, r.work, r.segments));
+    (rows.collect(), e.background.work)
+}
+
+/// The events' results of [`TRACE`] with the definitions `events`.
+fn analyse(events: &str) -> super::Events {
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("t.dtf");
     std::fs::write(&trace, TRACE).unwrap();
@@ -44,9 +51,30 @@ fn run(events: &str) -> (Vec<(u64, u64, u32)>, u64) {
         ..Default::default()
     };
     let a = crate::analyse::analysis::analyze_path(&trace, &opts).unwrap();
-    let e = a.events.unwrap();
-    let rows = e.instances.iter().map(|r| (r.latency, r.work, r.segments));
-    (rows.collect(), e.background.work)
+    a.events.unwrap()
+}
+
+/// The listed events are the tracker's own records, made rows only as the JSON is written:
+/// each names its definition and type, numbered in start order (thread 1's block, which
+/// started both, comes last in the file).
+#[test]
+fn listed_events_are_written_with_their_definition_in_start_order() {
+    let e = analyse(&format!("{BASE}type=\"http\"\n"));
+    let json = serde_json::to_value(&e.instances).unwrap();
+    let rows: Vec<_> = (json.as_array().unwrap().iter())
+        .map(|r| {
+            (
+                r["id"].clone(),
+                r["name"].clone(),
+                r["type"].clone(),
+                r["start"].clone(),
+            )
+        })
+        .collect();
+    let want = [(0, 10), (1, 30)]
+        .map(|(id, start)| (id.into(), "req".into(), "http".into(), start.into()));
+    assert_eq!(rows, want);
+    assert_eq!(e.instances.len(), 2);
 }
 
 const BASE: &str = "[[events]]\nname=\"req\"\nmethod=\"A.accept\"\n";

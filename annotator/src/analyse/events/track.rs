@@ -17,9 +17,10 @@
 //! created in an event on a thread whose block has not come yet? a remote key; with
 //! `reassociate`, every call on an object) waits, with its thread's later records, in
 //! [`super::order`] until no thread can bring an earlier record, within a bounded window.
-//! Events are numbered in the order they started once all is applied. Beyond that window:
-//! per instance id 4 bytes (its event), per event one [`EventRec`], per thread a few
-//! words, at most [`SEGMENT_CAP`] timeline segments.
+//! Events are numbered in the order they started once all is applied (in place). Beyond
+//! that window: per instance id 4 bytes (its event), per event one [`EventRec`] (72 bytes;
+//! the results list them in 48), per thread a few words, at most
+//! [`SEGMENT_CAP`] timeline segments.
 
 use rustc_hash::FxHashMap;
 
@@ -66,8 +67,6 @@ pub struct EventRec {
     pub end: u64,
     /// On-CPU time of its segments (their wall time less measured off-CPU time).
     pub work: u64,
-    /// Measured off-CPU time inside its segments.
-    pub blocked: u64,
     pub objects: u32,
     pub bytes: u64,
     pub segments: u32,
@@ -116,6 +115,17 @@ const KEY: u8 = 3;
 const ENTER_CLOSE: u8 = 4;
 /// [`ENTER_CLOSE`] of a call outermost on its thread.
 const ENTER_CLOSE_OUTER: u8 = 5;
+
+/// Moves `v[i]` to `v[to[i]]` in place (`to` a permutation; no second copy of `v`).
+fn permute<T>(v: &mut [T], mut to: Vec<u32>) {
+    for i in 0..v.len() {
+        while to[i] as usize != i {
+            let j = to[i] as usize;
+            v.swap(i, j);
+            to.swap(i, j);
+        }
+    }
+}
 
 /// [`Tracker::ready`], on the fields it reads.
 #[inline]
@@ -197,6 +207,15 @@ impl Tracker {
         self.remote.defs = defs.iter().take(255).cloned().collect();
         self.remote.skews = super::align::estimate(trace, &self.remote.defs)?;
         Ok(self)
+    }
+
+    /// A fresh tracker for the same definitions and clocks, subtracting `probe`: a walk run
+    /// again (at the capped probe cost) reads and pairs the keys no second time.
+    pub(crate) fn again(&self, probe: u64) -> Self {
+        let mut t = Tracker::new(&self.defs, probe);
+        t.remote.defs = self.remote.defs.clone();
+        t.remote.skews = self.remote.skews.clone();
+        t
     }
 
     fn class_bits(&mut self, class: u32, names: &Names) -> u32 {
@@ -383,7 +402,6 @@ impl Tracker {
             start: f.start,
             end: f.start,
             work: 0,
-            blocked: 0,
             objects: 0,
             bytes: 0,
             segments: 0,
@@ -431,7 +449,6 @@ impl Tracker {
         let e = &mut self.events[t.event as usize];
         e.end = e.end.max(r.t);
         e.work += r.work;
-        e.blocked += r.blocked;
         e.segments += 1;
         if self.segments.len() < SEGMENT_CAP {
             self.segments.push(Segment {
@@ -501,7 +518,7 @@ impl Tracker {
         for (n, &i) in by_start.iter().enumerate() {
             new_id[i as usize] = n as u32;
         }
-        self.events = by_start.iter().map(|&i| self.events[i as usize]).collect();
+        drop(by_start);
         for s in &mut self.segments {
             s.event = new_id[s.event as usize];
         }
@@ -516,11 +533,22 @@ impl Tracker {
                 *o = new_id[*o as usize];
             }
         }
+        permute(&mut self.events, new_id);
     }
 
     /// Records applied after a later one (their thread's block came past the window), and
     /// the most records that waited at once.
     pub(crate) fn order_stats(&self) -> (u64, usize) {
         (self.order.late, self.order.peak)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn permute_moves_each_element_to_its_new_place() {
+        let mut v = vec!['a', 'b', 'c', 'd', 'e'];
+        super::permute(&mut v, vec![3, 0, 4, 1, 2]);
+        assert_eq!(v, vec!['b', 'd', 'e', 'a', 'c']);
     }
 }

@@ -268,7 +268,7 @@ pub fn analyze(trace: &Path, opts: &Options, caps: &Caps) -> Result<Input> {
         slices: timeline::Collector::default(),
     };
     let probe = tee.b.probe();
-    let (mut reader, mut walker, mut evs) = events::walk(trace, &opts, probe, &mut tee)?;
+    let (mut reader, mut walker, mut evs) = events::walk(trace, &opts, probe, &mut tee, None)?;
     if let Some(b) = tee.b.capped(&opts) {
         // The header's probe cost exceeds a message's net time: walk again at the cap.
         let probe = b.probe();
@@ -277,8 +277,9 @@ pub fn analyze(trace: &Path, opts: &Options, caps: &Caps) -> Result<Input> {
             span: [u64::MAX, 0],
             slices: timeline::Collector::default(),
         };
-        (reader, walker, evs) = events::walk(trace, &opts, probe, &mut tee)?;
+        (reader, walker, evs) = events::walk(trace, &opts, probe, &mut tee, evs.as_ref())?;
     }
+    let evs = events::of(evs, &reader, &opts);
     let slices = std::mem::take(&mut tee.slices);
     let mut analysis = analysis::finish_with_advice(trace, &opts, tee.b, &reader, &mut walker)?;
     analysis.events = evs;

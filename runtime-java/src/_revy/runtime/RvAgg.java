@@ -42,6 +42,12 @@ final class RvAgg {
      * checked before hashing: a method called in turn with others from one place keeps its slot.
      */
     private int[] hint = new int[64];
+    /**
+     * The largest receiver and sender oids of the instance-level keys: once the table takes no
+     * more, a key with a larger one (a newer object: oids only grow) is not in it, and folds
+     * without a probe (misses of the full table were a third of a suite's time).
+     */
+    private long maxO, maxSo;
 
     /** Calls of method {@code mid} counted here. */
     long calls(int mid) {
@@ -177,6 +183,9 @@ final class RvAgg {
 
     /** The slot of a key, inserted when new; -1 past the bound. */
     private int slot(int s, long so, int r, long o, boolean folding) {
+        if (!folding && (o > maxO || so > maxSo) && full()) {
+            return -1;
+        }
         long key = ((long) s << 32) | r;
         long[] a = t;
         int[] hs = hint;
@@ -192,8 +201,7 @@ final class RvAgg {
             int j = i * E;
             long k = a[j + KEY];
             if (k == 0L) {
-                if (folding ? used >= HARD_KEYS
-                        : used >= THREAD_KEYS || KEYS.get() >= GLOBAL_KEYS) {
+                if (folding ? used >= HARD_KEYS : full()) {
                     return -1;
                 }
                 if ((used + 1) * 2 > cap) {
@@ -205,6 +213,10 @@ final class RvAgg {
                 a[j + KEY] = key;
                 a[j + SO] = so;
                 a[j + O] = o;
+                if (!folding) {
+                    maxO = Math.max(maxO, o);
+                    maxSo = Math.max(maxSo, so);
+                }
                 remember(r, i);
                 return i;
             }
@@ -213,6 +225,11 @@ final class RvAgg {
                 return i;
             }
         }
+    }
+
+    /** No instance-level key can be added: this thread's, or the process's, bound is reached. */
+    private boolean full() {
+        return used >= THREAD_KEYS || KEYS.get() >= GLOBAL_KEYS;
     }
 
     private void remember(int r, int i) {

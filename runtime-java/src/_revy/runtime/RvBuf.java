@@ -658,8 +658,8 @@ final class RvBuf {
      * compiled) whose fastest counts, so a preemption or a busy neighbour costs a batch, not
      * the figure. A run's hot path is JIT-compiled, and compiled pairs cost a third of
      * interpreted ones: batches go on until the best has not improved by 3 % for half the
-     * time spent (at least 300 batches and {@code minNs}, at start-up 5 ms: the JIT's
-     * chance, later on a loaded machine; 40 ms at most; at exit 2 and 50 ms). Returns "best batches p50" (the median of the later half of the
+     * time spent (at least 300 batches and {@code minNs}: the JIT's chance, later on a
+     * loaded machine; on the calibration thread 20 ms, 150 ms at most; at exit 2 and 50 ms). Returns "best batches p50" (the median of the later half of the
      * batches: the spread the header states). With {@code counted}, the same batches go
      * through the counted path instead (`counted_ns=`: what a throttled method's counted call
      * costs its caller, which the what-if takes off the sender): method 0 gets an estimate

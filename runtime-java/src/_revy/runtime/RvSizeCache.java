@@ -16,7 +16,8 @@ import java.util.IdentityHashMap;
  * been walked, a class whose walks are expensive is only walked for one new object in
  * {@code work / WORK} (at most {@link #NEW_PERIOD}), and a class whose walks all gave one
  * size (its objects alike) for one in {@link #NEW_PERIOD}; the others get the class's running
- * mean. Such an estimate is replaced by a real walk the next time the same object comes back.
+ * mean. Such an estimate is replaced by a real walk when the same object comes back more than
+ * {@link #ESTIMATE_REUSES} times.
  * Calls are still counted exactly: only their message sizes are estimates.
  */
 final class RvSizeCache {
@@ -29,6 +30,12 @@ final class RvSizeCache {
     static final int NEW_PERIOD = 256;
     /** Objects of a class walked exactly before its new objects are sampled. */
     static final int LEARN = 8;
+    /**
+     * Reuses of an object sized at its class's mean before it is walked for real: a new
+     * object is typically passed on a few times (created, inserted, appended), and walking it
+     * at its first reuse walked nearly every new object, the class's sampling notwithstanding.
+     */
+    static final int ESTIMATE_REUSES = 8;
 
     private static final ThreadLocal<RvSizeCache> TL = new ThreadLocal<RvSizeCache>() {
         @Override
@@ -90,7 +97,7 @@ final class RvSizeCache {
         int reuse;
         if (st != null && st[0] >= LEARN && ++st[3] < classPeriod(st)) {
             s = st[1];
-            reuse = 0; // an estimate: walk this object for real if it comes back
+            reuse = ESTIMATE_REUSES; // an estimate: walked for real if it keeps coming back
         } else {
             RvSize.Walk w = walked(o);
             s = w.size;

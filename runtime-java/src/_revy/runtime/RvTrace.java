@@ -144,31 +144,19 @@ final class RvTrace {
             java.time.Instant now = java.time.Instant.now();
             long anchorT = System.nanoTime() - t0;
             long wall = now.getEpochSecond() * 1000000000L + now.getNano();
-            // 5 to 40 ms each (was 20 to 150: the two took 80-240 ms at load 5); the exit
-            // re-check takes the lower figure of each, the path compiled by then.
-            String[] probe = RvBuf.probeNs(5000000L, 40000000L, false);
-            String[] counted = RvTable.THROTTLE_CALLS > 0L
-                    ? RvBuf.probeNs(5000000L, 40000000L, true) : new String[] {"0", "0", "0"};
+            // The calibrations run on a thread of their own while the program starts
+            // (calibrate()): the header keeps room for their figures, written in place.
+            long cal0 = System.nanoTime();
             RvBuf.warmCounted();
             String header = "unit=ns lang=java pid=" + pid + " start=" + iso.format(new Date())
                     + " anchor_wall_ns=" + wall + " anchor_t=" + anchorT
-                    + " probe_ns=" + probeText(Double.parseDouble(probe[0]))
-                    + " probe_stat=min probe_batches=" + probe[1] + " probe_p50=" + probe[2]
-                    + " probe_checked=0 handoff_ns=" + RvBuf.handoffNs()
-                    + " counted_ns=" + probeText(Double.parseDouble(counted[0]))
-                    + " counted_stat=min counted_batches=" + counted[1] + " counted_p50=" + counted[2]
                     + (RvBudget.shared() ? " budget=run" : "")
-                    + " run=" + runId(wall, pid);
+                    + " run=" + runId(wall, pid) + " " + pad("", CALIBRATION);
             byte[] hb = header.getBytes(UTF8);
             byte[] hh = new byte[8];
             hh[0] = 'H';
             int hp = RvBuf.v(hh, 1, hb.length);
-            probeAt = written + hp + header.indexOf(" probe_ns=") + 10;
-            probeValue = Double.parseDouble(probe[0]);
-            checkedOffset = header.indexOf(" probe_checked=") + 15 - (header.indexOf(" probe_ns=") + 10);
-            countedOffset = RvTable.THROTTLE_CALLS > 0L
-                    ? header.indexOf(" counted_ns=") + 12 - (header.indexOf(" probe_ns=") + 10) : -1L;
-            countedValue = Double.parseDouble(counted[0]);
+            calibrationAt = written + hp + hb.length - CALIBRATION;
             write(hh, 0, hp);
             write(hb, 0, hb.length);
             // A process started after the run spent its budget records no event: its calls
@@ -191,6 +179,15 @@ final class RvTrace {
                 // first event during shutdown: what is recorded is flushed by later calls
             }
             state = 1;
+            calibrator = new Thread(new Runnable() {
+                @Override
+                public void run() {
+                    calibrate();
+                }
+            }, "revy-calibrate");
+            calibrator.setDaemon(true);
+            calibrator.start();
+            calibUs = (System.nanoTime() - cal0) / 1000;
             return true;
         } catch (Throwable t) {
             live = false;
@@ -225,6 +222,71 @@ final class RvTrace {
      */
     private static String probeText(double ns) {
         return String.format(java.util.Locale.ROOT, "%09.1f", Math.min(ns, 9999999.9));
+    }
+
+    /** Room kept in the header for {@link #calibrate}'s figures (spaces until written). */
+    private static final int CALIBRATION = 384;
+    /** Where that room is in the file (-1: none). */
+    private static long calibrationAt = -1L;
+    /** The thread measuring them; the exit waits for it. */
+    private static Thread calibrator;
+    static long calibUs;
+
+    /**
+     * The machine's figures for the header (probe, counted probe, handoff), measured on a
+     * thread of their own while the program runs, after {@link RvBuf#warmCounted} (the JIT has
+     * seen the probes): the program does not wait for them, so they can take the windows that
+     * measure best (20 to 150 ms each; the exit re-check takes the lower figure of each).
+     * They go into the header's room in place; a process halted before they are done leaves
+     * the room blank (no probe_ns=: the analysis does not compensate, and says so).
+     */
+    static void calibrate() {
+        try {
+            String[] probe = RvBuf.probeNs(50000000L, 400000000L, false);
+            String[] counted = RvTable.THROTTLE_CALLS > 0L
+                    ? RvBuf.probeNs(50000000L, 400000000L, true) : new String[] {"0", "0", "0"};
+            String text = "probe_ns=" + probeText(Double.parseDouble(probe[0]))
+                    + " probe_stat=min probe_batches=" + probe[1] + " probe_p50=" + probe[2]
+                    + " probe_checked=0 handoff_ns=" + RvBuf.handoffNs()
+                    + " counted_ns=" + probeText(Double.parseDouble(counted[0]))
+                    + " counted_stat=min counted_batches=" + counted[1] + " counted_p50=" + counted[2] + " calib_us=" + calibUs;
+            synchronized (LOCK) {
+                if (state != 1 || file == null || calibrationAt < 0L || text.length() > CALIBRATION) {
+                    return;
+                }
+                file.getChannel().write(java.nio.ByteBuffer.wrap(text.getBytes(UTF8)), calibrationAt);
+                int at = text.indexOf("probe_ns=") + 9;
+                probeAt = calibrationAt + at;
+                probeValue = Double.parseDouble(probe[0]);
+                checkedOffset = text.indexOf(" probe_checked=") + 15 - at;
+                countedOffset = RvTable.THROTTLE_CALLS > 0L ? text.indexOf(" counted_ns=") + 12 - at : -1L;
+                countedValue = Double.parseDouble(counted[0]);
+            }
+        } catch (Throwable t) {
+            problem("cannot measure the probe cost", t);
+        }
+    }
+
+    /** {@code s} padded with spaces to {@code n} characters. */
+    private static String pad(String s, int n) {
+        StringBuilder b = new StringBuilder(s);
+        while (b.length() < n) {
+            b.append(' ');
+        }
+        return b.toString();
+    }
+
+    /** At exit, before LOCK: the calibrations finish first (their figures are re-checked). */
+    private static void awaitCalibration() {
+        Thread c = calibrator;
+        if (c == null || c == Thread.currentThread()) {
+            return;
+        }
+        try {
+            c.join(5000L);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /**
@@ -560,6 +622,9 @@ final class RvTrace {
 
     /** Flushes every registered buffer; at exit also writes E and closes the file. */
     static void flushAll(boolean exiting) {
+        if (exiting) {
+            awaitCalibration();
+        }
         RvBuf[] all;
         synchronized (LOCK) {
             all = BUFS.toArray(new RvBuf[0]);

@@ -20,7 +20,6 @@ impl Tracker {
             hold: 0,
             order: f.order,
             work: 0,
-            blocked: 0,
             x: f.method,
             y: f.receiver,
             kind: ENTER,
@@ -48,20 +47,18 @@ impl Tracker {
     #[inline]
     pub(crate) fn record_close(&mut self, c: &Closed, names: &Names) {
         let f = &c.frame;
-        let agg = c
-            .aggregate
-            .saturating_sub(self.probe.saturating_mul(1 + f.descendants));
-        let blocked = (c.wait + f.child_wait).min(agg);
         let th = self.slot(c.thread, c.tid);
         if self.on_course(th, c.end) {
             // Only an outermost call's work, a remote call or the call carrying the
             // thread's event change anything.
             let t = &self.threads[th];
-            if c.outer.is_empty() || t.event != NONE || !self.remote.is_idle() {
-                self.close(th, &Self::close_rec(c, agg, blocked));
+            let carrying = t.event != NONE && t.order == f.order;
+            if c.outer.is_empty() || carrying || !self.remote.is_idle() {
+                self.close(th, &Self::close_rec(c, self.work_of(c)));
             }
             return;
         }
+        let work = self.work_of(c);
         // A close changes only its own thread's state and sums whose order does not
         // matter, so it is applied as soon as the records before it on its thread are:
         // folded into its start when that still waits, last on its thread.
@@ -75,24 +72,33 @@ impl Tracker {
                     ENTER_CLOSE
                 };
                 last.end = c.end;
-                last.work = agg - blocked;
-                last.blocked = blocked;
+                last.work = work;
                 self.order.raise(th, c.end);
                 return;
             }
         }
-        let r = Self::close_rec(c, agg, blocked);
+        let r = Self::close_rec(c, work);
         self.feed(th, r, names, |t, th, r, _| t.close(th, r));
     }
 
-    fn close_rec(c: &Closed, work_and_blocked: u64, blocked: u64) -> Rec {
+    /// A call's work: its time less the probes' (as the analysis subtracts them) and less
+    /// the off-CPU time the runtime measured.
+    #[inline]
+    fn work_of(&self, c: &Closed) -> u64 {
+        let f = &c.frame;
+        let agg = c
+            .aggregate
+            .saturating_sub(self.probe.saturating_mul(1 + f.descendants));
+        agg - (c.wait + f.child_wait).min(agg)
+    }
+
+    fn close_rec(c: &Closed, work: u64) -> Rec {
         Rec {
             t: c.end,
             end: 0,
             hold: 0,
             order: c.frame.order,
-            work: work_and_blocked - blocked,
-            blocked,
+            work,
             x: c.frame.method,
             y: 0,
             kind: CLOSE,
@@ -113,7 +119,6 @@ impl Tracker {
             },
             order: key,
             work: 0,
-            blocked: 0,
             x: method,
             y: 0,
             kind: KEY,
@@ -139,7 +144,6 @@ impl Tracker {
             hold: 0,
             order: size.unwrap_or(0),
             work: 0,
-            blocked: 0,
             x: class,
             y: inst,
             kind: CREATE,

@@ -2010,6 +2010,14 @@ fn report_sixteen_threads_fit_the_timeline() {
     }
     assert_eq!(cv(&mut b, "compact"), "16", "compact again");
     assert_eq!(b.eval(&zoom), json!(0), "no names in compact lanes");
+    // The page's draw timings stay bounded however long it is used (they grew by one
+    // entry per draw): 600 more draws, all counted, the last 512 kept.
+    let kept = b.eval("(() => { const p = window.revyReport.perf.timeline, n = p.n; for (let k = 0; k < 600; k++) window.revyReport.timeline.draw(); return [p.n - n, p.since(0).length, p.since(p.n - 3).length]; })()");
+    assert_eq!(
+        kept,
+        json!([600, 512, 3]),
+        "draw timings: counted, kept, since"
+    );
     b.assert_no_errors();
 }
 

@@ -442,19 +442,7 @@ fn telemetry_project_of(header: &str, stats: &str) -> (tempfile::TempDir, PathBu
     let tele = format!(
         "namespace tele {{\n{stats}\n}}  // namespace tele\nclass App {{\n public:\n  void run();\n}};\n"
     );
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    std::fs::create_dir_all(d.join("src")).unwrap();
-    std::fs::write(d.join("src/tele.h"), tele).unwrap();
-    std::fs::write(
-        d.join("revy.toml"),
-        "[project]\nname = \"tele\"\nsources = [\"src/**/*.h\"]\nbuild = \"true\"\nrun = \"true\"\n",
-    )
-    .unwrap();
-    ok(
-        &revy(&["-m", d.join("revy.toml").to_str().unwrap(), "parse"]),
-        "parse",
-    );
+    let dir = parsed_header_project("tele", &tele);
     let rec = "cls=tele::LatencyStats oid=2 mth=record sgn=!long^0!";
     let mut t = format!(
         "##### revy-trace 1 unit=ns lang=cpp pid=7 probe_ns=20 handoff_ns=5000{header}\n\
@@ -696,22 +684,9 @@ class Scorer { public: void run() {} void score() {} };
 /// A parsed C++ project whose `App.run` posts 100 void `Sink.put`s of 50 µs each, `gap` ns
 /// of its own work before each: its trace (`.revy/traces/run.dtf`).
 fn posting_project(gap: u64) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    std::fs::create_dir_all(d.join("src")).unwrap();
-    std::fs::write(
-        d.join("src/app.h"),
+    let dir = parsed_header_project(
+        "posts",
         "class Sink {\n public:\n  void put(long x) { sum_ += x; }\n private:\n  long sum_ = 0;\n};\nclass App {\n public:\n  void run();\n};\n",
-    )
-    .unwrap();
-    std::fs::write(
-        d.join("revy.toml"),
-        "[project]\nname = \"posts\"\nsources = [\"src/**/*.h\"]\nbuild = \"true\"\nrun = \"true\"\n",
-    )
-    .unwrap();
-    ok(
-        &revy(&["-m", d.join("revy.toml").to_str().unwrap(), "parse"]),
-        "parse",
     );
     let put = "cls=Sink oid=2 mth=put sgn=!long^0!";
     let mut t = String::from(
@@ -842,6 +817,25 @@ fn both_post_costs_are_measured_for_the_language_and_kept_with_their_source() {
 }
 
 /// Writes `text` as the project's kept trace `.revy/traces/run.dtf`.
+/// A C++ project `name` of one header, `src/<name>.h` holding `header`, parsed (its SAF
+/// written) and never built: the what-if tests read their traces against it.
+fn parsed_header_project(name: &str, header: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("src")).unwrap();
+    std::fs::write(d.join(format!("src/{name}.h")), header).unwrap();
+    std::fs::write(
+        d.join("revy.toml"),
+        format!("[project]\nname = \"{name}\"\nsources = [\"src/**/*.h\"]\nbuild = \"true\"\nrun = \"true\"\n"),
+    )
+    .unwrap();
+    ok(
+        &revy(&["-m", d.join("revy.toml").to_str().unwrap(), "parse"]),
+        "parse",
+    );
+    dir
+}
+
 fn keep_trace(dir: tempfile::TempDir, text: &str) -> (tempfile::TempDir, PathBuf) {
     let p = dir.path().join(".revy/traces/run.dtf");
     std::fs::create_dir_all(p.parent().unwrap()).unwrap();

@@ -1363,17 +1363,36 @@ inline void ev_slow(std::uint8_t kind, std::uint64_t a, std::uint64_t b, std::ui
 // buffer as the hot path does, in 400 short batches of 50 pairs (~2 µs each, ~1 ms in all):
 // the fastest counts, so that a preemption or a busy neighbour costs a batch, not the figure.
 // The analysis subtracts it from message times. Followed by how it was measured and the
-// median batch (the spread).
+// median batch (the spread), then the part of the pair inside a call's own interval
+// (`probe_inside_ns=`): as in `start` and `end`, each probe reads the clock first and does its
+// work after, so the start's work and the end's lookup fall between the call's two times and
+// the rest of the pair in its caller's. Measured on the same pairs, from the times they
+// record (end's time less start's), the fastest batch's; its median batch the spread.
 inline std::string probe_cost_ns() {
     ThreadBuf* s = new ThreadBuf();
     const std::uint64_t pairs = 50;
     const int batches = 400;
-    std::uint64_t* all = new std::uint64_t[batches];
-    std::uint64_t best = ~static_cast<std::uint64_t>(0);
+    std::uint64_t* all = new std::uint64_t[2 * batches];
+    std::uint64_t* in_all = all + batches;
+    std::uint64_t best = ~static_cast<std::uint64_t>(0), in_best = best;
+    // the shadow-stack entry `start` writes and `end` reads
+    volatile std::uint64_t frame[3] = {0, 0, 0};
     for (int batch = 0; batch < batches; ++batch) {
+        std::uint64_t inside = 0;
         std::uint64_t t0 = now_ns();
         for (std::uint64_t i = 0; i < pairs; ++i) {
+            std::uint64_t ts = 0;
             for (std::uint8_t kind = 3; kind <= 4; ++kind) {
+                if (kind == 4 && frame[1] != 1000000 + i) break;
+                std::uint64_t t = now_ns();
+                if (kind == 3) {
+                    frame[0] = t;
+                    frame[1] = 1000000 + i;
+                    frame[2] = 4321;
+                    ts = t;
+                } else {
+                    inside += t - ts;
+                }
                 std::uint64_t st = s->state.load(std::memory_order_relaxed);
                 std::uint32_t len = static_cast<std::uint32_t>(st & 0xffffffffu);
                 std::uint32_t count = static_cast<std::uint32_t>(st >> 32);
@@ -1384,23 +1403,27 @@ inline std::string probe_cost_ns() {
                 n += put_v(p + n, 4321);
                 n += put_v(p + n, 1000000 + i);
                 if (kind == 3) n += put_v(p + n, 24);
-                commit(s, len, count, n, now_ns());
+                commit(s, len, count, n, t);
             }
         }
         std::uint64_t d = now_ns() - t0;
         all[batch] = d;
+        in_all[batch] = inside;
         if (d < best) best = d;
+        if (inside < in_best) in_best = inside;
     }
     delete s;
     std::sort(all, all + batches);
-    std::uint64_t p50 = all[batches / 2];
+    std::sort(in_all, in_all + batches);
+    std::uint64_t p50 = all[batches / 2], in_p50 = in_all[batches / 2];
     delete[] all;
     auto tenths = [pairs](std::uint64_t ns) {
         std::uint64_t t = (ns * 10 + pairs / 2) / pairs;
         return std::to_string(t / 10) + "." + std::to_string(t % 10);
     };
     return tenths(best) + " probe_stat=min probe_batches=" + std::to_string(batches) +
-           " probe_p50=" + tenths(p50);
+           " probe_p50=" + tenths(p50) + " probe_inside_ns=" + tenths(in_best) +
+           " probe_inside_p50=" + tenths(in_p50);
 }
 
 // Two threads passing a turn back and forth, for `handoff_cost_ns`; shared, so that the echo

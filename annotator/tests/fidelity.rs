@@ -842,3 +842,82 @@ fn keep_trace(dir: tempfile::TempDir, text: &str) -> (tempfile::TempDir, PathBuf
     std::fs::write(&p, text).unwrap();
     (dir, p)
 }
+
+/// A parent sending 20 leaves, the header's pair of 30 ns split 10 inside a call's own
+/// time and 20 in its sender's: each leaf's raw 15 ns is 5 of work and the 10 inside;
+/// the parent's raw net (810) is 400 of work, its own 10 inside and 20 × 20 outside.
+fn split_trace() -> String {
+    let mut t = String::from(
+        "##### revy-trace 1 unit=ns lang=cpp pid=7 probe_ns=30 probe_inside_ns=10\n\
+         <Crt cls=Main oid=1 size=16 tid=1 t=0>\n\
+         <Crt cls=Leaf oid=2 size=16 tid=1 t=0>\n\
+         <Msg cls=Main oid=1 mth=run sgn=!! size=0 tid=1 t=0>\n",
+    );
+    for i in 0..20u64 {
+        let s = 40 + 55 * i;
+        t += &format!(
+            "<Msg cls=Leaf oid=2 mth=work sgn=!! size=0 tid=1 t={s}>\n\
+             </Msg cls=Leaf oid=2 mth=work sgn=!! tid=1 t={}>\n",
+            s + 15
+        );
+    }
+    t + "</Msg cls=Main oid=1 mth=run sgn=!! tid=1 t=1110>\n"
+}
+
+/// Fails before the split: the whole pair came off each message's own time (capped at the
+/// leaves' 15 ns, with a warning), so the leaves showed 0 and the parent 795.
+#[test]
+fn the_probe_pair_is_split_between_a_message_and_its_sender() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "split.dtf", &split_trace());
+    let ps = p.to_str().unwrap();
+    let opts = Options {
+        proposals: false,
+        ..Default::default()
+    };
+    let a = analyze_path(&p, &opts).unwrap();
+    assert!(!a.totals.probe.capped, "{:?}", a.totals.probe);
+    assert_eq!(a.totals.probe.used_ns, 30.0);
+    assert_eq!((net(&a, "work"), net(&a, "run")), (100, 400));
+    let run = a.methods.iter().find(|m| m.method == "run").unwrap();
+    // Its aggregate: 1110 less 10 for each of the 21 messages and 20 for each leaf.
+    assert_eq!(run.aggregate_time.total, 1110 - 21 * 10 - 20 * 20);
+    assert_eq!(a.totals.total_time, 500);
+    assert!(a.trace.warnings.iter().all(|w| !w.contains("probe_ns=")));
+    let text = ok(&revy(&["analyze", ps, "--no-proposals"]), "analyze");
+    assert!(
+        text.contains(
+            "probe cost 30 ns per message subtracted: 10 ns from its own time, 20 ns from its sender's"
+        ),
+        "{text}"
+    );
+    // --probe-ns splits alike; --no-compensate keeps every raw time.
+    let given = analyze_path(
+        &p,
+        &Options {
+            probe_ns: Some(15.0),
+            ..opts.clone()
+        },
+    )
+    .unwrap();
+    assert_eq!((net(&given, "work"), net(&given, "run")), (200, 605));
+    let raw = Options {
+        compensate: false,
+        ..opts
+    };
+    let r = analyze_path(&p, &raw).unwrap();
+    assert_eq!((net(&r, "work"), net(&r, "run")), (300, 810));
+
+    // The what-if's baseline and every command's run line take the same 610 off.
+    let line = "busy 500 ns over 1 thread(s)";
+    let w = ok(&revy(&["whatif", ps, "--active", "Leaf"]), "whatif");
+    assert!(w.contains(line), "{w}");
+    let e = ok(&revy(&["estimate", ps]), "estimate");
+    assert!(e.contains(line), "{e}");
+    let w = ok(
+        &revy(&["whatif", ps, "--active", "Leaf", "--format", "json"]),
+        "whatif",
+    );
+    let w: serde_json::Value = serde_json::from_str(&w).unwrap();
+    assert_eq!(w["baseline_time"].as_f64(), Some(500.0), "{w}");
+}

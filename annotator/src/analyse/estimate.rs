@@ -190,10 +190,14 @@ fn run_length(
     unit: crate::analyse::trace::Unit,
 ) -> Result<(RunLength, Calibration)> {
     let units = |ns: f64| crate::analyse::probe::probe_units(ns, unit);
-    let mut clock = RunClock::new(header.map_or(0, units));
+    let share = crate::analyse::probe::header_inside_share(path)?;
+    let mut clock = RunClock::new(crate::analyse::probe::Probe::split(
+        header.map_or(0, units),
+        share,
+    ));
     let (_, walker) = walk_trace_by(path, Walker::numbering(), &mut clock, &mut |_, _| {})?;
-    let cal = Calibration::resolve(Compensation::Header, header, clock.smallest(), unit);
-    Ok((clock.length(&walker, units(cal.used_ns)), cal))
+    let cal = Calibration::resolve(Compensation::Header, header, share, clock.smallest(), unit);
+    Ok((clock.length(&walker, cal.probe(unit)), cal))
 }
 
 /// Reads every trace once (memory grows with methods, threads and stack depth only).

@@ -13,6 +13,77 @@ use crate::analyse::trace::{Names, Unit};
 use crate::analyse::walk::{Closed, Instance, Sink};
 use crate::error::Result;
 
+/// A probe pair's cost split by where it falls, in trace units: `inside` lies within the
+/// message's own interval (the start's work after its clock read, the end's before its
+/// own), `outside` in its sender's (once per message it sends). A message's net time pays
+/// `inside` and `outside` per direct child; its aggregate `inside` per message of its
+/// subtree and `outside` per nested one.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Probe {
+    pub inside: u64,
+    pub outside: u64,
+}
+
+impl Probe {
+    /// `pair` trace units of which `share` (see [`inside_share`]) falls inside.
+    pub fn split(pair: u64, share: f64) -> Self {
+        let inside = ((pair as f64 * share).round() as u64).min(pair);
+        Probe {
+            inside,
+            outside: pair - inside,
+        }
+    }
+    /// The whole pair.
+    pub fn pair(self) -> u64 {
+        self.inside + self.outside
+    }
+    pub fn is_zero(self) -> bool {
+        self.pair() == 0
+    }
+    /// What the probes took of a net time with `children` direct children.
+    #[inline]
+    pub fn of_net(self, children: u64) -> u64 {
+        self.inside
+            .saturating_add(self.outside.saturating_mul(children))
+    }
+    /// What the probes took of an aggregate with `descendants` nested messages.
+    #[inline]
+    pub fn of_aggregate(self, descendants: u64) -> u64 {
+        self.inside
+            .saturating_mul(1 + descendants)
+            .saturating_add(self.outside.saturating_mul(descendants))
+    }
+    /// The split at most `smallest` inside (a leaf's net time shows its `inside`), the
+    /// outside scaled alike: a calibration over it was measured on a busy machine.
+    pub fn capped(self, smallest: u64) -> Self {
+        if smallest == 0 || self.inside <= smallest {
+            return self;
+        }
+        let outside = (self.outside as f64 * smallest as f64 / self.inside as f64).round();
+        Probe {
+            inside: smallest,
+            outside: outside as u64,
+        }
+    }
+}
+
+/// The share of the probe pair inside a message's own interval: the header's
+/// `probe_inside_ns=` over its `probe_ns=` when both are there and the part is within the
+/// pair; else 1, the whole pair taken off the message's own time (traces of older
+/// runtimes, as before the split).
+pub fn inside_share(h: &crate::analyse::trace::Header) -> f64 {
+    let num = |k: &str| h.get(k).and_then(|v| v.parse::<f64>().ok());
+    match (num("probe_ns"), num("probe_inside_ns")) {
+        (Some(pair), Some(inside)) if pair > 0.0 && inside > 0.0 && inside <= pair => inside / pair,
+        _ => 1.0,
+    }
+}
+
+/// [`inside_share`] of the trace at `path`.
+pub fn header_inside_share(path: &Path) -> Result<f64> {
+    Ok(inside_share(TraceReader::open_header(path)?.header()))
+}
+
 /// Whether and what probe cost to subtract.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Compensation {
@@ -53,12 +124,23 @@ pub struct Calibration {
     pub used_ns: f64,
     /// The header's value exceeded the smallest net time, so that was used instead.
     pub capped: bool,
+    /// Of `used_ns`, the share inside each message's own time ([`inside_share`]); the
+    /// rest is taken off its sender's, once per message sent.
+    pub inside_share: f64,
 }
 
 impl Calibration {
     /// The cost to subtract given how, the header's value and the smallest net time (trace
     /// units, 0 when no message was recorded).
-    pub fn resolve(c: Compensation, header_ns: Option<f64>, smallest: u64, unit: Unit) -> Self {
+    /// `share`: the header's [`inside_share`] (1 when it has none): a leaf's net time shows
+    /// that share of the pair, so the cap applies to it.
+    pub fn resolve(
+        c: Compensation,
+        header_ns: Option<f64>,
+        share: f64,
+        smallest: u64,
+        unit: Unit,
+    ) -> Self {
         let to_ns = |u: u64| u as f64 * unit.micros() / Unit::Ns.micros();
         let smallest_net_ns = (smallest > 0).then(|| to_ns(smallest));
         let mut cal = Calibration {
@@ -67,6 +149,7 @@ impl Calibration {
             smallest_net_ns,
             used_ns: 0.0,
             capped: false,
+            inside_share: share,
         };
         match c {
             Compensation::Off => {}
@@ -77,8 +160,8 @@ impl Calibration {
             Compensation::Header => {
                 let h = header_ns.unwrap_or(0.0);
                 match smallest_net_ns {
-                    Some(s) if h > s => {
-                        cal.used_ns = s;
+                    Some(s) if h * share > s => {
+                        cal.used_ns = s / share;
                         cal.capped = true;
                     }
                     _ => cal.used_ns = h,
@@ -86,6 +169,10 @@ impl Calibration {
             }
         }
         cal
+    }
+    /// What is taken off per message, in trace units, split by where it falls.
+    pub fn probe(&self, unit: Unit) -> Probe {
+        Probe::split(probe_units(self.used_ns, unit), self.inside_share)
     }
     /// How [`Compensation`] the caller should replay with: what this resolved to.
     pub fn compensation(&self) -> Compensation {
@@ -101,14 +188,27 @@ impl Calibration {
             return None;
         }
         Some(format!(
-            "the trace header's probe cost (probe_ns={}) exceeds the shortest recorded message ({} ns, its own probe included): the calibration looks wrong (measured while the machine was busy?); {} ns per message subtracted instead (--probe-ns sets it, --no-compensate keeps it)",
+            "the trace header's probe cost (probe_ns={}, {} ns of it inside a call's own time) exceeds the shortest recorded message ({} ns, its own probe included): the calibration looks wrong (measured while the machine was busy?); {} ns per message subtracted instead (--probe-ns sets it, --no-compensate keeps it)",
             self.header_ns.map_or("?".into(), short),
-            short(self.used_ns),
+            self.header_ns.map_or("?".into(), |h| short(h * self.inside_share)),
+            self.smallest_net_ns.map_or("?".into(), short),
             short(self.used_ns)
         ))
     }
     /// One line: what was subtracted and where it came from.
     pub fn describe(&self) -> String {
+        let line = self.describe_pair();
+        if self.used_ns > 0.0 && self.inside_share < 1.0 {
+            let inside = self.used_ns * self.inside_share;
+            return format!(
+                "{line}: {} ns from its own time, {} ns from its sender's",
+                short(inside),
+                short(self.used_ns - inside)
+            );
+        }
+        line
+    }
+    fn describe_pair(&self) -> String {
         match (self.used_ns > 0.0, self.given_ns, self.header_ns) {
             (false, _, Some(h)) => format!("probe cost {} ns per message not subtracted", short(h)),
             (false, _, None) => "no probe cost in the trace header: times not compensated".into(),
@@ -225,16 +325,61 @@ mod tests {
 
     #[test]
     fn a_header_above_the_shortest_message_is_capped() {
-        let c = Calibration::resolve(Compensation::Header, Some(28522.1), 491, Unit::Ns);
+        let c = Calibration::resolve(Compensation::Header, Some(28522.1), 1.0, 491, Unit::Ns);
         assert_eq!(c.used_ns, 491.0);
         assert!(c.capped);
         assert!(c.warning().unwrap().contains("probe_ns=28522.1"));
-        let ok = Calibration::resolve(Compensation::Header, Some(60.0), 491, Unit::Ns);
+        let ok = Calibration::resolve(Compensation::Header, Some(60.0), 1.0, 491, Unit::Ns);
         assert_eq!((ok.used_ns, ok.capped, ok.warning()), (60.0, false, None));
-        let given = Calibration::resolve(Compensation::Given(700.0), Some(60.0), 491, Unit::Ns);
+        let given =
+            Calibration::resolve(Compensation::Given(700.0), Some(60.0), 1.0, 491, Unit::Ns);
         assert_eq!((given.used_ns, given.capped), (700.0, false));
-        let off = Calibration::resolve(Compensation::Off, Some(60.0), 491, Unit::Ns);
+        let off = Calibration::resolve(Compensation::Off, Some(60.0), 1.0, 491, Unit::Ns);
         assert_eq!(off.used_ns, 0.0);
+    }
+
+    #[test]
+    fn the_pair_splits_by_the_headers_inside_share() {
+        let h = |fields: &str| {
+            let mut h = crate::analyse::trace::Header::default();
+            for f in fields.split_whitespace() {
+                let (k, v) = f.split_once('=').unwrap();
+                h.fields.push((k.into(), v.into()));
+            }
+            h
+        };
+        assert_eq!(inside_share(&h("probe_ns=30 probe_inside_ns=9")), 0.3);
+        // Older traces, and a part that cannot be the pair's: all of it inside.
+        assert_eq!(inside_share(&h("probe_ns=30")), 1.0);
+        assert_eq!(inside_share(&h("probe_ns=30 probe_inside_ns=31")), 1.0);
+        let p = Probe::split(30, 0.3);
+        assert_eq!((p.inside, p.outside), (9, 21));
+        // A parent with 4 children, 10 nested: 9 + 4 × 21 of its net, 9 × 11 + 21 × 10 of
+        // its aggregate.
+        assert_eq!((p.of_net(4), p.of_aggregate(10)), (93, 309));
+        // Capped at a leaf's 6: the outside scales alike.
+        assert_eq!(
+            p.capped(6),
+            Probe {
+                inside: 6,
+                outside: 14
+            }
+        );
+        let c = Calibration::resolve(Compensation::Header, Some(30.0), 0.3, 6, Unit::Ns);
+        assert!(c.capped);
+        assert!((c.used_ns - 20.0).abs() < 1e-9);
+        assert_eq!(
+            c.probe(Unit::Ns),
+            Probe {
+                inside: 6,
+                outside: 14
+            }
+        );
+        let ok = Calibration::resolve(Compensation::Header, Some(30.0), 0.3, 15, Unit::Ns);
+        assert!(!ok.capped);
+        assert!(ok
+            .describe()
+            .ends_with("9 ns from its own time, 21 ns from its sender's"));
     }
 
     #[test]

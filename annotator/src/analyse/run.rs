@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use crate::analyse::probe::SmallestNet;
+use crate::analyse::probe::{Probe, SmallestNet};
 use crate::analyse::trace::{agg::Aggregates, Names};
 use crate::analyse::walk::{Closed, Instance, Resolved, Sink, Walker};
 
@@ -40,9 +40,11 @@ impl RunLength {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct RunClock {
     /// The probe cost known before the walk (trace units; 0: none).
-    probe: u64,
+    probe: Probe,
     /// Of the recorded messages' net times, what `probe` takes (at most each net).
     paid: u64,
+    /// Recorded messages sent by recorded messages (each paid its sender `outside`).
+    sent: u64,
     /// Recorded messages with a nonzero net time.
     nonzero: u64,
     /// The recorded messages' raw net times.
@@ -54,19 +56,20 @@ pub(crate) struct RunClock {
 }
 
 impl RunClock {
-    /// A clock that takes `probe` trace units off every message's net time.
-    pub fn new(probe: u64) -> Self {
+    /// A clock that takes `probe` off every message's net time.
+    pub fn new(probe: Probe) -> Self {
         RunClock {
             probe,
             ..Default::default()
         }
     }
-    /// One recorded message's raw net time.
+    /// One recorded message's raw net time, and how many recorded messages it sent.
     #[inline]
-    pub fn message(&mut self, net: u64) {
+    pub fn message(&mut self, net: u64, children: u64) {
         self.smallest.see(net);
         self.raw += net;
-        self.paid += net.min(self.probe);
+        self.paid += net.min(self.probe.of_net(children));
+        self.sent += children;
         self.nonzero += (net > 0) as u64;
     }
     /// The aggregated edges' net times.
@@ -77,19 +80,23 @@ impl RunClock {
     pub fn smallest(&self) -> u64 {
         self.smallest.get()
     }
-    /// The net times summed, less `probe` per message: the walk's own probe, or a cap at
-    /// most the smallest net time (every nonzero net then pays it whole).
-    pub fn instrumented(&self, probe: u64) -> u64 {
+    /// The net times summed, less `probe` per message: the walk's own probe, or a cap (its
+    /// inside at most the smallest net time: every nonzero net then pays it whole, and
+    /// every sender its outside per message sent).
+    pub fn instrumented(&self, probe: Probe) -> u64 {
         let paid = if probe == self.probe {
             self.paid
         } else {
-            probe.min(self.smallest()) * self.nonzero
+            probe.inside.min(self.smallest()) * self.nonzero
+                + probe.outside.saturating_mul(self.sent)
         };
-        (self.raw - paid).saturating_add_signed(self.aggregated)
+        self.raw
+            .saturating_sub(paid)
+            .saturating_add_signed(self.aggregated)
     }
     /// The run's length and busy time once `walker` has seen every event, `probe` taken
     /// off each message (see [`RunClock::instrumented`]).
-    pub fn length(&self, walker: &Walker, probe: u64) -> RunLength {
+    pub fn length(&self, walker: &Walker, probe: Probe) -> RunLength {
         let instrumented = self.instrumented(probe);
         RunLength {
             span: run_span(walker),
@@ -102,7 +109,7 @@ impl RunClock {
 
 impl Sink for RunClock {
     fn closed(&mut self, c: &Closed, _instances: &[Instance], _names: &Names) {
-        self.message(c.net);
+        self.message(c.net, c.frame.children);
     }
     fn aggregated(&mut self, _aggs: &Aggregates, edges: &[Resolved], _instances: &[Instance]) {
         RunClock::aggregated(self, edges);

@@ -163,6 +163,8 @@ pub struct Frame {
     pub heaviest: Option<(u32, u32, u64)>,
     /// Messages nested in it, at any depth.
     pub descendants: u64,
+    /// Messages it sent itself (its direct children).
+    pub children: u64,
     /// A sink's own per-frame slot (e.g. a calling-context node).
     pub ctx: u32,
 }
@@ -543,6 +545,7 @@ impl Walker {
             child_wait: 0,
             heaviest: None,
             descendants: 0,
+            children: 0,
             ctx: 0,
         };
         self.messages += 1;
@@ -639,6 +642,7 @@ impl Walker {
                 parent.child_agg += aggregate;
                 parent.child_wait += wait_all;
                 parent.descendants += 1 + frame.descendants;
+                parent.children += 1;
                 let acc = &mut state.callees[depth - 1];
                 let at = match acc.iter().position(|c| c.0 == frame.method) {
                     Some(i) => i,

@@ -176,6 +176,7 @@ mod tests {
             child_wait: 0,
             heaviest: None,
             descendants: 0,
+            children: 0,
             ctx: 0,
         };
         let c = Closed {

@@ -248,8 +248,8 @@ fn method_stats(
 /// subtracted, else the header's or the given one), at most the run's cheapest call.
 fn empty_call(b: &Builder) -> u64 {
     let smallest = b.clock.smallest();
-    if b.probe > 0 {
-        b.probe
+    if !b.probe.is_zero() {
+        b.probe.pair()
     } else {
         b.paid.min(smallest)
     }

@@ -21,7 +21,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::analyse::events;
-use crate::analyse::probe::{self, header_probe_ns};
+use crate::analyse::probe::{self, header_probe_ns, Probe};
 use crate::analyse::trace::{Form, TraceReader, Unit};
 use crate::analyse::walk::{walk_trace_with, Closed, InstKind, Instance, Sink, Walker};
 use crate::error::Result;
@@ -353,7 +353,7 @@ pub struct Builder {
     top: TopMessages,
     cyclic: u64,
     /// Probe cost per message, in trace units (0 when not compensating).
-    probe: u64,
+    probe: Probe,
     /// The probe cost the run paid per message, subtracted or not (trace units; 0: unknown).
     paid: u64,
     /// The run's length and busy time, and the smallest net time before compensation.
@@ -381,9 +381,9 @@ impl Builder {
             methods: Vec::new(),
             top: TopMessages::new(opts.detail_cap),
             cyclic: 0,
-            probe: 0,
+            probe: Probe::default(),
             paid: 0,
-            clock: crate::analyse::run::RunClock::new(0),
+            clock: crate::analyse::run::RunClock::new(Probe::default()),
             waits: Default::default(),
             wait_in: Default::default(),
             waiting: 0,
@@ -408,13 +408,14 @@ impl Builder {
         &mut self.methods[m]
     }
     /// The probe cost subtracted per message, in trace units.
-    pub(crate) fn probe(&self) -> u64 {
+    pub(crate) fn probe(&self) -> Probe {
         self.probe
     }
-    /// Subtract `probe` trace units per message (once for itself, once per nested one).
-    pub(crate) fn with_probe(mut self, probe: u64) -> Self {
+    /// Subtract `probe` per message (its inside from its own time, its outside from its
+    /// sender's; see [`Probe`]).
+    pub(crate) fn with_probe(mut self, probe: Probe) -> Self {
         self.probe = probe;
-        self.paid = self.paid.max(probe);
+        self.paid = self.paid.max(probe.pair());
         self.clock = crate::analyse::run::RunClock::new(probe);
         self
     }
@@ -442,12 +443,12 @@ impl Sink for Builder {
         _names: &crate::analyse::trace::Names,
     ) {
         let f = &c.frame;
-        self.clock.message(c.net);
+        self.clock.message(c.net, f.children);
         let c_raw = c.net;
-        let net = c.net.saturating_sub(self.probe);
+        let net = c.net.saturating_sub(self.probe.of_net(f.children));
         let aggregate = c
             .aggregate
-            .saturating_sub(self.probe.saturating_mul(1 + f.descendants));
+            .saturating_sub(self.probe.of_aggregate(f.descendants));
         // Active time is work: the time the thread was off the CPU is waiting.
         let wait = c.wait.min(net);
         let work = net - wait;
@@ -547,11 +548,12 @@ fn analyze_with_events(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<Analysis> {
     let mut b = Builder::for_trace(path, opts)?;
-    let mut t = events::Tracker::new(&opts.events, b.probe()).with_remote(&opts.remote, path)?;
+    let mut t =
+        events::Tracker::new(&opts.events, b.probe().pair()).with_remote(&opts.remote, path)?;
     let (mut reader, mut walker) =
         walk_trace_with(path, &mut events::Tracked::new(&mut b, &mut t), progress)?;
     if let Some(mut capped) = b.capped(opts) {
-        t = t.again(capped.probe());
+        t = t.again(capped.probe().pair());
         (reader, walker) = walk_trace_with(
             path,
             &mut events::Tracked::new(&mut capped, &mut t),
@@ -572,6 +574,7 @@ impl Builder {
     pub(crate) fn for_trace(path: &Path, opts: &Options) -> Result<Builder> {
         let unit = header_unit(path)?;
         let header = header_probe_ns(path)?;
+        let share = probe::header_inside_share(path)?;
         let probe = match opts.compensation() {
             probe::Compensation::Off => None,
             probe::Compensation::Given(ns) => Some(ns),
@@ -579,7 +582,7 @@ impl Builder {
         };
         let units = |p: Option<f64>| p.map_or(0, |p| probe_units(p, unit));
         Ok(Builder::new(opts)
-            .with_probe(units(probe))
+            .with_probe(Probe::split(units(probe), share))
             .paying(units(opts.probe_ns.or(header))))
     }
     /// After a walk: a fresh builder subtracting the smallest net time, when the header's
@@ -587,8 +590,8 @@ impl Builder {
     pub fn capped(&self, opts: &Options) -> Option<Builder> {
         let smallest = self.clock.smallest();
         let header = opts.compensation() == probe::Compensation::Header;
-        (header && smallest > 0 && self.probe > smallest)
-            .then(|| Builder::new(opts).with_probe(smallest))
+        (header && smallest > 0 && self.probe.inside > smallest)
+            .then(|| Builder::new(opts).with_probe(self.probe.capped(smallest)))
     }
     /// The probe cost this builder subtracted, with where it came from.
     pub fn calibration(&self, path: &Path, opts: &Options) -> Result<probe::Calibration> {
@@ -596,13 +599,14 @@ impl Builder {
         let mut cal = probe::Calibration::resolve(
             opts.compensation(),
             header_probe_ns(path)?,
+            probe::header_inside_share(path)?,
             self.clock.smallest(),
             unit,
         );
         if cal.capped {
             // What the walk subtracted: the cap in whole trace units.
             cal.used_ns =
-                self.probe as f64 * unit.micros() / crate::analyse::trace::Unit::Ns.micros();
+                self.probe.pair() as f64 * unit.micros() / crate::analyse::trace::Unit::Ns.micros();
         }
         Ok(cal)
     }
@@ -616,7 +620,7 @@ pub(crate) fn finish_with_advice(
     reader: &TraceReader,
     walker: &mut Walker,
 ) -> Result<Analysis> {
-    let compensated = b.probe > 0;
+    let compensated = !b.probe.is_zero();
     let cal = b.calibration(path, opts)?;
     let mut a = finish(path, opts, b, reader, walker);
     a.totals.probe_ns = if compensated {

@@ -176,6 +176,7 @@ mod tests {
             label: "main".into(),
             root: 0,
             probe: 0.05,
+            probe_out: 0.0,
         });
         let node = |start: f64, end: f64, parent: u32| Node {
             method: if parent == NONE { NONE } else { 0 },

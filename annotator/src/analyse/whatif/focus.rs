@@ -43,6 +43,8 @@ pub struct Over {
 #[derive(Clone, Copy, Default)]
 struct Run {
     count: u64,
+    /// The messages the sender sent itself (the rest are theirs).
+    direct: u64,
     start: u64,
     end: u64,
     /// Sum of the merged messages' spans (the rest of `end - start` is the sender's).
@@ -61,6 +63,7 @@ impl Run {
             self.start = start;
         }
         self.count += sub.count;
+        self.direct += 1;
         self.end = end;
         self.span = self.span.saturating_add(span);
         self.work += sub.work;
@@ -89,8 +92,9 @@ struct Open {
 /// The sink that builds a focused tree's nodes (see the module's comment).
 pub(super) struct Collector<'a> {
     focus: &'a Focus,
-    /// Probe cost per message, in the trace's unit.
-    probe: f64,
+    /// Probe cost per message, in the trace's unit: inside its own time, and outside (in
+    /// its sender's).
+    probe: (f64, f64),
     faults: &'a Faults,
     stacks: Vec<Vec<Open>>,
     /// Per thread: the run of its root (outermost messages not kept).
@@ -110,7 +114,7 @@ pub(super) struct Collector<'a> {
 }
 
 impl<'a> Collector<'a> {
-    pub fn new(focus: &'a Focus, probe: f64, faults: &'a Faults) -> Self {
+    pub fn new(focus: &'a Focus, probe: (f64, f64), faults: &'a Faults) -> Self {
         Collector {
             focus,
             probe,
@@ -232,6 +236,7 @@ impl<'a> Collector<'a> {
         let gap = run.end.saturating_sub(run.start).saturating_sub(run.span);
         self.merged.push(Merged {
             work: run.work,
+            direct: run.direct,
             gap: gap as f64,
             shed: run.shed,
         });
@@ -307,7 +312,8 @@ impl Sink for Collector<'_> {
         let own = span.saturating_sub(o.run.span) as f64;
         let sub = Sub {
             count: 1 + o.run.count,
-            work: (own - self.probe - c.wait as f64).max(0.0) + o.run.work,
+            work: (own - self.probe.0 - self.probe.1 * f.children as f64 - c.wait as f64).max(0.0)
+                + o.run.work,
             fault: self.faults.get(&(f.method, f.oid)).copied().unwrap_or(0.0) + o.run.fault,
         };
         let who = (f.method, f.receiver);

@@ -239,7 +239,7 @@ impl Tree {
         walker: &Walker,
         used: &[bool],
         roots: &[u32],
-        probe: f64,
+        probe: (f64, f64),
     ) -> Vec<u32> {
         let root_of = self.add_roots(walker, used, roots, probe, 1.0);
         let first = self.nodes.len() as u32;
@@ -277,12 +277,13 @@ impl Tree {
     }
 
     /// Notes the header's probe cost, handoff and counted-call cost; returns the probe cost
-    /// per message to take off, in the tree's unit (0 unless compensating).
+    /// per message to take off, in the tree's unit (0 unless compensating): inside its own
+    /// time, and outside (its sender's, per message sent; see `probe::Probe`).
     fn header_costs(
         &mut self,
         reader: &crate::analyse::trace::TraceReader,
         compensate: Compensation,
-    ) -> f64 {
+    ) -> (f64, f64) {
         let field = |key: &str| {
             reader
                 .header()
@@ -314,7 +315,8 @@ impl Tree {
             let nid = field("nid_ns").filter(|c| c.is_finite() && *c > 0.0);
             self.nid_cost = self.nid_cost.max(nid.unwrap_or(0.0) * to_unit);
         }
-        ns * to_unit
+        let inside = ns * crate::analyse::probe::inside_share(reader.header());
+        (inside * to_unit, (ns - inside) * to_unit)
     }
 
     /// The trace's instances and methods, after those already read.
@@ -383,7 +385,7 @@ impl Tree {
         walker: &Walker,
         used: &[bool],
         roots: &[u32],
-        probe: f64,
+        probe: (f64, f64),
         scale: f64,
     ) -> Vec<u32> {
         let mut root_of = vec![NONE; walker.threads.len()];
@@ -395,7 +397,8 @@ impl Tree {
             self.threads.push(ThreadInfo {
                 label: self.instances[roots[th] as usize].label.clone(),
                 root: root_of[th],
-                probe,
+                probe: probe.0,
+                probe_out: probe.1,
             });
             self.nodes.push(Node {
                 method: NONE,
@@ -484,7 +487,7 @@ struct Raws<'a> {
     nodes: Vec<Raw>,
     threads_used: &'a [bool],
     scale: f64,
-    probe: f64,
+    probe: (f64, f64),
     faults: &'a Faults,
 }
 

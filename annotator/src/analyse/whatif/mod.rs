@@ -78,17 +78,21 @@ pub fn load_for(
         .header()
         .unit;
     let units = |ns: f64| crate::analyse::probe::probe_units(ns, unit);
-    let mut clock = RunClock::new(match compensate {
-        Compensation::Off => 0,
-        Compensation::Given(ns) => units(ns),
-        Compensation::Header => header.map_or(0, units),
-    });
+    let share = crate::analyse::probe::header_inside_share(&path)?;
+    let mut clock = RunClock::new(crate::analyse::probe::Probe::split(
+        match compensate {
+            Compensation::Off => 0,
+            Compensation::Given(ns) => units(ns),
+            Compensation::Header => header.map_or(0, units),
+        },
+        share,
+    ));
     let (reader, walker) =
         crate::analyse::walk::walk_trace_by(&path, Walker::new(), &mut clock, &mut |_, _| {})?;
     // The header's probe cost, at most the smallest net time (`analyse::probe`).
-    let cal = Calibration::resolve(compensate, header, clock.smallest(), unit);
+    let cal = Calibration::resolve(compensate, header, share, clock.smallest(), unit);
     // The run's length as `revy analyze` gives it (`analyse::run`).
-    let run = clock.length(&walker, units(cal.used_ns));
+    let run = clock.length(&walker, cal.probe(unit));
     let compensate = cal.compensation();
     let mut plan = Plan::default();
     if walker.messages <= max_messages {

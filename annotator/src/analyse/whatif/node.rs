@@ -38,6 +38,9 @@ pub struct Node {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Merged {
     pub work: f64,
+    /// Of the merged messages, those its sender sent itself (each cost it the probe's
+    /// outside part).
+    pub direct: u64,
     pub gap: f64,
     pub shed: f64,
 }

@@ -192,11 +192,7 @@ pub fn compensated_aggregates(t: &Tree) -> Vec<f64> {
                 })
                 .sum();
             let own = (n.end - n.start - kids).max(0.0);
-            let probe = if n.method == NONE {
-                0.0
-            } else {
-                t.threads[n.thread as usize].probe
-            };
+            let probe = t.probe_in_own(i as u32);
             agg[i] += (own - probe - n.wait).max(0.0);
         }
         if n.parent != NONE {
@@ -650,7 +646,7 @@ impl<'a> Sim<'a> {
         if self.t.batch_of(c).is_some() {
             return (cn.end - cn.start - self.agg[c as usize]).max(0.0);
         }
-        let probe = self.t.threads[cn.thread as usize].probe;
+        let probe = self.t.probe_in_own(c);
         let f = self.moved_faults(x, c, false);
         self.faults_dropped += f;
         probe + f + cn.wait

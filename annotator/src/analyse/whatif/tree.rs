@@ -38,8 +38,11 @@ pub struct MethodInfo {
 pub struct ThreadInfo {
     pub label: String,
     pub root: u32,
-    /// Probe cost per start+end pair, in the tree's unit.
+    /// Probe cost per start+end pair, in the tree's unit: the part inside a message's own
+    /// time (`probe_inside_ns=`; the whole pair for older traces), and the rest, in its
+    /// sender's own time once per message sent.
     pub probe: f64,
+    pub probe_out: f64,
 }
 
 #[derive(Debug, Default, Clone)]
@@ -90,6 +93,28 @@ impl Tree {
     pub fn kids(&self, i: u32) -> &[u32] {
         let i = i as usize;
         &self.children[self.child_at[i] as usize..self.child_at[i + 1] as usize]
+    }
+    /// The probe cost in node `i`'s own time: its inside part, and the outside part of each
+    /// recorded message it sent (merged ones counted; batches of counted calls pay the
+    /// counting, `counted_cost`, instead). 0 for a thread's root.
+    pub fn probe_in_own(&self, i: u32) -> f64 {
+        let n = &self.nodes[i as usize];
+        if n.method == NONE {
+            return 0.0;
+        }
+        let th = &self.threads[n.thread as usize];
+        if th.probe_out == 0.0 {
+            return th.probe;
+        }
+        let sent: u64 = self
+            .kids(i)
+            .iter()
+            .map(|&c| match self.merged_of(c) {
+                Some(m) => m.direct,
+                None => u64::from(self.batch_of(c).is_none()),
+            })
+            .sum();
+        th.probe + th.probe_out * sent as f64
     }
     pub fn unit(&self) -> Unit {
         self.unit.unwrap_or(Unit::Ns)

@@ -247,6 +247,8 @@ final class RvTrace {
                     ? RvBuf.probeNs(50000000L, 400000000L, true) : new String[] {"0", "0", "0"};
             String text = "probe_ns=" + probeText(Double.parseDouble(probe[0]))
                     + " probe_stat=min probe_batches=" + probe[1] + " probe_p50=" + probe[2]
+                    + " probe_inside_ns=" + probeText(Double.parseDouble(probe[3]))
+                    + " probe_inside_p50=" + probe[4]
                     + " probe_checked=0 handoff_ns=" + RvBuf.handoffNs()
                     + " counted_ns=" + probeText(Double.parseDouble(counted[0]))
                     + " counted_stat=min counted_batches=" + counted[1] + " counted_p50=" + counted[2] + " calib_us=" + calibUs;
@@ -259,6 +261,8 @@ final class RvTrace {
                 probeAt = calibrationAt + at;
                 probeValue = Double.parseDouble(probe[0]);
                 checkedOffset = text.indexOf(" probe_checked=") + 15 - at;
+                insideOffset = text.indexOf(" probe_inside_ns=") + 17 - at;
+                insideValue = Double.parseDouble(probe[3]);
                 countedOffset = RvTable.THROTTLE_CALLS > 0L ? text.indexOf(" counted_ns=") + 12 - at : -1L;
                 countedValue = Double.parseDouble(counted[0]);
             }
@@ -299,10 +303,14 @@ final class RvTrace {
             return;
         }
         try {
-            double again = Double.parseDouble(RvBuf.probeNs(2000000L, 50000000L, false)[0]);
+            String[] probe = RvBuf.probeNs(2000000L, 50000000L, false);
+            double again = Double.parseDouble(probe[0]);
             byte[] v = probeText(Math.min(again, probeValue)).getBytes(UTF8);
             java.nio.channels.FileChannel ch = file.getChannel();
             ch.write(java.nio.ByteBuffer.wrap(v), probeAt);
+            double inside = Double.parseDouble(probe[3]);
+            byte[] u = probeText(Math.min(inside, insideValue)).getBytes(UTF8);
+            ch.write(java.nio.ByteBuffer.wrap(u), probeAt + insideOffset);
             if (countedOffset > 0L) { // the counted path too, compiled by now
                 double c = Double.parseDouble(RvBuf.probeNs(2000000L, 50000000L, true)[0]);
                 byte[] w = probeText(Math.min(c, countedValue)).getBytes(UTF8);
@@ -316,6 +324,9 @@ final class RvTrace {
 
     /** From probe_ns's value to probe_checked's, in the header. */
     private static long checkedOffset;
+    /** From probe_ns's value to probe_inside_ns's, and probe_inside_ns's value. */
+    private static long insideOffset;
+    private static double insideValue;
     /** From probe_ns's value to counted_ns's (-1: not written), and counted_ns's value. */
     private static long countedOffset = -1L;
     private static double countedValue;

@@ -79,6 +79,29 @@ pub fn inside_share(h: &crate::analyse::trace::Header) -> f64 {
     }
 }
 
+/// The warning when the header's split of the pair cannot be used or trusted: a part
+/// outside 0..`probe_ns=` (the whole pair is then taken off each message's own time), or
+/// batches spread wide (the median batch's `probe_inside_p50=` over twice the figure).
+pub(crate) fn split_warning(h: &crate::analyse::trace::Header) -> Option<String> {
+    let num = |k: &str| h.get(k).and_then(|v| v.parse::<f64>().ok());
+    let (pair, inside) = (num("probe_ns")?, num("probe_inside_ns")?);
+    if pair > 0.0 && (inside <= 0.0 || inside > pair) {
+        return Some(format!(
+            "the trace header's part of the probe cost inside a call (probe_inside_ns={}) is not within its probe_ns={}: the whole pair is taken off each message's own time",
+            short(inside),
+            short(pair)
+        ));
+    }
+    let p50 = num("probe_inside_p50")?;
+    (inside > 0.0 && p50 > 2.0 * inside).then(|| {
+        format!(
+            "the trace header's part of the probe cost inside a call (probe_inside_ns={}) could not be trusted: its batches spread to {} ns at the median (measured while the machine was busy?)",
+            short(inside),
+            short(p50)
+        )
+    })
+}
+
 /// [`inside_share`] of the trace at `path`.
 pub fn header_inside_share(path: &Path) -> Result<f64> {
     Ok(inside_share(TraceReader::open_header(path)?.header()))
@@ -352,6 +375,10 @@ mod tests {
         // Older traces, and a part that cannot be the pair's: all of it inside.
         assert_eq!(inside_share(&h("probe_ns=30")), 1.0);
         assert_eq!(inside_share(&h("probe_ns=30 probe_inside_ns=31")), 1.0);
+        let w = |f: &str| split_warning(&h(f)).unwrap_or_default();
+        assert!(w("probe_ns=30 probe_inside_ns=31").contains("whole pair"));
+        assert!(w("probe_ns=30 probe_inside_ns=9 probe_inside_p50=19").contains("spread to 19"));
+        assert_eq!(w("probe_ns=30 probe_inside_ns=9 probe_inside_p50=12"), "");
         let p = Probe::split(30, 0.3);
         assert_eq!((p.inside, p.outside), (9, 21));
         // A parent with 4 children, 10 nested: 9 + 4 × 21 of its net, 9 × 11 + 21 × 10 of

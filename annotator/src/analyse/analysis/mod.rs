@@ -630,6 +630,11 @@ pub(crate) fn finish_with_advice(
     };
     a.totals.compensated = compensated;
     a.trace.warnings.extend(cal.warning());
+    if compensated {
+        a.trace
+            .warnings
+            .extend(probe::split_warning(reader.header()));
+    }
     // The header's handoff is replayed only without a project, which keeps its own: there
     // the header's figure is checked against the project's (outside 1.5×: not trusted).
     if opts.handoff_ns.is_none() && opts.manifest.is_none() {

@@ -467,7 +467,8 @@
       const loop = e.sn === e.rn;
       if (!loop && (Math.abs(c[4] - c[0]) + Math.abs(c[5] - c[1])) * k < 1) continue;
       const active = cl.contains('active'), w = active ? 5 : Math.round(4 * (e.width || 1)) / 4;
-      const alpha = (focusing && !cl.contains('nbr') ? 0.12 : 1) * (active ? 1 : e.alpha || 1);
+      // Focusing: the focus's edges stand out (their weight still in their opacity), the rest fade.
+      const a = e.alpha || 1, alpha = active ? 1 : !focusing ? a : cl.contains('nbr') ? 0.5 + 0.5 * a : 0.12;
       const colour = active ? '#ff8c00' : e.stroke || EDGE_COLOUR;
       const add = (p) => { if (loop) { const x = c[0] + 5, y = c[1]; p.moveTo(x - 5, y); p.bezierCurveTo(x - 28, y - 40, x + 28, y - 40, x + 5, y - 1); } else { p.moveTo(c[0], c[1]); p.quadraticCurveTo(c[2], c[3], c[4], c[5]); } };
       if (cl.contains('hl')) add(batch(halos, 0.85 * alpha));
@@ -654,7 +655,7 @@
     lg.appendChild(el('br'));
     if (!thinEdges) { lg.appendChild(document.createTextNode('edge width = net time of its messages')); return; }
     lg.appendChild(el('span', null, 'edge opacity, arrow size = net time: 0 '));
-    const bar = el('span', { class: 'scale' });
+    const bar = el('span', { class: 'scale short' });
     bar.style.background = 'linear-gradient(to right,' + OPACITY.map((a) => 'rgba(' + hex(EDGE_COLOUR).join(',') + ',' + a + ')').join(',') + ')';
     lg.appendChild(bar);
     lg.appendChild(el('span', null, ' max'));
@@ -771,16 +772,16 @@
     const on = (x, y, m) => x > -m && y > -m && x < W + m && y < H + m;
     const vis = shownNodes.filter((n) => n.visible && on(v.x + v.k * n.x, v.y + v.k * n.y, v.k * n.r + 200));
     vis.sort((a, b) => (b === focused) - (a === focused) || (b === selected) - (a === selected) || b.i.active_time - a.i.active_time);
-    const grid = new Map(), C = 64;
+    const grid = new Map(), C = 24; // cells of a few label boxes each
     const hit = (b) => {
       for (let gx = Math.floor(b[0] / C); gx <= Math.floor(b[2] / C); gx++) for (let gy = Math.floor(b[1] / C); gy <= Math.floor(b[3] / C); gy++) {
-        for (const o of grid.get(gx + ',' + gy) || []) if (b[0] < o[2] && o[0] < b[2] && b[1] < o[3] && o[1] < b[3]) return true;
+        for (const o of grid.get(gx * 65536 + gy) || []) if (b[0] < o[2] && o[0] < b[2] && b[1] < o[3] && o[1] < b[3]) return true;
       }
       return false;
     };
     const add = (b) => {
       for (let gx = Math.floor(b[0] / C); gx <= Math.floor(b[2] / C); gx++) for (let gy = Math.floor(b[1] / C); gy <= Math.floor(b[3] / C); gy++) {
-        const k = gx + ',' + gy; if (!grid.has(k)) grid.set(k, []); grid.get(k).push(b);
+        const k = gx * 65536 + gy; if (!grid.has(k)) grid.set(k, []); grid.get(k).push(b);
       }
     };
     // In priority order: a node's circle blocks later labels, its label must avoid the

@@ -174,7 +174,7 @@ pub struct Instances {
 
 /// What the list keeps of an event.
 #[derive(Debug, Clone, Copy)]
-struct Listed {
+pub(crate) struct Listed {
     start: u64,
     end: u64,
     work: u64,
@@ -287,7 +287,7 @@ pub fn results(mut t: Tracker, names: &Names, cap: usize) -> Events {
     let (remote, remote_calls) = remote::results(&t.remote, cap);
     let instances_complete = folded.count as usize <= cap;
     let (late_records, peak_waiting) = t.order_stats();
-    let recs = (folded.listed.iter().take(cap)).map(Listed::from).collect();
+    let recs = folded.listed.into_iter().take(cap).collect();
     let labels = (t.defs.iter()).map(|d| (d.name.clone(), d.kind.clone()));
     Events {
         definitions: (t.defs.iter())

@@ -6,7 +6,7 @@
 use rustc_hash::FxHashSet;
 
 use super::track::{EventRec, Segment, THREADS};
-use super::{Dist, SLOWEST};
+use super::{Dist, Listed, SLOWEST};
 use crate::instrument::events::EventDef;
 
 /// Values kept exactly per distribution; past them a histogram (relative error ≤ 1/256).
@@ -150,8 +150,8 @@ pub(crate) struct Folded {
     /// Per definition, its type's index.
     kind_of: Vec<usize>,
     pub accs: Vec<TypeAcc>,
-    /// The first `cap` events (the JSON's list).
-    pub listed: Vec<EventRec>,
+    /// The first `cap` events (the JSON's list, 48 bytes each).
+    pub listed: Vec<Listed>,
     pub cap: usize,
     /// Events folded: the next one's number.
     pub count: u32,
@@ -184,7 +184,7 @@ impl Folded {
         let id = self.count;
         self.count += 1;
         if self.listed.len() < self.cap {
-            self.listed.push(*e);
+            self.listed.push(Listed::from(e));
         }
         self.accs[self.kind_of[e.def as usize]].fold(id, e, segments);
         id

@@ -4,6 +4,7 @@
 
 pub mod align;
 mod order;
+mod record;
 pub mod remote;
 pub mod render;
 mod stats;
@@ -16,7 +17,7 @@ use serde::{Serialize, Serializer};
 
 use crate::analyse::trace::Names;
 use crate::instrument::events::EventDef;
-use track::EventRec;
+use record::EventRec;
 pub use track::{Tracked, Tracker};
 
 /// Slowest instances listed per event type.

@@ -5,7 +5,7 @@
 
 use rustc_hash::FxHashSet;
 
-use super::track::{EventRec, Segment, THREADS};
+use super::record::{EventRec, Segment, THREADS};
 use super::{Dist, Listed, SLOWEST};
 use crate::instrument::events::EventDef;
 

@@ -28,6 +28,8 @@ use std::collections::VecDeque;
 use rustc_hash::FxHashMap;
 
 use super::order::{Order, Rec};
+use super::record::THREADS;
+pub use super::record::{EventRec, Segment};
 use super::remote::{Call, Links};
 use crate::analyse::trace::Names;
 use crate::instrument::events::EventDef;
@@ -44,9 +46,6 @@ const UNSEEN: u32 = u32::MAX - 1;
 pub(crate) const SEGMENT_CAP: usize = 1 << 18;
 /// Threads named by the trace that get a lane before their first record.
 const NAMED_LANES: usize = 4096;
-/// Distinct threads told apart per event.
-pub(crate) const THREADS: usize = 6;
-
 /// What a method is to the definitions (computed once per method id).
 #[derive(Clone, Copy, Default)]
 struct MethodBits {
@@ -62,36 +61,6 @@ struct MethodBits {
     /// Index + 1 of the `[[remote]]` it is the client or server of (0: none), and which.
     remote: u8,
     server: bool,
-}
-
-/// One event's sums (times in trace units).
-#[derive(Debug, Clone, Copy)]
-pub struct EventRec {
-    pub def: u16,
-    pub start: u64,
-    pub end: u64,
-    /// On-CPU time of its segments (their wall time less measured off-CPU time).
-    pub work: u64,
-    pub objects: u32,
-    pub bytes: u64,
-    pub segments: u32,
-    /// Distinct threads (walker indices), the first [`THREADS`] told apart.
-    pub threads: [u32; THREADS],
-    pub nthreads: u8,
-    /// Threads carrying it now.
-    carriers: u8,
-    /// Retired: folded into its type's results (its slot waits to be reclaimed).
-    gone: bool,
-}
-
-/// A stretch of one event on one thread: the call that started or continued it.
-#[derive(Debug, Clone, Copy)]
-pub struct Segment {
-    pub event: u32,
-    pub method: u32,
-    pub tid: u64,
-    pub start: u64,
-    pub end: u64,
 }
 
 #[derive(Clone, Copy)]

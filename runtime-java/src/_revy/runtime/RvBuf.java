@@ -258,7 +258,9 @@ final class RvBuf {
         }
         long t = System.nanoTime() - RvTrace.t0;
         boolean rec = RvTrace.live && (d == 0 || f[i - F + FLAGS] == REC) && !RvTrace.throttled[mid];
-        f[i + PROBES] = ((long) ++timedN << 32) | (tick & 0xffffffffL);
+        if (RvTable.THROTTLE_CALLS > 0L) {
+            f[i + PROBES] = ((long) ++timedN << 32) | (tick & 0xffffffffL);
+        }
         f[i + MID] = mid;
         f[i + OID] = oid;
         f[i + T] = t;
@@ -448,7 +450,7 @@ final class RvBuf {
                 long c = RvCpu.now() - c0;
                 evAt(c >= 0L ? END_CPU : END, mid, f[i + OID], c, c >= 0L, t);
             } else {
-                evAt(END, mid, f[i + OID], 0L, false, t);
+                endEvent(mid, f[i + OID], t);
             }
             if (a >= RvCpu.LONG_NS) {
                 if (RvCpu.SCORE[mid] != RvCpu.TRIES && !scratch && RvCpu.available()) {
@@ -647,6 +649,31 @@ final class RvBuf {
 
     private void growStack() {
         fr = java.util.Arrays.copyOf(fr, fr.length * 2);
+    }
+
+    /** Appends an END event (evAt's, without its branches: the recorded call's common end). */
+    private void endEvent(int mid, long oid, long t) {
+        int p = n;
+        if (p > LIMIT) {
+            full();
+            p = n;
+            if (p > LIMIT) {
+                return;
+            }
+        }
+        byte[] a = b;
+        long dt = t - last;
+        if (p == HEAD) {
+            base = t;
+            dt = 0L;
+        }
+        last = t;
+        a[p++] = END;
+        p = v(a, p, mid & 0xffffffffL);
+        p = v(a, p, oid);
+        p = v(a, p, (dt << 1) ^ (dt >> 63));
+        count++;
+        n = p;
     }
 
     /** Appends one event (kinds CRT..END of the compact trace form). */

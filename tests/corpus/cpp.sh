@@ -23,6 +23,8 @@ case $MODE in better | faster) ;; *) echo "bad mode $MODE" >&2; exit 2 ;; esac
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 REVY=${REVY:-$repo/target/release/revy}
+# The scripts change folder: a relative REVY= (or a name on PATH) is made absolute first.
+REVY=$(realpath -m -- "$(command -v -- "$REVY" || echo "$REVY")")
 C=${CORPUS:-/tmp/corpus}
 SCR=${REVY_SCRATCH:-/tmp/revy-corpus}/$P
 JOBS=${JOBS:-2}

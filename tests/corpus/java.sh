@@ -25,6 +25,8 @@ project=${1:?usage: java.sh PROJECT better|faster}
 mode=${2:?usage: java.sh PROJECT better|faster}
 case $mode in better | faster) ;; *) echo "bad mode: $mode" >&2; exit 2 ;; esac
 REVY=${REVY:-$repo/target/release/revy}
+# The scripts change folder: a relative REVY= (or a name on PATH) is made absolute first.
+REVY=$(realpath -m -- "$(command -v -- "$REVY" || echo "$REVY")")
 C=${CORPUS:-/tmp/corpus}
 SCRATCH=${SCRATCH:-/tmp/revy-corpus}
 MAX_SIZE=${MAX_SIZE:-2GiB}

@@ -27,6 +27,8 @@ repo=$(cd "$here/../.." && pwd)
 P=${1:?usage: table.sh PROJECT better|faster}
 MODE=${2:?usage: table.sh PROJECT better|faster}
 REVY=${REVY:-$repo/target/release/revy}
+# The scripts change folder: a relative REVY= (or a name on PATH) is made absolute first.
+REVY=$(realpath -m -- "$(command -v -- "$REVY" || echo "$REVY")")
 export REVY
 export SCRATCH=${SCRATCH:-/tmp/revy-table}
 export REVY_SCRATCH=$SCRATCH

@@ -587,7 +587,11 @@ public final class NetRule {
     );
     assert!(b.status.success(), "{}", text(&b.stderr));
     for (figure, want) in [("1e9", "true false"), ("0", "false false")] {
-        let r = sh(&dir, &format!("java -cp build _revy.runtime.NetRule {figure}"), &[]);
+        let r = sh(
+            &dir,
+            &format!("java -cp build _revy.runtime.NetRule {figure}"),
+            &[],
+        );
         assert!(r.status.success(), "{}{}", text(&r.stdout), text(&r.stderr));
         assert_eq!(text(&r.stdout).trim(), want, "probe figure {figure} ns");
     }

@@ -859,11 +859,15 @@ struct Frames {
     raster: Vec<f64>,
 }
 
+/// [`trace_work`]'s figures per input window.
+type Work = (Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>);
+
 /// Chromium's work per input from a trace: the events between one input's dispatch and the
 /// next (each input is sent once the previous one's frame has ended, so each window holds
 /// one frame): the renderer main thread's top-level tasks, and raster tasks plus the display
-/// compositor thread's tasks, and the main thread's longest task (how long input could wait), in ms.
-fn trace_work(events: &[Value]) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+/// compositor thread's tasks, the main thread's longest task (how long input could wait),
+/// and the main thread's CPU time (its tasks' thread time), in ms.
+fn trace_work(events: &[Value]) -> Work {
     use std::collections::HashMap;
     let key = |e: &Value| {
         (
@@ -894,6 +898,7 @@ fn trace_work(events: &[Value]) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
     let mut main = vec![0.0; inputs.len()];
     let mut raster = vec![0.0; inputs.len()];
     let mut longest = vec![0.0f64; inputs.len()];
+    let mut cpu = vec![0.0; inputs.len()];
     // REVY_TRACE_NAMES=1: where the time went (ms per event name and thread, nested
     // events counted in each of their parents).
     let mut by_name: HashMap<String, f64> = HashMap::new();
@@ -910,6 +915,7 @@ fn trace_work(events: &[Value]) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
             .or_default() += dur / 1000.0;
         if task(e) && t == "CrRendererMain" {
             main[k] += dur / 1000.0;
+            cpu[k] += e["tdur"].as_f64().unwrap_or(0.0) / 1000.0;
             longest[k] = longest[k].max(dur / 1000.0);
         } else if e["name"] == "RasterTask" || (task(e) && t == "VizCompositorThread") {
             raster[k] += dur / 1000.0;
@@ -925,7 +931,7 @@ fn trace_work(events: &[Value]) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
             .collect();
         eprintln!("TRACE {} inputs: {}", inputs.len(), top.join(" "));
     }
-    (main, raster, longest)
+    (main, raster, longest, cpu)
 }
 
 /// Helpers reading the page's draw times: rings (`n`, `since(m)`), or the plain arrays of
@@ -992,7 +998,7 @@ fn frame_times(b: &mut Browser, selector: &str, kind: &str, n: usize) -> Frames 
         b.eval(&format!("new Promise(r => {{ const w = () => window.__frames.length > {k} ? r(true) : setTimeout(w, 2); w(); }})"));
     }
     let script = b.eval(&format!("(() => {{ const p = window.revyReport.perf || {{timeline: [], graph: []}}; const [t, g] = {drawn_before}; return __perfSince(p.timeline, t).concat(__perfSince(p.graph, g)); }})()"));
-    let (main, raster, _) = trace_work(&b.trace_end());
+    let (main, raster, _, _) = trace_work(&b.trace_end());
     if kind == "pan" {
         mouse(b, "mouseReleased", x, y, 0);
     }
@@ -1045,18 +1051,21 @@ fn mp(v: Vec<f64>) -> String {
 }
 
 /// The graph's repaint (what follows once input rests): `n` repaints at the fitted view,
-/// each from the call to the end of its frame; the page's draw time; from a trace, the main
-/// thread's and raster/display work per repaint (means), in ms.
+/// each from the call to the end of its frame (a task posted from the frame's animation
+/// frame runs after its paint and commit, as in `frame_times`); the page's draw time; from a
+/// trace, the main thread's and raster/display work per repaint (means), in ms, and the main
+/// thread's CPU time (its tasks' thread time: what the load of other processes does not
+/// stretch).
 fn repaints(b: &mut Browser, n: usize) -> String {
     b.eval(PERF_JS);
     let before = b.eval("__perfN((window.revyReport.perf || {graph: []}).graph)");
     b.trace_start();
     let mut frames = Vec::new();
     for _ in 0..n {
-        let t = b.eval("new Promise(r => { const t0 = performance.now(); window.revyReport.fit(); requestAnimationFrame(() => requestAnimationFrame(() => { const ch = new MessageChannel(); ch.port1.onmessage = () => r(performance.now() - t0); ch.port2.postMessage(0); })); })");
+        let t = b.eval("new Promise(r => { const t0 = performance.now(); window.revyReport.fit(); requestAnimationFrame(() => { const ch = new MessageChannel(); ch.port1.onmessage = () => r(performance.now() - t0); ch.port2.postMessage(0); }); })");
         frames.push(t.as_f64().unwrap());
     }
-    let (main, raster, longest) = trace_work(&b.trace_end());
+    let (main, raster, longest, cpu) = trace_work(&b.trace_end());
     let script = b.eval(&format!(
         "__perfSince((window.revyReport.perf || {{graph: []}}).graph, {before})"
     ));
@@ -1067,11 +1076,12 @@ fn repaints(b: &mut Browser, n: usize) -> String {
         .filter_map(Value::as_f64)
         .collect();
     format!(
-        "(repaint={}ms script {} longest-task {:.1} main {:.1} raster {:.1})",
+        "(repaint={}ms script {} longest-task {:.1} main {:.1} cpu {:.1} raster {:.1})",
         mp(frames),
         mp(script),
         longest.iter().copied().fold(0.0, f64::max),
         main.iter().sum::<f64>() / n as f64,
+        cpu.iter().sum::<f64>() / n as f64,
         raster.iter().sum::<f64>() / n as f64
     )
 }

@@ -6,15 +6,16 @@ pub mod align;
 mod order;
 pub mod remote;
 pub mod render;
+mod stats;
 #[cfg(test)]
 mod tests;
 pub mod track;
 
-use rustc_hash::FxHashSet;
 use serde::ser::SerializeSeq;
 use serde::{Serialize, Serializer};
 
 use crate::analyse::trace::Names;
+use crate::instrument::events::EventDef;
 use track::EventRec;
 pub use track::{Tracked, Tracker};
 
@@ -222,14 +223,6 @@ impl Serialize for Instances {
     }
 }
 
-fn row(t: &Tracker, id: u32) -> EventRow {
-    let e = &t.events[id as usize];
-    let d = &t.defs[e.def as usize];
-    let mut r = row_of(&[], id, e.into());
-    (r.name, r.kind) = (d.name.clone(), d.kind.clone());
-    r
-}
-
 fn row_of(labels: &[(String, String)], id: u32, e: Listed) -> EventRow {
     let latency = e.end.saturating_sub(e.start);
     let (name, kind) = labels.get(e.def as usize).cloned().unwrap_or_default();
@@ -257,15 +250,11 @@ fn method_label(names: &Names, m: u32) -> String {
     )
 }
 
-/// The per-type results from a tracker after the walk (dropped with them: its records
-/// listed in 48 bytes each, its segments only the slowest events' paths).
-pub fn results(t: Tracker, names: &Names, cap: usize) -> Events {
-    let mut kinds: Vec<String> = Vec::new();
-    for d in &t.defs {
-        if !kinds.contains(&d.kind) {
-            kinds.push(d.kind.clone());
-        }
-    }
+/// The per-type results from a tracker after the walk ([`Tracker::finish`]): what it
+/// folded (a retiring tracker during the walk), the first `cap` events listed in 48 bytes
+/// each, the slowest with their paths.
+pub fn results(mut t: Tracker, names: &Names, cap: usize) -> Events {
+    let folded = t.take_folded(cap);
     let total_work = t.total_work;
     let share = |x: u64| {
         if total_work == 0 {
@@ -276,58 +265,29 @@ pub fn results(t: Tracker, names: &Names, cap: usize) -> Events {
     };
     let mut types = Vec::new();
     let mut event_work = 0u64;
-    for kind in &kinds {
-        let ids: Vec<u32> = (0..t.events.len() as u32)
-            .filter(|&i| &t.defs[t.events[i as usize].def as usize].kind == kind)
-            .collect();
-        let recs = || ids.iter().map(|&i| &t.events[i as usize]);
-        let count = ids.len() as u64;
-        let objects = recs().map(|e| e.objects as u64).sum();
-        let bytes = recs().map(|e| e.bytes).sum();
-        let latency = Dist::of(recs().map(|e| e.end.saturating_sub(e.start)).collect());
-        let work = Dist::of(recs().map(|e| e.work).collect());
-        let waiting = Dist::of(
-            recs()
-                .map(|e| e.end.saturating_sub(e.start).saturating_sub(e.work))
-                .collect(),
-        );
-        let threads: FxHashSet<u32> = recs()
-            .flat_map(|e| {
-                e.threads[..(e.nthreads as usize).min(e.threads.len())]
-                    .iter()
-                    .copied()
-            })
-            .collect();
-        let mut slow = ids;
-        let slowest_first = |&i: &u32| {
-            let e = &t.events[i as usize];
-            (std::cmp::Reverse(e.end.saturating_sub(e.start)), i)
-        };
-        if slow.len() > SLOWEST {
-            slow.select_nth_unstable_by_key(SLOWEST, slowest_first);
-            slow.truncate(SLOWEST);
-        }
-        slow.sort_by_key(slowest_first);
-        let slowest = slow.iter().map(|&i| timeline(&t, names, i)).collect();
+    for (kind, acc) in folded.kinds.iter().zip(&folded.accs) {
+        let work = acc.work.dist();
         event_work += work.total;
         types.push(TypeStats {
             kind: kind.clone(),
-            count,
-            latency,
-            work,
-            waiting,
-            objects,
-            bytes,
-            threads: threads.len(),
+            count: acc.count,
+            latency: acc.latency.dist(),
             work_share: share(work.total),
-            slowest,
+            work,
+            waiting: acc.waiting.dist(),
+            objects: acc.objects,
+            bytes: acc.bytes,
+            threads: acc.threads.len(),
+            slowest: (acc.slowest.iter())
+                .map(|s| timeline(&t.defs, names, s))
+                .collect(),
         });
     }
     let background = t.total_work.saturating_sub(event_work);
     let (remote, remote_calls) = remote::results(&t.remote, cap);
-    let instances_complete = t.events.len() <= cap;
+    let instances_complete = folded.count as usize <= cap;
     let (late_records, peak_waiting) = t.order_stats();
-    let recs = (t.events.iter().take(cap)).map(Listed::from).collect();
+    let recs = (folded.listed.iter().take(cap)).map(Listed::from).collect();
     let labels = (t.defs.iter()).map(|d| (d.name.clone(), d.kind.clone()));
     Events {
         definitions: (t.defs.iter())
@@ -359,11 +319,12 @@ pub fn results(t: Tracker, names: &Names, cap: usize) -> Events {
     }
 }
 
-/// Event `id` with its segments (those kept), in time order.
-fn timeline(t: &Tracker, names: &Names, id: u32) -> EventRow {
-    let mut r = row(t, id);
-    let mut segs: Vec<SegmentRow> = (t.segments.iter())
-        .filter(|s| s.event == id)
+/// A slowest event with its segments (those kept), in time order.
+fn timeline(defs: &[EventDef], names: &Names, s: &stats::Slow) -> EventRow {
+    let d = &defs[s.rec.def as usize];
+    let mut r = row_of(&[], s.id, (&s.rec).into());
+    (r.name, r.kind) = (d.name.clone(), d.kind.clone());
+    let mut segs: Vec<SegmentRow> = (s.segments.iter())
         .map(|s| SegmentRow {
             tid: s.tid,
             process: names.process_of(s.tid),

@@ -163,6 +163,16 @@ impl Order {
         self.low.map_or(0, |(h, _)| h)
     }
 
+    /// A time before which no record can still be applied: the earliest waiting head's,
+    /// and every lane's latest time but those of lanes idle since before `idle` (a thread
+    /// ended or asleep would hold it back forever).
+    pub fn settled(&self, idle: u64) -> u64 {
+        let head = self.heads.peek().map_or(u64::MAX, |&Reverse((t, _, _))| t);
+        (self.hi.iter().copied())
+            .filter(|&h| h >= idle)
+            .fold(head, u64::min)
+    }
+
     /// The waiting head due next (its lane and record, taken off the lane): one no lane
     /// can precede any more, or the earliest when more than [`WINDOW`] are queued; with
     /// `all`, the earliest.

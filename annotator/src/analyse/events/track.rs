@@ -18,9 +18,12 @@
 //! `reassociate`, every call on an object) waits, with its thread's later records, in
 //! [`super::order`] until no thread can bring an earlier record, within a bounded window.
 //! Events are numbered in the order they started once all is applied (in place). Beyond
-//! that window: per instance id 4 bytes (its event), per event one [`EventRec`] (72 bytes;
-//! the results list them in 48), per thread a few words, at most
-//! [`SEGMENT_CAP`] timeline segments.
+//! that window: per instance id 4 bytes (its event), per thread a few words, at most
+//! [`SEGMENT_CAP`] timeline segments, and per event one [`EventRec`] (72 bytes) while it
+//! lives: a tracker made [`Tracker::retiring`] (the analysis's) folds each finished event
+//! into its type's results during the walk ([`retire`]); the exports' keeps them all.
+
+use std::collections::VecDeque;
 
 use rustc_hash::FxHashMap;
 
@@ -30,7 +33,9 @@ use crate::analyse::trace::Names;
 use crate::instrument::events::EventDef;
 
 mod feed;
+mod retire;
 pub use feed::Tracked;
+use retire::Retire;
 
 const NONE: u32 = u32::MAX;
 /// An instance not met yet (its owner slot).
@@ -40,7 +45,7 @@ pub(crate) const SEGMENT_CAP: usize = 1 << 18;
 /// Threads named by the trace that get a lane before their first record.
 const NAMED_LANES: usize = 4096;
 /// Distinct threads told apart per event.
-const THREADS: usize = 6;
+pub(crate) const THREADS: usize = 6;
 
 /// What a method is to the definitions (computed once per method id).
 #[derive(Clone, Copy, Default)]
@@ -73,6 +78,10 @@ pub struct EventRec {
     /// Distinct threads (walker indices), the first [`THREADS`] told apart.
     pub threads: [u32; THREADS],
     pub nthreads: u8,
+    /// Threads carrying it now.
+    carriers: u8,
+    /// Retired: folded into its type's results (its slot waits to be reclaimed).
+    gone: bool,
 }
 
 /// A stretch of one event on one thread: the call that started or continued it.
@@ -163,7 +172,15 @@ pub struct Tracker {
     /// Per walker thread index: its slot (`u32::MAX`: not met yet), so a start or an end
     /// finds its thread by an array index.
     by_walker: Vec<u32>,
-    pub events: Vec<EventRec>,
+    /// The events from number `base` on (a retiring tracker drops the front's as they
+    /// retire).
+    pub events: VecDeque<EventRec>,
+    base: u32,
+    /// Per type, the events folded so far; and how they are retired during the walk.
+    pub(crate) folded: super::stats::Folded,
+    retire: Option<Retire>,
+    /// The most event records held at once.
+    pub(crate) peak_live: usize,
     pub segments: Vec<Segment>,
     pub segments_dropped: u64,
     /// Work and measured blocking of every thread's outermost messages.
@@ -189,7 +206,11 @@ impl Tracker {
             by_tid: FxHashMap::default(),
             last_tid: (u64::MAX, usize::MAX),
             by_walker: Vec::new(),
-            events: Vec::new(),
+            events: VecDeque::new(),
+            base: 0,
+            folded: super::stats::Folded::new(defs, usize::MAX),
+            retire: None,
+            peak_live: 0,
             segments: Vec::new(),
             segments_dropped: 0,
             total_work: 0,
@@ -215,7 +236,22 @@ impl Tracker {
         let mut t = Tracker::new(&self.defs, probe);
         t.remote.defs = self.remote.defs.clone();
         t.remote.skews = self.remote.skews.clone();
-        t
+        match self.retire.is_some() {
+            true => t.retiring(self.folded.cap),
+            false => t,
+        }
+    }
+
+    /// The event `id` (None: retired).
+    #[inline]
+    fn live(&self, id: u32) -> Option<&EventRec> {
+        let e = self.events.get(id.wrapping_sub(self.base) as usize)?;
+        (!e.gone).then_some(e)
+    }
+
+    #[inline]
+    fn ev(&mut self, id: u32) -> &mut EventRec {
+        &mut self.events[(id - self.base) as usize]
     }
 
     fn class_bits(&mut self, class: u32, names: &Names) -> u32 {
@@ -340,7 +376,9 @@ impl Tracker {
         self.threads[th].event = event;
         self.threads[th].order = f.order;
         self.threads[th].start = f.start;
-        let e = &mut self.events[event as usize];
+        let e = &mut self.events[(event - self.base) as usize];
+        let gap = f.start.saturating_sub(e.end);
+        e.carriers = e.carriers.saturating_add(1);
         e.start = e.start.min(f.start);
         let th = th as u32;
         let n = e.nthreads as usize;
@@ -349,6 +387,9 @@ impl Tracker {
                 e.threads[n] = th;
             }
             e.nthreads = e.nthreads.saturating_add(1);
+        }
+        if let Some(r) = &mut self.retire {
+            r.max_gap = r.max_gap.max(gap);
         }
     }
 
@@ -375,7 +416,7 @@ impl Tracker {
         if cur != NONE {
             if object && (fresh || self.reassociating) {
                 let bits = self.method_bits(f.method, names);
-                let d = 1u32 << self.events[cur as usize].def;
+                let d = 1u32 << self.ev(cur).def;
                 if bits.carry & d != 0 && (fresh || bits.reassoc & d != 0) {
                     self.own(f.receiver, cur);
                 }
@@ -389,15 +430,17 @@ impl Tracker {
         }
         if object && !fresh {
             let o = self.owner_of(f.receiver);
-            if o < UNSEEN && bits.cont & (1 << self.events[o as usize].def) != 0 {
+            // A retired event is not continued (its objects unused past the horizon).
+            if o < UNSEEN && self.live(o).is_some_and(|e| bits.cont & (1 << e.def) != 0) {
                 self.begin(th, o, &f);
             }
         }
     }
 
     fn start_event(&mut self, th: usize, def: u16, f: &Entered) {
-        let event = self.events.len() as u32;
-        self.events.push(EventRec {
+        self.retire_due(f.start);
+        let event = self.base + self.events.len() as u32;
+        self.events.push_back(EventRec {
             def,
             start: f.start,
             end: f.start,
@@ -407,7 +450,13 @@ impl Tracker {
             segments: 0,
             threads: [0; THREADS],
             nthreads: 0,
+            carriers: 0,
+            gone: false,
         });
+        if let Some(r) = &mut self.retire {
+            r.started(event, f.start);
+        }
+        self.peak_live = self.peak_live.max(self.events.len());
         self.begin(th, event, f);
     }
 
@@ -421,7 +470,7 @@ impl Tracker {
             }
             return;
         }
-        let e = &mut self.events[cur as usize];
+        let e = self.ev(cur);
         e.objects += 1;
         e.bytes += size.unwrap_or(0);
         let d = 1u32 << e.def;
@@ -446,7 +495,8 @@ impl Tracker {
     fn end_segment(&mut self, th: usize, r: &Rec) {
         let t = self.threads[th];
         self.threads[th].event = NONE;
-        let e = &mut self.events[t.event as usize];
+        let e = self.ev(t.event);
+        e.carriers = e.carriers.saturating_sub(1);
         e.end = e.end.max(r.t);
         e.work += r.work;
         e.segments += 1;
@@ -488,7 +538,7 @@ impl Tracker {
         else {
             return;
         };
-        if t.event == NONE && event != NONE {
+        if t.event == NONE && event != NONE && self.live(event).is_some() {
             let f = Entered {
                 order,
                 start,
@@ -503,7 +553,10 @@ impl Tracker {
     /// and numbers the events in the order they started.
     pub fn finish(&mut self, names: &Names) {
         self.apply_due(names, true);
-        self.renumber();
+        match self.retire.is_some() {
+            true => self.retire_all(),
+            false => self.renumber(),
+        }
     }
 
     /// Events get their numbers in the order they were applied, which is not their start
@@ -533,7 +586,7 @@ impl Tracker {
                 *o = new_id[*o as usize];
             }
         }
-        permute(&mut self.events, new_id);
+        permute(self.events.make_contiguous(), new_id);
     }
 
     /// Records applied after a later one (their thread's block came past the window), and

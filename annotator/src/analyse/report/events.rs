@@ -28,7 +28,9 @@ pub(crate) fn walk(
     }
     let mut t = match before {
         Some(b) => b.again(probe),
-        None => Tracker::new(&opts.events, probe).with_remote(&opts.remote, trace)?,
+        None => Tracker::new(&opts.events, probe)
+            .with_remote(&opts.remote, trace)?
+            .retiring(opts.detail_cap),
     };
     let (reader, walker) = walk_trace(trace, &mut Tracked::new(sink, &mut t))?;
     t.finish(reader.names());

@@ -442,7 +442,10 @@
   // dash), arrowheads into one per colour and alpha, so Chromium strokes a few paths instead
   // of thousands with a state change each (the repaint at 968 nodes / 3,000 edges took
   // 66–105 ms per edge). Off-screen edges are culled and edges under a pixel on screen
-  // skipped (their nodes cover them).
+  // skipped (their nodes cover them). The canvas's edges are hairlines (under a pixel on
+  // screen, Skia's fast path), their net time in their opacity (styleEdges): a thousand
+  // class edges 1.4–2.1 px wide took 88–100 ms to raster, as hairlines 17–21 ms. Only the
+  // animated edge keeps a wide stroke.
   function drawEdges() {
     const t0 = performance.now();
     const W = svg.clientWidth || 800, H = svg.clientHeight || 600, k = drawnAt.k;
@@ -451,7 +454,7 @@
     ectx.clearRect(0, 0, W, H);
     ectx.setTransform(k, 0, 0, k, drawnAt.x, drawnAt.y);
     ectx.lineCap = 'round';
-    const focusing = svg.classList.contains('focusing'), dense = svg.classList.contains('dense');
+    const focusing = svg.classList.contains('focusing');
     // In view only (in graph units, with a margin for curves and self-loops).
     const x0 = -drawnAt.x / k - 80, y0 = -drawnAt.y / k - 80, x1 = x0 + W / k + 160, y1 = y0 + H / k + 160;
     const halos = new Map(), lines = new Map(), heads = new Map();
@@ -463,12 +466,13 @@
       if (Math.max(c[0], c[2], c[4]) < x0 || Math.min(c[0], c[2], c[4]) > x1 || Math.max(c[1], c[3], c[5]) < y0 || Math.min(c[1], c[3], c[5]) > y1) continue;
       const loop = e.sn === e.rn;
       if (!loop && (Math.abs(c[4] - c[0]) + Math.abs(c[5] - c[1])) * k < 1) continue;
-      const active = cl.contains('active'), w = active ? 5 : Math.round(4 * (Number(e.g.dataset.width) || 1)) / 4;
-      const alpha = focusing && !cl.contains('nbr') ? 0.12 : 1;
-      const colour = active ? '#ff8c00' : e.line.getAttribute('stroke') || EDGE_COLOUR;
+      const active = cl.contains('active'), w = active ? 5 : Math.round(4 * (e.width || 1)) / 4;
+      // Focusing: the focus's edges stand out (their weight still in their opacity), the rest fade.
+      const a = e.alpha || 1, alpha = active ? 1 : !focusing ? a : cl.contains('nbr') ? 0.5 + 0.5 * a : 0.12;
+      const colour = active ? '#ff8c00' : e.stroke || EDGE_COLOUR;
       const add = (p) => { if (loop) { const x = c[0] + 5, y = c[1]; p.moveTo(x - 5, y); p.bezierCurveTo(x - 28, y - 40, x + 28, y - 40, x + 5, y - 1); } else { p.moveTo(c[0], c[1]); p.quadraticCurveTo(c[2], c[3], c[4], c[5]); } };
       if (cl.contains('hl')) add(batch(halos, 0.85 * alpha));
-      add(batch(lines, colour + '|' + w + '|' + alpha * (dense && !active ? 0.4 : 1) + '|' + (cl.contains('selected') ? 1 : 0)));
+      add(batch(lines, colour + '|' + (active ? w : HAIR / k) + '|' + alpha + '|' + (cl.contains('selected') ? 1 : 0)));
       // The arrowhead, sized in stroke widths like the SVG's markers (none under 1.5 px).
       const L = 2.6 * w;
       if (L * k >= 1.5) {
@@ -513,7 +517,7 @@
       if (!v.visible || v.x + v.r < x0 || v.x - v.r > x1 || v.y + v.r < y0 || v.y - v.r > y1) continue;
       const a = focusing && !cl.contains('focus') && !cl.contains('nbr') ? 0.25 : 1;
       if (cl.contains('hl')) disc(batch(halos, a), v.x, v.y, v.r + 6);
-      disc(batch(fills, (v.body.getAttribute('fill') || '#999') + '|' + a), v.x, v.y, v.r);
+      disc(batch(fills, (v.fill || '#999') + '|' + a), v.x, v.y, v.r);
       const [sc, sw] = cl.contains('active') ? ['#ff8c00', 5] : cl.contains('selected') ? ['#000', 3] : cl.contains('focus') ? ['#ff8c00', 4] : v.group ? ['#263238', 2] : ['#5d4037', 1];
       disc(batch(rims, sc + '|' + sw + '|' + a + '|' + (v.group && sw === 2 ? 1 : 0)), v.x, v.y, v.r);
       n++;
@@ -594,26 +598,39 @@
     scaleMax = 0;
     for (const n of shownNodes) if (n.i.kind !== 'root') scaleMax = Math.max(scaleMax, n.i.level);
     for (const n of nodes.concat([...groups.values()])) {
-      let c, tag;
-      if (n.i.kind === 'root') { c = '#455a64'; tag = 'root'; } else if (state.colour === 'bands') { tag = n.i.band; c = COLOURS[tag]; } else {
+      let c, tag, q;
+      if (n.i.kind === 'root') { c = q = '#455a64'; tag = 'root'; } else if (state.colour === 'bands') { tag = n.i.band; c = q = COLOURS[tag]; } else {
         const t = scaleMax > 0 ? n.i.level / scaleMax : 0;
         c = scaleColour(t); tag = t.toFixed(4);
+        q = scaleColour(Math.round(t * 127) / 127);
       }
       n.body.setAttribute('fill', c);
+      // The canvas's fill (drawNodes): the scale in 128 steps (a fill per step drawn, not
+      // one per node; a step is under half of the 8-bit channels' unit).
+      n.fill = q;
       n.g.dataset.colour = tag;
     }
   }
   // Edges: width by net time, one colour (or the thesis bands); time per byte is in the tables.
+  // On the canvas (past EDGE_CANVAS edges) they are hairlines and their opacity carries the
+  // net time (the width stays the arrowheads' size and the SVG's stroke): OPACITY steps,
+  // quantised so the canvas strokes a path per step.
+  const HAIR = 0.9, OPACITY = [0.16, 0.3, 0.45, 0.62, 0.8, 1];
+  let thinEdges = false;
   function styleEdges(vis) {
     const maxNet = Math.max(1, ...vis.map((e) => e.net_time));
+    thinEdges = vis.length > EDGE_CANVAS || svg.classList.contains('canvas-nodes');
     for (const e of vis) {
       let col, w;
+      const t = Math.sqrt(e.net_time / maxNet);
+      e.alpha = thinEdges ? OPACITY[Math.min(OPACITY.length - 1, Math.floor(t * OPACITY.length))] : 1;
       if (state.colour === 'bands') { col = e.band || 'rest'; w = 1 + Math.log10(Math.max(1, e.calls)) * 0.8; } else {
         col = 'edge';
         // Dense graphs get thin edges: hundreds of thick strokes merge into one grey area.
-        w = 1 + (vis.length > 150 ? 2 : 7) * Math.sqrt(e.net_time / maxNet);
+        w = 1 + (vis.length > 150 ? 2 : 7) * t;
       }
-      e.line.setAttribute('stroke', COLOURS[col] || EDGE_COLOUR);
+      e.stroke = COLOURS[col] || EDGE_COLOUR; e.width = Number(w.toFixed(2)); // drawEdges' copies
+      e.line.setAttribute('stroke', e.stroke);
       e.line.setAttribute('stroke-width', w.toFixed(2));
       e.line.setAttribute('marker-end', 'url(#arrow-' + col + ')');
       e.g.dataset.width = w.toFixed(2);
@@ -636,7 +653,12 @@
     }
     put('thread', '#455a64');
     lg.appendChild(el('br'));
-    lg.appendChild(document.createTextNode('edge width = net time of its messages'));
+    if (!thinEdges) { lg.appendChild(document.createTextNode('edge width = net time of its messages')); return; }
+    lg.appendChild(el('span', null, 'edge opacity, arrow size = net time: 0 '));
+    const bar = el('span', { class: 'scale short' });
+    bar.style.background = 'linear-gradient(to right,' + OPACITY.map((a) => 'rgba(' + hex(EDGE_COLOUR).join(',') + ',' + a + ')').join(',') + ')';
+    lg.appendChild(bar);
+    lg.appendChild(el('span', null, ' max'));
   }
 
   function edgePath(e) {
@@ -750,16 +772,16 @@
     const on = (x, y, m) => x > -m && y > -m && x < W + m && y < H + m;
     const vis = shownNodes.filter((n) => n.visible && on(v.x + v.k * n.x, v.y + v.k * n.y, v.k * n.r + 200));
     vis.sort((a, b) => (b === focused) - (a === focused) || (b === selected) - (a === selected) || b.i.active_time - a.i.active_time);
-    const grid = new Map(), C = 64;
+    const grid = new Map(), C = 24; // cells of a few label boxes each
     const hit = (b) => {
       for (let gx = Math.floor(b[0] / C); gx <= Math.floor(b[2] / C); gx++) for (let gy = Math.floor(b[1] / C); gy <= Math.floor(b[3] / C); gy++) {
-        for (const o of grid.get(gx + ',' + gy) || []) if (b[0] < o[2] && o[0] < b[2] && b[1] < o[3] && o[1] < b[3]) return true;
+        for (const o of grid.get(gx * 65536 + gy) || []) if (b[0] < o[2] && o[0] < b[2] && b[1] < o[3] && o[1] < b[3]) return true;
       }
       return false;
     };
     const add = (b) => {
       for (let gx = Math.floor(b[0] / C); gx <= Math.floor(b[2] / C); gx++) for (let gy = Math.floor(b[1] / C); gy <= Math.floor(b[3] / C); gy++) {
-        const k = gx + ',' + gy; if (!grid.has(k)) grid.set(k, []); grid.get(k).push(b);
+        const k = gx * 65536 + gy; if (!grid.has(k)) grid.set(k, []); grid.get(k).push(b);
       }
     };
     // In priority order: a node's circle blocks later labels, its label must avoid the

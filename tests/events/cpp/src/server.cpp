@@ -1,4 +1,5 @@
-// Prints the ground truth as `req ID LATENCY_NS WORK_NS`, one line per request. Requests
+// Prints the ground truth as `req ID LATENCY_NS WORK_NS OUTER_NS`, one line per request:
+// work read inside each call's body, outer by its caller around the call (see server.h). Requests
 // and responses are freed at exit only: a destructor run on one (an instrumented call on
 // an object of the request) would continue its event past the program's own end mark.
 #include "server.h"
@@ -47,7 +48,9 @@ void Response::write() {
 
 void Acceptor::run() {
     for (int i = 0; i < static_cast<int>(all_.size()); i++) {
+        std::int64_t c0 = Clock::cpu();
         all_[i] = accept(i);
+        all_[i]->outer += Clock::cpu() - c0;
         out_.put(all_[i]);
     }
     for (int i = 0; i < workers_; i++) out_.put(new Request(-1, 0));
@@ -66,13 +69,19 @@ void Worker::run() {
     for (;;) {
         Request* r = in_.take();
         if (r->id < 0) return;
-        out_.put(r->process());
+        std::int64_t c0 = Clock::cpu();
+        Response* resp = r->process();
+        r->outer += Clock::cpu() - c0;
+        out_.put(resp);
     }
 }
 
 void Writer::run() {
     for (int i = 0; i < n_; i++) {
-        in_.take()->write();
+        Response* resp = in_.take();
+        std::int64_t c0 = Clock::cpu();
+        resp->write();
+        resp->request->outer += Clock::cpu() - c0;
     }
 }
 
@@ -97,8 +106,9 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < pool.size(); i++) pool[i].join();
     w.join();
     for (int i = 0; i < n; i++) {
-        std::printf("req %d %lld %lld\n", all[i]->id, static_cast<long long>(all[i]->latency),
-                    static_cast<long long>(all[i]->work));
+        std::printf("req %d %lld %lld %lld\n", all[i]->id,
+                    static_cast<long long>(all[i]->latency), static_cast<long long>(all[i]->work),
+                    static_cast<long long>(all[i]->outer));
     }
     std::printf("requests %d\n", n);
     return 0;

@@ -7,8 +7,12 @@ import java.util.concurrent.LinkedBlockingQueue;
  * A server in miniature: an acceptor thread takes requests in, a pool of 4 workers
  * processes them from a queue, and a writer thread sends the responses from a second queue.
  * Each request measures itself: latency from the start of its accept() to the end of its
- * write(), and work as the on-CPU time of those two calls and its process(). The ground
- * truth is printed as `req ID LATENCY_NS WORK_NS`, one line per request.
+ * write(), and work as the on-CPU time of those two calls and its process(), read twice:
+ * inside each call's body (WORK) and by its caller around the call (OUTER). A call's own
+ * CPU time lies between the two: the reads can sit at neither edge of the call, and a
+ * preemption or a wake-up landing between a call's edge and the body charges its cost
+ * (tens of microseconds of CPU) to that stretch. The ground truth is printed as
+ * `req ID LATENCY_NS WORK_NS OUTER_NS`, one line per request.
  */
 public class Server {
     static final BlockingQueue<Request> REQUESTS = new LinkedBlockingQueue<Request>();
@@ -36,7 +40,7 @@ public class Server {
         StringBuilder out = new StringBuilder();
         for (Request r : all) {
             out.append("req ").append(r.id).append(' ').append(r.latency).append(' ')
-                    .append(r.work).append('\n');
+                    .append(r.work).append(' ').append(r.outer).append('\n');
         }
         out.append("requests ").append(n).append('\n');
         System.out.print(out);
@@ -56,7 +60,9 @@ class Acceptor implements Runnable {
     public void run() {
         try {
             for (int i = 0; i < all.length; i++) {
+                long c0 = Clock.cpu();
                 all[i] = accept(i);
+                all[i].outer += Clock.cpu() - c0;
                 Server.REQUESTS.put(all[i]);
             }
             for (int i = 0; i < workers; i++) {
@@ -86,7 +92,10 @@ class Worker implements Runnable {
                 if (r.id < 0) {
                     return;
                 }
-                Server.RESPONSES.put(r.process());
+                long c0 = Clock.cpu();
+                Response resp = r.process();
+                r.outer += Clock.cpu() - c0;
+                Server.RESPONSES.put(resp);
             }
         } catch (InterruptedException e) {
             throw new RuntimeException(e);
@@ -104,7 +113,10 @@ class Writer implements Runnable {
     public void run() {
         try {
             for (int i = 0; i < n; i++) {
-                Server.RESPONSES.take().write();
+                Response resp = Server.RESPONSES.take();
+                long c0 = Clock.cpu();
+                resp.write();
+                resp.request.outer += Clock.cpu() - c0;
             }
         } catch (InterruptedException e) {
             throw new RuntimeException(e);
@@ -116,6 +128,8 @@ class Request {
     final int id;
     final long t0;
     long work;
+    /** The CPU time of its calls read by their callers. */
+    long outer;
     long latency;
 
     Request(int id, long t0) {

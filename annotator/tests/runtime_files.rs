@@ -542,6 +542,61 @@ public final class StaleDepth {
     assert_eq!(text(&r.stdout).trim(), "counted 3");
 }
 
+/// Issue 40: the throttle rule judges a method on its time net of its callees' probes
+/// (Revy's cost, not the method's): `outer` calls a recorded `inner` 300 times; with the
+/// probe figure set to 1 s a callee probe, outer's net time is 0 and it is throttled after
+/// 100 calls under a 1 ns rule, while `inner` (no callees) never is. Judged on its gross
+/// time, as before, `outer` was never throttled ("false false"). No timing margin matters:
+/// any call takes more than 1 ns and less than 1 s a callee.
+#[test]
+fn java_throttle_rule_nets_out_callee_probes() {
+    if !common::gate::needs(&[Tool::Java]) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = java_program(&tmp.path().join("j"), 1 << 30);
+    let table = JAVA_TABLE
+        .replace("MAX_SIZE_L", "1073741824L")
+        .replace("THROTTLE_CALLS = 0L", "THROTTLE_CALLS = 100L")
+        .replace("THROTTLE_NS = 0L", "THROTTLE_NS = 1L")
+        .replace("METHODS = 2", "METHODS = 3")
+        .replace("work\\t!int^0!", "outer\\t!!\\nM\\t2\\t1\\tinner\\t!!");
+    std::fs::write(dir.join("src/_revy/runtime/RvTable.java"), table).unwrap();
+    let harness = r#"package _revy.runtime;
+public final class NetRule {
+    public static void main(String[] a) throws Exception {
+        java.lang.reflect.Field p = RvTrace.class.getDeclaredField("probeValue");
+        p.setAccessible(true);
+        p.setDouble(null, Double.parseDouble(a[0]));
+        RvBuf b = new RvBuf(Thread.currentThread());
+        for (int i = 0; i < 300; i++) {
+            b.start(1, 0L, 0L);
+            b.start(2, 0L, 0L);
+            b.end(2, 0L);
+            b.end(1, 0L);
+        }
+        System.out.println(RvTrace.throttled[1] + " " + RvTrace.throttled[2]);
+    }
+}
+"#;
+    std::fs::write(dir.join("src/_revy/runtime/NetRule.java"), harness).unwrap();
+    let b = sh(
+        &dir,
+        "rm -rf build && javac -nowarn -encoding UTF-8 -d build $(find src -name '*.java')",
+        &[],
+    );
+    assert!(b.status.success(), "{}", text(&b.stderr));
+    for (figure, want) in [("1e9", "true false"), ("0", "false false")] {
+        let r = sh(
+            &dir,
+            &format!("java -cp build _revy.runtime.NetRule {figure}"),
+            &[],
+        );
+        assert!(r.status.success(), "{}{}", text(&r.stdout), text(&r.stderr));
+        assert_eq!(text(&r.stdout).trim(), want, "probe figure {figure} ns");
+    }
+}
+
 /// Issue 34: a C++ call of a long method (one of ≥ 50 µs seen lately) ends with its on-CPU
 /// time (read with the page-fault count, one getrusage): asleep 20 ms, almost none; spinning
 /// 3 ms, some and never more than its wall time. Read back by the library's reader.

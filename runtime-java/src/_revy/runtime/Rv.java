@@ -205,7 +205,7 @@ public final class Rv {
 
     /** Better mode: whether method {@code mid}'s arguments are still measured (not throttled). */
     public static boolean sized(int mid) {
-        return RvTrace.estimate.get(mid) == 0L;
+        return RvTrace.est[mid] == 0L;
     }
 
     /** Message-size helper, better mode: walks the object graph of {@code o}. */

@@ -101,7 +101,7 @@ final class RvAgg {
      * every frame below this bound is valid in whichever copy a later read sees.
      */
     private static int openDepth(RvBuf b) {
-        return Math.min(b.depth, b.fr.length / RvBuf.F);
+        return Math.min(b.depth, b.fr.length / RvBuf.F - 1); // less the root's
     }
 
     private void put(RvBuf b, int d, long agg, long child) {

@@ -1,7 +1,6 @@
 package _revy.runtime;
 
 import java.lang.ref.WeakReference;
-import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * One thread's event buffer. Only the owning thread appends; a flush (by the owner when the
@@ -100,23 +99,48 @@ final class RvBuf {
 
     // The shadow stack of open calls: which are recorded as events, and the time of their
     // callees, so what is not recorded is aggregated with its sender and net time. One array,
-    // F longs per frame (frame d at d << 3): a push or pop touches one cache line and the JIT
-    // checks one array's bounds, not nine.
-    static final int F = 8;
+    // F longs per frame (frame d at (d + 1) << 4, at(d)): a counted call's push or pop touches
+    // its first eight slots and the JIT checks one array's bounds, not nine. Frame -1 (at 0) stands for the root:
+    // mid -1, oid 0, no flags, so a counted call's end adds to its sender and compares its
+    // run's sender without a depth-0 branch (its callees' time, unread, accumulates there).
+    static final int F = 16;
     /** Frame slots: method id, receiver oid, start time (estimated frames: the estimate). */
     static final int MID = 0, OID = 1, T = 2;
-    /** Frame slots: callees' time, unrecorded callees' time of a recorded frame, size. */
+    /**
+     * Frame slots: callees' time, recorded callees' time (a recorded frame: the rest of
+     * CHILD is its unrecorded callees', {@link #hidden}; kept by the recorded callees' ends,
+     * so that a counted call's end adds to its sender's CHILD only), size.
+     */
     static final int CHILD = 3, HIDDEN = 4, SIZE = 5;
     /** Frame slots: thread CPU time at a recorded start (-1: not measured), flags. */
     static final int CPU = 6, FLAGS = 7;
+    /**
+     * Frame slot of a timed frame: the thread's timed and counted starts at its start
+     * ({@link #timedN} << 32 | {@link #tick}), so its end knows how many callee probes its
+     * time includes (the throttle rule judges the method net of them, {@link #count}).
+     */
+    static final int PROBES = 8;
+    /** Timed starts on this thread (the throttle rule's count of callee probes). */
+    private int timedN;
     /**
      * Flags: recorded as events; untimed call of a throttled method (time estimated); a
      * throttled method's sampled call (estimated too, and timed: {@link #SAMPLE}).
      */
     static final long REC = 1L, EST = 2L, SMP = 6L;
     int depth;
-    long[] fr = new long[32 * F];
-    /** Per method id: calls, their total time on this thread (the throttle rule), and the total at half-way. */
+    long[] fr = newFrames();
+
+    private static long[] newFrames() {
+        long[] f = new long[32 * F];
+        f[MID] = -1L;
+        return f;
+    }
+
+    /** Where frame {@code d} (-1: the root's) starts in {@link #fr}. */
+    static int at(int d) {
+        return (d + 1) << 4;
+    }
+    /** Per method id: calls, their total time on this thread, and that net of callee probes (the throttle rule). */
     private long[] tc = new long[0];
     /** The probe-cost measurement's buffer: never throttles. */
     boolean scratch;
@@ -127,36 +151,37 @@ final class RvBuf {
     boolean untimed;
 
     int mid(int d) {
-        return (int) fr[(d << 3) + MID];
+        return (int) fr[at(d) + MID];
     }
 
     long oid(int d) {
-        return fr[(d << 3) + OID];
+        return fr[at(d) + OID];
     }
 
     long child(int d) {
-        return fr[(d << 3) + CHILD];
+        return fr[at(d) + CHILD];
     }
 
     long size(int d) {
-        return fr[(d << 3) + SIZE];
+        return fr[at(d) + SIZE];
     }
 
     boolean rec(int d) {
-        return fr[(d << 3) + FLAGS] == REC;
+        return fr[at(d) + FLAGS] == REC;
     }
 
     boolean est(int d) {
-        return (fr[(d << 3) + FLAGS] & EST) != 0L;
+        return (fr[at(d) + FLAGS] & EST) != 0L;
     }
 
     /** A timed frame's start time; an estimated frame's time per call (the estimate). */
     long time(int d) {
-        return fr[(d << 3) + T];
+        return fr[at(d) + T];
     }
 
+    /** A recorded frame's unrecorded callees' time (those ended). */
     long hidden(int d) {
-        return fr[(d << 3) + HIDDEN];
+        return fr[at(d) + CHILD] - fr[at(d) + HIDDEN];
     }
 
     /**
@@ -167,9 +192,9 @@ final class RvBuf {
     void start(int mid, long oid, long size) {
         int d = depth;
         if (RvTable.THROTTLE_CALLS > 0L) {
-            long e = RvTrace.estimate.get(mid);
+            long e = RvTrace.est[mid];
             long[] f = fr;
-            int i = d << 3;
+            int i = at(d);
             if (e != 0L && i + F <= f.length && (++tick & SAMPLE) != 0) {
                 f[i + MID] = mid;
                 f[i + OID] = oid;
@@ -205,12 +230,12 @@ final class RvBuf {
      * into the generated code (a large compiled callee is called, not inlined).
      */
     private void startTimed(int d, int mid, long oid, long size) {
-        int i = d << 3;
+        int i = at(d);
         if (i + F > fr.length) {
             growStack();
         }
         long[] f = fr;
-        long e = RvTable.THROTTLE_CALLS > 0L ? RvTrace.estimate.get(mid) : 0L;
+        long e = RvTable.THROTTLE_CALLS > 0L ? RvTrace.est[mid] : 0L;
         if (e != 0L) {
             // a throttled method's call: sampled, or counted (the stack grew)
             f[i + MID] = mid;
@@ -233,6 +258,9 @@ final class RvBuf {
         }
         long t = System.nanoTime() - RvTrace.t0;
         boolean rec = RvTrace.live && (d == 0 || f[i - F + FLAGS] == REC) && !RvTrace.throttled[mid];
+        if (RvTable.THROTTLE_CALLS > 0L) {
+            f[i + PROBES] = ((long) ++timedN << 32) | (tick & 0xffffffffL);
+        }
         f[i + MID] = mid;
         f[i + OID] = oid;
         f[i + T] = t;
@@ -274,9 +302,10 @@ final class RvBuf {
     void end(int mid, long oid) {
         int d = depth - 1;
         long[] f = fr;
-        int i = d << 3;
-        // one branch for the frame's match (the JIT's profile of it is warmed, see SAMPLE)
-        if (RvTable.THROTTLE_CALLS > 0L && d >= 0
+        int i = at(d);
+        // one branch for the frame's match (the JIT's profile of it is warmed, see SAMPLE);
+        // no open frame: the root's (no flags) does not match
+        if (RvTable.THROTTLE_CALLS > 0L
                 && ((f[i + FLAGS] ^ EST) | (f[i + MID] ^ mid) | (f[i + OID] ^ oid)) == 0L) {
             endCounted(f, i, d, mid, oid);
             return;
@@ -293,20 +322,16 @@ final class RvBuf {
         depth = d;
         long child = f[i + CHILD];
         long a = Math.max(f[i + T], child);
-        long sMid = -1L;
-        long sOid = 0L;
-        if (d > 0) {
-            int s = i - F;
-            f[s + CHILD] += a;
-            f[s + HIDDEN] += a & -(f[s + FLAGS] & REC); // a recorded sender's (no branch)
-            sMid = f[s + MID];
-            sOid = f[s + OID];
-        }
+        int s = i - F; // the sender's frame, or the root's (mid -1, oid 0)
+        f[s + CHILD] += a;
+        long sMid = f[s + MID];
+        long sOid = f[s + OID];
         // the common case: one more call of a pending run of equal ones (no callees)
         long[] r = runs;
-        int j = ((mid * 31 + d) & (RUNS - 1)) * F;
-        if (child == 0L && r[j + 1] == mid && r[j + 2] == oid && r[j + 5] == f[i + SIZE]
-                && r[j + 6] == a && r[j + 3] == sMid && r[j + 4] == sOid && r[j] == d) {
+        int j = ((mid * 31 + d) & (RUNS - 1)) * R;
+        // one branch for the eight fields (each a branch of its own cost ~1 ns more)
+        if ((child | (r[j + 1] ^ mid) | (r[j + 2] ^ oid) | (r[j + 5] ^ f[i + SIZE]) | (r[j + 6] ^ a)
+                | (r[j + 3] ^ sMid) | (r[j + 4] ^ sOid) | (r[j] ^ d)) == 0L) {
             r[j + 7]++;
             return;
         }
@@ -318,6 +343,8 @@ final class RvBuf {
     // RUNS runs are pending at once, by method and depth, so that calls taking turns (a loop
     // calling a() then b()) extend theirs: a table look-up per call was a sixth of a suite.
     private static final int RUNS = 16;
+    /** Longs per run. */
+    private static final int R = 8;
     /**
      * Per run, F longs: depth (-1: none), mid, oid, sender mid (-1: root), sender oid, size,
      * time, calls not yet in the aggregates.
@@ -325,8 +352,8 @@ final class RvBuf {
     private final long[] runs = newRuns();
 
     private static long[] newRuns() {
-        long[] r = new long[RUNS * F];
-        for (int j = 0; j < r.length; j += F) {
+        long[] r = new long[RUNS * R];
+        for (int j = 0; j < r.length; j += R) {
             r[j] = -1L;
         }
         return r;
@@ -357,7 +384,7 @@ final class RvBuf {
 
     /** Adds the pending runs of counted calls to the aggregates (before they are read). */
     void flushRun() {
-        for (int j = 0; j < RUNS * F; j += F) {
+        for (int j = 0; j < RUNS * R; j += R) {
             flushRun(j);
         }
     }
@@ -397,7 +424,7 @@ final class RvBuf {
 
     private void pop(int d, long t) {
         long[] f = fr;
-        int i = d << 3;
+        int i = at(d);
         long flags = f[i + FLAGS];
         if (flags == EST) {
             popEstimated(d);
@@ -414,11 +441,10 @@ final class RvBuf {
         depth = d;
         int mid = (int) f[i + MID];
         long a = Math.max(0L, t - f[i + T]);
-        if (d > 0) {
-            f[i - F + CHILD] += a;
-        }
+        f[i - F + CHILD] += a; // the root's frame too
         lastT = t;
         if (flags == REC) {
+            f[i - F + HIDDEN] += a; // a recorded frame's sender is recorded (or the root)
             // its start is in the trace: so is its end, past the limit too
             long c0 = f[i + CPU];
             if (c0 >= 0L) {
@@ -437,18 +463,16 @@ final class RvBuf {
                     RvCpu.SCORE[mid] = (byte) (sc - 1);
                 }
             }
-            long hidden = f[i + HIDDEN];
+            long hidden = f[i + CHILD] - f[i + HIDDEN];
             if (hidden != 0L) {
                 aggs().correct(this, d, hidden);
             }
         } else {
             aggs().add(this, d, a);
-            if (d > 0 && f[i - F + FLAGS] == REC) {
-                f[i - F + HIDDEN] += a;
-            }
         }
         if (RvTable.THROTTLE_CALLS > 0L && !scratch) {
-            count(mid, a, t, f[i + SIZE]);
+            long p = f[i + PROBES];
+            count(mid, a, calleeProbes(timedN - (int) (p >>> 32), tick - (int) p), t, f[i + SIZE]);
         }
     }
 
@@ -465,14 +489,9 @@ final class RvBuf {
     private void popEstimated(int d) {
         depth = d;
         long a = estimatedTime(d, child(d));
-        if (d > 0) {
-            fr[((d - 1) << 3) + CHILD] += a;
-        }
+        fr[at(d - 1) + CHILD] += a; // the root's frame too
         aggs().add(this, d, a);
         untimed = true;
-        if (d > 0 && rec(d - 1)) {
-            fr[((d - 1) << 3) + HIDDEN] += a;
-        }
     }
 
     /** Sampled calls whose median decides a re-estimation (the latest of this thread's). */
@@ -489,7 +508,7 @@ final class RvBuf {
         int k = (int) r[RING];
         r[k & (RING - 1)] = a;
         r[RING] = k + 1;
-        long cur = RvTrace.estimate.get(mid) - 1L;
+        long cur = RvTrace.est[mid] - 1L;
         if (k + 1 < SAMPLES || cur < 0L) {
             return;
         }
@@ -518,20 +537,20 @@ final class RvBuf {
         RvBuf s = new RvBuf(Thread.currentThread());
         s.scratch = true;
         RvTrace.mdef[0] = true; // method id 0 is never a real one: no M record for it
-        AtomicLongArray e = RvTrace.estimate;
+        long[] e = RvTrace.est;
         try {
             for (int i = 0; i < 32 * 1024; i++) {
                 s.n = HEAD; // never full(): a scratch buffer is not flushed
                 long run = 2L + ((i >> 10) & 7); // the callee's receiver: a new run now and then
                 boolean timed = (i & 4095) != 1;
-                e.set(0, timed ? 0L : 2L);
+                e[0] = timed ? 0L : 2L;
                 s.start(0, 1L, 8L); // recorded (timed), or counted
-                e.set(0, 2L);
+                e[0] = 2L;
                 s.start(0, run, (i & 1024) == 0 ? -1L : 16L);
                 s.end(0, run);
-                e.set(0, timed ? 0L : 2L);
+                e[0] = timed ? 0L : 2L;
                 s.end(0, 1L);
-                e.set(0, 2L);
+                e[0] = 2L;
                 if ((i & 1023) == 512) {
                     // another run in the slot, differing in one of its fields: each test of
                     // the run's match fails now and then
@@ -541,7 +560,7 @@ final class RvBuf {
                 s.end(0, run);
             }
         } finally {
-            e.set(0, 0L);
+            e[0] = 0L;
         }
     }
 
@@ -552,8 +571,21 @@ final class RvBuf {
     private long[][] rings = new long[0][];
     static final int RING = 256;
 
-    /** TAU's rule: more than THROTTLE_CALLS calls averaging under THROTTLE_NS. */
-    private void count(int mid, long a, long t, long size) {
+    /**
+     * What {@code timed} timed and {@code counted} counted callee starts (the callees' own,
+     * and their callees') add to a call's time, by the probe figures measured at start-up
+     * (0 until measured): Revy's cost, not the method's.
+     */
+    static long calleeProbes(int timed, int counted) {
+        return (long) (timed * RvTrace.probeValue + counted * RvTrace.countedValue);
+    }
+
+    /**
+     * TAU's rule: more than THROTTLE_CALLS calls averaging under THROTTLE_NS, each call's time
+     * net of the probes of its callees ({@code probes}: a method whose many callees are
+     * recorded spends most of its time in their probes, and was never throttled).
+     */
+    private void count(int mid, long a, long probes, long t, long size) {
         int i = mid * 3;
         if (i + 3 > tc.length) {
             long[] g = new long[Math.max(i + 3, tc.length * 2)];
@@ -561,7 +593,8 @@ final class RvBuf {
             tc = g;
         }
         long c = ++tc[i];
-        long sum = tc[i + 1] += a;
+        long total = tc[i + 1] += a;
+        long sum = tc[i + 2] += Math.max(0L, a - probes);
         long half = RvTable.THROTTLE_CALLS / 2;
         if (c <= half) {
             return;
@@ -577,7 +610,7 @@ final class RvBuf {
             long[] e = RvBuf.spread(r, Math.min(k + 1, RING), k + 1);
             r[RING] = 0L; // the samples start afresh
             r[RING + 1] = 0L;
-            RvTrace.throttle(mid, tid, t, c, sum, e, size);
+            RvTrace.throttle(mid, tid, t, c, total, e, size);
         }
     }
 
@@ -667,12 +700,12 @@ final class RvBuf {
      */
     static String[] probeNs(long minNs, long maxNs, boolean counted) {
         if (counted) {
-            RvTrace.estimate.set(0, 41L);
+            RvTrace.est[0] = 41L;
         }
         try {
             return probeRun(minNs, maxNs, counted);
         } finally {
-            RvTrace.estimate.set(0, 0L);
+            RvTrace.est[0] = 0L;
         }
     }
 

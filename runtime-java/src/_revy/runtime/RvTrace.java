@@ -12,7 +12,6 @@ import java.util.Date;
 import java.util.Iterator;
 import java.util.TimeZone;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
 
 /** The trace file: opened lazily, written under one lock, closed by a shutdown hook. */
 final class RvTrace {
@@ -31,10 +30,12 @@ final class RvTrace {
     static final boolean[] throttled = new boolean[RvClasses.methodCount()];
     /**
      * Per throttled method: 1 + its estimate, ns per counted call (0 = not throttled). Set
-     * under LOCK (at the verdict) and read by every thread without it: the atomic array's volatile write, after
-     * {@link #estimateSize}'s, publishes both (a plain load on x86, where the hot path reads it).
+     * under LOCK (at the verdict, after {@link #estimateSize}) and read by every thread
+     * without it, as a plain array (the hot path's one load; an atomic array's was two loads
+     * and a check): another thread sees a verdict a little later, and its first counted calls
+     * may take the size before it (a long is written whole on 64-bit JVMs).
      */
-    static final AtomicLongArray estimate = new AtomicLongArray(RvClasses.methodCount());
+    static final long[] est = new long[RvClasses.methodCount()];
     /** Per throttled method: the size measured last before the verdict (better mode skips the walk). */
     static final long[] estimateSize = new long[RvClasses.methodCount()];
     static long t0 = System.nanoTime();
@@ -48,7 +49,8 @@ final class RvTrace {
     private static FileOutputStream file;
     /** Where the header's probe_ns value is in the file (rewritten at exit), and its value. */
     private static long probeAt = -1L;
-    private static double probeValue;
+    /** probe_ns's figure, once measured (0 before): also the throttle rule's (RvBuf.count). */
+    static double probeValue;
     private static long written;
     private static long events;
     private static long maxSize = RvTable.MAX_SIZE;
@@ -329,7 +331,7 @@ final class RvTrace {
     private static double insideValue;
     /** From probe_ns's value to counted_ns's (-1: not written), and counted_ns's value. */
     private static long countedOffset = -1L;
-    private static double countedValue;
+    static double countedValue;
 
     /**
      * A file of this process's own: {@code f} when it does not exist yet, else (an earlier
@@ -514,7 +516,7 @@ final class RvTrace {
                 return;
             }
             estimateSize[mid] = size;
-            estimate.set(mid, 1L + e[0]);
+            est[mid] = 1L + e[0];
             throttled[mid] = true;
             if (state == 1) {
                 RvAgg.Bytes o = new RvAgg.Bytes();
@@ -541,7 +543,7 @@ final class RvTrace {
             if (!throttled[mid]) {
                 return;
             }
-            estimate.set(mid, 1L + e[0]);
+            est[mid] = 1L + e[0];
             if (state == 1) {
                 RvAgg.Bytes o = new RvAgg.Bytes();
                 estimateRecord(o, mid, tid, t, e);

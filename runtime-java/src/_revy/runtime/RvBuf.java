@@ -763,7 +763,7 @@ final class RvBuf {
             b.start(0, 1000000 + i, 24);
             RvBuf e = probeBuf();
             e.end(0, 1000000 + i);
-            inside += e.last - e.fr[T];
+            inside += e.last - e.fr[at(0) + T]; // the call just ended: frame 0
         }
         return inside;
     }

@@ -10,8 +10,11 @@ import java.net.Socket;
 
 /**
  * The server process: takes one client connection on localhost and answers its requests
- * until the id -1. Each request's handling measures its own on-CPU work, printed as
- * `srv ID WORK_NS` (the ground truth the analysis is checked against).
+ * until the id -1. Each request's handling measures its own on-CPU work twice: inside the
+ * handler's body (WORK) and around its call (OUTER); the call's own CPU time lies between
+ * (a preemption or wake-up landing between the call's edge and the body charges its cost
+ * there). Printed as `srv ID WORK_NS OUTER_NS`, the ground truth the analysis is checked
+ * against.
  */
 public class Server {
     public static void main(String[] args) throws Exception {
@@ -34,10 +37,12 @@ public class Server {
             if (id < 0) {
                 break;
             }
+            long c0 = Clock.cpu();
             long answer = h.handle(id);
+            long outer = Clock.cpu() - c0;
             out.writeLong(answer);
             out.flush();
-            log.append("srv ").append(id).append(' ').append(h.work).append('\n');
+            log.append("srv ").append(id).append(' ').append(h.work).append(' ').append(outer).append('\n');
         }
         s.close();
         ss.close();

@@ -112,14 +112,7 @@ impl Tracker {
         let mut by_event: Vec<u32> = (0..self.segments.len() as u32).collect();
         by_event.sort_by_key(|&i| (self.segments[i as usize].event, i));
         let segs = &self.segments;
-        let of = |id: u32| -> Vec<Segment> {
-            let from = by_event.partition_point(|&i| segs[i as usize].event < id);
-            let to = by_event.partition_point(|&i| segs[i as usize].event <= id);
-            by_event[from..to]
-                .iter()
-                .map(|&i| segs[i as usize])
-                .collect()
-        };
+        let of = |id: u32| segments_of(&by_event, segs, id);
         for Reverse((_, id)) in std::mem::take(&mut r.by_start)
             .into_sorted_vec()
             .into_iter()
@@ -155,16 +148,19 @@ impl Tracker {
         let segs = &self.segments;
         for (id, e) in self.events.iter().enumerate() {
             let id = id as u32;
-            self.folded.fold(e, || {
-                let from = by_event.partition_point(|&i| segs[i as usize].event < id);
-                let to = by_event.partition_point(|&i| segs[i as usize].event <= id);
-                by_event[from..to]
-                    .iter()
-                    .map(|&i| segs[i as usize])
-                    .collect()
-            });
+            self.folded.fold(e, || segments_of(&by_event, segs, id));
         }
     }
+}
+
+/// Event `id`'s segments, in trace order: `by_event` indexes `segs` sorted by event.
+fn segments_of(by_event: &[u32], segs: &[Segment], id: u32) -> Vec<Segment> {
+    let from = by_event.partition_point(|&i| segs[i as usize].event < id);
+    let to = by_event.partition_point(|&i| segs[i as usize].event <= id);
+    by_event[from..to]
+        .iter()
+        .map(|&i| segs[i as usize])
+        .collect()
 }
 
 fn set(m: &mut Vec<u32>, id: u32, n: u32) {

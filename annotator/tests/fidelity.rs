@@ -429,8 +429,9 @@ fn traces_of_different_runs_are_not_merged_unless_asked() {
 
 /// A parsed C++ project whose `App.run` feeds `tele::LatencyStats.record` (void): 200
 /// recorded calls, then the method is throttled and 10 M more are counted, 70 ns each as
-/// estimated (50 ns of work past the 20 ns probe), with 50 ns of the caller's own work
-/// between calls: a telemetry-like, fine-grained object.
+/// estimated (50 ns of work past the 20 ns probe), one every 100 ns: a counted call pays
+/// no probe, so 50 ns of the caller's own work between calls (less the counting, when the
+/// header gives it): a telemetry-like, fine-grained object.
 /// `header`: more header fields (e.g. ` counted_ns=30`).
 fn telemetry_project(header: &str) -> (tempfile::TempDir, PathBuf) {
     telemetry_project_of(header, "class LatencyStats {\n public:\n  void record(long ns) { sum_ += ns; }\n private:\n  long sum_ = 0;\n};")
@@ -458,7 +459,7 @@ fn telemetry_project_of(header: &str, stats: &str) -> (tempfile::TempDir, PathBu
         at += 120;
     }
     let calls = 10_000_000u64;
-    let end = at + calls * 120;
+    let end = at + calls * 100;
     t += &format!(
         "</Msg cls=App oid=1 mth=run sgn=!! tid=1 t={end}>\n\
          ##### throttled tid=1 cls=tele::LatencyStats mth=record sgn=!long^0! t={at} calls=200 total=14000\n\
@@ -565,6 +566,72 @@ fn the_counting_a_counted_call_cost_its_caller_is_taken_off_the_senders_baseline
     let w: serde_json::Value = serde_json::from_str(&ok(&revy(&raw), "whatif")).unwrap();
     let base = w["baseline_time"].as_f64().unwrap();
     assert!(base > 0.95e9, "baseline uncompensated {base}");
+}
+
+/// The real telemetry program's shape: `main` is not annotated, so its loop is the root
+/// thread's own time between the messages, most of the span. 200 recorded `record` calls,
+/// then 1 M counted ones, each timed at 20 ns (12 of work past the probe's 8 inside) and
+/// counted at 7 ns, one every 40 ns: 21 ns of the caller's own work between them.
+fn unannotated_caller_trace() -> String {
+    let rec = "cls=tele::LatencyStats oid=1 mth=record sgn=!long^0!";
+    let sum = "cls=tele::LatencyStats oid=1 mth=checksum sgn=!!const";
+    let mut t = String::from(
+        "##### revy-trace 1 unit=ns lang=cpp pid=7 probe_ns=16 probe_inside_ns=8 handoff_ns=5000 counted_ns=7\n\
+         ##### thread tid=1 name=main\n\
+         <Crt cls=tele::LatencyStats oid=1 size=8 tid=1 t=1000>\n",
+    );
+    let mut at = 100_000u64;
+    for _ in 0..200 {
+        t += &format!(
+            "<Msg {rec} size=8 tid=1 t={at}>\n</Msg {rec} tid=1 t={}>\n",
+            at + 20
+        );
+        at += 56;
+    }
+    let calls = 1_000_000u64;
+    let end = at + calls * 40;
+    t += &format!(
+        "<Msg {sum} size=0 tid=1 t={end}>\n</Msg {sum} tid=1 t={}>\n\
+         ##### throttled tid=1 cls=tele::LatencyStats mth=record sgn=!long^0! t={at} calls=200 total=4000\n\
+         ##### estimate tid=1 cls=tele::LatencyStats mth=record sgn=!long^0! t={at} per_call=20 p10=20 p90=20 timed=100\n\
+         ##### aggregate tid=1 last_t={} folded=0 dropped=0\n\
+         ##### aggregate-method tid=1 cls=tele::LatencyStats mth=record sgn=!long^0! calls={calls} agg={a} net={a} size={s} agg_min=20 agg_max=20 net_min=20 net_max=20 size_min=8 size_max=8\n\
+         ##### aggregate-edge tid=1 from=root cls=tele::LatencyStats mth=record sgn=!long^0! oid=1 calls={calls} agg={a} net={a} size={s}\n\
+         ##### end events=403\n",
+        end + 100,
+        end + 200,
+        a = calls * 20,
+        s = calls * 8
+    );
+    t
+}
+
+/// The baseline is the program without the profiler: per counted call its work (12) and
+/// the caller's own time between calls (21), neither the probe nor the counting. Fails
+/// before: the calls' timed estimate, probe included, was carved out of the caller's time
+/// as well as the counting, though a counted call pays only the counting: the caller kept
+/// 13 ns a call and the baseline was 25.1 ms instead of 33.1 (telemetry: 140 ms of a run
+/// measured at 217). The caller's own time is also what it still runs when `LatencyStats`
+/// is active: 21 ns + a 250 ns post per call.
+#[test]
+fn an_unannotated_callers_own_time_between_counted_calls_stays_in_the_baseline() {
+    let header = "namespace tele {\nclass LatencyStats {\n public:\n  LatencyStats() {}\n  void record(long ns) { sum_ += ns; }\n  long checksum() const { return sum_; }\n private:\n  long sum_ = 0;\n};\n}  // namespace tele\n";
+    let (_dir, p) = keep_trace(
+        parsed_header_project("tele", header),
+        &unannotated_caller_trace(),
+    );
+    let args = telemetry_whatif(p.to_str().unwrap());
+    let w: serde_json::Value = serde_json::from_str(&ok(&revy(&args), "whatif")).unwrap();
+    // 99 µs before the first call, 200 × 56 ns recorded less their probes, 1 M × 33 ns.
+    let base = w["baseline_time"].as_f64().unwrap();
+    assert!((32.5e6..33.8e6).contains(&base), "baseline {base}: {w}");
+    assert_eq!(w["cost"]["counted_messages"], 1_000_000);
+    // Active: the caller's 1 M × (21 own + 250 post) ≈ 271 ms.
+    let predicted = w["predicted_time"].as_f64().unwrap();
+    assert!(
+        (265e6..280e6).contains(&predicted),
+        "predicted {predicted}: {w}"
+    );
 }
 
 /// A counted call on an object the annotation identifies by address (an aggregate: no ID

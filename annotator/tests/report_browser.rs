@@ -577,6 +577,19 @@ fn exercise(b: &mut Browser, name: &str) -> Value {
     );
     let marked = b.eval("document.querySelectorAll('#nodes .node.hl:not(.hidden)').length");
     assert_eq!(marked.as_u64().unwrap(), hi);
+    // Halos are thin rings (2.5 units), not 6-unit discs and 10-unit strokes.
+    let rings = b.eval("[...document.querySelectorAll('#nodes .node.hl:not(.hidden)')].map(n => n.querySelector('.halo').r.baseVal.value - n.querySelector('.body').r.baseVal.value).concat([...document.querySelectorAll('#edges .edge.hl:not(.hidden)')].map(e => (Number(e.querySelector('.halo').getAttribute('stroke-width')) - Number(e.querySelector('.line').getAttribute('stroke-width'))) / 2))");
+    let rings: Vec<f64> = rings
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert!(rings.len() as u64 >= hi, "{name}: halos {rings:?}");
+    assert!(
+        rings.iter().all(|&r| r > 1.0 && r <= 3.0),
+        "{name}: halo rings {rings:?}"
+    );
     b.screenshot(&format!("{name}-filtered-highlighted.png"));
     b.click("#filter-clear");
     assert_eq!(b.counts("visible-count"), shown, "{name}: show all again");
@@ -800,7 +813,15 @@ fn report_in_headless_chromium() {
     let t0 = Instant::now();
     b.open(&out);
     let opened = t0.elapsed();
+    // The caption names the view it describes (the class view's said "instance view").
+    let note = b.eval("document.getElementById('graph-note').textContent");
+    assert!(note.as_str().unwrap().starts_with("class view: "), "{note}");
     b.set_value("#view-mode", "instances");
+    let note = b.eval("document.getElementById('graph-note').textContent");
+    assert!(
+        note.as_str().unwrap().starts_with("instance view: "),
+        "{note}"
+    );
     let d = b.data();
     assert_eq!(d["totals"]["messages"], json!(1_000_000));
     let caps = &d["caps"];

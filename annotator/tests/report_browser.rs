@@ -1992,8 +1992,12 @@ fn report_answers_at_a_glance() {
         let to_instances = b.eval("(() => { const t = performance.now(); window.revyReport.setView('instances'); return performance.now() - t; })()");
         if instances >= 10_000 {
             assert_graph_labels_on_canvas(&mut b, instances);
+            assert_gestures_settle_exactly(&mut b, &format!("{instances} instance view"));
         }
         b.eval("window.revyReport.setView('classes')");
+        if instances >= 10_000 {
+            assert_gestures_settle_exactly(&mut b, &format!("{instances} class view"));
+        }
         b.assert_no_errors();
         let frames = if instances >= 10_000 {
             measure_frames(&mut b, &format!("{instances} instances"))
@@ -2007,6 +2011,54 @@ fn report_answers_at_a_glance() {
             to_instances.as_f64().unwrap()
         );
     }
+}
+
+/// Issue 35: a wheel gesture never waits for a full repaint (graph: none in the frame after
+/// six wheel steps, the last picture shown under a transform instead), and once input rests
+/// the graph and the timeline show exactly what a full repaint at that view paints (the
+/// canvases' pixels equal, no transform left).
+fn assert_gestures_settle_exactly(b: &mut Browser, what: &str) {
+    let v = b.eval("(async () => { const r = window.revyReport, g = document.getElementById('graph'), c = document.getElementById('graph-edges'), tl = document.getElementById('timeline'); \
+        const frame = () => new Promise(f => requestAnimationFrame(() => setTimeout(f, 0))), rest = () => new Promise(f => setTimeout(f, 500)); \
+        const wheel = (e, k) => { const b = e.getBoundingClientRect(); e.dispatchEvent(new WheelEvent('wheel', {clientX: b.x + b.width * 0.45, clientY: b.y + Math.min(b.height, 300) * 0.5, deltaY: k < 4 ? -120 : 120, bubbles: true, cancelable: true})); }; \
+        await rest(); const n0 = r.perf.graph.n, t0 = performance.now(); \
+        for (let k = 0; k < 6; k++) wheel(g, k); \
+        const moved = c.style.transform || g.style.transform; await frame(); \
+        const quick = performance.now() - t0 < 120, during = r.perf.graph.n - n0; \
+        await rest(); await frame(); \
+        const left = c.style.transform + g.style.transform, drawn = r.perf.graph.n - n0, shown = [c.toDataURL(), g.dataset.labels]; \
+        r.redraw(); await frame(); \
+        const same = shown[0] === c.toDataURL() && shown[1] === g.dataset.labels; \
+        for (let k = 0; k < 6; k++) wheel(tl, k); \
+        await rest(); await frame(); const tshown = tl.toDataURL(); r.timeline.draw(); \
+        return [moved, quick, during, left, drawn, same, tshown === tl.toDataURL()]; })()");
+    assert_ne!(v[0], json!(""), "{what}: no transform during the wheel {v}");
+    if v[1] == json!(true) {
+        assert_eq!(
+            v[2],
+            json!(0),
+            "{what}: a full repaint in the gesture's frame {v}"
+        );
+    }
+    assert_eq!(
+        v[3],
+        json!(""),
+        "{what}: a transform left once input rests {v}"
+    );
+    assert!(
+        v[4].as_u64().unwrap() >= 1,
+        "{what}: no repaint once input rests {v}"
+    );
+    assert_eq!(
+        v[5],
+        json!(true),
+        "{what}: graph at rest differs from a full repaint {v}"
+    );
+    assert_eq!(
+        v[6],
+        json!(true),
+        "{what}: timeline at rest differs from a full draw {v}"
+    );
 }
 
 /// Issue 35: past 300 nodes the instance graph renders no SVG element per node (nodes, edges

@@ -2203,7 +2203,8 @@
     const graphDrawn = performance.now() - T0;
     // The canvas-painted node at a point of the window (tests pick empty space to pan).
     const nodeAtClient = (x, y) => { const b = $('graph-wrap').getBoundingClientRect(); return nodeAt(x - b.left, y - b.top); };
-    window.revyReport = { perf, nodeAtClient, fit, nodes, edges, groups, groupEdges, filters, state, setView, expand, focusNode, focusHint, timeline, view, human, ready: false, timing: { firstPaint, answerAt, graphDrawn, parts } };
+    // `redraw`: a full repaint of the graph at the current view (what input at rest gets).
+    window.revyReport = { perf, nodeAtClient, fit, redraw: applyView, nodes, edges, groups, groupEdges, filters, state, setView, expand, focusNode, focusHint, timeline, view, human, ready: false, timing: { firstPaint, answerAt, graphDrawn, parts } };
     // The tables are below the fold: built once the graph is on screen.
     setTimeout(() => {
       buildTables();

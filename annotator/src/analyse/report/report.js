@@ -2168,7 +2168,7 @@
     const drawn = 'the ' + NF[0].format(D.instances.length) + ' most active of ' + NF[0].format(t.instances) + ' instances (' + pct(work / TOTAL) + ' of busy time)';
     if (state.view === 'classes') notes.push('class view: every class and class edge of the whole run' + (D.instances.length < t.instances ? '; a class expands into ' + drawn : ''));
     else if (D.instances.length < t.instances) notes.push('instance view: ' + drawn);
-    if (D.edges.length < t.edges) notes.push(NF[0].format(D.edges.length) + ' of ' + NF[0].format(t.edges) + ' instance edges');
+    if (state.view !== 'classes' && D.edges.length < t.edges) notes.push(NF[0].format(D.edges.length) + ' of ' + NF[0].format(t.edges) + ' instance edges');
     if (D.messages.length < D.messages_total) notes.push('animation and the timeline\'s slices: the ' + NF[0].format(D.messages.length) + ' longest of ' + NF[0].format(D.messages_total) + ' messages');
     $('graph-note').textContent = notes.join('; ');
     $('graph-note').dataset.view = state.view;

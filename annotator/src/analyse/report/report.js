@@ -35,6 +35,8 @@
     return 'rgb(' + a.map((v, j) => Math.round(v + (b[j] - v) * f)).join(',') + ')';
   };
   const EDGE_COLOUR = '#78909c';
+  // Highlight halos: rings this wide around a node or an edge (the canvas's in screen pixels).
+  const HALO = 2.5;
   const $ = (id) => document.getElementById(id);
   const el = (tag, attrs, text) => {
     const e = document.createElement(tag);
@@ -483,7 +485,8 @@
       }
       n++;
     }
-    ectx.strokeStyle = '#ffe44d'; ectx.lineWidth = 10;
+    // Highlight halos: a ring of HALO screen pixels each side of the line, whatever the zoom.
+    ectx.strokeStyle = '#ffe44d'; ectx.lineWidth = (HAIR + 2 * HALO) / k;
     for (const [a, p] of halos) { ectx.globalAlpha = a; ectx.stroke(p); }
     for (const [key, p] of lines) {
       const [colour, w, a, dash] = key.split('|');
@@ -516,7 +519,7 @@
       const cl = v.g.classList;
       if (!v.visible || v.x + v.r < x0 || v.x - v.r > x1 || v.y + v.r < y0 || v.y - v.r > y1) continue;
       const a = focusing && !cl.contains('focus') && !cl.contains('nbr') ? 0.25 : 1;
-      if (cl.contains('hl')) disc(batch(halos, a), v.x, v.y, v.r + 6);
+      if (cl.contains('hl')) disc(batch(halos, a), v.x, v.y, v.r + HALO / drawnAt.k);
       disc(batch(fills, (v.fill || '#999') + '|' + a), v.x, v.y, v.r);
       const [sc, sw] = cl.contains('active') ? ['#ff8c00', 5] : cl.contains('selected') ? ['#000', 3] : cl.contains('focus') ? ['#ff8c00', 4] : v.group ? ['#263238', 2] : ['#5d4037', 1];
       disc(batch(rims, sc + '|' + sw + '|' + a + '|' + (v.group && sw === 2 ? 1 : 0)), v.x, v.y, v.r);
@@ -574,7 +577,8 @@
   for (const e of edges) edgeElement(e, label(e.sender) + ' → ' + label(e.receiver) + ': ' + e.calls + ' calls, net ' + fmtT(e.net_time));
   function nodeElement(n, attrs) {
     const g = sv('g', Object.assign({ class: 'node' }, attrs));
-    const halo = sv('circle', { class: 'halo', r: n.r + 6 });
+    // A highlight ring of HALO graph units (the canvas's: HALO screen pixels).
+    const halo = sv('circle', { class: 'halo', r: n.r + HALO });
     n.body = sv('circle', { class: 'body', r: n.r });
     const l = n.i.label;
     n.text = l.length > 28 ? l.slice(0, 27) + '…' : l;
@@ -632,6 +636,7 @@
       e.stroke = COLOURS[col] || EDGE_COLOUR; e.width = Number(w.toFixed(2)); // drawEdges' copies
       e.line.setAttribute('stroke', e.stroke);
       e.line.setAttribute('stroke-width', w.toFixed(2));
+      e.halo.setAttribute('stroke-width', (w + 2 * HALO).toFixed(2));
       e.line.setAttribute('marker-end', 'url(#arrow-' + col + ')');
       e.g.dataset.width = w.toFixed(2);
     }
@@ -917,6 +922,7 @@
     state.view = v;
     $('view-mode').value = v;
     svg.dataset.view = v;
+    notes();
     computeAllowed();
     applyFilters();
     relayout();
@@ -2154,15 +2160,20 @@
   }
 
   // ---------- start: paint the answer first, lay the graph out after ----------
-  (function notes() {
+  // The graph's caption, after the view it is in: anything sampled says so, with the share
+  // of the work it holds (the class view's nodes and edges are the whole run's).
+  function notes() {
     const t = D.totals, notes = [];
-    // Anything sampled says so, with the share of the work it holds.
     const work = D.instances.reduce((s, i) => s + (i.kind === 'root' ? 0 : i.active_time), 0);
-    if (D.instances.length < t.instances) notes.push('instance view: the ' + NF[0].format(D.instances.length) + ' most active of ' + NF[0].format(t.instances) + ' instances (' + pct(work / TOTAL) + ' of busy time); class nodes and edges: the whole run');
-    if (D.edges.length < t.edges) notes.push(NF[0].format(D.edges.length) + ' of ' + NF[0].format(t.edges) + ' instance edges');
+    const drawn = 'the ' + NF[0].format(D.instances.length) + ' most active of ' + NF[0].format(t.instances) + ' instances (' + pct(work / TOTAL) + ' of busy time)';
+    if (state.view === 'classes') notes.push('class view: every class and class edge of the whole run' + (D.instances.length < t.instances ? '; a class expands into ' + drawn : ''));
+    else if (D.instances.length < t.instances) notes.push('instance view: ' + drawn);
+    if (state.view !== 'classes' && D.edges.length < t.edges) notes.push(NF[0].format(D.edges.length) + ' of ' + NF[0].format(t.edges) + ' instance edges');
     if (D.messages.length < D.messages_total) notes.push('animation and the timeline\'s slices: the ' + NF[0].format(D.messages.length) + ' longest of ' + NF[0].format(D.messages_total) + ' messages');
     $('graph-note').textContent = notes.join('; ');
-  })();
+    $('graph-note').dataset.view = state.view;
+  }
+  notes();
   $('view-mode').value = state.view;
   svg.dataset.view = state.view;
   if (edges.length > 300) {
@@ -2192,7 +2203,8 @@
     const graphDrawn = performance.now() - T0;
     // The canvas-painted node at a point of the window (tests pick empty space to pan).
     const nodeAtClient = (x, y) => { const b = $('graph-wrap').getBoundingClientRect(); return nodeAt(x - b.left, y - b.top); };
-    window.revyReport = { perf, nodeAtClient, fit, nodes, edges, groups, groupEdges, filters, state, setView, expand, focusNode, focusHint, timeline, view, human, ready: false, timing: { firstPaint, answerAt, graphDrawn, parts } };
+    // `redraw`: a full repaint of the graph at the current view (what input at rest gets).
+    window.revyReport = { perf, nodeAtClient, fit, redraw: applyView, nodes, edges, groups, groupEdges, filters, state, setView, expand, focusNode, focusHint, timeline, view, human, ready: false, timing: { firstPaint, answerAt, graphDrawn, parts } };
     // The tables are below the fold: built once the graph is on screen.
     setTimeout(() => {
       buildTables();

@@ -104,7 +104,11 @@ final class RvBuf {
     // mid -1, oid 0, no flags, so a counted call's end adds to its sender and compares its
     // run's sender without a depth-0 branch (its callees' time, unread, accumulates there).
     static final int F = 16;
-    /** Frame slots: method id, receiver oid, start time (estimated frames: the estimate). */
+    /**
+     * Frame slots: method id (its low 32 bits; the frame's flags in the upper half, so that a
+     * counted call's start stores and its end loads one slot fewer), receiver oid, start time
+     * (estimated frames: the estimate).
+     */
     static final int MID = 0, OID = 1, T = 2;
     /**
      * Frame slots: callees' time, recorded callees' time (a recorded frame: the rest of
@@ -112,8 +116,8 @@ final class RvBuf {
      * so that a counted call's end adds to its sender's CHILD only), size.
      */
     static final int CHILD = 3, HIDDEN = 4, SIZE = 5;
-    /** Frame slots: thread CPU time at a recorded start (-1: not measured), flags. */
-    static final int CPU = 6, FLAGS = 7;
+    /** Frame slot: thread CPU time at a recorded start (-1: not measured). */
+    static final int CPU = 6;
     /**
      * Frame slot of a timed frame: the thread's timed and counted starts at its start
      * ({@link #timedN} << 32 | {@link #tick}), so its end knows how many callee probes its
@@ -127,12 +131,22 @@ final class RvBuf {
      * throttled method's sampled call (estimated too, and timed: {@link #SAMPLE}).
      */
     static final long REC = 1L, EST = 2L, SMP = 6L;
+
+    /** The MID slot of a frame of method {@code mid} with {@code flags}. */
+    static long midSlot(int mid, long flags) {
+        return flags << 32 | (mid & 0xffffffffL);
+    }
+
+    /** A counted frame's MID slot. */
+    private static long countedSlot(int mid) {
+        return EST << 32 | (mid & 0xffffffffL);
+    }
     int depth;
     long[] fr = newFrames();
 
     private static long[] newFrames() {
         long[] f = new long[32 * F];
-        f[MID] = -1L;
+        f[MID] = midSlot(-1, 0L);
         return f;
     }
 
@@ -167,11 +181,11 @@ final class RvBuf {
     }
 
     boolean rec(int d) {
-        return fr[at(d) + FLAGS] == REC;
+        return fr[at(d) + MID] >>> 32 == REC;
     }
 
     boolean est(int d) {
-        return (fr[at(d) + FLAGS] & EST) != 0L;
+        return (fr[at(d) + MID] >>> 32 & EST) != 0L;
     }
 
     /** A timed frame's start time; an estimated frame's time per call (the estimate). */
@@ -196,12 +210,11 @@ final class RvBuf {
             long[] f = fr;
             int i = at(d);
             if (e != 0L && i + F <= f.length && (++tick & SAMPLE) != 0) {
-                f[i + MID] = mid;
+                f[i + MID] = countedSlot(mid);
                 f[i + OID] = oid;
                 f[i + T] = e - 1L;
                 f[i + CHILD] = 0L;
                 f[i + SIZE] = size < 0L ? RvTrace.estimateSize[mid] : size;
-                f[i + FLAGS] = EST;
                 depth = d + 1;
                 return;
             }
@@ -238,17 +251,16 @@ final class RvBuf {
         long e = RvTable.THROTTLE_CALLS > 0L ? RvTrace.est[mid] : 0L;
         if (e != 0L) {
             // a throttled method's call: sampled, or counted (the stack grew)
-            f[i + MID] = mid;
             f[i + OID] = oid;
             f[i + T] = e - 1L;
             f[i + CHILD] = 0L;
             f[i + SIZE] = size < 0L ? RvTrace.estimateSize[mid] : size;
             depth = d + 1;
             if ((tick & SAMPLE) != 0) {
-                f[i + FLAGS] = EST;
+                f[i + MID] = countedSlot(mid);
                 return;
             }
-            f[i + FLAGS] = SMP;
+            f[i + MID] = midSlot(mid, SMP);
             f[i + HIDDEN] = System.nanoTime() - RvTrace.t0; // last: the sample times the call
             return;
         }
@@ -257,17 +269,16 @@ final class RvBuf {
             size = RvTrace.estimateSize[mid];
         }
         long t = System.nanoTime() - RvTrace.t0;
-        boolean rec = RvTrace.live && (d == 0 || f[i - F + FLAGS] == REC) && !RvTrace.throttled[mid];
+        boolean rec = RvTrace.live && (d == 0 || f[i - F + MID] >>> 32 == REC) && !RvTrace.throttled[mid];
         if (RvTable.THROTTLE_CALLS > 0L) {
             f[i + PROBES] = ((long) ++timedN << 32) | (tick & 0xffffffffL);
         }
-        f[i + MID] = mid;
+        f[i + MID] = midSlot(mid, rec ? REC : 0L);
         f[i + OID] = oid;
         f[i + T] = t;
         f[i + CHILD] = 0L;
         f[i + HIDDEN] = 0L;
         f[i + SIZE] = size;
-        f[i + FLAGS] = rec ? REC : 0L;
         depth = d + 1;
         if (rec) {
             if (!RvTrace.mdef[mid]) {
@@ -303,10 +314,9 @@ final class RvBuf {
         int d = depth - 1;
         long[] f = fr;
         int i = at(d);
-        // one branch for the frame's match (the JIT's profile of it is warmed, see SAMPLE);
-        // no open frame: the root's (no flags) does not match
-        if (RvTable.THROTTLE_CALLS > 0L
-                && ((f[i + FLAGS] ^ EST) | (f[i + MID] ^ mid) | (f[i + OID] ^ oid)) == 0L) {
+        // one branch for the frame's match, its flags with its method (the JIT's profile of
+        // it is warmed, see SAMPLE); no open frame: the root's (no flags) does not match
+        if (RvTable.THROTTLE_CALLS > 0L && ((f[i + MID] ^ countedSlot(mid)) | (f[i + OID] ^ oid)) == 0L) {
             endCounted(f, i, d, mid, oid);
             return;
         }
@@ -324,14 +334,14 @@ final class RvBuf {
         long a = Math.max(f[i + T], child);
         int s = i - F; // the sender's frame, or the root's (mid -1, oid 0)
         f[s + CHILD] += a;
-        long sMid = f[s + MID];
+        long sMid = f[s + MID]; // with the sender's flags
         long sOid = f[s + OID];
         // the common case: one more call of a pending run of equal ones (no callees)
         long[] r = runs;
         int j = ((mid * 31 + d) & (RUNS - 1)) * R;
-        // one branch for the eight fields (each a branch of its own cost ~1 ns more)
-        if ((child | (r[j + 1] ^ mid) | (r[j + 2] ^ oid) | (r[j + 5] ^ f[i + SIZE]) | (r[j + 6] ^ a)
-                | (r[j + 3] ^ sMid) | (r[j + 4] ^ sOid) | (r[j] ^ d)) == 0L) {
+        // one branch for the seven fields (each a branch of its own cost ~1 ns more)
+        if ((child | (r[j] ^ run(d, mid)) | (r[j + 2] ^ oid) | (r[j + 5] ^ f[i + SIZE]) | (r[j + 6] ^ a)
+                | (r[j + 3] ^ sMid) | (r[j + 4] ^ sOid)) == 0L) {
             r[j + 7]++;
             return;
         }
@@ -346,10 +356,15 @@ final class RvBuf {
     /** Longs per run. */
     private static final int R = 8;
     /**
-     * Per run, F longs: depth (-1: none), mid, oid, sender mid (-1: root), sender oid, size,
-     * time, calls not yet in the aggregates.
+     * Per run, R longs: depth << 32 | mid ({@link #run}; -1: none), unused, oid, sender's MID
+     * slot (the root's: mid -1), sender oid, size, time, calls not yet in the aggregates.
      */
     private final long[] runs = newRuns();
+
+    /** A run's first slot: its depth and method in one long (one load and compare). */
+    private static long run(int d, int mid) {
+        return (long) d << 32 | (mid & 0xffffffffL);
+    }
 
     private static long[] newRuns() {
         long[] r = new long[RUNS * R];
@@ -372,8 +387,7 @@ final class RvBuf {
         }
         long[] r = runs;
         flushRun(j);
-        r[j] = d;
-        r[j + 1] = mid(d);
+        r[j] = run(d, mid(d));
         r[j + 2] = oid(d);
         r[j + 3] = sMid;
         r[j + 4] = sOid;
@@ -397,7 +411,7 @@ final class RvBuf {
         }
         r[j + 7] = 0L;
         int s = (int) r[j + 3] + 1; // 0: the root
-        aggs().put(s, r[j + 4], (int) r[j + 1], r[j + 2], n, r[j + 6], r[j + 6], r[j + 5]);
+        aggs().put(s, r[j + 4], (int) r[j], r[j + 2], n, r[j + 6], r[j + 6], r[j + 5]);
     }
 
     private void endTimed(int mid, long oid) {
@@ -425,7 +439,7 @@ final class RvBuf {
     private void pop(int d, long t) {
         long[] f = fr;
         int i = at(d);
-        long flags = f[i + FLAGS];
+        long flags = f[i + MID] >>> 32;
         if (flags == EST) {
             popEstimated(d);
             return;
@@ -554,7 +568,8 @@ final class RvBuf {
                 if ((i & 1023) == 512) {
                     // another run in the slot, differing in one of its fields: each test of
                     // the run's match fails now and then
-                    s.runs[(i >> 10) % 7] ^= 1L;
+                    int k = (i >> 10) % 6;
+                    s.runs[k == 0 ? 0 : k + 1] ^= 1L; // slot 1 is unused
                 }
                 s.start(0, run, 8L); // counted at the root
                 s.end(0, run);

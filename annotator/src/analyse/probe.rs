@@ -53,19 +53,30 @@ impl Probe {
             .saturating_mul(1 + descendants)
             .saturating_add(self.outside.saturating_mul(descendants))
     }
-    /// The split at most `smallest` inside (a leaf's net time shows its `inside`), the
-    /// outside scaled alike: a calibration over it was measured on a busy machine.
+    /// The split at most `smallest` inside (a leaf's net time shows its `inside`). The
+    /// outside is scaled alike only when the inside was over [`BUSY_OVER`] times `smallest`
+    /// (a calibration measured on a busy machine); nearer, the shortest message is just the
+    /// fastest of many calls (and the clock's step), which says nothing of the outside part.
     pub fn capped(self, smallest: u64) -> Self {
         if smallest == 0 || self.inside <= smallest {
             return self;
         }
-        let outside = (self.outside as f64 * smallest as f64 / self.inside as f64).round();
+        let outside = if self.inside > BUSY_OVER * smallest {
+            (self.outside as f64 * smallest as f64 / self.inside as f64).round() as u64
+        } else {
+            self.outside
+        };
         Probe {
             inside: smallest,
-            outside: outside as u64,
+            outside,
         }
     }
 }
+
+/// An inside part over this many times the shortest message's net time was calibrated
+/// wrong as a whole (while preempted, or in interpreted code): its outside part is
+/// scaled down with it ([`Probe::capped`]).
+pub const BUSY_OVER: u64 = 2;
 
 /// The share of the probe pair inside a message's own interval: the header's
 /// `probe_inside_ns=` over its `probe_ns=` when both are there and the part is within the
@@ -150,6 +161,9 @@ pub struct Calibration {
     /// Of `used_ns`, the share inside each message's own time ([`inside_share`]); the
     /// rest is taken off its sender's, once per message sent.
     pub inside_share: f64,
+    /// The header's share (before a cap), for the warning.
+    #[serde(skip)]
+    header_share: f64,
 }
 
 impl Calibration {
@@ -173,6 +187,7 @@ impl Calibration {
             used_ns: 0.0,
             capped: false,
             inside_share: share,
+            header_share: share,
         };
         match c {
             Compensation::Off => {}
@@ -184,7 +199,14 @@ impl Calibration {
                 let h = header_ns.unwrap_or(0.0);
                 match smallest_net_ns {
                     Some(s) if h * share > s => {
-                        cal.used_ns = s / share;
+                        // as Probe::capped: the inside at most s, the outside kept
+                        // unless the inside was far over it
+                        let (inside, mut outside) = (h * share, h * (1.0 - share));
+                        if inside > BUSY_OVER as f64 * s {
+                            outside *= s / inside;
+                        }
+                        cal.used_ns = s + outside;
+                        cal.inside_share = s / cal.used_ns;
                         cal.capped = true;
                     }
                     _ => cal.used_ns = h,
@@ -213,7 +235,7 @@ impl Calibration {
         Some(format!(
             "the trace header's probe cost (probe_ns={}, {} ns of it inside a call's own time) exceeds the shortest recorded message ({} ns, its own probe included): the calibration looks wrong (measured while the machine was busy?); {} ns per message subtracted instead (--probe-ns sets it, --no-compensate keeps it)",
             self.header_ns.map_or("?".into(), short),
-            self.header_ns.map_or("?".into(), |h| short(h * self.inside_share)),
+            self.header_ns.map_or("?".into(), |h| short(h * self.header_share)),
             self.smallest_net_ns.map_or("?".into(), short),
             short(self.used_ns)
         ))
@@ -384,22 +406,24 @@ mod tests {
         // A parent with 4 children, 10 nested: 9 + 4 × 21 of its net, 9 × 11 + 21 × 10 of
         // its aggregate.
         assert_eq!((p.of_net(4), p.of_aggregate(10)), (93, 309));
-        // Capped at a leaf's 6: the outside scales alike.
+        // Capped at a leaf's 4 (the inside over twice it: a busy calibration): the
+        // outside scales alike.
         assert_eq!(
-            p.capped(6),
+            p.capped(4),
             Probe {
-                inside: 6,
-                outside: 14
+                inside: 4,
+                outside: 9
             }
         );
-        let c = Calibration::resolve(Compensation::Header, Some(30.0), 0.3, 6, Unit::Ns);
+        let c = Calibration::resolve(Compensation::Header, Some(30.0), 0.3, 4, Unit::Ns);
         assert!(c.capped);
-        assert!((c.used_ns - 20.0).abs() < 1e-9);
+        assert!((c.used_ns - 13.333333333333334).abs() < 1e-9, "{c:?}");
+        assert!(c.warning().unwrap().contains("9 ns of it inside"));
         assert_eq!(
             c.probe(Unit::Ns),
             Probe {
-                inside: 6,
-                outside: 14
+                inside: 4,
+                outside: 9
             }
         );
         let ok = Calibration::resolve(Compensation::Header, Some(30.0), 0.3, 15, Unit::Ns);
@@ -407,6 +431,36 @@ mod tests {
         assert!(ok
             .describe()
             .ends_with("9 ns from its own time, 21 ns from its sender's"));
+    }
+
+    /// Fails before: the outside was scaled with the inside whenever a leaf was under it
+    /// (Java, 2026-11-29: a header's 65.4 / 30.0 ns against leaves of 20 ns on a 10 ns
+    /// clock step became 43 / 19.7, its outside 35.4 → 23.3, and a parent of 50 empty
+    /// children kept 12 ns per child).
+    #[test]
+    fn a_leaf_just_under_the_inside_caps_the_inside_only() {
+        let p = Probe::split(65, 30.0 / 65.0);
+        assert_eq!((p.inside, p.outside), (30, 35));
+        assert_eq!(
+            p.capped(20),
+            Probe {
+                inside: 20,
+                outside: 35
+            }
+        );
+        let c = Calibration::resolve(Compensation::Header, Some(65.0), 30.0 / 65.0, 20, Unit::Ns);
+        assert!(c.capped);
+        assert_eq!(
+            c.probe(Unit::Ns),
+            Probe {
+                inside: 20,
+                outside: 35
+            }
+        );
+        assert!(c.warning().unwrap().contains("30 ns of it inside"));
+        // Without a split (older traces) the cap is the whole pair, as before.
+        let old = Calibration::resolve(Compensation::Header, Some(65.0), 1.0, 20, Unit::Ns);
+        assert_eq!((old.used_ns, old.inside_share), (20.0, 1.0));
     }
 
     #[test]

@@ -608,6 +608,9 @@ impl Builder {
             // What the walk subtracted: the cap in whole trace units.
             cal.used_ns =
                 self.probe.pair() as f64 * unit.micros() / crate::analyse::trace::Unit::Ns.micros();
+            if !self.probe.is_zero() {
+                cal.inside_share = self.probe.inside as f64 / self.probe.pair() as f64;
+            }
         }
         Ok(cal)
     }

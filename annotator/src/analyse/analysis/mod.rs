@@ -341,9 +341,11 @@ struct MethodAcc {
     agg: Acc,
     size: Acc,
     cyclic: u64,
-    /// Recorded calls and their raw net times (probe cost and waiting included).
+    /// Recorded calls and their raw net times (probe cost and waiting included), and the
+    /// messages those calls sent (each cost them a probe pair's outside part).
     recorded: u64,
     raw: u64,
+    sent: u64,
 }
 
 /// The analysis sink: accumulates per instance, edge and method.
@@ -485,6 +487,7 @@ impl Sink for Builder {
         ma.cyclic += cyclic as u64;
         ma.recorded += 1;
         ma.raw += c_raw;
+        ma.sent += f.children;
         self.cyclic += cyclic as u64;
         self.top.seen += 1;
         if self.top.wants(c.aggregate) {

@@ -551,13 +551,13 @@ fn analyze_with_events(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<Analysis> {
     let mut b = Builder::for_trace(path, opts)?;
-    let mut t = events::Tracker::new(&opts.events, b.probe().pair())
+    let mut t = events::Tracker::new(&opts.events, b.probe())
         .with_remote(&opts.remote, path)?
         .retiring(opts.detail_cap);
     let (mut reader, mut walker) =
         walk_trace_with(path, &mut events::Tracked::new(&mut b, &mut t), progress)?;
     if let Some(mut capped) = b.capped(opts) {
-        t = t.again(capped.probe().pair());
+        t = t.again(capped.probe());
         (reader, walker) = walk_trace_with(
             path,
             &mut events::Tracked::new(&mut capped, &mut t),

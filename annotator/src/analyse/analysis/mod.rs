@@ -592,10 +592,9 @@ impl Builder {
     /// After a walk: a fresh builder subtracting the smallest net time, when the header's
     /// probe cost (not one given) exceeded it; `None` when this walk stands.
     pub fn capped(&self, opts: &Options) -> Option<Builder> {
-        let smallest = self.clock.smallest();
         let header = opts.compensation() == probe::Compensation::Header;
-        (header && smallest > 0 && self.probe.inside > smallest)
-            .then(|| Builder::new(opts).with_probe(self.probe.capped(smallest)))
+        let capped = self.probe.capped(self.clock.floor());
+        (header && capped != self.probe).then(|| Builder::new(opts).with_probe(capped))
     }
     /// The probe cost this builder subtracted, with where it came from.
     pub fn calibration(&self, path: &Path, opts: &Options) -> Result<probe::Calibration> {
@@ -604,7 +603,7 @@ impl Builder {
             opts.compensation(),
             header_probe_ns(path)?,
             probe::header_inside_share(path)?,
-            self.clock.smallest(),
+            self.clock.floor(),
             unit,
         );
         if cal.capped {

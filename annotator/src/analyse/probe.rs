@@ -205,8 +205,9 @@ impl Calibration {
                     at_most(inside, floor.net),
                     at_most(outside, floor.per_child),
                 );
-                cal.used_ns = i + o;
+                cal.used_ns = h;
                 if i < inside || o < outside {
+                    cal.used_ns = i + o;
                     cal.capped = true;
                     cal.inside_share = if cal.used_ns > 0.0 {
                         i / cal.used_ns

@@ -321,9 +321,10 @@ fn cpp_parent_and_empty_children_come_out_near_the_truth() {
 }
 
 // A fresh-clone CI run once left the Java parent 53 ns per child over the truth (pair 93 ns,
-// 40 inside): the analysis's cap at the shortest leaf scaled the outside part down with the
-// inside whenever a leaf was a little under it (`probe::BUSY_OVER`), and the calibration's
-// pairs skipped what annotated code runs around them (`RvBuf.probeCall`).
+// 40 inside). On this VM (2026-11-29) the analysis's cap at the shortest leaf scaled the
+// outside part down with the inside whenever a leaf was a little under it (now bounded by
+// `probe::Floor`), and the calibration's pairs skipped what annotated code runs around
+// them (now `RvBuf.probeCall`).
 #[test]
 fn java_parent_and_empty_children_come_out_near_the_truth() {
     if !common::gate::needs(&[Tool::Java]) {

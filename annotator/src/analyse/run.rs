@@ -69,8 +69,8 @@ impl RunClock {
     #[inline]
     pub fn message(&mut self, net: u64, children: u64) {
         self.smallest.see(net);
-        if children > 0 {
-            self.per_child.see(net / children);
+        if let Some(per_child) = net.checked_div(children) {
+            self.per_child.see(per_child);
         }
         self.raw += net;
         self.paid += net.min(self.probe.of_net(children));

@@ -196,7 +196,7 @@ fn run_length(
         share,
     ));
     let (_, walker) = walk_trace_by(path, Walker::numbering(), &mut clock, &mut |_, _| {})?;
-    let cal = Calibration::resolve(Compensation::Header, header, share, clock.smallest(), unit);
+    let cal = Calibration::resolve(Compensation::Header, header, share, clock.floor(), unit);
     Ok((clock.length(&walker, cal.probe(unit)), cal))
 }
 

@@ -1,7 +1,8 @@
 //! The probe cost the analysis and the what-if subtract from every message: the trace
-//! header's `probe_ns=` (or `--probe-ns`), but never more than the smallest net time a
-//! recorded message shows. Every recorded message paid one start+end pair, so a calibration
-//! above the shortest message is wrong (the runtime measured it while preempted: a header
+//! header's `probe_ns=` (or `--probe-ns`), but its inside part never more than the smallest
+//! net time a recorded message shows, nor its outside part more than a sender's smallest
+//! net time per message sent ([`Floor`]). Every recorded message paid one start+end pair,
+//! so a calibration above the shortest message is wrong (the runtime measured it while preempted: a header
 //! once read 28,522 ns where messages took 491 ns, and every method became 0).
 
 use std::path::Path;
@@ -53,18 +54,27 @@ impl Probe {
             .saturating_mul(1 + descendants)
             .saturating_add(self.outside.saturating_mul(descendants))
     }
-    /// The split at most `smallest` inside (a leaf's net time shows its `inside`), the
-    /// outside scaled alike: a calibration over it was measured on a busy machine.
-    pub fn capped(self, smallest: u64) -> Self {
-        if smallest == 0 || self.inside <= smallest {
-            return self;
-        }
-        let outside = (self.outside as f64 * smallest as f64 / self.inside as f64).round();
+    /// The split within what the trace shows (`floor`): the inside at most the smallest
+    /// net time (a leaf's net time shows its inside part), the outside at most the smallest
+    /// net time per message sent of a sender (each paid it per child). A calibration over
+    /// them was measured on a busy machine, or on a clock whose reads overlap (the TSC: an
+    /// empty leaf's 1 ns against a calibrated 7 ns inside).
+    pub fn capped(self, floor: Floor) -> Self {
+        let at_most = |v: u64, f: u64| if f > 0 { v.min(f) } else { v };
         Probe {
-            inside: smallest,
-            outside: outside as u64,
+            inside: at_most(self.inside, floor.net),
+            outside: at_most(self.outside, floor.per_child),
         }
     }
+}
+
+/// What the recorded messages bound the probe split to, in trace units (0: nothing seen):
+/// the smallest nonzero net time, and the smallest nonzero net time per message sent of a
+/// message that sent some.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Floor {
+    pub net: u64,
+    pub per_child: u64,
 }
 
 /// The share of the probe pair inside a message's own interval: the header's
@@ -150,22 +160,28 @@ pub struct Calibration {
     /// Of `used_ns`, the share inside each message's own time ([`inside_share`]); the
     /// rest is taken off its sender's, once per message sent.
     pub inside_share: f64,
+    /// The header's share (before a cap), for the warning.
+    #[serde(skip)]
+    header_share: f64,
+    /// The smallest nonzero net time per message sent of a sender, in ns (the warning's).
+    #[serde(skip)]
+    per_child_ns: Option<f64>,
 }
 
 impl Calibration {
-    /// The cost to subtract given how, the header's value and the smallest net time (trace
-    /// units, 0 when no message was recorded).
+    /// The cost to subtract given how, the header's value and what the recorded messages
+    /// bound it to (trace units, [`Floor`]; 0 when no message was recorded).
     /// `share`: the header's [`inside_share`] (1 when it has none): a leaf's net time shows
     /// that share of the pair, so the cap applies to it.
     pub fn resolve(
         c: Compensation,
         header_ns: Option<f64>,
         share: f64,
-        smallest: u64,
+        floor: Floor,
         unit: Unit,
     ) -> Self {
         let to_ns = |u: u64| u as f64 * unit.micros() / Unit::Ns.micros();
-        let smallest_net_ns = (smallest > 0).then(|| to_ns(smallest));
+        let smallest_net_ns = (floor.net > 0).then(|| to_ns(floor.net));
         let mut cal = Calibration {
             header_ns,
             given_ns: None,
@@ -173,6 +189,8 @@ impl Calibration {
             used_ns: 0.0,
             capped: false,
             inside_share: share,
+            header_share: share,
+            per_child_ns: (floor.per_child > 0).then(|| to_ns(floor.per_child)),
         };
         match c {
             Compensation::Off => {}
@@ -182,12 +200,21 @@ impl Calibration {
             }
             Compensation::Header => {
                 let h = header_ns.unwrap_or(0.0);
-                match smallest_net_ns {
-                    Some(s) if h * share > s => {
-                        cal.used_ns = s / share;
-                        cal.capped = true;
-                    }
-                    _ => cal.used_ns = h,
+                let (inside, outside) = (h * share, h * (1.0 - share));
+                let at_most = |v: f64, f: u64| if f > 0 { v.min(to_ns(f)) } else { v };
+                let (i, o) = (
+                    at_most(inside, floor.net),
+                    at_most(outside, floor.per_child),
+                );
+                cal.used_ns = h;
+                if i < inside || o < outside {
+                    cal.used_ns = i + o;
+                    cal.capped = true;
+                    cal.inside_share = if cal.used_ns > 0.0 {
+                        i / cal.used_ns
+                    } else {
+                        1.0
+                    };
                 }
             }
         }
@@ -211,11 +238,13 @@ impl Calibration {
             return None;
         }
         Some(format!(
-            "the trace header's probe cost (probe_ns={}, {} ns of it inside a call's own time) exceeds the shortest recorded message ({} ns, its own probe included): the calibration looks wrong (measured while the machine was busy?); {} ns per message subtracted instead (--probe-ns sets it, --no-compensate keeps it)",
+            "the trace header's probe cost (probe_ns={}, {} ns of it inside a call's own time) exceeds what the recorded messages show (the shortest {} ns, its own probe included; {} ns per message sent at the least): the calibration looks wrong (measured while the machine was busy?); {} ns per message subtracted instead, {} ns of it inside (--probe-ns sets it, --no-compensate keeps it)",
             self.header_ns.map_or("?".into(), short),
-            self.header_ns.map_or("?".into(), |h| short(h * self.inside_share)),
+            self.header_ns.map_or("?".into(), |h| short(h * self.header_share)),
             self.smallest_net_ns.map_or("?".into(), short),
-            short(self.used_ns)
+            self.per_child_ns.map_or("?".into(), short),
+            short(self.used_ns),
+            short(self.used_ns * self.inside_share)
         ))
     }
     /// One line: what was subtracted and where it came from.
@@ -348,16 +377,22 @@ mod tests {
 
     #[test]
     fn a_header_above_the_shortest_message_is_capped() {
-        let c = Calibration::resolve(Compensation::Header, Some(28522.1), 1.0, 491, Unit::Ns);
+        let at = |net| Floor { net, per_child: 0 };
+        let c = Calibration::resolve(Compensation::Header, Some(28522.1), 1.0, at(491), Unit::Ns);
         assert_eq!(c.used_ns, 491.0);
         assert!(c.capped);
         assert!(c.warning().unwrap().contains("probe_ns=28522.1"));
-        let ok = Calibration::resolve(Compensation::Header, Some(60.0), 1.0, 491, Unit::Ns);
+        let ok = Calibration::resolve(Compensation::Header, Some(60.0), 1.0, at(491), Unit::Ns);
         assert_eq!((ok.used_ns, ok.capped, ok.warning()), (60.0, false, None));
-        let given =
-            Calibration::resolve(Compensation::Given(700.0), Some(60.0), 1.0, 491, Unit::Ns);
+        let given = Calibration::resolve(
+            Compensation::Given(700.0),
+            Some(60.0),
+            1.0,
+            at(491),
+            Unit::Ns,
+        );
         assert_eq!((given.used_ns, given.capped), (700.0, false));
-        let off = Calibration::resolve(Compensation::Off, Some(60.0), 1.0, 491, Unit::Ns);
+        let off = Calibration::resolve(Compensation::Off, Some(60.0), 1.0, at(491), Unit::Ns);
         assert_eq!(off.used_ns, 0.0);
     }
 
@@ -384,29 +419,94 @@ mod tests {
         // A parent with 4 children, 10 nested: 9 + 4 × 21 of its net, 9 × 11 + 21 × 10 of
         // its aggregate.
         assert_eq!((p.of_net(4), p.of_aggregate(10)), (93, 309));
-        // Capped at a leaf's 6: the outside scales alike.
-        assert_eq!(
-            p.capped(6),
-            Probe {
-                inside: 6,
-                outside: 14
-            }
-        );
-        let c = Calibration::resolve(Compensation::Header, Some(30.0), 0.3, 6, Unit::Ns);
+        // Capped at a leaf's 4: the inside only; the outside at most a sender's 14 per
+        // message sent.
+        let floor = |net, per_child| Floor { net, per_child };
+        let capped = |inside, outside| Probe { inside, outside };
+        assert_eq!(p.capped(floor(4, 0)), capped(4, 21));
+        assert_eq!(p.capped(floor(4, 14)), capped(4, 14));
+        assert_eq!(p.capped(floor(12, 30)), p);
+        let c = Calibration::resolve(Compensation::Header, Some(30.0), 0.3, floor(4, 0), Unit::Ns);
         assert!(c.capped);
-        assert!((c.used_ns - 20.0).abs() < 1e-9);
-        assert_eq!(
-            c.probe(Unit::Ns),
-            Probe {
-                inside: 6,
-                outside: 14
-            }
+        assert!((c.used_ns - 25.0).abs() < 1e-9, "{c:?}");
+        assert!(c.warning().unwrap().contains("9 ns of it inside"));
+        assert_eq!(c.probe(Unit::Ns), capped(4, 21));
+        let ok = Calibration::resolve(
+            Compensation::Header,
+            Some(30.0),
+            0.3,
+            floor(15, 0),
+            Unit::Ns,
         );
-        let ok = Calibration::resolve(Compensation::Header, Some(30.0), 0.3, 15, Unit::Ns);
         assert!(!ok.capped);
         assert!(ok
             .describe()
             .ends_with("9 ns from its own time, 21 ns from its sender's"));
+    }
+
+    /// Fails before: the outside was scaled with the inside whenever a leaf was under it.
+    /// Java, 2026-11-29: a header's 65.4 / 30.0 ns against leaves of 20 ns on a 10 ns clock
+    /// step became 43 / 19.7 (outside 35.4 -> 23.3), and a parent of 50 empty children
+    /// kept 12 ns per child; C++ on the TSC: 16.8 / 6.7 ns against a leaf's 1 ns (the two
+    /// reads overlap) became 2.0 / 1.0, the parent keeping 8.2 ns per child of its 9.2.
+    #[test]
+    fn the_outside_part_is_capped_by_what_senders_show_not_with_the_inside() {
+        let floor = |net, per_child| Floor { net, per_child };
+        let java = Probe::split(65, 30.0 / 65.0);
+        assert_eq!((java.inside, java.outside), (30, 35));
+        assert_eq!(
+            java.capped(floor(20, 0)),
+            Probe {
+                inside: 20,
+                outside: 35
+            }
+        );
+        assert_eq!(
+            java.capped(floor(20, 33)),
+            Probe {
+                inside: 20,
+                outside: 33
+            }
+        );
+        let c = Calibration::resolve(
+            Compensation::Header,
+            Some(65.0),
+            30.0 / 65.0,
+            floor(20, 36),
+            Unit::Ns,
+        );
+        assert!(c.capped);
+        assert_eq!(
+            c.probe(Unit::Ns),
+            Probe {
+                inside: 20,
+                outside: 35
+            }
+        );
+        assert!(c.warning().unwrap().contains("30 ns of it inside"));
+        let cpp = Calibration::resolve(
+            Compensation::Header,
+            Some(16.8),
+            6.7 / 16.8,
+            floor(1, 9),
+            Unit::Ns,
+        );
+        assert_eq!(
+            cpp.probe(Unit::Ns),
+            Probe {
+                inside: 1,
+                outside: 9
+            }
+        );
+        // Without a split (older traces) the cap is the whole pair, as before.
+        let old = Calibration::resolve(
+            Compensation::Header,
+            Some(65.0),
+            1.0,
+            floor(20, 9),
+            Unit::Ns,
+        );
+        assert_eq!((old.used_ns, old.inside_share), (20.0, 1.0));
     }
 
     #[test]

@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use crate::analyse::probe::{Probe, SmallestNet};
+use crate::analyse::probe::{Floor, Probe, SmallestNet};
 use crate::analyse::trace::{agg::Aggregates, Names};
 use crate::analyse::walk::{Closed, Instance, Resolved, Sink, Walker};
 
@@ -53,6 +53,8 @@ pub(crate) struct RunClock {
     /// corrections).
     aggregated: i64,
     smallest: SmallestNet,
+    /// Of the messages that sent some, the smallest nonzero net time per message sent.
+    per_child: SmallestNet,
 }
 
 impl RunClock {
@@ -67,6 +69,9 @@ impl RunClock {
     #[inline]
     pub fn message(&mut self, net: u64, children: u64) {
         self.smallest.see(net);
+        if let Some(per_child) = net.checked_div(children) {
+            self.per_child.see(per_child);
+        }
         self.raw += net;
         self.paid += net.min(self.probe.of_net(children));
         self.sent += children;
@@ -79,6 +84,13 @@ impl RunClock {
     /// The smallest nonzero raw net time seen (0: none).
     pub fn smallest(&self) -> u64 {
         self.smallest.get()
+    }
+    /// What the recorded messages bound the probe split to ([`Floor`]).
+    pub fn floor(&self) -> Floor {
+        Floor {
+            net: self.smallest.get(),
+            per_child: self.per_child.get(),
+        }
     }
     /// The net times summed, less `probe` per message: the walk's own probe, or a cap (its
     /// inside at most the smallest net time: every nonzero net then pays it whole, and

@@ -14,6 +14,7 @@ use super::{
     aggregates, hints, level, per_byte, Analysis, Band, Builder, ClassStats, Edges, Instances,
     Lists, Messages, MethodAcc, MethodStats, Options, ThreadStats, Totals, TraceInfo, SCHEMA,
 };
+use crate::analyse::probe::Probe;
 use crate::analyse::trace::TraceReader;
 use crate::analyse::walk::{InstKind, Instance, Walker};
 
@@ -205,7 +206,7 @@ fn method_stats(
     names: &crate::analyse::trace::Names,
     total: u64,
     coverage: &aggregates::Coverage,
-    empty: u64,
+    empty: Probe,
 ) -> Vec<MethodStats> {
     let mut methods: Vec<MethodStats> = names
         .methods
@@ -227,7 +228,7 @@ fn method_stats(
                 size: a.size.summary(),
                 cyclic: a.cyclic,
                 level: lv,
-                probe_share: probe_share(a.recorded, a.raw, empty),
+                probe_share: probe_share(a.recorded, a.sent, a.raw, empty),
                 recorded_raw: (a.recorded, a.raw),
                 band: Band::of(lv),
                 granularity: per_byte(a.net.sum, a.size.sum),
@@ -244,23 +245,28 @@ fn method_stats(
     methods
 }
 
-/// What an empty call costs, in trace units: the probe cost the run paid per call (the one
-/// subtracted, else the header's or the given one), at most the run's cheapest call.
-fn empty_call(b: &Builder) -> u64 {
-    let smallest = b.clock.smallest();
+/// What an empty call costs, in trace units, split by where it falls: the probe cost the
+/// run paid per call (the one subtracted; else the header's or the given one, at most the
+/// run's cheapest call, all of it inside).
+fn empty_call(b: &Builder) -> Probe {
     if !b.probe.is_zero() {
-        b.probe.pair()
-    } else {
-        b.paid.min(smallest)
+        return b.probe;
+    }
+    Probe {
+        inside: b.paid.min(b.clock.smallest()),
+        outside: 0,
     }
 }
 
-/// The share of `raw` (the recorded calls' net time) that `calls` empty calls cost.
-fn probe_share(calls: u64, raw: u64, empty: u64) -> f64 {
+/// The share of `raw` (the recorded calls' net time) that the probes cost: `calls` insides
+/// and an outside per message they `sent` (a leaf pays the inside part only, a parent the
+/// outside part of each child too).
+fn probe_share(calls: u64, sent: u64, raw: u64, empty: Probe) -> f64 {
     if raw == 0 {
         return 0.0;
     }
-    (calls as f64 * empty as f64 / raw as f64).min(1.0)
+    let paid = calls as f64 * empty.inside as f64 + sent as f64 * empty.outside as f64;
+    (paid / raw as f64).min(1.0)
 }
 
 /// The kept messages, largest aggregate first, with their levels, bands and one-off marks.
@@ -461,4 +467,26 @@ fn one_off_messages(b: &mut Builder) -> OneOffs {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyse::analysis::PROBE_BOUND;
+
+    /// Fails before: the whole pair per call was the probes' share, so a leaf whose net
+    /// time is twice its inside part read as all probe, and a parent of 50 empty children
+    /// (their outsides in its net time) as 4 % probe.
+    #[test]
+    fn the_probe_share_counts_the_inside_per_call_and_the_outside_per_child() {
+        let p = Probe {
+            inside: 20,
+            outside: 30,
+        };
+        // 100 calls of a leaf of 40 each: half of it its probes' inside part.
+        assert!((probe_share(100, 0, 4000, p) - 0.5).abs() < 1e-9);
+        // 10 calls of a parent sending 50 each, 20 + 50 × 30 + 30 of work a call.
+        let share = probe_share(10, 500, 10 * 1550, p);
+        assert!(share > PROBE_BOUND && (share - 1520.0 / 1550.0).abs() < 1e-9);
+    }
 }

@@ -341,9 +341,11 @@ struct MethodAcc {
     agg: Acc,
     size: Acc,
     cyclic: u64,
-    /// Recorded calls and their raw net times (probe cost and waiting included).
+    /// Recorded calls and their raw net times (probe cost and waiting included), and the
+    /// messages those calls sent (each cost them a probe pair's outside part).
     recorded: u64,
     raw: u64,
+    sent: u64,
 }
 
 /// The analysis sink: accumulates per instance, edge and method.
@@ -485,6 +487,7 @@ impl Sink for Builder {
         ma.cyclic += cyclic as u64;
         ma.recorded += 1;
         ma.raw += c_raw;
+        ma.sent += f.children;
         self.cyclic += cyclic as u64;
         self.top.seen += 1;
         if self.top.wants(c.aggregate) {
@@ -548,13 +551,13 @@ fn analyze_with_events(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<Analysis> {
     let mut b = Builder::for_trace(path, opts)?;
-    let mut t = events::Tracker::new(&opts.events, b.probe().pair())
+    let mut t = events::Tracker::new(&opts.events, b.probe())
         .with_remote(&opts.remote, path)?
         .retiring(opts.detail_cap);
     let (mut reader, mut walker) =
         walk_trace_with(path, &mut events::Tracked::new(&mut b, &mut t), progress)?;
     if let Some(mut capped) = b.capped(opts) {
-        t = t.again(capped.probe().pair());
+        t = t.again(capped.probe());
         (reader, walker) = walk_trace_with(
             path,
             &mut events::Tracked::new(&mut capped, &mut t),
@@ -589,10 +592,9 @@ impl Builder {
     /// After a walk: a fresh builder subtracting the smallest net time, when the header's
     /// probe cost (not one given) exceeded it; `None` when this walk stands.
     pub fn capped(&self, opts: &Options) -> Option<Builder> {
-        let smallest = self.clock.smallest();
         let header = opts.compensation() == probe::Compensation::Header;
-        (header && smallest > 0 && self.probe.inside > smallest)
-            .then(|| Builder::new(opts).with_probe(self.probe.capped(smallest)))
+        let capped = self.probe.capped(self.clock.floor());
+        (header && capped != self.probe).then(|| Builder::new(opts).with_probe(capped))
     }
     /// The probe cost this builder subtracted, with where it came from.
     pub fn calibration(&self, path: &Path, opts: &Options) -> Result<probe::Calibration> {
@@ -601,13 +603,16 @@ impl Builder {
             opts.compensation(),
             header_probe_ns(path)?,
             probe::header_inside_share(path)?,
-            self.clock.smallest(),
+            self.clock.floor(),
             unit,
         );
         if cal.capped {
             // What the walk subtracted: the cap in whole trace units.
             cal.used_ns =
                 self.probe.pair() as f64 * unit.micros() / crate::analyse::trace::Unit::Ns.micros();
+            if !self.probe.is_zero() {
+                cal.inside_share = self.probe.inside as f64 / self.probe.pair() as f64;
+            }
         }
         Ok(cal)
     }

@@ -31,6 +31,7 @@ use super::order::{Order, Rec};
 use super::record::THREADS;
 pub use super::record::{EventRec, Segment};
 use super::remote::{Call, Links};
+use crate::analyse::probe::Probe;
 use crate::analyse::trace::Names;
 use crate::instrument::events::EventDef;
 
@@ -126,7 +127,7 @@ pub struct Tracker {
     /// The slot of the latest record queued.
     pushed_to: usize,
     pub defs: Vec<EventDef>,
-    probe: u64,
+    probe: Probe,
     methods: Vec<MethodBits>,
     /// Per class id: definitions whose `classes` take it (bit 31 set: computed).
     classes: Vec<u32>,
@@ -159,8 +160,9 @@ pub struct Tracker {
 }
 
 impl Tracker {
-    /// A tracker for `defs` subtracting `probe` trace units per message (as the analysis).
-    pub fn new(defs: &[EventDef], probe: u64) -> Self {
+    /// A tracker for `defs` subtracting `probe` per message (as the analysis: its inside
+    /// part per message, its outside part per message sent).
+    pub fn new(defs: &[EventDef], probe: Probe) -> Self {
         Tracker {
             order: Order::default(),
             named: 0,
@@ -201,7 +203,7 @@ impl Tracker {
 
     /// A fresh tracker for the same definitions and clocks, subtracting `probe`: a walk run
     /// again (at the capped probe cost) reads and pairs the keys no second time.
-    pub(crate) fn again(&self, probe: u64) -> Self {
+    pub(crate) fn again(&self, probe: Probe) -> Self {
         let mut t = Tracker::new(&self.defs, probe);
         t.remote.defs = self.remote.defs.clone();
         t.remote.skews = self.remote.skews.clone();

@@ -290,7 +290,8 @@ fn open_sinks(trace: &Path, t: &Targets, unit: Unit) -> Result<All> {
             .map(|_| folded::FoldedSink::new(t.by_instance)),
         tracker: match !t.events.is_empty() && (t.chrome.is_some() || t.perfetto.is_some()) {
             true => Some(
-                crate::analyse::events::Tracker::new(&t.events, 0).with_remote(&t.remote, trace)?,
+                crate::analyse::events::Tracker::new(&t.events, Default::default())
+                    .with_remote(&t.remote, trace)?,
             ),
             false => None,
         },

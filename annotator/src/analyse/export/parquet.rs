@@ -320,7 +320,7 @@ pub fn export(
     };
     let mut tracker = match events.is_empty() {
         true => None,
-        false => Some(Tracker::new(events, 0).with_remote(remote, trace)?),
+        false => Some(Tracker::new(events, Default::default()).with_remote(remote, trace)?),
     };
     let (reader, walker) = match &mut tracker {
         Some(t) => walk_trace(trace, &mut Tracked::new(&mut sink, t))?,

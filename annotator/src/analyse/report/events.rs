@@ -6,6 +6,7 @@ use std::path::Path;
 
 use crate::analyse::analysis::Options;
 use crate::analyse::events::{results, Events, Tracked, Tracker};
+use crate::analyse::probe::Probe;
 use crate::analyse::trace::TraceReader;
 use crate::analyse::walk::{walk_trace, Sink, Walker};
 use crate::error::Result;
@@ -18,7 +19,7 @@ pub(crate) const JS: &str = include_str!("events.js");
 pub(crate) fn walk(
     trace: &Path,
     opts: &Options,
-    probe: u64,
+    probe: Probe,
     sink: &mut impl Sink,
     before: Option<&Tracker>,
 ) -> Result<(TraceReader, Walker, Option<Tracker>)> {
@@ -40,4 +41,45 @@ pub(crate) fn walk(
 /// The per-event results of a walk's tracker.
 pub(crate) fn of(t: Option<Tracker>, reader: &TraceReader, opts: &Options) -> Option<Events> {
     t.map(|t| results(t, reader.names(), opts.detail_cap))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::instrument::manifest::Manifest;
+
+    /// Fails before: the tracker took the whole pair off per message of an event's calls
+    /// (30 × 11 here), not the split the analysis takes (10 inside each, 20 outside per
+    /// nested one: 10 × 11 + 20 × 10).
+    #[test]
+    fn an_events_work_is_compensated_by_the_split_probe() {
+        let mut s = String::from("##### revy-trace 1 unit=ns\n##### thread tid=1 name=t1\n");
+        s += "<Msg cls=A oid=1 mth=accept sgn=!! size=0 tid=1 t=0>\n";
+        for c in 0..10 {
+            let t = 100 + c * 100;
+            s += &format!(
+                "<Msg cls=B oid=2 mth=leaf sgn=!! size=0 tid=1 t={t}>\n\
+                 </Msg cls=B oid=2 mth=leaf sgn=!! tid=1 t={}>\n",
+                t + 50
+            );
+        }
+        s += "</Msg cls=A oid=1 mth=accept sgn=!! tid=1 t=2000>\n";
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.dtf");
+        std::fs::write(&path, s).unwrap();
+        let text = "[project]\nname=\"a\"\nsources=[\"*\"]\n\
+                    [[events]]\nname=\"r\"\nmethod=\"A.accept\"\n";
+        let m = Manifest::from_str(Path::new("revy.toml"), text).unwrap();
+        let opts = Options {
+            events: m.events.clone(),
+            ..Options::default()
+        };
+        let probe = Probe {
+            inside: 10,
+            outside: 20,
+        };
+        let (reader, _, t) = walk(&path, &opts, probe, &mut (), None).unwrap();
+        let e = of(t, &reader, &opts).unwrap();
+        assert_eq!(e.types[0].slowest[0].work, 2000 - (10 * 11 + 20 * 10));
+    }
 }

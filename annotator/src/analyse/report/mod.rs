@@ -267,11 +267,11 @@ pub fn analyze(trace: &Path, opts: &Options, caps: &Caps) -> Result<Input> {
         span: [u64::MAX, 0],
         slices: timeline::Collector::default(),
     };
-    let probe = tee.b.probe().pair();
+    let probe = tee.b.probe();
     let (mut reader, mut walker, mut evs) = events::walk(trace, &opts, probe, &mut tee, None)?;
     if let Some(b) = tee.b.capped(&opts) {
         // The header's probe cost exceeds a message's net time: walk again at the cap.
-        let probe = b.probe().pair();
+        let probe = b.probe();
         tee = Tee {
             b,
             span: [u64::MAX, 0],

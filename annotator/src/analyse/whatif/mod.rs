@@ -90,7 +90,7 @@ pub fn load_for(
     let (reader, walker) =
         crate::analyse::walk::walk_trace_by(&path, Walker::new(), &mut clock, &mut |_, _| {})?;
     // The header's probe cost, at most the smallest net time (`analyse::probe`).
-    let cal = Calibration::resolve(compensate, header, share, clock.smallest(), unit);
+    let cal = Calibration::resolve(compensate, header, share, clock.floor(), unit);
     // The run's length as `revy analyze` gives it (`analyse::run`).
     let run = clock.length(&walker, cal.probe(unit));
     let compensate = cal.compensation();

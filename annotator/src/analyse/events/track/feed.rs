@@ -88,7 +88,7 @@ impl Tracker {
         let f = &c.frame;
         let agg = c
             .aggregate
-            .saturating_sub(self.probe.saturating_mul(1 + f.descendants));
+            .saturating_sub(self.probe.of_aggregate(f.descendants));
         agg - (c.wait + f.child_wait).min(agg)
     }
 

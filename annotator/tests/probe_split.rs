@@ -308,7 +308,11 @@ fn check(lang: &Lang) {
     // 15.8–30.6 ns a child against pairs of 21–33 ns, Java 50–75 ns against 80–107).
     let per_child = (parent - run) / KIDS;
     assert!(per_child.abs() <= 0.5 * pair, "{why}");
-    assert!(child <= leaf + 0.5 * pair, "{why}");
+    // A leaf keeps what the cap leaves of the calibrated inside part: by rule nothing more
+    // than the shortest leaf's own time is taken off (C++'s overlapping TSC reads can show
+    // a 1 ns leaf), so its yardstick is the header's pair when that was capped.
+    let header = probe["header_ns"].as_f64().unwrap_or(pair).max(pair);
+    assert!(child <= leaf + 0.5 * header, "{why}, header pair {header:.1} ns");
     eprintln!("{why}");
 }
 

@@ -34,6 +34,7 @@ use super::remote::{Call, Links};
 use crate::analyse::trace::Names;
 use crate::instrument::events::EventDef;
 
+mod dead;
 mod feed;
 mod retire;
 pub use feed::Tracked;
@@ -130,8 +131,10 @@ pub struct Tracker {
     methods: Vec<MethodBits>,
     /// Per class id: definitions whose `classes` take it (bit 31 set: computed).
     classes: Vec<u32>,
-    /// Per instance id: its event (NONE: none; UNSEEN: not met yet).
+    /// Per instance id: its event (NONE: none or destroyed; UNSEEN: not met yet).
     owner: Vec<u32>,
+    /// Destroyed objects waiting to lose their event.
+    dying: dead::Dying,
     /// Some definition reassociates objects: any call on one may change its event, so
     /// every call on an object waits for its turn in time order.
     reassociating: bool,
@@ -170,6 +173,7 @@ impl Tracker {
             methods: Vec::new(),
             classes: Vec::new(),
             owner: Vec::new(),
+            dying: dead::Dying::default(),
             reassociating: defs.iter().any(|d| !d.reassociate.is_empty()),
             threads: Vec::new(),
             by_tid: FxHashMap::default(),
@@ -522,6 +526,7 @@ impl Tracker {
     /// and numbers the events in the order they started.
     pub fn finish(&mut self, names: &Names) {
         self.apply_due(names, true);
+        self.drop_dead(true);
         match self.retire.is_some() {
             true => self.retire_all(),
             false => self.renumber(),

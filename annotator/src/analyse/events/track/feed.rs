@@ -187,6 +187,9 @@ impl Tracker {
         if moved {
             self.pushed_to = th;
             self.name_lanes(names);
+            if !self.dying.is_empty() {
+                self.drop_dead(false);
+            }
         }
         let clear = self.order.is_clear(th);
         let head = if clear && self.ready(&r) {
@@ -291,6 +294,10 @@ impl<S: Sink> Sink for Tracked<'_, S> {
     fn closed(&mut self, c: &Closed, instances: &[Instance], names: &Names) {
         self.tracker.record_close(c, names);
         self.inner.closed(c, instances, names);
+    }
+    fn destroyed(&mut self, tid: u64, instance: u32, t: u64) {
+        self.inner.destroyed(tid, instance, t);
+        self.tracker.record_destroy(tid, instance, t);
     }
     fn keyed(&mut self, tid: u64, method: u32, key: u64, t: u64, names: &Names) {
         self.tracker.record_key(tid, method, key, t, names);

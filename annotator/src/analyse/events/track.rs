@@ -222,6 +222,11 @@ impl Tracker {
         (!e.gone).then_some(e)
     }
 
+    fn live_mut(&mut self, id: u32) -> Option<&mut EventRec> {
+        let e = (self.events).get_mut(id.wrapping_sub(self.base) as usize)?;
+        (!e.gone).then_some(e)
+    }
+
     #[inline]
     fn ev(&mut self, id: u32) -> &mut EventRec {
         &mut self.events[(id - self.base) as usize]
@@ -322,13 +327,28 @@ impl Tracker {
         th
     }
 
+    /// Associates `inst` with `event` (live) or with none (NONE).
     fn own(&mut self, inst: u32, event: u32) {
         let i = inst as usize;
         if self.owner.len() <= i {
             self.owner
                 .resize((i + 1).max(self.owner.len() * 5 / 4), UNSEEN);
         }
-        self.owner[i] = event;
+        let old = std::mem::replace(&mut self.owner[i], event);
+        self.unhold(old);
+        if event < UNSEEN {
+            self.ev(event).held += 1;
+        }
+    }
+
+    /// An object of event `old` (if any, and live) no longer belongs to it.
+    #[inline]
+    fn unhold(&mut self, old: u32) {
+        if old < UNSEEN {
+            if let Some(e) = self.live_mut(old) {
+                e.held -= 1;
+            }
+        }
     }
 
     /// Its event (NONE: none; UNSEEN: not met yet).
@@ -424,6 +444,7 @@ impl Tracker {
             threads: [0; THREADS],
             nthreads: 0,
             carriers: 0,
+            held: 0,
             gone: false,
         });
         if let Some(r) = &mut self.retire {

@@ -59,7 +59,8 @@ impl Tracker {
             self.dying.heap.pop();
             if let Some(o) = self.owner.get_mut(inst as usize) {
                 if *o < UNSEEN {
-                    *o = NONE;
+                    let old = std::mem::replace(o, NONE);
+                    self.unhold(old);
                 }
             }
         }

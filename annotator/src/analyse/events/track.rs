@@ -138,6 +138,8 @@ pub struct Tracker {
     /// Some definition reassociates objects: any call on one may change its event, so
     /// every call on an object waits for its turn in time order.
     reassociating: bool,
+    /// Neither reassociation nor `[[remote]]`: most calls change nothing (`feed.rs`).
+    plain: bool,
     threads: Vec<ThreadEv>,
     by_tid: FxHashMap<u64, usize>,
     last_tid: (u64, usize),
@@ -175,6 +177,7 @@ impl Tracker {
             owner: Vec::new(),
             dying: dead::Dying::default(),
             reassociating: defs.iter().any(|d| !d.reassociate.is_empty()),
+            plain: defs.iter().all(|d| d.reassociate.is_empty()),
             threads: Vec::new(),
             by_tid: FxHashMap::default(),
             last_tid: (u64::MAX, usize::MAX),
@@ -199,6 +202,7 @@ impl Tracker {
         trace: &std::path::Path,
     ) -> crate::error::Result<Self> {
         self.remote.defs = defs.iter().take(255).cloned().collect();
+        self.plain &= self.remote.defs.is_empty();
         self.remote.skews = super::align::estimate(trace, &self.remote.defs)?;
         Ok(self)
     }
@@ -208,6 +212,7 @@ impl Tracker {
     pub(crate) fn again(&self, probe: u64) -> Self {
         let mut t = Tracker::new(&self.defs, probe);
         t.remote.defs = self.remote.defs.clone();
+        t.plain = self.plain;
         t.remote.skews = self.remote.skews.clone();
         match self.retire.is_some() {
             true => t.retiring(self.folded.cap),
@@ -352,6 +357,7 @@ impl Tracker {
     }
 
     /// Its event (NONE: none; UNSEEN: not met yet).
+    #[inline]
     fn owner_of(&self, inst: u32) -> u32 {
         self.owner.get(inst as usize).copied().unwrap_or(UNSEEN)
     }

@@ -4,16 +4,55 @@
 
 use super::{
     Rec, Tracker, CLOSE, CREATE, ENTER, ENTER_CLOSE, ENTER_CLOSE_OUTER, KEY, NAMED_LANES, NONE,
+    UNSEEN,
 };
 use crate::analyse::trace::Names;
 use crate::analyse::walk::{Closed, Frame, Instance, Sink};
 
 impl Tracker {
     /// A call starts on the walker's thread `thread` (id `tid`). Most calls are applied
-    /// at once on the thread the file is reading: only those go through no queue.
-    #[inline]
+    /// at once on the thread the file is reading: only those go through no queue. Inlined
+    /// in the walk: most calls change nothing (see [`Tracker::unchanged_by`]), and are
+    /// told apart without a call.
+    #[inline(always)]
     pub(crate) fn record_enter(&mut self, thread: usize, tid: u64, f: &Frame, names: &Names) {
         let th = self.slot(thread, tid);
+        if self.pushed_to == th && self.order.is_clear(th) && self.unchanged_by(th, f) {
+            self.order.raise(th, f.start);
+            return;
+        }
+        self.enter_record(th, f, names);
+    }
+
+    /// Whether the start of `f` on slot `th`, applied now, would change nothing: no
+    /// reassociation nor remote call is defined, and its receiver (if an object) was met
+    /// before; and either its thread is in an event (the receiver's event is settled), or
+    /// it starts no event and its receiver belongs to none (so it continues none).
+    #[inline(always)]
+    fn unchanged_by(&self, th: usize, f: &Frame) -> bool {
+        if !self.plain {
+            return false;
+        }
+        let object = crate::analyse::trace::multi::local(f.oid) != 0;
+        let owner = match object {
+            true => self.owner_of(f.receiver),
+            false => NONE,
+        };
+        if owner == UNSEEN {
+            return false;
+        }
+        if self.threads[th].event != NONE {
+            return true;
+        }
+        let starts = match self.methods.get(f.method as usize) {
+            Some(b) if b.known => b.start != 0,
+            _ => true,
+        };
+        !starts && owner == NONE
+    }
+
+    #[inline(never)]
+    fn enter_record(&mut self, th: usize, f: &Frame, names: &Names) {
         let r = Rec {
             t: f.start,
             end: 0,
@@ -44,20 +83,32 @@ impl Tracker {
     }
 
     /// A call ended (its work and blocking compensated for the probes as the analysis does).
-    #[inline]
+    /// Inlined in the walk: most ends change nothing but their thread's latest time.
+    #[inline(always)]
     pub(crate) fn record_close(&mut self, c: &Closed, names: &Names) {
-        let f = &c.frame;
         let th = self.slot(c.thread, c.tid);
-        if self.on_course(th, c.end) {
+        if self.pushed_to == th && self.order.is_clear(th) {
+            self.order.raise(th, c.end);
             // Only an outermost call's work, a remote call or the call carrying the
             // thread's event change anything.
             let t = &self.threads[th];
-            let carrying = t.event != NONE && t.order == f.order;
+            let carrying = t.event != NONE && t.order == c.frame.order;
             if c.outer.is_empty() || carrying || !self.remote.is_idle() {
-                self.close(th, &Self::close_rec(c, self.work_of(c)));
+                self.close_now(th, c);
             }
             return;
         }
+        self.close_record(th, c, names);
+    }
+
+    #[inline(never)]
+    fn close_now(&mut self, th: usize, c: &Closed) {
+        self.close(th, &Self::close_rec(c, self.work_of(c)));
+    }
+
+    #[inline(never)]
+    fn close_record(&mut self, th: usize, c: &Closed, names: &Names) {
+        let f = &c.frame;
         let work = self.work_of(c);
         // A close changes only its own thread's state and sums whose order does not
         // matter, so it is applied as soon as the records before it on its thread are:

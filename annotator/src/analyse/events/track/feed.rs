@@ -34,8 +34,10 @@ impl Tracker {
             return false;
         }
         let object = crate::analyse::trace::multi::local(f.oid) != 0;
+        let i = f.receiver as usize;
         let owner = match object {
-            true => self.owner_of(f.receiver),
+            true if i < self.owner.len() => self.owner[i],
+            true => UNSEEN,
             false => NONE,
         };
         if owner == UNSEEN {
@@ -324,7 +326,8 @@ impl<S: Sink> Sink for Tracked<'_, S> {
     fn started(&mut self, parent_ctx: Option<u32>, thread: usize, frame: &Frame) -> u32 {
         self.inner.started(parent_ctx, thread, frame)
     }
-    #[inline]
+    // Both inlined in the walk's loop (a call per record cost more than the fast path).
+    #[inline(always)]
     fn entered(
         &mut self,
         parent_ctx: Option<u32>,
@@ -341,7 +344,7 @@ impl<S: Sink> Sink for Tracked<'_, S> {
         self.tracker
             .record_create(tid, instance, class, size, names);
     }
-    #[inline]
+    #[inline(always)]
     fn closed(&mut self, c: &Closed, instances: &[Instance], names: &Names) {
         self.tracker.record_close(c, names);
         self.inner.closed(c, instances, names);

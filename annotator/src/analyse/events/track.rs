@@ -19,7 +19,7 @@
 //! [`super::order`] until no thread can bring an earlier record, within a bounded window.
 //! Events are numbered in the order they started once all is applied (in place). Beyond
 //! that window: per instance id 4 bytes (its event), per thread a few words, at most
-//! [`SEGMENT_CAP`] timeline segments, and per event one [`EventRec`] (72 bytes) while it
+//! [`SEGMENT_CAP`] timeline segments, and per event one [`EventRec`] (80 bytes) while it
 //! lives: a tracker made [`Tracker::retiring`] (the analysis's) folds each finished event
 //! into its type's results during the walk ([`retire`]); the exports' keeps them all.
 

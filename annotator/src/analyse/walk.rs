@@ -213,6 +213,9 @@ pub trait Sink {
         _names: &Names,
     ) {
     }
+    /// An object's destruction entry (C++ `Dst`): its instance, at time `t` (its thread's
+    /// latest when the entry has none).
+    fn destroyed(&mut self, _tid: u64, _instance: u32, _t: u64) {}
     fn closed(&mut self, _c: &Closed, _instances: &[Instance], _names: &Names) {}
     /// A `[[remote]]` call's key, logged inside thread `tid`'s current message (`method`).
     fn keyed(&mut self, _tid: u64, _method: u32, _key: u64, _t: u64, _names: &Names) {}
@@ -478,11 +481,12 @@ impl Walker {
                 if let Some(t) = t {
                     self.threads[th].seen(t);
                 }
-                let last = self.threads[th].last_t;
+                let t = t.unwrap_or(self.threads[th].last_t);
                 let i = self.instance(class, oid) as usize;
                 if let Some(inst) = self.instances.get_mut(i) {
-                    inst.set_destroyed(t.unwrap_or(last));
+                    inst.set_destroyed(t);
                 }
+                sink.destroyed(tid, i as u32, t);
             }
             Event::Start {
                 tid,

@@ -39,15 +39,29 @@ impl Dist {
         if v.is_empty() {
             return Dist::default();
         }
-        v.sort_unstable();
-        let at = |p: f64| v[((p * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1];
+        let n = v.len();
+        let rank = |p: f64| ((p * n as f64).ceil() as usize).clamp(1, n) - 1;
         let total: u64 = v.iter().sum();
+        let max = v.iter().copied().max().unwrap_or(0);
+        // Three selections, each within the part below the one before, instead of a sort
+        // (65,536 values per distribution: the sort was 5 % of an unoptimised analysis).
+        let mut prev: Option<(usize, u64)> = None;
+        let mut at = |i: usize| {
+            let x = match prev {
+                Some((j, x)) if j == i => x,
+                Some((j, _)) => *v[..j].select_nth_unstable(i).1,
+                None => *v.select_nth_unstable(i).1,
+            };
+            prev = Some((i, x));
+            x
+        };
+        let (p99, p90, p50) = (at(rank(0.99)), at(rank(0.90)), at(rank(0.50)));
         Dist {
-            p50: at(0.50),
-            p90: at(0.90),
-            p99: at(0.99),
-            max: *v.last().unwrap(),
-            mean: total as f64 / v.len() as f64,
+            p50,
+            p90,
+            p99,
+            max,
+            mean: total as f64 / n as f64,
             total,
         }
     }

@@ -104,10 +104,13 @@ impl Order {
     /// Lane `lane` (made before) has brought time `t`.
     #[inline]
     pub fn raise(&mut self, lane: usize, t: u64) {
+        // No closure: called twice per trace record, unoptimised (debug) builds too.
         if t > self.hi[lane] {
             self.hi[lane] = t;
-            if self.low.is_some_and(|(_, l)| l == lane) {
-                self.low = None;
+            if let Some((_, l)) = self.low {
+                if l == lane {
+                    self.low = None;
+                }
             }
         }
     }

@@ -20,6 +20,9 @@ pub struct EventRec {
     pub nthreads: u8,
     /// Threads carrying it now.
     pub(super) carriers: u8,
+    /// Objects associated with it now: with none and no thread carrying it, nothing can
+    /// continue it (but a `[[remote]]` call).
+    pub(super) held: u32,
     /// Retired: folded into its type's results (its slot waits to be reclaimed).
     pub(super) gone: bool,
 }

@@ -224,3 +224,25 @@ fn remote_keys_are_linked_across_a_skewed_clock() {
         assert_eq!(c.lead, skew * 1_000_000 + 99_900, "skew {skew}");
     }
 }
+
+/// The percentiles by selection are the nearest-rank ones of the sorted values.
+#[test]
+fn dist_selects_the_nearest_rank_percentiles() {
+    let mut x = 12345u64;
+    for n in [1usize, 2, 3, 10, 99, 100, 101, 1000, 4097] {
+        let v: Vec<u64> = (0..n)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (x >> 33) % 500
+            })
+            .collect();
+        let mut s = v.clone();
+        s.sort_unstable();
+        let at = |p: f64| s[((p * n as f64).ceil() as usize).clamp(1, n) - 1];
+        let d = super::Dist::of(v);
+        let want = (at(0.5), at(0.9), at(0.99), s[n - 1], s.iter().sum::<u64>());
+        assert_eq!((d.p50, d.p90, d.p99, d.max, d.total), want, "n={n}");
+    }
+}

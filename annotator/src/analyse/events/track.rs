@@ -19,7 +19,7 @@
 //! [`super::order`] until no thread can bring an earlier record, within a bounded window.
 //! Events are numbered in the order they started once all is applied (in place). Beyond
 //! that window: per instance id 4 bytes (its event), per thread a few words, at most
-//! [`SEGMENT_CAP`] timeline segments, and per event one [`EventRec`] (72 bytes) while it
+//! [`SEGMENT_CAP`] timeline segments, and per event one [`EventRec`] (80 bytes) while it
 //! lives: a tracker made [`Tracker::retiring`] (the analysis's) folds each finished event
 //! into its type's results during the walk ([`retire`]); the exports' keeps them all.
 
@@ -35,6 +35,7 @@ use crate::analyse::probe::Probe;
 use crate::analyse::trace::Names;
 use crate::instrument::events::EventDef;
 
+mod dead;
 mod feed;
 mod retire;
 pub use feed::Tracked;
@@ -131,11 +132,15 @@ pub struct Tracker {
     methods: Vec<MethodBits>,
     /// Per class id: definitions whose `classes` take it (bit 31 set: computed).
     classes: Vec<u32>,
-    /// Per instance id: its event (NONE: none; UNSEEN: not met yet).
+    /// Per instance id: its event (NONE: none or destroyed; UNSEEN: not met yet).
     owner: Vec<u32>,
+    /// Destroyed objects waiting to lose their event.
+    dying: dead::Dying,
     /// Some definition reassociates objects: any call on one may change its event, so
     /// every call on an object waits for its turn in time order.
     reassociating: bool,
+    /// Neither reassociation nor `[[remote]]`: most calls change nothing (`feed.rs`).
+    plain: bool,
     threads: Vec<ThreadEv>,
     by_tid: FxHashMap<u64, usize>,
     last_tid: (u64, usize),
@@ -172,7 +177,9 @@ impl Tracker {
             methods: Vec::new(),
             classes: Vec::new(),
             owner: Vec::new(),
+            dying: dead::Dying::default(),
             reassociating: defs.iter().any(|d| !d.reassociate.is_empty()),
+            plain: defs.iter().all(|d| d.reassociate.is_empty()),
             threads: Vec::new(),
             by_tid: FxHashMap::default(),
             last_tid: (u64::MAX, usize::MAX),
@@ -197,6 +204,7 @@ impl Tracker {
         trace: &std::path::Path,
     ) -> crate::error::Result<Self> {
         self.remote.defs = defs.iter().take(255).cloned().collect();
+        self.plain &= self.remote.defs.is_empty();
         self.remote.skews = super::align::estimate(trace, &self.remote.defs)?;
         Ok(self)
     }
@@ -206,6 +214,7 @@ impl Tracker {
     pub(crate) fn again(&self, probe: Probe) -> Self {
         let mut t = Tracker::new(&self.defs, probe);
         t.remote.defs = self.remote.defs.clone();
+        t.plain = self.plain;
         t.remote.skews = self.remote.skews.clone();
         match self.retire.is_some() {
             true => t.retiring(self.folded.cap),
@@ -217,6 +226,11 @@ impl Tracker {
     #[inline]
     fn live(&self, id: u32) -> Option<&EventRec> {
         let e = self.events.get(id.wrapping_sub(self.base) as usize)?;
+        (!e.gone).then_some(e)
+    }
+
+    fn live_mut(&mut self, id: u32) -> Option<&mut EventRec> {
+        let e = (self.events).get_mut(id.wrapping_sub(self.base) as usize)?;
         (!e.gone).then_some(e)
     }
 
@@ -320,16 +334,32 @@ impl Tracker {
         th
     }
 
+    /// Associates `inst` with `event` (live) or with none (NONE).
     fn own(&mut self, inst: u32, event: u32) {
         let i = inst as usize;
         if self.owner.len() <= i {
             self.owner
                 .resize((i + 1).max(self.owner.len() * 5 / 4), UNSEEN);
         }
-        self.owner[i] = event;
+        let old = std::mem::replace(&mut self.owner[i], event);
+        self.unhold(old);
+        if event < UNSEEN {
+            self.ev(event).held += 1;
+        }
+    }
+
+    /// An object of event `old` (if any, and live) no longer belongs to it.
+    #[inline]
+    fn unhold(&mut self, old: u32) {
+        if old < UNSEEN {
+            if let Some(e) = self.live_mut(old) {
+                e.held -= 1;
+            }
+        }
     }
 
     /// Its event (NONE: none; UNSEEN: not met yet).
+    #[inline]
     fn owner_of(&self, inst: u32) -> u32 {
         self.owner.get(inst as usize).copied().unwrap_or(UNSEEN)
     }
@@ -422,6 +452,7 @@ impl Tracker {
             threads: [0; THREADS],
             nthreads: 0,
             carriers: 0,
+            held: 0,
             gone: false,
         });
         if let Some(r) = &mut self.retire {
@@ -524,6 +555,7 @@ impl Tracker {
     /// and numbers the events in the order they started.
     pub fn finish(&mut self, names: &Names) {
         self.apply_due(names, true);
+        self.drop_dead(true);
         match self.retire.is_some() {
             true => self.retire_all(),
             false => self.renumber(),

@@ -112,6 +112,11 @@ impl Sink for All {
             t.record_create(tid, instance, class, size, names);
         }
     }
+    fn destroyed(&mut self, tid: u64, instance: u32, t: u64) {
+        if let Some(tr) = &mut self.tracker {
+            tr.record_destroy(tid, instance, t);
+        }
+    }
     fn started(&mut self, parent: Option<u32>, thread: usize, frame: &Frame) -> u32 {
         if let Some(p) = &mut self.perfetto {
             p.started(parent, thread, frame);

@@ -4,16 +4,57 @@
 
 use super::{
     Rec, Tracker, CLOSE, CREATE, ENTER, ENTER_CLOSE, ENTER_CLOSE_OUTER, KEY, NAMED_LANES, NONE,
+    UNSEEN,
 };
 use crate::analyse::trace::Names;
 use crate::analyse::walk::{Closed, Frame, Instance, Sink};
 
 impl Tracker {
     /// A call starts on the walker's thread `thread` (id `tid`). Most calls are applied
-    /// at once on the thread the file is reading: only those go through no queue.
-    #[inline]
+    /// at once on the thread the file is reading: only those go through no queue. Inlined
+    /// in the walk: most calls change nothing (see [`Tracker::unchanged_by`]), and are
+    /// told apart without a call.
+    #[inline(always)]
     pub(crate) fn record_enter(&mut self, thread: usize, tid: u64, f: &Frame, names: &Names) {
         let th = self.slot(thread, tid);
+        if self.pushed_to == th && self.order.is_clear(th) && self.unchanged_by(th, f) {
+            self.order.raise(th, f.start);
+            return;
+        }
+        self.enter_record(th, f, names);
+    }
+
+    /// Whether the start of `f` on slot `th`, applied now, would change nothing: no
+    /// reassociation nor remote call is defined, and its receiver (if an object) was met
+    /// before; and either its thread is in an event (the receiver's event is settled), or
+    /// it starts no event and its receiver belongs to none (so it continues none).
+    #[inline(always)]
+    fn unchanged_by(&self, th: usize, f: &Frame) -> bool {
+        if !self.plain {
+            return false;
+        }
+        let object = crate::analyse::trace::multi::local(f.oid) != 0;
+        let i = f.receiver as usize;
+        let owner = match object {
+            true if i < self.owner.len() => self.owner[i],
+            true => UNSEEN,
+            false => NONE,
+        };
+        if owner == UNSEEN {
+            return false;
+        }
+        if self.threads[th].event != NONE {
+            return true;
+        }
+        let starts = match self.methods.get(f.method as usize) {
+            Some(b) if b.known => b.start != 0,
+            _ => true,
+        };
+        !starts && owner == NONE
+    }
+
+    #[inline(never)]
+    fn enter_record(&mut self, th: usize, f: &Frame, names: &Names) {
         let r = Rec {
             t: f.start,
             end: 0,
@@ -44,20 +85,32 @@ impl Tracker {
     }
 
     /// A call ended (its work and blocking compensated for the probes as the analysis does).
-    #[inline]
+    /// Inlined in the walk: most ends change nothing but their thread's latest time.
+    #[inline(always)]
     pub(crate) fn record_close(&mut self, c: &Closed, names: &Names) {
-        let f = &c.frame;
         let th = self.slot(c.thread, c.tid);
-        if self.on_course(th, c.end) {
+        if self.pushed_to == th && self.order.is_clear(th) {
+            self.order.raise(th, c.end);
             // Only an outermost call's work, a remote call or the call carrying the
             // thread's event change anything.
             let t = &self.threads[th];
-            let carrying = t.event != NONE && t.order == f.order;
+            let carrying = t.event != NONE && t.order == c.frame.order;
             if c.outer.is_empty() || carrying || !self.remote.is_idle() {
-                self.close(th, &Self::close_rec(c, self.work_of(c)));
+                self.close_now(th, c);
             }
             return;
         }
+        self.close_record(th, c, names);
+    }
+
+    #[inline(never)]
+    fn close_now(&mut self, th: usize, c: &Closed) {
+        self.close(th, &Self::close_rec(c, self.work_of(c)));
+    }
+
+    #[inline(never)]
+    fn close_record(&mut self, th: usize, c: &Closed, names: &Names) {
+        let f = &c.frame;
         let work = self.work_of(c);
         // A close changes only its own thread's state and sums whose order does not
         // matter, so it is applied as soon as the records before it on its thread are:
@@ -187,6 +240,9 @@ impl Tracker {
         if moved {
             self.pushed_to = th;
             self.name_lanes(names);
+            if !self.dying.is_empty() {
+                self.drop_dead(false);
+            }
         }
         let clear = self.order.is_clear(th);
         let head = if clear && self.ready(&r) {
@@ -270,7 +326,8 @@ impl<S: Sink> Sink for Tracked<'_, S> {
     fn started(&mut self, parent_ctx: Option<u32>, thread: usize, frame: &Frame) -> u32 {
         self.inner.started(parent_ctx, thread, frame)
     }
-    #[inline]
+    // Both inlined in the walk's loop (a call per record cost more than the fast path).
+    #[inline(always)]
     fn entered(
         &mut self,
         parent_ctx: Option<u32>,
@@ -287,10 +344,14 @@ impl<S: Sink> Sink for Tracked<'_, S> {
         self.tracker
             .record_create(tid, instance, class, size, names);
     }
-    #[inline]
+    #[inline(always)]
     fn closed(&mut self, c: &Closed, instances: &[Instance], names: &Names) {
         self.tracker.record_close(c, names);
         self.inner.closed(c, instances, names);
+    }
+    fn destroyed(&mut self, tid: u64, instance: u32, t: u64) {
+        self.inner.destroyed(tid, instance, t);
+        self.tracker.record_destroy(tid, instance, t);
     }
     fn keyed(&mut self, tid: u64, method: u32, key: u64, t: u64, names: &Names) {
         self.tracker.record_key(tid, method, key, t, names);

@@ -2,7 +2,10 @@
 //! horizon, is folded into its type's results ([`super::super::stats`]) and its record
 //! dropped, so memory holds the live events, not every event of the run. Its objects keep
 //! their 4-byte association, to a number no longer live: a later call on one of them is
-//! not a continuation. Events retire in the order they started, which numbers them.
+//! not a continuation. One that holds no object (none was created or first used in it, or
+//! all were destroyed) and no `[[remote]]` call, nothing can continue: it retires once
+//! every thread is past its end, without waiting for the horizon. Events retire in the
+//! order they started, which numbers them.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -49,7 +52,8 @@ impl Tracker {
     }
 
     /// Retires the earliest-started events finished by `now` (no thread carries them and
-    /// they were idle past the horizon, every thread's records up to then applied).
+    /// they were idle past the horizon, or hold no object, every thread's records up to
+    /// then applied).
     pub(super) fn retire_due(&mut self, now: u64) {
         let Some(r) = &mut self.retire else {
             return;
@@ -59,9 +63,15 @@ impl Tracker {
         // `now` is the time of the event starting; other threads' records up to `settled`
         // may still come (computed once an event is due by `now`).
         let mut settled = None;
+        let remote = !self.remote.defs.is_empty();
         while let Some(&Reverse((_, id))) = r.by_start.peek() {
             let e = &self.events[(id - self.base) as usize];
-            let due = e.end.saturating_add(horizon);
+            // Holding no object (and no remote call naming it), nothing can continue it:
+            // due once every thread is past its end.
+            let due = match e.held == 0 && !remote {
+                true => e.end,
+                false => e.end.saturating_add(horizon),
+            };
             if e.carriers > 0 || due > now {
                 break;
             }
@@ -238,6 +248,46 @@ mod tests {
         assert_eq!(retired.types[0].count, 40);
         assert_eq!(retired.instances.len(), 10);
         assert_eq!(retired.types[0].slowest[0].timeline.len(), 3);
+        assert!(peak <= 2, "{peak} records held");
+    }
+
+    /// Events 1 µs apart (well within the horizon) that hold no object: each retires once
+    /// both threads are past its end (before, all 50 were held to the end), with the
+    /// results of a tracker that keeps them all.
+    #[test]
+    fn events_holding_no_object_retire_before_the_horizon() {
+        let mut s = String::from("##### revy-trace 1 unit=ns\n");
+        s += "##### thread tid=1 name=t1\n##### thread tid=2 name=t2\n";
+        for k in 0..50u64 {
+            let t = 1000 + k * 1000;
+            for (tid, m) in [(1, "accept"), (2, "poll")] {
+                s += &format!(
+                    "<Msg cls=A oid=1 mth={m} sgn=!! size=0 tid={tid} t={t}>\n\
+                     </Msg cls=A oid=1 mth={m} sgn=!! tid={tid} t={}>\n",
+                    t + 100 + k % 7
+                );
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.dtf");
+        std::fs::write(&path, s).unwrap();
+        let text = "[project]\nname=\"a\"\nsources=[\"*\"]\n\
+                    [[events]]\nname=\"r\"\nmethod=\"A.accept\"\n";
+        let m = Manifest::from_str(std::path::Path::new("revy.toml"), text).unwrap();
+        let walk = |t: &mut Tracker| {
+            let (reader, _) = walk_trace(&path, &mut Tracked::new(&mut (), t)).unwrap();
+            t.finish(reader.names());
+            reader
+        };
+        let mut kept = Tracker::new(&m.events, 0);
+        let reader = walk(&mut kept);
+        let kept = results(kept, reader.names(), 10);
+        let mut retiring = Tracker::new(&m.events, 0).retiring(10);
+        let reader = walk(&mut retiring);
+        let peak = retiring.peak_live;
+        let retired = results(retiring, reader.names(), 10);
+        assert_eq!(json(&retired), json(&kept));
+        assert_eq!(retired.types[0].count, 50);
         assert!(peak <= 2, "{peak} records held");
     }
 }

@@ -312,7 +312,10 @@ fn check(lang: &Lang) {
     // than the shortest leaf's own time is taken off (C++'s overlapping TSC reads can show
     // a 1 ns leaf), so its yardstick is the header's pair when that was capped.
     let header = probe["header_ns"].as_f64().unwrap_or(pair).max(pair);
-    assert!(child <= leaf + 0.5 * header, "{why}, header pair {header:.1} ns");
+    assert!(
+        child <= leaf + 0.5 * header,
+        "{why}, header pair {header:.1} ns"
+    );
     eprintln!("{why}");
 }
 

@@ -108,7 +108,7 @@ mod tests {
                     [[events]]\nname=\"r\"\nmethod=\"A.accept\"\n";
         let m = Manifest::from_str(std::path::Path::new("revy.toml"), text).unwrap();
         for retiring in [false, true] {
-            let mut t = Tracker::new(&m.events, 0);
+            let mut t = Tracker::new(&m.events, Default::default());
             if retiring {
                 t = t.retiring(10);
             }

@@ -279,10 +279,10 @@ mod tests {
             t.finish(reader.names());
             reader
         };
-        let mut kept = Tracker::new(&m.events, 0);
+        let mut kept = Tracker::new(&m.events, Default::default());
         let reader = walk(&mut kept);
         let kept = results(kept, reader.names(), 10);
-        let mut retiring = Tracker::new(&m.events, 0).retiring(10);
+        let mut retiring = Tracker::new(&m.events, Default::default()).retiring(10);
         let reader = walk(&mut retiring);
         let peak = retiring.peak_live;
         let retired = results(retiring, reader.names(), 10);

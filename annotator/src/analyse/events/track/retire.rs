@@ -222,18 +222,15 @@ mod tests {
         serde_json::to_string(e).unwrap()
     }
 
-    /// The same trace through a retiring tracker and one that keeps every event: the same
-    /// results, while the retiring one held at most 2 records at once.
-    #[test]
-    fn retired_events_give_the_results_of_kept_ones() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("t.dtf");
-        std::fs::write(&path, trace(40)).unwrap();
+    /// `path` through a tracker that keeps every event and one that retires them (events
+    /// `A.accept`): the retiring one's results, checked equal to the kept one's, and the most
+    /// records it held at once.
+    fn kept_and_retired(path: &std::path::Path) -> (Events, usize) {
         let text = "[project]\nname=\"a\"\nsources=[\"*\"]\n\
                     [[events]]\nname=\"r\"\nmethod=\"A.accept\"\n";
         let m = Manifest::from_str(std::path::Path::new("revy.toml"), text).unwrap();
         let walk = |t: &mut Tracker| {
-            let (reader, _) = walk_trace(&path, &mut Tracked::new(&mut (), t)).unwrap();
+            let (reader, _) = walk_trace(path, &mut Tracked::new(&mut (), t)).unwrap();
             t.finish(reader.names());
             reader
         };
@@ -245,6 +242,17 @@ mod tests {
         let peak = retiring.peak_live;
         let retired = results(retiring, reader.names(), 10);
         assert_eq!(json(&retired), json(&kept));
+        (retired, peak)
+    }
+
+    /// The same trace through a retiring tracker and one that keeps every event: the same
+    /// results, while the retiring one held at most 2 records at once.
+    #[test]
+    fn retired_events_give_the_results_of_kept_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.dtf");
+        std::fs::write(&path, trace(40)).unwrap();
+        let (retired, peak) = kept_and_retired(&path);
         assert_eq!(retired.types[0].count, 40);
         assert_eq!(retired.instances.len(), 10);
         assert_eq!(retired.types[0].slowest[0].timeline.len(), 3);
@@ -271,22 +279,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.dtf");
         std::fs::write(&path, s).unwrap();
-        let text = "[project]\nname=\"a\"\nsources=[\"*\"]\n\
-                    [[events]]\nname=\"r\"\nmethod=\"A.accept\"\n";
-        let m = Manifest::from_str(std::path::Path::new("revy.toml"), text).unwrap();
-        let walk = |t: &mut Tracker| {
-            let (reader, _) = walk_trace(&path, &mut Tracked::new(&mut (), t)).unwrap();
-            t.finish(reader.names());
-            reader
-        };
-        let mut kept = Tracker::new(&m.events, Default::default());
-        let reader = walk(&mut kept);
-        let kept = results(kept, reader.names(), 10);
-        let mut retiring = Tracker::new(&m.events, Default::default()).retiring(10);
-        let reader = walk(&mut retiring);
-        let peak = retiring.peak_live;
-        let retired = results(retiring, reader.names(), 10);
-        assert_eq!(json(&retired), json(&kept));
+        let (retired, peak) = kept_and_retired(&path);
         assert_eq!(retired.types[0].count, 50);
         assert!(peak <= 2, "{peak} records held");
     }

@@ -102,11 +102,25 @@ fn class_of(a: &Value, instance: &Value) -> String {
 
 #[test]
 fn cpp_counted_calls_keep_exact_edges() {
+    exact_edges(&CPP);
+}
+
+/// The same at -O0 -g (CMake's Debug): `Probe::start`/`end` are then compiled under their own
+/// `optimize` attribute (`REVY_HOT_O2`), the counted path's other code generation.
+#[test]
+fn cpp_counted_calls_keep_exact_edges_unoptimised() {
+    exact_edges(&Lang {
+        build: "mkdir -p build && g++ -std=c++17 -O0 -g -o build/w src/main.cpp",
+        ..CPP
+    });
+}
+
+fn exact_edges(lang: &Lang) {
     if !common::gate::needs(&[Tool::Cpp]) {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let (out, a) = throttled_run(&CPP, tmp.path());
+    let (out, a) = throttled_run(lang, tmp.path());
     assert!(out.contains("x=") && out.contains("y="), "{out}");
     let n: u64 = 20_000;
     for (m, calls) in [

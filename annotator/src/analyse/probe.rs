@@ -232,6 +232,12 @@ impl Calibration {
             Compensation::Off
         }
     }
+    /// The header's split as it is, not capped (a cap lost to rounding in trace units).
+    pub fn uncap(&mut self) {
+        self.capped = false;
+        self.used_ns = self.header_ns.unwrap_or(0.0);
+        self.inside_share = self.header_share;
+    }
     /// The warning when the header's calibration looks wrong.
     pub fn warning(&self) -> Option<String> {
         if !self.capped {

@@ -207,14 +207,15 @@ impl Calibration {
                     at_most(outside, floor.per_child),
                 );
                 cal.used_ns = h;
-                if i < inside || o < outside {
+                let share_of = |i: f64, pair: f64| if pair > 0.0 { i / pair } else { 1.0 };
+                // A cap is one only if it changes what is subtracted in whole trace units.
+                let in_units = |pair: f64, s: f64| Probe::split(probe_units(pair, unit), s);
+                if (i < inside || o < outside)
+                    && in_units(i + o, share_of(i, i + o)) != in_units(h, share)
+                {
                     cal.used_ns = i + o;
                     cal.capped = true;
-                    cal.inside_share = if cal.used_ns > 0.0 {
-                        i / cal.used_ns
-                    } else {
-                        1.0
-                    };
+                    cal.inside_share = share_of(i, i + o);
                 }
             }
         }
@@ -448,6 +449,20 @@ mod tests {
         assert!(ok
             .describe()
             .ends_with("9 ns from its own time, 21 ns from its sender's"));
+    }
+
+    /// A header over the floor by less than a trace unit is subtracted as it is: no cap,
+    /// no warning (30.4 ns, 9.12 inside, against a 9 ns leaf: 30 / 9 either way).
+    #[test]
+    fn a_cap_under_a_trace_unit_is_none() {
+        let floor = Floor {
+            net: 9,
+            per_child: 0,
+        };
+        let c = Calibration::resolve(Compensation::Header, Some(30.4), 0.3, floor, Unit::Ns);
+        assert_eq!((c.capped, c.used_ns, c.warning()), (false, 30.4, None));
+        let c = Calibration::resolve(Compensation::Header, Some(30.4), 0.33, floor, Unit::Ns);
+        assert!(c.capped, "{c:?}");
     }
 
     /// Fails before: the outside was scaled with the inside whenever a leaf was under it.

@@ -2,8 +2,9 @@
 //! header's `probe_ns=` (or `--probe-ns`), but its inside part never more than the smallest
 //! net time a recorded message shows, nor its outside part more than a sender's smallest
 //! net time per message sent ([`Floor`]). Every recorded message paid one start+end pair,
-//! so a calibration above the shortest message is wrong (the runtime measured it while preempted: a header
-//! once read 28,522 ns where messages took 491 ns, and every method became 0).
+//! so a calibration above the shortest message is wrong (the runtime measured it while
+//! preempted: a header once read 28,522 ns where messages took 491 ns, and every method
+//! became 0). A cap that changes nothing in whole trace units is none.
 
 use std::path::Path;
 

@@ -235,7 +235,7 @@ impl Calibration {
         }
     }
     /// The header's split as it is, not capped (a cap lost to rounding in trace units).
-    pub fn uncap(&mut self) {
+    pub(crate) fn uncap(&mut self) {
         self.capped = false;
         self.used_ns = self.header_ns.unwrap_or(0.0);
         self.inside_share = self.header_share;

@@ -70,8 +70,8 @@ impl Probe {
 }
 
 /// What the recorded messages bound the probe split to, in trace units (0: nothing seen):
-/// the smallest nonzero net time, and the smallest nonzero net time per message sent of a
-/// message that sent some.
+/// the smallest nonzero net time, and of the messages that sent some with a nonzero net
+/// time, the smallest net time per message sent (at least 1).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Floor {
     pub net: u64,

@@ -450,14 +450,7 @@ fn telemetry_project_of(header: &str, stats: &str) -> (tempfile::TempDir, PathBu
          <Crt cls=App oid=1 size=16 tid=1 t=0>\n<Crt cls=tele::LatencyStats oid=2 size=8 tid=1 t=10>\n\
          <Msg cls=App oid=1 mth=run sgn=!! size=0 tid=1 t=50>\n",
     );
-    let mut at = 100u64;
-    for _ in 0..200 {
-        t += &format!(
-            "<Msg {rec} size=8 tid=1 t={at}>\n</Msg {rec} tid=1 t={}>\n",
-            at + 70
-        );
-        at += 120;
-    }
+    let at = recorded_calls(&mut t, rec, 100, 70, 120);
     let calls = 10_000_000u64;
     let end = at + calls * 100;
     t += &format!(
@@ -568,6 +561,19 @@ fn the_counting_a_counted_call_cost_its_caller_is_taken_off_the_senders_baseline
     assert!(base > 0.95e9, "baseline uncompensated {base}");
 }
 
+/// 200 recorded calls `rec` on thread 1 from `at`, each `took` long, one every `every`,
+/// appended to `t`; the time after the last.
+fn recorded_calls(t: &mut String, rec: &str, mut at: u64, took: u64, every: u64) -> u64 {
+    for _ in 0..200 {
+        *t += &format!(
+            "<Msg {rec} size=8 tid=1 t={at}>\n</Msg {rec} tid=1 t={}>\n",
+            at + took
+        );
+        at += every;
+    }
+    at
+}
+
 /// The real telemetry program's shape: `main` is not annotated, so its loop is the root
 /// thread's own time between the messages, most of the span. 200 recorded `record` calls,
 /// then 1 M counted ones, each timed at 20 ns (12 of work past the probe's 8 inside) and
@@ -580,14 +586,7 @@ fn unannotated_caller_trace() -> String {
          ##### thread tid=1 name=main\n\
          <Crt cls=tele::LatencyStats oid=1 size=8 tid=1 t=1000>\n",
     );
-    let mut at = 100_000u64;
-    for _ in 0..200 {
-        t += &format!(
-            "<Msg {rec} size=8 tid=1 t={at}>\n</Msg {rec} tid=1 t={}>\n",
-            at + 20
-        );
-        at += 56;
-    }
+    let at = recorded_calls(&mut t, rec, 100_000, 20, 56);
     let calls = 1_000_000u64;
     let end = at + calls * 40;
     t += &format!(

@@ -2,8 +2,9 @@
 //! header's `probe_ns=` (or `--probe-ns`), but its inside part never more than the smallest
 //! net time a recorded message shows, nor its outside part more than a sender's smallest
 //! net time per message sent ([`Floor`]). Every recorded message paid one start+end pair,
-//! so a calibration above the shortest message is wrong (the runtime measured it while preempted: a header
-//! once read 28,522 ns where messages took 491 ns, and every method became 0).
+//! so a calibration above the shortest message is wrong (the runtime measured it while
+//! preempted: a header once read 28,522 ns where messages took 491 ns, and every method
+//! became 0). A cap that changes nothing in whole trace units is none.
 
 use std::path::Path;
 
@@ -69,8 +70,8 @@ impl Probe {
 }
 
 /// What the recorded messages bound the probe split to, in trace units (0: nothing seen):
-/// the smallest nonzero net time, and the smallest nonzero net time per message sent of a
-/// message that sent some.
+/// the smallest nonzero net time, and of the messages that sent some with a nonzero net
+/// time, the smallest net time per message sent (at least 1).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Floor {
     pub net: u64,
@@ -207,14 +208,15 @@ impl Calibration {
                     at_most(outside, floor.per_child),
                 );
                 cal.used_ns = h;
-                if i < inside || o < outside {
+                let share_of = |i: f64, pair: f64| if pair > 0.0 { i / pair } else { 1.0 };
+                // A cap is one only if it changes what is subtracted in whole trace units.
+                let in_units = |pair: f64, s: f64| Probe::split(probe_units(pair, unit), s);
+                if (i < inside || o < outside)
+                    && in_units(i + o, share_of(i, i + o)) != in_units(h, share)
+                {
                     cal.used_ns = i + o;
                     cal.capped = true;
-                    cal.inside_share = if cal.used_ns > 0.0 {
-                        i / cal.used_ns
-                    } else {
-                        1.0
-                    };
+                    cal.inside_share = share_of(i, i + o);
                 }
             }
         }
@@ -231,6 +233,12 @@ impl Calibration {
         } else {
             Compensation::Off
         }
+    }
+    /// The header's split as it is, not capped (a cap lost to rounding in trace units).
+    pub(crate) fn uncap(&mut self) {
+        self.capped = false;
+        self.used_ns = self.header_ns.unwrap_or(0.0);
+        self.inside_share = self.header_share;
     }
     /// The warning when the header's calibration looks wrong.
     pub fn warning(&self) -> Option<String> {
@@ -442,6 +450,20 @@ mod tests {
         assert!(ok
             .describe()
             .ends_with("9 ns from its own time, 21 ns from its sender's"));
+    }
+
+    /// A header over the floor by less than a trace unit is subtracted as it is: no cap,
+    /// no warning (30.4 ns, 9.12 inside, against a 9 ns leaf: 30 / 9 either way).
+    #[test]
+    fn a_cap_under_a_trace_unit_is_none() {
+        let floor = Floor {
+            net: 9,
+            per_child: 0,
+        };
+        let c = Calibration::resolve(Compensation::Header, Some(30.4), 0.3, floor, Unit::Ns);
+        assert_eq!((c.capped, c.used_ns, c.warning()), (false, 30.4, None));
+        let c = Calibration::resolve(Compensation::Header, Some(30.4), 0.33, floor, Unit::Ns);
+        assert!(c.capped, "{c:?}");
     }
 
     /// Fails before: the outside was scaled with the inside whenever a leaf was under it.

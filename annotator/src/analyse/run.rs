@@ -53,7 +53,8 @@ pub(crate) struct RunClock {
     /// corrections).
     aggregated: i64,
     smallest: SmallestNet,
-    /// Of the messages that sent some, the smallest nonzero net time per message sent.
+    /// Of the messages that sent some, with a nonzero net time, the smallest net time per
+    /// message sent (at least 1).
     per_child: SmallestNet,
 }
 
@@ -70,7 +71,8 @@ impl RunClock {
     pub fn message(&mut self, net: u64, children: u64) {
         self.smallest.see(net);
         if let Some(per_child) = net.checked_div(children) {
-            self.per_child.see(per_child);
+            // Under a unit per message sent (a nonzero net): 1, not "nothing seen".
+            self.per_child.see(per_child.max(net.min(1)));
         }
         self.raw += net;
         self.paid += net.min(self.probe.of_net(children));
@@ -150,4 +152,28 @@ fn root_time(walker: &Walker) -> u64 {
         .iter()
         .map(|t| t.span().saturating_sub(t.total))
         .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A sender showing less than a trace unit per message sent bounds the outside part to
+    /// one unit (before, 30 / 50 = 0 read as "no sender seen": the outside went uncapped);
+    /// a zero net time (the clock did not move) bounds nothing.
+    #[test]
+    fn a_sender_under_a_unit_per_child_still_bounds_the_outside() {
+        let mut c = RunClock::default();
+        c.message(0, 10);
+        assert_eq!(c.floor().per_child, 0);
+        c.message(30, 50);
+        c.message(900, 3);
+        assert_eq!(
+            c.floor(),
+            Floor {
+                net: 30,
+                per_child: 1
+            }
+        );
+    }
 }

@@ -490,3 +490,41 @@ mod tests {
         assert!(share > PROBE_BOUND && (share - 1520.0 / 1550.0).abs() < 1e-9);
     }
 }
+
+#[cfg(test)]
+mod cap_tests {
+    use crate::analyse::analysis::{analyze_path, Options};
+
+    /// A header whose inside part is a fraction over the shortest leaf (9.12 ns against
+    /// 9) but rounds to it in trace units: the walk subtracts the header's split as it is,
+    /// so the analysis must say so (no cap, no warning), not report a cap it never applied.
+    #[test]
+    fn a_cap_lost_to_rounding_is_not_reported() {
+        let mut s = String::from(
+            "##### revy-trace 1 unit=ns probe_ns=30.4 probe_inside_ns=9.12\n\
+             ##### thread tid=1 name=t1\n\
+             <Msg cls=A oid=1 mth=run sgn=!! size=0 tid=1 t=0>\n",
+        );
+        for c in 0..2 {
+            let t = 100 + c * 100;
+            s += &format!(
+                "<Msg cls=B oid=2 mth=leaf sgn=!! size=0 tid=1 t={t}>\n\
+                 </Msg cls=B oid=2 mth=leaf sgn=!! tid=1 t={}>\n",
+                t + 9
+            );
+        }
+        s += "</Msg cls=A oid=1 mth=run sgn=!! tid=1 t=1000>\n";
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.dtf");
+        std::fs::write(&path, s).unwrap();
+        let a = analyze_path(&path, &Options::default()).unwrap();
+        let p = &a.totals.probe;
+        assert!(!p.capped, "{p:?}");
+        assert_eq!(a.totals.probe_ns, Some(30.4));
+        assert!(
+            a.trace.warnings.iter().all(|w| !w.contains("exceeds")),
+            "{:?}",
+            a.trace.warnings
+        );
+    }
+}

@@ -599,14 +599,19 @@ impl Builder {
     /// The probe cost this builder subtracted, with where it came from.
     pub fn calibration(&self, path: &Path, opts: &Options) -> Result<probe::Calibration> {
         let unit = header_unit(path)?;
+        let (header, share) = (header_probe_ns(path)?, probe::header_inside_share(path)?);
         let mut cal = probe::Calibration::resolve(
             opts.compensation(),
-            header_probe_ns(path)?,
-            probe::header_inside_share(path)?,
+            header,
+            share,
             self.clock.floor(),
             unit,
         );
-        if cal.capped {
+        let walked = Probe::split(header.map_or(0, |h| probe_units(h, unit)), share);
+        if cal.capped && self.probe == walked {
+            // Over the floor by less than a trace unit: the walk subtracted the header's.
+            cal.uncap();
+        } else if cal.capped {
             // What the walk subtracted: the cap in whole trace units.
             cal.used_ns =
                 self.probe.pair() as f64 * unit.micros() / crate::analyse::trace::Unit::Ns.micros();

@@ -9,7 +9,7 @@ pub mod remote;
 pub mod render;
 mod stats;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 pub mod track;
 
 use serde::ser::SerializeSeq;

@@ -77,6 +77,23 @@ fn listed_events_are_written_with_their_definition_in_start_order() {
     assert_eq!(e.instances.len(), 2);
 }
 
+/// One definition, "r", started by `A.accept` (the tracker's own tests' definition).
+pub(crate) fn accept_defs() -> Vec<crate::instrument::events::EventDef> {
+    let text = "[project]\nname=\"a\"\nsources=[\"*\"]\n\
+                [[events]]\nname=\"r\"\nmethod=\"A.accept\"\n";
+    Manifest::from_str(Path::new("revy.toml"), text)
+        .unwrap()
+        .events
+}
+
+/// `text` as a trace file `t.dtf` in a fresh folder (kept while the folder is).
+pub(crate) fn trace_file(text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.dtf");
+    std::fs::write(&path, text).unwrap();
+    (dir, path)
+}
+
 const BASE: &str = "[[events]]\nname=\"req\"\nmethod=\"A.accept\"\n";
 
 #[test]

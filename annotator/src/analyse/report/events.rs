@@ -46,7 +46,7 @@ pub(crate) fn of(t: Option<Tracker>, reader: &TraceReader, opts: &Options) -> Op
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::instrument::manifest::Manifest;
+    use crate::analyse::events::tests::{accept_defs, trace_file};
 
     /// Fails before: the tracker took the whole pair off per message of an event's calls
     /// (30 × 11 here), not the split the analysis takes (10 inside each, 20 outside per
@@ -64,14 +64,9 @@ mod tests {
             );
         }
         s += "</Msg cls=A oid=1 mth=accept sgn=!! tid=1 t=2000>\n";
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("t.dtf");
-        std::fs::write(&path, s).unwrap();
-        let text = "[project]\nname=\"a\"\nsources=[\"*\"]\n\
-                    [[events]]\nname=\"r\"\nmethod=\"A.accept\"\n";
-        let m = Manifest::from_str(Path::new("revy.toml"), text).unwrap();
+        let (_dir, path) = trace_file(&s);
         let opts = Options {
-            events: m.events.clone(),
+            events: accept_defs(),
             ..Options::default()
         };
         let probe = Probe {

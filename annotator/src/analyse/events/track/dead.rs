@@ -78,8 +78,8 @@ impl Tracker {
 mod tests {
     use super::super::{Tracked, Tracker};
     use crate::analyse::events::results;
+    use crate::analyse::events::tests::{accept_defs, trace_file};
     use crate::analyse::walk::walk_trace;
-    use crate::instrument::manifest::Manifest;
 
     /// Thread 1's block comes first: an accept (the event) creates R#2 and R#3, and R#2 is
     /// destroyed at 40; thread 2's block, read after it, runs R#2 at 30, before that.
@@ -101,14 +101,10 @@ mod tests {
     /// destruction, read later, still continues the event.
     #[test]
     fn a_destroyed_object_loses_its_event_after_its_last_use() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("t.dtf");
-        std::fs::write(&path, TRACE).unwrap();
-        let text = "[project]\nname=\"a\"\nsources=[\"*\"]\n\
-                    [[events]]\nname=\"r\"\nmethod=\"A.accept\"\n";
-        let m = Manifest::from_str(std::path::Path::new("revy.toml"), text).unwrap();
+        let (_dir, path) = trace_file(TRACE);
+        let defs = accept_defs();
         for retiring in [false, true] {
-            let mut t = Tracker::new(&m.events, Default::default());
+            let mut t = Tracker::new(&defs, Default::default());
             if retiring {
                 t = t.retiring(10);
             }

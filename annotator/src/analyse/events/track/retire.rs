@@ -184,9 +184,9 @@ fn set(m: &mut Vec<u32>, id: u32, n: u32) {
 mod tests {
     use super::super::Tracked;
     use super::*;
+    use crate::analyse::events::tests::{accept_defs, trace_file};
     use crate::analyse::events::{results, Events};
     use crate::analyse::walk::walk_trace;
-    use crate::instrument::manifest::Manifest;
 
     /// `n` requests 2 s apart (past the horizon): each accepted on thread 1, which creates
     /// its `R`, run on thread 2 and its `R` written on thread 3 a little later; some are
@@ -226,18 +226,16 @@ mod tests {
     /// `A.accept`): the retiring one's results, checked equal to the kept one's, and the most
     /// records it held at once.
     fn kept_and_retired(path: &std::path::Path) -> (Events, usize) {
-        let text = "[project]\nname=\"a\"\nsources=[\"*\"]\n\
-                    [[events]]\nname=\"r\"\nmethod=\"A.accept\"\n";
-        let m = Manifest::from_str(std::path::Path::new("revy.toml"), text).unwrap();
+        let defs = accept_defs();
         let walk = |t: &mut Tracker| {
             let (reader, _) = walk_trace(path, &mut Tracked::new(&mut (), t)).unwrap();
             t.finish(reader.names());
             reader
         };
-        let mut kept = Tracker::new(&m.events, Default::default());
+        let mut kept = Tracker::new(&defs, Default::default());
         let reader = walk(&mut kept);
         let kept = results(kept, reader.names(), 10);
-        let mut retiring = Tracker::new(&m.events, Default::default()).retiring(10);
+        let mut retiring = Tracker::new(&defs, Default::default()).retiring(10);
         let reader = walk(&mut retiring);
         let peak = retiring.peak_live;
         let retired = results(retiring, reader.names(), 10);
@@ -249,9 +247,7 @@ mod tests {
     /// results, while the retiring one held at most 2 records at once.
     #[test]
     fn retired_events_give_the_results_of_kept_ones() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("t.dtf");
-        std::fs::write(&path, trace(40)).unwrap();
+        let (_dir, path) = trace_file(&trace(40));
         let (retired, peak) = kept_and_retired(&path);
         assert_eq!(retired.types[0].count, 40);
         assert_eq!(retired.instances.len(), 10);
@@ -276,9 +272,7 @@ mod tests {
                 );
             }
         }
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("t.dtf");
-        std::fs::write(&path, s).unwrap();
+        let (_dir, path) = trace_file(&s);
         let (retired, peak) = kept_and_retired(&path);
         assert_eq!(retired.types[0].count, 50);
         assert!(peak <= 2, "{peak} records held");

@@ -987,3 +987,30 @@ fn the_probe_pair_is_split_between_a_message_and_its_sender() {
     let w: serde_json::Value = serde_json::from_str(&w).unwrap();
     assert_eq!(w["baseline_time"].as_f64(), Some(500.0), "{w}");
 }
+
+/// A header whose inside part (20 of 30 ns) exceeds the 15 ns leaves: the cap bounds the
+/// inside at 15 and keeps the 10 ns outside, so the leaves show 0 and the parent 810 − 15 −
+/// 20 × 10. The what-if must subtract that same split: before, it split the capped pair
+/// (25) by the header's share (⅔ inside), and its baseline disagreed with `analyze`'s busy
+/// time.
+#[test]
+fn the_what_if_subtracts_the_capped_split_that_analyze_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = split_trace().replace("probe_inside_ns=10", "probe_inside_ns=20");
+    let p = write(dir.path(), "capped.dtf", &trace);
+    let opts = Options {
+        proposals: false,
+        ..Default::default()
+    };
+    let a = analyze_path(&p, &opts).unwrap();
+    assert!(a.totals.probe.capped, "{:?}", a.totals.probe);
+    assert_eq!((net(&a, "work"), net(&a, "run")), (0, 595));
+    assert_eq!(a.totals.total_time, 595);
+    let ps = p.to_str().unwrap();
+    let w = ok(
+        &revy(&["whatif", ps, "--active", "Leaf", "--format", "json"]),
+        "whatif",
+    );
+    let w: serde_json::Value = serde_json::from_str(&w).unwrap();
+    assert_eq!(w["baseline_time"].as_f64(), Some(595.0), "{w}");
+}

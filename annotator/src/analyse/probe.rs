@@ -127,6 +127,9 @@ pub enum Compensation {
     Header,
     /// Given by the user (`--probe-ns`), in ns: used as it is.
     Given(f64),
+    /// What a [`Calibration`] resolved to (a capped header's pair, each part bounded on its
+    /// own): the pair in ns and its inside share, used as they are.
+    Split { ns: f64, inside_share: f64 },
 }
 
 impl From<bool> for Compensation {
@@ -199,6 +202,10 @@ impl Calibration {
                 cal.given_ns = Some(ns);
                 cal.used_ns = ns;
             }
+            Compensation::Split { ns, inside_share } => {
+                cal.used_ns = ns;
+                cal.inside_share = inside_share;
+            }
             Compensation::Header => {
                 let h = header_ns.unwrap_or(0.0);
                 let (inside, outside) = (h * share, h * (1.0 - share));
@@ -229,7 +236,10 @@ impl Calibration {
     /// How [`Compensation`] the caller should replay with: what this resolved to.
     pub fn compensation(&self) -> Compensation {
         if self.used_ns > 0.0 {
-            Compensation::Given(self.used_ns)
+            Compensation::Split {
+                ns: self.used_ns,
+                inside_share: self.inside_share,
+            }
         } else {
             Compensation::Off
         }

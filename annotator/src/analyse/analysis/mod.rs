@@ -578,11 +578,11 @@ impl Builder {
     pub(crate) fn for_trace(path: &Path, opts: &Options) -> Result<Builder> {
         let unit = header_unit(path)?;
         let header = header_probe_ns(path)?;
-        let share = probe::header_inside_share(path)?;
-        let probe = match opts.compensation() {
-            probe::Compensation::Off => None,
-            probe::Compensation::Given(ns) => Some(ns),
-            probe::Compensation::Header => header,
+        let (probe, share) = match opts.compensation() {
+            probe::Compensation::Off => (None, 1.0),
+            probe::Compensation::Given(ns) => (Some(ns), probe::header_inside_share(path)?),
+            probe::Compensation::Split { ns, inside_share } => (Some(ns), inside_share),
+            probe::Compensation::Header => (header, probe::header_inside_share(path)?),
         };
         let units = |p: Option<f64>| p.map_or(0, |p| probe_units(p, unit));
         Ok(Builder::new(opts)

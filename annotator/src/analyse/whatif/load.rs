@@ -303,10 +303,13 @@ impl Tree {
         self.faults_found |= !reader.status().aggregates.faults.is_empty();
         let handoff = field("handoff_ns").filter(|h| h.is_finite() && *h > 0.0);
         self.handoff_ns = self.handoff_ns.or(handoff);
-        let ns = match compensate {
-            Compensation::Off => 0.0,
-            Compensation::Header => probe_ns.unwrap_or(0.0),
-            Compensation::Given(ns) => ns,
+        let header_share = crate::analyse::probe::inside_share(reader.header());
+        // A resolved calibration's split is its own: a cap bounds each part on its own.
+        let (ns, share) = match compensate {
+            Compensation::Off => (0.0, header_share),
+            Compensation::Header => (probe_ns.unwrap_or(0.0), header_share),
+            Compensation::Given(ns) => (ns, header_share),
+            Compensation::Split { ns, inside_share } => (ns, inside_share),
         };
         let to_unit = Unit::Ns.micros() / self.unit().micros();
         if compensate.on() {
@@ -315,7 +318,7 @@ impl Tree {
             let nid = field("nid_ns").filter(|c| c.is_finite() && *c > 0.0);
             self.nid_cost = self.nid_cost.max(nid.unwrap_or(0.0) * to_unit);
         }
-        let inside = ns * crate::analyse::probe::inside_share(reader.header());
+        let inside = ns * share;
         (inside * to_unit, (ns - inside) * to_unit)
     }
 

@@ -79,14 +79,13 @@ pub fn load_for(
         .unit;
     let units = |ns: f64| crate::analyse::probe::probe_units(ns, unit);
     let share = crate::analyse::probe::header_inside_share(&path)?;
-    let mut clock = RunClock::new(crate::analyse::probe::Probe::split(
-        match compensate {
-            Compensation::Off => 0,
-            Compensation::Given(ns) => units(ns),
-            Compensation::Header => header.map_or(0, units),
-        },
-        share,
-    ));
+    let (pair, split) = match compensate {
+        Compensation::Off => (0, share),
+        Compensation::Given(ns) => (units(ns), share),
+        Compensation::Split { ns, inside_share } => (units(ns), inside_share),
+        Compensation::Header => (header.map_or(0, units), share),
+    };
+    let mut clock = RunClock::new(crate::analyse::probe::Probe::split(pair, split));
     let (reader, walker) =
         crate::analyse::walk::walk_trace_by(&path, Walker::new(), &mut clock, &mut |_, _| {})?;
     // The header's probe cost, at most the smallest net time (`analyse::probe`).

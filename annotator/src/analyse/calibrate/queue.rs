@@ -370,12 +370,13 @@ mod tests {
     fn a_post_that_wakes_costs_more_than_one_nobody_waits_for() {
         // Measured 12-19 ns against µs here: a wide margin for a loaded machine. At the
         // queue, both threads running: 219-417 ns (release build) beside 4 hogs.
-        if let Some(c) = cpp() {
-            assert!(c.post > 0.0 && c.wake > 0.0, "{c:?}");
-            assert!(c.wake > c.post, "{c:?}");
-            if let Some(e) = c.enqueue {
-                assert!(e > c.post, "{c:?}");
-            }
+        // `None` only when fewer than 20 wake-ups fit in 1.5 s: a failure, not a skip (the
+        // at-queue figure may be missing where two cores cannot be had).
+        let c = cpp().expect("no wake-up measured in 1.5 s");
+        assert!(c.post > 0.0 && c.wake > 0.0, "{c:?}");
+        assert!(c.wake > c.post, "{c:?}");
+        if let Some(e) = c.enqueue {
+            assert!(e > c.post, "{c:?}");
         }
     }
 }

@@ -37,19 +37,6 @@ annotate() {
   [ $? -le 1 ] && [ -d "$2/.revy-runtime" ]
 }
 
-# timed_build DIR: CPU seconds of a clean build in DIR (prints them; fails with the build).
-timed_build() {
-  rm -rf "$1/build"
-  cpu_mark "$SCRATCH/t0"
-  (cd "$1" && build) > "$1.build.log" 2>&1 || return 1
-  cpu_mark "$SCRATCH/t1"
-  cpu_secs "$SCRATCH/t0" "$SCRATCH/t1"
-}
-
-stats() {  # numbers -> "min median"
-  printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.1f %.1f", v[1], m }'
-}
-
 mkdir -p "$SCRATCH"
 projects=("$@"); [ ${#projects[@]} -gt 0 ] || projects=(tinyxml2 many pugixml yaml-cpp leveldb)
 rows=()
@@ -63,9 +50,9 @@ for P in "${projects[@]}"; do
   acpu=$(cpu_secs "$SCRATCH/a0" "$SCRATCH/a1")
   o=() a=()
   for r in $(seq "$ROUNDS"); do
-    t=$(timed_build "$orig") || { echo "$P: original build failed ($orig.build.log)" >&2; exit 1; }
+    t=$(timed_build "$orig" "$SCRATCH") || { echo "$P: original build failed ($orig.build.log)" >&2; exit 1; }
     o+=("$t")
-    t=$(timed_build "$ann") || { echo "$P: annotated build failed ($ann.build.log)" >&2; exit 1; }
+    t=$(timed_build "$ann" "$SCRATCH") || { echo "$P: annotated build failed ($ann.build.log)" >&2; exit 1; }
     a+=("$t")
     echo "$P round $r: original ${o[-1]} s, annotated ${a[-1]} s" >&2
   done

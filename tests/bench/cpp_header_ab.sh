@@ -24,16 +24,7 @@ MODE=${MODE:-better}
 . "$here/../corpus/cpp_projects.sh"
 renice -n 10 $$ > /dev/null 2>&1 || true
 mkdir -p "$S"
-secs3() { awk 'FNR == 2 { for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t[FILENAME] += a[1] * 60 + a[2] } }
-  END { printf "%.3f", t[ARGV[2]] - t[ARGV[1]] }' "$1" "$2"; }
-timed_build() {
-  rm -rf "$1/build"
-  cpu_mark "$S/t0"
-  (cd "$1" && build) > "$1.build.log" 2>&1 || return 1
-  cpu_mark "$S/t1"
-  secs3 "$S/t0" "$S/t1"
-}
-stats() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { printf "%s %s", v[1], NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+export CPU_DIGITS=3
 projects=("$@"); [ ${#projects[@]} -gt 0 ] || projects=(tinyxml2 many)
 for P in "${projects[@]}"; do
   project "$P" || exit 2
@@ -51,7 +42,7 @@ for P in "${projects[@]}"; do
   for r in $(seq "$ROUNDS"); do
     for v in o a b; do
       eval "d=\$$v"
-      x=$(timed_build "$d") || { echo "$P: build $v failed ($d.build.log)" >&2; exit 1; }
+      x=$(timed_build "$d" "$S") || { echo "$P: build $v failed ($d.build.log)" >&2; exit 1; }
       t[$v]="${t[$v]:-} $x"
       echo "$P round $r $v: $x s (load $(cut -d' ' -f1 /proc/loadavg))" >&2
     done

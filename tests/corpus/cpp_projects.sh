@@ -57,9 +57,23 @@ now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 # cpu_mark FILE: saves this shell's `times` (not in a subshell: it must see the finished
 # children); cpu_secs A B: the children's CPU seconds (user + sys) between two marks.
+# CPU_DIGITS (default 1): decimals of cpu_secs and stats.
 cpu_mark() { times > "$1"; }
-cpu_secs() { awk 'FNR == 2 { for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t[FILENAME] += a[1] * 60 + a[2] } }
-  END { printf "%.1f", t[ARGV[2]] - t[ARGV[1]] }' "$1" "$2"; }
+cpu_secs() { awk -v d="${CPU_DIGITS:-1}" 'FNR == 2 { for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t[FILENAME] += a[1] * 60 + a[2] } }
+  END { printf "%.*f", d, t[ARGV[2]] - t[ARGV[1]] }' "$1" "$2"; }
+# timed_build DIR MARKS: CPU seconds of a clean build in DIR (prints them; fails with the
+# build), its `times` marks kept in the folder MARKS.
+timed_build() {
+  rm -rf "$1/build"
+  cpu_mark "$2/t0"
+  (cd "$1" && build) > "$1.build.log" 2>&1 || return 1
+  cpu_mark "$2/t1"
+  cpu_secs "$2/t0" "$2/t1"
+}
+# stats NUMBER...: "min median".
+stats() {
+  printf '%s\n' "$@" | sort -g | awk -v d="${CPU_DIGITS:-1}" '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.*f %.*f", d, v[1], d, m }'
+}
 
 # ---- the recipes' exact build and test commands (run in the project's root) ---------------
 # COV: extra compiler and linker flags, empty but for the annotated build with COVERAGE=1;

@@ -95,7 +95,7 @@ fn parallel_threads_share_nothing() {
 }
 
 /// A file of modern Java (also a front-end fixture, whose model dump it has).
-const MODERN: &str = include_str!("../../../../tests/fixtures/frontend/java/modern_java.java");
+const MODERN: &str = include_str!("../../../../../tests/fixtures/frontend/java/modern_java.java");
 
 /// Debugging aid: `cargo test -p revy java::tests::dump -- --ignored --nocapture`
 /// prints the tree and the model of `$REVY_JAVA_DUMP`.

@@ -30,9 +30,14 @@ pub(crate) struct ReplayArgs {
     /// system call), e.g. `20ns` (default: measured and kept as --wake is).
     #[arg(long)]
     pub(crate) post: Option<String>,
+    /// CPU a receiver spends taking each fine-grained message off its queue, its sender at
+    /// the queue too, e.g. `120ns` (default: --enqueue when given, else measured beside the
+    /// enqueue and kept, at most the handoff).
+    #[arg(long)]
+    pub(crate) take: Option<String>,
     /// Measure this machine's post costs and handoff again and keep them in
     /// .revy/machine.toml.
-    #[arg(long, conflicts_with_all = ["enqueue", "wake", "post"])]
+    #[arg(long, conflicts_with_all = ["enqueue", "wake", "post", "take"])]
     pub(crate) remeasure: bool,
     /// Keep the probe cost in the times.
     #[arg(long)]
@@ -65,6 +70,7 @@ impl ReplayArgs {
             enqueue_ns: ns("enqueue", &self.enqueue)?,
             wake_ns: ns("wake", &self.wake)?,
             post_ns: ns("post", &self.post)?,
+            take_ns: ns("take", &self.take)?,
             manifest: manifest.is_file().then(|| manifest.to_path_buf()),
             events: manifest_events(manifest)?,
             remote: manifest_remote(manifest)?,

@@ -55,6 +55,7 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options, faults: &[FaultAgg]) -> R
         enqueue_ns: kept.enqueue.as_ref().map(|k| k.ns),
         wake_ns: kept.wake.as_ref().map(|k| k.ns),
         post_ns: kept.post.as_ref().map(|k| k.ns),
+        take_ns: kept.take.as_ref().map(|k| k.ns),
         handoff_kept: crate::analyse::enqueue::kept_handoff_for(o),
     };
     let m = machine::resolve(&o.machine(), &measured)?;
@@ -68,6 +69,13 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options, faults: &[FaultAgg]) -> R
         }
         if let Some(k) = kept.post {
             advice.post_source = k.source;
+        }
+        match kept.take {
+            Some(k) => advice.take_source = k.source,
+            None if o.take_ns.is_none() && o.enqueue_ns.is_some() => {
+                advice.take_source = "the given enqueue".to_string()
+            }
+            None => {}
         }
     }
     let rest = unanswered_observations(a, &j);
@@ -257,6 +265,8 @@ fn not_evaluated(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
         wake_source: "not evaluated".to_string(),
         post: 0.0,
         post_source: "not evaluated".to_string(),
+        take: 0.0,
+        take_source: "not evaluated".to_string(),
         candidates: 0,
         notes: Vec::new(),
         caveat: whatif::CAVEAT,
@@ -342,6 +352,8 @@ fn judge_candidates(
         wake_source: whatif::HANDOFF_GIVEN.to_string(),
         post: p.post,
         post_source: whatif::HANDOFF_GIVEN.to_string(),
+        take: p.take,
+        take_source: whatif::HANDOFF_GIVEN.to_string(),
         candidates: cands.len(),
         // The return types matter to the proposals (the probe cost is in the totals).
         notes: loaded

@@ -1,5 +1,5 @@
 //! The machine's costs of a cross-thread message the what-if replays with — the sender's
-//! posts, the receiver's take and wake-up (handoff) — measured once per project and kept in
+//! enqueue and the receiver's wake-up (handoff) — measured once per project and kept in
 //! `.revy/machine.toml` with when, where and how each was measured: every `analyze`,
 //! `whatif` and `report` on the project then replays with the same figures, whatever load
 //! the machine has at the time or had when each trace was recorded, and says where they
@@ -36,9 +36,6 @@ pub enum Cost {
     Post(Lang),
     /// The sender's CPU per message that wakes a receiver blocked on its queue.
     Wake(Lang),
-    /// The receiver's CPU per message it takes off a queue its sender is posting to (both
-    /// threads at the queue), measured beside `Enqueue`.
-    Take(Lang),
     /// A thread's wake-up by a message (one way).
     Handoff,
 }
@@ -52,8 +49,6 @@ impl Cost {
             Cost::Handoff => &[calibrate::HANDOFF_HOW],
             Cost::Enqueue(Lang::Cpp) => &[queue::CPP_ENQUEUE_HOW],
             Cost::Enqueue(Lang::Java) => &[queue::JAVA_ENQUEUE_HOW, JAVA_ENQUEUE_AS_CPP],
-            Cost::Take(Lang::Cpp) => &[queue::CPP_TAKE_HOW],
-            Cost::Take(Lang::Java) => &[queue::JAVA_TAKE_HOW, JAVA_TAKE_AS_CPP],
         }
     }
 
@@ -64,12 +59,6 @@ impl Cost {
                 "C++ std::mutex/condition_variable queue, both threads at it; "
             }
             Cost::Enqueue(Lang::Java) => "Java LinkedBlockingQueue, both threads at it; ",
-            Cost::Take(Lang::Cpp) => {
-                "C++ std::mutex/condition_variable queue, the receiver's, both threads at it; "
-            }
-            Cost::Take(Lang::Java) => {
-                "Java LinkedBlockingQueue, the receiver's, both threads at it; "
-            }
             _ => "",
         }
     }
@@ -93,12 +82,6 @@ impl Cost {
             }
             _ => cpp()?.enqueue.map(|e| (e, JAVA_ENQUEUE_AS_CPP)),
         };
-        let java_take = || match java() {
-            Some((c, queue::JAVA_HOW)) if c.take.is_some() => {
-                c.take.map(|t| (t, queue::JAVA_TAKE_HOW))
-            }
-            _ => cpp()?.take.map(|t| (t, JAVA_TAKE_AS_CPP)),
-        };
         match self {
             Cost::Post(Lang::Cpp) => cpp().map(|c| (c.post, queue::CPP_HOW)),
             Cost::Wake(Lang::Cpp) => cpp().map(|c| (c.wake, queue::CPP_HOW)),
@@ -107,17 +90,12 @@ impl Cost {
             Cost::Handoff => calibrate::handoff_ns().map(|h| (h, calibrate::HANDOFF_HOW)),
             Cost::Enqueue(Lang::Cpp) => cpp()?.enqueue.map(|e| (e, queue::CPP_ENQUEUE_HOW)),
             Cost::Enqueue(Lang::Java) => java_enqueue(),
-            Cost::Take(Lang::Cpp) => cpp()?.take.map(|t| (t, queue::CPP_TAKE_HOW)),
-            Cost::Take(Lang::Java) => java_take(),
         }
     }
 }
 
 /// How Java's posts are measured when no JVM could run the measurement.
 const JAVA_AS_CPP: &str = "no JVM to run java QueueCost.java: C++'s pthread figure";
-
-/// How Java's take is measured when the JVM gave none.
-const JAVA_TAKE_AS_CPP: &str = "no JVM figure (java QueueCost.java did not run, or its consumer never took beside the sender within 1.5 s): C++'s pthread figure, the receiver's, both threads at the queue";
 
 /// How Java's at-the-queue post is measured when the JVM gave none.
 const JAVA_ENQUEUE_AS_CPP: &str = "no JVM figure (java QueueCost.java did not run, or its consumer never took beside the sender within 1.5 s): C++'s pthread figure, both threads at the queue";
@@ -138,10 +116,6 @@ struct MachineFile {
     post_java: Option<Entry>,
     #[serde(skip_serializing_if = "Option::is_none")]
     wake_java: Option<Entry>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    take_cpp: Option<Entry>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    take_java: Option<Entry>,
 }
 
 impl MachineFile {
@@ -154,8 +128,6 @@ impl MachineFile {
             Cost::Wake(Lang::Cpp) => &mut self.wake_cpp,
             Cost::Post(Lang::Java) => &mut self.post_java,
             Cost::Wake(Lang::Java) => &mut self.wake_java,
-            Cost::Take(Lang::Cpp) => &mut self.take_cpp,
-            Cost::Take(Lang::Java) => &mut self.take_java,
         }
     }
 }
@@ -184,26 +156,16 @@ pub(crate) fn kept(cost: Cost, project: Option<&Path>, remeasure: bool) -> Optio
     let host = hostname();
     let mut file = read(&path).unwrap_or_default();
     if !remeasure {
-        if let Some(e) = usable(&mut file, cost, &host) {
+        let found = file.entry(cost).as_ref().filter(|e| {
+            e.host == host
+                && cost.hows().contains(&e.how.as_str())
+                && e.ns.is_finite()
+                && e.ns > 0.0
+        });
+        if let Some(e) = found {
             let day = e.measured.get(..10).unwrap_or(&e.measured);
             let source = format!("{}measured {day} on this machine, {FILE}", cost.what());
             return Some(Measured { ns: e.ns, source });
-        }
-        // A file kept before the take was measured: its at-the-queue post, the pace both
-        // threads keep there, rather than a take from another experiment than its enqueue.
-        if let Cost::Take(lang) = cost {
-            if let Some(e) = usable(&mut file, Cost::Enqueue(lang), &host) {
-                let day = e.measured.get(..10).unwrap_or(&e.measured);
-                let key = match lang {
-                    Lang::Cpp => "take_cpp",
-                    Lang::Java => "take_java",
-                };
-                let source = format!(
-                    "{}no [{key}] in {FILE} (kept before revy measured it): the enqueue figure, measured {day} on this machine",
-                    cost.what()
-                );
-                return Some(Measured { ns: e.ns, source });
-            }
         }
     }
     let (ns, how) = cost.measure()?;
@@ -228,23 +190,14 @@ pub(crate) fn kept(cost: Cost, project: Option<&Path>, remeasure: bool) -> Optio
     Some(Measured { ns, source })
 }
 
-/// `cost`'s entry in `file` when it is this host's, measured the current way, and plausible.
-fn usable<'f>(file: &'f mut MachineFile, cost: Cost, host: &str) -> Option<&'f Entry> {
-    file.entry(cost).as_ref().filter(|e| {
-        e.host == host && cost.hows().contains(&e.how.as_str()) && e.ns.is_finite() && e.ns > 0.0
-    })
-}
-
 /// The sender's three costs of a post (`None`: given, or not measurable), each with the
 /// trace's language's queue (C++ when it is not known): behind others, waking a blocked
-/// receiver, and to a queue its receiver is at (both threads at the queue); and the
-/// receiver's take there.
+/// receiver, and to a queue its receiver is at (both threads at the queue).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Posts {
     pub post: Option<Measured>,
     pub wake: Option<Measured>,
     pub enqueue: Option<Measured>,
-    pub take: Option<Measured>,
 }
 
 /// The project's kept post costs for an analysis's options (`manifest`, `remeasure`) and
@@ -252,11 +205,6 @@ pub struct Posts {
 pub fn kept_for(o: &crate::analyse::analysis::options::Options, lang: Option<Lang>) -> Posts {
     let project = o.manifest.as_deref();
     let lang = lang.unwrap_or(Lang::Cpp);
-    // Before the enqueue: a file without a take falls back to its enqueue figure, which a
-    // file measured now must not find first.
-    let take = (o.take_ns.is_none() && o.enqueue_ns.is_none())
-        .then(|| kept(Cost::Take(lang), project, o.remeasure))
-        .flatten();
     let wake = o
         .wake_ns
         .is_none()
@@ -276,7 +224,6 @@ pub fn kept_for(o: &crate::analyse::analysis::options::Options, lang: Option<Lan
         post,
         wake,
         enqueue,
-        take,
     }
 }
 
@@ -374,16 +321,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let manifest = dir.path().join("revy.toml");
         std::fs::write(&manifest, "").unwrap();
-        // The take first, as `kept_for` asks: measured beside the enqueue and kept with it.
-        let take = kept(Cost::Take(Lang::Cpp), Some(&manifest), false);
         let Some(cpp) = kept(Cost::Enqueue(Lang::Cpp), Some(&manifest), false) else {
             return; // the two threads never ran side by side within the window
         };
-        let take = take.expect("measured with the enqueue");
-        assert!(
-            take.source.contains("the receiver's") && take.source.contains("measured now"),
-            "{take:?}"
-        );
         assert!(
             cpp.source.starts_with(
                 "C++ std::mutex/condition_variable queue, both threads at it; measured now"
@@ -401,70 +341,10 @@ mod tests {
             "{text}"
         );
         assert!(text.contains(queue::CPP_ENQUEUE_HOW), "{text}");
-        assert!(
-            text.contains("[take_cpp]") && text.contains(queue::CPP_TAKE_HOW),
-            "{text}"
-        );
         let java_how = [queue::JAVA_ENQUEUE_HOW, JAVA_ENQUEUE_AS_CPP];
         assert!(java_how.iter().any(|h| text.contains(h)), "{text}");
         let again = kept(Cost::Enqueue(Lang::Cpp), Some(&manifest), false).unwrap();
         assert_eq!(again.ns, cpp.ns);
-    }
-
-    /// `[take_cpp]` is kept and read back like the others; a file kept before it was
-    /// measured still loads, and its take is its enqueue figure, which the source says.
-    #[test]
-    fn a_file_without_the_take_falls_back_to_its_enqueue_and_says_so() {
-        let dir = tempfile::tempdir().unwrap();
-        let manifest = dir.path().join("revy.toml");
-        std::fs::write(&manifest, "").unwrap();
-        let path = dir.path().join(FILE);
-        let entry = |ns: f64, how: &str| Entry {
-            ns,
-            measured: "2026-11-28T03:12:33Z".into(),
-            host: hostname(),
-            how: how.into(),
-        };
-        let old = MachineFile {
-            enqueue_cpp: Some(entry(114.37, queue::CPP_ENQUEUE_HOW)),
-            ..MachineFile::default()
-        };
-        write(&path, &old).unwrap();
-        let text = std::fs::read_to_string(&path).unwrap();
-        assert!(!text.contains("take_cpp"), "{text}");
-        let take = kept(Cost::Take(Lang::Cpp), Some(&manifest), false).unwrap();
-        assert_eq!(take.ns, 114.37);
-        assert!(
-            take.source.contains("no [take_cpp] in .revy/machine.toml")
-                && take
-                    .source
-                    .contains("the enqueue figure, measured 2026-11-28"),
-            "{take:?}"
-        );
-        // Nothing measured, nothing written: the old file is as it was.
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
-
-        let new = MachineFile {
-            take_cpp: Some(entry(126.5, queue::CPP_TAKE_HOW)),
-            ..old
-        };
-        write(&path, &new).unwrap();
-        let text = std::fs::read_to_string(&path).unwrap();
-        assert!(
-            text.contains("[take_cpp]") && text.contains("ns = 126.5"),
-            "{text}"
-        );
-        let back = read(&path).unwrap();
-        assert_eq!(back.take_cpp.map(|e| e.ns), Some(126.5));
-        assert_eq!(back.enqueue_cpp.map(|e| e.ns), Some(114.37));
-        let take = kept(Cost::Take(Lang::Cpp), Some(&manifest), false).unwrap();
-        assert_eq!(take.ns, 126.5);
-        assert!(
-            take.source.starts_with(
-                "C++ std::mutex/condition_variable queue, the receiver's, both threads at it; measured 2026-11-28 on this machine"
-            ),
-            "{take:?}"
-        );
     }
 
     #[test]

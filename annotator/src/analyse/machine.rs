@@ -39,9 +39,6 @@ pub struct Measured {
     pub wake_ns: Option<f64>,
     /// The sender's cost of a post to a receiver busy anyway, kept for this project.
     pub post_ns: Option<f64>,
-    /// The receiver's cost of taking a message off a queue its sender is at, kept for this
-    /// project (an older file's: its enqueue figure).
-    pub take_ns: Option<f64>,
 }
 
 /// The resolved model, in ns.
@@ -58,7 +55,8 @@ pub struct Machine {
     pub wake_ns: f64,
     /// ... for a post behind others, to a receiver busy anyway (at most `enqueue_ns`).
     pub post_ns: f64,
-    /// The receiver's CPU for taking a message off a queue its sender is at.
+    /// The receiver's CPU for taking a message off a queue its sender is at: given, else
+    /// `enqueue_ns` (each take meets one post at the queue's lock and memory).
     pub take_ns: f64,
     /// The project's handoff and the trace header's differ by more than 1.5×: says so.
     pub handoff_note: Option<String>,
@@ -118,16 +116,10 @@ pub fn resolve(given: &Given, measured: &Measured) -> Result<Machine> {
             .unwrap_or_else(|| here_posts().0)
             .min(enqueue_ns),
     };
-    // Given an enqueue and no take, the receiver keeps the sender's pace (the figure the
-    // kept file falls back to as well).
-    let take_ns = match (given.take_ns, given.enqueue_ns) {
-        (Some(t), _) => t,
-        (None, Some(e)) => e,
-        (None, None) => measured
-            .take_ns
-            .unwrap_or_else(|| here_posts().3)
-            .min(handoff_ns),
-    };
+    // A fine-grained receiver takes one message per post it meets at the queue: it pays
+    // the transfer of the lock's and the queue's lines the post paid (docs/runtime-fidelity.md,
+    // "The enqueue cost": a receiver with nothing else to do takes several per post, faster).
+    let take_ns = given.take_ns.unwrap_or(enqueue_ns);
     Ok(Machine {
         cores,
         handoff_ns,
@@ -138,6 +130,14 @@ pub fn resolve(given: &Given, measured: &Measured) -> Result<Machine> {
         take_ns,
         handoff_note,
     })
+}
+
+/// Where the take comes from: `--take`, else the enqueue figure.
+pub fn take_source(given: bool) -> &'static str {
+    match given {
+        true => "given",
+        false => "the enqueue figure: one post met per message taken",
+    }
 }
 
 /// The note when the project's handoff (`kept`) and the trace header's differ by more than
@@ -186,16 +186,14 @@ fn here_handoff_ns() -> f64 {
     *MEASURED.get_or_init(whatif::measure_handoff_ns)
 }
 
-/// This machine's post costs (nobody waiting, waking, both threads at the queue) and the
-/// receiver's take at the queue, as C++'s queue pays them, measured once per process; 0
-/// when they could not be, and the post nobody waits for when the two threads never ran
-/// side by side (its lower bound).
-fn here_posts() -> (f64, f64, f64, f64) {
-    static MEASURED: OnceLock<(f64, f64, f64, f64)> = OnceLock::new();
+/// This machine's post costs (nobody waiting, waking, both threads at the queue), as C++'s
+/// queue pays them, measured once per process; 0 when they could not be, and the post
+/// nobody waits for when the two threads never ran side by side (its lower bound).
+fn here_posts() -> (f64, f64, f64) {
+    static MEASURED: OnceLock<(f64, f64, f64)> = OnceLock::new();
     *MEASURED.get_or_init(|| {
-        crate::analyse::calibrate::queue::cpp().map_or((0.0, 0.0, 0.0, 0.0), |c| {
-            let at = c.enqueue.unwrap_or(c.post);
-            (c.post, c.wake, at, c.take.unwrap_or(at))
+        crate::analyse::calibrate::queue::cpp().map_or((0.0, 0.0, 0.0), |c| {
+            (c.post, c.wake, c.enqueue.unwrap_or(c.post))
         })
     })
 }
@@ -236,7 +234,6 @@ mod tests {
             enqueue_ns: Some(7_000.0),
             wake_ns: Some(6_000.0),
             post_ns: Some(8_000.0),
-            take_ns: Some(6_500.0),
             handoff_kept: None,
         };
         let m = resolve(&given, &measured).unwrap();
@@ -247,10 +244,10 @@ mod tests {
             "a kept enqueue cost is capped by the handoff"
         );
         assert_eq!(m.post_ns, 5_000.0, "a post nobody waits for costs no more");
-        assert_eq!(m.take_ns, 5_000.0, "a kept take is capped by the handoff");
+        assert_eq!(m.take_ns, 5_000.0, "the take is the (capped) enqueue");
         let m = resolve(&Given::default(), &measured).unwrap();
         assert_eq!((m.handoff_ns, m.enqueue_ns), (9_000.0, 7_000.0));
-        assert_eq!(m.take_ns, 6_500.0, "the kept take, not the enqueue");
+        assert_eq!(m.take_ns, 7_000.0, "the take is the enqueue");
         assert_eq!(m.handoff_source, whatif::HANDOFF_TRACE);
         let given = Given {
             enqueue_ns: Some(20_000.0),
@@ -283,7 +280,6 @@ mod tests {
                 enqueue_ns: Some(150.0),
                 wake_ns: Some(3_000.0),
                 post_ns: Some(15.0),
-                take_ns: Some(120.0),
                 handoff_kept: Some(kept(10_000.0)),
             };
             let m = resolve(&Given::default(), &measured).unwrap();
@@ -299,7 +295,6 @@ mod tests {
             enqueue_ns: None,
             wake_ns: None,
             post_ns: None,
-            take_ns: None,
             handoff_kept: Some(kept(4_000.0)),
         };
         assert_eq!(

@@ -49,7 +49,6 @@ fn params(
         enqueue_ns: kept.enqueue.as_ref().map(|k| k.ns),
         wake_ns: kept.wake.as_ref().map(|k| k.ns),
         post_ns: kept.post.as_ref().map(|k| k.ns),
-        take_ns: kept.take.as_ref().map(|k| k.ns),
         handoff_kept: revy::analyse::enqueue::kept_handoff_for(opts),
     };
     let source = |k: Option<revy::analyse::enqueue::Measured>, given: bool| match (k, given) {
@@ -61,10 +60,7 @@ fn params(
         source(kept.enqueue, opts.enqueue_ns.is_some()),
         source(kept.wake, opts.wake_ns.is_some()),
         source(kept.post, opts.post_ns.is_some()),
-        match (&kept.take, opts.take_ns, opts.enqueue_ns) {
-            (None, None, Some(_)) => "the given enqueue".to_string(),
-            _ => source(kept.take, opts.take_ns.is_some()),
-        },
+        revy::analyse::machine::take_source(opts.take_ns.is_some()).to_string(),
     ];
     let m = resolve(&opts.machine(), &measured)?;
     let latency = args.latency.as_deref().map(parse_duration_ns).transpose()?;

@@ -55,7 +55,6 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options, faults: &[FaultAgg]) -> R
         enqueue_ns: kept.enqueue.as_ref().map(|k| k.ns),
         wake_ns: kept.wake.as_ref().map(|k| k.ns),
         post_ns: kept.post.as_ref().map(|k| k.ns),
-        take_ns: kept.take.as_ref().map(|k| k.ns),
         handoff_kept: crate::analyse::enqueue::kept_handoff_for(o),
     };
     let m = machine::resolve(&o.machine(), &measured)?;
@@ -70,13 +69,7 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options, faults: &[FaultAgg]) -> R
         if let Some(k) = kept.post {
             advice.post_source = k.source;
         }
-        match kept.take {
-            Some(k) => advice.take_source = k.source,
-            None if o.take_ns.is_none() && o.enqueue_ns.is_some() => {
-                advice.take_source = "the given enqueue".to_string()
-            }
-            None => {}
-        }
+        advice.take_source = machine::take_source(o.take_ns.is_some()).to_string();
     }
     let rest = unanswered_observations(a, &j);
     let (mut pays, mut none) = (j.pays, j.none);

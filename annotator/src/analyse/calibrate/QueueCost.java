@@ -1,9 +1,8 @@
 // What posting to a java.util.concurrent queue costs the sender, measured by `revy` once per
 // project (annotator/src/analyse/calibrate/java.rs runs it with `java QueueCost.java`):
 // a put nobody waits for, a put that wakes a consumer parked in take(), and a put to a
-// consumer at the queue taking as fast as puts come (both threads running), and the
-// consumer's time per take() meanwhile. Prints
-// "post_ns=<p> wake_ns=<w> enqueue_ns=<e> take_ns=<t>" (0: not measured).
+// consumer at the queue taking as fast as puts come (both threads running). Prints
+// "post_ns=<p> wake_ns=<w> enqueue_ns=<e>" (0: not measured).
 import java.util.Arrays;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.locks.LockSupport;
@@ -11,8 +10,6 @@ import java.util.concurrent.locks.LockSupport;
 public class QueueCost {
     static volatile long taken;
     static long posted;
-    // The consumer's time per take() in the at-the-queue batches atQueue last counted.
-    static double takeNs;
 
     public static void main(String[] args) throws Exception {
         LinkedBlockingQueue<Integer> q = new LinkedBlockingQueue<>();
@@ -62,7 +59,7 @@ public class QueueCost {
         askToPin();
         atQueue(q, item, 300); // the JIT compiles the puts and this loop
         double enqueueNs = atQueue(q, item, 1500);
-        System.out.println("post_ns=" + post[post.length / 10] + " wake_ns=" + wakeNs + " enqueue_ns=" + enqueueNs + " take_ns=" + takeNs);
+        System.out.println("post_ns=" + post[post.length / 10] + " wake_ns=" + wakeNs + " enqueue_ns=" + enqueueNs);
         System.exit(0);
     }
 
@@ -70,12 +67,9 @@ public class QueueCost {
     // of 400 (put once the queue has drained), during which the consumer took at least 90 % of them and the queue never
     // emptied: both threads ran at the queue throughout (a batch whose consumer was preempted
     // puts uncontended and does not count). 0 when fewer than 20 such batches came within `ms`.
-    // Sets takeNs to the 10th percentile of the consumer's time per item in those batches
-    // (the batch's time / items taken meanwhile).
     static double atQueue(LinkedBlockingQueue<Integer> q, Integer item, long ms) throws InterruptedException {
         final int batch = 100;
         double[] per = new double[400];
-        double[] perTake = new double[400];
         int n = 0;
         long deadline = System.nanoTime() + ms * 1_000_000L;
         for (int k = 0; n < per.length && System.nanoTime() < deadline; k++) {
@@ -94,18 +88,11 @@ public class QueueCost {
             long took = taken - before;
             boolean emptied = q.isEmpty();
             posted += batch;
-            if (k >= 50 && took >= batch * 9 / 10 && !emptied) {
-                perTake[n] = (t1 - t0) / (double) took;
-                per[n++] = (t1 - t0) / (double) batch;
-            }
+            if (k >= 50 && took >= batch * 9 / 10 && !emptied) per[n++] = (t1 - t0) / (double) batch;
         }
-        takeNs = 0.0;
         if (n < 20) return 0.0;
         double[] p = Arrays.copyOf(per, n);
         Arrays.sort(p);
-        double[] t = Arrays.copyOf(perTake, n);
-        Arrays.sort(t);
-        takeNs = t[n / 10];
         return p[n / 10];
     }
 

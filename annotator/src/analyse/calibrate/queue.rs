@@ -12,14 +12,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// The sender's cost of one post, in ns: nobody waiting, waking a blocked receiver, and
-/// to a receiver at the queue (none: it never kept up with the sender within the window);
-/// and the receiver's time per item it takes meanwhile (same batches, none likewise).
+/// to a receiver at the queue (none: it never kept up with the sender within the window).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct PostCost {
     pub post: f64,
     pub wake: f64,
     pub enqueue: Option<f64>,
-    pub take: Option<f64>,
 }
 
 pub(crate) const CPP_HOW: &str = "pthread mutex + condition variable (std::mutex/condition_variable) over a deque: post = 10th percentile of 400 batches of 100 lock/push/unlock/signal with no waiter; wake = 25th percentile of up to 300 such posts to a receiver blocked in pthread_cond_wait";
@@ -30,11 +28,6 @@ pub(crate) const JAVA_HOW: &str = "java.util.concurrent.LinkedBlockingQueue put/
 pub(crate) const CPP_ENQUEUE_HOW: &str = "pthread mutex + condition variable over a deque (std::mutex/condition_variable/deque), both threads at the queue: 10th percentile of up to 400 batches of 100 posts behind a backlog of at least 400, sender and receiver pinned to two cores, during which the receiver, taking one item per lock, took at least 90 % of them and never waited; within 1.5 s";
 
 pub(crate) const JAVA_ENQUEUE_HOW: &str = "java.util.concurrent.LinkedBlockingQueue, both threads at the queue (java QueueCost.java, sender and consumer pinned to two cores by revy): 10th percentile of up to 400 batches of 100 puts behind a backlog of 400 (put once the queue has drained), after 0.3 s of the same to warm the JIT, during which the consumer, in take(), took at least 90 % of them and the queue never emptied; within 1.5 s";
-
-/// How the receiver's time per item at the queue (`take`) is measured, C++ and Java.
-pub(crate) const CPP_TAKE_HOW: &str = "pthread mutex + condition variable over a deque (std::mutex/condition_variable/deque), both threads at the queue: the receiver's time per item (a batch's time / items it took meanwhile, one per lock), 10th percentile over the batches the enqueue figure is measured in";
-
-pub(crate) const JAVA_TAKE_HOW: &str = "java.util.concurrent.LinkedBlockingQueue, both threads at the queue (java QueueCost.java): the consumer's time per take() (a batch's time / items it took meanwhile), 10th percentile over the batches the enqueue figure is measured in";
 
 /// Posts per at-the-queue batch, and the share of them the receiver must take meanwhile.
 const AT_QUEUE_N: u64 = 100;
@@ -149,12 +142,10 @@ pub(crate) fn cpp() -> Option<PostCost> {
         s.post();
         w
     });
-    let at = pinned_at_queue();
     Some(PostCost {
         post: post[post.len() / 10],
         wake: wake?,
-        enqueue: at.map(|a| a.0),
-        take: at.map(|a| a.1),
+        enqueue: pinned_at_queue(),
     })
 }
 
@@ -162,7 +153,7 @@ pub(crate) fn cpp() -> Option<PostCost> {
 /// this process may use): left to the scheduler on a loaded machine, a woken receiver is
 /// put on its waker's core and the two take turns instead of running side by side. Both
 /// are threads of their own, so the caller's affinity is untouched.
-fn pinned_at_queue() -> Option<(f64, f64)> {
+fn pinned_at_queue() -> Option<f64> {
     let cores = allowed_cores();
     let s = Shared::new();
     std::thread::scope(|scope| {
@@ -217,16 +208,15 @@ fn pin_thread(tid: libc::pid_t, core: usize) {
     }
 }
 
-/// The 10th percentiles of the sender's time per post, and of the receiver's per item it
-/// took, in batches to a queue whose receiver is taking from it throughout: each batch starts behind a backlog of at least four
+/// The 10th percentile of the sender's time per post in batches to a queue whose receiver
+/// is taking from it throughout: each batch starts behind a backlog of at least four
 /// batches (topped up under one lock), and counts when the receiver took at least 90 % of a batch meanwhile and
 /// never waited (both threads ran at the queue all along; on a loaded machine a batch
 /// whose receiver was preempted posts uncontended, at the `post` figure, and does not
 /// count). `None`: fewer than 20 such batches within 1.5 s.
-fn at_queue(s: &Shared) -> Option<(f64, f64)> {
+fn at_queue(s: &Shared) -> Option<f64> {
     let deadline = Instant::now() + Duration::from_millis(1500);
     let mut per_post = Vec::with_capacity(400);
-    let mut per_take = Vec::with_capacity(400);
     let mut posted = s.taken.load(Ordering::Acquire);
     let mut k = 0;
     while per_post.len() < 400 && Instant::now() < deadline {
@@ -255,19 +245,15 @@ fn at_queue(s: &Shared) -> Option<(f64, f64)> {
         }
         let ns = t0.elapsed().as_nanos() as f64 / AT_QUEUE_N as f64;
         let took = s.taken.load(Ordering::Acquire) - before;
-        let all = t0.elapsed().as_nanos() as f64;
         let waited = s.waits.load(Ordering::Acquire) != waits;
         posted += AT_QUEUE_N;
         // The first batches warm the caches and the receiver's path.
         if k > 10 && took >= AT_QUEUE_KEPT_UP && !waited {
             per_post.push(ns);
-            per_take.push(all / took as f64);
         }
     }
     per_post.sort_by(f64::total_cmp);
-    per_take.sort_by(f64::total_cmp);
-    let tenth = |v: &[f64]| v[v.len() / 10];
-    (per_post.len() >= 20).then(|| (tenth(&per_post), tenth(&per_take)))
+    (per_post.len() >= 20).then(|| per_post[per_post.len() / 10])
 }
 
 /// The 25th percentile of posts to a receiver blocked on the condition variable.
@@ -352,8 +338,7 @@ fn answer_pins(
     None
 }
 
-/// `post_ns=<p> wake_ns=<w> enqueue_ns=<e> take_ns=<t>`, all positive (`enqueue_ns=0`,
-/// `take_ns=0` or none: not measured).
+/// `post_ns=<p> wake_ns=<w> enqueue_ns=<e>`, all positive (`enqueue_ns=0`: not measured).
 fn parse(line: &str) -> Option<PostCost> {
     let field = |key: &str| {
         line.split_whitespace()
@@ -365,7 +350,6 @@ fn parse(line: &str) -> Option<PostCost> {
         post: field("post_ns=")?,
         wake: field("wake_ns=")?,
         enqueue: field("enqueue_ns="),
-        take: field("take_ns="),
     })
 }
 
@@ -375,11 +359,8 @@ mod tests {
 
     #[test]
     fn the_jvms_line_is_read() {
-        let c = parse("post_ns=45.5 wake_ns=7003.0 enqueue_ns=180.5 take_ns=150.25\n").unwrap();
-        assert_eq!((c.post, c.wake, c.enqueue), (45.5, 7003.0, Some(180.5)));
-        assert_eq!(c.take, Some(150.25));
         let c = parse("post_ns=45.5 wake_ns=7003.0 enqueue_ns=180.5\n").unwrap();
-        assert_eq!(c.take, None, "an older QueueCost.java's line");
+        assert_eq!((c.post, c.wake, c.enqueue), (45.5, 7003.0, Some(180.5)));
         assert_eq!(parse("post_ns=45.5 wake_ns=0.0"), None);
         let c = parse("post_ns=45.5 wake_ns=7003.0 enqueue_ns=0.0").unwrap();
         assert_eq!(c.enqueue, None, "not measured");
@@ -396,8 +377,6 @@ mod tests {
         assert!(c.wake > c.post, "{c:?}");
         if let Some(e) = c.enqueue {
             assert!(e > c.post, "{c:?}");
-            // The receiver took at least 90 % of the posts in the same time.
-            assert!(c.take.is_some_and(|t| t > 0.0 && t < 1.2 * e), "{c:?}");
         }
     }
 }

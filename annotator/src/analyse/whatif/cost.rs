@@ -50,12 +50,12 @@ pub fn of(o: &Outcome, p: &Params, unit: Unit) -> Option<Cost> {
     } else {
         0
     };
-    // The receivers' take dominates when one of them bounds the run and they paid more
-    // for their messages than the senders did.
+    // The receivers' take dominates when one of them bounds the run (the senders' enqueue
+    // is hidden behind it) and they paid at least as much for their messages.
     let (dominant, messages, per_message, total, text) = if sent > 0
         && taken > 0
         && receiver_bound
-        && o.take_time > o.enqueue_time
+        && o.take_time >= o.enqueue_time
         && o.take_time >= waited
     {
         let text = format!(

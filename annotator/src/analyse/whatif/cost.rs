@@ -51,11 +51,12 @@ pub fn of(o: &Outcome, p: &Params, unit: Unit) -> Option<Cost> {
         0
     };
     // The receivers' take dominates when one of them bounds the run (the senders' enqueue
-    // is hidden behind it) and they paid at least as much for their messages.
+    // is hidden behind it) and the messages are mostly fine ones, each taken at the queue
+    // (the take at least half the enqueue: not a few among coarse posts and wake-ups).
     let (dominant, messages, per_message, total, text) = if sent > 0
         && taken > 0
         && receiver_bound
-        && o.take_time >= o.enqueue_time
+        && 2.0 * o.take_time >= o.enqueue_time
         && o.take_time >= waited
     {
         let text = format!(

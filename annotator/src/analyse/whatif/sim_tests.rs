@@ -328,7 +328,7 @@ fn a_fine_grained_receiver_pays_a_take_per_message_and_bounds_the_run() {
         "{}",
         out.execs[0].busy
     );
-    // The verdict names the take: A bounds the run, and paid more for it than main.
+    // The verdict names the take: A bounds the run.
     let c = crate::analyse::whatif::cost::of(&out, &p, crate::analyse::trace::Unit::Ns).unwrap();
     assert_eq!((c.dominant, c.messages), ("take", 100), "{c:?}");
     assert!(c.text.contains("= 400 ns take"), "{}", c.text);

@@ -564,6 +564,14 @@ fn the_counting_a_counted_call_cost_its_caller_is_taken_off_the_senders_baseline
     assert_eq!(w["cost"]["dominant"], "take", "{w}");
     assert_eq!(w["take_source"], "given", "{w}");
     assert_eq!(w["cost"]["counted_messages"], 10_000_000);
+    // analyze's verdict on the object names the take.
+    let mut analyze = vec!["analyze", ps];
+    analyze.extend(TELEMETRY_MACHINE);
+    let text = ok(&revy(&analyze), "analyze");
+    assert!(
+        text.contains("as an active object it loses: 10.0 M messages taken off a queue their sender is at × 250 ns = 2.50 s take on the receiving thread(s)"),
+        "{text}"
+    );
     // --no-compensate keeps the instrumented caller's time, counting included.
     let mut raw = args.to_vec();
     raw.push("--no-compensate");

@@ -33,7 +33,7 @@ pub struct Options {
     /// ... posted behind others, to a receiver busy anyway (`None`: measured).
     pub post_ns: Option<f64>,
     /// Receiver's CPU per message it takes off a queue its sender is at, in ns (`None`:
-    /// the given enqueue, else measured, at most the handoff).
+    /// the enqueue figure, given or measured).
     pub take_ns: Option<f64>,
     /// Replaying holds every message in memory and runs once per candidate: beyond this
     /// many recorded messages the replays hold only the candidates' messages, those they

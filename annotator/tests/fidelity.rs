@@ -512,9 +512,9 @@ fn counted_calls_are_replayed_and_a_fine_grained_object_loses_on_its_enqueue() {
     );
 }
 
-/// The machine the telemetry what-ifs replay on: 2 cores, the handoff and the three post
-/// costs given (no measurement of this machine).
-const TELEMETRY_MACHINE: [&str; 10] = [
+/// The machine the telemetry what-ifs replay on: 2 cores, the handoff, the three post
+/// costs and the receiver's take given (no measurement of this machine).
+const TELEMETRY_MACHINE: [&str; 12] = [
     "--cores",
     "2",
     "--handoff",
@@ -524,6 +524,8 @@ const TELEMETRY_MACHINE: [&str; 10] = [
     "--wake",
     "250ns",
     "--post",
+    "250ns",
+    "--take",
     "250ns",
 ];
 
@@ -547,12 +549,29 @@ fn the_counting_a_counted_call_cost_its_caller_is_taken_off_the_senders_baseline
     let args = telemetry_whatif(ps);
     let w: serde_json::Value = serde_json::from_str(&ok(&revy(&args), "whatif")).unwrap();
     // Baseline 10 M × (50 work + 50 own − 30 counting) = 0.70 s; active: the caller's
-    // 10 M × (20 own + 250 enqueue) = 2.70 s.
+    // 10 M × (20 own + 250 enqueue) = 2.70 s, and the receiver's 10 M × (250 take + 50
+    // work) = 3.00 s, which bounds the run (a batch of counted calls costs its receiver a
+    // take per call: before, 2.70 s and 0.26×).
     let base = w["baseline_time"].as_f64().unwrap();
     assert!((0.67e9..0.73e9).contains(&base), "baseline {base}: {w}");
     let s = w["predicted_speedup"].as_f64().unwrap();
-    assert!((0.24..0.28).contains(&s), "predicted {s}: {w}");
+    assert!((0.22..0.245).contains(&s), "predicted {s}: {w}");
+    let receiver = w["threads"][1]["busy"].as_f64().unwrap();
+    assert!(
+        (2.95e9..3.05e9).contains(&receiver),
+        "receiver {receiver}: {w}"
+    );
+    assert_eq!(w["cost"]["dominant"], "take", "{w}");
+    assert_eq!(w["take_source"], "given", "{w}");
     assert_eq!(w["cost"]["counted_messages"], 10_000_000);
+    // analyze's verdict on the object names the take.
+    let mut analyze = vec!["analyze", ps];
+    analyze.extend(TELEMETRY_MACHINE);
+    let text = ok(&revy(&analyze), "analyze");
+    assert!(
+        text.contains("as an active object it loses: 10.0 M messages taken off a queue their sender is at × 250 ns = 2.50 s take on the receiving thread(s)"),
+        "{text}"
+    );
     // --no-compensate keeps the instrumented caller's time, counting included.
     let mut raw = args.to_vec();
     raw.push("--no-compensate");

@@ -6,7 +6,7 @@
 # measured speedup and the error, and whether `revy analyze`'s top proposal names the change
 # measured best ("top proposal: X — measured best: Y — agrees/disagrees").
 #
-#   tests/advice/check.sh [--tolerance FRACTION] [--runs N] [--only NAME] [--boost] [--keep]
+#   tests/advice/check.sh [--tolerance FRACTION] [--runs N] [--only NAME[,NAME…]] [--boost] [--keep]
 #                         [--load N]
 #
 # --tolerance 0.15 makes it exit 1 when any |error| is larger, when the synchronous chain is
@@ -17,6 +17,7 @@
 # in a session of its own whose scheduler autogroup gets nice -20 (needs root): on a machine
 # shared with other jobs, the closest to a quiet one (other jobs keep a small share; a
 # real-time policy would starve the JVM's compiler threads and is no substitute).
+# --only runs the named programs only (several: comma-separated, e.g. finegrained,telemetry).
 # --keep leaves the work folder (copies, traces, whatif/analyze JSON) for a closer look.
 # --load N profiles each program twice, quietly and again beside N CPU hogs (busy shell loops
 # started and ended by this script), asks whatif and analyze about both traces, and measures
@@ -40,7 +41,7 @@ while [ $# -gt 0 ]; do
         --boost) prio=(setsid -w bash -c 'echo -20 >/proc/self/autogroup && exec "$@"' boost); shift ;;
         --keep) keep=1; shift ;;
         --load) hog_count="$2"; shift 2 ;;
-        *) echo "usage: $0 [--tolerance FRACTION] [--runs N] [--only NAME] [--boost] [--keep] [--load N]" >&2; exit 2 ;;
+        *) echo "usage: $0 [--tolerance FRACTION] [--runs N] [--only NAME[,NAME…]] [--boost] [--keep] [--load N]" >&2; exit 2 ;;
     esac
 done
 
@@ -147,7 +148,7 @@ loaded_rows=()
 failed=0
 for p in "${programs[@]}"; do
     IFS='|' read -r name lang shape versions extra <<<"$p"
-    if [ -n "$only" ] && [ "$only" != "$name" ]; then continue; fi
+    if [ -n "$only" ] && [[ ",$only," != *",$name,"* ]]; then continue; fi
     seq="$work/advice/$name/seq"
     dirs=("$seq")
     pats=()

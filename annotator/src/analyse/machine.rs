@@ -22,6 +22,7 @@ pub struct Given {
     pub enqueue_ns: Option<f64>,
     pub wake_ns: Option<f64>,
     pub post_ns: Option<f64>,
+    pub take_ns: Option<f64>,
 }
 
 /// What the profiled machine measured, besides the command line.
@@ -54,6 +55,9 @@ pub struct Machine {
     pub wake_ns: f64,
     /// ... for a post behind others, to a receiver busy anyway (at most `enqueue_ns`).
     pub post_ns: f64,
+    /// The receiver's CPU for taking a message off a queue its sender is at: given, else
+    /// `enqueue_ns` (each take meets one post at the queue's lock and memory).
+    pub take_ns: f64,
     /// The project's handoff and the trace header's differ by more than 1.5×: says so.
     pub handoff_note: Option<String>,
 }
@@ -112,6 +116,10 @@ pub fn resolve(given: &Given, measured: &Measured) -> Result<Machine> {
             .unwrap_or_else(|| here_posts().0)
             .min(enqueue_ns),
     };
+    // A fine-grained receiver takes one message per post it meets at the queue: it pays
+    // the transfer of the lock's and the queue's lines the post paid (docs/runtime-fidelity.md,
+    // "The enqueue cost": a receiver with nothing else to do takes several per post, faster).
+    let take_ns = given.take_ns.unwrap_or(enqueue_ns);
     Ok(Machine {
         cores,
         handoff_ns,
@@ -119,8 +127,17 @@ pub fn resolve(given: &Given, measured: &Measured) -> Result<Machine> {
         enqueue_ns,
         wake_ns,
         post_ns,
+        take_ns,
         handoff_note,
     })
+}
+
+/// Where the take comes from: `--take`, else the enqueue figure.
+pub fn take_source(given: bool) -> &'static str {
+    match given {
+        true => "given",
+        false => "the enqueue figure: one post met per message taken",
+    }
 }
 
 /// The note when the project's handoff (`kept`) and the trace header's differ by more than
@@ -154,6 +171,7 @@ impl Machine {
             enqueue: whatif::ns_to(unit, self.enqueue_ns),
             wake: whatif::ns_to(unit, self.wake_ns),
             post: whatif::ns_to(unit, self.post_ns),
+            take: whatif::ns_to(unit, self.take_ns),
             latency: whatif::ns_to(unit, latency_ns),
             // Bytes per second to bytes per trace unit.
             bandwidth: bandwidth.map(|b| b * unit.micros() * 1e-6),
@@ -189,6 +207,7 @@ impl crate::analyse::analysis::options::Options {
             enqueue_ns: self.enqueue_ns,
             wake_ns: self.wake_ns,
             post_ns: self.post_ns,
+            take_ns: self.take_ns,
         }
     }
 }
@@ -208,6 +227,7 @@ mod tests {
             enqueue_ns: None,
             wake_ns: None,
             post_ns: None,
+            take_ns: None,
         };
         let measured = Measured {
             handoff_ns: Some(9_000.0),
@@ -224,8 +244,10 @@ mod tests {
             "a kept enqueue cost is capped by the handoff"
         );
         assert_eq!(m.post_ns, 5_000.0, "a post nobody waits for costs no more");
+        assert_eq!(m.take_ns, 5_000.0, "the take is the (capped) enqueue");
         let m = resolve(&Given::default(), &measured).unwrap();
         assert_eq!((m.handoff_ns, m.enqueue_ns), (9_000.0, 7_000.0));
+        assert_eq!(m.take_ns, 7_000.0, "the take is the enqueue");
         assert_eq!(m.handoff_source, whatif::HANDOFF_TRACE);
         let given = Given {
             enqueue_ns: Some(20_000.0),
@@ -236,6 +258,13 @@ mod tests {
             m.enqueue_ns, 20_000.0,
             "a given enqueue cost is used as it is"
         );
+        assert_eq!(m.take_ns, 20_000.0, "and the receiver keeps its pace");
+        let given = Given {
+            enqueue_ns: Some(20_000.0),
+            take_ns: Some(300.0),
+            ..Given::default()
+        };
+        assert_eq!(resolve(&given, &measured).unwrap().take_ns, 300.0);
     }
 
     #[test]

@@ -30,6 +30,11 @@ pub(crate) struct ReplayArgs {
     /// system call), e.g. `20ns` (default: measured and kept as --wake is).
     #[arg(long)]
     pub(crate) post: Option<String>,
+    /// CPU a receiver spends taking each fine-grained message off its queue, its sender at
+    /// the queue too, e.g. `120ns` (default: the enqueue figure, given or kept: each take
+    /// meets one post at the queue).
+    #[arg(long)]
+    pub(crate) take: Option<String>,
     /// Measure this machine's post costs and handoff again and keep them in
     /// .revy/machine.toml.
     #[arg(long, conflicts_with_all = ["enqueue", "wake", "post"])]
@@ -65,6 +70,7 @@ impl ReplayArgs {
             enqueue_ns: ns("enqueue", &self.enqueue)?,
             wake_ns: ns("wake", &self.wake)?,
             post_ns: ns("post", &self.post)?,
+            take_ns: ns("take", &self.take)?,
             manifest: manifest.is_file().then(|| manifest.to_path_buf()),
             events: manifest_events(manifest)?,
             remote: manifest_remote(manifest)?,

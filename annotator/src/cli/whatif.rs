@@ -30,7 +30,7 @@ pub(crate) struct WhatifArgs {
 /// The replay's parameters of `revy whatif`: the machine model resolved as every command
 /// resolves it (`analyse::machine`), plus a remote placement's latency and bandwidth;
 /// returned with the model (where the handoff came from, and whether the trace header's
-/// disagrees) and where the two post costs came from (the project's, measured once for the
+/// disagrees) and where the post costs and the take came from (the project's, measured once for the
 /// trace's language and kept in `.revy/machine.toml`, unless given).
 fn params(
     args: &WhatifArgs,
@@ -39,7 +39,7 @@ fn params(
 ) -> Result<(
     revy::analyse::whatif::Params,
     revy::analyse::machine::Machine,
-    [String; 3],
+    [String; 4],
 )> {
     use revy::analyse::machine::{resolve, Measured};
     use revy::analyse::whatif::{parse_bandwidth, parse_duration_ns};
@@ -60,6 +60,7 @@ fn params(
         source(kept.enqueue, opts.enqueue_ns.is_some()),
         source(kept.wake, opts.wake_ns.is_some()),
         source(kept.post, opts.post_ns.is_some()),
+        revy::analyse::machine::take_source(opts.take_ns.is_some()).to_string(),
     ];
     let m = resolve(&opts.machine(), &measured)?;
     let latency = args.latency.as_deref().map(parse_duration_ns).transpose()?;
@@ -98,13 +99,14 @@ pub(crate) fn cmd_whatif(manifest: &Path, args: WhatifArgs) -> Result<()> {
         &args.active,
         opts.max_replay_messages,
     )?;
-    let (params, machine, [enqueue_source, wake_source, post_source]) =
+    let (params, machine, [enqueue_source, wake_source, post_source, take_source]) =
         params(&args, &opts, &loaded.tree)?;
     let mut w = revy::analyse::whatif::predict(&loaded, &plan, &params, &args.active);
     w.handoff_source = machine.handoff_source;
     w.enqueue_source = enqueue_source;
     w.wake_source = wake_source;
     w.post_source = post_source;
+    w.take_source = take_source;
     w.warnings.extend(machine.handoff_note);
     match args.format {
         OutputFormat::Text => stdout_quiet(&revy::analyse::whatif::render_text(&w))?,

@@ -326,6 +326,9 @@ pub struct Advice {
     /// Sender's CPU per asynchronous message behind others, and its source.
     pub post: f64,
     pub post_source: String,
+    /// Receiver's CPU per fine-grained message it takes off its queue, and its source.
+    pub take: f64,
+    pub take_source: String,
     /// Candidates replayed.
     pub candidates: usize,
     pub notes: Vec<String>,

@@ -32,6 +32,9 @@ pub struct Options {
     pub wake_ns: Option<f64>,
     /// ... posted behind others, to a receiver busy anyway (`None`: measured).
     pub post_ns: Option<f64>,
+    /// Receiver's CPU per message it takes off a queue its sender is at, in ns (`None`:
+    /// the enqueue figure, given or measured).
+    pub take_ns: Option<f64>,
     /// Replaying holds every message in memory and runs once per candidate: beyond this
     /// many recorded messages the replays hold only the candidates' messages, those they
     /// are sent from and the rest merged (`whatif::focus`), up to twice as many nodes;
@@ -69,6 +72,7 @@ impl Default for Options {
             enqueue_ns: None,
             wake_ns: None,
             post_ns: None,
+            take_ns: None,
             max_replay_messages: 1_000_000,
             proposals: true,
             manifest: None,

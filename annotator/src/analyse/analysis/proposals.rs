@@ -69,6 +69,7 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options, faults: &[FaultAgg]) -> R
         if let Some(k) = kept.post {
             advice.post_source = k.source;
         }
+        advice.take_source = machine::take_source(o.take_ns.is_some()).to_string();
     }
     let rest = unanswered_observations(a, &j);
     let (mut pays, mut none) = (j.pays, j.none);
@@ -257,6 +258,8 @@ fn not_evaluated(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
         wake_source: "not evaluated".to_string(),
         post: 0.0,
         post_source: "not evaluated".to_string(),
+        take: 0.0,
+        take_source: "not evaluated".to_string(),
         candidates: 0,
         notes: Vec::new(),
         caveat: whatif::CAVEAT,
@@ -342,6 +345,8 @@ fn judge_candidates(
         wake_source: whatif::HANDOFF_GIVEN.to_string(),
         post: p.post,
         post_source: whatif::HANDOFF_GIVEN.to_string(),
+        take: p.take,
+        take_source: whatif::HANDOFF_GIVEN.to_string(),
         candidates: cands.len(),
         // The return types matter to the proposals (the probe cost is in the totals).
         notes: loaded

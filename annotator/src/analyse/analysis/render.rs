@@ -88,7 +88,7 @@ fn proposals(s: &mut String, a: &Analysis) {
             .as_ref()
             .filter(|x| x.candidates > 0)
             .map_or(String::new(), |x| format!(
-                " ({} core(s), handoff {} ({}), enqueue {} ({}), {} waking a blocked receiver ({}), {} behind others ({}))",
+                " ({} core(s), handoff {} ({}), enqueue {} ({}), {} waking a blocked receiver ({}), {} behind others ({}), take {} ({}))",
                 x.cores,
                 tm(a, x.handoff),
                 x.handoff_source,
@@ -97,7 +97,9 @@ fn proposals(s: &mut String, a: &Analysis) {
                 tm(a, x.wake),
                 x.wake_source,
                 tm(a, x.post),
-                x.post_source
+                x.post_source,
+                tm(a, x.take),
+                x.take_source
             ))
     );
     for n in a.advice.iter().flat_map(|x| &x.notes) {

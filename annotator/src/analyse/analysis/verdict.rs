@@ -145,6 +145,12 @@ fn no_gain(l: &Loaded, c: &Candidate, plan: &Plan, w: &whatif::WhatIf) -> String
             "{} is {pct} of the run, but {loses}: {} ({s:.2}×)",
             c.subject, cost.text
         )
+    } else if let Some(cost) = w.cost.as_ref().filter(|x| x.dominant == "take") {
+        // Its own thread bounds the run: the work it is sent plus taking each message.
+        format!(
+            "{} is {pct} of the run, but {active} gains only {s:.2}×: its thread bounds the run, {}",
+            c.subject, cost.text
+        )
     } else if s < 1.0 {
         let n = w.asynchronous_messages + w.synchronous_messages;
         let handoff = whatif::human(w.handoff, l.tree.unit());
@@ -167,7 +173,9 @@ fn queued(l: &Loaded, c: &Candidate, plan: &Plan, w: &whatif::WhatIf) -> Option<
     let sync = w.synchronous_messages as f64;
     let sent = w.asynchronous_messages as f64;
     let wakes = w.waking_messages as f64;
-    let handoffs = w.handoff * (2.0 * sync + sent) + w.wake * wakes + w.enqueue * (sent - wakes);
+    let taken = w.cost.as_ref().map_or(0.0, |c| c.take_time);
+    let handoffs =
+        w.handoff * (2.0 * sync + sent) + w.wake * wakes + w.enqueue * (sent - wakes) + taken;
     if handoffs * 2.0 >= w.predicted_time - w.baseline_time {
         return None;
     }

@@ -4,8 +4,9 @@
 //! sender's recorded messages, carved out of their own time after the verdict, spread
 //! evenly over it — each standing for its share of the calls and their work. A change that
 //! moves the receiver sends a batch as that many messages: the sender pays the enqueue of
-//! each (or waits for each result), the receiver runs their work. So a fine-grained
-//! receiver is predicted from its counts, without recording every call.
+//! each (or waits for each result), the receiver runs their work, paying a take for each
+//! call posted at the queue. So a fine-grained receiver is predicted from its counts,
+//! without recording every call.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 

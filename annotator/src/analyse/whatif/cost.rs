@@ -1,6 +1,7 @@
 //! What a change's cross-thread messages cost against the work they move, and which cost
-//! dominates: the senders' enqueue per asynchronous message, the handoffs of callers that
-//! wait, or the waiting for results itself. The verdict names it with its numbers.
+//! dominates: the senders' enqueue per asynchronous message, the receivers' take of the
+//! fine-grained ones (when a receiver bounds the run), the handoffs of callers that wait,
+//! or the waiting for results itself. The verdict names it with its numbers.
 
 use serde::Serialize;
 
@@ -10,13 +11,15 @@ use crate::analyse::trace::Unit;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Cost {
-    /// `enqueue`, `handoff` or `waiting for results`.
+    /// `enqueue`, `take`, `handoff` or `waiting for results`.
     pub dominant: &'static str,
     /// Messages the dominant cost is paid on, and what one costs (0 for waiting).
     pub messages: u64,
     pub per_message: f64,
     /// The dominant cost in all (in the prediction's unit).
     pub total: f64,
+    /// What the receivers spent taking fine-grained messages off their queues (in all).
+    pub take_time: f64,
     /// Work the messages carry to their new threads.
     pub work: f64,
     /// Of the messages, counted calls of throttled methods (replayed as batches).
@@ -36,7 +39,36 @@ pub fn of(o: &Outcome, p: &Params, unit: Unit) -> Option<Cost> {
     let waited: f64 = o.waits.iter().map(|w| w.time).sum();
     let handoffs = 2.0 * sync as f64 * p.handoff;
     let against = format!("against {} of work", h(o.moved_work));
-    let (dominant, messages, per_message, total, text) = if sent > 0 && o.enqueue_time >= waited {
+    // A receiver is the busiest thread: what it pays per message bounds the run.
+    let receiver_bound = o
+        .execs
+        .iter()
+        .max_by(|a, b| a.busy.total_cmp(&b.busy))
+        .is_some_and(|e| e.messages > 0);
+    let taken = if p.take > 0.0 {
+        (o.take_time / p.take).round() as u64
+    } else {
+        0
+    };
+    // The receivers' take dominates when one of them bounds the run (the senders' enqueue
+    // is hidden behind it) and the messages are mostly fine ones, each taken at the queue
+    // (the take at least half the enqueue: not a few among coarse posts and wake-ups).
+    let (dominant, messages, per_message, total, text) = if sent > 0
+        && taken > 0
+        && receiver_bound
+        && 2.0 * o.take_time >= o.enqueue_time
+        && o.take_time >= waited
+    {
+        let text = format!(
+            "{} taken off a queue their sender is at × {} = {} take on the receiving thread(s), on top of {} of work (their senders paid {} enqueue)",
+            plural(taken, "message"),
+            h(p.take),
+            h(o.take_time),
+            h(o.moved_work),
+            h(o.enqueue_time)
+        );
+        ("take", taken, p.take, o.take_time, text)
+    } else if sent > 0 && o.enqueue_time >= waited {
         let wakes = o.wakes.round() as u64;
         let text = format!(
             "{} ({} waking a blocked receiver × {}, the rest × {} to a queue just emptied or {} behind others) = {} enqueue {against}",
@@ -47,6 +79,15 @@ pub fn of(o: &Outcome, p: &Params, unit: Unit) -> Option<Cost> {
             h(p.post),
             h(o.enqueue_time)
         );
+        let text = match taken {
+            0 => text,
+            _ => format!(
+                "{text}; their receivers took {} of them off the queue × {} = {}",
+                count(taken),
+                h(p.take),
+                h(o.take_time)
+            ),
+        };
         let per = o.enqueue_time / sent as f64;
         ("enqueue", sent, per, o.enqueue_time, text)
     } else if handoffs >= 0.5 * waited {
@@ -70,6 +111,7 @@ pub fn of(o: &Outcome, p: &Params, unit: Unit) -> Option<Cost> {
         messages,
         per_message,
         total,
+        take_time: o.take_time,
         work: o.moved_work,
         counted_messages: o.counted_sends,
         text,

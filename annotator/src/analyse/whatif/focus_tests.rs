@@ -123,6 +123,7 @@ fn params(cores: usize) -> Params {
         cores,
         handoff: 7.0,
         enqueue: 2.0,
+        take: 0.0,
         wake: 2.0,
         post: 2.0,
         latency: 0.0,

@@ -281,6 +281,10 @@ pub struct WhatIf {
     /// Sender's CPU per asynchronous message behind others (a receiver busy anyway).
     pub post: f64,
     pub post_source: String,
+    /// Receiver's CPU per fine-grained message it takes off its queue (both threads at
+    /// it: the messages posted at `enqueue`), and its source.
+    pub take: f64,
+    pub take_source: String,
     pub compensated: bool,
     /// The measured run's wall span and busy time, as `revy analyze` gives them.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -391,6 +395,8 @@ fn predict_with(
         wake_source: HANDOFF_GIVEN.to_string(),
         post: p.post,
         post_source: HANDOFF_GIVEN.to_string(),
+        take: p.take,
+        take_source: HANDOFF_GIVEN.to_string(),
         compensated: t.threads.iter().any(|th| th.probe > 0.0),
         run_span: l.run.map(|r| r.span),
         busy_time: l.run.map(|r| r.busy),
@@ -702,7 +708,7 @@ fn render_prediction(s: &mut String, w: &WhatIf) {
     let u = w.unit;
     let _ = writeln!(
         s,
-        "what if {} became active ({} instance(s){}), on {} core(s), handoff {} ({}), enqueue {} ({}), {} waking a blocked receiver ({}), {} behind others ({}):",
+        "what if {} became active ({} instance(s){}), on {} core(s), handoff {} ({}), enqueue {} ({}), {} waking a blocked receiver ({}), {} behind others ({}), take {} ({}):",
         w.active.join(", "),
         w.active_instances,
         if w.active_methods.is_empty() {
@@ -718,7 +724,9 @@ fn render_prediction(s: &mut String, w: &WhatIf) {
         human(w.wake, Unit::parse(u).unwrap_or(Unit::Ns)),
         w.wake_source,
         human(w.post, Unit::parse(u).unwrap_or(Unit::Ns)),
-        w.post_source
+        w.post_source,
+        human(w.take, Unit::parse(u).unwrap_or(Unit::Ns)),
+        w.take_source
     );
     let h = |x: f64| human(x, Unit::parse(u).unwrap_or(Unit::Ns));
     if let (Some(span), Some(busy), Some(n)) = (w.run_span, w.busy_time, w.threads_measured) {
@@ -856,6 +864,7 @@ mod tests {
             faults_dropped: 0.0,
             moved_work: 0.0,
             enqueue_time: 0.0,
+            take_time: 0.0,
             wakes: 0.0,
             counted_sends: 0,
             deadlocked: Vec::new(),

@@ -32,6 +32,12 @@ pub struct Params {
     /// ... when it goes behind other queued messages, the receiver busy with them: a locked
     /// push, no system call.
     pub post: f64,
+    /// CPU the receiver spends taking a message posted at the `enqueue` figure off its
+    /// queue (both threads at the queue's lock and memory): a fine-grained receiver pays it
+    /// on every message, besides the message's work. Coarser messages, taken after a
+    /// wake-up or from behind others, pay none: a pop under an uncontended lock is a few
+    /// ns against work of at least a handoff.
+    pub take: f64,
     /// Placing active objects on another machine: per-message latency (each way)...
     pub latency: f64,
     /// ... and bytes per time unit (`None`: infinitely fast).
@@ -89,6 +95,8 @@ struct Task {
     reply: u32,
     cause: u32,
     at: f64,
+    /// The receiver's CPU to take it (and, for a batch, its calls) off the queue.
+    take: f64,
 }
 
 struct Exec {
@@ -162,6 +170,8 @@ pub struct Outcome {
     /// the asynchronous ones.
     pub moved_work: f64,
     pub enqueue_time: f64,
+    /// What their receivers spent taking them off their queues.
+    pub take_time: f64,
     /// Of the asynchronous messages, those whose post woke a blocked receiver.
     pub wakes: f64,
     /// Cross-thread messages that were counted calls (sent as batches).
@@ -238,6 +248,7 @@ pub struct Sim<'a> {
     faults_dropped: f64,
     moved_work: f64,
     enqueue_time: f64,
+    take_time: f64,
     wakes: f64,
     counted_sends: u64,
 }
@@ -325,6 +336,7 @@ impl<'a> Sim<'a> {
             faults_dropped: 0.0,
             moved_work: 0.0,
             enqueue_time: 0.0,
+            take_time: 0.0,
             wakes: 0.0,
             counted_sends: 0,
         };
@@ -562,10 +574,11 @@ impl<'a> Sim<'a> {
         loop {
             let xi = x as usize;
             let Some(top) = self.execs[xi].stack.last_mut() else {
-                if !self.take_task(x) {
-                    return;
+                match self.take_task(x) {
+                    None => return,
+                    Some((node, take)) if take > EPS => return self.compute(x, take, node),
+                    Some(_) => continue,
                 }
-                continue;
             };
             let node = top.node;
             let kids = t.kids(node);
@@ -659,6 +672,13 @@ impl<'a> Sim<'a> {
         let size = self.t.nodes[c as usize].size;
         let void = self.void(c);
         let (waits, backlog) = self.receiver_at(q);
+        // A batch of counted calls is that many messages.
+        let batch = self.t.batch_of(c).map(|b| b.calls);
+        let n = batch.unwrap_or(1);
+        let [wakes, at, behind] = match void {
+            true => self.posts(c, n, waits, backlog),
+            false => [0.0; 3],
+        };
         let qu = &mut self.queues[q as usize];
         qu.last_at = qu.last_at.max(self.now + self.p.there(size));
         let task = Task {
@@ -666,16 +686,13 @@ impl<'a> Sim<'a> {
             reply: if void { NONE } else { x },
             cause: self.execs[xi].cause,
             at: qu.last_at,
+            take: at * self.p.take,
         };
         self.at(task.at, Ev::Arrive(q, task));
-        // A batch of counted calls is that many messages.
-        let batch = self.t.batch_of(c).map(|b| b.calls);
         self.counted_sends += batch.unwrap_or(0);
-        let n = batch.unwrap_or(1);
         self.moved_work += self.agg[c as usize];
         if void {
             self.async_sends += n;
-            let [wakes, at, behind] = self.posts(c, n, waits, backlog);
             self.wakes += wakes;
             let p = self.p;
             let enqueue = wakes * p.wake + at * p.enqueue + behind * p.post;
@@ -757,8 +774,9 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// Start the next queued message; false when there is none (the executor idles).
-    fn take_task(&mut self, x: u32) -> bool {
+    /// Start the next queued message: its node and the receiver's CPU to take it off the
+    /// queue (`x` computes that first); `None` when there is none (the executor idles).
+    fn take_task(&mut self, x: u32) -> Option<(u32, f64)> {
         let e = &self.execs[x as usize];
         let task = match e.queue {
             NONE => None,
@@ -771,7 +789,7 @@ impl<'a> Sim<'a> {
             } else {
                 State::Idle
             };
-            return false;
+            return None;
         };
         e.tasks += self.t.batch_of(task.node).map_or(1, |b| b.calls);
         if task.at >= e.cause_t {
@@ -787,7 +805,8 @@ impl<'a> Sim<'a> {
             debt,
             reply: task.reply,
         });
-        true
+        self.take_time += task.take;
+        Some((task.node, task.take))
     }
 
     fn outcome(mut self) -> Outcome {
@@ -816,6 +835,7 @@ impl<'a> Sim<'a> {
             faults_dropped: self.faults_dropped,
             moved_work: self.moved_work,
             enqueue_time: self.enqueue_time,
+            take_time: self.take_time,
             wakes: self.wakes,
             counted_sends: self.counted_sends,
             deadlocked,

@@ -43,6 +43,7 @@ fn params(cores: usize) -> Params {
         enqueue: 0.0,
         wake: 0.0,
         post: 0.0,
+        take: 0.0,
         latency: 0.0,
         bandwidth: None,
     }
@@ -295,6 +296,42 @@ fn a_post_finer_than_the_handoff_pays_the_queue_whatever_it_finds() {
     let (_, out) = run(&t, &["A"], &post_params());
     assert!(out.wakes.abs() < 1e-9, "{}", out.wakes);
     assert!((out.execs[0].busy - (10.0 * 495.0 + 10.0)).abs() < 1e-6);
+}
+
+/// 100 void `put`s of 5 ns (finer than the 20 ns handoff), 1 ns of main's own work between
+/// them: main posts at the queue (1 ns own + 1 ns enqueue each), A takes each off it (4 ns)
+/// before its work, so A bounds the run. Fails before: A paid only the work (5 ns each) and
+/// the run was predicted 1 + 20 + 500 ns.
+#[test]
+fn a_fine_grained_receiver_pays_a_take_per_message_and_bounds_the_run() {
+    let mut spec = String::from("1 + Main 0 main 0 0\n");
+    for i in 0..100u64 {
+        spec += &format!("1 + A 1 put 8 {}\n1 - A 1 put {}\n", 6 * i + 1, 6 * i + 6);
+    }
+    spec += "1 - Main 0 main 600\n";
+    let (t, _f) = tree(&spec, None, &["put"]);
+    let mut p = post_params();
+    p.take = 4.0;
+    let (base, out) = run(&t, &["A"], &p);
+    assert!((base.time - 600.0).abs() < 1e-6, "{}", base.time);
+    // A: woken once (20), then 100 × (4 take + 5 work) back to back behind main's posts.
+    assert!((out.take_time - 400.0).abs() < 1e-6, "{}", out.take_time);
+    let a = &out.execs[1];
+    assert!((a.busy - 900.0).abs() < 1e-6, "{}", a.busy);
+    assert!(
+        (out.time - (1.0 + 20.0 + 900.0)).abs() < 1.0,
+        "{}",
+        out.time
+    );
+    assert!(
+        (out.execs[0].busy - 200.0).abs() < 1e-6,
+        "{}",
+        out.execs[0].busy
+    );
+    // The verdict names the take: A bounds the run.
+    let c = crate::analyse::whatif::cost::of(&out, &p, crate::analyse::trace::Unit::Ns).unwrap();
+    assert_eq!((c.dominant, c.messages), ("take", 100), "{c:?}");
+    assert!(c.text.contains("= 400 ns take"), "{}", c.text);
 }
 
 #[test]

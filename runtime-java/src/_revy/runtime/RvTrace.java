@@ -463,6 +463,7 @@ final class RvTrace {
         }
         b.n = RvBuf.HEAD;
         b.count = 0;
+        b.base = b.last; // the next block's first delta is from the thread's latest event
     }
 
     /** The B record's head in SCRATCH; returns its length. Caller holds LOCK. */

@@ -561,7 +561,7 @@ fn a_bare_end_without_an_open_start_is_a_warning() {
     let mut block = rec(b'B', &[1, 100, 3, events.len() as u64], &[]);
     block.extend(events);
     let bytes = compact(&[
-        &rec(b'H', &[], &[b"unit=ns lang=java"]),
+        &rec(b'H', &[], &[b"unit=ns lang=java ends=bare"]),
         &rec(b'C', &[1], &[b"A"]),
         &rec(b'M', &[2, 1], &[b"f", b"!!"]),
         &rec(b'N', &[1], &[b"main"]),
@@ -575,7 +575,7 @@ fn a_bare_end_without_an_open_start_is_a_warning() {
     let err = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert!(
-        err.contains("bare.rvt") && err.contains("byte 46") && err.contains("no open start"),
+        err.contains("bare.rvt") && err.contains("byte 56") && err.contains("no open start"),
         "{err}"
     );
     let o = revy(&["trace", "print", p.to_str().unwrap()]);

@@ -150,7 +150,9 @@ final class RvTrace {
             // (calibrate()): the header keeps room for their figures, written in place.
             long cal0 = System.nanoTime();
             RvBuf.warmCounted();
-            String header = "unit=ns lang=java pid=" + pid + " start=" + iso.format(new Date())
+            // ends=bare: a recorded call's end names no call (RvBuf.END_BARE), so the reader
+            // keeps the threads' open starts for this trace
+            String header = "unit=ns lang=java ends=bare pid=" + pid + " start=" + iso.format(new Date())
                     + " anchor_wall_ns=" + wall + " anchor_t=" + anchorT
                     + (RvBudget.shared() ? " budget=run" : "")
                     + " run=" + runId(wall, pid) + " " + pad("", CALIBRATION);

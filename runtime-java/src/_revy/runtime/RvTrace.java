@@ -152,10 +152,10 @@ final class RvTrace {
             RvBuf.warmCounted();
             // ends=bare: a recorded call's end names no call (RvBuf.END_BARE), so the reader
             // keeps the threads' open starts for this trace
-            String header = "unit=ns lang=java ends=bare pid=" + pid + " start=" + iso.format(new Date())
+            String header = "unit=ns lang=java pid=" + pid + " start=" + iso.format(new Date())
                     + " anchor_wall_ns=" + wall + " anchor_t=" + anchorT
                     + (RvBudget.shared() ? " budget=run" : "")
-                    + " run=" + runId(wall, pid) + " " + pad("", CALIBRATION);
+                    + " run=" + runId(wall, pid) + " ends=bare " + pad("", CALIBRATION);
             byte[] hb = header.getBytes(UTF8);
             byte[] hh = new byte[8];
             hh[0] = 'H';

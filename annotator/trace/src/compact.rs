@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use rustc_hash::FxHashMap;
 
+use super::open::Open;
 use super::{escape_name, Event, Header, MethodDef, Names, RawEvent, Status, BUF_SIZE};
 use crate::error::{Error, Result};
 
@@ -22,102 +23,6 @@ pub const KEY: u8 = RawEvent::KEY;
 /// The event kind of an end carrying only its time delta: the end of its thread's innermost
 /// open start (the Java runtime's usual end; the reader keeps each thread's open starts).
 pub const END_BARE: u8 = 7;
-/// At most this many open starts are kept per thread (16 MiB): past it the oldest half is
-/// dropped, so a crafted trace of starts only costs bounded memory; a bare end that would
-/// need a dropped start then finds none (an error, as any bare end without a start).
-const MAX_OPEN: usize = 1 << 20;
-
-/// The open starts' sentinel below every thread's first: no event's (method, oid), as
-/// method ids are dense and fewer than 2³² − 1.
-const NONE_OPEN: (u32, u64) = (u32::MAX, u64::MAX);
-
-/// One thread's open starts (method, oid), innermost at `slots[depth]` over the sentinel
-/// at 0: what a bare end ends. Kept without a branch on the event's kind (every event
-/// writes the slot above the innermost, a start keeps it, an end naming the innermost
-/// drops it): kept with a branch per kind, for every trace, the stack made the block decoder
-/// up to a fifth slower (docs/java-overhead.md, "bare ends").
-struct Open {
-    tid: u64,
-    slots: Vec<(u32, u64)>,
-    depth: usize,
-    /// The other threads' stacks (the current block's thread's is `slots`).
-    others: FxHashMap<u64, (Vec<(u32, u64)>, usize)>,
-}
-
-impl Default for Open {
-    fn default() -> Self {
-        Open {
-            tid: 0,
-            slots: vec![NONE_OPEN; 64],
-            depth: 0,
-            others: FxHashMap::default(),
-        }
-    }
-}
-
-impl Open {
-    /// A block of thread `tid` begins: its stack becomes the current one.
-    fn switch(&mut self, tid: u64) {
-        if tid == self.tid {
-            return;
-        }
-        let (old, depth) = (self.tid, self.depth);
-        // a thread with no open start leaves its slots to the next (their sentinel stays)
-        let slots = match self.others.remove(&tid) {
-            Some((slots, d)) => {
-                self.depth = d;
-                std::mem::replace(&mut self.slots, slots)
-            }
-            None if depth > 0 => {
-                self.depth = 0;
-                std::mem::replace(&mut self.slots, vec![NONE_OPEN; 64])
-            }
-            None => Vec::new(),
-        };
-        if depth > 0 {
-            self.others.insert(old, (slots, depth));
-        }
-        self.tid = tid;
-    }
-
-    /// A start (`START`), an end naming its call (`END`; it ends the innermost start when
-    /// that is its call: an end with no open start of its own, which runtimes write as it
-    /// is, leaves the stack) or another event.
-    #[inline(always)]
-    fn note(&mut self, kind: u8, method: u32, oid: u64) {
-        if self.depth + 1 >= self.slots.len() {
-            self.grow();
-        }
-        let d = self.depth;
-        let top = self.slots[d];
-        self.slots[d + 1] = (method, oid);
-        let push = (kind == RawEvent::START) as usize;
-        let pop = (kind == RawEvent::END && top == (method, oid)) as usize;
-        self.depth = d + push - pop;
-    }
-
-    /// A bare end: the innermost open start, which it ends.
-    #[inline(always)]
-    fn end_innermost(&mut self) -> Option<(u32, u64)> {
-        let d = self.depth.checked_sub(1)?;
-        let top = self.slots[d + 1];
-        self.depth = d;
-        Some(top)
-    }
-
-    /// Twice the room, or past [`MAX_OPEN`] the oldest half dropped.
-    #[cold]
-    fn grow(&mut self) {
-        if self.slots.len() >= MAX_OPEN {
-            let half = MAX_OPEN / 2;
-            self.slots.copy_within(half + 1..=self.depth, 1);
-            self.depth -= half;
-        } else {
-            self.slots.resize(self.slots.len() * 2, NONE_OPEN);
-        }
-    }
-}
-
 enum Fail {
     /// The file ends inside a record.
     Eof,
@@ -1635,28 +1540,5 @@ mod tests {
             cut_short > 20,
             "{cut_short} of the changed traces were found corrupt"
         );
-    }
-
-    /// A crafted trace of starts only keeps at most MAX_OPEN of them per thread, the
-    /// newest; each thread's are its own.
-    #[test]
-    fn open_starts_are_bounded() {
-        let mut o = Open::default();
-        o.switch(1);
-        for i in 0..(MAX_OPEN as u64 + 10) {
-            o.note(RawEvent::START, 1, i);
-        }
-        assert_eq!(o.depth, MAX_OPEN / 2 + 10);
-        o.switch(2);
-        assert_eq!(o.end_innermost(), None);
-        o.note(RawEvent::START, 2, 7);
-        o.note(RawEvent::END, 2, 8); // not its call: stays open
-        o.switch(1);
-        assert_eq!(o.end_innermost(), Some((1, MAX_OPEN as u64 + 9)));
-        o.note(RawEvent::END, 1, MAX_OPEN as u64 + 8);
-        assert_eq!(o.end_innermost(), Some((1, MAX_OPEN as u64 + 7)));
-        o.switch(2);
-        assert_eq!(o.end_innermost(), Some((2, 7)));
-        assert_eq!(o.end_innermost(), None);
     }
 }

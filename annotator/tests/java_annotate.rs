@@ -286,6 +286,10 @@ fn corpus_features_both_modes() {
         assert_eq!(before.code, after.code);
         // main ends in System.exit: its frame stays open.
         let per = check_trace(&t, &["main"]);
+        // a recorded call's end carries only its time (kind 7): the ends balanced above
+        // are mostly those, paired with their starts by the decoder
+        let ends = t.events.iter().filter(|e| e.2.kind() == END).count() as u64;
+        assert!(t.bare_ends * 2 > ends, "{mode}: {} of {ends}", t.bare_ends);
         assert_eq!(per.get("corpus.Chain"), Some(&2), "{per:?}");
         assert_eq!(per.get("corpus.Sub"), Some(&1), "{per:?}");
         assert_eq!(per.get("corpus.Sub2"), Some(&1), "{per:?}");

@@ -550,3 +550,38 @@ fn format_versions_and_joined_traces_are_named() {
         );
     }
 }
+
+/// A bare end (kind 7: the end of its thread's innermost open start, the Java runtime's
+/// usual end) with no open start left is a damaged trace: `analyze` warns naming the file,
+/// the byte and why, and analyses what came before (the start and the end it did close).
+#[test]
+fn a_bare_end_without_an_open_start_is_a_warning() {
+    let tmp = tempfile::tempdir().unwrap();
+    let events = [3, 2, 5, 8, 2, 7, 6, 7, 2]; // start of method 2 on oid 5, two bare ends
+    let mut block = rec(b'B', &[1, 100, 3, events.len() as u64], &[]);
+    block.extend(events);
+    let bytes = compact(&[
+        &rec(b'H', &[], &[b"unit=ns lang=java ends=bare"]),
+        &rec(b'C', &[1], &[b"A"]),
+        &rec(b'M', &[2, 1], &[b"f", b"!!"]),
+        &rec(b'N', &[1], &[b"main"]),
+        &block,
+        &rec(b'E', &[3], &[]),
+    ]);
+    let p = tmp.path().join("bare.rvt");
+    std::fs::write(&p, &bytes).unwrap();
+    let o = revy(&["analyze", p.to_str().unwrap()]);
+    // the report states the warning (stdout), or stderr does
+    let err = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("bare.rvt") && err.contains("byte 56") && err.contains("no open start"),
+        "{err}"
+    );
+    let o = revy(&["trace", "print", p.to_str().unwrap()]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("</Msg cls=A oid=5 mth=f sgn=!! tid=1 t=104>"),
+        "{out}"
+    );
+}

@@ -21,7 +21,8 @@
 # would otherwise share one max_size, and later runs record nothing.
 # BASE_RUNTIME=DIR adds the variant better0: better mode with the runtime's .java files taken
 # from DIR (e.g. an older commit's runtime-java/src/_revy/runtime), run in the same rounds, so
-# a runtime change is measured A/B; the ratios then print for it too.
+# a runtime change is measured A/B; the ratios then print for it too. DIR0:DIR1:... adds
+# better0, better1, ... (variants of the runtime, each changed in one place, in one run).
 set -euo pipefail
 N=${1:-20000000}
 ROUNDS=${2:-5}
@@ -89,7 +90,9 @@ JAVA
 }
 build() { (cd "$1" && rm -rf build && mkdir build && javac -nowarn -encoding UTF-8 -d build $(find src -name '*.java')); }
 
-VARIANTS="plain nanotime better faster newplain newbetter${BASE_RUNTIME:+ better0}"
+IFS=: read -r -a BASES <<<"${BASE_RUNTIME:-}"
+VARIANTS="plain nanotime better faster newplain newbetter"
+for k in "${!BASES[@]}"; do VARIANTS="$VARIANTS better$k"; done
 for v in $VARIANTS; do
     cp -r "$WORK/proj" "$WORK/$v"
     case $v in
@@ -98,10 +101,10 @@ for v in $VARIANTS; do
     *) main 'c.add(k);' ;;
     esac >"$WORK/$v/src/bench/Main.java"
     case $v in better | faster) (cd "$WORK/$v" && "$REVY" parse >/dev/null && "$REVY" annotate --$v >/dev/null) ;; esac
-    if [ $v = better0 ]; then
+    if [[ $v == better[0-9]* ]]; then
         (cd "$WORK/$v" && "$REVY" parse >/dev/null && "$REVY" annotate --better >/dev/null)
         rt=$(dirname "$(find "$WORK/$v/src" -name RvTable.java)")
-        for f in "$BASE_RUNTIME"/*.java; do [ "$(basename "$f")" = RvTable.java ] || cp "$f" "$rt/"; done
+        for f in "${BASES[${v#better}]}"/*.java; do [ "$(basename "$f")" = RvTable.java ] || cp "$f" "$rt/"; done
     fi
     [ $v = newbetter ] && (cd "$WORK/$v" && "$REVY" parse >/dev/null && "$REVY" annotate --better >/dev/null)
     build "$WORK/$v"
@@ -113,7 +116,7 @@ for r in $(seq "$ROUNDS"); do
         echo "$ns" >>"$WORK/$v.ns"
         if [ -f "$WORK/t.rvt" ]; then
             stat -c %s "$WORK/t.rvt" >>"$WORK/$v.bytes"
-            head -c 600 "$WORK/t.rvt" | tr ' ' '\n' | grep -a '^probe_ns=' | cut -d= -f2 >>"$WORK/$v.probe"
+            head -c 600 "$WORK/t.rvt" | tr ' ' '\n' | grep -a '^probe_ns=' | cut -d= -f2 >>"$WORK/$v.probe" || true
         fi
     done
 done
@@ -141,11 +144,11 @@ added() { # $1 variant, $2 its baseline: "min median" of ns added
 read -r tmin tmed <<<"$(added nanotime plain)"
 read -r rmin rmed <<<"$(added better plain)"
 read -r nmin nmed <<<"$(added newbetter newplain)"
-if [ -n "${BASE_RUNTIME:-}" ]; then
-    read -r omin omed <<<"$(added better0 plain)"
-    awk -v a="$omin" -v b="$omed" -v c="$tmin" -v d="$tmed" \
-        'BEGIN{printf "better0 (BASE_RUNTIME) ÷ two nanoTime reads: %.2f min / %.2f median\n", a/c, b/d}'
-fi
+for k in "${!BASES[@]}"; do
+    read -r omin omed <<<"$(added better$k plain)"
+    awk -v k="$k" -v a="$omin" -v b="$omed" -v c="$tmin" -v d="$tmed" \
+        'BEGIN{printf "better%s (BASE_RUNTIME) ÷ two nanoTime reads: %.2f min / %.2f median\n", k, a/c, b/d}'
+done
 awk -v a="$rmin" -v b="$rmed" -v c="$tmin" -v d="$tmed" -v e="$nmin" -v f="$nmed" 'BEGIN{
     printf "better ÷ two nanoTime reads (added ns): %.2f min / %.2f median\n", a/c, b/d
     printf "new (better) ÷ a better call (added ns): %.2f min / %.2f median\n", e/a, f/b }'

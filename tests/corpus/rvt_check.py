@@ -124,6 +124,11 @@ def check(path):
                             stack.pop()
                         else:
                             raise Bad('unbalanced end of method %d on thread %d' % (m, tid))
+                    elif kind == 7:
+                        # a bare end: the end of the thread's innermost open start
+                        if not stack:
+                            raise Bad('bare end with no open start on thread %d' % tid)
+                        stack.pop()
                     else:
                         raise Bad('bad event kind %d at %d' % (kind, pos - 1))
                     z()

@@ -13,6 +13,8 @@ pub const START: u8 = 3;
 pub const END: u8 = 4;
 /// An end with its call's on-CPU time.
 pub const END_CPU: u8 = 5;
+/// An end carrying only its time: it ends its thread's innermost open start.
+pub const END_BARE: u8 = 7;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ev {
@@ -96,6 +98,10 @@ pub struct Trace {
     pub estimates: Vec<(u64, u64, u64, u64, u64)>,
     /// Objects created and destroyed past `max_size`, per class id (`O` records).
     pub objects: HashMap<u64, (u64, u64)>,
+    /// Per thread, its open starts (method id, oid), innermost last: what a bare end ends.
+    pub open: HashMap<u64, Vec<(u64, u64)>>,
+    /// Ends read as bare ends (kind 7).
+    pub bare_ends: u64,
 }
 
 impl Trace {
@@ -162,6 +168,12 @@ impl Rd<'_> {
                 mth: self.v(),
                 oid: self.v(),
                 cpu: Some(self.v()),
+            },
+            // its method and oid are its thread's innermost open start's (see `block`)
+            END_BARE => Ev::End {
+                mth: u64::MAX,
+                oid: u64::MAX,
+                cpu: None,
             },
             k => panic!("bad event kind {k}"),
         }
@@ -281,7 +293,24 @@ fn block(r: &mut Rd, t: &mut Trace) {
     let len = r.v() as usize;
     let end = r.i + len;
     for _ in 0..count {
-        let ev = r.event();
+        let mut ev = r.event();
+        let open = t.open.entry(tid).or_default();
+        match ev {
+            Ev::Start { mth, oid, .. } => open.push((mth, oid)),
+            Ev::End { mth: u64::MAX, .. } => {
+                let (mth, oid) = open.pop().expect("a bare end with no open start");
+                ev = Ev::End {
+                    mth,
+                    oid,
+                    cpu: None,
+                };
+                t.bare_ends += 1;
+            }
+            Ev::End { mth, oid, .. } if open.last() == Some(&(mth, oid)) => {
+                open.pop();
+            }
+            _ => {}
+        }
         let dt = r.z();
         assert!(dt >= 0, "time goes back within a thread");
         time = (time as i64 + dt) as u64;

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use rustc_hash::FxHashMap;
 
+use super::open::Open;
 use super::{escape_name, Event, Header, MethodDef, Names, RawEvent, Status, BUF_SIZE};
 use crate::error::{Error, Result};
 
@@ -19,7 +20,9 @@ const MAX_BLOCK: u64 = 1 << 30;
 pub const END_CPU: u8 = 5;
 /// The event kind of a remote call's key: method id, key, time delta.
 pub const KEY: u8 = RawEvent::KEY;
-
+/// The event kind of an end carrying only its time delta: the end of its thread's innermost
+/// open start (the Java runtime's usual end; the reader keeps each thread's open starts).
+pub const END_BARE: u8 = 7;
 enum Fail {
     /// The file ends inside a record.
     Eof,
@@ -88,6 +91,12 @@ pub struct CompactReader<R: Read> {
     block_at: u64,
     records: u64,
     done: bool,
+    open: Open,
+    /// The header says `ends=bare`: the threads' open starts are kept (other traces, whose
+    /// ends all name their calls, skip that work).
+    bare: bool,
+    /// Why the last event did not decode, when more can be said than "corrupt".
+    why: Option<&'static str>,
 }
 
 impl<R: Read> CompactReader<R> {
@@ -109,6 +118,9 @@ impl<R: Read> CompactReader<R> {
             block_at: 0,
             records: 0,
             done: false,
+            open: Open::default(),
+            bare: false,
+            why: None,
         };
         let mut magic = [0u8; 8];
         if me.r.read_exact(&mut magic).is_err() || magic != MAGIC {
@@ -180,7 +192,10 @@ impl<R: Read> CompactReader<R> {
     fn corrupt_block(&mut self) {
         self.left = 0;
         let at = self.block_at;
-        self.stop(format!("corrupt event in the block at byte {at}"));
+        match self.why.take() {
+            Some(why) => self.stop(format!("corrupt event in the block at byte {at}: {why}")),
+            None => self.stop(format!("corrupt event in the block at byte {at}")),
+        }
     }
 
     fn stop(&mut self, why: String) {
@@ -229,6 +244,7 @@ impl<R: Read> CompactReader<R> {
             b'H' => {
                 let text = self.string()?;
                 self.header = Header::from_pairs(&text).map_err(Fail::Invalid)?;
+                self.bare = self.header.get("ends") == Some("bare");
             }
             b'C' => self.class_def()?,
             b'M' => self.method_def()?,
@@ -299,6 +315,7 @@ impl<R: Read> CompactReader<R> {
     fn block(&mut self) -> std::result::Result<(), Fail> {
         self.block_at = self.offset - 1;
         self.tid = self.var()?;
+        self.open.switch(self.tid);
         self.t = self.var()?;
         let count = self.var()?;
         let len = self.var()?;
@@ -535,6 +552,17 @@ impl<R: Read> CompactReader<R> {
         let b = &self.block;
         let mut p = self.pos;
         let kind = *b.get(p)?;
+        if kind == END_BARE {
+            let (method, oid, t) = self.decode_bare()?;
+            let tid = self.tid;
+            return Some(Event::End {
+                tid,
+                method,
+                oid,
+                t,
+                cpu: None,
+            });
+        }
         p += 1;
         let a = slice_var(b, &mut p)?;
         let oid = slice_var(b, &mut p)?;
@@ -568,20 +596,30 @@ impl<R: Read> CompactReader<R> {
                 oid,
                 t: Some(t),
             },
-            3 => Event::Start {
-                tid,
-                method: id,
-                oid,
-                size,
-                t,
-            },
-            4 | END_CPU => Event::End {
-                tid,
-                method: id,
-                oid,
-                t,
-                cpu: (kind == END_CPU).then_some(size),
-            },
+            3 => {
+                if self.bare {
+                    self.open.note(RawEvent::START, id, oid);
+                }
+                Event::Start {
+                    tid,
+                    method: id,
+                    oid,
+                    size,
+                    t,
+                }
+            }
+            4 | END_CPU => {
+                if self.bare {
+                    self.open.note(RawEvent::END, id, oid);
+                }
+                Event::End {
+                    tid,
+                    method: id,
+                    oid,
+                    t,
+                    cpu: (kind == END_CPU).then_some(size),
+                }
+            }
             KEY => Event::Key {
                 tid,
                 method: id,
@@ -594,6 +632,26 @@ impl<R: Read> CompactReader<R> {
 }
 
 impl<R: Read> CompactReader<R> {
+    /// A bare end (kind byte, time delta) at `self.pos`: (method, oid, time) of the thread's
+    /// innermost open start, which it ends; `None` (with the reason) when it has none.
+    #[inline(always)]
+    fn decode_bare(&mut self) -> Option<(u32, u64, u64)> {
+        let mut p = self.pos + 1;
+        let z = slice_var(&self.block, &mut p)?;
+        if !self.bare {
+            self.why = Some("an end of kind 7 in a trace whose header lacks ends=bare");
+            return None;
+        }
+        let Some((method, oid)) = self.open.end_innermost() else {
+            self.why = Some("an end (kind 7) with no open start on its thread");
+            return None;
+        };
+        let dt = ((z >> 1) as i64) ^ -((z & 1) as i64);
+        self.t = self.t.wrapping_add(dt as u64);
+        self.pos = p;
+        Some((method, oid, self.t))
+    }
+
     /// [`CompactReader::decode`] into a [`RawEvent`], with no branch on the event's kind: the
     /// varint after the object id is a size for creations and starts and the time delta
     /// otherwise, so the varint after it is read either way (an unsized event's next
@@ -605,7 +663,19 @@ impl<R: Read> CompactReader<R> {
         let mut p = self.pos;
         let kind = *b.get(p)?;
         if !(RawEvent::CREATE..=KEY).contains(&kind) {
-            return None;
+            if kind != END_BARE {
+                return None;
+            }
+            let (id, oid, t) = self.decode_bare()?;
+            return Some(RawEvent {
+                tid: self.tid,
+                oid,
+                size: 0,
+                t,
+                id,
+                kind: RawEvent::END,
+                known: 2,
+            });
         }
         p += 1;
         let a = slice_var(b, &mut p)?;
@@ -628,13 +698,18 @@ impl<R: Read> CompactReader<R> {
         let ids = [&self.classes, &self.methods][(kind > RawEvent::DESTROY) as usize];
         // An end with its on-CPU time (kind 5) is an end whose `size` is that time.
         let cpu = (kind == END_CPU) as u8;
+        let id = ids.get(a)?;
+        let kind = kind - cpu;
+        if self.bare {
+            self.open.note(kind, id, oid); // the open starts, for bare ends
+        }
         Some(RawEvent {
             tid: self.tid,
             oid,
             size,
             t: self.t,
-            id: ids.get(a)?,
-            kind: kind - cpu,
+            id,
+            kind,
             known: 2 | (sized as u8 & !cpu) | cpu << 2,
         })
     }
@@ -692,6 +767,8 @@ struct ThreadBuf {
     count: u64,
     base: u64,
     last: u64,
+    /// Open starts (method, oid), for bare ends.
+    open: Vec<(u32, u64)>,
 }
 
 /// Writes the compact form; buffers per thread and flushes ~64 KiB blocks like a runtime.
@@ -701,6 +778,7 @@ pub struct CompactWriter<W: Write> {
     threads: FxHashMap<u64, ThreadBuf>,
     events: u64,
     rec: Vec<u8>,
+    bare_ends: bool,
 }
 
 impl<W: Write> CompactWriter<W> {
@@ -715,10 +793,23 @@ impl<W: Write> CompactWriter<W> {
             threads: FxHashMap::default(),
             events: 0,
             rec: Vec::new(),
+            bare_ends: false,
         };
         me.rec.push(b'H');
         put_str(&mut me.rec, &text);
         me.emit()?;
+        Ok(me)
+    }
+
+    /// A writer that writes an end without on-CPU time that ends its thread's innermost
+    /// open start as a bare end ([`END_BARE`], as the Java runtime does) instead of naming
+    /// its call; its header says so (`ends=bare`).
+    pub fn with_bare_ends(w: W, header: &Header) -> std::io::Result<Self> {
+        let mut h = header.clone();
+        h.fields.retain(|(k, _)| k != "ends");
+        h.fields.push(("ends".into(), "bare".into()));
+        let mut me = Self::new(w, &h)?;
+        me.bare_ends = true;
         Ok(me)
     }
 
@@ -807,11 +898,22 @@ impl<W: Write> CompactWriter<W> {
             b.last = b.base;
         }
         let t = t.unwrap_or(b.last);
-        b.bytes.push(kind);
-        put_var(&mut b.bytes, id as u64);
-        put_var(&mut b.bytes, oid);
-        if let Some(s) = size {
-            put_var(&mut b.bytes, s);
+        let innermost = b.open.last() == Some(&(id, oid));
+        let bare = self.bare_ends && kind == 4 && innermost;
+        if self.bare_ends && kind == 3 {
+            b.open.push((id, oid));
+        } else if self.bare_ends && (kind == 4 || kind == END_CPU) && innermost {
+            b.open.pop();
+        }
+        if bare {
+            b.bytes.push(END_BARE);
+        } else {
+            b.bytes.push(kind);
+            put_var(&mut b.bytes, id as u64);
+            put_var(&mut b.bytes, oid);
+            if let Some(s) = size {
+                put_var(&mut b.bytes, s);
+            }
         }
         let dt = t.wrapping_sub(b.last) as i64;
         put_var(&mut b.bytes, ((dt << 1) ^ (dt >> 63)) as u64);
@@ -1228,5 +1330,215 @@ mod tests {
         assert_eq!(one.0.len(), 1);
         assert!(one.1 && one.2[0].contains("corrupt event"), "{:?}", one.2);
         assert_eq!(blocks, one);
+    }
+
+    /// Nested calls on three threads whose blocks interleave, with creations, keys, ends
+    /// with on-CPU time and ends of no open start among them (what a Java run writes).
+    fn nested_calls() -> (Names, Vec<Event>) {
+        let mut n = Names::default();
+        let a = n.intern_class(b"A");
+        let ms: Vec<u32> = (0..5)
+            .map(|i| n.intern_method(b"A", format!("m{i}").as_bytes(), b"!!"))
+            .collect();
+        let mut ev = Vec::new();
+        let mut open: [Vec<(u32, u64)>; 3] = Default::default();
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut t = 1u64 << 30;
+        for _ in 0..60_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            t += (x >> 40) % 3000;
+            let tid = 1 + (x >> 3) % 3;
+            let st = &mut open[(tid - 1) as usize];
+            let (method, oid) = (
+                ms[(x >> 8) as usize % 5],
+                [1, 200, 1 << 33][(x >> 12) as usize % 3],
+            );
+            ev.push(match (x >> 20) % 16 {
+                0..=6 if st.len() < 40 => {
+                    st.push((method, oid));
+                    let size = (x >> 24) % 1000;
+                    Event::Start {
+                        tid,
+                        method,
+                        oid,
+                        size,
+                        t,
+                    }
+                }
+                0..=12 if !st.is_empty() => {
+                    let (method, oid) = st.pop().unwrap();
+                    let cpu = (x >> 30).is_multiple_of(8).then_some((x >> 33) % 100_000);
+                    Event::End {
+                        tid,
+                        method,
+                        oid,
+                        t,
+                        cpu,
+                    }
+                }
+                13 => Event::Create {
+                    tid,
+                    class: a,
+                    oid: x >> 44,
+                    size: Some(24),
+                    t: Some(t),
+                },
+                14 => Event::Key {
+                    tid,
+                    method,
+                    key: x,
+                    t,
+                },
+                // an end of a call that is not open (the runtime writes it with its names)
+                _ => Event::End {
+                    tid,
+                    method,
+                    oid: 99,
+                    t,
+                    cpu: None,
+                },
+            });
+        }
+        (n, ev)
+    }
+
+    fn write_bare(names: &Names, ev: &[Event], bare: bool) -> Vec<u8> {
+        let mut w = if bare {
+            CompactWriter::with_bare_ends(Vec::new(), &Header::default()).unwrap()
+        } else {
+            CompactWriter::new(Vec::new(), &Header::default()).unwrap()
+        };
+        w.names(names).unwrap();
+        for e in ev {
+            w.event(e).unwrap();
+        }
+        w.finish().unwrap()
+    }
+
+    /// Ends carrying only their time (kind 7) read back as the ends they stand for, whole
+    /// and in blocks, across blocks of interleaving threads: the same events as a trace of
+    /// named ends (kind 4), and the older form still reads.
+    #[test]
+    fn bare_ends_decode_as_the_ends_they_stand_for() {
+        let (names, ev) = nested_calls();
+        let named = write_bare(&names, &ev, false);
+        let bare = write_bare(&names, &ev, true);
+        // ends are a third of the events; a bare one is 2 bytes where a named one took 4-12
+        assert!(
+            bare.len() * 10 < named.len() * 9,
+            "{} {}",
+            bare.len(),
+            named.len()
+        );
+        let blocks = named.windows(1).filter(|w| w[0] == b'B').count();
+        assert!(blocks > 3, "the threads' blocks interleave");
+        let per_thread = |v: &[Event], tid: u64| -> Vec<Event> {
+            v.iter()
+                .filter(|e| RawEvent::of(e).tid == tid)
+                .copied()
+                .collect()
+        };
+        let (from_named, r) = read(&named);
+        assert!(!r.status.cut_short);
+        let (from_bare, r) = read(&bare);
+        assert!(!r.status.cut_short, "{:?}", r.status.warnings);
+        // blocks fill at other events in the two forms: the threads' blocks interleave
+        // differently, each thread's events are the same
+        for tid in 1..=3 {
+            assert_eq!(per_thread(&from_bare, tid), per_thread(&ev, tid));
+            assert_eq!(per_thread(&from_named, tid), per_thread(&ev, tid));
+        }
+        let [one, blocks] = both_ways(&bare);
+        assert_eq!(blocks, one);
+        let raw: Vec<Event> = one.0.iter().map(RawEvent::event).collect();
+        assert_eq!(raw, from_bare);
+    }
+
+    /// A bare end with no open start on its thread, or cut after its kind, stops the
+    /// reading with a warning naming it, in both decoders; changed bytes and cuts anywhere
+    /// in a trace of bare ends read alike both ways and never panic.
+    #[test]
+    fn bare_ends_without_a_start_or_cut_are_corrupt() {
+        let mut names = Names::default();
+        let f = names.intern_method(b"A", b"f", b"!!");
+        let trace = |h: &Header| {
+            let mut out = Vec::new();
+            write_all(&mut out, h, &names, &[]).unwrap();
+            assert_eq!(out.split_off(out.len() - 2), [b'E', 0]);
+            out
+        };
+        let start = [RawEvent::START, f as u8, 5, 8, 2];
+        // a bare end in a trace whose header does not announce them
+        let mut out = trace(&Header::default());
+        out.extend([b'B', 1, 100, 2, start.len() as u8 + 2]);
+        out.extend(start);
+        out.extend([END_BARE, 4, b'E', 2]);
+        let [one, blocks] = both_ways(&out);
+        assert_eq!(blocks, one);
+        assert_eq!(one.0.len(), 1);
+        assert!(one.1 && one.2[0].contains("lacks ends=bare"), "{:?}", one.2);
+        let mut h = Header::default();
+        h.fields.push(("ends".into(), "bare".into()));
+        let mut out = trace(&h);
+        let head = out.clone();
+        // thread 1: a start; thread 2: a bare end (its own stack is empty)
+        out.extend([b'B', 1, 100, 1, start.len() as u8]);
+        out.extend(start);
+        out.extend([b'B', 2, 100, 1, 2, END_BARE, 4]);
+        out.extend([b'E', 2]);
+        let [one, blocks] = both_ways(&out);
+        assert_eq!(blocks, one);
+        assert_eq!(one.0.len(), 1);
+        assert!(one.1 && one.2[0].contains("no open start"), "{:?}", one.2);
+        // thread 1's bare end in a later block ends its start, after thread 2's block
+        let mut ok = head.clone();
+        ok.extend([b'B', 1, 100, 1, start.len() as u8]);
+        ok.extend(start);
+        ok.extend([b'B', 2, 100, 1, start.len() as u8]);
+        ok.extend(start);
+        ok.extend([b'B', 1, 100, 2, 4, END_BARE, 6, END_BARE, 2]);
+        ok.extend([b'E', 4]);
+        let [one, blocks] = both_ways(&ok);
+        assert_eq!(blocks, one);
+        assert_eq!(one.0.len(), 3, "{:?}", one.2);
+        let end = one.0[2];
+        assert_eq!(
+            (end.tid, end.kind, end.id, end.oid, end.t),
+            (1, RawEvent::END, f, 5, 103)
+        );
+        assert!(one.1 && one.2[0].contains("no open start"), "{:?}", one.2);
+        // a bare end cut after its kind byte
+        let mut cut = head.clone();
+        cut.extend([b'B', 1, 100, 2, start.len() as u8 + 1]);
+        cut.extend(start);
+        cut.extend([END_BARE]);
+        cut.extend([b'E', 2]);
+        let [one, blocks] = both_ways(&cut);
+        assert_eq!(blocks, one);
+        assert_eq!(one.0.len(), 1);
+        assert!(one.1 && one.2[0].contains("corrupt event"), "{:?}", one.2);
+        let (names, ev) = nested_calls();
+        let bare = write_bare(&names, &ev, true);
+        let mut x = 987654321usize;
+        let mut cut_short = 0;
+        for _ in 0..200 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let at = 8 + (x >> 16) % (bare.len() - 8);
+            let mut bad = bare.clone();
+            bad[at] ^= 1 << ((x >> 8) % 8);
+            let [one, blocks] = both_ways(&bad);
+            assert_eq!(blocks, one, "byte {at} changed");
+            cut_short += one.1 as usize;
+            let [one, blocks] = both_ways(&bare[..at]);
+            assert_eq!(blocks, one, "cut at byte {at}");
+        }
+        assert!(
+            cut_short > 20,
+            "{cut_short} of the changed traces were found corrupt"
+        );
     }
 }

@@ -9,6 +9,7 @@ pub mod display;
 pub mod error;
 pub mod escape;
 pub mod multi;
+mod open;
 pub mod spool;
 #[cfg(any(test, feature = "synth"))]
 pub mod synth;

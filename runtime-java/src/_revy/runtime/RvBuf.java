@@ -27,7 +27,12 @@ final class RvBuf {
     /** End of the events (from HEAD); written by the owner after an event's bytes are complete. */
     int n = HEAD;
     int count;
+    /**
+     * The block's base time: the time of the thread's event before the block's first (the
+     * flush sets it to {@link #last}), so an event's delta needs no first-in-block branch.
+     */
     long base;
+    /** The time of the thread's latest event. */
     long last;
     final long tid;
     /** Above 0 while a size helper runs on this thread: its calls into user code are not logged. */
@@ -96,6 +101,12 @@ final class RvBuf {
     static final int CRT = 1, DST = 2, START = 3, END = 4, END_CPU = 5;
     /** A remote call's key: method id, key hash, time (laid out as DST). */
     static final int KEY = 6;
+    /**
+     * The end of the thread's innermost open recorded call, its time alone (the reader keeps
+     * each thread's open starts): a recorded call's usual end. END (method, oid) is left for
+     * an end with no open frame, END_CPU for one with its on-CPU time.
+     */
+    static final int END_BARE = 7;
 
     // The shadow stack of open calls: which are recorded as events, and the time of their
     // callees, so what is not recorded is aggregated with its sender and net time. One array,
@@ -291,10 +302,6 @@ final class RvBuf {
             }
             if (p <= LIMIT) {
                 byte[] a = b;
-                if (p == HEAD) {
-                    base = t;
-                    last = t;
-                }
                 long dt = t - last;
                 last = t;
                 a[p++] = START;
@@ -465,7 +472,7 @@ final class RvBuf {
                 long c = RvCpu.now() - c0;
                 evAt(c >= 0L ? END_CPU : END, mid, f[i + OID], c, c >= 0L, t);
             } else {
-                evAt(END, mid, f[i + OID], 0L, false, t);
+                endBare(t);
             }
             if (a >= RvCpu.LONG_NS) {
                 if (RvCpu.SCORE[mid] != RvCpu.TRIES && !scratch && RvCpu.available()) {
@@ -667,6 +674,25 @@ final class RvBuf {
         fr = java.util.Arrays.copyOf(fr, fr.length * 2);
     }
 
+    /**
+     * Appends the end of the innermost open recorded call (END_BARE: kind and time, 2 bytes
+     * where END took 4 or more; one varint instead of three).
+     */
+    private void endBare(long t) {
+        int p = n;
+        if (p > LIMIT) {
+            full();
+            p = n;
+        }
+        byte[] a = b;
+        long d = t - last;
+        last = t;
+        a[p++] = END_BARE;
+        p = v(a, p, (d << 1) ^ (d >> 63));
+        count++;
+        n = p;
+    }
+
     /** Appends one event (kinds CRT..END of the compact trace form). */
     void ev(int kind, int id, long oid, long size, boolean hasSize) {
         evAt(kind, id, oid, size, hasSize, System.nanoTime() - RvTrace.t0);
@@ -683,10 +709,6 @@ final class RvBuf {
             }
         }
         byte[] a = b;
-        if (p == HEAD) {
-            base = t;
-            last = t;
-        }
         a[p++] = (byte) kind;
         p = v(a, p, id & 0xffffffffL);
         p = v(a, p, oid);
@@ -997,10 +1019,11 @@ final class RvBuf {
         int ok = HEAD;
         while (p < len) {
             int kind = a[p++];
-            if (kind < CRT || kind > KEY) {
+            if (kind < CRT || kind > END_BARE) {
                 break;
             }
-            int fields = (kind & 1) != 0 ? 4 : 3; // CRT, START, END_CPU carry a value; KEY not
+            // CRT, START, END_CPU carry a value, KEY not; END_BARE only its time
+            int fields = kind == END_BARE ? 1 : (kind & 1) != 0 ? 4 : 3;
             for (int i = 0; i < fields; i++) {
                 while (p < len && (a[p] & 0x80) != 0) {
                     p++;

@@ -150,10 +150,12 @@ final class RvTrace {
             // (calibrate()): the header keeps room for their figures, written in place.
             long cal0 = System.nanoTime();
             RvBuf.warmCounted();
+            // ends=bare: a recorded call's end names no call (RvBuf.END_BARE), so the reader
+            // keeps the threads' open starts for this trace
             String header = "unit=ns lang=java pid=" + pid + " start=" + iso.format(new Date())
                     + " anchor_wall_ns=" + wall + " anchor_t=" + anchorT
                     + (RvBudget.shared() ? " budget=run" : "")
-                    + " run=" + runId(wall, pid) + " " + pad("", CALIBRATION);
+                    + " run=" + runId(wall, pid) + " ends=bare " + pad("", CALIBRATION);
             byte[] hb = header.getBytes(UTF8);
             byte[] hh = new byte[8];
             hh[0] = 'H';
@@ -463,6 +465,7 @@ final class RvTrace {
         }
         b.n = RvBuf.HEAD;
         b.count = 0;
+        b.base = b.last; // the next block's first delta is from the thread's latest event
     }
 
     /** The B record's head in SCRATCH; returns its length. Caller holds LOCK. */

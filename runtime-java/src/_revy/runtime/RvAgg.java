@@ -49,6 +49,13 @@ final class RvAgg {
      */
     private long maxO, maxSo;
 
+    /** Calls of method {@code mid} counted here (read by tests: a copy of the rows). */
+    long calls(int mid) {
+        long[] ms = methods();
+        int i = mid * M;
+        return i + M <= ms.length ? ms[i] : 0L;
+    }
+
     /** The call in frame {@code d} of {@code b} ended after {@code agg} ns, unrecorded. */
     void add(RvBuf b, int d, long agg) {
         put(b, d, agg, b.child(d));
@@ -305,7 +312,7 @@ final class RvAgg {
         fresh = false;
         int[] x = findex;
         int mask = x.length - 1;
-        for (int i = (int) hash(key, fl, 0L) & mask;; i = (i + 1) & mask) {
+        for (int i = foldedHash(key, fl) & mask;; i = (i + 1) & mask) {
             int l = x[i] - 1;
             if (l < 0) {
                 if (used >= HARD_KEYS) {
@@ -330,6 +337,14 @@ final class RvAgg {
         }
     }
 
+    /**
+     * The high half of a multiplicative hash: a key's two method ids are small numbers in
+     * its two halves, whose low bits alone (or XORed) collide in runs.
+     */
+    private static int foldedHash(long key, int fl) {
+        return (int) (((key ^ (long) fl << 62) * 0x9E3779B97F4A7C15L) >>> 32);
+    }
+
     private int newRow(long key, int fl) {
         int l = rows++;
         if (rows * FR > f.length) {
@@ -352,7 +367,7 @@ final class RvAgg {
         int[] x = new int[findex.length * 2];
         int mask = x.length - 1;
         for (int l = 0; l < rows; l++) {
-            int i = (int) hash(f[l * FR + KEY_F], f[l * FR + FL], 0L) & mask;
+            int i = foldedHash(f[l * FR + KEY_F], (int) f[l * FR + FL]) & mask;
             while (x[i] != 0) {
                 i = (i + 1) & mask;
             }

@@ -25,10 +25,12 @@ final class RvAgg {
 
     private long[] m = new long[0];
     private int cap = 64;
+    /** Keys made: the instance table's and the folded rows (both count to the bounds). */
     private int used;
     /**
-     * The edge table, E longs per slot in one array, so that a probe reads one cache line
-     * (four parallel key arrays and a value array cost up to five misses per unrecorded call):
+     * The instance-level edge table (folded edges: {@link #f}), E longs per slot in one
+     * array, so that a probe reads one cache line (four parallel key arrays and a value array
+     * cost up to five misses per unrecorded call):
      * key (sender mid + 1 {@literal <<} 32 | receiver mid + 1; 0 = empty slot, 0 sender = the
      * thread's root), sender oid, receiver oid, then calls, agg, net, size.
      */

@@ -25,10 +25,12 @@ final class RvAgg {
 
     private long[] m = new long[0];
     private int cap = 64;
+    /** Keys made: the instance table's and the folded rows (both count to the bounds). */
     private int used;
     /**
-     * The edge table, E longs per slot in one array, so that a probe reads one cache line
-     * (four parallel key arrays and a value array cost up to five misses per unrecorded call):
+     * The instance-level edge table (folded edges: {@link #f}), E longs per slot in one
+     * array, so that a probe reads one cache line (four parallel key arrays and a value array
+     * cost up to five misses per unrecorded call):
      * key (sender mid + 1 {@literal <<} 32 | receiver mid + 1; 0 = empty slot, 0 sender = the
      * thread's root), sender oid, receiver oid, then calls, agg, net, size.
      */
@@ -49,10 +51,11 @@ final class RvAgg {
      */
     private long maxO, maxSo;
 
-    /** Calls of method {@code mid} counted here. */
+    /** Calls of method {@code mid} counted here (read by tests: a copy of the rows). */
     long calls(int mid) {
+        long[] ms = methods();
         int i = mid * M;
-        return i + M <= m.length ? m[i] : 0L;
+        return i + M <= ms.length ? ms[i] : 0L;
     }
 
     /** The call in frame {@code d} of {@code b} ended after {@code agg} ns, unrecorded. */
@@ -105,16 +108,35 @@ final class RvAgg {
     }
 
     private void put(RvBuf b, int d, long agg, long child) {
-        int s = d > 0 ? b.mid(d - 1) + 1 : 0;
-        long so = d > 0 ? b.oid(d - 1) : 0L;
-        put(s, so, b.mid(d), b.oid(d), 1L, agg, agg - child, b.size(d));
+        // frame -1 is the root's: mid -1 (sender 0), oid 0
+        put(b.mid(d - 1) + 1, b.oid(d - 1), b.mid(d), b.oid(d), 1L, agg, agg - child, b.size(d));
     }
 
     /**
      * {@code n} calls of {@code mid} on {@code o}, each of {@code agg}, {@code net} and
-     * {@code size}, sent by {@code s} (sender mid + 1, 0 for the root) on {@code so}.
+     * {@code size}, sent by {@code s} (sender mid + 1, 0 for the root) on {@code so}. An edge
+     * of the instance table also goes into the method's row; a folded edge's row carries the
+     * method's statistics of its calls itself, summed into the method's at {@link #encode}.
      */
     void put(int s, long so, int mid, long o, long n, long agg, long net, long size) {
+        // a newer object than the full table holds: folded without a call (instance() is
+        // too big to be inlined here)
+        int slot = (o > maxO || so > maxSo) && sealed ? -1 : instance(s, so, mid + 1, o);
+        if (slot < 0) {
+            putFolded(s, so, mid, o, n, agg, net, size);
+            return;
+        }
+        row(mid, n, agg, net, size);
+        long[] a = t;
+        int j = slot * E;
+        a[j + CALLS] += n;
+        a[j + AGG] += n * agg;
+        a[j + NET] += n * net;
+        a[j + SIZE] += n * size;
+    }
+
+    /** Adds {@code n} calls to method {@code mid}'s row. */
+    private void row(int mid, long n, long agg, long net, long size) {
         int i = mid * M;
         if (i + M > m.length) {
             growMethods(mid);
@@ -139,41 +161,67 @@ final class RvAgg {
         a[i + 1] += n * agg;
         a[i + 2] += n * net;
         a[i + 3] += n * size;
-        edge(s, so, mid + 1, o, n, n * agg, n * net, n * size);
+    }
+
+    /**
+     * {@link #put}'s calls on an edge the instance table does not hold: its folded edge's row
+     * (sums, minima, maxima), or, past {@link #HARD_KEYS}, the method's row alone (dropped).
+     * Counted as folded as the one table counted them: a key of oids 0 (static to static)
+     * that exists is the key itself, not a fold.
+     */
+    private void putFolded(int s, long so, int mid, long o, long n, long agg, long net, long size) {
+        int fl = folding(so, o);
+        int j = foldedRow(s, mid + 1, fl);
+        if (fl != 0 || fresh || j < 0) {
+            folded += n;
+        }
+        if (j < 0) {
+            dropped += n;
+            row(mid, n, agg, net, size);
+            return;
+        }
+        long[] a = f;
+        a[j + CALLS_F] += n;
+        a[j + AGG_F] += n * agg;
+        a[j + NET_F] += n * net;
+        a[j + SIZE_F] += n * size;
+        a[j + AMIN] = Math.min(a[j + AMIN], agg);
+        a[j + AMAX] = Math.max(a[j + AMAX], agg);
+        a[j + NMIN] = Math.min(a[j + NMIN], net);
+        a[j + NMAX] = Math.max(a[j + NMAX], net);
+        a[j + ZMIN] = Math.min(a[j + ZMIN], size);
+        a[j + ZMAX] = Math.max(a[j + ZMAX], size);
+    }
+
+    /** A folded key's oids: 2 when the sender's is folded (not 0), 1 the receiver's. */
+    private static int folding(long so, long o) {
+        return (so == 0L ? 0 : 2) | (o == 0L ? 0 : 1);
     }
 
     /**
      * The recorded call in frame {@code d} ended; {@code hidden} ns of it were spent in
-     * unrecorded callees, which the analysis would count as its own time: subtracted here.
+     * unrecorded callees, which the analysis would count as its own time: subtracted here
+     * (from the edge's row, and the method's: a folded row is the method's too).
      */
     void correct(RvBuf b, int d, long hidden) {
         int mid = b.mid(d);
+        int s = b.mid(d - 1) + 1;
+        long so = b.oid(d - 1);
+        long o = b.oid(d);
+        int slot = instance(s, so, mid + 1, o);
+        int j = slot < 0 ? foldedRow(s, mid + 1, folding(so, o)) : -1;
+        if (j >= 0) {
+            f[j + NET_F] -= hidden;
+            return;
+        }
         int i = mid * M;
         if (i + M > m.length) {
             growMethods(mid);
         }
         m[i + 2] -= hidden;
-        int s = d > 0 ? b.mid(d - 1) + 1 : 0;
-        long so = d > 0 ? b.oid(d - 1) : 0L;
-        edge(s, so, mid + 1, b.oid(d), 0L, 0L, -hidden, 0L);
-    }
-
-    private void edge(int s, long so, int r, long o, long calls, long agg, long net, long size) {
-        int slot = slot(s, so, r, o, false);
-        if (slot < 0) {
-            folded += calls;
-            slot = slot(s, so == 0L ? 0L : FOLDED, r, o == 0L ? 0L : FOLDED, true);
-            if (slot < 0) {
-                dropped += calls;
-                return;
-            }
+        if (slot >= 0) {
+            t[slot * E + NET] -= hidden;
         }
-        long[] a = t;
-        int j = slot * E;
-        a[j + CALLS] += calls;
-        a[j + AGG] += agg;
-        a[j + NET] += net;
-        a[j + SIZE] += size;
     }
 
     private static long hash(long key, long so, long o) {
@@ -181,9 +229,9 @@ final class RvAgg {
         return h ^ (h >>> 29);
     }
 
-    /** The slot of a key, inserted when new; -1 past the bound. */
-    private int slot(int s, long so, int r, long o, boolean folding) {
-        if (!folding && (o > maxO || so > maxSo) && full()) {
+    /** The instance-level slot of a key, inserted when new; -1 once the table takes no more. */
+    private int instance(int s, long so, int r, long o) {
+        if ((o > maxO || so > maxSo) && full()) {
             return -1;
         }
         long key = ((long) s << 32) | r;
@@ -201,22 +249,20 @@ final class RvAgg {
             int j = i * E;
             long k = a[j + KEY];
             if (k == 0L) {
-                if (folding ? used >= HARD_KEYS : full()) {
+                if (full()) {
                     return -1;
                 }
                 if ((used + 1) * 2 > cap) {
                     grow();
-                    return slot(s, so, r, o, folding);
+                    return instance(s, so, r, o);
                 }
                 used++;
                 KEYS.incrementAndGet();
                 a[j + KEY] = key;
                 a[j + SO] = so;
                 a[j + O] = o;
-                if (!folding) {
-                    maxO = Math.max(maxO, o);
-                    maxSo = Math.max(maxSo, so);
-                }
+                maxO = Math.max(maxO, o);
+                maxSo = Math.max(maxSo, so);
                 remember(r, i);
                 return i;
             }
@@ -227,10 +273,121 @@ final class RvAgg {
         }
     }
 
+    // The folded edges: once the instance table is full (it then takes no key again), every
+    // call on an edge it does not hold goes here, keyed by sender and receiver method and which
+    // oids are folded. Few and dense (rows in the order made), so they stay in the cache; each
+    // row also keeps the minima and maxima of its calls, so that a call updates one row only.
+    /** Longs per folded row. */
+    private static final int FR = 12;
+    /**
+     * Row slots: key (as the instance table's), {@link #folding} flags, calls, agg, net, size,
+     * then agg, net and size minima and maxima (MAX_VALUE and MIN_VALUE until a call).
+     */
+    private static final int KEY_F = 0, FL = 1, CALLS_F = 2, AGG_F = 3, NET_F = 4, SIZE_F = 5;
+    private static final int AMIN = 6, AMAX = 7, NMIN = 8, NMAX = 9, ZMIN = 10, ZMAX = 11;
+    private long[] f = new long[16 * FR];
+    private int rows;
+    /** Open addressing over the rows: row + 1 (0: empty). */
+    private int[] findex = new int[32];
+    /** Per receiver mid + 1: its last folded row + 1, checked before hashing. */
+    private int[] fhint = new int[64];
+    /** The last {@link #foldedRow} made its row. */
+    private boolean fresh;
+
+    /** Where folded key (s, r, fl)'s row starts in {@link #f}, made when new; -1 past the bound. */
+    private int foldedRow(int s, int r, int fl) {
+        long key = ((long) s << 32) | r;
+        int[] hs = fhint;
+        int l = r < hs.length ? hs[r] - 1 : -1;
+        if (l >= 0) {
+            int j = l * FR;
+            long[] a = f;
+            if (a[j + KEY_F] == key && a[j + FL] == fl) {
+                fresh = false;
+                return j;
+            }
+        }
+        return foldedFind(key, r, fl);
+    }
+
+    private int foldedFind(long key, int r, int fl) {
+        fresh = false;
+        int[] x = findex;
+        int mask = x.length - 1;
+        for (int i = foldedHash(key, fl) & mask;; i = (i + 1) & mask) {
+            int l = x[i] - 1;
+            if (l < 0) {
+                if (used >= HARD_KEYS) {
+                    return -1;
+                }
+                used++;
+                KEYS.incrementAndGet();
+                l = newRow(key, fl);
+                x[i] = l + 1;
+                if (rows * 2 > x.length) {
+                    reindex();
+                }
+                fresh = true;
+            } else if (f[l * FR + KEY_F] != key || f[l * FR + FL] != fl) {
+                continue;
+            }
+            if (r >= fhint.length) {
+                fhint = java.util.Arrays.copyOf(fhint, Math.max(r + 1, fhint.length * 2));
+            }
+            fhint[r] = l + 1;
+            return l * FR;
+        }
+    }
+
+    /**
+     * The high half of a multiplicative hash: a key's two method ids are small numbers in
+     * its two halves, whose low bits alone (or XORed) collide in runs.
+     */
+    private static int foldedHash(long key, int fl) {
+        return (int) (((key ^ (long) fl << 62) * 0x9E3779B97F4A7C15L) >>> 32);
+    }
+
+    private int newRow(long key, int fl) {
+        int l = rows++;
+        if (rows * FR > f.length) {
+            f = java.util.Arrays.copyOf(f, f.length * 2);
+        }
+        int j = l * FR;
+        long[] a = f;
+        a[j + KEY_F] = key;
+        a[j + FL] = fl;
+        a[j + AMIN] = Long.MAX_VALUE;
+        a[j + AMAX] = Long.MIN_VALUE;
+        a[j + NMIN] = Long.MAX_VALUE;
+        a[j + NMAX] = Long.MIN_VALUE;
+        a[j + ZMIN] = Long.MAX_VALUE;
+        a[j + ZMAX] = Long.MIN_VALUE;
+        return l;
+    }
+
+    private void reindex() {
+        int[] x = new int[findex.length * 2];
+        int mask = x.length - 1;
+        for (int l = 0; l < rows; l++) {
+            int i = foldedHash(f[l * FR + KEY_F], (int) f[l * FR + FL]) & mask;
+            while (x[i] != 0) {
+                i = (i + 1) & mask;
+            }
+            x[i] = l + 1;
+        }
+        findex = x;
+    }
+
     /** No instance-level key can be added: this thread's, or the process's, bound is reached. */
     private boolean full() {
-        return used >= THREAD_KEYS || KEYS.get() >= GLOBAL_KEYS;
+        if (!sealed && (used >= THREAD_KEYS || KEYS.get() >= GLOBAL_KEYS)) {
+            sealed = true;
+        }
+        return sealed;
     }
+
+    /** {@link #full} was true: it stays so (both counts only grow). */
+    private boolean sealed;
 
     private void remember(int r, int i) {
         if (r >= hint.length) {
@@ -264,20 +421,62 @@ final class RvAgg {
         m = g;
     }
 
+    /**
+     * The method rows with the folded rows' calls summed in: per method the calls, sums,
+     * minima and maxima of every call counted, as one row per call would have them.
+     */
+    private long[] methods() {
+        long[] a = m;
+        if (rows == 0) {
+            return a;
+        }
+        int top = a.length;
+        for (int l = 0; l < rows; l++) {
+            top = Math.max(top, ((int) f[l * FR + KEY_F]) * M); // receiver mid + 1
+        }
+        a = java.util.Arrays.copyOf(a, top);
+        for (int j = 0; j < rows * FR; j += FR) {
+            int i = ((int) f[j + KEY_F] - 1) * M;
+            long c = f[j + CALLS_F];
+            a[i + 1] += f[j + AGG_F];
+            a[i + 2] += f[j + NET_F];
+            a[i + 3] += f[j + SIZE_F];
+            if (c == 0L) {
+                continue; // corrections only: no minima or maxima
+            }
+            boolean first = a[i] == 0L;
+            a[i] += c;
+            for (int k = 0; k < 6; k += 2) {
+                long lo = f[j + AMIN + k];
+                long hi = f[j + AMAX + k];
+                a[i + 4 + k] = first ? lo : Math.min(a[i + 4 + k], lo);
+                a[i + 5 + k] = first ? hi : Math.max(a[i + 5 + k], hi);
+            }
+        }
+        return a;
+    }
+
     /** Defines every method the record names (M records come first). */
     void defineAll() {
-        for (int i = 0; i + M <= m.length; i += M) {
-            if (m[i] != 0L || m[i + 2] != 0L) {
+        long[] ms = methods();
+        for (int i = 0; i + M <= ms.length; i += M) {
+            if (ms[i] != 0L || ms[i + 2] != 0L) {
                 RvTrace.defineMethod(i / M);
             }
         }
         for (int j = 0; j < t.length; j += E) {
-            long k = t[j + KEY];
-            if (k != 0L) {
-                RvTrace.defineMethod((int) k - 1);
-                if ((k >>> 32) != 0L) {
-                    RvTrace.defineMethod((int) (k >>> 32) - 1);
-                }
+            defineKey(t[j + KEY]);
+        }
+        for (int j = 0; j < rows * FR; j += FR) {
+            defineKey(f[j + KEY_F]);
+        }
+    }
+
+    private static void defineKey(long k) {
+        if (k != 0L) {
+            RvTrace.defineMethod((int) k - 1);
+            if ((k >>> 32) != 0L) {
+                RvTrace.defineMethod((int) (k >>> 32) - 1);
             }
         }
     }
@@ -288,42 +487,52 @@ final class RvAgg {
         o.b(0x41);
         o.v(tid);
         o.v(lastT);
+        long[] ms = methods();
         int n = 0;
-        for (int i = 0; i + M <= m.length; i += M) {
-            if (m[i] != 0L || m[i + 2] != 0L) {
+        for (int i = 0; i + M <= ms.length; i += M) {
+            if (ms[i] != 0L || ms[i + 2] != 0L) {
                 n++;
             }
         }
         o.v(n);
-        for (int i = 0; i + M <= m.length; i += M) {
-            if (m[i] != 0L || m[i + 2] != 0L) {
+        for (int i = 0; i + M <= ms.length; i += M) {
+            if (ms[i] != 0L || ms[i + 2] != 0L) {
                 o.v(i / M);
-                o.v(m[i]);
-                o.v(m[i + 1]);
-                o.z(m[i + 2]);
-                o.v(m[i + 3]);
+                o.v(ms[i]);
+                o.v(ms[i + 1]);
+                o.z(ms[i + 2]);
+                o.v(ms[i + 3]);
                 for (int k = 4; k < M; k++) {
-                    o.v(m[i + k]);
+                    o.v(ms[i + k]);
                 }
             }
         }
-        o.v(used);
+        o.v(used); // the instance table's keys and the folded rows
         for (int j = 0; j < t.length; j += E) {
             long k = t[j + KEY];
             if (k != 0L) {
-                o.v(k >>> 32);
-                o.v(t[j + SO]);
-                o.v((int) k - 1);
-                o.v(t[j + O]);
-                o.v(t[j + CALLS]);
-                o.v(t[j + AGG]);
-                o.z(t[j + NET]);
-                o.v(t[j + SIZE]);
+                edge(o, k, t[j + SO], t[j + O], t[j + CALLS], t[j + AGG], t[j + NET], t[j + SIZE]);
             }
+        }
+        for (int j = 0; j < rows * FR; j += FR) {
+            long fl = f[j + FL];
+            edge(o, f[j + KEY_F], (fl & 2L) != 0L ? FOLDED : 0L, (fl & 1L) != 0L ? FOLDED : 0L,
+                    f[j + CALLS_F], f[j + AGG_F], f[j + NET_F], f[j + SIZE_F]);
         }
         o.v(folded);
         o.v(dropped);
         return o.done();
+    }
+
+    private static void edge(Bytes o, long k, long so, long ro, long calls, long agg, long net, long size) {
+        o.v(k >>> 32);
+        o.v(so);
+        o.v((int) k - 1);
+        o.v(ro);
+        o.v(calls);
+        o.v(agg);
+        o.z(net);
+        o.v(size);
     }
 
     /** A growing byte array of varints. */

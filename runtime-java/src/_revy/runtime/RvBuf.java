@@ -388,7 +388,8 @@ final class RvBuf {
      */
     private void counted(int d, long a, long child, int j, long sMid, long sOid) {
         untimed = true;
-        aggs().add(this, d, a);
+        // the sender as the run compares it: its MID slot's low half, the root's -1
+        aggs().put((int) sMid + 1, sOid, mid(d), oid(d), 1L, a, a - child, size(d));
         if (child != 0L) {
             return;
         }
@@ -661,12 +662,15 @@ final class RvBuf {
         return new long[] {v[n / 2], v[n / 10], v[n - 1 - n / 10], n};
     }
 
+    /** Small, so that the JIT inlines it into the counted path (the creation is a call). */
     private RvAgg aggs() {
         RvAgg g = agg;
-        if (g == null) {
-            g = new RvAgg();
-            agg = g;
-        }
+        return g != null ? g : newAggs();
+    }
+
+    private RvAgg newAggs() {
+        RvAgg g = new RvAgg();
+        agg = g;
         return g;
     }
 

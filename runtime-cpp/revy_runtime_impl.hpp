@@ -1785,6 +1785,7 @@ struct ObjCounts {
     std::uint64_t last_oid, last_size;
 };
 
+enum : std::uint32_t { kAggSeen = 1u << 16 };
 struct AggTable {
     std::uint64_t* m;  // kAggM per method id
     std::uint32_t m_len;  // method ids covered
@@ -1798,6 +1799,10 @@ struct AggTable {
     // The next object ID when the table was first found full (0: not yet): no ID from it on
     // has an edge of its own here (Counted::fresh).
     std::uint64_t full_oid;
+    // One bit per hash of every key ever inserted (kAggSeen bits, L1-sized): a clear bit means
+    // the edge is not in the table, so a full table answers a new edge without walking its
+    // slots (448 KiB, a cache miss each; most unrecorded calls on new objects asked that).
+    std::uint64_t seen[kAggSeen / 64];
 };
 
 inline void agg_free(AggTable* a) {
@@ -1813,6 +1818,11 @@ inline std::uint32_t agg_hash(std::uint32_t s, std::uint64_t so, std::uint32_t r
                       ((static_cast<std::uint64_t>(s) << 32) | r);
     return static_cast<std::uint32_t>(h ^ (h >> 29));
 }
+// The key's bit in AggTable::seen, from the top bits of the hash (the slot takes the low ones).
+inline std::uint32_t agg_seen_bit(std::uint32_t h) {
+    return (h * 0x9E3779B1u) >> (32 - 16);
+}
+static_assert(kAggSeen == 1u << 16, "agg_seen_bit takes 16 bits");
 
 inline bool agg_grow(AggTable& a) {
     std::uint32_t cap = a.cap ? a.cap * 2 : 64;
@@ -1842,6 +1852,11 @@ inline bool agg_room(AggTable& a) {
     return false;
 }
 
+// A test's hook, called when a lookup walks the table's slots (nothing in real builds).
+#ifndef REVY_TEST_AGG_WALK
+#define REVY_TEST_AGG_WALK() ((void)0)
+#endif
+
 // The slot of an edge, inserted when new; null past the bound.
 inline AggEdge* agg_slot(AggTable& a, std::uint32_t s, std::uint64_t so, std::uint32_t r,
                          std::uint64_t o, bool folding) {
@@ -1850,7 +1865,12 @@ inline AggEdge* agg_slot(AggTable& a, std::uint32_t s, std::uint64_t so, std::ui
         if (x.r == r && x.o == o && x.s == s && x.so == so) return &x;
     }
     if (!a.cap && !agg_grow(a)) return nullptr;
-    for (std::uint32_t i = agg_hash(s, so, r, o) & (a.cap - 1);; i = (i + 1) & (a.cap - 1)) {
+    const std::uint32_t h = agg_hash(s, so, r, o);
+    const std::uint32_t b = agg_seen_bit(h);
+    const bool seen = (a.seen[b / 64] >> (b % 64)) & 1u;
+    if (!seen && (folding ? a.used >= kHardKeys : !agg_room(a))) return nullptr;
+    REVY_TEST_AGG_WALK();
+    for (std::uint32_t i = h & (a.cap - 1);; i = (i + 1) & (a.cap - 1)) {
         AggEdge& x = a.e[i];
         if (x.r == r && x.o == o && x.s == s && x.so == so) {
             a.last = i + 1;
@@ -1858,12 +1878,13 @@ inline AggEdge* agg_slot(AggTable& a, std::uint32_t s, std::uint64_t so, std::ui
         }
         if (x.r) continue;
         Global& G = g();
-        if (folding ? a.used >= kHardKeys : !agg_room(a)) return nullptr;
+        if (seen && (folding ? a.used >= kHardKeys : !agg_room(a))) return nullptr;
         if ((a.used + 1) * 2 > a.cap) {
             if (!agg_grow(a)) return nullptr;
             return agg_slot(a, s, so, r, o, folding);
         }
         ++a.used;
+        a.seen[b / 64] |= std::uint64_t(1) << (b % 64);
         G.agg_keys.fetch_add(1, std::memory_order_relaxed);
         x.s = s;
         x.so = so;

@@ -462,13 +462,12 @@ struct Probe {
 
 // Start log now, end log when the enclosing block is left in any way. Inline, the call's
 // fields stay in the caller's registers (the constructor and destructor out of line kept them
-// in the object, in memory: a counted pair cost 123 instructions, 86 inline). Always inline:
-// at -O0 they were two more calls per call (yaml-cpp's Debug suite: 7 % of its CPU).
+// in the object, in memory: a counted pair cost 123 instructions, 86 inline).
 class Scope {
 public:
-    REVY_ALWAYS_INLINE Scope(std::uint32_t mid, std::uint64_t oid, std::uint64_t size) noexcept
+    Scope(std::uint32_t mid, std::uint64_t oid, std::uint64_t size) noexcept
         : mid_(mid), d_(detail::Probe::start(mid, oid, size)), oid_(oid) {}
-    REVY_ALWAYS_INLINE ~Scope() { detail::Probe::end(mid_, oid_, d_); }
+    ~Scope() { detail::Probe::end(mid_, oid_, d_); }
 
 private:
     Scope(const Scope&);             // not copyable

@@ -157,6 +157,7 @@ fn check_trace(t: &Trace, what: &str) {
                 );
                 dead.insert(*oid);
             }
+            Ev::Key { .. } => {}
         }
     }
     for (tid, s) in &stacks {

@@ -414,6 +414,22 @@ fn remote_calls_continue_into_the_server(lang: &str, build: &str) {
     let outer: Vec<u64> = spans.iter().map(|x| x.1).collect();
     assert_eq!(truth.len(), REQUESTS, "{out}");
     assert_eq!(std::fs::read_dir(&traces).unwrap().count(), 2, "two traces");
+    // The format's own decoder (written from FORMAT.md) reads the key events both
+    // processes wrote: the client's call and the server's handling carry each request's key.
+    let mut keys = Vec::new();
+    for f in std::fs::read_dir(&traces).unwrap() {
+        let t = common::trace::decode(&std::fs::read(f.unwrap().path()).unwrap());
+        keys.extend(t.events.iter().filter_map(|e| match e.2 {
+            common::trace::Ev::Key { key, .. } => Some(key),
+            _ => None,
+        }));
+    }
+    keys.sort_unstable();
+    let mut want: Vec<u64> = (0..REQUESTS as u64)
+        .flat_map(|i| [mix(i), mix(i)])
+        .collect();
+    want.sort_unstable();
+    assert_eq!(keys, want, "key events");
     let set = traces.to_str().unwrap();
     let a = analyze_json(&dir, set);
     let ev = &a["events"];

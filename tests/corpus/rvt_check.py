@@ -124,6 +124,11 @@ def check(path):
                             stack.pop()
                         else:
                             raise Bad('unbalanced end of method %d on thread %d' % (m, tid))
+                    elif kind == 6:
+                        # a key a message carries across threads or processes
+                        m, _key = v(), v()
+                        if m not in methods:
+                            raise Bad('key of undefined method %d' % m)
                     elif kind == 7:
                         # a bare end: the end of the thread's innermost open start
                         if not stack:

@@ -13,6 +13,8 @@ pub const START: u8 = 3;
 pub const END: u8 = 4;
 /// An end with its call's on-CPU time.
 pub const END_CPU: u8 = 5;
+/// A key a message carries across threads or processes (`[[remote]]`): its method and key.
+pub const KEY: u8 = 6;
 /// An end carrying only its time: it ends its thread's innermost open start.
 pub const END_BARE: u8 = 7;
 
@@ -37,6 +39,10 @@ pub enum Ev {
         oid: u64,
         cpu: Option<u64>,
     },
+    Key {
+        mth: u64,
+        key: u64,
+    },
 }
 
 impl Ev {
@@ -46,19 +52,22 @@ impl Ev {
             Ev::Dst { .. } => DST,
             Ev::Start { .. } => START,
             Ev::End { .. } => END,
+            Ev::Key { .. } => KEY,
         }
     }
-    /// The class id (Crt, Dst) or method id (Start, End).
+    /// The class id (Crt, Dst) or method id (Start, End, Key).
     pub fn id(&self) -> u64 {
         match *self {
             Ev::Crt { cls, .. } | Ev::Dst { cls, .. } => cls,
-            Ev::Start { mth, .. } | Ev::End { mth, .. } => mth,
+            Ev::Start { mth, .. } | Ev::End { mth, .. } | Ev::Key { mth, .. } => mth,
         }
     }
     pub fn oid(&self) -> u64 {
         match *self {
             Ev::Crt { oid, .. } | Ev::Dst { oid, .. } => oid,
             Ev::Start { oid, .. } | Ev::End { oid, .. } => oid,
+            // a key is not an object id
+            Ev::Key { .. } => 0,
         }
     }
     /// The size of a Crt or Start; 0 for the others.
@@ -168,6 +177,10 @@ impl Rd<'_> {
                 mth: self.v(),
                 oid: self.v(),
                 cpu: Some(self.v()),
+            },
+            KEY => Ev::Key {
+                mth: self.v(),
+                key: self.v(),
             },
             // its method and oid are its thread's innermost open start's (see `block`)
             END_BARE => Ev::End {

@@ -192,16 +192,22 @@ impl<R: Read> CompactReader<R> {
     fn corrupt_block(&mut self) {
         self.left = 0;
         let at = self.block_at;
-        match self.why.take() {
-            Some(why) => self.stop(format!("corrupt event in the block at byte {at}: {why}")),
-            None => self.stop(format!("corrupt event in the block at byte {at}")),
-        }
+        let why = match self.why.take() {
+            Some(why) => format!("corrupt event in the block at byte {at}: {why}"),
+            None => format!("corrupt event in the block at byte {at}"),
+        };
+        // The block's events before the bad one were decoded and are kept.
+        self.stop_after(why, "the last event before it");
     }
 
     fn stop(&mut self, why: String) {
+        self.stop_after(why, "the previous complete block");
+    }
+
+    fn stop_after(&mut self, why: String, kept: &str) {
         self.status.cut_short = true;
         self.status.warnings.push(format!(
-            "{}: {why}; analysed up to the previous complete block",
+            "{}: {why}; analysed up to {kept}",
             self.path.display()
         ));
         self.done = true;
@@ -1082,6 +1088,12 @@ mod tests {
             "the creation decodes, the first message does not"
         );
         assert!(r.status.cut_short && r.status.warnings[0].contains("corrupt event"));
+        // The creation before the bad event is kept, and the warning says so.
+        assert!(
+            r.status.warnings[0].ends_with("analysed up to the last event before it"),
+            "{:?}",
+            r.status.warnings
+        );
     }
 
     #[test]

@@ -3162,6 +3162,16 @@ inline bool ctor_bind(std::uint32_t mid, const volatile void* self, std::uint64_
 
 namespace detail {
 
+// `commit` for the fast paths: the event's `n` bytes at `len` (from state `st`) get their time
+// delta and are published (the state is (count << 32) | length: one add).
+REVY_HOT void commit_fast(ThreadBuf* b, std::uint64_t st, std::size_t n, std::uint64_t t) {
+    const std::uint32_t len = static_cast<std::uint32_t>(st & 0xffffffffu);
+    if (__builtin_expect((st >> 32) == 0, 0)) b->base = b->last = t;
+    n += put_z(b->data + len + n, static_cast<std::int64_t>(t - b->last));
+    b->last = t;
+    b->state.store(st + (std::uint64_t(1) << 32) + n, std::memory_order_release);
+}
+
 // A recorded call's start and end, the common case inline in the entry points, with no call
 // (so they save no registers): the thread's stack and buffer have room, the trace records,
 // the caller is recorded, the method is defined, not throttled and not measured for faults.
@@ -3195,11 +3205,9 @@ REVY_HOT bool start_recorded(ThreadState& ts, std::uint32_t mid, std::uint64_t o
     n += put_v(p + n, mid);
     n += put_v(p + n, oid);
     n += put_v(p + n, size);
-    commit(b, len, static_cast<std::uint32_t>(st >> 32), n, t);
+    commit_fast(b, st, n, t);
     return true;
 }
-// `pop` out of line: the end's fast path goes there for a long call (page faults measured).
-REVY_COLD void pop_cold(ThreadState& ts, std::uint32_t d, std::uint64_t t) { pop(ts, d, t); }
 REVY_HOT bool end_recorded(ThreadState& ts, std::uint32_t mid, std::uint64_t oid) {
     const std::uint32_t d = ts.depth;
     ThreadBuf* b = ts.buf;
@@ -3213,14 +3221,12 @@ REVY_HOT bool end_recorded(ThreadState& ts, std::uint32_t mid, std::uint64_t oid
     if (len + kMaxEvent > kBufCap) return false;
     const std::uint64_t t = fast_now_ns();
     const std::uint64_t agg = t > f.t ? t - f.t : 0;
-    if (agg >= kFaultLongNs) {  // long: fault_leave may start measuring the method
-        pop_cold(ts, d - 1, t);
-        return true;
-    }
+    // a long call: `end` (its own clock read, a few ns later) lets fault_leave measure it
+    if (agg >= kFaultLongNs) return false;
     ts.depth = d - 1;
     if (d > 1) ts.frames[d - 2].child += agg;
     b->data[len] = kEndBare;
-    commit(b, len, static_cast<std::uint32_t>(st >> 32), 1, t);
+    commit_fast(b, st, 1, t);
     if (config::throttle_calls) count_call(ts, mid, agg, t);
     return true;
 }

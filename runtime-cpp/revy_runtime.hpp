@@ -432,13 +432,29 @@ struct Probe {
 #endif
         return logged(mid, oid, size);
     }
-    // A logged call's start (cold: kept off the counted path's registers).
+    // A logged call's start (cold: kept off the counted path's registers). Shared form: the
+    // table's entry called with the arguments as they came (the first load in a function of
+    // its own), so no register is kept across a call and none is saved.
     __attribute__((noinline, cold)) static std::uint32_t logged(std::uint32_t mid,
                                                                 std::uint64_t oid,
                                                                 std::uint64_t size) noexcept {
+#if REVY_RUNTIME_SHARED
+        const Api* a = __atomic_load_n(&ApiRef<>::p, __ATOMIC_ACQUIRE);
+        if (__builtin_expect(a != nullptr, 1))
+            a->start(mid, oid, size);
+        else
+            logged_first(mid, oid, size);
+#else
         log_start(mid, oid, size);
+#endif
         return 0;
     }
+#if REVY_RUNTIME_SHARED
+    __attribute__((noinline, cold)) static void logged_first(std::uint32_t mid, std::uint64_t oid,
+                                                             std::uint64_t size) noexcept {
+        api_load().start(mid, oid, size);
+    }
+#endif
 #if defined(REVY_INLINE_COUNTED)
     // The thread's first call: attaches its state (never null), then starts the call.
     __attribute__((noinline, cold)) static std::uint32_t first(std::uint32_t mid,

@@ -116,8 +116,9 @@ enum { kBufCap = 64 * 1024 };
 enum { kMaxEvent = 48 };  // kind byte + four 10-byte varints, rounded up
 enum { kTailRoom = 24 };  // kept free under max_size for the T and E records
 // Event kinds of the compact trace form (annotator/trace/FORMAT.md).
-// kEndCpu: an end with the call's on-CPU time (annotator/trace/FORMAT.md).
-enum EventKind { kCrt = 1, kDst = 2, kStart = 3, kEnd = 4, kEndCpu = 5 };
+// kEndCpu: an end with the call's on-CPU time; kEndBare: the end of the thread's innermost
+// open start, its time only (the header says `ends=bare`; annotator/trace/FORMAT.md).
+enum EventKind { kCrt = 1, kDst = 2, kStart = 3, kEnd = 4, kEndCpu = 5, kEndBare = 7 };
 
 // ---- low-level output -------------------------------------------------------------------
 
@@ -417,6 +418,26 @@ inline void init_clock() {
             h.use_tsc = h.mult != 0;
         }
     }
+#endif
+}
+
+// Nanoseconds since the first event by the TSC, where it is the clock (`fast_clock()`): no
+// call, so the recorded fast paths keep their values in scratch registers.
+REVY_HOT bool fast_clock() {
+#if REVY_TSC
+    return hot().use_tsc != 0;
+#else
+    return false;
+#endif
+}
+REVY_HOT std::uint64_t fast_now_ns() {
+#if REVY_TSC
+    const Hot& h = hot();
+    std::int64_t d = static_cast<std::int64_t>(rdtsc() - h.tsc0);
+    if (d < 0) return 0;
+    return static_cast<std::uint64_t>((static_cast<u128>(d) * h.mult) >> 32);
+#else
+    return 0;
 #endif
 }
 
@@ -895,7 +916,8 @@ inline void start_file(Global& G) {
                      " handoff_ns=" + handoff_cost_ns() + " fault_ns=" + fault_cost_ns() +
                      " counted_ns=" + counted_cost_ns() + " nid_ns=" + nid_cost_ns() +
                      " project=" + config::project() + " mode=" + config::mode() +
-                     (G.budget_fd >= 0 ? " budget=run" : "") + " run=" + run_id(anchor_wall);
+                     (G.budget_fd >= 0 ? " budget=run" : "") + " run=" + run_id(anchor_wall) +
+                     " ends=bare";
     G.lock.lock();
     G.out.write_all(magic, 8);
     G.bytes = 8;
@@ -1399,10 +1421,14 @@ inline std::string probe_cost_ns() {
                 if (len + kMaxEvent > kBufCap) len = count = 0;
                 std::uint8_t* p = s->data + len;
                 std::size_t n = 0;
-                p[n++] = kind;
-                n += put_v(p + n, 4321);
-                n += put_v(p + n, 1000000 + i);
-                if (kind == 3) n += put_v(p + n, 24);
+                if (kind == 3) {
+                    p[n++] = kStart;
+                    n += put_v(p + n, 4321);
+                    n += put_v(p + n, 1000000 + i);
+                    n += put_v(p + n, 24);
+                } else {
+                    p[n++] = kEndBare;  // a recorded call's end: its time only
+                }
                 commit(s, len, count, n, t);
             }
         }
@@ -1748,6 +1774,18 @@ REVY_HOT void ev4(ThreadState& ts, std::uint8_t kind, std::uint64_t a, std::uint
     n += put_v(p + n, b);
     if (with_c) n += put_v(p + n, c);
     commit(buf, len, count, n, t);
+}
+
+// A recorded call's end, when its start is the thread's innermost open one (a recorded call's
+// callees all ended before it): the kind byte and the time (kEndBare, `ends=bare`). Written
+// directly as its own block when the thread's buffer is gone, it names its call (kind 4): a
+// start that went before it the same way has no place in any buffer the reader saw it in.
+REVY_HOT void ev_bare(ThreadState& ts, std::uint32_t mid, std::uint64_t oid, std::uint64_t t) {
+    std::uint32_t len = 0, count = 0;
+    ThreadBuf* buf = reserve(ts, len, count);
+    if (!buf) return ev_slow(kEnd, mid, oid, 0, false, ts);
+    buf->data[len] = kEndBare;
+    commit(buf, len, count, 1, t);
 }
 
 // ---- calls: recorded, or aggregated -----------------------------------------------------
@@ -2384,7 +2422,7 @@ REVY_HOT void pop(ThreadState& ts, std::uint32_t d, std::uint64_t t) {
         if (cpu)
             ev4(ts, kEndCpu, f.mid, f.oid, cpu - 1, true, t);
         else
-            ev4(ts, kEnd, f.mid, f.oid, 0, false, t);
+            ev_bare(ts, f.mid, f.oid, t);
         if (f.hidden) agg_correct(ts, d, f.hidden, t);
     } else if (f.rec == kAggregated) {
         agg_add(ts, d, agg, t);
@@ -2867,6 +2905,13 @@ inline EvLayout ev_layout(const std::uint8_t* p) {
     EvLayout e;
     std::uint64_t v;
     std::size_t n = 1;
+    if (p[0] == kEndBare) {  // a bare end: its time delta only (no oid: none matches)
+        e.oid_at = e.oid_w = 0;
+        e.oid = ~std::uint64_t(0);
+        e.delta_at = 1;
+        e.len = static_cast<std::uint32_t>(1 + get_v(p + 1, v));
+        return e;
+    }
     n += get_v(p + n, v);
     e.oid_at = static_cast<std::uint32_t>(n);
     e.oid_w = static_cast<std::uint32_t>(get_v(p + n, e.oid));
@@ -3022,8 +3067,8 @@ inline void ctor_start_slow(std::uint32_t mid, std::uint64_t size, const volatil
     if (!rec) return;
     std::uint32_t len = 0, count = 0;
     ThreadBuf* buf = reserve(ts, len, count);
-    if (!buf) return;
     define_method(mid);
+    if (!buf) return ev_slow(kStart, mid, 0, size, true, ts);  // oid 0: not bindable
     std::uint8_t* p = buf->data + len;
     std::size_t n = 0;
     p[n++] = kStart;
@@ -3117,6 +3162,75 @@ inline bool ctor_bind(std::uint32_t mid, const volatile void* self, std::uint64_
 
 namespace detail {
 
+// `commit` for the fast paths: the event's `n` bytes at `len` (from state `st`) get their time
+// delta and are published (the state is (count << 32) | length: one add).
+REVY_HOT void commit_fast(ThreadBuf* b, std::uint64_t st, std::size_t n, std::uint64_t t) {
+    const std::uint32_t len = static_cast<std::uint32_t>(st & 0xffffffffu);
+    if (__builtin_expect((st >> 32) == 0, 0)) b->base = b->last = t;
+    n += put_z(b->data + len + n, static_cast<std::int64_t>(t - b->last));
+    b->last = t;
+    b->state.store(st + (std::uint64_t(1) << 32) + n, std::memory_order_release);
+}
+
+// A recorded call's start and end, the common case inline in the entry points, with no call
+// (so they save no registers): the thread's stack and buffer have room, the trace records,
+// the caller is recorded, the method is defined, not throttled and not measured for faults.
+// Anything else returns false before the clock is read, and `start`/`end` do it all.
+REVY_HOT bool start_recorded(ThreadState& ts, std::uint32_t mid, std::uint64_t oid,
+                             std::uint64_t size) {
+    const std::uint32_t d = ts.depth;
+    ThreadBuf* b = ts.buf;
+    if (d == ts.cap || !b || mid > config::method_count || !fast_clock() || !recording() ||
+        (d && ts.frames[d - 1].rec != kRecorded) ||
+        !Statics<>::method_defined[mid].load(std::memory_order_acquire) ||
+        (config::throttle_calls && (is_throttled(mid) || estimate_of(mid))) || fault_measured(mid))
+        return false;
+    const std::uint64_t st = b->state.load(std::memory_order_relaxed);
+    const std::uint32_t len = static_cast<std::uint32_t>(st & 0xffffffffu);
+    if (len + kMaxEvent > kBufCap) return false;
+    // the frame first, its time last: fewer values live across the clock read
+    Frame& f = ts.frames[d];
+    ts.depth = d + 1;
+    f.oid = oid;
+    f.child = 0;
+    f.hidden = 0;
+    f.size = size;
+    f.mid = mid;
+    f.rec = kRecorded;
+    const std::uint64_t t = fast_now_ns();
+    f.t = t;
+    std::uint8_t* p = b->data + len;
+    std::size_t n = 0;
+    p[n++] = kStart;
+    n += put_v(p + n, mid);
+    n += put_v(p + n, oid);
+    n += put_v(p + n, size);
+    commit_fast(b, st, n, t);
+    return true;
+}
+REVY_HOT bool end_recorded(ThreadState& ts, std::uint32_t mid, std::uint64_t oid) {
+    const std::uint32_t d = ts.depth;
+    ThreadBuf* b = ts.buf;
+    if (!d || !b) return false;
+    Frame& f = ts.frames[d - 1];
+    if (f.mid != mid || f.oid != oid || f.rec != kRecorded || f.hidden ||
+        mid > config::method_count || fault_measured(mid) || !fast_clock())
+        return false;
+    const std::uint64_t st = b->state.load(std::memory_order_relaxed);
+    const std::uint32_t len = static_cast<std::uint32_t>(st & 0xffffffffu);
+    if (len + kMaxEvent > kBufCap) return false;
+    const std::uint64_t t = fast_now_ns();
+    const std::uint64_t agg = t > f.t ? t - f.t : 0;
+    // a long call: `end` (its own clock read, a few ns later) lets fault_leave measure it
+    if (agg >= kFaultLongNs) return false;
+    ts.depth = d - 1;
+    if (d > 1) ts.frames[d - 2].child += agg;
+    b->data[len] = kEndBare;
+    commit_fast(b, st, 1, t);
+    if (config::throttle_calls) count_call(ts, mid, agg, t);
+    return true;
+}
+
 // A throttled method's call, counted (see "throttled calls"): inline, with nothing else in the
 // entry point, so it saves no registers; the rest is a call away.
 REVY_COLD void start_slow(std::uint32_t mid, std::uint64_t oid, std::uint64_t size) {
@@ -3129,8 +3243,9 @@ REVY_COLD void end_slow(std::uint32_t mid, std::uint64_t oid) {
 }
 inline void e_start(std::uint32_t mid, std::uint64_t oid, std::uint64_t size) noexcept {
     ThreadState* ts;
-    if (config::throttle_calls && hot().status.load(std::memory_order_acquire) == kOn &&
-        (ts = tls_if()) != nullptr && push_counted(*ts, mid, oid, size) != 0)
+    if (hot().status.load(std::memory_order_acquire) == kOn && (ts = tls_if()) != nullptr &&
+        ((config::throttle_calls && push_counted(*ts, mid, oid, size) != 0) ||
+         start_recorded(*ts, mid, oid, size)))
         return;
     start_slow(mid, oid, size);
 }
@@ -3140,6 +3255,9 @@ inline void e_end(std::uint32_t mid, std::uint64_t oid) noexcept {
     if (config::throttle_calls && (ts = tls_if()) != nullptr && ts->depth &&
         ts->frames[ts->depth - 1].mid == mid && ts->frames[ts->depth - 1].oid == oid &&
         end_counted(*ts, mid, oid, ts->depth))
+        return;
+    if (hot().status.load(std::memory_order_acquire) == kOn && (ts = tls_if()) != nullptr &&
+        end_recorded(*ts, mid, oid))
         return;
     end_slow(mid, oid);
 }

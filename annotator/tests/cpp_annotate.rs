@@ -129,6 +129,20 @@ fn check_trace(t: &Trace, what: &str) {
     );
     assert_eq!(t.end, Some(t.events.len() as u64), "{what}: E count");
     assert!(!t.truncated, "{what}: truncated");
+    // A recorded call's end carries its time only (kind 7, the end of the thread's innermost
+    // open start; the header says `ends=bare`), unless it carries its on-CPU time (kind 5).
+    assert!(
+        t.header.contains("ends=bare"),
+        "{what}: no ends=bare in {}",
+        t.header
+    );
+    let timed_ends = (t.events.iter())
+        .filter(|(_, _, e)| matches!(e, Ev::End { cpu: None, .. }))
+        .count();
+    assert_eq!(
+        t.bare_ends as usize, timed_ends,
+        "{what}: ends naming their call"
+    );
     let mut stacks: HashMap<u64, Vec<(u64, u64)>> = HashMap::new();
     let mut live: HashMap<u64, u64> = HashMap::new();
     let mut dead = std::collections::HashSet::new();
@@ -679,9 +693,56 @@ fn runtime_compiles_under_cxx11_to_cxx20() {
             );
             let t = decode(&std::fs::read(dir.join("s.rvt")).unwrap());
             check_trace(&t, std);
+            check_calls(&t, 100, std);
         }
     }
     shared_form_compiles_and_records(dir);
+}
+
+/// `TEST_PROGRAM` run with `per` calls per thread: every call of `work` and `inner` (4
+/// threads and main's one) started and ended on its object, `inner` inside `work`.
+fn check_calls(t: &Trace, per: usize, what: &str) {
+    let (work, inner) = (method_id(t, "work"), method_id(t, "inner"));
+    let mut open: HashMap<u64, Vec<(u64, u64)>> = HashMap::new();
+    let (mut starts, mut ends) = (HashMap::new(), HashMap::new());
+    for (tid, _, ev) in &t.events {
+        match *ev {
+            Ev::Start { mth, oid, .. } => {
+                let stack = open.entry(*tid).or_default();
+                if mth == inner {
+                    assert_eq!(
+                        stack.last().map(|s| s.0),
+                        Some(work),
+                        "{what}: inner outside work"
+                    );
+                    assert_eq!(
+                        stack.last().map(|s| s.1),
+                        Some(oid),
+                        "{what}: inner's object"
+                    );
+                }
+                stack.push((mth, oid));
+                *starts.entry(mth).or_insert(0) += 1;
+            }
+            Ev::End { mth, oid, .. } => {
+                assert_eq!(
+                    open.entry(*tid).or_default().pop(),
+                    Some((mth, oid)),
+                    "{what}"
+                );
+                *ends.entry(mth).or_insert(0) += 1;
+            }
+            _ => {}
+        }
+    }
+    for m in [work, inner] {
+        assert_eq!(
+            starts.get(&m),
+            Some(&(4 * per + 1)),
+            "{what}: starts of {m}"
+        );
+        assert_eq!(ends.get(&m), Some(&(4 * per + 1)), "{what}: ends of {m}");
+    }
 }
 
 /// The shared form: the implementation built into a library as `revy annotate` builds it;
@@ -745,6 +806,7 @@ fn shared_form_compiles_and_records(dir: &Path) {
         );
         let t = decode(&std::fs::read(dir.join("s.rvt")).unwrap());
         check_trace(&t, &format!("shared {std}"));
+        check_calls(&t, 100, &format!("shared {std}"));
     }
     // A program of another annotation never loads this library.
     std::fs::write(dir.join("revy_config.hpp"), shared("s2")).unwrap();

@@ -60,6 +60,8 @@ pub struct Machine {
     pub take_ns: f64,
     /// The project's handoff and the trace header's differ by more than 1.5×: says so.
     pub handoff_note: Option<String>,
+    /// The project's handoff windows saw two states: both ends (none when given).
+    pub handoff_range: Option<crate::analyse::enqueue::HandoffRange>,
 }
 
 /// The cores to predict for: the given count (at least 1), else this machine's.
@@ -129,7 +131,36 @@ pub fn resolve(given: &Given, measured: &Measured) -> Result<Machine> {
         post_ns,
         take_ns,
         handoff_note,
+        handoff_range: kept
+            .and_then(|k| k.range)
+            .filter(|_| given.handoff_ns.is_none()),
     })
+}
+
+/// The model at each end of the project's handoff range, fast then slow, when its windows
+/// saw two states and no `--handoff` was given: each resolved as [`resolve`] does with that
+/// handoff (the posts capped by it), for a prediction at both ends.
+pub fn resolve_ends(given: &Given, measured: &Measured) -> Result<Option<(Machine, Machine)>> {
+    let range = match (given.handoff_ns, &measured.handoff_kept) {
+        (None, Some(k)) => k.range,
+        _ => None,
+    };
+    let Some(r) = range else {
+        return Ok(None);
+    };
+    let at = |ns: f64, end: &str| -> Result<Machine> {
+        let g = Given {
+            handoff_ns: Some(ns),
+            ..*given
+        };
+        let mut m = resolve(&g, measured)?;
+        m.handoff_source = format!(
+            "the {end} end of the project's windows, {}",
+            crate::analyse::enqueue::FILE
+        );
+        Ok(m)
+    };
+    Ok(Some((at(r.fast_ns, "fast")?, at(r.slow_ns, "slow")?)))
 }
 
 /// Where the take comes from: `--take`, else the enqueue figure.
@@ -272,6 +303,7 @@ mod tests {
         let kept = |ns: f64| crate::analyse::enqueue::Measured {
             ns,
             source: "measured 2026-11-28 on this machine, .revy/machine.toml".into(),
+            range: None,
         };
         // A quiet recording's header (21.6 µs) and a loaded one's (3.8 µs): one figure.
         for header in [21_600.0, 3_800.0] {
@@ -307,5 +339,47 @@ mod tests {
         };
         let m = resolve(&given, &close).unwrap();
         assert_eq!((m.handoff_ns, m.handoff_note), (1_000.0, None));
+    }
+
+    #[test]
+    fn a_handoff_in_two_states_resolves_at_both_ends_unless_given() {
+        use crate::analyse::enqueue::HandoffRange;
+        let range = HandoffRange {
+            fast_ns: 2_400.0,
+            slow_ns: 14_000.0,
+            slow_share: 0.3,
+        };
+        let measured = Measured {
+            handoff_ns: None,
+            enqueue_ns: Some(150.0),
+            wake_ns: Some(5_000.0),
+            post_ns: Some(15.0),
+            handoff_kept: Some(crate::analyse::enqueue::Measured {
+                ns: 2_400.0,
+                source: "measured now".into(),
+                range: Some(range),
+            }),
+        };
+        let m = resolve(&Given::default(), &measured).unwrap();
+        assert_eq!((m.handoff_ns, m.handoff_range), (2_400.0, Some(range)));
+        let (fast, slow) = resolve_ends(&Given::default(), &measured)
+            .unwrap()
+            .expect("two states: both ends");
+        assert_eq!((fast.handoff_ns, slow.handoff_ns), (2_400.0, 14_000.0));
+        assert_eq!(
+            (fast.wake_ns, slow.wake_ns),
+            (2_400.0, 5_000.0),
+            "each end caps the posts by its own handoff"
+        );
+        assert!(slow.handoff_source.contains("slow end"), "{slow:?}");
+        let given = Given {
+            handoff_ns: Some(3_000.0),
+            ..Given::default()
+        };
+        assert_eq!(resolve_ends(&given, &measured).unwrap(), None);
+        assert_eq!(resolve(&given, &measured).unwrap().handoff_range, None);
+        let mut one = measured.clone();
+        one.handoff_kept.as_mut().unwrap().range = None;
+        assert_eq!(resolve_ends(&Given::default(), &one).unwrap(), None);
     }
 }

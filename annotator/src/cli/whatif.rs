@@ -32,6 +32,12 @@ pub(crate) struct WhatifArgs {
 /// returned with the model (where the handoff came from, and whether the trace header's
 /// disagrees) and where the post costs and the take came from (the project's, measured once for the
 /// trace's language and kept in `.revy/machine.toml`, unless given).
+type Ends = Option<(
+    revy::analyse::whatif::Params,
+    revy::analyse::whatif::Params,
+    f64,
+)>;
+
 fn params(
     args: &WhatifArgs,
     opts: &revy::analyse::analysis::Options,
@@ -40,8 +46,9 @@ fn params(
     revy::analyse::whatif::Params,
     revy::analyse::machine::Machine,
     [String; 4],
+    Ends,
 )> {
-    use revy::analyse::machine::{resolve, Measured};
+    use revy::analyse::machine::{resolve, resolve_ends, Measured};
     use revy::analyse::whatif::{parse_bandwidth, parse_duration_ns};
     let kept = revy::analyse::enqueue::kept_for(opts, tree.lang);
     let measured = Measured {
@@ -65,8 +72,14 @@ fn params(
     let m = resolve(&opts.machine(), &measured)?;
     let latency = args.latency.as_deref().map(parse_duration_ns).transpose()?;
     let bandwidth = args.bandwidth.as_deref().map(parse_bandwidth).transpose()?;
-    let params = m.params(tree.unit(), latency.unwrap_or(0.0), bandwidth);
-    Ok((params, m, sources))
+    let at = |m: &revy::analyse::machine::Machine| {
+        m.params(tree.unit(), latency.unwrap_or(0.0), bandwidth)
+    };
+    let params = at(&m);
+    // Two states in the project's handoff: both ends too.
+    let share = m.handoff_range.map_or(0.0, |r| r.slow_share);
+    let ends = resolve_ends(&opts.machine(), &measured)?.map(|(f, s)| (at(&f), at(&s), share));
+    Ok((params, m, sources, ends))
 }
 
 /// The machine model's arguments checked before the trace is read.
@@ -99,9 +112,12 @@ pub(crate) fn cmd_whatif(manifest: &Path, args: WhatifArgs) -> Result<()> {
         &args.active,
         opts.max_replay_messages,
     )?;
-    let (params, machine, [enqueue_source, wake_source, post_source, take_source]) =
+    let (params, machine, [enqueue_source, wake_source, post_source, take_source], ends) =
         params(&args, &opts, &loaded.tree)?;
     let mut w = revy::analyse::whatif::predict(&loaded, &plan, &params, &args.active);
+    w.handoff_range = ends.map(|(fast, slow, share)| {
+        revy::analyse::whatif::predict_range(&loaded, &plan, &fast, &slow, share)
+    });
     w.handoff_source = machine.handoff_source;
     w.enqueue_source = enqueue_source;
     w.wake_source = wake_source;

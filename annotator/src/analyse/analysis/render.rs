@@ -102,6 +102,15 @@ fn proposals(s: &mut String, a: &Analysis) {
                 x.take_source
             ))
     );
+    if let Some(r) = a.advice.as_ref().and_then(|x| x.handoff_range) {
+        let _ = writeln!(
+            s,
+            "  note: the project's handoff calibration saw two states, {} fast and {} slow ({:.0} % of its windows): each verdict is the point prediction's, its range gives both ends",
+            tm(a, r.fast),
+            tm(a, r.slow),
+            r.slow_share * 100.0
+        );
+    }
     for n in a.advice.iter().flat_map(|x| &x.notes) {
         let _ = writeln!(s, "  note: {n}");
     }

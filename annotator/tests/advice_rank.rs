@@ -1036,6 +1036,7 @@ fn a_handoff_kept_in_two_states_gives_a_range_and_one_state_a_point() {
         "{}",
         a["advice"]
     );
+    common::check_schema(&a);
     let ranged = a["hints"].as_array().unwrap().iter().any(|h| {
         h["numbers"]["predicted_speedup_slow_handoff"].is_number()
             && h["text"]

@@ -8,6 +8,7 @@ pub(crate) mod focus;
 mod load;
 pub(crate) mod node;
 pub mod plan;
+mod range;
 pub(crate) mod sim;
 pub(crate) mod tree;
 
@@ -18,6 +19,7 @@ use serde::Serialize;
 use crate::analyse::trace::Unit;
 use crate::error::{Error, Result};
 pub use plan::Plan;
+pub use range::{predict_range, HandoffRange};
 pub use sim::Params;
 pub use tree::Tree;
 
@@ -257,71 +259,6 @@ pub struct Distribution {
     /// Below this work per byte a message costs more to ship than it computes.
     pub granularity_threshold: f64,
     pub pays: bool,
-}
-
-/// The prediction at both ends of a handoff whose calibration windows saw two states (this
-/// machine's wake-ups flip between a fast and a slow one): the point prediction replays the
-/// windows' median, these the fast and the slow end, each with its own baseline.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct HandoffRange {
-    /// The fast and the slow state's handoff, in `unit`.
-    pub handoff_fast: f64,
-    pub handoff_slow: f64,
-    /// The share of the calibration's windows in the slow state.
-    pub slow_share: f64,
-    pub baseline_time_fast: f64,
-    pub predicted_time_fast: f64,
-    pub predicted_speedup_fast: f64,
-    pub baseline_time_slow: f64,
-    pub predicted_time_slow: f64,
-    pub predicted_speedup_slow: f64,
-    /// The lower and the higher of the two speedups.
-    pub speedup_low: f64,
-    pub speedup_high: f64,
-}
-
-/// [`HandoffRange`] of `plan`: replayed (without the critical path) with `fast` and `slow`.
-pub fn predict_range(
-    l: &Loaded,
-    plan: &Plan,
-    fast: &Params,
-    slow: &Params,
-    slow_share: f64,
-) -> HandoffRange {
-    let at = |p: &Params| {
-        let base = baseline(l, p);
-        let w = predict_without_path(l, plan, p, &[], base);
-        (base, w.predicted_time, w.predicted_speedup)
-    };
-    let (bf, tf, sf) = at(fast);
-    let (bs, ts, ss) = at(slow);
-    HandoffRange {
-        handoff_fast: fast.handoff,
-        handoff_slow: slow.handoff,
-        slow_share,
-        baseline_time_fast: bf,
-        predicted_time_fast: tf,
-        predicted_speedup_fast: sf,
-        baseline_time_slow: bs,
-        predicted_time_slow: ts,
-        predicted_speedup_slow: ss,
-        speedup_low: sf.min(ss),
-        speedup_high: sf.max(ss),
-    }
-}
-
-impl HandoffRange {
-    /// One line: both ends, which is which, how often the slow one.
-    pub fn describe(&self, unit: Unit) -> String {
-        format!(
-            "{:.2}× with the fast state's handoff ({}), {:.2}× with the slow state's ({}, {:.0} % of the calibration's windows): this machine's wake-ups flip between two states",
-            self.predicted_speedup_fast,
-            human(self.handoff_fast, unit),
-            self.predicted_speedup_slow,
-            human(self.handoff_slow, unit),
-            self.slow_share * 100.0
-        )
-    }
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -1016,10 +1016,7 @@ fn a_handoff_kept_in_two_states_gives_a_range_and_one_state_a_point() {
         "the point is at the median (1 µs): {point} {r}"
     );
     let text = run(&[], "text");
-    assert!(
-        text.contains("with the slow state's (10.0 µs, 25 % of the calibration's windows)"),
-        "{text}"
-    );
+    assert!(text.contains("with the slow state's 10.0 µs and"), "{text}");
     // The analysis's verdicts give both ends too.
     let o = revy(&[
         "-m",

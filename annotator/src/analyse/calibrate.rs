@@ -22,9 +22,10 @@ const WINDOW: Duration = Duration::from_millis(25);
 /// move a prediction little).
 pub(crate) const TWO_STATES: f64 = 2.0;
 
-/// The handoff as the windows saw it, one way, in ns.
+/// A cost as windows spread over time saw it (the handoff one way, an at-the-queue post),
+/// in ns.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Handoff {
+pub(crate) struct Windows {
     /// The windows' median: the figure a point prediction replays.
     pub ns: f64,
     /// The 10th and 90th percentiles of the windows' figures.
@@ -36,15 +37,16 @@ pub(crate) struct Handoff {
     pub windows: Vec<f64>,
 }
 
-impl Handoff {
-    /// The windows disagree beyond the noise: the machine flips between two states.
-    pub(crate) fn two_states(&self) -> bool {
-        self.slow >= TWO_STATES * self.fast
+impl Windows {
+    /// The windows disagree beyond the noise (`by`: [`TWO_STATES`] for the handoff,
+    /// [`queue::TWO_STATES`] for a post): the machine flips between two states.
+    pub(crate) fn two_states(&self, by: f64) -> bool {
+        self.slow >= by * self.fast
     }
 }
 
-/// The handoff from the windows' figures (`None`: fewer than 4 windows gave one).
-pub(crate) fn states(windows: &[f64]) -> Option<Handoff> {
+/// The cost from the windows' figures (`None`: fewer than 4 windows gave one).
+pub(crate) fn states(windows: &[f64]) -> Option<Windows> {
     let mut w: Vec<f64> = windows.iter().copied().filter(|x| *x > 0.0).collect();
     if w.len() < 4 {
         return None;
@@ -54,7 +56,7 @@ pub(crate) fn states(windows: &[f64]) -> Option<Handoff> {
     let (fast, slow) = (at(0.1), at(0.9));
     let mid = (fast.ln() + slow.ln()) / 2.0;
     let slow_n = w.iter().filter(|x| x.ln() > mid).count();
-    Some(Handoff {
+    Some(Windows {
         ns: at(0.5),
         fast,
         slow,
@@ -69,7 +71,7 @@ pub(crate) fn states(windows: &[f64]) -> Option<Handoff> {
 
 /// This machine's handoff over [`WINDOWS`] windows spread over 2 s (see [`HANDOFF_HOW`]);
 /// `None` when fewer than 4 windows gave a plausible figure (a machine too busy).
-pub(crate) fn handoff() -> Option<Handoff> {
+pub(crate) fn handoff() -> Option<Windows> {
     let start = Instant::now();
     let mut figures = Vec::with_capacity(WINDOWS);
     for i in 0..WINDOWS {
@@ -155,7 +157,7 @@ mod tests {
         let mut w = vec![2_400.0; 14];
         w.extend([14_000.0, 13_500.0, 15_200.0, 14_100.0, 12_900.0, 14_800.0]);
         let h = states(&w).unwrap();
-        assert!(h.two_states(), "{h:?}");
+        assert!(h.two_states(TWO_STATES), "{h:?}");
         assert_eq!(
             (h.ns, h.fast),
             (2_400.0, 2_400.0),
@@ -172,7 +174,7 @@ mod tests {
         let mut w: Vec<f64> = (0..19).map(|i| 2_300.0 + 10.0 * i as f64).collect();
         w.push(9_000.0);
         let h = states(&w).unwrap();
-        assert!(!h.two_states(), "{h:?}");
+        assert!(!h.two_states(TWO_STATES), "{h:?}");
         assert!((2_300.0..2_500.0).contains(&h.ns), "{h:?}");
         // Too few windows answered: no figure.
         assert_eq!(states(&[2_000.0, 0.0, 2_100.0]), None);

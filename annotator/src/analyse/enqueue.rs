@@ -77,18 +77,38 @@ impl Cost {
     /// A figure and how it was measured (with the handoff's windows), or `None` when the
     /// machine gave no plausible one (not kept then). Both posts of a language are
     /// measured together, once per process.
-    fn measure(self) -> Option<(f64, &'static str, Option<calibrate::Handoff>)> {
+    fn measure(self) -> Option<(f64, &'static str, Option<calibrate::Windows>)> {
         if self == Cost::Handoff {
             // Once per process, as the posts: `--remeasure` asks for it twice in `analyze`.
-            static HANDOFF: OnceLock<Option<calibrate::Handoff>> = OnceLock::new();
+            static HANDOFF: OnceLock<Option<calibrate::Windows>> = OnceLock::new();
             let h = HANDOFF.get_or_init(calibrate::handoff).clone()?;
             return Some((h.ns, calibrate::HANDOFF_HOW, Some(h)));
         }
-        self.measure_post().map(|(ns, how)| (ns, how, None))
+        let (ns, how, ends) = self.measure_post()?;
+        // An at-the-queue post's windows: their ends (the windows themselves stay in the
+        // measuring code, or the JVM).
+        let windows = ends.map(|(fast, slow)| calibrate::Windows {
+            ns,
+            fast,
+            slow,
+            slow_share: 0.0,
+            windows: Vec::new(),
+        });
+        Some((ns, how, windows))
     }
 
-    /// [`Cost::measure`] of a post's cost.
-    fn measure_post(self) -> Option<(f64, &'static str)> {
+    /// How many times the fast end the slow one must be for two states (never: one figure).
+    fn two_states_by(self) -> f64 {
+        match self {
+            Cost::Handoff => calibrate::TWO_STATES,
+            Cost::Enqueue(_) => queue::TWO_STATES,
+            Cost::Post(_) | Cost::Wake(_) => f64::INFINITY,
+        }
+    }
+
+    /// [`Cost::measure`] of a post's cost, with the at-the-queue windows' ends.
+    #[allow(clippy::type_complexity)]
+    fn measure_post(self) -> Option<(f64, &'static str, Option<(f64, f64)>)> {
         static CPP: OnceLock<Option<queue::PostCost>> = OnceLock::new();
         static JAVA: OnceLock<Option<(queue::PostCost, &'static str)>> = OnceLock::new();
         let cpp = || *CPP.get_or_init(queue::cpp);
@@ -101,18 +121,25 @@ impl Cost {
         // The JVM's at-the-queue figure, else (no JVM, or its consumer never ran beside
         // the sender within the window) C++'s.
         let java_enqueue = || match java() {
-            Some((c, queue::JAVA_HOW)) if c.enqueue.is_some() => {
-                c.enqueue.map(|e| (e, queue::JAVA_ENQUEUE_HOW))
+            Some((c, queue::JAVA_HOW)) if c.enqueue.is_some() => c
+                .enqueue
+                .map(|e| (e, queue::JAVA_ENQUEUE_HOW, c.enqueue_ends)),
+            _ => {
+                let c = cpp()?;
+                c.enqueue.map(|e| (e, JAVA_ENQUEUE_AS_CPP, c.enqueue_ends))
             }
-            _ => cpp()?.enqueue.map(|e| (e, JAVA_ENQUEUE_AS_CPP)),
         };
         match self {
-            Cost::Post(Lang::Cpp) => cpp().map(|c| (c.post, queue::CPP_HOW)),
-            Cost::Wake(Lang::Cpp) => cpp().map(|c| (c.wake, queue::CPP_HOW)),
-            Cost::Post(Lang::Java) => java().map(|(c, how)| (c.post, how)),
-            Cost::Wake(Lang::Java) => java().map(|(c, how)| (c.wake, how)),
+            Cost::Post(Lang::Cpp) => cpp().map(|c| (c.post, queue::CPP_HOW, None)),
+            Cost::Wake(Lang::Cpp) => cpp().map(|c| (c.wake, queue::CPP_HOW, None)),
+            Cost::Post(Lang::Java) => java().map(|(c, how)| (c.post, how, None)),
+            Cost::Wake(Lang::Java) => java().map(|(c, how)| (c.wake, how, None)),
             Cost::Handoff => None,
-            Cost::Enqueue(Lang::Cpp) => cpp()?.enqueue.map(|e| (e, queue::CPP_ENQUEUE_HOW)),
+            Cost::Enqueue(Lang::Cpp) => {
+                let c = cpp()?;
+                c.enqueue
+                    .map(|e| (e, queue::CPP_ENQUEUE_HOW, c.enqueue_ends))
+            }
             Cost::Enqueue(Lang::Java) => java_enqueue(),
         }
     }
@@ -176,10 +203,10 @@ struct Entry {
 }
 
 impl Entry {
-    /// Both ends, when the windows saw two states.
-    fn range(&self) -> Option<HandoffRange> {
+    /// Both ends, when the windows saw two states (the slow end `by` times the fast one).
+    fn range(&self, by: f64) -> Option<HandoffRange> {
         let (fast_ns, slow_ns) = (self.fast_ns?, self.slow_ns?);
-        (fast_ns > 0.0 && slow_ns >= calibrate::TWO_STATES * fast_ns).then_some(HandoffRange {
+        (fast_ns > 0.0 && slow_ns >= by * fast_ns).then_some(HandoffRange {
             fast_ns,
             slow_ns,
             slow_share: self.slow_share.unwrap_or(0.0),
@@ -197,7 +224,9 @@ pub(crate) fn kept(cost: Cost, project: Option<&Path>, remeasure: bool) -> Optio
         let what = cost.what();
         let source =
             format!("{what}measured now on this machine: {how} (no project to keep it in)");
-        let range = windows.as_ref().and_then(range_of);
+        let range = windows
+            .as_ref()
+            .and_then(|w| range_of(w, cost.two_states_by()));
         return Some(Measured { ns, source, range });
     };
     let host = hostname();
@@ -212,7 +241,7 @@ pub(crate) fn kept(cost: Cost, project: Option<&Path>, remeasure: bool) -> Optio
         if let Some(e) = found {
             let day = e.measured.get(..10).unwrap_or(&e.measured);
             let source = format!("{}measured {day} on this machine, {FILE}", cost.what());
-            let range = e.range();
+            let range = e.range(cost.two_states_by());
             return Some(Measured {
                 ns: e.ns,
                 source,
@@ -231,12 +260,14 @@ pub(crate) fn kept(cost: Cost, project: Option<&Path>, remeasure: bool) -> Optio
         slow_ns: windows.as_ref().map(|h| round(h.slow)),
         slow_share: windows
             .as_ref()
+            .filter(|h| !h.windows.is_empty())
             .map(|h| (h.slow_share * 100.0).round() / 100.0),
         windows: windows
             .as_ref()
+            .filter(|h| !h.windows.is_empty())
             .map(|h| h.windows.iter().copied().map(round).collect()),
     };
-    let range = entry.range();
+    let range = entry.range(cost.two_states_by());
     let day = entry.measured[..10].to_string();
     *file.entry(cost) = Some(entry);
     let source = match write(&path, &file) {
@@ -253,8 +284,8 @@ pub(crate) fn kept(cost: Cost, project: Option<&Path>, remeasure: bool) -> Optio
 }
 
 /// Both ends of a handoff measured now, when its windows saw two states.
-fn range_of(h: &calibrate::Handoff) -> Option<HandoffRange> {
-    h.two_states().then_some(HandoffRange {
+fn range_of(h: &calibrate::Windows, by: f64) -> Option<HandoffRange> {
+    h.two_states(by).then_some(HandoffRange {
         fast_ns: h.fast,
         slow_ns: h.slow,
         slow_share: h.slow_share,

@@ -56,6 +56,7 @@ fn params(
         enqueue_ns: kept.enqueue.as_ref().map(|k| k.ns),
         wake_ns: kept.wake.as_ref().map(|k| k.ns),
         post_ns: kept.post.as_ref().map(|k| k.ns),
+        enqueue_range: kept.enqueue.as_ref().and_then(|k| k.range),
         handoff_kept: revy::analyse::enqueue::kept_handoff_for(opts),
     };
     let source = |k: Option<revy::analyse::enqueue::Measured>, given: bool| match (k, given) {

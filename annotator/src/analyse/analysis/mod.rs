@@ -312,6 +312,9 @@ pub struct Analysis {
 pub struct AdviceHandoffRange {
     pub fast: f64,
     pub slow: f64,
+    /// The sender's at-the-queue post at each end (the point's when its windows agreed).
+    pub enqueue_fast: f64,
+    pub enqueue_slow: f64,
     /// The share of the calibration's windows in the slow state.
     pub slow_share: f64,
 }
@@ -324,8 +327,8 @@ pub struct Advice {
     pub handoff: f64,
     /// Where the handoff comes from: given, the trace header, or measured here.
     pub handoff_source: String,
-    /// The project's handoff calibration saw two states: both ends, in the trace's unit
-    /// (each hint then also gives its speedup at both ends).
+    /// The project's handoff or at-the-queue calibration saw two states: both ends, in the
+    /// trace's unit (each hint then also gives its speedup at both ends).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub handoff_range: Option<AdviceHandoffRange>,
     /// Sender's CPU per asynchronous message, in the trace's unit.

@@ -55,6 +55,7 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options, faults: &[FaultAgg]) -> R
         enqueue_ns: kept.enqueue.as_ref().map(|k| k.ns),
         wake_ns: kept.wake.as_ref().map(|k| k.ns),
         post_ns: kept.post.as_ref().map(|k| k.ns),
+        enqueue_range: kept.enqueue.as_ref().and_then(|k| k.range),
         handoff_kept: crate::analyse::enqueue::kept_handoff_for(o),
     };
     let m = machine::resolve(&o.machine(), &measured)?;
@@ -350,6 +351,8 @@ fn judge_candidates(
         handoff_range: ends.as_ref().map(|(f, s)| super::AdviceHandoffRange {
             fast: f.handoff,
             slow: s.handoff,
+            enqueue_fast: f.enqueue,
+            enqueue_slow: s.enqueue,
             slow_share: m.handoff_range.map_or(0.0, |r| r.slow_share),
         }),
         enqueue: p.enqueue,

@@ -105,9 +105,11 @@ fn proposals(s: &mut String, a: &Analysis) {
     if let Some(r) = a.advice.as_ref().and_then(|x| x.handoff_range) {
         let _ = writeln!(
             s,
-            "  note: the project's handoff calibration saw two states, {} fast and {} slow ({:.0} % of its windows): each verdict is the point prediction's, its range gives both ends",
+            "  note: the project's calibration saw two states, handoff {} and enqueue {} fast, {} and {} slow ({:.0} % of the handoff's windows slow): each verdict is the point prediction's, its range gives both ends",
             tm(a, r.fast),
+            tm(a, r.enqueue_fast),
             tm(a, r.slow),
+            tm(a, r.enqueue_slow),
             r.slow_share * 100.0
         );
     }

@@ -1,8 +1,9 @@
-//! The what-if at both ends of a handoff that flips between two states: this VM's wake-up
+//! The what-if at both ends of a machine that flips between two states: this VM's wake-up
 //! costs ~2 µs one way in one state and ~15 µs in the other, flipping within a second, and
 //! the project's calibration (`analyse::calibrate`, 20 windows over 2 s) keeps both ends
-//! when its windows disagree by 2× or more. The point prediction replays the windows'
-//! median; these replay each end, so a synchronous chain's prediction is a range.
+//! when its windows disagree by 2× or more; the at-the-queue post (10 windows over 1.5 s)
+//! when its own do by 1.5×. The point prediction replays the windows' medians; these
+//! replay each end, so a synchronous chain's prediction is a range.
 
 use serde::Serialize;
 
@@ -17,6 +18,9 @@ pub struct HandoffRange {
     /// The fast and the slow state's handoff, in `unit`.
     pub handoff_fast: f64,
     pub handoff_slow: f64,
+    /// The sender's at-the-queue post at each end (the point's when its windows agreed).
+    pub enqueue_fast: f64,
+    pub enqueue_slow: f64,
     /// The share of the calibration's windows in the slow state.
     pub slow_share: f64,
     pub baseline_time_fast: f64,
@@ -48,6 +52,8 @@ pub fn predict_range(
     HandoffRange {
         handoff_fast: fast.handoff,
         handoff_slow: slow.handoff,
+        enqueue_fast: fast.enqueue,
+        enqueue_slow: slow.enqueue,
         slow_share,
         baseline_time_fast: bf,
         predicted_time_fast: tf,
@@ -64,11 +70,13 @@ impl HandoffRange {
     /// One line: both ends, which is which, how often the slow one.
     pub fn describe(&self, unit: Unit) -> String {
         format!(
-            "{:.2}× with the fast state's handoff ({}), {:.2}× with the slow state's ({}, {:.0} % of the calibration's windows): this machine's wake-ups flip between two states",
+            "{:.2}× with the fast state's handoff {} and enqueue {}, {:.2}× with the slow state's {} and {} ({:.0} % of the handoff's windows slow): this machine's costs flip between two states",
             self.predicted_speedup_fast,
             human(self.handoff_fast, unit),
+            human(self.enqueue_fast, unit),
             self.predicted_speedup_slow,
             human(self.handoff_slow, unit),
+            human(self.enqueue_slow, unit),
             self.slow_share * 100.0
         )
     }
@@ -145,7 +153,7 @@ mod tests {
         );
         let text = r.describe(Unit::Ns);
         assert!(
-            text.contains("0.07× with the slow state's (15.0 µs, 30 %"),
+            text.contains("0.07× with the slow state's 15.0 µs and 100 ns (30 %"),
             "{text}"
         );
     }

@@ -27,17 +27,19 @@ pub(crate) struct WhatifArgs {
     format: OutputFormat,
 }
 
-/// The replay's parameters of `revy whatif`: the machine model resolved as every command
-/// resolves it (`analyse::machine`), plus a remote placement's latency and bandwidth;
-/// returned with the model (where the handoff came from, and whether the trace header's
-/// disagrees) and where the post costs and the take came from (the project's, measured once for the
-/// trace's language and kept in `.revy/machine.toml`, unless given).
+/// The replay's parameters at the fast and the slow end of a machine in two states, with
+/// the share of the handoff's windows that were slow.
 type Ends = Option<(
     revy::analyse::whatif::Params,
     revy::analyse::whatif::Params,
     f64,
 )>;
 
+/// The replay's parameters of `revy whatif`: the machine model resolved as every command
+/// resolves it (`analyse::machine`), plus a remote placement's latency and bandwidth;
+/// returned with the model (where the handoff came from, and whether the trace header's
+/// disagrees) and where the post costs and the take came from (the project's, measured once for the
+/// trace's language and kept in `.revy/machine.toml`, unless given).
 fn params(
     args: &WhatifArgs,
     opts: &revy::analyse::analysis::Options,

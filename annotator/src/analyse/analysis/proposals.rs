@@ -309,7 +309,7 @@ struct Judged {
 /// Replays every candidate change against the baseline; sets the analysis's advice header.
 /// A focused tree (`held`: its focus) replays only the candidates within its focus; the
 /// others are named in a note.
-/// `machines`: the point model, and both ends of a handoff in two states.
+/// `machines`: the point model, and both ends of a machine in two states.
 fn judge_candidates(
     a: &mut Analysis,
     o: &Options,

@@ -951,3 +951,102 @@ fn a_trace_outside_the_project_uses_the_manifests_saf() {
     assert!(out.contains("[proposal] Worker"), "{out}");
     assert!(out.contains("`run` return(s) nothing"), "{out}");
 }
+
+/// The project's `[handoff]` entry rewritten with a point `ns` and its windows' ends.
+fn kept_handoff(file: &std::path::Path, ns: f64, fast: f64, slow: f64, share: f64) {
+    let mut kept: toml::Table = toml::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let h = kept["handoff"].as_table_mut().expect("a kept handoff");
+    h.insert("ns".into(), ns.into());
+    h.insert("fast_ns".into(), fast.into());
+    h.insert("slow_ns".into(), slow.into());
+    h.insert("slow_share".into(), share.into());
+    std::fs::write(file, toml::to_string(&kept).unwrap()).unwrap();
+}
+
+#[test]
+fn a_handoff_kept_in_two_states_gives_a_range_and_one_state_a_point() {
+    let (dir, p) = project();
+    let manifest = dir.path().join("revy.toml");
+    let run = |extra: &[&str], format: &str| {
+        let mut args = vec![
+            "-m",
+            manifest.to_str().unwrap(),
+            "whatif",
+            p.to_str().unwrap(),
+            "--active",
+            "Lexer",
+            "--format",
+            format,
+        ];
+        args.extend_from_slice(extra);
+        let o = revy(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let json = |extra: &[&str]| -> serde_json::Value {
+        serde_json::from_str(&run(extra, "json")).unwrap()
+    };
+    json(&[]);
+    let file = dir.path().join(".revy/machine.toml");
+    let kept = std::fs::read_to_string(&file).unwrap();
+    assert!(kept.contains("windows = ["), "the windows are kept: {kept}");
+    // Windows 1 µs and 10 µs apart: two states, predicted at both ends; the point stays
+    // the median's (Lexer's callers wait: the slow end loses more).
+    kept_handoff(&file, 1_000.0, 1_000.0, 10_000.0, 0.25);
+    let two = json(&[]);
+    assert_eq!(two["handoff"], 1000.0);
+    let r = &two["handoff_range"];
+    assert_eq!(
+        (r["handoff_fast"].as_f64(), r["handoff_slow"].as_f64()),
+        (Some(1000.0), Some(10000.0))
+    );
+    assert_eq!(r["slow_share"], 0.25);
+    let (fast, slow) = (
+        r["predicted_speedup_fast"].as_f64().unwrap(),
+        r["predicted_speedup_slow"].as_f64().unwrap(),
+    );
+    assert!(slow < fast, "{r}");
+    assert_eq!(
+        (r["speedup_low"].as_f64(), r["speedup_high"].as_f64()),
+        (Some(slow), Some(fast))
+    );
+    let point = two["predicted_speedup"].as_f64().unwrap();
+    assert!(
+        (point - fast).abs() < 1e-9,
+        "the point is at the median (1 µs): {point} {r}"
+    );
+    let text = run(&[], "text");
+    assert!(text.contains("with the slow state's 10.0 µs and"), "{text}");
+    // The analysis's verdicts give both ends too.
+    let o = revy(&[
+        "-m",
+        manifest.to_str().unwrap(),
+        "analyze",
+        p.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let a: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        a["advice"]["handoff_range"]["slow"], 10000.0,
+        "{}",
+        a["advice"]
+    );
+    common::check_schema(&a);
+    let ranged = a["hints"].as_array().unwrap().iter().any(|h| {
+        h["numbers"]["predicted_speedup_slow_handoff"].is_number()
+            && h["text"]
+                .as_str()
+                .unwrap()
+                .contains("with the slow state's)")
+    });
+    assert!(ranged, "{}", a["hints"]);
+    // `--handoff` overrides: no range.
+    assert!(json(&["--handoff", "2us"]).get("handoff_range").is_none());
+    // Windows that agree (within 2×): one figure, as before.
+    kept_handoff(&file, 1_000.0, 900.0, 1_500.0, 0.1);
+    let one = json(&[]);
+    assert!(one.get("handoff_range").is_none(), "{one}");
+    assert!(!run(&[], "text").contains("range"));
+}

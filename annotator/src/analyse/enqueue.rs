@@ -21,6 +21,18 @@ pub struct Measured {
     pub ns: f64,
     /// E.g. `measured 2026-11-28 on this machine, .revy/machine.toml`.
     pub source: String,
+    /// A handoff whose windows saw two states: both ends (`ns` is the windows' median).
+    pub range: Option<HandoffRange>,
+}
+
+/// The two ends of a handoff measured in windows that disagree beyond the noise
+/// ([`calibrate::TWO_STATES`]): the 10th and 90th percentiles of the windows' figures.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HandoffRange {
+    pub fast_ns: f64,
+    pub slow_ns: f64,
+    /// The share of the windows nearer the slow end.
+    pub slow_share: f64,
 }
 
 /// The file, beside the project's other state.
@@ -62,9 +74,41 @@ impl Cost {
             _ => "",
         }
     }
-    /// A figure and how it was measured, or `None` when the machine gave no plausible one
-    /// (not kept then). Both posts of a language are measured together, once per process.
-    fn measure(self) -> Option<(f64, &'static str)> {
+    /// A figure and how it was measured (with the handoff's windows), or `None` when the
+    /// machine gave no plausible one (not kept then). Both posts of a language are
+    /// measured together, once per process.
+    fn measure(self) -> Option<(f64, &'static str, Option<calibrate::Windows>)> {
+        if self == Cost::Handoff {
+            // Once per process, as the posts: `--remeasure` asks for it twice in `analyze`.
+            static HANDOFF: OnceLock<Option<calibrate::Windows>> = OnceLock::new();
+            let h = HANDOFF.get_or_init(calibrate::handoff).clone()?;
+            return Some((h.ns, calibrate::HANDOFF_HOW, Some(h)));
+        }
+        let (ns, how, ends) = self.measure_post()?;
+        // An at-the-queue post's windows: their ends (the windows themselves stay in the
+        // measuring code, or the JVM).
+        let windows = ends.map(|(fast, slow)| calibrate::Windows {
+            ns,
+            fast,
+            slow,
+            slow_share: 0.0,
+            windows: Vec::new(),
+        });
+        Some((ns, how, windows))
+    }
+
+    /// How many times the fast end the slow one must be for two states (never: one figure).
+    fn two_states_by(self) -> f64 {
+        match self {
+            Cost::Handoff => calibrate::TWO_STATES,
+            Cost::Enqueue(_) => queue::TWO_STATES,
+            Cost::Post(_) | Cost::Wake(_) => f64::INFINITY,
+        }
+    }
+
+    /// [`Cost::measure`] of a post's cost, with the at-the-queue windows' ends.
+    #[allow(clippy::type_complexity)]
+    fn measure_post(self) -> Option<(f64, &'static str, Option<(f64, f64)>)> {
         static CPP: OnceLock<Option<queue::PostCost>> = OnceLock::new();
         static JAVA: OnceLock<Option<(queue::PostCost, &'static str)>> = OnceLock::new();
         let cpp = || *CPP.get_or_init(queue::cpp);
@@ -77,18 +121,25 @@ impl Cost {
         // The JVM's at-the-queue figure, else (no JVM, or its consumer never ran beside
         // the sender within the window) C++'s.
         let java_enqueue = || match java() {
-            Some((c, queue::JAVA_HOW)) if c.enqueue.is_some() => {
-                c.enqueue.map(|e| (e, queue::JAVA_ENQUEUE_HOW))
+            Some((c, queue::JAVA_HOW)) if c.enqueue.is_some() => c
+                .enqueue
+                .map(|e| (e, queue::JAVA_ENQUEUE_HOW, c.enqueue_ends)),
+            _ => {
+                let c = cpp()?;
+                c.enqueue.map(|e| (e, JAVA_ENQUEUE_AS_CPP, c.enqueue_ends))
             }
-            _ => cpp()?.enqueue.map(|e| (e, JAVA_ENQUEUE_AS_CPP)),
         };
         match self {
-            Cost::Post(Lang::Cpp) => cpp().map(|c| (c.post, queue::CPP_HOW)),
-            Cost::Wake(Lang::Cpp) => cpp().map(|c| (c.wake, queue::CPP_HOW)),
-            Cost::Post(Lang::Java) => java().map(|(c, how)| (c.post, how)),
-            Cost::Wake(Lang::Java) => java().map(|(c, how)| (c.wake, how)),
-            Cost::Handoff => calibrate::handoff_ns().map(|h| (h, calibrate::HANDOFF_HOW)),
-            Cost::Enqueue(Lang::Cpp) => cpp()?.enqueue.map(|e| (e, queue::CPP_ENQUEUE_HOW)),
+            Cost::Post(Lang::Cpp) => cpp().map(|c| (c.post, queue::CPP_HOW, None)),
+            Cost::Wake(Lang::Cpp) => cpp().map(|c| (c.wake, queue::CPP_HOW, None)),
+            Cost::Post(Lang::Java) => java().map(|(c, how)| (c.post, how, None)),
+            Cost::Wake(Lang::Java) => java().map(|(c, how)| (c.wake, how, None)),
+            Cost::Handoff => None,
+            Cost::Enqueue(Lang::Cpp) => {
+                let c = cpp()?;
+                c.enqueue
+                    .map(|e| (e, queue::CPP_ENQUEUE_HOW, c.enqueue_ends))
+            }
             Cost::Enqueue(Lang::Java) => java_enqueue(),
         }
     }
@@ -139,6 +190,28 @@ struct Entry {
     measured: String,
     host: String,
     how: String,
+    /// The handoff's windows: their 10th and 90th percentiles, the share of windows nearer
+    /// the slow end, and each window's figure (ns, in the order measured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    fast_ns: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    slow_ns: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    slow_share: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    windows: Option<Vec<f64>>,
+}
+
+impl Entry {
+    /// Both ends, when the windows saw two states (the slow end `by` times the fast one).
+    fn range(&self, by: f64) -> Option<HandoffRange> {
+        let (fast_ns, slow_ns) = (self.fast_ns?, self.slow_ns?);
+        (fast_ns > 0.0 && slow_ns >= by * fast_ns).then_some(HandoffRange {
+            fast_ns,
+            slow_ns,
+            slow_share: self.slow_share.unwrap_or(0.0),
+        })
+    }
 }
 
 /// `cost` for the project whose manifest is `project` (its `.revy/machine.toml`),
@@ -147,11 +220,14 @@ struct Entry {
 /// nowhere. `None`: the machine gave no plausible figure (a handoff on a machine too busy).
 pub(crate) fn kept(cost: Cost, project: Option<&Path>, remeasure: bool) -> Option<Measured> {
     let Some(path) = project.and_then(machine_file) else {
-        let (ns, how) = cost.measure()?;
+        let (ns, how, windows) = cost.measure()?;
         let what = cost.what();
         let source =
             format!("{what}measured now on this machine: {how} (no project to keep it in)");
-        return Some(Measured { ns, source });
+        let range = windows
+            .as_ref()
+            .and_then(|w| range_of(w, cost.two_states_by()));
+        return Some(Measured { ns, source, range });
     };
     let host = hostname();
     let mut file = read(&path).unwrap_or_default();
@@ -165,16 +241,33 @@ pub(crate) fn kept(cost: Cost, project: Option<&Path>, remeasure: bool) -> Optio
         if let Some(e) = found {
             let day = e.measured.get(..10).unwrap_or(&e.measured);
             let source = format!("{}measured {day} on this machine, {FILE}", cost.what());
-            return Some(Measured { ns: e.ns, source });
+            let range = e.range(cost.two_states_by());
+            return Some(Measured {
+                ns: e.ns,
+                source,
+                range,
+            });
         }
     }
-    let (ns, how) = cost.measure()?;
+    let (ns, how, windows) = cost.measure()?;
+    let round = |x: f64| x.round();
     let entry = Entry {
         ns,
         measured: utc_now(),
         host,
         how: how.to_string(),
+        fast_ns: windows.as_ref().map(|h| round(h.fast)),
+        slow_ns: windows.as_ref().map(|h| round(h.slow)),
+        slow_share: windows
+            .as_ref()
+            .filter(|h| !h.windows.is_empty())
+            .map(|h| (h.slow_share * 100.0).round() / 100.0),
+        windows: windows
+            .as_ref()
+            .filter(|h| !h.windows.is_empty())
+            .map(|h| h.windows.iter().copied().map(round).collect()),
     };
+    let range = entry.range(cost.two_states_by());
     let day = entry.measured[..10].to_string();
     *file.entry(cost) = Some(entry);
     let source = match write(&path, &file) {
@@ -187,7 +280,16 @@ pub(crate) fn kept(cost: Cost, project: Option<&Path>, remeasure: bool) -> Optio
             cost.what()
         ),
     };
-    Some(Measured { ns, source })
+    Some(Measured { ns, source, range })
+}
+
+/// Both ends of a handoff measured now, when its windows saw two states.
+fn range_of(h: &calibrate::Windows, by: f64) -> Option<HandoffRange> {
+    h.two_states(by).then_some(HandoffRange {
+        fast_ns: h.fast,
+        slow_ns: h.slow,
+        slow_share: h.slow_share,
+    })
 }
 
 /// The sender's three costs of a post (`None`: given, or not measurable), each with the

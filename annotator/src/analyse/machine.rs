@@ -39,6 +39,8 @@ pub struct Measured {
     pub wake_ns: Option<f64>,
     /// The sender's cost of a post to a receiver busy anyway, kept for this project.
     pub post_ns: Option<f64>,
+    /// The kept at-the-queue post's ends, when its windows saw two states.
+    pub enqueue_range: Option<crate::analyse::enqueue::HandoffRange>,
 }
 
 /// The resolved model, in ns.
@@ -60,6 +62,8 @@ pub struct Machine {
     pub take_ns: f64,
     /// The project's handoff and the trace header's differ by more than 1.5×: says so.
     pub handoff_note: Option<String>,
+    /// The project's handoff windows saw two states: both ends (none when given).
+    pub handoff_range: Option<crate::analyse::enqueue::HandoffRange>,
 }
 
 /// The cores to predict for: the given count (at least 1), else this machine's.
@@ -129,7 +133,54 @@ pub fn resolve(given: &Given, measured: &Measured) -> Result<Machine> {
         post_ns,
         take_ns,
         handoff_note,
+        handoff_range: kept
+            .and_then(|k| k.range)
+            .filter(|_| given.handoff_ns.is_none()),
     })
+}
+
+/// The model at each end of the machine's two states, fast then slow, when the project's
+/// handoff windows or its at-the-queue post's saw two states (and neither was given): each
+/// resolved as [`resolve`] does with that end's handoff and enqueue (a cost in one state
+/// stays the point's; the posts capped by the end's handoff), for a prediction at both ends.
+pub fn resolve_ends(given: &Given, measured: &Measured) -> Result<Option<(Machine, Machine)>> {
+    let handoff = match (given.handoff_ns, &measured.handoff_kept) {
+        (None, Some(k)) => k.range,
+        _ => None,
+    };
+    let enqueue = measured
+        .enqueue_range
+        .filter(|_| given.enqueue_ns.is_none());
+    if handoff.is_none() && enqueue.is_none() {
+        return Ok(None);
+    }
+    let at = |h: Option<f64>, e: Option<f64>, end: &str| -> Result<Machine> {
+        let g = Given {
+            handoff_ns: h.or(given.handoff_ns),
+            ..*given
+        };
+        let mut m = measured.clone();
+        m.enqueue_ns = e.or(m.enqueue_ns);
+        let mut out = resolve(&g, &m)?;
+        if h.is_some() {
+            out.handoff_source = format!(
+                "the {end} end of the project's windows, {}",
+                crate::analyse::enqueue::FILE
+            );
+        }
+        Ok(out)
+    };
+    let fast = at(
+        handoff.map(|r| r.fast_ns),
+        enqueue.map(|r| r.fast_ns),
+        "fast",
+    )?;
+    let slow = at(
+        handoff.map(|r| r.slow_ns),
+        enqueue.map(|r| r.slow_ns),
+        "slow",
+    )?;
+    Ok(Some((fast, slow)))
 }
 
 /// Where the take comes from: `--take`, else the enqueue figure.
@@ -235,6 +286,7 @@ mod tests {
             wake_ns: Some(6_000.0),
             post_ns: Some(8_000.0),
             handoff_kept: None,
+            enqueue_range: None,
         };
         let m = resolve(&given, &measured).unwrap();
         assert_eq!((m.cores, m.handoff_ns), (2, 5_000.0));
@@ -272,6 +324,7 @@ mod tests {
         let kept = |ns: f64| crate::analyse::enqueue::Measured {
             ns,
             source: "measured 2026-11-28 on this machine, .revy/machine.toml".into(),
+            range: None,
         };
         // A quiet recording's header (21.6 µs) and a loaded one's (3.8 µs): one figure.
         for header in [21_600.0, 3_800.0] {
@@ -281,6 +334,7 @@ mod tests {
                 wake_ns: Some(3_000.0),
                 post_ns: Some(15.0),
                 handoff_kept: Some(kept(10_000.0)),
+                enqueue_range: None,
             };
             let m = resolve(&Given::default(), &measured).unwrap();
             assert_eq!(m.handoff_ns, 10_000.0);
@@ -296,6 +350,7 @@ mod tests {
             wake_ns: None,
             post_ns: None,
             handoff_kept: Some(kept(4_000.0)),
+            enqueue_range: None,
         };
         assert_eq!(
             resolve(&Given::default(), &close).unwrap().handoff_note,
@@ -307,5 +362,64 @@ mod tests {
         };
         let m = resolve(&given, &close).unwrap();
         assert_eq!((m.handoff_ns, m.handoff_note), (1_000.0, None));
+    }
+
+    #[test]
+    fn a_handoff_in_two_states_resolves_at_both_ends_unless_given() {
+        use crate::analyse::enqueue::HandoffRange;
+        let range = HandoffRange {
+            fast_ns: 2_400.0,
+            slow_ns: 14_000.0,
+            slow_share: 0.3,
+        };
+        let measured = Measured {
+            handoff_ns: None,
+            enqueue_ns: Some(150.0),
+            wake_ns: Some(5_000.0),
+            post_ns: Some(15.0),
+            handoff_kept: Some(crate::analyse::enqueue::Measured {
+                ns: 2_400.0,
+                source: "measured now".into(),
+                range: Some(range),
+            }),
+            enqueue_range: None,
+        };
+        let m = resolve(&Given::default(), &measured).unwrap();
+        assert_eq!((m.handoff_ns, m.handoff_range), (2_400.0, Some(range)));
+        let (fast, slow) = resolve_ends(&Given::default(), &measured)
+            .unwrap()
+            .expect("two states: both ends");
+        assert_eq!((fast.handoff_ns, slow.handoff_ns), (2_400.0, 14_000.0));
+        assert_eq!(
+            (fast.wake_ns, slow.wake_ns),
+            (2_400.0, 5_000.0),
+            "each end caps the posts by its own handoff"
+        );
+        assert!(slow.handoff_source.contains("slow end"), "{slow:?}");
+        let given = Given {
+            handoff_ns: Some(3_000.0),
+            ..Given::default()
+        };
+        assert_eq!(resolve_ends(&given, &measured).unwrap(), None);
+        assert_eq!(resolve(&given, &measured).unwrap().handoff_range, None);
+        let mut one = measured.clone();
+        one.handoff_kept.as_mut().unwrap().range = None;
+        assert_eq!(resolve_ends(&Given::default(), &one).unwrap(), None);
+        // The at-the-queue post in two states, the handoff in one: its ends, the point's
+        // handoff at both.
+        one.enqueue_range = Some(HandoffRange {
+            fast_ns: 100.0,
+            slow_ns: 220.0,
+            slow_share: 0.0,
+        });
+        let (fast, slow) = resolve_ends(&Given::default(), &one).unwrap().unwrap();
+        assert_eq!((fast.enqueue_ns, slow.enqueue_ns), (100.0, 220.0));
+        assert_eq!((fast.take_ns, slow.take_ns), (100.0, 220.0));
+        assert_eq!((fast.handoff_ns, slow.handoff_ns), (2_400.0, 2_400.0));
+        let given = Given {
+            enqueue_ns: Some(150.0),
+            ..Given::default()
+        };
+        assert_eq!(resolve_ends(&given, &one).unwrap(), None);
     }
 }

@@ -27,6 +27,14 @@ pub(crate) struct WhatifArgs {
     format: OutputFormat,
 }
 
+/// The replay's parameters at the fast and the slow end of a machine in two states, with
+/// the share of the handoff's windows that were slow.
+type Ends = Option<(
+    revy::analyse::whatif::Params,
+    revy::analyse::whatif::Params,
+    f64,
+)>;
+
 /// The replay's parameters of `revy whatif`: the machine model resolved as every command
 /// resolves it (`analyse::machine`), plus a remote placement's latency and bandwidth;
 /// returned with the model (where the handoff came from, and whether the trace header's
@@ -40,8 +48,9 @@ fn params(
     revy::analyse::whatif::Params,
     revy::analyse::machine::Machine,
     [String; 4],
+    Ends,
 )> {
-    use revy::analyse::machine::{resolve, Measured};
+    use revy::analyse::machine::{resolve, resolve_ends, Measured};
     use revy::analyse::whatif::{parse_bandwidth, parse_duration_ns};
     let kept = revy::analyse::enqueue::kept_for(opts, tree.lang);
     let measured = Measured {
@@ -49,6 +58,7 @@ fn params(
         enqueue_ns: kept.enqueue.as_ref().map(|k| k.ns),
         wake_ns: kept.wake.as_ref().map(|k| k.ns),
         post_ns: kept.post.as_ref().map(|k| k.ns),
+        enqueue_range: kept.enqueue.as_ref().and_then(|k| k.range),
         handoff_kept: revy::analyse::enqueue::kept_handoff_for(opts),
     };
     let source = |k: Option<revy::analyse::enqueue::Measured>, given: bool| match (k, given) {
@@ -65,8 +75,14 @@ fn params(
     let m = resolve(&opts.machine(), &measured)?;
     let latency = args.latency.as_deref().map(parse_duration_ns).transpose()?;
     let bandwidth = args.bandwidth.as_deref().map(parse_bandwidth).transpose()?;
-    let params = m.params(tree.unit(), latency.unwrap_or(0.0), bandwidth);
-    Ok((params, m, sources))
+    let at = |m: &revy::analyse::machine::Machine| {
+        m.params(tree.unit(), latency.unwrap_or(0.0), bandwidth)
+    };
+    let params = at(&m);
+    // Two states in the project's handoff: both ends too.
+    let share = m.handoff_range.map_or(0.0, |r| r.slow_share);
+    let ends = resolve_ends(&opts.machine(), &measured)?.map(|(f, s)| (at(&f), at(&s), share));
+    Ok((params, m, sources, ends))
 }
 
 /// The machine model's arguments checked before the trace is read.
@@ -99,9 +115,12 @@ pub(crate) fn cmd_whatif(manifest: &Path, args: WhatifArgs) -> Result<()> {
         &args.active,
         opts.max_replay_messages,
     )?;
-    let (params, machine, [enqueue_source, wake_source, post_source, take_source]) =
+    let (params, machine, [enqueue_source, wake_source, post_source, take_source], ends) =
         params(&args, &opts, &loaded.tree)?;
     let mut w = revy::analyse::whatif::predict(&loaded, &plan, &params, &args.active);
+    w.handoff_range = ends.map(|(fast, slow, share)| {
+        revy::analyse::whatif::predict_range(&loaded, &plan, &fast, &slow, share)
+    });
     w.handoff_source = machine.handoff_source;
     w.enqueue_source = enqueue_source;
     w.wake_source = wake_source;

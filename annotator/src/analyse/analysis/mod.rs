@@ -307,6 +307,18 @@ pub struct Analysis {
     pub events: Option<crate::analyse::events::Events>,
 }
 
+/// The two ends of a handoff that flips between two states.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct AdviceHandoffRange {
+    pub fast: f64,
+    pub slow: f64,
+    /// The sender's at-the-queue post at each end (the point's when its windows agreed).
+    pub enqueue_fast: f64,
+    pub enqueue_slow: f64,
+    /// The share of the calibration's windows in the slow state.
+    pub slow_share: f64,
+}
+
 /// The machine model and notes of the ranked proposals.
 #[derive(Debug, Clone, Serialize)]
 pub struct Advice {
@@ -315,6 +327,10 @@ pub struct Advice {
     pub handoff: f64,
     /// Where the handoff comes from: given, the trace header, or measured here.
     pub handoff_source: String,
+    /// The project's handoff or at-the-queue calibration saw two states: both ends, in the
+    /// trace's unit (each hint then also gives its speedup at both ends).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handoff_range: Option<AdviceHandoffRange>,
     /// Sender's CPU per asynchronous message, in the trace's unit.
     pub enqueue: f64,
     /// Where the enqueue cost comes from: given, or measured once for the project

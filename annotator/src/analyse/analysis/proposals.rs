@@ -55,10 +55,12 @@ pub fn add(a: &mut Analysis, path: &Path, o: &Options, faults: &[FaultAgg]) -> R
         enqueue_ns: kept.enqueue.as_ref().map(|k| k.ns),
         wake_ns: kept.wake.as_ref().map(|k| k.ns),
         post_ns: kept.post.as_ref().map(|k| k.ns),
+        enqueue_range: kept.enqueue.as_ref().and_then(|k| k.range),
         handoff_kept: crate::analyse::enqueue::kept_handoff_for(o),
     };
     let m = machine::resolve(&o.machine(), &measured)?;
-    let j = judge_candidates(a, o, &m, &loaded, held.as_ref(), objects);
+    let ends = machine::resolve_ends(&o.machine(), &measured)?;
+    let j = judge_candidates(a, o, (&m, ends.as_ref()), &loaded, held.as_ref(), objects);
     if let Some(advice) = a.advice.as_mut() {
         if let Some(k) = kept.enqueue {
             advice.enqueue_source = k.source;
@@ -252,6 +254,7 @@ fn not_evaluated(a: &mut Analysis, path: &Path, o: &Options) -> Result<()> {
         cores: machine::cores(o.cores)?,
         handoff: 0.0,
         handoff_source: "not evaluated".to_string(),
+        handoff_range: None,
         enqueue: 0.0,
         enqueue_source: "not evaluated".to_string(),
         wake: 0.0,
@@ -306,16 +309,22 @@ struct Judged {
 /// Replays every candidate change against the baseline; sets the analysis's advice header.
 /// A focused tree (`held`: its focus) replays only the candidates within its focus; the
 /// others are named in a note.
+/// `machines`: the point model, and both ends of a machine in two states.
 fn judge_candidates(
     a: &mut Analysis,
     o: &Options,
-    m: &machine::Machine,
+    machines: (
+        &machine::Machine,
+        Option<&(machine::Machine, machine::Machine)>,
+    ),
     loaded: &whatif::Loaded,
     held: Option<&Focus>,
     objects: Vec<Candidate>,
 ) -> Judged {
+    let (m, ends) = machines;
     let unit = loaded.tree.unit();
     let p = m.params(unit, 0.0, None);
+    let ends = ends.map(|(f, s)| (f.params(unit, 0.0, None), s.params(unit, 0.0, None)));
     let mut j = Judged {
         pays: Vec::new(),
         none: Vec::new(),
@@ -339,6 +348,13 @@ fn judge_candidates(
         cores: p.cores,
         handoff: p.handoff,
         handoff_source: m.handoff_source.clone(),
+        handoff_range: ends.as_ref().map(|(f, s)| super::AdviceHandoffRange {
+            fast: f.handoff,
+            slow: s.handoff,
+            enqueue_fast: f.enqueue,
+            enqueue_slow: s.enqueue,
+            slow_share: m.handoff_range.map_or(0.0, |r| r.slow_share),
+        }),
         enqueue: p.enqueue,
         enqueue_source: whatif::HANDOFF_GIVEN.to_string(),
         wake: p.wake,
@@ -363,7 +379,10 @@ fn judge_candidates(
     for c in cands {
         let plan = c.plan.in_tree(&loaded.tree);
         let subject = std::slice::from_ref(&c.subject);
-        let w = whatif::predict_without_path(loaded, &plan, &p, subject, base);
+        let mut w = whatif::predict_without_path(loaded, &plan, &p, subject, base);
+        w.handoff_range = ends
+            .as_ref()
+            .map(|(f, s)| whatif::predict_range(loaded, &plan, f, s, 0.0));
         let h = super::verdict::judge(a, loaded, &c, &plan, &w);
         j.inst.extend(c.instance);
         j.meth.extend(c.method);

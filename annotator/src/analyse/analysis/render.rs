@@ -102,6 +102,17 @@ fn proposals(s: &mut String, a: &Analysis) {
                 x.take_source
             ))
     );
+    if let Some(r) = a.advice.as_ref().and_then(|x| x.handoff_range) {
+        let _ = writeln!(
+            s,
+            "  note: the project's calibration saw two states, handoff {} and enqueue {} fast, {} and {} slow ({:.0} % of the handoff's windows slow): each verdict is the point prediction's, its range gives both ends",
+            tm(a, r.fast),
+            tm(a, r.enqueue_fast),
+            tm(a, r.slow),
+            tm(a, r.enqueue_slow),
+            r.slow_share * 100.0
+        );
+    }
     for n in a.advice.iter().flat_map(|x| &x.notes) {
         let _ = writeln!(s, "  note: {n}");
     }

@@ -2,6 +2,8 @@
 //! that says why (callers wait, the messages' cost — enqueue, handoffs, waiting — outweighs
 //! the work they move, or calls made at once on several threads would queue on one).
 
+use std::fmt::Write;
+
 use rustc_hash::FxHashSet;
 
 use super::hints::{Hint, HintKind};
@@ -71,6 +73,18 @@ pub(super) fn judge(
             ("synchronous_messages", w.synchronous_messages as f64),
         ],
     );
+    if let Some(r) = &w.handoff_range {
+        // The verdict is the point prediction's; both ends beside it.
+        h.numbers
+            .insert("predicted_speedup_fast_handoff", r.predicted_speedup_fast);
+        h.numbers
+            .insert("predicted_speedup_slow_handoff", r.predicted_speedup_slow);
+        let _ = write!(
+            h.text,
+            " (range: {:.2}× with the fast state's handoff, {:.2}× with the slow state's)",
+            r.predicted_speedup_fast, r.predicted_speedup_slow
+        );
+    }
     h.class = c.class.clone();
     h.instance = c.instance;
     h.method = c.method;

@@ -18,6 +18,9 @@ pub(crate) struct PostCost {
     pub post: f64,
     pub wake: f64,
     pub enqueue: Option<f64>,
+    /// The at-the-queue windows' 10th and 90th percentiles (none: fewer than 4 windows had
+    /// the receiver beside the sender; `enqueue` is then all batches' 10th percentile).
+    pub enqueue_ends: Option<(f64, f64)>,
 }
 
 pub(crate) const CPP_HOW: &str = "pthread mutex + condition variable (std::mutex/condition_variable) over a deque: post = 10th percentile of 400 batches of 100 lock/push/unlock/signal with no waiter; wake = 25th percentile of up to 300 such posts to a receiver blocked in pthread_cond_wait";
@@ -25,9 +28,19 @@ pub(crate) const CPP_HOW: &str = "pthread mutex + condition variable (std::mutex
 pub(crate) const JAVA_HOW: &str = "java.util.concurrent.LinkedBlockingQueue put/take in a JVM (java QueueCost.java): post = 10th percentile of 400 batches of 100 puts nobody takes; wake = 25th percentile of up to 300 puts to a consumer parked in take()";
 
 /// How the at-the-queue figure (`enqueue`) is measured, C++ and Java.
-pub(crate) const CPP_ENQUEUE_HOW: &str = "pthread mutex + condition variable over a deque (std::mutex/condition_variable/deque), both threads at the queue: 10th percentile of up to 400 batches of 100 posts behind a backlog of at least 400, sender and receiver pinned to two cores, during which the receiver, taking one item per lock, took at least 90 % of them and never waited; within 1.5 s";
+pub(crate) const CPP_ENQUEUE_HOW: &str = "pthread mutex + condition variable over a deque (std::mutex/condition_variable/deque), both threads at the queue, sender and receiver pinned to two cores: batches of 100 posts behind a backlog of at least 400, during which the receiver, taking one item per lock, took at least 90 % of them and never waited; in 10 windows of 60 ms, one every 150 ms, each window's 10th percentile of up to 40 such batches (at least 8); the figure is the windows' median, the ends their 10th and 90th percentiles (fewer than 4 windows: all batches' 10th percentile, at least 20)";
 
-pub(crate) const JAVA_ENQUEUE_HOW: &str = "java.util.concurrent.LinkedBlockingQueue, both threads at the queue (java QueueCost.java, sender and consumer pinned to two cores by revy): 10th percentile of up to 400 batches of 100 puts behind a backlog of 400 (put once the queue has drained), after 0.3 s of the same to warm the JIT, during which the consumer, in take(), took at least 90 % of them and the queue never emptied; within 1.5 s";
+pub(crate) const JAVA_ENQUEUE_HOW: &str = "java.util.concurrent.LinkedBlockingQueue, both threads at the queue (java QueueCost.java, sender and consumer pinned to two cores by revy): batches of 100 puts behind a backlog of 400 (put once the queue has drained), after 0.3 s of the same to warm the JIT, during which the consumer, in take(), took at least 90 % of them and the queue never emptied; in 10 windows of 60 ms, one every 150 ms, each window's 10th percentile (at least 8 batches); the figure is the windows' median, the ends their 10th and 90th percentiles (fewer than 4 windows: 1.5 s more, the 10th percentile of at least 20 batches)";
+
+/// The at-the-queue windows' slow end at least this many times their fast end: two states
+/// (separate measurements in one state spread up to 1.4× under load: 85-120 ns).
+pub(crate) const TWO_STATES: f64 = 1.5;
+
+/// The at-the-queue windows, their spacing and length, and batches per window at most.
+const AT_QUEUE_WINDOWS: u32 = 10;
+const AT_QUEUE_EVERY: Duration = Duration::from_millis(150);
+const AT_QUEUE_WINDOW: Duration = Duration::from_millis(60);
+const AT_QUEUE_PER_WINDOW: usize = 40;
 
 /// Posts per at-the-queue batch, and the share of them the receiver must take meanwhile.
 const AT_QUEUE_N: u64 = 100;
@@ -142,10 +155,12 @@ pub(crate) fn cpp() -> Option<PostCost> {
         s.post();
         w
     });
+    let at_queue = pinned_at_queue();
     Some(PostCost {
         post: post[post.len() / 10],
         wake: wake?,
-        enqueue: pinned_at_queue(),
+        enqueue: at_queue.map(|a| a.0),
+        enqueue_ends: at_queue.and_then(|a| a.1),
     })
 }
 
@@ -153,7 +168,7 @@ pub(crate) fn cpp() -> Option<PostCost> {
 /// this process may use): left to the scheduler on a loaded machine, a woken receiver is
 /// put on its waker's core and the two take turns instead of running side by side. Both
 /// are threads of their own, so the caller's affinity is untouched.
-fn pinned_at_queue() -> Option<f64> {
+fn pinned_at_queue() -> Option<(f64, Option<(f64, f64)>)> {
     let cores = allowed_cores();
     let s = Shared::new();
     std::thread::scope(|scope| {
@@ -208,27 +223,54 @@ fn pin_thread(tid: libc::pid_t, core: usize) {
     }
 }
 
-/// The 10th percentile of the sender's time per post in batches to a queue whose receiver
-/// is taking from it throughout: each batch starts behind a backlog of at least four
-/// batches (topped up under one lock), and counts when the receiver took at least 90 % of a batch meanwhile and
-/// never waited (both threads ran at the queue all along; on a loaded machine a batch
-/// whose receiver was preempted posts uncontended, at the `post` figure, and does not
-/// count). `None`: fewer than 20 such batches within 1.5 s.
-fn at_queue(s: &Shared) -> Option<f64> {
-    let deadline = Instant::now() + Duration::from_millis(1500);
-    let mut per_post = Vec::with_capacity(400);
+/// The sender's time per post to a queue whose receiver is taking from it, in windows
+/// spread over 1.5 s ([`at_queue_batches`] in each): the windows' median and, when at least
+/// 4 windows had the receiver beside the sender, their 10th and 90th percentiles; else the
+/// 10th percentile of all batches (at least 20), as one figure. `None`: fewer batches.
+fn at_queue(s: &Shared) -> Option<(f64, Option<(f64, f64)>)> {
+    let start = Instant::now();
     let mut posted = s.taken.load(Ordering::Acquire);
+    let (mut figures, mut all) = (Vec::new(), Vec::new());
+    for i in 0..AT_QUEUE_WINDOWS {
+        if let Some(wait) = (start + AT_QUEUE_EVERY * i).checked_duration_since(Instant::now()) {
+            std::thread::sleep(wait);
+        }
+        // The first window's first batches warm the caches and the receiver's path.
+        let warm = if i == 0 { 10 } else { 2 };
+        let mut b = at_queue_batches(s, &mut posted, Instant::now() + AT_QUEUE_WINDOW, warm);
+        b.sort_by(f64::total_cmp);
+        if b.len() >= 8 {
+            figures.push(b[b.len() / 10]);
+        }
+        all.extend(b);
+    }
+    if let Some(w) = crate::analyse::calibrate::states(&figures) {
+        return Some((w.ns, Some((w.fast, w.slow))));
+    }
+    all.sort_by(f64::total_cmp);
+    (all.len() >= 20).then(|| (all[all.len() / 10], None))
+}
+
+/// The sender's time per post in batches to a queue whose receiver is taking from it
+/// throughout, until `until` (at most [`AT_QUEUE_PER_WINDOW`] batches, the first `warm`
+/// not counted): each batch starts behind a backlog of at least four batches (topped up
+/// under one lock), and counts when the receiver took at least 90 % of a batch meanwhile
+/// and never waited (both threads ran at the queue all along; on a loaded machine a batch
+/// whose receiver was preempted posts uncontended, at the `post` figure, and does not
+/// count). `posted`: items posted so far.
+fn at_queue_batches(s: &Shared, posted: &mut u64, until: Instant, warm: u32) -> Vec<f64> {
+    let mut per_post = Vec::with_capacity(AT_QUEUE_PER_WINDOW);
     let mut k = 0;
-    while per_post.len() < 400 && Instant::now() < deadline {
+    while per_post.len() < AT_QUEUE_PER_WINDOW && Instant::now() < until {
         // Topped up, never drained: the receiver keeps taking between the batches.
-        if posted - s.taken.load(Ordering::Acquire) < AT_QUEUE_BACKLOG {
+        if *posted - s.taken.load(Ordering::Acquire) < AT_QUEUE_BACKLOG {
             s.backlog(AT_QUEUE_BACKLOG);
-            posted += AT_QUEUE_BACKLOG;
+            *posted += AT_QUEUE_BACKLOG;
         }
         // Until the receiver is taking beside the sender; else the next try.
         let mark = s.taken.load(Ordering::Acquire);
-        let until = Instant::now() + Duration::from_micros(200);
-        while s.taken.load(Ordering::Acquire) == mark && Instant::now() < until {
+        let spin = Instant::now() + Duration::from_micros(200);
+        while s.taken.load(Ordering::Acquire) == mark && Instant::now() < spin {
             std::hint::spin_loop();
         }
         k += 1;
@@ -246,14 +288,12 @@ fn at_queue(s: &Shared) -> Option<f64> {
         let ns = t0.elapsed().as_nanos() as f64 / AT_QUEUE_N as f64;
         let took = s.taken.load(Ordering::Acquire) - before;
         let waited = s.waits.load(Ordering::Acquire) != waits;
-        posted += AT_QUEUE_N;
-        // The first batches warm the caches and the receiver's path.
-        if k > 10 && took >= AT_QUEUE_KEPT_UP && !waited {
+        *posted += AT_QUEUE_N;
+        if k > warm && took >= AT_QUEUE_KEPT_UP && !waited {
             per_post.push(ns);
         }
     }
-    per_post.sort_by(f64::total_cmp);
-    (per_post.len() >= 20).then(|| per_post[per_post.len() / 10])
+    per_post
 }
 
 /// The 25th percentile of posts to a receiver blocked on the condition variable.
@@ -338,7 +378,8 @@ fn answer_pins(
     None
 }
 
-/// `post_ns=<p> wake_ns=<w> enqueue_ns=<e>`, all positive (`enqueue_ns=0`: not measured).
+/// `post_ns=<p> wake_ns=<w> enqueue_ns=<e> [enqueue_fast_ns=<f> enqueue_slow_ns=<s>]`, all
+/// positive (`enqueue_ns=0`: not measured; the ends only when the windows gave them).
 fn parse(line: &str) -> Option<PostCost> {
     let field = |key: &str| {
         line.split_whitespace()
@@ -346,10 +387,13 @@ fn parse(line: &str) -> Option<PostCost> {
             .and_then(|v| v.parse::<f64>().ok())
             .filter(|v| v.is_finite() && *v > 0.0)
     };
+    let enqueue = field("enqueue_ns=");
+    let ends = field("enqueue_fast_ns=").zip(field("enqueue_slow_ns="));
     Some(PostCost {
         post: field("post_ns=")?,
         wake: field("wake_ns=")?,
-        enqueue: field("enqueue_ns="),
+        enqueue,
+        enqueue_ends: ends.filter(|_| enqueue.is_some()),
     })
 }
 
@@ -364,6 +408,13 @@ mod tests {
         assert_eq!(parse("post_ns=45.5 wake_ns=0.0"), None);
         let c = parse("post_ns=45.5 wake_ns=7003.0 enqueue_ns=0.0").unwrap();
         assert_eq!(c.enqueue, None, "not measured");
+        let c =
+            parse("post_ns=45 wake_ns=7003 enqueue_ns=180 enqueue_fast_ns=150 enqueue_slow_ns=390")
+                .unwrap();
+        assert_eq!(
+            (c.enqueue, c.enqueue_ends),
+            (Some(180.0), Some((150.0, 390.0)))
+        );
     }
 
     #[test]
@@ -377,6 +428,12 @@ mod tests {
         assert!(c.wake > c.post, "{c:?}");
         if let Some(e) = c.enqueue {
             assert!(e > c.post, "{c:?}");
+        }
+        if let Some((fast, slow)) = c.enqueue_ends {
+            assert!(
+                fast <= c.enqueue.unwrap() && c.enqueue.unwrap() <= slow,
+                "{c:?}"
+            );
         }
     }
 }

@@ -8,6 +8,7 @@ pub(crate) mod focus;
 mod load;
 pub(crate) mod node;
 pub mod plan;
+mod range;
 pub(crate) mod sim;
 pub(crate) mod tree;
 
@@ -18,6 +19,7 @@ use serde::Serialize;
 use crate::analyse::trace::Unit;
 use crate::error::{Error, Result};
 pub use plan::Plan;
+pub use range::{predict_range, HandoffRange};
 pub use sim::Params;
 pub use tree::Tree;
 
@@ -297,6 +299,10 @@ pub struct WhatIf {
     pub baseline_time: f64,
     pub predicted_time: f64,
     pub predicted_speedup: f64,
+    /// The prediction at both ends of the project's handoff when its calibration saw two
+    /// states (absent: one state, or `--handoff` given).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handoff_range: Option<HandoffRange>,
     pub critical_path: Vec<Step>,
     pub threads: Vec<ThreadUse>,
     /// The active objects `threads` does not list (past [`OBJECTS_LISTED`], the least busy).
@@ -404,6 +410,7 @@ fn predict_with(
         baseline_time: base_time,
         predicted_time: predicted,
         predicted_speedup: speedup,
+        handoff_range: None,
         critical_path: steps(t, &out),
         threads,
         threads_left_out,
@@ -752,6 +759,16 @@ fn render_prediction(s: &mut String, w: &WhatIf) {
         h(w.predicted_time),
         w.predicted_speedup
     );
+    if let Some(r) = &w.handoff_range {
+        let unit = Unit::parse(u).unwrap_or(Unit::Ns);
+        let _ = writeln!(
+            s,
+            "  range     {:.2}× – {:.2}×: {}",
+            r.speedup_low,
+            r.speedup_high,
+            r.describe(unit)
+        );
+    }
     let _ = writeln!(
         s,
         "  {} asynchronous and {} synchronous cross-thread message(s)",

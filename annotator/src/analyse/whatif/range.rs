@@ -1,0 +1,160 @@
+//! The what-if at both ends of a machine that flips between two states: this VM's wake-up
+//! costs ~2 µs one way in one state and ~15 µs in the other, flipping within a second, and
+//! the project's calibration (`analyse::calibrate`, 20 windows over 2 s) keeps both ends
+//! when its windows disagree by 2× or more; the at-the-queue post (10 windows over 1.5 s)
+//! when its own do by 1.5×. The point prediction replays the windows' medians; these
+//! replay each end, so a synchronous chain's prediction is a range.
+
+use serde::Serialize;
+
+use super::{baseline, human, predict_without_path, Loaded, Params, Plan};
+use crate::analyse::trace::Unit;
+
+/// The prediction at both ends of a handoff whose calibration windows saw two states (this
+/// machine's wake-ups flip between a fast and a slow one): the point prediction replays the
+/// windows' median, these the fast and the slow end, each with its own baseline.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HandoffRange {
+    /// The fast and the slow state's handoff, in `unit`.
+    pub handoff_fast: f64,
+    pub handoff_slow: f64,
+    /// The sender's at-the-queue post at each end (the point's when its windows agreed).
+    pub enqueue_fast: f64,
+    pub enqueue_slow: f64,
+    /// The share of the calibration's windows in the slow state.
+    pub slow_share: f64,
+    pub baseline_time_fast: f64,
+    pub predicted_time_fast: f64,
+    pub predicted_speedup_fast: f64,
+    pub baseline_time_slow: f64,
+    pub predicted_time_slow: f64,
+    pub predicted_speedup_slow: f64,
+    /// The lower and the higher of the two speedups.
+    pub speedup_low: f64,
+    pub speedup_high: f64,
+}
+
+/// [`HandoffRange`] of `plan`: replayed (without the critical path) with `fast` and `slow`.
+pub fn predict_range(
+    l: &Loaded,
+    plan: &Plan,
+    fast: &Params,
+    slow: &Params,
+    slow_share: f64,
+) -> HandoffRange {
+    let at = |p: &Params| {
+        let base = baseline(l, p);
+        let w = predict_without_path(l, plan, p, &[], base);
+        (base, w.predicted_time, w.predicted_speedup)
+    };
+    let (bf, tf, sf) = at(fast);
+    let (bs, ts, ss) = at(slow);
+    HandoffRange {
+        handoff_fast: fast.handoff,
+        handoff_slow: slow.handoff,
+        enqueue_fast: fast.enqueue,
+        enqueue_slow: slow.enqueue,
+        slow_share,
+        baseline_time_fast: bf,
+        predicted_time_fast: tf,
+        predicted_speedup_fast: sf,
+        baseline_time_slow: bs,
+        predicted_time_slow: ts,
+        predicted_speedup_slow: ss,
+        speedup_low: sf.min(ss),
+        speedup_high: sf.max(ss),
+    }
+}
+
+impl HandoffRange {
+    /// One line: both ends, which is which, how often the slow one.
+    pub fn describe(&self, unit: Unit) -> String {
+        format!(
+            "{:.2}× with the fast state's handoff {} and enqueue {}, {:.2}× with the slow state's {} and {} ({:.0} % of the handoff's windows slow): this machine's costs flip between two states",
+            self.predicted_speedup_fast,
+            human(self.handoff_fast, unit),
+            human(self.enqueue_fast, unit),
+            self.predicted_speedup_slow,
+            human(self.handoff_slow, unit),
+            human(self.enqueue_slow, unit),
+            self.slow_share * 100.0
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+
+    /// `main` calls `Lexer.next` (value-returning: the caller waits) 10 times, 1 µs each,
+    /// with 1 µs of its own work between.
+    fn chain() -> (Loaded, Plan, tempfile::NamedTempFile) {
+        let mut f = tempfile::Builder::new().suffix(".dtf").tempfile().unwrap();
+        writeln!(f, "##### revy-trace 1 unit=ns lang=java pid=1").unwrap();
+        writeln!(f, "<Msg cls=Main oid=0 mth=main sgn=!! size=8 tid=1 t=0>").unwrap();
+        for i in 0..10u64 {
+            let t = 1_000 + i * 2_000;
+            writeln!(
+                f,
+                "<Msg cls=Lexer oid=1 mth=next sgn=!! size=8 tid=1 t={t}>"
+            )
+            .unwrap();
+            writeln!(
+                f,
+                "</Msg cls=Lexer oid=1 mth=next sgn=!! tid=1 t={}>",
+                t + 1_000
+            )
+            .unwrap();
+        }
+        writeln!(f, "</Msg cls=Main oid=0 mth=main sgn=!! tid=1 t=21000>").unwrap();
+        writeln!(f, "##### end events=0").unwrap();
+        f.flush().unwrap();
+        let l = super::super::load(&[f.path().to_path_buf()], false, None).unwrap();
+        let mut plan = Plan::default();
+        super::super::plan::add_pattern(&l.tree, &mut plan, "Lexer").unwrap();
+        (l, plan, f)
+    }
+
+    fn at(handoff: f64) -> Params {
+        Params {
+            cores: 2,
+            handoff,
+            enqueue: 100.0,
+            wake: 100.0,
+            post: 10.0,
+            take: 100.0,
+            latency: 0.0,
+            bandwidth: None,
+        }
+    }
+
+    #[test]
+    fn a_synchronous_chain_loses_more_at_the_slow_end() {
+        let (l, plan, _f) = chain();
+        let r = predict_range(&l, &plan, &at(2_000.0), &at(15_000.0), 0.3);
+        // 10 round trips of 2 handoffs against 21 µs: 21 / (21 + 40) and 21 / (21 + 300).
+        assert!(
+            (r.predicted_speedup_fast - 21.0 / 61.0).abs() < 0.02,
+            "{r:?}"
+        );
+        assert!(
+            (r.predicted_speedup_slow - 21.0 / 321.0).abs() < 0.01,
+            "{r:?}"
+        );
+        assert_eq!(
+            (r.speedup_low, r.speedup_high),
+            (r.predicted_speedup_slow, r.predicted_speedup_fast)
+        );
+        assert_eq!(
+            (r.handoff_fast, r.handoff_slow, r.slow_share),
+            (2_000.0, 15_000.0, 0.3)
+        );
+        let text = r.describe(Unit::Ns);
+        assert!(
+            text.contains("0.07× with the slow state's 15.0 µs and 100 ns (30 %"),
+            "{text}"
+        );
+    }
+}

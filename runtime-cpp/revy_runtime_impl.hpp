@@ -113,6 +113,9 @@ using Atom = std::atomic<T>;
 #endif
 
 enum { kBufCap = 64 * 1024 };
+// Flushed blocks of a thread whose place in the file is kept for late patches (4 MiB of
+// events behind the buffer: a constructor that long still gets its start's ID and its class).
+enum { kFlushedKept = 64 };
 enum { kMaxEvent = 48 };  // kind byte + four 10-byte varints, rounded up
 enum { kTailRoom = 24 };  // kept free under max_size for the T and E records
 // Event kinds of the compact trace form (annotator/trace/FORMAT.md).
@@ -258,6 +261,10 @@ struct ThreadBuf {
     std::uint64_t last;  // time of the previous event
     std::uint64_t tid;
     std::uint64_t gen;  // number of flushes so far (a pending Crt is patchable while unchanged)
+    // Where the latest kFlushedKept blocks' events went in the file (0: not written), by
+    // generation: a patch that comes after its event's flush rewrites the file instead.
+    std::uint64_t flushed_gen[kFlushedKept];
+    std::uint64_t flushed_at[kFlushedKept];
     ThreadBuf* next;
     ThreadBuf* prev;
     struct AggTable* agg;  // what this thread did not record (created on first need)
@@ -270,6 +277,8 @@ struct ThreadBuf {
           last(0),
           tid(0),
           gen(0),
+          flushed_gen(),
+          flushed_at(),
           next(nullptr),
           prev(nullptr),
           agg(nullptr),
@@ -297,6 +306,8 @@ template <typename Unused = void>
 struct Statics {
     static Hot hot;
     static Atom<std::uint8_t> class_defined[config::class_count + 1];
+    // where each class's C record went in the file (read and written under the lock)
+    static std::uint64_t class_at[config::class_count + 1];
     static Atom<std::uint8_t> method_defined[config::method_count + 1];
     // Methods that stopped producing events (TAU's rule, `[trace] throttle_*`).
     static Atom<std::uint8_t> throttled[config::method_count + 1];
@@ -307,6 +318,8 @@ template <typename Unused>
 Hot Statics<Unused>::hot = {{kUninit}, {1}, {1}, {2}, 0, 0, 0, 0};
 template <typename Unused>
 Atom<std::uint8_t> Statics<Unused>::class_defined[config::class_count + 1];
+template <typename Unused>
+std::uint64_t Statics<Unused>::class_at[config::class_count + 1];
 template <typename Unused>
 Atom<std::uint8_t> Statics<Unused>::method_defined[config::method_count + 1];
 template <typename Unused>
@@ -505,17 +518,22 @@ inline std::size_t block_head(std::uint8_t* h, std::uint64_t tid, std::uint64_t 
     return n;
 }
 
-inline void write_block_locked(Global& G, std::uint64_t tid, std::uint64_t base,
-                               std::uint32_t count, const std::uint8_t* data, std::uint32_t len) {
-    if (count == 0 || !writable_locked(G)) return;
+// Returns where the events went in the file (0: not written).
+inline std::uint64_t write_block_locked(Global& G, std::uint64_t tid, std::uint64_t base,
+                                        std::uint32_t count, const std::uint8_t* data,
+                                        std::uint32_t len) {
+    if (count == 0 || !writable_locked(G)) return 0;
     std::uint8_t h[48];
     std::size_t n = block_head(h, tid, base, count, len);
+    std::uint64_t at = G.bytes + n;
     // The block that crosses the limit is written whole, and so are blocks after it: they
     // hold only events begun before it (other threads' buffered starts, ends of calls whose
     // starts are recorded), so every recorded start has its end and every call is either
     // an event or aggregated.
-    if (emit_locked(G, h, n, data, len)) G.events += count;
+    bool ok = emit_locked(G, h, n, data, len);
+    if (ok) G.events += count;
     if (!G.truncated && !fits_locked(G, 0)) truncate_locked(G);
+    return ok && !G.out.failed ? at : 0;
 }
 
 // A definition-like record: tag, up to two varints, up to two strings.
@@ -1092,8 +1110,10 @@ REVY_HOT ThreadState* tls_if() { return &tls(); }
 
 inline void flush_locked(Global& G, ThreadBuf* b) {
     std::uint64_t st = b->state.load(std::memory_order_relaxed);
-    write_block_locked(G, b->tid, b->base, static_cast<std::uint32_t>(st >> 32), b->data,
-                       static_cast<std::uint32_t>(st & 0xffffffffu));
+    std::uint64_t at = write_block_locked(G, b->tid, b->base, static_cast<std::uint32_t>(st >> 32),
+                                          b->data, static_cast<std::uint32_t>(st & 0xffffffffu));
+    b->flushed_gen[b->gen % kFlushedKept] = b->gen;
+    b->flushed_at[b->gen % kFlushedKept] = at;
     b->gen++;
     b->state.store(0, std::memory_order_release);
 }
@@ -1186,6 +1206,7 @@ inline void fork_child() {
         mine->next = mine->prev = nullptr;
         mine->state.store(0, std::memory_order_relaxed);
         mine->gen++;
+        for (int i = 0; i < kFlushedKept; ++i) mine->flushed_at[i] = 0;  // the parent's file
         agg_free(mine->agg);  // the parent's: it writes them
         mine->agg = nullptr;
         fault_free(mine->faults);
@@ -1317,6 +1338,7 @@ inline void define_class_locked(Global& G, std::uint32_t cls) {
     if (cls > config::class_count ||
         !Statics<>::class_defined[cls].load(std::memory_order_relaxed)) {
         const std::uint64_t c64 = cls;
+        if (cls <= config::class_count) Statics<>::class_at[cls] = G.bytes;
         write_record_locked(G, 'C', &c64, nullptr, name, nullptr);
         if (cls <= config::class_count)
             Statics<>::class_defined[cls].store(1, std::memory_order_release);
@@ -2852,9 +2874,49 @@ inline void crt_patchable(std::uint32_t cls, std::uint64_t oid, std::uint64_t si
     commit(buf, len, count, n, now_ns());
 }
 
+// A patch of an event that already left the buffer: the `n` bytes at offset `pos` of the
+// events buffer `b` flushed as generation `gen` are rewritten in the file (same width), so the
+// trace reads exactly as if the patch had come in time, wherever the flush fell. False when
+// that block's place is unknown (more than kFlushedKept flushes ago, not written, another
+// process's file after a fork, a failed write, no POSIX) or, `cls` given (not ~0u), when the
+// class's C record comes after that block (a reader must meet it first).
+REVY_COLD bool patch_flushed(const ThreadBuf* b, std::uint64_t gen, std::uint32_t pos,
+                             const std::uint8_t* p, std::size_t n, std::uint32_t cls) {
+#if REVY_POSIX
+    ErrnoKeep keep;
+    Global& G = g();
+    G.lock.lock();
+    std::uint64_t at = b->flushed_gen[gen % kFlushedKept] == gen ? b->flushed_at[gen % kFlushedKept] : 0;
+    bool ok = at && writable_locked(G) && !G.out.failed;
+    if (ok && cls != ~0u) {
+        define_class_locked(G, cls);
+        ok = cls <= config::class_count && Statics<>::class_at[cls] < at;
+    }
+    if (ok) {
+        ssize_t w;
+        do w = ::pwrite(G.out.fd, p, n, static_cast<off_t>(at + pos));
+        while (w < 0 && errno == EINTR);
+        ok = w == static_cast<ssize_t>(n);
+    }
+    G.lock.unlock();
+    return ok;
+#else
+    (void)b, (void)gen, (void)pos, (void)p, (void)n, (void)cls;
+    return false;
+#endif
+}
+
 // The derived part of object `oid` is complete: its Crt now names `cls` with `size`.
-// Returns false when the event already left the buffer (it then keeps the earlier class).
+// Returns false when that could not be written (the Crt then keeps the earlier class).
 inline Pending* pending_of(ThreadState& ts, std::uint64_t oid);
+inline bool crt_upgrade_flushed(const Pending& e, std::uint32_t cls, std::uint64_t size) {
+    std::uint8_t p[5 + 10 + 5];
+    put_v5(p, cls);
+    std::size_t n = 5 + put_v(p + 5, e.oid);
+    if (e.pos + n != e.size_pos) return false;  // not the layout crt_patchable wrote
+    put_v5(p + n, size);
+    return patch_flushed(e.buf, e.gen, e.pos, p, n + 5, cls);
+}
 inline bool crt_upgrade(std::uint32_t cls, std::uint64_t oid, std::uint64_t size, bool final) {
     ThreadState& ts = tls();
     if (Pending* p = pending_of(ts, oid)) {  // the newest first: the object just made
@@ -2864,6 +2926,8 @@ inline bool crt_upgrade(std::uint32_t cls, std::uint64_t oid, std::uint64_t size
             define_class(cls);  // the C record precedes the block holding the event
             put_v5(e.buf->data + e.pos, cls);
             put_v5(e.buf->data + e.size_pos, size);
+        } else if (e.buf == ts.buf && crt_upgrade_flushed(e, cls, size)) {
+            ok = true;  // flushed since: rewritten in the file (and patchable there again)
         }
         if (final || !ok) e.buf = nullptr;
         return ok;
@@ -3137,8 +3201,13 @@ inline bool ctor_bind(std::uint32_t mid, const volatile void* self, std::uint64_
     for (unsigned i = ts.ctor_top; i-- > 0;) {
         CtorPending& c = ts.ctor[i];
         if (c.self != self || c.mid != mid) continue;
-        if (c.buf && c.buf == ts.buf && c.gen == c.buf->gen) put_v5(c.buf->data + c.pos, oid);
-        else if (c.buf) oid = 0;
+        if (c.buf && c.buf == ts.buf && c.gen == c.buf->gen) {
+            put_v5(c.buf->data + c.pos, oid);
+        } else if (c.buf) {  // flushed since: the placeholder is filled in in the file
+            std::uint8_t v[5];
+            put_v5(v, oid);
+            if (c.buf != ts.buf || !patch_flushed(c.buf, c.gen, c.pos, v, 5, ~0u)) oid = 0;
+        }
         // the shadow stack's call takes the same ID, so the end finds it
         if (c.frame < ts.depth && ts.frames[c.frame].mid == mid) {
             Frame& f = ts.frames[c.frame];

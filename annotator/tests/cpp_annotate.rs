@@ -1044,3 +1044,109 @@ int main() {
         assert_eq!(by, want, "run {run}");
     }
 }
+
+/// A creation is credited to its most-derived class, and a constructor's start (logged
+/// before its initialisers) gets its object's ID, even when the constructor logged more
+/// events than the buffer keeps for patching (issue 34): `Big`'s initialiser and `Deep`'s
+/// base's body each run 20,000 recorded calls (more than the 64 KiB buffer holds) between the root's Crt (or the start) and the
+/// derived part. Before, the Crt left the buffer first: `Crt cls=z::Base`, and the starts and
+/// ends of `Big::Big` / `Deep::Deep` had oid 0, every run.
+#[test]
+fn long_constructors_keep_their_class_and_oid() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(
+        dir.join("src/main.cpp"),
+        r#"#include <cstdio>
+namespace z {
+class Step {
+public:
+    int bump(int x) { return x + 1; }
+    static int many(int n) {
+        Step s;
+        int v = 0;
+        for (int i = 0; i < n; ++i) v = s.bump(v);
+        return v;
+    }
+};
+class Base {
+public:
+    virtual ~Base() {}
+    int k() const { return k_; }
+protected:
+    explicit Base(int n) : k_(n) {
+        if (n > 1) k_ = Step::many(n);
+    }
+private:
+    int k_;
+};
+class Big : public Base {
+public:
+    explicit Big(int n) : Base(1), v_(Step::many(n)) {}
+    int v() const { return v_; }
+private:
+    int v_;
+};
+class Deep : public Base {
+public:
+    explicit Deep(int n) : Base(n), w_(2) {}
+    int w() const { return w_; }
+private:
+    int w_;
+};
+}
+int main() {
+    long sum = 0;
+    for (int i = 0; i < 12; ++i) {
+        z::Big b(i % 3 ? 20000 : 5);
+        z::Deep d(i % 2 ? 20000 : 5);
+        sum += b.v() + b.k() + d.w() + d.k();
+    }
+    std::printf("%ld\n", sum);
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("revy.toml"),
+        "[project]\nname = \"longctor\"\nsources = [\"src/*.cpp\"]\n\
+         build = \"g++ -std=c++17 -O1 -o longctor src/main.cpp\"\nrun = \"./longctor\"\n\
+         [annotate]\nmode = \"better\"\ninclude = [\"*\"]\n[trace]\npath = \".revy/traces\"\n\
+         throttle = false\n",
+    )
+    .unwrap();
+    common::revy_ok(dir, &["parse"]);
+    common::revy_ok(dir, &["annotate"]);
+    let b = sh(dir, "g++ -std=c++17 -O1 -o longctor src/main.cpp", &[]);
+    assert_eq!(b.code, 0, "{}", b.stderr);
+    for run in 0..3 {
+        let path = dir.join(format!("t{run}.rvt"));
+        let r = sh(dir, "./longctor", &[("REVY_TRACE", path.to_str().unwrap())]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let t = decode(&std::fs::read(&path).unwrap());
+        let mut by: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut zero: BTreeMap<String, usize> = BTreeMap::new();
+        for (_, _, e) in &t.events {
+            match e {
+                Ev::Crt { cls, .. } => *by.entry(t.classes[cls].as_str()).or_default() += 1,
+                Ev::Start { mth, oid: 0, .. } | Ev::End { mth, oid: 0, .. } => {
+                    let (cls, name, _) = &t.methods[mth];
+                    let cls = t.classes[cls].as_str();
+                    if cls == "z::Big" || cls == "z::Deep" {
+                        *zero.entry(format!("{cls}.{name}")).or_default() += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+        assert_eq!(by.get("z::Base"), None, "run {run}: {by:?}");
+        assert_eq!(by.get("z::Big"), Some(&12), "run {run}: {by:?}");
+        assert_eq!(by.get("z::Deep"), Some(&12), "run {run}: {by:?}");
+        assert!(zero.is_empty(), "run {run}: events with oid 0: {zero:?}");
+    }
+}

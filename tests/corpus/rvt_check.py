@@ -5,12 +5,16 @@ Crt/Dst pairing; aggregate (A) and throttle (X) records name defined methods, an
 they count are reported (recorded + aggregated = every call of the run). Prints one summary line per file; exit 1 if any file is unreadable.
 Events are decoded in the first DEEP bytes of block data (env RVT_DEEP, default 64 MiB; 0 =
 everything); past that, records are walked structurally (block headers and lengths, definitions).
+RVT_COUNTS=1 also prints, per file, the decoded creations per class and the starts with oid 0 per
+method of a class that has instances (its static methods, and a constructor whose start never got
+its object's ID), for comparing two runs (issue 34).
 Usage: rvt_check.py FILE..."""
 import os
 import sys
 
 
 DEEP = int(os.environ.get('RVT_DEEP', str(64 << 20)))
+COUNTS = os.environ.get('RVT_COUNTS') == '1'
 
 
 class Bad(Exception):
@@ -52,6 +56,7 @@ def check(path):
     classes, methods, threads = {}, {}, {}
     stacks = {}
     live = {}
+    by_class, zero_starts = {}, {}
     header = None
     events = crt = dst = msgs = 0
     agg_calls = 0
@@ -104,6 +109,7 @@ def check(path):
                             raise Bad('oid %d created twice' % o)
                         live[o] = c
                         crt += 1
+                        by_class[c] = by_class.get(c, 0) + 1
                     elif kind == 2:
                         c, o = v(), v()
                         if c not in classes:
@@ -116,6 +122,8 @@ def check(path):
                             raise Bad('message of undefined method %d' % m)
                         stack.append((m, o))
                         msgs += 1
+                        if o == 0:
+                            zero_starts[m] = zero_starts.get(m, 0) + 1
                     elif kind in (4, 5):
                         m, o = v(), v()
                         if kind == 5:
@@ -199,6 +207,14 @@ def check(path):
         raise Bad('E says %d events, read %d' % (end, events + skipped))
     status = ('truncated at max_size, ' if truncated else '') + (
         'end' if end is not None else 'no end mark (killed?) after byte %d' % complete_to)
+    if COUNTS:
+        for c in sorted(by_class, key=lambda c: classes[c]):
+            print('%s: created %s %d' % (path, classes[c], by_class[c]))
+        for m in sorted(zero_starts, key=lambda m: (classes[methods[m][0]], methods[m][1:])):
+            if methods[m][0] in by_class:
+                print('%s: oid-0 starts %s.%s%s %d' % (path, classes[methods[m][0]],
+                                                        methods[m][1], methods[m][2],
+                                                        zero_starts[m]))
     # The trailing key=value pairs are what tests/corpus/java.sh reads.
     return ('%s: %d bytes, %d events (%d decoded: %d messages, %d Crt, %d Dst), %d classes, '
             '%d methods, %d threads, %s; events=%d truncated=%s aggregated=%d throttled=%d'

@@ -2886,7 +2886,8 @@ REVY_COLD bool patch_flushed(const ThreadBuf* b, std::uint64_t gen, std::uint32_
     ErrnoKeep keep;
     Global& G = g();
     G.lock.lock();
-    std::uint64_t at = b->flushed_gen[gen % kFlushedKept] == gen ? b->flushed_at[gen % kFlushedKept] : 0;
+    std::size_t k = static_cast<std::size_t>(gen % kFlushedKept);
+    std::uint64_t at = b->flushed_gen[k] == gen ? b->flushed_at[k] : 0;
     bool ok = at && writable_locked(G) && !G.out.failed;
     if (ok && cls != ~0u) {
         define_class_locked(G, cls);

@@ -341,7 +341,7 @@ final class RvBuf {
             int j = slot(mid, sMid);
             // one more call of a pending run of equal ones: one branch for the eight fields
             // (each a branch of its own cost ~1 ns more)
-            if (((r[j + 8] ^ child) | (r[j] ^ run(mid)) | (r[j + 2] ^ oid) | (r[j + 5] ^ f[i + SIZE]) | (r[j + 6] ^ a)
+            if (((r[j + 1] ^ child) | (r[j] ^ run(mid)) | (r[j + 2] ^ oid) | (r[j + 5] ^ f[i + SIZE]) | (r[j + 6] ^ a)
                     | (r[j + 3] ^ sMid) | (r[j + 4] ^ f[s + OID])) == 0L) {
                 depth = d;
                 f[s + CHILD] += a;
@@ -377,12 +377,14 @@ final class RvBuf {
         int j = slot(mid, sMid);
         untimed = true;
         RvAgg g = aggs();
-        // A folded run: its calls' edge folds without a probe (the instance table is full and
-        // one of the call's oids is newer than every key), so calls alike but for the oids
-        // (a loop over new objects) update one folded row as each call's own put would.
-        int fold = g.foldsNew(sOid, oid) ? 1 + RvAgg.folding(sOid, oid) : 0;
-        if (fold != 0 && ((r[j + 1] ^ fold) | (r[j] ^ run(mid)) | (r[j + 5] ^ size) | (r[j + 6] ^ a)
-                | (r[j + 8] ^ child) | (r[j + 3] ^ sMid)) == 0L) {
+        // A folded run: the call's edge and the run's (its first call's oids, with which its
+        // pending calls are put) both fold without a probe (the instance table is full, which
+        // it stays, and an oid of each is newer than every key) and alike (RvAgg.folding), so
+        // calls alike but for the oids (a loop over new objects) update one folded row as
+        // each call's own put would.
+        if (((r[j] ^ run(mid)) | (r[j + 5] ^ size) | (r[j + 6] ^ a) | (r[j + 1] ^ child) | (r[j + 3] ^ sMid)) == 0L
+                && g.foldsNew(sOid, oid) && g.foldsNew(r[j + 4], r[j + 2])
+                && RvAgg.folding(sOid, oid) == RvAgg.folding(r[j + 4], r[j + 2])) {
             r[j + 7]++;
             return;
         }
@@ -393,29 +395,27 @@ final class RvBuf {
         // it starts the run of slot j, whose pending calls are added first
         flushRun(j);
         r[j] = run(mid);
-        r[j + 1] = fold;
         r[j + 2] = oid;
         r[j + 3] = sMid;
         r[j + 4] = sOid;
         r[j + 5] = size;
         r[j + 6] = a;
         r[j + 7] = 0L;
-        r[j + 8] = child;
+        r[j + 1] = child;
     }
 
     // A run of counted calls alike (depth, method, receiver, caller, size, time, callees' time)
     // goes into the aggregates in one step: a counted call is then a frame push and pop.
     // RUNS runs are pending at once, by method and depth, so that calls taking turns (a loop
     // calling a() then b()) extend theirs: a table look-up per call was a sixth of a suite.
-    private static final int RUNS_BITS = 10, RUNS = 1 << RUNS_BITS;
+    private static final int RUNS = 1024;
     /** Longs per run. */
-    private static final int R = 9;
+    private static final int R = 8;
     /**
-     * Per run, R longs: depth << 32 | mid ({@link #run}; -1: none), 1 + the {@link
-     * RvAgg#folding} flags of a folded run's calls (0: not folded; {@link #endSlow}), oid,
-     * sender's MID slot (the root's: mid -1), sender oid, size, time, calls not yet in the
-     * aggregates (the run's first call is aggregated when the run starts), callees' time
-     * (their estimates: the same on every call of a loop's counted callees).
+     * Per run, R longs: mid ({@link #run}; -1: none), callees' time (their estimates: the
+     * same on every call of a loop's counted callees), oid, sender's MID slot (the root's:
+     * mid -1), sender oid, size, time, calls not yet in the aggregates (the run's first call
+     * is aggregated when the run starts; the pending ones are put with its oids).
      */
     private final long[] runs = newRuns();
 
@@ -433,7 +433,8 @@ final class RvBuf {
      * one in twenty, 19 M puts of the jsoup suite's 326 M counted calls, against 217 M).
      */
     private static int slot(int mid, long sMid) {
-        return ((mid * 0x9E3779B1 + (int) sMid * 0x85EBCA6B) >>> (32 - RUNS_BITS)) * R;
+        // mid is the generated code's constant: its product is folded at compile time
+        return ((mid * 0x9E3779B1 + (int) sMid) & (RUNS - 1)) * R;
     }
 
     private static long[] newRuns() {
@@ -459,7 +460,7 @@ final class RvBuf {
         }
         r[j + 7] = 0L;
         int s = (int) r[j + 3] + 1; // 0: the root
-        aggs().put(s, r[j + 4], (int) r[j], r[j + 2], n, r[j + 6], r[j + 6] - r[j + 8], r[j + 5]);
+        aggs().put(s, r[j + 4], (int) r[j], r[j + 2], n, r[j + 6], r[j + 6] - r[j + 1], r[j + 5]);
     }
 
     private void endTimed(int mid, long oid) {
@@ -617,8 +618,8 @@ final class RvBuf {
                     // another run in the slot, differing in one of its fields: each test of
                     // the run's match fails now and then
                     int k = (i >> 10) % 7;
-                    // (the root's run of method 0; its field 1 is endSlow's only)
-                    s.runs[slot(0, s.fr[MID]) + (k == 0 ? 0 : k == 6 ? 8 : k + 1)] ^= 1L;
+                    // (the root's run of method 0)
+                    s.runs[slot(0, s.fr[MID]) + (k == 0 ? 0 : k == 6 ? 1 : k + 1)] ^= 1L;
                 }
                 s.start(0, run, 8L); // counted at the root
                 s.end(0, run);

@@ -339,9 +339,10 @@ final class RvBuf {
             long[] r = runs;
             long sMid = f[s + MID]; // with the sender's flags
             int j = slot(mid, sMid);
-            // one more call of a pending run of equal ones: one branch for the eight fields
-            // (each a branch of its own cost ~1 ns more)
-            if (((r[j + 1] ^ child) | (r[j] ^ run(mid)) | (r[j + 2] ^ oid) | (r[j + 5] ^ f[i + SIZE]) | (r[j + 6] ^ a)
+            // one more call of a pending run of equal ones without callees (a run of calls
+            // with callees is extended by endSlow: its first field does not match here): one
+            // branch for the seven fields (each a branch of its own cost ~1 ns more)
+            if ((child | (r[j] ^ run(mid)) | (r[j + 2] ^ oid) | (r[j + 5] ^ f[i + SIZE]) | (r[j + 6] ^ a)
                     | (r[j + 3] ^ sMid) | (r[j + 4] ^ f[s + OID])) == 0L) {
                 depth = d;
                 f[s + CHILD] += a;
@@ -382,9 +383,11 @@ final class RvBuf {
         // it stays, and an oid of each is newer than every key) and alike (RvAgg.folding), so
         // calls alike but for the oids (a loop over new objects) update one folded row as
         // each call's own put would.
-        if (((r[j] ^ run(mid)) | (r[j + 5] ^ size) | (r[j + 6] ^ a) | (r[j + 1] ^ child) | (r[j + 3] ^ sMid)) == 0L
-                && g.foldsNew(sOid, oid) && g.foldsNew(r[j + 4], r[j + 2])
-                && RvAgg.folding(sOid, oid) == RvAgg.folding(r[j + 4], r[j + 2])) {
+        long id = child == 0L ? run(mid) : run(mid) | CALLEES;
+        boolean alike = ((r[j] ^ id) | (r[j + 5] ^ size) | (r[j + 6] ^ a) | (r[j + 1] ^ child) | (r[j + 3] ^ sMid)) == 0L;
+        if (alike && (((r[j + 2] ^ oid) | (r[j + 4] ^ sOid)) == 0L // with callees, or ...
+                || g.foldsNew(sOid, oid) && g.foldsNew(r[j + 4], r[j + 2])
+                && RvAgg.folding(sOid, oid) == RvAgg.folding(r[j + 4], r[j + 2]))) {
             r[j + 7]++;
             return;
         }
@@ -394,7 +397,7 @@ final class RvBuf {
         g.put((int) sMid + 1, sOid, mid, oid, 1L, a, a - child, size);
         // it starts the run of slot j, whose pending calls are added first
         flushRun(j);
-        r[j] = run(mid);
+        r[j] = id;
         r[j + 2] = oid;
         r[j + 3] = sMid;
         r[j + 4] = sOid;
@@ -411,6 +414,8 @@ final class RvBuf {
     private static final int RUNS = 1024;
     /** Longs per run. */
     private static final int R = 8;
+    /** The flag of a run of calls with callees in its first field (never extended inline). */
+    private static final long CALLEES = 1L << 32;
     /**
      * Per run, R longs: mid ({@link #run}; -1: none), callees' time (their estimates: the
      * same on every call of a loop's counted callees), oid, sender's MID slot (the root's:
@@ -419,7 +424,7 @@ final class RvBuf {
      */
     private final long[] runs = newRuns();
 
-    /** A run's first slot: its method (-1: none). */
+    /** A run's first field: its method (-1: none), with {@link #CALLEES} when its calls have callees. */
     private static long run(int mid) {
         return mid & 0xffffffffL;
     }

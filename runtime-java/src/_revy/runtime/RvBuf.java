@@ -407,10 +407,11 @@ final class RvBuf {
         r[j + 1] = child;
     }
 
-    // A run of counted calls alike (depth, method, receiver, caller, size, time, callees' time)
-    // goes into the aggregates in one step: a counted call is then a frame push and pop.
-    // RUNS runs are pending at once, by method and depth, so that calls taking turns (a loop
-    // calling a() then b()) extend theirs: a table look-up per call was a sixth of a suite.
+    // A run of counted calls alike (method, receiver, caller, size, time, callees' time) goes
+    // into the aggregates in one step: a counted call is then a frame push and pop. RUNS runs
+    // are pending at once, by method and sender ({@link #slot}), so that calls taking turns
+    // (a loop calling a() then b()) extend theirs: a table look-up per call was a sixth of a
+    // suite.
     private static final int RUNS = 1024;
     /** Longs per run. */
     private static final int R = 8;

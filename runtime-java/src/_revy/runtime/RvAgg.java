@@ -194,7 +194,7 @@ final class RvAgg {
     }
 
     /** A folded key's oids: 2 when the sender's is folded (not 0), 1 the receiver's. */
-    private static int folding(long so, long o) {
+    static int folding(long so, long o) {
         return (so == 0L ? 0 : 2) | (o == 0L ? 0 : 1);
     }
 
@@ -379,6 +379,16 @@ final class RvAgg {
     }
 
     /** No instance-level key can be added: this thread's, or the process's, bound is reached. */
+    /**
+     * Whether a put of oids {@code so} and {@code o} folds without a probe, as {@link #put}
+     * decides it: the table is full and one oid is newer than every key (the bounds no
+     * longer move once it is full). Its folded row then depends on the oids only through
+     * {@link #folding}.
+     */
+    boolean foldsNew(long so, long o) {
+        return sealed && (o > maxO || so > maxSo);
+    }
+
     private boolean full() {
         if (!sealed && (used >= THREAD_KEYS || KEYS.get() >= GLOBAL_KEYS)) {
             sealed = true;

@@ -316,7 +316,16 @@ final class RvBuf {
         }
     }
 
-    /** A call ends: a counted one without a clock read (small, to be inlined), else timed. */
+    /**
+     * A call ends. Inlined into the generated code at every exit (javac copies a finally
+     * block to each return and to the exception handler), so only the commonest case is here:
+     * a counted call that extends a pending run of alike ones (no clock, no table). Anything
+     * else is one call of {@link #endSlow}, which is over 325 bytes of bytecode (HotSpot's
+     * FreqInlineSize) so that the JIT never inlines it: inlined, the aggregate table's put
+     * and the timed end made every annotated method's compiled code several times larger,
+     * and a branch of the table turning (the table full, the first aggregate) deoptimised the
+     * program's biggest methods.
+     */
     void end(int mid, long oid) {
         int d = depth - 1;
         long[] f = fr;
@@ -324,18 +333,39 @@ final class RvBuf {
         // one branch for the frame's match, its flags with its method (the JIT's profile of
         // it is warmed, see SAMPLE); no open frame: the root's (no flags) does not match
         if (RvTable.THROTTLE_CALLS > 0L && ((f[i + MID] ^ countedSlot(mid)) | (f[i + OID] ^ oid)) == 0L) {
-            endCounted(f, i, d, mid, oid);
-            return;
+            long child = f[i + CHILD];
+            long a = Math.max(f[i + T], child);
+            int s = i - F; // the sender's frame, or the root's (mid -1, oid 0)
+            long[] r = runs;
+            long sMid = f[s + MID]; // with the sender's flags
+            int j = slot(mid, sMid);
+            // one more call of a pending run of equal ones without callees (a run of calls
+            // with callees is extended by endSlow: its first field does not match here): one
+            // branch for the seven fields (each a branch of its own cost ~1 ns more)
+            if ((child | (r[j] ^ run(mid)) | (r[j + 2] ^ oid) | (r[j + 5] ^ f[i + SIZE]) | (r[j + 6] ^ a)
+                    | (r[j + 3] ^ sMid) | (r[j + 4] ^ f[s + OID])) == 0L) {
+                depth = d;
+                f[s + CHILD] += a;
+                r[j + 7]++;
+                return;
+            }
         }
-        endTimed(mid, oid);
+        endSlow(mid, oid);
     }
 
     /**
-     * A counted call (frame {@code d} at {@code f[i]}) ends. A method of its own under 325
-     * bytes of bytecode (HotSpot's FreqInlineSize), so that the JIT inlines it and
-     * {@link #end} into the generated code.
+     * A call ends that {@link #end} did not finish: a counted call that extends no pending
+     * run (aggregated now, and it starts the run of its slot, or extends a folded run), or a
+     * timed one. Out of line (over FreqInlineSize: see {@link #end}).
      */
-    private void endCounted(long[] f, int i, int d, int mid, long oid) {
+    private void endSlow(int mid, long oid) {
+        int d = depth - 1;
+        long[] f = fr;
+        int i = at(d);
+        if (!(RvTable.THROTTLE_CALLS > 0L && ((f[i + MID] ^ countedSlot(mid)) | (f[i + OID] ^ oid)) == 0L)) {
+            endTimed(mid, oid);
+            return;
+        }
         depth = d;
         long child = f[i + CHILD];
         long a = Math.max(f[i + T], child);
@@ -343,34 +373,74 @@ final class RvBuf {
         f[s + CHILD] += a;
         long sMid = f[s + MID]; // with the sender's flags
         long sOid = f[s + OID];
-        // the common case: one more call of a pending run of equal ones (no callees)
+        long size = f[i + SIZE];
         long[] r = runs;
-        int j = ((mid * 31 + d) & (RUNS - 1)) * R;
-        // one branch for the seven fields (each a branch of its own cost ~1 ns more)
-        if ((child | (r[j] ^ run(d, mid)) | (r[j + 2] ^ oid) | (r[j + 5] ^ f[i + SIZE]) | (r[j + 6] ^ a)
-                | (r[j + 3] ^ sMid) | (r[j + 4] ^ sOid)) == 0L) {
+        int j = slot(mid, sMid);
+        untimed = true;
+        RvAgg g = aggs();
+        // A folded run: the call's edge and the run's (its first call's oids, with which its
+        // pending calls are put) both fold without a probe (the instance table is full, which
+        // it stays, and an oid of each is newer than every key) and alike (RvAgg.folding), so
+        // calls alike but for the oids (a loop over new objects) update one folded row as
+        // each call's own put would.
+        long id = child == 0L ? run(mid) : run(mid) | CALLEES;
+        boolean alike = ((r[j] ^ id) | (r[j + 5] ^ size) | (r[j + 6] ^ a) | (r[j + 1] ^ child) | (r[j + 3] ^ sMid)) == 0L;
+        if (alike && (((r[j + 2] ^ oid) | (r[j + 4] ^ sOid)) == 0L // with callees, or ...
+                || g.foldsNew(sOid, oid) && g.foldsNew(r[j + 4], r[j + 2])
+                && RvAgg.folding(sOid, oid) == RvAgg.folding(r[j + 4], r[j + 2]))) {
             r[j + 7]++;
             return;
         }
-        counted(d, a, child, j, sMid, sOid);
+        // aggregated now (its edge takes its place in the bounded edge table in call order,
+        // as the instances that keep their own rows are the first ones); the sender as the
+        // run compares it: its MID slot's low half, the root's -1
+        g.put((int) sMid + 1, sOid, mid, oid, 1L, a, a - child, size);
+        // it starts the run of slot j, whose pending calls are added first
+        flushRun(j);
+        r[j] = id;
+        r[j + 2] = oid;
+        r[j + 3] = sMid;
+        r[j + 4] = sOid;
+        r[j + 5] = size;
+        r[j + 6] = a;
+        r[j + 7] = 0L;
+        r[j + 1] = child;
     }
 
-    // A run of counted calls alike (depth, method, receiver, caller, size, time; no callees)
-    // goes into the aggregates in one step: a counted call is then a frame push and pop.
-    // RUNS runs are pending at once, by method and depth, so that calls taking turns (a loop
-    // calling a() then b()) extend theirs: a table look-up per call was a sixth of a suite.
-    private static final int RUNS = 16;
+    // A run of counted calls alike (method, receiver, caller, size, time, callees' time) goes
+    // into the aggregates in one step: a counted call is then a frame push and pop. RUNS runs
+    // are pending at once, by method and sender ({@link #slot}), so that calls taking turns
+    // (a loop calling a() then b()) extend theirs: a table look-up per call was a sixth of a
+    // suite.
+    private static final int RUNS = 1024;
     /** Longs per run. */
     private static final int R = 8;
+    /** The flag of a run of calls with callees in its first field (never extended inline). */
+    private static final long CALLEES = 1L << 32;
     /**
-     * Per run, R longs: depth << 32 | mid ({@link #run}; -1: none), unused, oid, sender's MID
-     * slot (the root's: mid -1), sender oid, size, time, calls not yet in the aggregates.
+     * Per run, R longs: mid ({@link #run}; -1: none), callees' time (their estimates: the
+     * same on every call of a loop's counted callees), oid, sender's MID slot (the root's:
+     * mid -1), sender oid, size, time, calls not yet in the aggregates (the run's first call
+     * is aggregated when the run starts; the pending ones are put with its oids).
      */
     private final long[] runs = newRuns();
 
-    /** A run's first slot: its depth and method in one long (one load and compare). */
-    private static long run(int d, int mid) {
-        return (long) d << 32 | (mid & 0xffffffffL);
+    /** A run's first field: its method (-1: none), with {@link #CALLEES} when its calls have callees. */
+    private static long run(int mid) {
+        return mid & 0xffffffffL;
+    }
+
+    /**
+     * Where the run of method {@code mid}'s calls from sender {@code sMid} (its MID slot)
+     * starts in {@link #runs}: by both, so that a method called in turn from two places, or
+     * methods called in turn from one, keep a run each (by method and depth, in 16 slots,
+     * nine in ten of a suite's counted calls that extended no run found another method's
+     * run in their slot; in 256 slots by method and sender, still one in seven: 1,024 left
+     * one in twenty, 19 M puts of the jsoup suite's 326 M counted calls, against 217 M).
+     */
+    private static int slot(int mid, long sMid) {
+        // mid is the generated code's constant: its product is folded at compile time
+        return ((mid * 0x9E3779B1 + (int) sMid) & (RUNS - 1)) * R;
     }
 
     private static long[] newRuns() {
@@ -379,29 +449,6 @@ final class RvBuf {
             r[j] = -1L;
         }
         return r;
-    }
-
-    /**
-     * A counted call that extends no run: aggregated now (its edge takes its place in the
-     * bounded edge table in call order, as the instances that keep their own rows are the
-     * first ones), and it starts the run of slot j, whose pending calls are added first.
-     */
-    private void counted(int d, long a, long child, int j, long sMid, long sOid) {
-        untimed = true;
-        // the sender as the run compares it: its MID slot's low half, the root's -1
-        aggs().put((int) sMid + 1, sOid, mid(d), oid(d), 1L, a, a - child, size(d));
-        if (child != 0L) {
-            return;
-        }
-        long[] r = runs;
-        flushRun(j);
-        r[j] = run(d, mid(d));
-        r[j + 2] = oid(d);
-        r[j + 3] = sMid;
-        r[j + 4] = sOid;
-        r[j + 5] = size(d);
-        r[j + 6] = a;
-        r[j + 7] = 0L;
     }
 
     /** Adds the pending runs of counted calls to the aggregates (before they are read). */
@@ -419,7 +466,7 @@ final class RvBuf {
         }
         r[j + 7] = 0L;
         int s = (int) r[j + 3] + 1; // 0: the root
-        aggs().put(s, r[j + 4], (int) r[j], r[j + 2], n, r[j + 6], r[j + 6], r[j + 5]);
+        aggs().put(s, r[j + 4], (int) r[j], r[j + 2], n, r[j + 6], r[j + 6] - r[j + 1], r[j + 5]);
     }
 
     private void endTimed(int mid, long oid) {
@@ -576,8 +623,9 @@ final class RvBuf {
                 if ((i & 1023) == 512) {
                     // another run in the slot, differing in one of its fields: each test of
                     // the run's match fails now and then
-                    int k = (i >> 10) % 6;
-                    s.runs[k == 0 ? 0 : k + 1] ^= 1L; // slot 1 is unused
+                    int k = (i >> 10) % 7;
+                    // (the root's run of method 0)
+                    s.runs[slot(0, s.fr[MID]) + (k == 0 ? 0 : k == 6 ? 1 : k + 1)] ^= 1L;
                 }
                 s.start(0, run, 8L); // counted at the root
                 s.end(0, run);

@@ -106,9 +106,9 @@ struct AggEdge;  // a slot of the thread's aggregate table (the implementation)
 // mid + 1 and oid, receiver oid; kAnyFresh: folded into the class), and what its calls added
 // since they last went to the table (`counted_settle`).
 struct CountedEdge {
-    std::uint64_t so, o;
     std::uint32_t s;    // kNoEdge: unused
     std::uint32_t gen;  // `x` is the edge's slot while the table's growths are `gen`
+    std::uint64_t so, o;
     AggEdge* x;
     std::uint64_t n, agg, net, size;  // calls, their times, net times and sizes
 };
@@ -189,20 +189,18 @@ REVY_ALWAYS_INLINE std::uint32_t push_counted(HotThread& h, std::uint32_t mid, s
 REVY_ALWAYS_INLINE CountedEdge* counted_way(const HotThread& h, Counted& c, std::uint32_t s,
                                             std::uint64_t so, std::uint32_t r,
                                             std::uint64_t oid) noexcept {
-    for (unsigned k = 0; k < kWays; ++k) {
-        CountedEdge& w = c.way[k];
-        if (w.o == oid && w.so == so && w.s == s) return &w;
-    }
     const std::uint64_t fso = so ? kAnyFresh : 0, fo = oid ? kAnyFresh : 0;
-    if (!h.fold_from || (fso == so && fo == oid)) return nullptr;
+    CountedEdge* fold = nullptr;
     for (unsigned k = 0; k < kWays; ++k) {
         CountedEdge& w = c.way[k];
-        if (w.o != fo || w.so != fso || w.s != s) continue;
-        if (oid >= h.fold_from) return &w;
-        const std::uint32_t b = agg_seen_bit(agg_hash(s, so, r, oid));
-        return (h.seen[b / 64] >> (b % 64)) & 1u ? nullptr : &w;
+        if (w.s != s) continue;
+        if (w.o == oid && w.so == so) return &w;
+        if (w.o == fo && w.so == fso) fold = &w;
     }
-    return nullptr;
+    if (!fold || !h.fold_from) return nullptr;
+    if (oid >= h.fold_from) return fold;
+    const std::uint32_t b = agg_seen_bit(agg_hash(s, so, r, oid));
+    return (h.seen[b / 64] >> (b % 64)) & 1u ? nullptr : fold;
 }
 
 // Ends frame `d - 1` (`d`: the depth its start returned, or the thread's), a call of throttled

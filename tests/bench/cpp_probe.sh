@@ -14,6 +14,8 @@
 # The annotated variants use the runtime's shared form (the library `revy annotate` builds);
 # HEADER_ONLY=1 adds better-h / faster-h, the same annotated with REVY_CPP_RUNTIME=header (the
 # implementation compiled into the program, as before the runtime split).
+# REVY_B=<another revy> adds better-b / faster-b, the same annotated by that revy (e.g. main's,
+# for a runtime change's A/B in one run).
 # Targets: recorded ≤ 1.0× the hook; counted (THROTTLE=on) ≤ 5 ns added per call.
 set -euo pipefail
 N=${1:-30000000}
@@ -96,8 +98,14 @@ if [ -n "${HEADER_ONLY:-}" ]; then
   variants="$variants better-h faster-h"
   builds="$builds better-h faster-h"
 fi
+if [ -n "${REVY_B:-}" ]; then
+  variants="$variants better-b faster-b"
+  builds="$builds better-b faster-b"
+fi
 for v in $builds; do
-  mode=${v%-h}
+  mode=${v%-[hb]}
+  rv=$REVY
+  [ "$v" = "$mode-b" ] && rv=$REVY_B
   d=$tmp/$v
   cp -r "$tmp/src" "$d"
   cat > "$d/revy.toml" <<EOF
@@ -115,8 +123,8 @@ max_size = "8GiB"
 $throttle_line
 EOF
   form=shared
-  [ "$v" = "$mode" ] || form=header
-  (cd "$d" && "$REVY" parse > /dev/null && REVY_CPP_RUNTIME=$form "$REVY" annotate --$mode > /dev/null)
+  [ "$v" = "$mode-h" ] && form=header
+  (cd "$d" && "$rv" parse > /dev/null && REVY_CPP_RUNTIME=$form "$rv" annotate --$mode > /dev/null)
   $CXX -o "$tmp/$v.bin" "$d/bench.cc" "$d/counter.cc"
 done
 

@@ -123,6 +123,7 @@ struct Counted {
     std::uint64_t* ring;    // sampled call times (allocated on the first sample)
     std::uint32_t sampled;  // samples written to `ring`
     std::uint32_t next;     // the way a new edge takes when every way is used
+    std::uint64_t ranged;   // `est` when a leaf call's time is in the ranges (0: not yet)
     CountedEdge way[kWays];
 };
 constexpr std::uint64_t kAnyFresh = ~std::uint64_t(0);  // the trace's folded oid
@@ -203,37 +204,28 @@ REVY_ALWAYS_INLINE CountedEdge* counted_way(const HotThread& h, Counted& c, std:
     return (h.seen[b / 64] >> (b % 64)) & 1u ? nullptr : fold;
 }
 
-// Ends frame `d - 1` (`d`: the depth its start returned, or the thread's), a call of throttled
-// method `mid` on `oid`, when it is the top and its edge is one of the method's ways: its time
+// Counts the call of frame `f` (depth `d`, caller `p`) on way `w` of its method's `c`: its time
 // the estimate, at least its callees' (`child`), as the runtime's `pop_estimated` takes it.
-// False otherwise (the runtime ends it). Taking the depth from the start, not from the
-// thread's state, keeps a store-to-load round trip off the path from one call to the next.
-REVY_ALWAYS_INLINE bool end_counted(HotThread& h, std::uint32_t mid, std::uint64_t oid,
-                                    std::uint32_t d) noexcept {
-    if (!d || h.depth != d || mid >= h.cnt_len) return false;
-    Frame& f = h.frames[d - 1];
-    if (f.rec != kEstimated || f.mid != mid || f.oid != oid) return false;
-    Counted& c = h.cnt[mid];
-    if (!c.est) return false;
-    Frame* p = d > 1 ? &h.frames[d - 2] : nullptr;
-    const std::uint32_t s = p ? p->mid + 1 : 0;
-    const std::uint64_t so = p ? p->oid : 0;
-    if (p && !so && h.ctor_top) return false;  // maybe a constructor's (the runtime's ctor_stash)
-    CountedEdge* w = counted_way(h, c, s, so, mid + 1, oid);
-    if (!w) return false;
+// A leaf call's time and net time are the estimate: their ranges take it once per estimate
+// (`ranged`) instead of four tests a call.
+REVY_ALWAYS_INLINE void count_on(HotThread& h, Counted& c, CountedEdge& w, const Frame& f,
+                                 Frame* p, std::uint32_t d) noexcept {
     const std::uint64_t e = c.est - 1;
     const std::uint64_t agg = f.child > e ? f.child : e, net = agg - f.child;
     h.depth = d - 1;
-    w->n += 1;
-    w->agg += agg;
-    w->net += net;
-    w->size += f.size;
-    if (agg < c.agg_min || agg > c.agg_max || net < c.net_min || net > c.net_max ||
-        f.size < c.size_min || f.size > c.size_max) {
+    w.n += 1;
+    w.agg += agg;
+    w.net += net;
+    w.size += f.size;
+    if (f.child ? agg < c.agg_min || agg > c.agg_max || net < c.net_min || net > c.net_max
+                : c.ranged != c.est) {
+        c.ranged = f.child ? c.ranged : c.est;
         c.agg_min = agg < c.agg_min ? agg : c.agg_min;
         c.agg_max = agg > c.agg_max ? agg : c.agg_max;
         c.net_min = net < c.net_min ? net : c.net_min;
         c.net_max = net > c.net_max ? net : c.net_max;
+    }
+    if (f.size < c.size_min || f.size > c.size_max) {
         c.size_min = f.size < c.size_min ? f.size : c.size_min;
         c.size_max = f.size > c.size_max ? f.size : c.size_max;
     }
@@ -241,7 +233,52 @@ REVY_ALWAYS_INLINE bool end_counted(HotThread& h, std::uint32_t mid, std::uint64
         p->child += agg;
         if (p->rec == kRecorded) p->hidden += agg;
     }
+}
+
+enum { kNotCounted = 0, kCounted = 1, kOtherWay = 2 };
+
+// Ends frame `d - 1` (`d`: the depth its start returned, or the thread's), a call of throttled
+// method `mid` on `oid`, when it is the top and on the edge of its method's first way:
+// kCounted. kOtherWay: the top, but see `end_counted_ways`; kNotCounted: the runtime ends it.
+// Taking the depth from the start, not from the thread's state, keeps a store-to-load round
+// trip off the path from one call to the next.
+REVY_ALWAYS_INLINE int end_counted_first(HotThread& h, std::uint32_t mid, std::uint64_t oid,
+                                         std::uint32_t d) noexcept {
+    if (!d || h.depth != d || mid >= h.cnt_len) return kNotCounted;
+    Frame& f = h.frames[d - 1];
+    if (f.rec != kEstimated || f.mid != mid || f.oid != oid) return kNotCounted;
+    Counted& c = h.cnt[mid];
+    Frame* p = d > 1 ? &h.frames[d - 2] : nullptr;
+    CountedEdge& w = c.way[0];
+    // (a way is only kept with an estimate: `est` is not 0 when one matches)
+    if (w.o != oid || w.so != (p ? p->oid : 0) || w.s != (p ? p->mid + 1 : 0) ||
+        (p && !p->oid && h.ctor_top))
+        return kOtherWay;
+    count_on(h, c, w, f, p, d);
+    return kCounted;
+}
+
+// The same call (end_counted_first said kOtherWay) on another of the method's edges (see
+// `counted_way`): counted, or false. A sender without an ID while a constructor waits for
+// its own may be that constructor: the runtime's ctor_stash keeps such edges.
+REVY_OUT_OF_LINE bool end_counted_ways(HotThread& h, std::uint32_t mid, std::uint32_t d) noexcept {
+    Frame& f = h.frames[d - 1];
+    Counted& c = h.cnt[mid];
+    Frame* p = d > 1 ? &h.frames[d - 2] : nullptr;
+    const std::uint32_t s = p ? p->mid + 1 : 0;
+    const std::uint64_t so = p ? p->oid : 0;
+    if (p && !so && h.ctor_top) return false;
+    CountedEdge* w = counted_way(h, c, s, so, mid + 1, f.oid);
+    if (!w) return false;
+    count_on(h, c, *w, f, p, d);
     return true;
+}
+
+// Both: whether the call was counted (the runtime's entry points ask this).
+REVY_ALWAYS_INLINE bool end_counted(HotThread& h, std::uint32_t mid, std::uint64_t oid,
+                                    std::uint32_t d) noexcept {
+    int r = end_counted_first(h, mid, oid, d);
+    return r == kCounted || (r == kOtherWay && end_counted_ways(h, mid, d));
 }
 
 // The runtime's entry points, as the shared library exports them (`revy_runtime_api_1`).
@@ -487,12 +524,23 @@ struct Probe {
     static REVY_OUT_OF_LINE void end(std::uint32_t mid, std::uint64_t oid,
                                      std::uint32_t d) noexcept {
 #if defined(REVY_INLINE_COUNTED)
-        if (config::throttle_calls && d && end_counted(*ThreadRef<>::h, mid, oid, d)) return;
+        if (config::throttle_calls && d) {
+            int r = end_counted_first(*ThreadRef<>::h, mid, oid, d);
+            if (r == kCounted) return;
+            if (r == kOtherWay) return other(mid, oid, d);  // (a tail call: no saves here)
+        }
 #else
         (void)d;
 #endif
         log_end(mid, oid);
     }
+#if defined(REVY_INLINE_COUNTED)
+    // A counted call on another of its method's edges, else logged.
+    static REVY_OUT_OF_LINE void other(std::uint32_t mid, std::uint64_t oid,
+                                       std::uint32_t d) noexcept {
+        if (!end_counted_ways(*ThreadRef<>::h, mid, d)) log_end(mid, oid);
+    }
+#endif
 };
 }  // namespace detail
 

@@ -123,7 +123,6 @@ struct Counted {
     std::uint64_t* ring;    // sampled call times (allocated on the first sample)
     std::uint32_t sampled;  // samples written to `ring`
     std::uint32_t next;     // the way a new edge takes when every way is used
-    std::uint64_t ranged;   // `est` when a leaf call's time is in the ranges (0: not yet)
     CountedEdge way[kWays];
 };
 constexpr std::uint64_t kAnyFresh = ~std::uint64_t(0);  // the trace's folded oid
@@ -206,8 +205,6 @@ REVY_ALWAYS_INLINE CountedEdge* counted_way(const HotThread& h, Counted& c, std:
 
 // Counts the call of frame `f` (depth `d`, caller `p`) on way `w` of its method's `c`: its time
 // the estimate, at least its callees' (`child`), as the runtime's `pop_estimated` takes it.
-// A leaf call's time and net time are the estimate: their ranges take it once per estimate
-// (`ranged`) instead of four tests a call.
 REVY_ALWAYS_INLINE void count_on(HotThread& h, Counted& c, CountedEdge& w, const Frame& f,
                                  Frame* p, std::uint32_t d) noexcept {
     const std::uint64_t e = c.est - 1;
@@ -217,18 +214,13 @@ REVY_ALWAYS_INLINE void count_on(HotThread& h, Counted& c, CountedEdge& w, const
     w.agg += agg;
     w.net += net;
     w.size += f.size;
-    if (f.child ? agg < c.agg_min || agg > c.agg_max || net < c.net_min || net > c.net_max
-                : c.ranged != c.est) {
-        c.ranged = f.child ? c.ranged : c.est;
-        c.agg_min = agg < c.agg_min ? agg : c.agg_min;
-        c.agg_max = agg > c.agg_max ? agg : c.agg_max;
-        c.net_min = net < c.net_min ? net : c.net_min;
-        c.net_max = net > c.net_max ? net : c.net_max;
-    }
-    if (f.size < c.size_min || f.size > c.size_max) {
-        c.size_min = f.size < c.size_min ? f.size : c.size_min;
-        c.size_max = f.size > c.size_max ? f.size : c.size_max;
-    }
+    // (no branches: compiled into every translation unit, they cost more to compile)
+    c.agg_min = agg < c.agg_min ? agg : c.agg_min;
+    c.agg_max = agg > c.agg_max ? agg : c.agg_max;
+    c.net_min = net < c.net_min ? net : c.net_min;
+    c.net_max = net > c.net_max ? net : c.net_max;
+    c.size_min = f.size < c.size_min ? f.size : c.size_min;
+    c.size_max = f.size > c.size_max ? f.size : c.size_max;
     if (p) {
         p->child += agg;
         if (p->rec == kRecorded) p->hidden += agg;
@@ -524,23 +516,16 @@ struct Probe {
     static REVY_OUT_OF_LINE void end(std::uint32_t mid, std::uint64_t oid,
                                      std::uint32_t d) noexcept {
 #if defined(REVY_INLINE_COUNTED)
-        if (config::throttle_calls && d) {
-            int r = end_counted_first(*ThreadRef<>::h, mid, oid, d);
-            if (r == kCounted) return;
-            if (r == kOtherWay) return other(mid, oid, d);  // (a tail call: no saves here)
-        }
+        // (a call on another of the method's edges: the library's end counts it, without
+        // its table; that code inline made every translation unit costlier to compile)
+        if (config::throttle_calls && d &&
+            end_counted_first(*ThreadRef<>::h, mid, oid, d) == kCounted)
+            return;
 #else
         (void)d;
 #endif
         log_end(mid, oid);
     }
-#if defined(REVY_INLINE_COUNTED)
-    // A counted call on another of its method's edges, else logged.
-    static REVY_OUT_OF_LINE void other(std::uint32_t mid, std::uint64_t oid,
-                                       std::uint32_t d) noexcept {
-        if (!end_counted_ways(*ThreadRef<>::h, mid, d)) log_end(mid, oid);
-    }
-#endif
 };
 }  // namespace detail
 

@@ -1947,30 +1947,37 @@ inline void agg_edge(AggTable& a, const ThreadState& ts, std::uint32_t d, std::u
     agg_edge_add(a, s, so, f.mid + 1, f.oid, calls, agg, net, size);
 }
 
-// Frame `d` ended unrecorded after `agg` ns, `child` of them in its callees.
-inline void agg_put(AggTable& ta, const ThreadState& ts, std::uint32_t d, std::uint64_t agg,
-                    std::uint64_t child, std::uint64_t t) {
-    AggTable* a = &ta;
-    const Frame& f = ts.frames[d];
-    std::uint64_t* m = agg_method(*a, f.mid);
-    if (!m) return;
-    std::uint64_t net = agg > child ? agg - child : 0;
+// Method `mid`'s row takes one call of `agg` ns, `net` of them its own, of `size` bytes.
+inline bool agg_method_put(AggTable& a, std::uint32_t mid, std::uint64_t agg, std::uint64_t net,
+                           std::uint64_t size) {
+    std::uint64_t* m = agg_method(a, mid);
+    if (!m) return false;
     if (m[0] == 0) {
         m[4] = m[5] = agg;
         m[6] = m[7] = net;
-        m[8] = m[9] = f.size;
+        m[8] = m[9] = size;
     } else {
         if (agg < m[4]) m[4] = agg;
         if (agg > m[5]) m[5] = agg;
         if (net < m[6]) m[6] = net;
         if (net > m[7]) m[7] = net;
-        if (f.size < m[8]) m[8] = f.size;
-        if (f.size > m[9]) m[9] = f.size;
+        if (size < m[8]) m[8] = size;
+        if (size > m[9]) m[9] = size;
     }
     m[0] += 1;
     m[1] += agg;
     m[2] += net;
-    m[3] += f.size;
+    m[3] += size;
+    return true;
+}
+
+// Frame `d` ended unrecorded after `agg` ns, `child` of them in its callees.
+inline void agg_put(AggTable& ta, const ThreadState& ts, std::uint32_t d, std::uint64_t agg,
+                    std::uint64_t child, std::uint64_t t) {
+    AggTable* a = &ta;
+    const Frame& f = ts.frames[d];
+    std::uint64_t net = agg > child ? agg - child : 0;
+    if (!agg_method_put(*a, f.mid, agg, net, f.size)) return;
     if (t > a->last_t) a->last_t = t;
     agg_edge(*a, ts, d, 1, agg, static_cast<std::int64_t>(net), f.size);
 }
@@ -2266,8 +2273,11 @@ inline void counted_forget(ThreadState& ts) {
 // edge the table adds such a call to (its own, else past the bound the folded one), found or
 // made now, so that counting on it (`end_counted`) allocates nothing. A way taken from another
 // edge settles that edge's counts first. Null when the table has no slot for it.
+enum : std::uint32_t { kTakeEvery = 8 };
 inline CountedEdge* counted_take(ThreadState& ts, AggTable& a, std::uint32_t mid, Counted& c,
-                                 std::uint32_t s, std::uint64_t so, std::uint64_t oid) {
+                                 std::uint32_t s, std::uint64_t so, std::uint64_t oid,
+                                 AggEdge** slot) {
+    *slot = nullptr;
     if (!agg_method(a, mid)) return nullptr;
     std::uint64_t kso = so, ko = oid;
     AggEdge* x = agg_slot(a, s, so, mid + 1, oid, false);
@@ -2277,7 +2287,8 @@ inline CountedEdge* counted_take(ThreadState& ts, AggTable& a, std::uint32_t mid
         ko = oid ? kFolded : 0;
         x = agg_slot(a, s, kso, mid + 1, ko, true);
         if (!x) return nullptr;  // past the hard bound: agg_put drops it
-        if (kso == so && ko == oid) a.folded += 1;  // folded, though its key is the edge's own
+        // folded: counted so when a way's calls are settled, if its key says so
+        if (kso == so && ko == oid) a.folded += 1;
     }
     CountedEdge* w = nullptr;
     for (unsigned k = 0; k < kWays && !w; ++k)
@@ -2285,7 +2296,14 @@ inline CountedEdge* counted_take(ThreadState& ts, AggTable& a, std::uint32_t mid
     for (unsigned k = 0; k < kWays && !w; ++k)
         if (c.way[k].s == kNoEdge) w = &c.way[k];
     if (!w) {
-        w = &c.way[c.next++ % kWays];
+        // Every way used: one edge in kTakeEvery takes one (in turn), the others' calls go to
+        // their slot, so that edges taking turns (more than four) do not settle a way a call.
+        if (++c.next % kTakeEvery != 0) {
+            if (kso != so || ko != oid) a.folded += 1;
+            *slot = x;
+            return nullptr;
+        }
+        w = &c.way[(c.next / kTakeEvery) % kWays];
         counted_settle_way(a, mid, c, *w);
     }
     w->s = s;
@@ -2317,10 +2335,19 @@ inline void pop_estimated(ThreadState& ts, std::uint32_t d) {
     std::uint64_t so = d ? ts.frames[d - 1].oid : 0;
     bool stash = d && !so && ts.ctor_top;
     Counted* c = est && !stash && REVY_TEST_COUNTED() ? counted_of(ts, f.mid) : nullptr;
-    CountedEdge* w = c ? counted_take(ts, *a, f.mid, *c, s, so, f.oid) : nullptr;
+    AggEdge* x = nullptr;
+    CountedEdge* w = c ? counted_take(ts, *a, f.mid, *c, s, so, f.oid, &x) : nullptr;
+    const std::uint64_t net = agg - f.child;
+    if (x) {  // its edge found, no way for it: added there (and to the method's row) now
+        agg_method_put(*a, f.mid, agg, net, f.size);
+        x->calls += 1;
+        x->agg += agg;
+        x->net += static_cast<std::int64_t>(net);
+        x->size += f.size;
+        return;
+    }
     if (!w) return agg_put(*a, ts, d, agg, f.child, 0);
     c->est = est;
-    const std::uint64_t net = agg - f.child;
     w->n += 1;
     w->agg += agg;
     w->net += net;

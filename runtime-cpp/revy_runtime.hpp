@@ -122,7 +122,8 @@ struct Counted {
     std::uint64_t agg_min, agg_max, net_min, net_max, size_min, size_max;
     std::uint64_t* ring;    // sampled call times (allocated on the first sample)
     std::uint32_t sampled;  // samples written to `ring`
-    std::uint32_t next;     // the way a new edge takes when every way is used
+    std::uint32_t next;     // new edges that found every way used
+    std::uint64_t ranged;   // `est` when a leaf call's time is in the ranges (0: not yet)
     CountedEdge way[kWays];
 };
 constexpr std::uint64_t kAnyFresh = ~std::uint64_t(0);  // the trace's folded oid
@@ -214,11 +215,15 @@ REVY_ALWAYS_INLINE void count_on(HotThread& h, Counted& c, CountedEdge& w, const
     w.agg += agg;
     w.net += net;
     w.size += f.size;
-    // (no branches: compiled into every translation unit, they cost more to compile)
-    c.agg_min = agg < c.agg_min ? agg : c.agg_min;
-    c.agg_max = agg > c.agg_max ? agg : c.agg_max;
-    c.net_min = net < c.net_min ? net : c.net_min;
-    c.net_max = net > c.net_max ? net : c.net_max;
+    // (conditional moves: branches, compiled into every translation unit, cost more to
+    // compile; a leaf call's time and net time are the estimate: taken once per estimate)
+    if (f.child || c.ranged != c.est) {
+        c.ranged = f.child ? c.ranged : c.est;
+        c.agg_min = agg < c.agg_min ? agg : c.agg_min;
+        c.agg_max = agg > c.agg_max ? agg : c.agg_max;
+        c.net_min = net < c.net_min ? net : c.net_min;
+        c.net_max = net > c.net_max ? net : c.net_max;
+    }
     c.size_min = f.size < c.size_min ? f.size : c.size_min;
     c.size_max = f.size > c.size_max ? f.size : c.size_max;
     if (p) {

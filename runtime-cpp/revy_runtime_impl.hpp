@@ -2203,6 +2203,7 @@ inline void counted_settle_way(AggTable& a, std::uint32_t mid, const Counted& c,
 inline void counted_ranges_reset(Counted& c) {
     c.agg_min = c.net_min = c.size_min = ~std::uint64_t(0);
     c.agg_max = c.net_max = c.size_max = 0;
+    c.ranged = 0;
 }
 
 // The calls `c` (method `mid`) counted go to the thread's table `a`; `c` keeps its edges.

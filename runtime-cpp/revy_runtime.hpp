@@ -102,21 +102,29 @@ struct Frame {
 enum : std::uint32_t { kSampleEvery = 1024 };
 
 struct AggEdge;  // a slot of the thread's aggregate table (the implementation)
-// Per thread and throttled method: the edge its leaf calls were counted on last, and how many
-// of them since they last went to the thread's aggregate table.
+// An edge a throttled method's calls are counted on, as the thread's table keys it (sender
+// mid + 1 and oid, receiver oid; kAnyFresh: folded into the class), and what its calls added
+// since they last went to the table (`counted_settle`).
+struct CountedEdge {
+    std::uint32_t s;    // kNoEdge: unused
+    std::uint32_t gen;  // `x` is the edge's slot while the table's growths are `gen`
+    std::uint64_t so, o;
+    AggEdge* x;
+    std::uint64_t n, agg, net, size;  // calls, their times, net times and sizes
+};
+// Edges kept per method and thread: a recursion calls one method from several senders in turn.
+enum : std::uint32_t { kWays = 4, kNoEdge = ~std::uint32_t(0) };
+// Per thread and throttled method: the estimate its calls take when counted on one of its
+// edges (leaf or not: a call's time is the estimate, at least its callees' time), the calls'
+// ranges since they last went to the table (their sums are the edges').
 struct Counted {
-    std::uint64_t so, o;  // the edge counted: sender oid, receiver oid
-    std::uint32_t s;      // sender mid + 1 (0: the thread's root)
+    std::uint64_t est;  // 1 + the estimate (0: the runtime counts the calls)
+    std::uint64_t agg_min, agg_max, net_min, net_max, size_min, size_max;
+    std::uint64_t* ring;    // sampled call times (allocated on the first sample)
     std::uint32_t sampled;  // samples written to `ring`
-    std::uint64_t n;      // the leaf calls counted (apart from `size`: no vector code for the pair)
-    std::uint64_t est;    // 1 + the estimate the counted calls take (0: no edge kept)
-    std::uint64_t size, size_min, size_max;  // their sizes
-    std::uint64_t* ring;  // sampled call times (allocated on the first sample)
-    AggEdge* x;           // the edge's slot in the thread's table while its `gen` is `gen`
-    std::uint32_t gen;
-    // o == kAnyFresh: the thread's table is full and the edge is the folded one, which takes
-    // every receiver from `fresh` on (IDs made after the table filled have no edge of their own).
-    std::uint64_t fresh;
+    std::uint32_t next;     // new edges that found every way used
+    std::uint64_t ranged;   // `est` when a leaf call's time is in the ranges (0: not yet)
+    CountedEdge way[kWays];
 };
 constexpr std::uint64_t kAnyFresh = ~std::uint64_t(0);  // the trace's folded oid
 
@@ -129,13 +137,26 @@ struct HotThread {
     Counted* cnt;              // per method id
     unsigned ctor_top;         // constructors whose start waits for the object's ID
     HotThread** slot;          // the program's pointer to this state: reset when it is freed
+    // The thread's table is full (0: not yet): IDs from this one on have no edge of their own,
+    // nor has a key whose bit in `seen` (the table's keys ever inserted) is clear.
+    std::uint64_t fold_from;
+    const std::uint64_t* seen;
 };
 
+// The thread's aggregate table's hash of an edge, and the key's bit in its `seen` bitmap
+// (the top bits of the hash; the slot takes the low ones).
+REVY_ALWAYS_INLINE std::uint32_t agg_hash(std::uint32_t s, std::uint64_t so, std::uint32_t r,
+                                          std::uint64_t o) noexcept {
+    std::uint64_t h = (so * 0x9E3779B97F4A7C15ull) ^ (o * 0xC2B2AE3D27D4EB4Full) ^
+                      ((static_cast<std::uint64_t>(s) << 32) | r);
+    return static_cast<std::uint32_t>(h ^ (h >> 29));
+}
+REVY_ALWAYS_INLINE std::uint32_t agg_seen_bit(std::uint32_t h) noexcept {
+    return (h * 0x9E3779B1u) >> (32 - 16);
+}
+
 // Pushes frame `d` (room checked) for a counted call of `mid` on `oid`: its depth, or 0 when
-// the call is the thread's one to time (the runtime's, every kSampleEvery-th). The frame's
-// `hidden` (unused by estimated frames) holds the thread's counted calls so far: an estimated
-// callee changes that, and only such a call (the runtime's) can re-key the edge or move the
-// slots.
+// the call is the thread's one to time (the runtime's, every kSampleEvery-th).
 REVY_ALWAYS_INLINE std::uint32_t fill_counted(HotThread& h, std::uint32_t d, std::uint32_t mid,
                                               std::uint64_t oid, std::uint64_t size) noexcept {
     std::uint32_t n = h.counted + 1;
@@ -144,7 +165,7 @@ REVY_ALWAYS_INLINE std::uint32_t fill_counted(HotThread& h, std::uint32_t d, std
     Frame& f = h.frames[d];
     f.oid = oid;
     f.child = 0;
-    f.hidden = n;
+    f.hidden = 0;
     f.size = size;
     f.mid = mid;
     f.rec = kEstimated;
@@ -152,60 +173,109 @@ REVY_ALWAYS_INLINE std::uint32_t fill_counted(HotThread& h, std::uint32_t d, std
     return d + 1;
 }
 
-// Opens a call of throttled method `mid` on `oid` that will be counted on the edge
-// `h.cnt[mid]` keeps (same sender and receiver; its estimate taken when the edge was): its
-// depth (1 for the first frame), or 0 when the runtime must see it (not throttled here yet,
-// another edge, no room, the call to time).
+// Opens a call of throttled method `mid` on `oid` that its end may count (`end_counted`): its
+// depth (1 for the first frame), or 0 when the runtime must see it (not throttled here yet, no
+// room, the call to time).
 REVY_ALWAYS_INLINE std::uint32_t push_counted(HotThread& h, std::uint32_t mid, std::uint64_t oid,
                                               std::uint64_t size) noexcept {
     std::uint32_t d = h.depth;
-    if (d >= h.cap || mid >= h.cnt_len) return 0;
-    const Counted& c = h.cnt[mid];
-    if (!c.est) return 0;
-    std::uint32_t s = 0;
-    std::uint64_t so = 0;
-    if (d) {
-        const Frame& p = h.frames[d - 1];
-        s = p.mid + 1;
-        so = p.oid;
-        if (!so && h.ctor_top) return 0;  // maybe a constructor's (the runtime's ctor_stash)
-    }
-    std::uint64_t want = so;
-    if (c.o != oid) {  // a new object's call (a constructor) may go to the folded edge
-        if (c.o != kAnyFresh || oid < c.fresh) return 0;
-        want = so ? kAnyFresh : 0;
-    }
-    if (c.so != want || c.s != s) return 0;
+    if (d >= h.cap || mid >= h.cnt_len || !h.cnt[mid].est) return 0;
     return fill_counted(h, d, mid, oid, size);
 }
 
-// Ends frame `d - 1` (`d`: what push_counted returned), a counted call of `mid` on `oid`, when
-// it is still the top and a leaf call: one more call on the edge its start matched. False
-// otherwise (the runtime ends it). Taking the depth from the start, not from the thread's
-// state, keeps a store-to-load round trip off the path from one call to the next.
+// The way of `c` that counts a call of method `r - 1` from s/so on `oid`: its own edge's, or
+// the folded edge's when the table is full and has no edge of its own for it (an ID made after
+// it filled, or a key whose bit is clear: the table would fold it too); null: the runtime
+// decides (a new edge, a bit another key set).
+REVY_ALWAYS_INLINE CountedEdge* counted_way(const HotThread& h, Counted& c, std::uint32_t s,
+                                            std::uint64_t so, std::uint32_t r,
+                                            std::uint64_t oid) noexcept {
+    const std::uint64_t fso = so ? kAnyFresh : 0, fo = oid ? kAnyFresh : 0;
+    CountedEdge* fold = nullptr;
+    for (unsigned k = 0; k < kWays; ++k) {
+        CountedEdge& w = c.way[k];
+        if (w.s != s) continue;
+        if (w.o == oid && w.so == so) return &w;
+        if (w.o == fo && w.so == fso) fold = &w;
+    }
+    if (!fold || !h.fold_from) return nullptr;
+    if (oid >= h.fold_from) return fold;
+    const std::uint32_t b = agg_seen_bit(agg_hash(s, so, r, oid));
+    return (h.seen[b / 64] >> (b % 64)) & 1u ? nullptr : fold;
+}
+
+// Counts the call of frame `f` (depth `d`, caller `p`) on way `w` of its method's `c`: its time
+// the estimate, at least its callees' (`child`), as the runtime's `pop_estimated` takes it.
+REVY_ALWAYS_INLINE void count_on(HotThread& h, Counted& c, CountedEdge& w, const Frame& f,
+                                 Frame* p, std::uint32_t d) noexcept {
+    const std::uint64_t e = c.est - 1;
+    const std::uint64_t agg = f.child > e ? f.child : e, net = agg - f.child;
+    h.depth = d - 1;
+    w.n += 1;
+    w.agg += agg;
+    w.net += net;
+    w.size += f.size;
+    // (conditional moves: branches, compiled into every translation unit, cost more to
+    // compile; a leaf call's time and net time are the estimate: taken once per estimate)
+    if (f.child || c.ranged != c.est) {
+        c.ranged = f.child ? c.ranged : c.est;
+        c.agg_min = agg < c.agg_min ? agg : c.agg_min;
+        c.agg_max = agg > c.agg_max ? agg : c.agg_max;
+        c.net_min = net < c.net_min ? net : c.net_min;
+        c.net_max = net > c.net_max ? net : c.net_max;
+    }
+    c.size_min = f.size < c.size_min ? f.size : c.size_min;
+    c.size_max = f.size > c.size_max ? f.size : c.size_max;
+    if (p) {
+        p->child += agg;
+        if (p->rec == kRecorded) p->hidden += agg;
+    }
+}
+
+enum { kNotCounted = 0, kCounted = 1, kOtherWay = 2 };
+
+// Ends frame `d - 1` (`d`: the depth its start returned, or the thread's), a call of throttled
+// method `mid` on `oid`, when it is the top and on the edge of its method's first way:
+// kCounted. kOtherWay: the top, but see `end_counted_ways`; kNotCounted: the runtime ends it.
+// Taking the depth from the start, not from the thread's state, keeps a store-to-load round
+// trip off the path from one call to the next.
+REVY_ALWAYS_INLINE int end_counted_first(HotThread& h, std::uint32_t mid, std::uint64_t oid,
+                                         std::uint32_t d) noexcept {
+    if (!d || h.depth != d || mid >= h.cnt_len) return kNotCounted;
+    Frame& f = h.frames[d - 1];
+    if (f.rec != kEstimated || f.mid != mid || f.oid != oid) return kNotCounted;
+    Counted& c = h.cnt[mid];
+    Frame* p = d > 1 ? &h.frames[d - 2] : nullptr;
+    CountedEdge& w = c.way[0];
+    // (a way is only kept with an estimate: `est` is not 0 when one matches)
+    if (w.o != oid || w.so != (p ? p->oid : 0) || w.s != (p ? p->mid + 1 : 0) ||
+        (p && !p->oid && h.ctor_top))
+        return kOtherWay;
+    count_on(h, c, w, f, p, d);
+    return kCounted;
+}
+
+// The same call (end_counted_first said kOtherWay) on another of the method's edges (see
+// `counted_way`): counted, or false. A sender without an ID while a constructor waits for
+// its own may be that constructor: the runtime's ctor_stash keeps such edges.
+REVY_OUT_OF_LINE bool end_counted_ways(HotThread& h, std::uint32_t mid, std::uint32_t d) noexcept {
+    Frame& f = h.frames[d - 1];
+    Counted& c = h.cnt[mid];
+    Frame* p = d > 1 ? &h.frames[d - 2] : nullptr;
+    const std::uint32_t s = p ? p->mid + 1 : 0;
+    const std::uint64_t so = p ? p->oid : 0;
+    if (p && !so && h.ctor_top) return false;
+    CountedEdge* w = counted_way(h, c, s, so, mid + 1, f.oid);
+    if (!w) return false;
+    count_on(h, c, *w, f, p, d);
+    return true;
+}
+
+// Both: whether the call was counted (the runtime's entry points ask this).
 REVY_ALWAYS_INLINE bool end_counted(HotThread& h, std::uint32_t mid, std::uint64_t oid,
                                     std::uint32_t d) noexcept {
-    if (!d || h.depth != d) return false;
-    Frame& f = h.frames[d - 1];
-    // (`hidden` names the latest counted call: a frame pushed since ours is not kEstimated
-    // with that mark, so mid and oid are checked once, at the start)
-    (void)mid;
-    (void)oid;
-    if (f.rec != kEstimated || f.child || f.hidden != h.counted) return false;
-    Counted& c = h.cnt[mid];
-    h.depth = d - 1;
-    c.n += 1;
-    c.size += f.size;
-    if (f.size < c.size_min || f.size > c.size_max) {
-        c.size_min = f.size < c.size_min ? f.size : c.size_min;
-        c.size_max = f.size > c.size_max ? f.size : c.size_max;
-    }
-    if (d > 1) {
-        Frame& p = h.frames[d - 2];
-        p.child += c.est - 1;
-        if (p.rec == kRecorded) p.hidden += c.est - 1;
-    }
-    return true;
+    int r = end_counted_first(h, mid, oid, d);
+    return r == kCounted || (r == kOtherWay && end_counted_ways(h, mid, d));
 }
 
 // The runtime's entry points, as the shared library exports them (`revy_runtime_api_1`).
@@ -275,7 +345,7 @@ struct Untraced {
     static void nid_end(const void*, std::uint32_t, std::uint64_t) noexcept {}
     static void key(std::uint32_t, std::uint64_t) noexcept {}
     static HotThread* attach(HotThread**) noexcept {
-        static HotThread none = {nullptr, 0, 0, 0, 0, nullptr, 0, nullptr};
+        static HotThread none = {nullptr, 0, 0, 0, 0, nullptr, 0, nullptr, 0, nullptr};
         return &none;  // no stack: every call goes to the (untraced) entry points
     }
 };
@@ -467,7 +537,11 @@ struct Probe {
     static REVY_OUT_OF_LINE void end(std::uint32_t mid, std::uint64_t oid,
                                      std::uint32_t d) noexcept {
 #if defined(REVY_INLINE_COUNTED)
-        if (config::throttle_calls && d && end_counted(*ThreadRef<>::h, mid, oid, d)) return;
+        // (a call on another of the method's edges: the library's end counts it, without
+        // its table; that code inline made every translation unit costlier to compile)
+        if (config::throttle_calls && d &&
+            end_counted_first(*ThreadRef<>::h, mid, oid, d) == kCounted)
+            return;
 #else
         (void)d;
 #endif

@@ -1062,7 +1062,7 @@ inline TlsSlot& tls_slot() {
 // What a program's inline counted path finds once the thread's state is freed (or never
 // existed): no stack, so every call goes to the entry points.
 inline HotThread* no_state() {
-    static HotThread none = {nullptr, 0, 0, 0, 0, nullptr, 0, nullptr};
+    static HotThread none = {nullptr, 0, 0, 0, 0, nullptr, 0, nullptr, 0, nullptr};
     return &none;
 }
 inline void tls_free(void* p) {
@@ -1873,15 +1873,7 @@ inline void agg_free(AggTable* a) {
     delete a;
 }
 
-inline std::uint32_t agg_hash(std::uint32_t s, std::uint64_t so, std::uint32_t r, std::uint64_t o) {
-    std::uint64_t h = (so * 0x9E3779B97F4A7C15ull) ^ (o * 0xC2B2AE3D27D4EB4Full) ^
-                      ((static_cast<std::uint64_t>(s) << 32) | r);
-    return static_cast<std::uint32_t>(h ^ (h >> 29));
-}
-// The key's bit in AggTable::seen, from the top bits of the hash (the slot takes the low ones).
-inline std::uint32_t agg_seen_bit(std::uint32_t h) {
-    return (h * 0x9E3779B1u) >> (32 - 16);
-}
+// (agg_hash and agg_seen_bit are the header's: the inline counted path reads the bitmap too)
 static_assert(kAggSeen == 1u << 16, "agg_seen_bit takes 16 bits");
 
 inline bool agg_grow(AggTable& a) {
@@ -2015,30 +2007,37 @@ inline void agg_edge(AggTable& a, const ThreadState& ts, std::uint32_t d, std::u
     agg_edge_add(a, s, so, f.mid + 1, f.oid, calls, agg, net, size);
 }
 
-// Frame `d` ended unrecorded after `agg` ns, `child` of them in its callees.
-inline void agg_put(AggTable& ta, const ThreadState& ts, std::uint32_t d, std::uint64_t agg,
-                    std::uint64_t child, std::uint64_t t) {
-    AggTable* a = &ta;
-    const Frame& f = ts.frames[d];
-    std::uint64_t* m = agg_method(*a, f.mid);
-    if (!m) return;
-    std::uint64_t net = agg > child ? agg - child : 0;
+// Method `mid`'s row takes one call of `agg` ns, `net` of them its own, of `size` bytes.
+inline bool agg_method_put(AggTable& a, std::uint32_t mid, std::uint64_t agg, std::uint64_t net,
+                           std::uint64_t size) {
+    std::uint64_t* m = agg_method(a, mid);
+    if (!m) return false;
     if (m[0] == 0) {
         m[4] = m[5] = agg;
         m[6] = m[7] = net;
-        m[8] = m[9] = f.size;
+        m[8] = m[9] = size;
     } else {
         if (agg < m[4]) m[4] = agg;
         if (agg > m[5]) m[5] = agg;
         if (net < m[6]) m[6] = net;
         if (net > m[7]) m[7] = net;
-        if (f.size < m[8]) m[8] = f.size;
-        if (f.size > m[9]) m[9] = f.size;
+        if (size < m[8]) m[8] = size;
+        if (size > m[9]) m[9] = size;
     }
     m[0] += 1;
     m[1] += agg;
     m[2] += net;
-    m[3] += f.size;
+    m[3] += size;
+    return true;
+}
+
+// Frame `d` ended unrecorded after `agg` ns, `child` of them in its callees.
+inline void agg_put(AggTable& ta, const ThreadState& ts, std::uint32_t d, std::uint64_t agg,
+                    std::uint64_t child, std::uint64_t t) {
+    AggTable* a = &ta;
+    const Frame& f = ts.frames[d];
+    std::uint64_t net = agg > child ? agg - child : 0;
+    if (!agg_method_put(*a, f.mid, agg, net, f.size)) return;
     if (t > a->last_t) a->last_t = t;
     agg_edge(*a, ts, d, 1, agg, static_cast<std::int64_t>(net), f.size);
 }
@@ -2211,48 +2210,70 @@ inline std::uint64_t estimated_time(std::uint32_t mid, std::uint64_t child) {
     return child > est ? child : est;
 }
 
-// Method `mid`'s row of the table takes `n` calls of `agg` ns each (no callee time), of
-// `size` bytes in all, between `smin` and `smax` each.
-inline void agg_method_n(AggTable& a, std::uint32_t mid, std::uint64_t n, std::uint64_t agg,
-                         std::uint64_t size, std::uint64_t smin, std::uint64_t smax) {
-    std::uint64_t* m = agg_method(a, mid);
-    if (!m) return;
-    if (m[0] == 0) {
-        m[4] = m[5] = m[6] = m[7] = agg;
-        m[8] = smin;
-        m[9] = smax;
-    } else {
-        if (agg < m[4]) m[4] = agg;
-        if (agg > m[5]) m[5] = agg;
-        if (agg < m[6]) m[6] = agg;
-        if (agg > m[7]) m[7] = agg;
-        if (smin < m[8]) m[8] = smin;
-        if (smax > m[9]) m[9] = smax;
+// A test's switches: counting on the thread's `Counted` edges (off: every estimated call goes
+// to the table by itself, the reference the counted path must equal), and re-estimating.
+#ifndef REVY_TEST_COUNTED
+#define REVY_TEST_COUNTED() true
+#endif
+#ifndef REVY_TEST_RESAMPLE
+#define REVY_TEST_RESAMPLE() true
+#endif
+
+// Way `w` of method `mid`'s counted calls goes to the table `a`: its sums to the method's row
+// and to the edge, with the method's ranges (which later settles merge again: harmless).
+// Allocates nothing (the row and the edge exist since the way took the edge), so the crash
+// flush may call it.
+inline void counted_settle_way(AggTable& a, std::uint32_t mid, const Counted& c, CountedEdge& w) {
+    if (!w.n || w.s == kNoEdge) return;
+    if (std::uint64_t* m = mid < a.m_len ? a.m + static_cast<std::size_t>(mid) * kAggM : nullptr) {
+        if (m[0] == 0) {
+            m[4] = c.agg_min;
+            m[5] = c.agg_max;
+            m[6] = c.net_min;
+            m[7] = c.net_max;
+            m[8] = c.size_min;
+            m[9] = c.size_max;
+        } else {
+            if (c.agg_min < m[4]) m[4] = c.agg_min;
+            if (c.agg_max > m[5]) m[5] = c.agg_max;
+            if (c.net_min < m[6]) m[6] = c.net_min;
+            if (c.net_max > m[7]) m[7] = c.net_max;
+            if (c.size_min < m[8]) m[8] = c.size_min;
+            if (c.size_max > m[9]) m[9] = c.size_max;
+        }
+        m[0] += w.n;
+        m[1] += w.agg;
+        m[2] += w.net;
+        m[3] += w.size;
     }
-    m[0] += n;
-    m[1] += n * agg;
-    m[2] += n * agg;
-    m[3] += size;
+    bool folded = w.so == kFolded || w.o == kFolded;
+    AggEdge* x = w.x && w.gen == a.gen ? w.x : agg_slot(a, w.s, w.so, mid + 1, w.o, folded);
+    if (folded) a.folded += w.n;
+    if (x) {
+        x->calls += w.n;
+        x->agg += w.agg;
+        x->net += static_cast<std::int64_t>(w.net);
+        x->size += w.size;
+        w.x = x;
+        w.gen = a.gen;
+    }
+    w.n = w.agg = w.net = w.size = 0;
 }
 
-// The calls `c` (method `mid`) counted go to the thread's table `a`; `c` keeps its edge.
-// Allocates nothing (the edge and the method's row were made when `c` took the edge), so the
-// crash flush may call it.
+inline void counted_ranges_reset(Counted& c) {
+    c.agg_min = c.net_min = c.size_min = ~std::uint64_t(0);
+    c.agg_max = c.net_max = c.size_max = 0;
+    c.ranged = 0;
+}
+
+// The calls `c` (method `mid`) counted go to the thread's table `a`; `c` keeps its edges.
 inline void counted_settle(AggTable& a, std::uint32_t mid, Counted& c) {
-    if (!c.n) return;
-    std::uint64_t e = c.est ? c.est - 1 : 0;
-    agg_method_n(a, mid, c.n, e, c.size, c.size_min, c.size_max);
-    bool folded = c.o == kFolded;
-    AggEdge* x = c.x && c.gen == a.gen ? c.x : agg_slot(a, c.s, c.so, mid + 1, c.o, folded);
-    if (folded) a.folded += c.n;
-    if (x) {
-        x->calls += c.n;
-        x->agg += c.n * e;
-        x->net += static_cast<std::int64_t>(c.n * e);
-        x->size += c.size;
+    bool any = false;
+    for (unsigned k = 0; k < kWays; ++k) {
+        any = any || c.way[k].n;
+        counted_settle_way(a, mid, c, c.way[k]);
     }
-    c.n = c.size = c.size_max = 0;
-    c.size_min = ~std::uint64_t(0);
+    if (any) counted_ranges_reset(c);
 }
 
 // Before thread `ts`'s table `a` is written (by the thread at its exit, or by the exit or
@@ -2260,6 +2281,16 @@ inline void counted_settle(AggTable& a, std::uint32_t mid, Counted& c) {
 inline void counted_settle_all(ThreadState* ts, AggTable& a) {
     if (!ts || !ts->buf || ts->buf->agg != &a) return;
     for (std::uint32_t i = 0; i < ts->cnt_len; ++i) counted_settle(a, i, ts->cnt[i]);
+}
+
+inline void counted_clear(Counted& c) {
+    c.est = 0;
+    c.next = 0;
+    counted_ranges_reset(c);
+    for (unsigned k = 0; k < kWays; ++k) {
+        c.way[k] = CountedEdge();
+        c.way[k].s = kNoEdge;
+    }
 }
 
 // `ts.cnt[mid]`, the array grown to hold it; null when memory runs out.
@@ -2272,7 +2303,7 @@ inline Counted* counted_of(ThreadState& ts, std::uint32_t mid) {
         if (!c) return nullptr;
         std::memset(static_cast<void*>(c), 0, sizeof(Counted) * n);
         if (ts.cnt) std::memcpy(static_cast<void*>(c), ts.cnt, sizeof(Counted) * ts.cnt_len);
-        for (std::uint32_t i = ts.cnt_len; i < n; ++i) c[i].size_min = ~std::uint64_t(0);
+        for (std::uint32_t i = ts.cnt_len; i < n; ++i) counted_clear(c[i]);
         // the exit flush may settle another thread's counts: the new array goes in under the lock
         Counted* old = ts.cnt;
         Global& G = g();
@@ -2294,15 +2325,62 @@ inline void counted_free(ThreadState& ts) {
 
 // The thread's counted calls were another process's (fork) or its table is gone: forgotten.
 inline void counted_forget(ThreadState& ts) {
-    for (std::uint32_t i = 0; i < ts.cnt_len; ++i) {
-        Counted& c = ts.cnt[i];
-        c.est = c.n = c.size = c.size_max = 0;
-        c.size_min = ~std::uint64_t(0);
-    }
+    for (std::uint32_t i = 0; i < ts.cnt_len; ++i) counted_clear(ts.cnt[i]);
+    ts.fold_from = 0;
+    ts.seen = nullptr;
 }
 
-// Frame `d` (estimated) ends: its time is the estimate, at least its callees' time. A leaf
-// call makes its edge the one `ts.cnt[mid]` counts (see end_counted).
+// The way of `c` (method `mid`) for a call from s/so on `oid`, made one when it is not: the
+// edge the table adds such a call to (its own, else past the bound the folded one), found or
+// made now, so that counting on it (`end_counted`) allocates nothing. A way taken from another
+// edge settles that edge's counts first. Null when the table has no slot for it.
+enum : std::uint32_t { kTakeEvery = 8 };
+inline CountedEdge* counted_take(ThreadState& ts, AggTable& a, std::uint32_t mid, Counted& c,
+                                 std::uint32_t s, std::uint64_t so, std::uint64_t oid,
+                                 AggEdge** slot) {
+    *slot = nullptr;
+    if (!agg_method(a, mid)) return nullptr;
+    std::uint64_t kso = so, ko = oid;
+    AggEdge* x = agg_slot(a, s, so, mid + 1, oid, false);
+    if (!x) {
+        if (!a.full_oid) return nullptr;  // out of memory: agg_put counts it
+        kso = so ? kFolded : 0;
+        ko = oid ? kFolded : 0;
+        x = agg_slot(a, s, kso, mid + 1, ko, true);
+        if (!x) return nullptr;  // past the hard bound: agg_put drops it
+        // folded: counted so when a way's calls are settled, if its key says so
+        if (kso == so && ko == oid) a.folded += 1;
+    }
+    CountedEdge* w = nullptr;
+    for (unsigned k = 0; k < kWays && !w; ++k)
+        if (c.way[k].s == s && c.way[k].so == kso && c.way[k].o == ko) w = &c.way[k];
+    for (unsigned k = 0; k < kWays && !w; ++k)
+        if (c.way[k].s == kNoEdge) w = &c.way[k];
+    if (!w) {
+        // Every way used: one edge in kTakeEvery takes one (in turn), the others' calls go to
+        // their slot, so that edges taking turns (more than four) do not settle a way a call.
+        if (++c.next % kTakeEvery != 0) {
+            if (kso != so || ko != oid) a.folded += 1;
+            *slot = x;
+            return nullptr;
+        }
+        w = &c.way[(c.next / kTakeEvery) % kWays];
+        counted_settle_way(a, mid, c, *w);
+    }
+    w->s = s;
+    w->so = kso;
+    w->o = ko;
+    w->x = x;
+    w->gen = a.gen;
+    ts.fold_from = a.full_oid;
+    ts.seen = a.seen;
+    return w;
+}
+
+// Frame `d` (estimated) ends: its time is the estimate, at least its callees' time. Counted
+// on a way of the method's `Counted` (its edge made one), which later calls on that edge
+// count on inline (`end_counted`); else (a constructor's callee before its ID, no slot) in the
+// table directly.
 inline void pop_estimated(ThreadState& ts, std::uint32_t d) {
     ts.depth = d;
     const Frame& f = ts.frames[d];
@@ -2316,29 +2394,31 @@ inline void pop_estimated(ThreadState& ts, std::uint32_t d) {
     a->untimed = true;
     std::uint32_t s = d ? ts.frames[d - 1].mid + 1 : 0;
     std::uint64_t so = d ? ts.frames[d - 1].oid : 0;
-    Counted* c = f.child || (d && !so && ts.ctor_top) ? nullptr : counted_of(ts, f.mid);
-    if (c) counted_settle(*a, f.mid, *c);
-    // the edge and the row exist before counting on them (counted_settle allocates nothing)
-    // (past the table's bound a new edge folds: agg_put does that, in one lookup)
-    bool room = agg_room(*a);
-    AggEdge* x = c && room ? agg_slot(*a, s, so, f.mid + 1, f.oid, false) : nullptr;
-    // a full table: an object newer than that (a constructor's) has no edge of its own, so
-    // its calls, and the next new objects', count on the folded edge
-    bool fresh = c && !room && f.oid && f.oid >= a->full_oid;
-    if (fresh) x = agg_slot(*a, s, so ? kFolded : 0, f.mid + 1, kFolded, true);
-    if (!x || !agg_method(*a, f.mid)) {
-        if (c) c->est = 0;
-        return agg_put(*a, ts, d, agg, f.child, 0);
+    bool stash = d && !so && ts.ctor_top;
+    Counted* c = est && !stash && REVY_TEST_COUNTED() ? counted_of(ts, f.mid) : nullptr;
+    AggEdge* x = nullptr;
+    CountedEdge* w = c ? counted_take(ts, *a, f.mid, *c, s, so, f.oid, &x) : nullptr;
+    const std::uint64_t net = agg - f.child;
+    if (x) {  // its edge found, no way for it: added there (and to the method's row) now
+        agg_method_put(*a, f.mid, agg, net, f.size);
+        x->calls += 1;
+        x->agg += agg;
+        x->net += static_cast<std::int64_t>(net);
+        x->size += f.size;
+        return;
     }
-    c->x = x;
-    c->gen = a->gen;
-    c->s = s;
-    c->so = fresh && so ? kFolded : so;
-    c->o = fresh ? kFolded : f.oid;
-    c->fresh = a->full_oid;
+    if (!w) return agg_put(*a, ts, d, agg, f.child, 0);
     c->est = est;
-    c->n = 1;
-    c->size = c->size_min = c->size_max = f.size;
+    w->n += 1;
+    w->agg += agg;
+    w->net += net;
+    w->size += f.size;
+    if (agg < c->agg_min) c->agg_min = agg;
+    if (agg > c->agg_max) c->agg_max = agg;
+    if (net < c->net_min) c->net_min = net;
+    if (net > c->net_max) c->net_max = net;
+    if (f.size < c->size_min) c->size_min = f.size;
+    if (f.size > c->size_max) c->size_max = f.size;
 }
 
 // Sampled frame `d` took `agg` ns: kept in the method's ring; when the ring's median is more
@@ -2346,7 +2426,7 @@ inline void pop_estimated(ThreadState& ts, std::uint32_t d) {
 // percentile, the median becomes the estimate (an S record says so).
 inline void resample(ThreadState& ts, std::uint32_t d, std::uint64_t agg, std::uint64_t t) {
     std::uint32_t mid = ts.frames[d].mid;
-    Counted* c = counted_of(ts, mid);
+    Counted* c = REVY_TEST_RESAMPLE() ? counted_of(ts, mid) : nullptr;
     if (!c) return;
     if (!c->ring && !(c->ring = new (std::nothrow) std::uint64_t[kSamples])) return;
     c->ring[c->sampled++ % kSamples] = agg;
@@ -2458,7 +2538,7 @@ REVY_HOT void end(std::uint32_t mid, std::uint64_t oid) {
     std::uint32_t d = ts.depth;
     if (config::throttle_calls && d && ts.frames[d - 1].rec == kEstimated &&
         ts.frames[d - 1].mid == mid && ts.frames[d - 1].oid == oid) {
-        if (end_counted(ts, mid, oid, d)) return;
+        if (REVY_TEST_COUNTED() && end_counted(ts, mid, oid, d)) return;
         return pop_estimated(ts, d - 1);
     }
     std::uint64_t t = now_ns();
@@ -2486,6 +2566,7 @@ inline std::string counted_cost_ns() {
     const int batches = 400;
     Frame frames[4] = {};
     Counted cnt[1] = {};
+    counted_clear(cnt[0]);
     ThreadState* ts = new ThreadState();
     ts->frames = frames;
     ts->cap = 4;
@@ -2493,11 +2574,10 @@ inline std::string counted_cost_ns() {
     frames[0].oid = parent;
     frames[0].mid = 1;
     frames[0].rec = kAggregated;
-    cnt[0].so = parent;
-    cnt[0].o = oid;
-    cnt[0].s = 2;
+    cnt[0].way[0].so = parent;
+    cnt[0].way[0].o = oid;
+    cnt[0].way[0].s = 2;
     cnt[0].est = 1 + est;
-    cnt[0].size_min = ~std::uint64_t(0);
     ts->cnt = cnt;
     ts->cnt_len = 1;
     Statics<>::estimate[0].store(1 + est, std::memory_order_relaxed);
@@ -2516,7 +2596,7 @@ inline std::string counted_cost_ns() {
         if (d < best) best = d;
     }
     Statics<>::estimate[0].store(0, std::memory_order_relaxed);
-    bool counted = cnt[0].n == static_cast<std::uint64_t>(batches) * calls;
+    bool counted = cnt[0].way[0].n == static_cast<std::uint64_t>(batches) * calls;
     delete ts;
     std::sort(all, all + batches);
     std::uint64_t p50 = all[batches / 2];
@@ -3090,32 +3170,8 @@ inline void ctor_pending(ThreadState& ts, std::uint32_t mid, const volatile void
     c.buf = nullptr;
 }
 
-// A throttled constructor whose calls count on the folded edge (a full table: each new object
-// is a new receiver, see pop_estimated): counted as `push_counted` counts a call, the ID
-// unknown until the body (`ctor_bind` keeps it counted only for an object newer than that);
-// the frame is `fill_counted`'s, as the inline path's.
-REVY_HOT bool ctor_counted(ThreadState& ts, std::uint32_t mid, std::uint64_t size,
-                           const volatile void* self) {
-    std::uint32_t d = ts.depth;
-    if (d >= ts.cap || mid >= ts.cnt_len || ts.ctor_top >= kCtorPending) return false;
-    const Counted& c = ts.cnt[mid];
-    if (!c.est || c.o != kFolded) return false;
-    std::uint32_t s = 0;
-    std::uint64_t so = 0;
-    if (d) {
-        s = ts.frames[d - 1].mid + 1;
-        so = ts.frames[d - 1].oid;
-        if (!so && ts.ctor_top) return false;  // within a constructor before its ID (ctor_stash)
-    }
-    if (c.s != s || c.so != (so ? kFolded : 0)) return false;
-    if (!fill_counted(ts, d, mid, 0, size)) return false;
-    ctor_pending(ts, mid, self, d);
-    return true;
-}
-
 inline void ctor_start_slow(std::uint32_t mid, std::uint64_t size, const volatile void* self) {
     ThreadState& ts = tls();
-    if (config::throttle_calls && ctor_counted(ts, mid, size, self)) return;
     if (ts.ctor_top >= kCtorPending) return;  // too deep: the body's CtorScope logs the start
     // a throttled constructor's call is estimated, as other methods' are
     if (config::throttle_calls && start_estimated(ts, mid, 0, size))
@@ -3211,13 +3267,8 @@ inline bool ctor_bind(std::uint32_t mid, const volatile void* self, std::uint64_
         }
         // the shadow stack's call takes the same ID, so the end finds it
         if (c.frame < ts.depth && ts.frames[c.frame].mid == mid) {
-            Frame& f = ts.frames[c.frame];
-            f.oid = oid;
-            // counted on the folded edge (ctor_counted) only when no edge of its own can exist
-            if (f.rec == kEstimated && f.hidden &&
-                (!oid || mid >= ts.cnt_len || ts.cnt[mid].o != kFolded ||
-                 oid < ts.cnt[mid].fresh))
-                f.hidden = 0;
+            // (a counted one's end finds its edge by that ID: end_counted)
+            ts.frames[c.frame].oid = oid;
         }
         ctor_unstash(ts, i, oid);
         ts.ctor_top = i;  // also forgets starts above it left by an exception
@@ -3314,7 +3365,7 @@ REVY_COLD void end_slow(std::uint32_t mid, std::uint64_t oid) {
 inline void e_start(std::uint32_t mid, std::uint64_t oid, std::uint64_t size) noexcept {
     ThreadState* ts;
     if (hot().status.load(std::memory_order_acquire) == kOn && (ts = tls_if()) != nullptr &&
-        ((config::throttle_calls && push_counted(*ts, mid, oid, size) != 0) ||
+        ((config::throttle_calls && REVY_TEST_COUNTED() && push_counted(*ts, mid, oid, size) != 0) ||
          start_recorded(*ts, mid, oid, size)))
         return;
     start_slow(mid, oid, size);
@@ -3322,8 +3373,7 @@ inline void e_start(std::uint32_t mid, std::uint64_t oid, std::uint64_t size) no
 inline void e_end(std::uint32_t mid, std::uint64_t oid) noexcept {
     // (an estimated frame on the stack means the runtime is on)
     ThreadState* ts;
-    if (config::throttle_calls && (ts = tls_if()) != nullptr && ts->depth &&
-        ts->frames[ts->depth - 1].mid == mid && ts->frames[ts->depth - 1].oid == oid &&
+    if (config::throttle_calls && REVY_TEST_COUNTED() && (ts = tls_if()) != nullptr &&
         end_counted(*ts, mid, oid, ts->depth))
         return;
     if (hot().status.load(std::memory_order_acquire) == kOn && (ts = tls_if()) != nullptr &&

@@ -323,3 +323,221 @@ int main() {
     let own = cov["aggregated_calls"].as_u64().unwrap() - cov["folded_calls"].as_u64().unwrap();
     assert_eq!(own, 4096, "{cov}");
 }
+
+/// `revy_config.hpp` for `RECURSION`: seven methods of one class, throttling on.
+const RECURSION_CONFIG: &str = r#"#ifndef REVY_CONFIG_HPP_INCLUDED
+#define REVY_CONFIG_HPP_INCLUDED
+#include <cstdint>
+namespace _revy_rt { namespace config {
+inline const char* project() { return "ways"; }
+inline const char* trace_dir() { return "traces"; }
+constexpr std::uint64_t max_size = 4096ull;
+constexpr std::uint64_t throttle_calls = 100;
+constexpr std::uint64_t throttle_ns = 1000000;
+inline const char* mode() { return "faster"; }
+constexpr bool better = false;
+constexpr std::uint64_t collection_sample = 8;
+constexpr std::uint64_t system_size = 32;
+constexpr std::uint32_t class_count = 1;
+inline const char* const* class_names() { static const char* const t[] = {"", "Re"}; return t; }
+struct Method { std::uint32_t cls; const char* name; const char* sgn; };
+constexpr std::uint32_t method_count = 7;
+inline const Method* methods() {
+    static const Method t[] = {{0, "", ""}, {1, "match", "!^0!"}, {1, "unchecked", "!^0!"},
+                               {1, "seq", "!^0!"}, {1, "alt", "!^0!"}, {1, "leaf", "!^0!"},
+                               {1, "util", "!^0!"}, {1, "run", "!^0!"}};
+    return t;
+}
+}}
+#endif
+"#;
+
+/// The same throttled recursion counted twice, each on a thread of its own, in lockstep
+/// rounds: by the runtime's table alone (`REVY_TEST_COUNTED()` off: every call as
+/// `pop_estimated` adds it, two lookups) and through the counted path (`push_counted` /
+/// `end_counted` as `Probe` runs them, the entry points when they refuse).
+const RECURSION: &str = r#"// The same throttled recursion counted twice, each on a thread of its own: by the runtime's
+// table alone (the reference: every call's time and edge as `pop_estimated` adds them), and
+// through the counted path (`push_counted`/`end_counted` as annotated code runs them, the
+// runtime's entry points when they refuse). Both threads' tables must hold the same numbers.
+static thread_local bool use_counted = true;
+#define REVY_TEST_COUNTED() (use_counted)
+#define REVY_TEST_RESAMPLE() false
+#include "revy_runtime.hpp"
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+namespace rt = ::_revy_rt::detail;
+typedef unsigned long long u64;
+
+struct Node { u64 oid; int kind; int kids[2]; bool fresh; };
+static std::vector<Node> nodes;
+static thread_local u64 ends = 0, inline_ends = 0;
+
+struct Call {
+    unsigned mid;
+    u64 oid;
+    unsigned d;
+    Call(unsigned m, u64 o, u64 size) : mid(m), oid(o), d(0) {
+        if (use_counted) d = rt::push_counted(rt::tls(), mid, oid, size);
+        if (!d) rt::e_start(mid, oid, size);
+    }
+    ~Call() {
+        ++ends;
+        if (use_counted && d && rt::end_counted(rt::tls(), mid, oid, d)) ++inline_ends;
+        else rt::e_end(mid, oid);
+    }
+};
+static int unchecked(int i);
+static int util(int k) { Call c(6, 0, 4); return k & 1; }
+static int leaf(int i) { Call c(5, nodes[i].oid, 8 + i % 5); return util(i) + 1; }
+static int match(int i) { Call c(1, nodes[i].oid, 16); return unchecked(i); }
+static int seq(int i) {
+    Call c(3, nodes[i].oid, 24);
+    int r = 0;
+    for (int k : nodes[i].kids) if (k >= 0) r += match(k);
+    return r;
+}
+static int alt(int i) {
+    Call c(4, nodes[i].oid, 24);
+    int r = 0;
+    for (int k : nodes[i].kids) if (k >= 0) r += unchecked(k);
+    return r + util(i);
+}
+static int unchecked(int i) {
+    Call c(2, nodes[i].oid, 16);
+    switch (nodes[i].kind) {
+    case 0: return leaf(i);
+    case 1: return seq(i);
+    default: return alt(i);
+    }
+}
+// Turns: the main thread gives the nodes made fresh each round new IDs (objects made after the
+// tables filled: no edge of their own can exist), then each counting thread runs the round.
+static std::atomic<int> turn(0);
+static void wait_turn(int t) {
+    while (turn.load() != t) std::this_thread::yield();
+}
+static long run(int rounds, int me) {
+    Call c(7, 0, 0);
+    long r = 0;
+    for (int k = 0; k < rounds; ++k) {
+        wait_turn(3 * k + me);
+        r += match(0) + unchecked(k % 7) + leaf(nodes.size() - 1 - k % 100);
+        turn.store(3 * k + me + 1);
+    }
+    return r;
+}
+
+// The thread's table, its counted calls settled: rows of methods 1-7, edges sorted.
+static std::string table() {
+    rt::ThreadState& ts = rt::tls();
+    rt::AggTable* a = rt::agg_of(ts);
+    if (!a) return "no table";
+    rt::counted_settle_all(&ts, *a);
+    std::string out;
+    char line[256];
+    for (unsigned m = 1; m <= 7; ++m) {
+        const std::uint64_t* r = m < a->m_len ? a->m + m * rt::kAggM : nullptr;
+        if (!r) continue;
+        std::snprintf(line, sizeof line, "m%u calls=%llu agg=%llu net=%llu size=%llu agg=%llu-%llu net=%llu-%llu size=%llu-%llu\n",
+                      m, (u64)r[0], (u64)r[1], (u64)r[2], (u64)r[3], (u64)r[4], (u64)r[5], (u64)r[6], (u64)r[7], (u64)r[8], (u64)r[9]);
+        out += line;
+    }
+    std::vector<std::string> edges;
+    for (unsigned i = 0; i < a->cap; ++i) {
+        const rt::AggEdge& x = a->e[i];
+        if (!x.r) continue;
+        std::snprintf(line, sizeof line, "e %u/%llu -> %u/%llu calls=%llu agg=%llu net=%lld size=%llu\n",
+                      x.s, (u64)x.so, x.r, (u64)x.o, (u64)x.calls, (u64)x.agg, (long long)x.net, (u64)x.size);
+        edges.push_back(line);
+    }
+    std::sort(edges.begin(), edges.end());
+    for (const std::string& e : edges) out += e;
+    std::snprintf(line, sizeof line, "folded=%llu dropped=%llu edges=%u\n", (u64)a->folded, (u64)a->dropped, a->used);
+    return out + line;
+}
+
+int main(int argc, char** argv) {
+    int rounds = argc > 1 ? std::atoi(argv[1]) : 40;
+    const int n = 3000;
+    // objects: two thirds made before the table fills (old IDs), a third after (fresh)
+    for (int i = 0; i < n; ++i) {
+        u64 oid = rt::e_new_oid();
+        int k1 = 2 * i + 1 < n ? 2 * i + 1 : -1, k2 = 2 * i + 2 < n ? 2 * i + 2 : -1;
+        nodes.push_back(Node{oid, k1 < 0 ? 0 : 1 + (i * 7 + i / 5) % 2, {k1, k2}, i % 3 == 2});
+    }
+    const u64 est[8] = {0, 30, 5, 50, 20, 10, 3, 1000};
+    for (unsigned m = 1; m <= 7; ++m) {
+        rt::Statics<>::throttled[m].store(1, std::memory_order_relaxed);
+        rt::Statics<>::estimate[m].store(1 + est[m], std::memory_order_relaxed);
+    }
+    std::string ref, got;
+    u64 total = 0, inl = 0;
+    long r1 = 0, r2 = 0;
+    std::thread ta([&] { use_counted = false; r1 = run(rounds, 1); ref = table(); });
+    std::thread tb([&] { use_counted = true; r2 = run(rounds, 2); got = table(); total = ends; inl = inline_ends; });
+    for (int k = 0; k < rounds; ++k) {
+        wait_turn(3 * k);
+        if (k) for (Node& x : nodes) if (x.fresh) x.oid = rt::e_new_oid();
+        turn.store(3 * k + 1);
+    }
+    ta.join();
+    tb.join();
+    std::printf("results %ld %ld calls=%llu inline=%llu\n", r1, r2, total, inl);
+    if (ref == got) { std::printf("same tables\n"); return 0; }
+    std::printf("DIFFERENT\n--- reference\n%s--- counted\n%s", ref.c_str(), got.c_str());
+    return 1;
+}
+"#;
+
+/// Throttled calls that call others (a recursion over a tree of objects, as yaml-cpp's
+/// `RegEx::Match`), counted inline on the method's edges: per method and per edge, calls,
+/// time and net time sums and ranges, sizes, and the folded count equal what the runtime's
+/// table aggregates call by call — with estimates fixed (no re-estimating), some calls taking
+/// their estimate and some their callees' time, four senders of one method in turn, objects
+/// older than the table's filling (their own edges, or the folded one when the table has
+/// none: the bitmap) and newer (always folded). Most calls must go the inline way.
+#[test]
+fn cpp_counted_recursion_equals_the_tables_aggregates() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(dir.join("revy_config.hpp"), RECURSION_CONFIG).unwrap();
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap();
+    for f in ["revy_runtime.hpp", "revy_runtime_impl.hpp"] {
+        std::fs::copy(repo.join("runtime-cpp").join(f), dir.join(f)).unwrap();
+    }
+    std::fs::write(dir.join("t.cpp"), RECURSION).unwrap();
+    let cc =
+        "g++ -std=c++11 -Wall -Wextra -Werror -fno-exceptions -fno-rtti -O1 -pthread -o t t.cpp";
+    let b = common::cpp_rt::sh(dir, cc, &[]);
+    assert!(b.status.success(), "{}", common::cpp_rt::text(&b.stderr));
+    let r = common::cpp_rt::sh(dir, "./t 40", &[("REVY_TRACE", "t.rvt")]);
+    let out = common::cpp_rt::text(&r.stdout);
+    assert!(
+        r.status.success(),
+        "{out}{}",
+        common::cpp_rt::text(&r.stderr)
+    );
+    assert!(out.contains("same tables"), "{out}");
+    let field = |k: &str| -> u64 {
+        let v = out.split_whitespace().find_map(|w| w.strip_prefix(k));
+        v.unwrap_or_else(|| panic!("no {k} in {out}"))
+            .parse()
+            .unwrap()
+    };
+    // 40 rounds over 3,000 nodes: about 14,000 calls a round
+    assert!(field("calls=") > 500_000, "{out}");
+    // most calls end inline (the rest: an edge not among the method's four, a bit another key
+    // set, the 1-in-1,024 timed call)
+    assert!(field("inline=") * 2 > field("calls="), "{out}");
+}

@@ -1011,23 +1011,10 @@ int main() {
 "#,
     )
     .unwrap();
-    std::fs::write(
-        dir.join("revy.toml"),
-        "[project]\nname = \"shapes\"\nsources = [\"src/*.h\", \"src/*.cpp\"]\n\
-         build = \"g++ -std=c++17 -O1 -o shapes src/main.cpp\"\nrun = \"./shapes\"\n\
-         [annotate]\nmode = \"better\"\ninclude = [\"*\"]\n[trace]\npath = \".revy/traces\"\n\
-         throttle = false\n",
-    )
-    .unwrap();
-    common::revy_ok(dir, &["parse"]);
-    common::revy_ok(dir, &["annotate"]);
-    let b = sh(dir, "g++ -std=c++17 -O1 -o shapes src/main.cpp", &[]);
-    assert_eq!(b.code, 0, "{}", b.stderr);
-    for run in 0..10 {
-        let path = dir.join(format!("t{run}.rvt"));
-        let r = sh(dir, "./shapes", &[("REVY_TRACE", path.to_str().unwrap())]);
-        assert_eq!(r.code, 0, "{}", r.stderr);
-        let t = decode(&std::fs::read(&path).unwrap());
+    for (run, t) in traced_runs(dir, "shapes", "\"src/*.h\", \"src/*.cpp\"", 10)
+        .iter()
+        .enumerate()
+    {
         let mut by: BTreeMap<&str, usize> = BTreeMap::new();
         for (_, _, e) in &t.events {
             if let Ev::Crt { cls, .. } = e {
@@ -1112,23 +1099,10 @@ int main() {
 "#,
     )
     .unwrap();
-    std::fs::write(
-        dir.join("revy.toml"),
-        "[project]\nname = \"longctor\"\nsources = [\"src/*.cpp\"]\n\
-         build = \"g++ -std=c++17 -O1 -o longctor src/main.cpp\"\nrun = \"./longctor\"\n\
-         [annotate]\nmode = \"better\"\ninclude = [\"*\"]\n[trace]\npath = \".revy/traces\"\n\
-         throttle = false\n",
-    )
-    .unwrap();
-    common::revy_ok(dir, &["parse"]);
-    common::revy_ok(dir, &["annotate"]);
-    let b = sh(dir, "g++ -std=c++17 -O1 -o longctor src/main.cpp", &[]);
-    assert_eq!(b.code, 0, "{}", b.stderr);
-    for run in 0..3 {
-        let path = dir.join(format!("t{run}.rvt"));
-        let r = sh(dir, "./longctor", &[("REVY_TRACE", path.to_str().unwrap())]);
-        assert_eq!(r.code, 0, "{}", r.stderr);
-        let t = decode(&std::fs::read(&path).unwrap());
+    for (run, t) in traced_runs(dir, "longctor", "\"src/*.cpp\"", 3)
+        .iter()
+        .enumerate()
+    {
         let mut by: BTreeMap<&str, usize> = BTreeMap::new();
         let mut zero: BTreeMap<String, usize> = BTreeMap::new();
         for (_, _, e) in &t.events {
@@ -1149,4 +1123,35 @@ int main() {
         assert_eq!(by.get("z::Deep"), Some(&12), "run {run}: {by:?}");
         assert!(zero.is_empty(), "run {run}: events with oid 0: {zero:?}");
     }
+}
+
+/// Annotates the C++ program in `dir/src` (every class, better mode, no throttling), builds
+/// `src/main.cpp` as `name` and returns the decoded traces of `runs` runs.
+fn traced_runs(dir: &Path, name: &str, sources: &str, runs: usize) -> Vec<Trace> {
+    let build = format!("g++ -std=c++17 -O1 -o {name} src/main.cpp");
+    std::fs::write(
+        dir.join("revy.toml"),
+        format!(
+            "[project]\nname = \"{name}\"\nsources = [{sources}]\nbuild = \"{build}\"\n\
+             run = \"./{name}\"\n[annotate]\nmode = \"better\"\ninclude = [\"*\"]\n\
+             [trace]\npath = \".revy/traces\"\nthrottle = false\n"
+        ),
+    )
+    .unwrap();
+    common::revy_ok(dir, &["parse"]);
+    common::revy_ok(dir, &["annotate"]);
+    let b = sh(dir, &build, &[]);
+    assert_eq!(b.code, 0, "{}", b.stderr);
+    (0..runs)
+        .map(|run| {
+            let path = dir.join(format!("t{run}.rvt"));
+            let r = sh(
+                dir,
+                &format!("./{name}"),
+                &[("REVY_TRACE", path.to_str().unwrap())],
+            );
+            assert_eq!(r.code, 0, "{}", r.stderr);
+            decode(&std::fs::read(&path).unwrap())
+        })
+        .collect()
 }

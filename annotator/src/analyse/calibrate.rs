@@ -3,6 +3,7 @@
 //! queue) and the receiver's wake-up (the handoff). `enqueue.rs` keeps them per project;
 //! these only measure.
 
+pub(crate) mod idle;
 pub(crate) mod queue;
 
 use std::time::{Duration, Instant};
@@ -69,19 +70,22 @@ pub(crate) fn states(windows: &[f64]) -> Option<Windows> {
     })
 }
 
-/// This machine's handoff over [`WINDOWS`] windows spread over 2 s (see [`HANDOFF_HOW`]);
-/// `None` when fewer than 4 windows gave a plausible figure (a machine too busy).
-pub(crate) fn handoff() -> Option<Windows> {
+/// This machine's handoff over [`WINDOWS`] windows spread over 2 s (see [`HANDOFF_HOW`]),
+/// `None` when fewer than 4 windows gave a plausible figure (a machine too busy); and the
+/// wake-up against idle time measured right after each window (`idle.rs`, in the gaps).
+pub(crate) fn handoff() -> (Option<Windows>, Option<crate::analyse::whatif::WakeCurve>) {
     let start = Instant::now();
     let mut figures = Vec::with_capacity(WINDOWS);
+    let mut idle = idle::Samples::default();
     for i in 0..WINDOWS {
         let at = start + EVERY * i as u32;
         if let Some(wait) = at.checked_duration_since(Instant::now()) {
             std::thread::sleep(wait);
         }
         figures.extend(handoff_ns(WINDOW));
+        idle.window();
     }
-    states(&figures)
+    (states(&figures), idle.curve())
 }
 
 /// One-way handoff between two threads here (a mutex/condition-variable ping-pong) within

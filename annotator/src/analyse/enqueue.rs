@@ -23,6 +23,9 @@ pub struct Measured {
     pub source: String,
     /// A handoff whose windows saw two states: both ends (`ns` is the windows' median).
     pub range: Option<HandoffRange>,
+    /// The handoff's: the wake-up against idle time measured with it, in ns (none: another
+    /// cost, or a file kept before it was measured: the flat handoff).
+    pub curve: Option<crate::analyse::whatif::WakeCurve>,
 }
 
 /// The two ends of a handoff measured in windows that disagree beyond the noise
@@ -79,9 +82,7 @@ impl Cost {
     /// measured together, once per process.
     fn measure(self) -> Option<(f64, &'static str, Option<calibrate::Windows>)> {
         if self == Cost::Handoff {
-            // Once per process, as the posts: `--remeasure` asks for it twice in `analyze`.
-            static HANDOFF: OnceLock<Option<calibrate::Windows>> = OnceLock::new();
-            let h = HANDOFF.get_or_init(calibrate::handoff).clone()?;
+            let h = measured_handoff().0.clone()?;
             return Some((h.ns, calibrate::HANDOFF_HOW, Some(h)));
         }
         let (ns, how, ends) = self.measure_post()?;
@@ -145,6 +146,19 @@ impl Cost {
     }
 }
 
+/// The handoff's windows and the wake-up curve measured between them, once per process
+/// (as the posts: `--remeasure` asks for the handoff twice in `analyze`).
+fn measured_handoff() -> &'static (
+    Option<calibrate::Windows>,
+    Option<crate::analyse::whatif::WakeCurve>,
+) {
+    static HANDOFF: OnceLock<(
+        Option<calibrate::Windows>,
+        Option<crate::analyse::whatif::WakeCurve>,
+    )> = OnceLock::new();
+    HANDOFF.get_or_init(calibrate::handoff)
+}
+
 /// How Java's posts are measured when no JVM could run the measurement.
 const JAVA_AS_CPP: &str = "no JVM to run java QueueCost.java: C++'s pthread figure";
 
@@ -167,6 +181,9 @@ struct MachineFile {
     post_java: Option<Entry>,
     #[serde(skip_serializing_if = "Option::is_none")]
     wake_java: Option<Entry>,
+    /// Measured with the handoff (a file without it: the flat handoff).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    wake_after_idle: Option<CurveEntry>,
 }
 
 impl MachineFile {
@@ -202,6 +219,37 @@ struct Entry {
     windows: Option<Vec<f64>>,
 }
 
+/// The wake-up against idle time, as kept: idle times and wake-ups in ns, point by point.
+#[derive(Clone, Serialize, Deserialize)]
+struct CurveEntry {
+    idle_ns: Vec<f64>,
+    wake_ns: Vec<f64>,
+    measured: String,
+    host: String,
+    how: String,
+}
+
+impl CurveEntry {
+    fn new(c: &crate::analyse::whatif::WakeCurve, measured: &str, host: &str) -> Self {
+        CurveEntry {
+            idle_ns: c.idle.iter().map(|x| x.round()).collect(),
+            wake_ns: c.wake.iter().map(|x| x.round()).collect(),
+            measured: measured.to_string(),
+            host: host.to_string(),
+            how: calibrate::idle::IDLE_HOW.to_string(),
+        }
+    }
+
+    /// The curve, when this host's, measured the current way and well formed.
+    fn curve(&self, host: &str) -> Option<crate::analyse::whatif::WakeCurve> {
+        let c = crate::analyse::whatif::WakeCurve {
+            idle: self.idle_ns.clone(),
+            wake: self.wake_ns.clone(),
+        };
+        (self.host == host && self.how == calibrate::idle::IDLE_HOW && c.valid()).then_some(c)
+    }
+}
+
 impl Entry {
     /// Both ends, when the windows saw two states (the slow end `by` times the fast one).
     fn range(&self, by: f64) -> Option<HandoffRange> {
@@ -227,11 +275,23 @@ pub(crate) fn kept(cost: Cost, project: Option<&Path>, remeasure: bool) -> Optio
         let range = windows
             .as_ref()
             .and_then(|w| range_of(w, cost.two_states_by()));
-        return Some(Measured { ns, source, range });
+        let curve = (cost == Cost::Handoff)
+            .then(|| measured_handoff().1.clone())
+            .flatten();
+        return Some(Measured {
+            ns,
+            source,
+            range,
+            curve,
+        });
     };
     let host = hostname();
     let mut file = read(&path).unwrap_or_default();
     if !remeasure {
+        let kept_curve = match (cost, &file.wake_after_idle) {
+            (Cost::Handoff, Some(c)) => c.curve(&host),
+            _ => None,
+        };
         let found = file.entry(cost).as_ref().filter(|e| {
             e.host == host
                 && cost.hows().contains(&e.how.as_str())
@@ -246,6 +306,7 @@ pub(crate) fn kept(cost: Cost, project: Option<&Path>, remeasure: bool) -> Optio
                 ns: e.ns,
                 source,
                 range,
+                curve: kept_curve,
             });
         }
     }
@@ -269,6 +330,15 @@ pub(crate) fn kept(cost: Cost, project: Option<&Path>, remeasure: bool) -> Optio
     };
     let range = entry.range(cost.two_states_by());
     let day = entry.measured[..10].to_string();
+    // The curve measured with the handoff replaces the kept one (none now: none kept).
+    let curve = (cost == Cost::Handoff)
+        .then(|| measured_handoff().1.clone())
+        .flatten();
+    if cost == Cost::Handoff {
+        file.wake_after_idle = curve
+            .as_ref()
+            .map(|c| CurveEntry::new(c, &entry.measured, &entry.host));
+    }
     *file.entry(cost) = Some(entry);
     let source = match write(&path, &file) {
         Ok(()) => format!(
@@ -280,7 +350,12 @@ pub(crate) fn kept(cost: Cost, project: Option<&Path>, remeasure: bool) -> Optio
             cost.what()
         ),
     };
-    Some(Measured { ns, source, range })
+    Some(Measured {
+        ns,
+        source,
+        range,
+        curve,
+    })
 }
 
 /// Both ends of a handoff measured now, when its windows saw two states.

@@ -64,6 +64,9 @@ pub struct Machine {
     pub handoff_note: Option<String>,
     /// The project's handoff windows saw two states: both ends (none when given).
     pub handoff_range: Option<crate::analyse::enqueue::HandoffRange>,
+    /// The project's wake-up against idle time, in ns (none: not kept, or `--handoff`
+    /// given: the flat handoff).
+    pub wake_curve: Option<whatif::WakeCurve>,
 }
 
 /// The cores to predict for: the given count (at least 1), else this machine's.
@@ -135,6 +138,9 @@ pub fn resolve(given: &Given, measured: &Measured) -> Result<Machine> {
         handoff_note,
         handoff_range: kept
             .and_then(|k| k.range)
+            .filter(|_| given.handoff_ns.is_none()),
+        wake_curve: kept
+            .and_then(|k| k.curve.clone())
             .filter(|_| given.handoff_ns.is_none()),
     })
 }
@@ -226,6 +232,10 @@ impl Machine {
             latency: whatif::ns_to(unit, latency_ns),
             // Bytes per second to bytes per trace unit.
             bandwidth: bandwidth.map(|b| b * unit.micros() * 1e-6),
+            wake_curve: self
+                .wake_curve
+                .as_ref()
+                .map(|c| c.scaled(whatif::ns_to(unit, 1.0))),
         }
     }
 }
@@ -325,6 +335,7 @@ mod tests {
             ns,
             source: "measured 2026-11-28 on this machine, .revy/machine.toml".into(),
             range: None,
+            curve: None,
         };
         // A quiet recording's header (21.6 µs) and a loaded one's (3.8 µs): one figure.
         for header in [21_600.0, 3_800.0] {
@@ -381,6 +392,7 @@ mod tests {
                 ns: 2_400.0,
                 source: "measured now".into(),
                 range: Some(range),
+                curve: None,
             }),
             enqueue_range: None,
         };

@@ -37,7 +37,12 @@ pub fn of(o: &Outcome, p: &Params, unit: Unit) -> Option<Cost> {
         return None;
     }
     let waited: f64 = o.waits.iter().map(|w| w.time).sum();
-    let handoffs = 2.0 * sync as f64 * p.handoff;
+    // With a wake-up curve, what the replay charged the round trips' wake-ups.
+    let (woken_r, woken_c) = (o.woken_receivers, o.woken_callers);
+    let handoffs = match p.wake_curve {
+        Some(_) => woken_r.delay + woken_c.delay,
+        None => 2.0 * sync as f64 * p.handoff,
+    };
     let against = format!("against {} of work", h(o.moved_work));
     // A receiver is the busiest thread: what it pays per message bounds the run.
     let receiver_bound = o
@@ -90,6 +95,17 @@ pub fn of(o: &Outcome, p: &Params, unit: Unit) -> Option<Cost> {
         };
         let per = o.enqueue_time / sent as f64;
         ("enqueue", sent, per, o.enqueue_time, text)
+    } else if p.wake_curve.is_some() && handoffs >= 0.5 * (waited - o.moved_work) {
+        // Dear wake-ups after idling: what the callers waited beyond the work they wait
+        // for is mostly them.
+        let text = format!(
+            "{}: {} = {} handoff {against}",
+            plural(sync, "round trip"),
+            super::wake::describe(&woken_r, &woken_c, unit),
+            h(handoffs)
+        );
+        let per = handoffs / sync.max(1) as f64;
+        ("handoff", sync, per, handoffs, text)
     } else if handoffs >= 0.5 * waited {
         let text = format!(
             "{} × 2 × {} handoff = {} {against}",

@@ -128,6 +128,7 @@ fn params(cores: usize) -> Params {
         post: 2.0,
         latency: 0.0,
         bandwidth: None,
+        wake_curve: None,
     }
 }
 

@@ -11,6 +11,7 @@ pub mod plan;
 mod range;
 pub(crate) mod sim;
 pub(crate) mod tree;
+pub mod wake;
 
 use std::path::{Path, PathBuf};
 
@@ -22,6 +23,7 @@ pub use plan::Plan;
 pub use range::{predict_range, HandoffRange};
 pub use sim::Params;
 pub use tree::Tree;
+pub use wake::WakeCurve;
 
 use crate::analyse::probe::Calibration;
 pub use crate::analyse::probe::Compensation;
@@ -884,6 +886,8 @@ mod tests {
             take_time: 0.0,
             wakes: 0.0,
             counted_sends: 0,
+            woken_receivers: Default::default(),
+            woken_callers: Default::default(),
             deadlocked: Vec::new(),
         }
     }

@@ -127,6 +127,7 @@ mod tests {
             take: 100.0,
             latency: 0.0,
             bandwidth: None,
+            wake_curve: None,
         }
     }
 

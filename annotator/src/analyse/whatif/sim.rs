@@ -42,6 +42,9 @@ pub struct Params {
     pub latency: f64,
     /// ... and bytes per time unit (`None`: infinitely fast).
     pub bandwidth: Option<f64>,
+    /// The wake-up against the woken thread's idle time (`wake.rs`), charged instead of
+    /// `handoff` when dearer; `None`: the flat handoff.
+    pub wake_curve: Option<super::wake::WakeCurve>,
 }
 
 impl Params {
@@ -112,6 +115,8 @@ struct Exec {
     waiting_on: u32,
     wait_since: f64,
     wait_for: u32,
+    /// When a queue's worker last blocked on its queue (its idle time when woken).
+    idle_since: f64,
     pending: f64,
     seg_start: f64,
     seg_node: u32,
@@ -176,6 +181,10 @@ pub struct Outcome {
     pub wakes: f64,
     /// Cross-thread messages that were counted calls (sent as batches).
     pub counted_sends: u64,
+    /// The wake-ups of receivers blocked on their queues by a message whose sender waits
+    /// for its result, and of those senders by the result: idle time and delay charged.
+    pub woken_receivers: super::wake::Charged,
+    pub woken_callers: super::wake::Charged,
     /// Executors still waiting at the end: the change deadlocks.
     pub deadlocked: Vec<String>,
 }
@@ -251,6 +260,8 @@ pub struct Sim<'a> {
     take_time: f64,
     wakes: f64,
     counted_sends: u64,
+    woken_receivers: super::wake::Charged,
+    woken_callers: super::wake::Charged,
 }
 
 fn exec(label: String, queue: u32) -> Exec {
@@ -266,6 +277,7 @@ fn exec(label: String, queue: u32) -> Exec {
         waiting_on: NONE,
         wait_since: 0.0,
         wait_for: NONE,
+        idle_since: 0.0,
         pending: 0.0,
         seg_start: 0.0,
         seg_node: NONE,
@@ -339,6 +351,8 @@ impl<'a> Sim<'a> {
             take_time: 0.0,
             wakes: 0.0,
             counted_sends: 0,
+            woken_receivers: Default::default(),
+            woken_callers: Default::default(),
         };
         s.start_threads();
         s.open_queues();
@@ -456,8 +470,14 @@ impl<'a> Sim<'a> {
                     .copied()
                     .find(|&w| self.execs[w as usize].state == State::Idle);
                 if let Some(w) = idle {
-                    self.execs[w as usize].state = State::Waking;
-                    self.at(self.now + self.p.handoff, Ev::Wake(w));
+                    let e = &mut self.execs[w as usize];
+                    e.state = State::Waking;
+                    let idle = self.now - e.idle_since;
+                    let delay = super::wake::delay(self.p, idle);
+                    if task.reply != NONE {
+                        self.woken_receivers.add(idle, delay);
+                    }
+                    self.at(self.now + delay, Ev::Wake(w));
                 }
             }
             Ev::Result(x, cause) => {
@@ -762,7 +782,12 @@ impl<'a> Sim<'a> {
         let xi = x as usize;
         let done = self.execs[xi].stack.pop().unwrap();
         if done.reply != NONE {
-            let mut back = self.p.there(0) + self.p.handoff;
+            // The caller has been parked since it sent the message.
+            let there = self.p.there(0);
+            let idle = self.now + there - self.execs[done.reply as usize].wait_since;
+            let delay = super::wake::delay(self.p, idle);
+            self.woken_callers.add(idle, delay);
+            let mut back = there + delay;
             // A batch's caller waited for each of its calls: one round trip per call more.
             if let Some(b) = self.t.batch_of(done.node) {
                 let size = self.t.nodes[done.node as usize].size;
@@ -789,6 +814,7 @@ impl<'a> Sim<'a> {
             } else {
                 State::Idle
             };
+            e.idle_since = self.now;
             return None;
         };
         e.tasks += self.t.batch_of(task.node).map_or(1, |b| b.calls);
@@ -838,6 +864,8 @@ impl<'a> Sim<'a> {
             take_time: self.take_time,
             wakes: self.wakes,
             counted_sends: self.counted_sends,
+            woken_receivers: self.woken_receivers,
+            woken_callers: self.woken_callers,
             deadlocked,
         }
     }

@@ -46,6 +46,7 @@ fn params(cores: usize) -> Params {
         take: 0.0,
         latency: 0.0,
         bandwidth: None,
+        wake_curve: None,
     }
 }
 

@@ -1,0 +1,156 @@
+//! A thread's wake-up as a function of how long it was parked. On a VM, a virtual CPU
+//! whose thread parks for more than ~20-50 µs halts, and waking it goes through the
+//! hypervisor: ~25-40 µs instead of the few µs of a back-to-back wake-up (a Java
+//! queue+future round trip measured both, docs/runtime-fidelity.md, "The wake-up after
+//! idling"). The handoff's windows (`calibrate.rs`) measure only back-to-back round
+//! trips; this measures the curve in the gaps between them, so it costs no wall time.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::analyse::whatif::WakeCurve;
+
+/// How the curve is measured.
+pub(crate) const IDLE_HOW: &str = "in the gaps of the handoff's 20 windows: a thread parked on a mutex/condition variable for each idle time, woken by a post from a thread that spins meanwhile and then spins for the answer (an atomic); per window and idle time the median of 5 wake-ups, the curve the windows' medians";
+
+/// The idle times measured, in µs.
+pub(crate) const IDLE_US: [f64; 7] = [0.0, 10.0, 20.0, 35.0, 50.0, 100.0, 300.0];
+
+/// Wake-ups per idle time and window.
+const PER: usize = 5;
+
+/// A wake-up longer than this is a time slice, not a wake-up: not counted.
+const PLAUSIBLE_NS: f64 = 2_000_000.0;
+
+/// Each window's figures, per idle time (ns); the curve is made of their medians.
+#[derive(Default)]
+pub(crate) struct Samples {
+    per_idle: Vec<Vec<f64>>,
+}
+
+impl Samples {
+    /// One window: [`PER`] wake-ups after each idle time, their median kept.
+    pub(crate) fn window(&mut self) {
+        self.per_idle.resize(IDLE_US.len(), Vec::new());
+        let figures = window();
+        for (k, f) in figures.into_iter().enumerate() {
+            self.per_idle[k].extend(f);
+        }
+    }
+
+    /// The curve: per idle time, the windows' median (`None`: fewer than 4 windows
+    /// answered at some idle time).
+    pub(crate) fn curve(&self) -> Option<WakeCurve> {
+        let mut wake = Vec::with_capacity(IDLE_US.len());
+        for w in &self.per_idle {
+            if w.len() < 4 {
+                return None;
+            }
+            wake.push(median(w));
+        }
+        (wake.len() == IDLE_US.len()).then(|| WakeCurve {
+            idle: IDLE_US.iter().map(|us| us * 1e3).collect(),
+            wake,
+        })
+    }
+}
+
+fn median(w: &[f64]) -> f64 {
+    let mut w = w.to_vec();
+    w.sort_by(f64::total_cmp);
+    w[w.len() / 2]
+}
+
+/// Per idle time, the median of [`PER`] wake-ups (none when none was plausible).
+fn window() -> Vec<Option<f64>> {
+    let pair = Arc::new((Mutex::new(0u64), Condvar::new()));
+    let answered = Arc::new(AtomicU64::new(0));
+    let (other, told) = (Arc::clone(&pair), Arc::clone(&answered));
+    // The sleeper answers each new value through the atomic, then parks again.
+    let sleeper = std::thread::spawn(move || {
+        let (m, cv) = &*other;
+        let mut seen = 0;
+        loop {
+            let mut g = m.lock().unwrap_or_else(|e| e.into_inner());
+            while *g == seen {
+                g = cv.wait(g).unwrap_or_else(|e| e.into_inner());
+            }
+            seen = *g;
+            drop(g);
+            told.store(seen, Ordering::Release);
+            if seen == u64::MAX {
+                return;
+            }
+        }
+    });
+    let (m, cv) = &*pair;
+    let mut v = 0u64;
+    let post = |v: u64| {
+        *m.lock().unwrap_or_else(|e| e.into_inner()) = v;
+        cv.notify_one();
+    };
+    // One round first: the sleeper is running and parked.
+    v += 1;
+    post(v);
+    spin_until(|| answered.load(Ordering::Acquire) == v);
+    let mut out = Vec::with_capacity(IDLE_US.len());
+    for us in IDLE_US {
+        let mut w = Vec::with_capacity(PER);
+        for _ in 0..PER {
+            let idle = Instant::now() + Duration::from_nanos((us * 1e3) as u64);
+            spin_until(|| Instant::now() >= idle);
+            v += 1;
+            let t0 = Instant::now();
+            post(v);
+            spin_until(|| answered.load(Ordering::Acquire) == v);
+            let ns = t0.elapsed().as_nanos() as f64;
+            if ns <= PLAUSIBLE_NS {
+                w.push(ns);
+            }
+        }
+        out.push((!w.is_empty()).then(|| median(&w)));
+    }
+    post(u64::MAX);
+    let _ = sleeper.join();
+    out
+}
+
+fn spin_until(mut done: impl FnMut() -> bool) {
+    while !done() {
+        std::hint::spin_loop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_give_a_curve_over_every_idle_time() {
+        let mut s = Samples::default();
+        for _ in 0..4 {
+            s.window();
+        }
+        // On a machine too busy for a plausible wake-up no curve is a right answer.
+        if let Some(c) = s.curve() {
+            assert_eq!(c.idle.len(), IDLE_US.len());
+            assert!(
+                c.wake.iter().all(|w| *w > 0.0 && *w <= PLAUSIBLE_NS),
+                "{c:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn too_few_windows_give_no_curve() {
+        let s = Samples {
+            per_idle: vec![vec![1_000.0; 3]; IDLE_US.len()],
+        };
+        assert_eq!(s.curve(), None);
+        let s = Samples {
+            per_idle: vec![vec![1_000.0, 30_000.0, 31_000.0, 29_000.0]; IDLE_US.len()],
+        };
+        assert_eq!(s.curve().unwrap().wake[3], 30_000.0);
+    }
+}

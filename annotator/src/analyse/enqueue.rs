@@ -524,6 +524,53 @@ mod tests {
         assert_eq!(again.ns, cpp.ns);
     }
 
+    /// A file kept before the wake-up curve was measured still loads, with the flat
+    /// handoff (not measured again); a kept curve comes with the handoff when this host's,
+    /// measured the current way and well formed.
+    #[test]
+    fn the_wake_up_curve_is_read_with_the_handoff_and_old_files_stay_flat() {
+        let dir = tempfile::tempdir().unwrap();
+        let manifest = dir.path().join("revy.toml");
+        std::fs::write(&manifest, "").unwrap();
+        std::fs::create_dir_all(dir.path().join(".revy")).unwrap();
+        let host = hostname();
+        let handoff = format!(
+            "[handoff]\nns = 1938.0\nmeasured = \"2026-11-29T07:44:18Z\"\nhost = {host:?}\nhow = {:?}\n",
+            calibrate::HANDOFF_HOW
+        );
+        let curve = |host: &str, idle: &str| {
+            format!(
+                "[wake_after_idle]\nidle_ns = {idle}\nwake_ns = [4000.0, 28000.0, 30000.0]\nmeasured = \"2026-11-29T07:44:18Z\"\nhost = {host:?}\nhow = {:?}\n",
+                calibrate::idle::IDLE_HOW
+            )
+        };
+        let at = |text: String| {
+            std::fs::write(dir.path().join(FILE), text).unwrap();
+            kept(Cost::Handoff, Some(&manifest), false).unwrap()
+        };
+        let old = at(handoff.clone());
+        assert_eq!((old.ns, &old.curve), (1938.0, &None));
+        assert!(old.source.starts_with("measured 2026-11-29"), "{old:?}");
+        let rising = "[0.0, 20000.0, 50000.0]";
+        let new = at(format!("{handoff}\n{}", curve(&host, rising)));
+        let c = new.curve.expect("kept with the handoff");
+        assert_eq!(
+            (new.ns, c.at(20_000.0), c.at(1e6)),
+            (1938.0, 28_000.0, 30_000.0)
+        );
+        let elsewhere = at(format!("{handoff}\n{}", curve("elsewhere", rising)));
+        assert_eq!(elsewhere.curve, None, "another host's curve");
+        let bad = at(format!(
+            "{handoff}\n{}",
+            curve(&host, "[0.0, 50000.0, 20000.0]")
+        ));
+        assert_eq!(
+            (bad.ns, &bad.curve),
+            (1938.0, &None),
+            "idle times must rise"
+        );
+    }
+
     #[test]
     fn measured_once_then_read_back_until_asked_again() {
         let dir = tempfile::tempdir().unwrap();

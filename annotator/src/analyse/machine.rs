@@ -376,6 +376,33 @@ mod tests {
     }
 
     #[test]
+    fn the_kept_wake_up_curve_is_replayed_in_the_traces_unit_unless_the_handoff_is_given() {
+        let curve = whatif::WakeCurve {
+            idle: vec![0.0, 50_000.0],
+            wake: vec![3_000.0, 30_000.0],
+        };
+        let measured = Measured {
+            handoff_kept: Some(crate::analyse::enqueue::Measured {
+                ns: 2_000.0,
+                source: "measured now".into(),
+                range: None,
+                curve: Some(curve.clone()),
+            }),
+            ..Measured::default()
+        };
+        let m = resolve(&Given::default(), &measured).unwrap();
+        assert_eq!(m.wake_curve.as_ref(), Some(&curve));
+        let p = m.params(Unit::Us, 0.0, None);
+        assert_eq!(p.wake_curve.unwrap().at(50.0), 30.0, "µs");
+        let given = Given {
+            handoff_ns: Some(2_000.0),
+            ..Given::default()
+        };
+        let m = resolve(&given, &measured).unwrap();
+        assert_eq!(m.wake_curve, None, "--handoff is flat");
+    }
+
+    #[test]
     fn a_handoff_in_two_states_resolves_at_both_ends_unless_given() {
         use crate::analyse::enqueue::HandoffRange;
         let range = HandoffRange {

@@ -95,9 +95,12 @@ pub fn of(o: &Outcome, p: &Params, unit: Unit) -> Option<Cost> {
         };
         let per = o.enqueue_time / sent as f64;
         ("enqueue", sent, per, o.enqueue_time, text)
-    } else if p.wake_curve.is_some() && handoffs >= 0.5 * (waited - o.moved_work) {
-        // Dear wake-ups after idling: what the callers waited beyond the work they wait
-        // for is mostly them.
+    } else if p.wake_curve.is_some()
+        && (handoffs >= 0.5 * waited
+            || (handoffs >= 0.25 * waited && handoffs >= 0.5 * (waited - o.moved_work)))
+    {
+        // Dear wake-ups after idling: a good share of the waiting, and most of what the
+        // callers waited beyond the work they wait for.
         let text = format!(
             "{}: {} = {} handoff {against}",
             plural(sync, "round trip"),
@@ -106,7 +109,7 @@ pub fn of(o: &Outcome, p: &Params, unit: Unit) -> Option<Cost> {
         );
         let per = handoffs / sync.max(1) as f64;
         ("handoff", sync, per, handoffs, text)
-    } else if handoffs >= 0.5 * waited {
+    } else if p.wake_curve.is_none() && handoffs >= 0.5 * waited {
         let text = format!(
             "{} × 2 × {} handoff = {} {against}",
             plural(sync, "round trip"),

@@ -116,7 +116,117 @@ pub(crate) fn describe(receivers: &Charged, callers: &Charged, unit: Unit) -> St
 
 #[cfg(test)]
 mod tests {
+    use std::io::Write;
+
+    use super::super::{baseline, load, plan, predict, Loaded, Plan};
     use super::*;
+
+    /// Chain's shape: `main` parses 35 µs, then asks `Lexer.next` (value-returning: it
+    /// waits) for a token that takes 100 µs, 100 times.
+    fn chain() -> (Loaded, Plan, tempfile::NamedTempFile) {
+        let mut f = tempfile::Builder::new().suffix(".dtf").tempfile().unwrap();
+        writeln!(f, "##### revy-trace 1 unit=ns lang=java pid=1").unwrap();
+        writeln!(f, "<Msg cls=Main oid=0 mth=main sgn=!! size=8 tid=1 t=0>").unwrap();
+        for i in 0..100u64 {
+            let t = 35_000 + i * 135_000;
+            writeln!(
+                f,
+                "<Msg cls=Lexer oid=1 mth=next sgn=!! size=8 tid=1 t={t}>"
+            )
+            .unwrap();
+            let end = t + 100_000;
+            writeln!(f, "</Msg cls=Lexer oid=1 mth=next sgn=!! tid=1 t={end}>").unwrap();
+        }
+        writeln!(f, "</Msg cls=Main oid=0 mth=main sgn=!! tid=1 t=13535000>").unwrap();
+        writeln!(f, "##### end events=0").unwrap();
+        f.flush().unwrap();
+        let l = load(&[f.path().to_path_buf()], false, None).unwrap();
+        let mut plan = Plan::default();
+        plan::add_pattern(&l.tree, &mut plan, "Lexer").unwrap();
+        (l, plan, f)
+    }
+
+    fn params(curve: Option<WakeCurve>) -> Params {
+        Params {
+            cores: 2,
+            handoff: 2_000.0,
+            enqueue: 100.0,
+            wake: 2_000.0,
+            post: 20.0,
+            take: 100.0,
+            latency: 0.0,
+            bandwidth: None,
+            wake_curve: curve,
+        }
+    }
+
+    /// This VM quiet (docs/runtime-fidelity.md): ~3-5 µs back to back, ~30 µs once parked
+    /// for 20 µs or more.
+    fn quiet() -> WakeCurve {
+        WakeCurve {
+            idle: vec![0.0, 5_000.0, 20_000.0, 50_000.0, 100_000.0, 300_000.0],
+            wake: vec![4_000.0, 3_000.0, 28_000.0, 32_000.0, 30_000.0, 38_000.0],
+        }
+    }
+
+    #[test]
+    fn a_chain_whose_threads_idle_pays_the_dear_wake_ups() {
+        let (l, plan, _f) = chain();
+        let flat = params(None);
+        let w = predict(&l, &plan, &flat, &[]);
+        // 100 round trips of 2 handoffs of 2 µs against 13.5 ms: 13.5 / 13.9.
+        assert!(
+            (w.predicted_speedup - 13.535 / 13.935).abs() < 0.01,
+            "{w:?}"
+        );
+        let dear = params(Some(quiet()));
+        let w = predict(&l, &plan, &dear, &[]);
+        // The Lexer idles 35 µs plus the caller's wake-up (~32 µs each), the caller 100 µs
+        // plus the Lexer's (~31 µs each): ~63 µs a round trip.
+        assert!(
+            (0.65..0.72).contains(&w.predicted_speedup),
+            "{}",
+            w.predicted_speedup
+        );
+        let c = w.cost.expect("messages were sent");
+        assert_eq!(c.dominant, "handoff", "{c:?}");
+        assert!(
+            c.text
+                .starts_with("100 round trips: 100 receivers' wake-ups after ~6"),
+            "{}",
+            c.text
+        );
+        assert!(
+            c.text.contains("100 callers' wake-ups after ~13"),
+            "{}",
+            c.text
+        );
+        // The baseline has no cross-thread message: the curve leaves it alone.
+        assert_eq!(baseline(&l, &flat), baseline(&l, &dear));
+    }
+
+    #[test]
+    fn a_flat_curve_at_the_handoff_predicts_as_the_handoff_does() {
+        let (l, plan, _f) = chain();
+        let flat = WakeCurve {
+            idle: vec![0.0, 300_000.0],
+            wake: vec![2_000.0, 2_000.0],
+        };
+        let a = predict(&l, &plan, &params(None), &[]);
+        let b = predict(&l, &plan, &params(Some(flat)), &[]);
+        assert_eq!(a.predicted_time, b.predicted_time);
+        // A curve below the handoff never makes a wake-up cheaper than it.
+        let cheap = WakeCurve {
+            idle: vec![0.0],
+            wake: vec![500.0],
+        };
+        let c = predict(&l, &plan, &params(Some(cheap)), &[]);
+        assert_eq!(a.predicted_time, c.predicted_time);
+        let dominant = |w: &super::super::WhatIf| w.cost.as_ref().map(|c| c.dominant);
+        assert_eq!(dominant(&a), Some("waiting for results"));
+        assert_eq!(dominant(&b), dominant(&a));
+        assert_eq!(dominant(&c), dominant(&a));
+    }
 
     #[test]
     fn the_curve_interpolates_and_is_flat_beyond_its_ends() {

@@ -331,6 +331,10 @@ pub struct Advice {
     /// trace's unit (each hint then also gives its speedup at both ends).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub handoff_range: Option<AdviceHandoffRange>,
+    /// The project's wake-up against idle time (charged instead of the handoff when
+    /// dearer), in the trace's unit; absent when none was kept or `--handoff` was given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wake_after_idle: Option<crate::analyse::whatif::WakeCurve>,
     /// Sender's CPU per asynchronous message, in the trace's unit.
     pub enqueue: f64,
     /// Where the enqueue cost comes from: given, or measured once for the project

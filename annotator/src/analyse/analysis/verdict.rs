@@ -188,8 +188,12 @@ fn queued(l: &Loaded, c: &Candidate, plan: &Plan, w: &whatif::WhatIf) -> Option<
     let sent = w.asynchronous_messages as f64;
     let wakes = w.waking_messages as f64;
     let taken = w.cost.as_ref().map_or(0.0, |c| c.take_time);
-    let handoffs =
+    let mut handoffs =
         w.handoff * (2.0 * sync + sent) + w.wake * wakes + w.enqueue * (sent - wakes) + taken;
+    // Wake-ups after idling, charged from the project's curve: what the replay summed.
+    if let Some(c) = w.cost.as_ref().filter(|c| c.dominant == "handoff") {
+        handoffs = handoffs.max(c.total);
+    }
     if handoffs * 2.0 >= w.predicted_time - w.baseline_time {
         return None;
     }

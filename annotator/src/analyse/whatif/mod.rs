@@ -305,6 +305,10 @@ pub struct WhatIf {
     /// states (absent: one state, or `--handoff` given).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub handoff_range: Option<HandoffRange>,
+    /// The project's wake-up against idle time, in `unit`, charged instead of the handoff
+    /// when dearer (absent: none kept, or `--handoff` given).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wake_after_idle: Option<WakeCurve>,
     pub critical_path: Vec<Step>,
     pub threads: Vec<ThreadUse>,
     /// The active objects `threads` does not list (past [`OBJECTS_LISTED`], the least busy).
@@ -413,6 +417,7 @@ fn predict_with(
         predicted_time: predicted,
         predicted_speedup: speedup,
         handoff_range: None,
+        wake_after_idle: p.wake_curve.clone(),
         critical_path: steps(t, &out),
         threads,
         threads_left_out,
@@ -738,6 +743,9 @@ fn render_prediction(s: &mut String, w: &WhatIf) {
         w.take_source
     );
     let h = |x: f64| human(x, Unit::parse(u).unwrap_or(Unit::Ns));
+    if let Some(c) = &w.wake_after_idle {
+        let _ = writeln!(s, "  {}", c.describe(Unit::parse(u).unwrap_or(Unit::Ns)));
+    }
     if let (Some(span), Some(busy), Some(n)) = (w.run_span, w.busy_time, w.threads_measured) {
         let run = RunLength {
             span,

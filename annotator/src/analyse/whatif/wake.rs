@@ -34,6 +34,19 @@ impl WakeCurve {
         y0 + (y1 - y0) * (idle - x0) / (x1 - x0)
     }
 
+    /// E.g. "a wake-up after idling (the project's, measured with the handoff): 4.00 µs
+    /// after 0 ns, 28.0 µs after 20.0 µs, …; charged when dearer than the handoff".
+    pub fn describe(&self, unit: Unit) -> String {
+        let h = |x: f64| super::human(x, unit);
+        let points: Vec<String> = (self.idle.iter().zip(&self.wake))
+            .map(|(i, w)| format!("{} after {}", h(*w), h(*i)))
+            .collect();
+        format!(
+            "a wake-up after idling (the project's, measured with the handoff): {}; charged when dearer than the handoff",
+            points.join(", ")
+        )
+    }
+
     /// Both axes multiplied by `f` (ns to a trace's unit).
     pub fn scaled(&self, f: f64) -> WakeCurve {
         WakeCurve {
@@ -240,6 +253,11 @@ mod tests {
         assert_eq!(c.at(35.0), 23.0);
         assert_eq!(c.at(1_000.0), 33.0);
         assert!((c.scaled(0.001).at(0.035) - 0.023).abs() < 1e-12);
+        let text = c.describe(Unit::Ns);
+        assert!(
+            text.contains("3 ns after 0 ns, 13 ns after 20 ns"),
+            "{text}"
+        );
         let bad = WakeCurve {
             idle: vec![10.0, 5.0],
             wake: vec![1.0, 1.0],

@@ -160,6 +160,11 @@ pub fn resolve_ends(given: &Given, measured: &Measured) -> Result<Option<(Machin
     if handoff.is_none() && enqueue.is_none() {
         return Ok(None);
     }
+    let kept_curve = measured
+        .handoff_kept
+        .as_ref()
+        .and_then(|k| k.curve.clone())
+        .filter(|_| given.handoff_ns.is_none());
     let at = |h: Option<f64>, e: Option<f64>, end: &str| -> Result<Machine> {
         let g = Given {
             handoff_ns: h.or(given.handoff_ns),
@@ -168,6 +173,9 @@ pub fn resolve_ends(given: &Given, measured: &Measured) -> Result<Option<(Machin
         let mut m = measured.clone();
         m.enqueue_ns = e.or(m.enqueue_ns);
         let mut out = resolve(&g, &m)?;
+        // The end's handoff is passed as given, which drops the kept curve: it is the
+        // same at both ends (it is the wake-up after idling, not a state).
+        out.wake_curve = kept_curve.clone();
         if h.is_some() {
             out.handoff_source = format!(
                 "the {end} end of the project's windows, {}",
@@ -394,6 +402,16 @@ mod tests {
         assert_eq!(m.wake_curve.as_ref(), Some(&curve));
         let p = m.params(Unit::Us, 0.0, None);
         assert_eq!(p.wake_curve.unwrap().at(50.0), 30.0, "µs");
+        // A handoff in two states: the curve at both ends.
+        let mut two = measured.clone();
+        two.handoff_kept.as_mut().unwrap().range = Some(crate::analyse::enqueue::HandoffRange {
+            fast_ns: 2_000.0,
+            slow_ns: 14_000.0,
+            slow_share: 0.3,
+        });
+        let (fast, slow) = resolve_ends(&Given::default(), &two).unwrap().unwrap();
+        assert_eq!(fast.wake_curve.as_ref(), Some(&curve));
+        assert_eq!(slow.wake_curve.as_ref(), Some(&curve));
         let given = Given {
             handoff_ns: Some(2_000.0),
             ..Given::default()

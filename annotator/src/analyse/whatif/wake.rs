@@ -255,7 +255,7 @@ mod tests {
         assert!((c.scaled(0.001).at(0.035) - 0.023).abs() < 1e-12);
         let text = c.describe(Unit::Ns);
         assert!(
-            text.contains("3 ns after 0 ns, 13 ns after 20 ns"),
+            text.contains("3.00 ns after 0 ns, 13.0 ns after 20.0 ns"),
             "{text}"
         );
         let bad = WakeCurve {

@@ -11,7 +11,7 @@ pub mod plan;
 mod range;
 pub(crate) mod sim;
 pub(crate) mod tree;
-pub mod wake;
+pub(crate) mod wake;
 
 use std::path::{Path, PathBuf};
 

@@ -19,7 +19,7 @@ pub struct WakeCurve {
 
 impl WakeCurve {
     /// The wake-up after `idle` (interpolated).
-    pub fn at(&self, idle: f64) -> f64 {
+    pub(crate) fn at(&self, idle: f64) -> f64 {
         let (xs, ys) = (&self.idle, &self.wake);
         let Some(k) = xs.iter().position(|&x| x >= idle) else {
             return ys.last().copied().unwrap_or(0.0);
@@ -36,7 +36,7 @@ impl WakeCurve {
 
     /// E.g. "a wake-up after idling (the project's, measured with the handoff): 4.00 µs
     /// after 0 ns, 28.0 µs after 20.0 µs, …; charged when dearer than the handoff".
-    pub fn describe(&self, unit: Unit) -> String {
+    pub(crate) fn describe(&self, unit: Unit) -> String {
         let h = |x: f64| super::human(x, unit);
         let points: Vec<String> = (self.idle.iter().zip(&self.wake))
             .map(|(i, w)| format!("{} after {}", h(*w), h(*i)))
@@ -48,7 +48,7 @@ impl WakeCurve {
     }
 
     /// Both axes multiplied by `f` (ns to a trace's unit).
-    pub fn scaled(&self, f: f64) -> WakeCurve {
+    pub(crate) fn scaled(&self, f: f64) -> WakeCurve {
         WakeCurve {
             idle: self.idle.iter().map(|x| x * f).collect(),
             wake: self.wake.iter().map(|y| y * f).collect(),
@@ -57,7 +57,7 @@ impl WakeCurve {
 
     /// Well formed: as many costs as idle times, at least one, rising idle times, all
     /// finite and not negative (a file edited by hand may hold anything).
-    pub fn valid(&self) -> bool {
+    pub(crate) fn valid(&self) -> bool {
         !self.idle.is_empty()
             && self.idle.len() == self.wake.len()
             && self.idle.windows(2).all(|w| w[0] < w[1])
@@ -95,7 +95,7 @@ impl Charged {
     }
 
     /// Mean idle time and delay (0 when none).
-    pub fn means(&self) -> (f64, f64) {
+    pub(crate) fn means(&self) -> (f64, f64) {
         match self.n {
             0 => (0.0, 0.0),
             n => (self.idle / n as f64, self.delay / n as f64),

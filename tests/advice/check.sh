@@ -109,7 +109,8 @@ elapsed() { # DIR
 
 # The handoff as `revy` measures it now (its windows over 2 s, nothing else: the other
 # kept costs copied), on a scratch copy of NAME's manifest: "2.01 µs (one state)" or
-# "2.01 µs (two states: fast 1.95 µs, slow 14.2 µs, 30 % slow)".
+# "2.01 µs (two states: fast 1.95 µs, slow 14.2 µs, 30 % slow)", then the wake-up curve
+# measured with it ("; wake-up after idling 0: 4.0, 20: 28.1, … µs": idle µs: wake-up µs).
 handoff_now() { # NAME
     local scratch="$work/handoff-now/$1" seq="$work/advice/$1/seq"
     rm -rf "$scratch" && mkdir -p "$scratch"
@@ -130,9 +131,15 @@ except Exception:
 us = lambda ns: f"{ns / 1000:.2f} µs"
 fast, slow = h.get("fast_ns"), h.get("slow_ns")
 if fast and slow and slow >= 2 * fast:
-    print(f"{us(h['ns'])} (two states: fast {us(fast)}, slow {us(slow)}, {h.get('slow_share', 0) * 100:.0f} % slow)")
+    line = f"{us(h['ns'])} (two states: fast {us(fast)}, slow {us(slow)}, {h.get('slow_share', 0) * 100:.0f} % slow)"
 else:
-    print(f"{us(h['ns'])} (one state)")
+    line = f"{us(h['ns'])} (one state)"
+# The wake-up after idling, measured with it (revy's [wake_after_idle]).
+c = tomllib.load(open(sys.argv[1], "rb")).get("wake_after_idle")
+if c:
+    pts = zip(c["idle_ns"], c["wake_ns"])
+    line += "; wake-up after idling " + ", ".join(f"{i / 1000:.0f}: {w / 1000:.1f}" for i, w in pts) + " µs"
+print(line)
 EOF3
 }
 

@@ -12,13 +12,16 @@ use std::time::{Duration, Instant};
 use crate::analyse::whatif::WakeCurve;
 
 /// How the curve is measured.
-pub(crate) const IDLE_HOW: &str = "in the gaps of the handoff's 20 windows: a thread parked on a mutex/condition variable for each idle time, woken by a post from a thread that spins meanwhile and then spins for the answer (an atomic); per window and idle time the 25th percentile of 8 wake-ups (a wake-up preempted on a busy machine spoils one, not the figure), the curve the windows' medians";
+pub(crate) const IDLE_HOW: &str = "in the gaps of the handoff's 20 windows: a thread parked on a mutex/condition variable for each idle time, woken by a post from a thread that spins meanwhile and then spins for the answer (an atomic); per window and idle time the 25th percentile of 8 wake-ups after 2 not counted (a wake-up preempted on a busy machine spoils one, not the figure), the curve the windows' medians";
 
 /// The idle times measured, in µs.
 pub(crate) const IDLE_US: [f64; 7] = [0.0, 10.0, 20.0, 35.0, 50.0, 100.0, 300.0];
 
-/// Wake-ups per idle time and window.
+/// Wake-ups per idle time and window, after [`WARM`] not counted (the host's halt
+/// polling adapts to the last idle times: the first after a change of idle time may be
+/// the previous one's).
 const PER: usize = 8;
+const WARM: usize = 2;
 
 /// A wake-up longer than this is a time slice, not a wake-up: not counted.
 const PLAUSIBLE_NS: f64 = 2_000_000.0;
@@ -97,7 +100,7 @@ fn window() -> Vec<Option<f64>> {
     let mut out = Vec::with_capacity(IDLE_US.len());
     for us in IDLE_US {
         let mut w = Vec::with_capacity(PER);
-        for _ in 0..PER {
+        for k in 0..WARM + PER {
             let idle = Instant::now() + Duration::from_nanos((us * 1e3) as u64);
             spin_until(|| Instant::now() >= idle);
             v += 1;
@@ -105,7 +108,7 @@ fn window() -> Vec<Option<f64>> {
             post(v);
             spin_until(|| answered.load(Ordering::Acquire) == v);
             let ns = t0.elapsed().as_nanos() as f64;
-            if ns <= PLAUSIBLE_NS {
+            if k >= WARM && ns <= PLAUSIBLE_NS {
                 w.push(ns);
             }
         }

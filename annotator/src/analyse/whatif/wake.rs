@@ -218,6 +218,36 @@ mod tests {
         assert_eq!(baseline(&l, &flat), baseline(&l, &dear));
     }
 
+    /// Two 10 ms calls a caller waits for: the wake-ups are there but small against the
+    /// waiting, which stays what the verdict names.
+    #[test]
+    fn coarse_round_trips_still_name_the_waiting() {
+        let mut f = tempfile::Builder::new().suffix(".dtf").tempfile().unwrap();
+        writeln!(f, "##### revy-trace 1 unit=ns lang=java pid=1").unwrap();
+        writeln!(f, "<Msg cls=Main oid=0 mth=main sgn=!! size=8 tid=1 t=0>").unwrap();
+        for t in [1_000_000u64, 12_000_000] {
+            writeln!(
+                f,
+                "<Msg cls=Worker oid=1 mth=run sgn=!! size=8 tid=1 t={t}>"
+            )
+            .unwrap();
+            let end = t + 10_000_000;
+            writeln!(f, "</Msg cls=Worker oid=1 mth=run sgn=!! tid=1 t={end}>").unwrap();
+        }
+        writeln!(f, "</Msg cls=Main oid=0 mth=main sgn=!! tid=1 t=23000000>").unwrap();
+        writeln!(f, "##### end events=0").unwrap();
+        f.flush().unwrap();
+        let l = load(&[f.path().to_path_buf()], false, None).unwrap();
+        let mut plan = Plan::default();
+        plan::add_pattern(&l.tree, &mut plan, "Worker").unwrap();
+        let w = predict(&l, &plan, &params(Some(quiet())), &[]);
+        let c = w.cost.expect("messages were sent");
+        assert_eq!(c.dominant, "waiting for results", "{c:?}");
+        // 2 round trips of ~30 + ~38 µs (the Worker idle 1 ms, then 1 ms; the caller 10 ms).
+        let slower = w.predicted_time - w.baseline_time;
+        assert!((100_000.0..180_000.0).contains(&slower), "{slower}");
+    }
+
     #[test]
     fn a_flat_curve_at_the_handoff_predicts_as_the_handoff_does() {
         let (l, plan, _f) = chain();

@@ -139,6 +139,8 @@ c = tomllib.load(open(sys.argv[1], "rb")).get("wake_after_idle")
 if c:
     pts = zip(c["idle_ns"], c["wake_ns"])
     line += "; wake-up after idling " + ", ".join(f"{i / 1000:.0f}: {w / 1000:.1f}" for i, w in pts) + " µs"
+    if c.get("slow_wake_ns"):
+        line += " (two states, slow end " + ", ".join(f"{w / 1000:.1f}" for w in c["slow_wake_ns"]) + " µs)"
 print(line)
 EOF3
 }

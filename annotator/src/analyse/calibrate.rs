@@ -73,7 +73,7 @@ pub(crate) fn states(windows: &[f64]) -> Option<Windows> {
 /// This machine's handoff over [`WINDOWS`] windows spread over 2 s (see [`HANDOFF_HOW`]),
 /// `None` when fewer than 4 windows gave a plausible figure (a machine too busy); and the
 /// wake-up against idle time measured right after each window (`idle.rs`, in the gaps).
-pub(crate) fn handoff() -> (Option<Windows>, Option<crate::analyse::whatif::WakeCurve>) {
+pub(crate) fn handoff() -> (Option<Windows>, Option<idle::Curves>) {
     let start = Instant::now();
     let mut figures = Vec::with_capacity(WINDOWS);
     let mut idle = idle::Samples::default();
@@ -85,7 +85,7 @@ pub(crate) fn handoff() -> (Option<Windows>, Option<crate::analyse::whatif::Wake
         figures.extend(handoff_ns(WINDOW));
         idle.window();
     }
-    (states(&figures), idle.curve())
+    (states(&figures), idle.curves())
 }
 
 /// One-way handoff between two threads here (a mutex/condition-variable ping-pong) within

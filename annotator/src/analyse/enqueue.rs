@@ -12,7 +12,8 @@ use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
-use crate::analyse::calibrate::{self, queue};
+use crate::analyse::calibrate::{self, idle, queue};
+use crate::analyse::whatif::WakeCurve;
 use crate::instrument::model::Lang;
 
 /// A measured cost and where it comes from, for the output.
@@ -26,6 +27,8 @@ pub struct Measured {
     /// The handoff's: the wake-up against idle time measured with it, in ns (none: another
     /// cost, or a file kept before it was measured: the flat handoff).
     pub curve: Option<crate::analyse::whatif::WakeCurve>,
+    /// Its fast and slow ends, when its windows saw two states (some halted, some not).
+    pub curve_ends: Option<(WakeCurve, WakeCurve)>,
 }
 
 /// The two ends of a handoff measured in windows that disagree beyond the noise
@@ -148,14 +151,8 @@ impl Cost {
 
 /// The handoff's windows and the wake-up curve measured between them, once per process
 /// (as the posts: `--remeasure` asks for the handoff twice in `analyze`).
-fn measured_handoff() -> &'static (
-    Option<calibrate::Windows>,
-    Option<crate::analyse::whatif::WakeCurve>,
-) {
-    static HANDOFF: OnceLock<(
-        Option<calibrate::Windows>,
-        Option<crate::analyse::whatif::WakeCurve>,
-    )> = OnceLock::new();
+fn measured_handoff() -> &'static (Option<calibrate::Windows>, Option<idle::Curves>) {
+    static HANDOFF: OnceLock<(Option<calibrate::Windows>, Option<idle::Curves>)> = OnceLock::new();
     HANDOFF.get_or_init(calibrate::handoff)
 }
 
@@ -224,29 +221,46 @@ struct Entry {
 struct CurveEntry {
     idle_ns: Vec<f64>,
     wake_ns: Vec<f64>,
+    /// The windows' 10th and 90th percentiles, when they saw two states.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    fast_wake_ns: Option<Vec<f64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    slow_wake_ns: Option<Vec<f64>>,
     measured: String,
     host: String,
     how: String,
 }
 
 impl CurveEntry {
-    fn new(c: &crate::analyse::whatif::WakeCurve, measured: &str, host: &str) -> Self {
+    fn new(c: &idle::Curves, measured: &str, host: &str) -> Self {
+        let round = |c: &WakeCurve| c.wake.iter().map(|x| x.round()).collect::<Vec<f64>>();
         CurveEntry {
-            idle_ns: c.idle.iter().map(|x| x.round()).collect(),
-            wake_ns: c.wake.iter().map(|x| x.round()).collect(),
+            idle_ns: c.point.idle.iter().map(|x| x.round()).collect(),
+            wake_ns: round(&c.point),
+            fast_wake_ns: c.ends.as_ref().map(|e| round(&e.0)),
+            slow_wake_ns: c.ends.as_ref().map(|e| round(&e.1)),
             measured: measured.to_string(),
             host: host.to_string(),
             how: calibrate::idle::IDLE_HOW.to_string(),
         }
     }
 
-    /// The curve, when this host's, measured the current way and well formed.
-    fn curve(&self, host: &str) -> Option<crate::analyse::whatif::WakeCurve> {
-        let c = crate::analyse::whatif::WakeCurve {
-            idle: self.idle_ns.clone(),
-            wake: self.wake_ns.clone(),
+    /// The curve and its ends, when this host's, measured the current way and well formed
+    /// (ends that are not: none).
+    fn curves(&self, host: &str) -> Option<idle::Curves> {
+        let at = |wake: &Vec<f64>| {
+            let c = WakeCurve {
+                idle: self.idle_ns.clone(),
+                wake: wake.clone(),
+            };
+            c.valid().then_some(c)
         };
-        (self.host == host && self.how == calibrate::idle::IDLE_HOW && c.valid()).then_some(c)
+        let point = at(&self.wake_ns)?;
+        let ends = match (&self.fast_wake_ns, &self.slow_wake_ns) {
+            (Some(f), Some(s)) => at(f).zip(at(s)),
+            _ => None,
+        };
+        (self.host == host && self.how == idle::IDLE_HOW).then_some(idle::Curves { point, ends })
     }
 }
 
@@ -275,21 +289,22 @@ pub(crate) fn kept(cost: Cost, project: Option<&Path>, remeasure: bool) -> Optio
         let range = windows
             .as_ref()
             .and_then(|w| range_of(w, cost.two_states_by()));
-        let curve = (cost == Cost::Handoff)
+        let curves = (cost == Cost::Handoff)
             .then(|| measured_handoff().1.clone())
             .flatten();
         return Some(Measured {
             ns,
             source,
             range,
-            curve,
+            curve: curves.as_ref().map(|c| c.point.clone()),
+            curve_ends: curves.and_then(|c| c.ends),
         });
     };
     let host = hostname();
     let mut file = read(&path).unwrap_or_default();
     if !remeasure {
-        let kept_curve = match (cost, &file.wake_after_idle) {
-            (Cost::Handoff, Some(c)) => c.curve(&host),
+        let kept_curves = match (cost, &file.wake_after_idle) {
+            (Cost::Handoff, Some(c)) => c.curves(&host),
             _ => None,
         };
         let found = file.entry(cost).as_ref().filter(|e| {
@@ -306,7 +321,8 @@ pub(crate) fn kept(cost: Cost, project: Option<&Path>, remeasure: bool) -> Optio
                 ns: e.ns,
                 source,
                 range,
-                curve: kept_curve,
+                curve: kept_curves.as_ref().map(|c| c.point.clone()),
+                curve_ends: kept_curves.and_then(|c| c.ends),
             });
         }
     }
@@ -331,11 +347,11 @@ pub(crate) fn kept(cost: Cost, project: Option<&Path>, remeasure: bool) -> Optio
     let range = entry.range(cost.two_states_by());
     let day = entry.measured[..10].to_string();
     // The curve measured with the handoff replaces the kept one (none now: none kept).
-    let curve = (cost == Cost::Handoff)
+    let curves = (cost == Cost::Handoff)
         .then(|| measured_handoff().1.clone())
         .flatten();
     if cost == Cost::Handoff {
-        file.wake_after_idle = curve
+        file.wake_after_idle = curves
             .as_ref()
             .map(|c| CurveEntry::new(c, &entry.measured, &entry.host));
     }
@@ -354,7 +370,8 @@ pub(crate) fn kept(cost: Cost, project: Option<&Path>, remeasure: bool) -> Optio
         ns,
         source,
         range,
-        curve,
+        curve: curves.as_ref().map(|c| c.point.clone()),
+        curve_ends: curves.and_then(|c| c.ends),
     })
 }
 
@@ -560,6 +577,12 @@ mod tests {
         );
         let elsewhere = at(format!("{handoff}\n{}", curve("elsewhere", rising)));
         assert_eq!(elsewhere.curve, None, "another host's curve");
+        let two = format!(
+            "{handoff}\n{}fast_wake_ns = [4000.0, 4000.0, 4000.0]\nslow_wake_ns = [4000.0, 30000.0, 32000.0]\n",
+            curve(&host, rising)
+        );
+        let (fast, slow) = at(two).curve_ends.expect("both ends kept");
+        assert_eq!((fast.at(50_000.0), slow.at(50_000.0)), (4_000.0, 32_000.0));
         let bad = at(format!(
             "{handoff}\n{}",
             curve(&host, "[0.0, 50000.0, 20000.0]")

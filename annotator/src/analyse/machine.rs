@@ -146,9 +146,10 @@ pub fn resolve(given: &Given, measured: &Measured) -> Result<Machine> {
 }
 
 /// The model at each end of the machine's two states, fast then slow, when the project's
-/// handoff windows or its at-the-queue post's saw two states (and neither was given): each
-/// resolved as [`resolve`] does with that end's handoff and enqueue (a cost in one state
-/// stays the point's; the posts capped by the end's handoff), for a prediction at both ends.
+/// handoff windows, its at-the-queue post's or its wake-up curve's saw two states (and
+/// neither was given): each resolved as [`resolve`] does with that end's handoff, enqueue
+/// and curve (a cost in one state stays the point's; the posts capped by the end's
+/// handoff), for a prediction at both ends.
 pub fn resolve_ends(given: &Given, measured: &Measured) -> Result<Option<(Machine, Machine)>> {
     let handoff = match (given.handoff_ns, &measured.handoff_kept) {
         (None, Some(k)) => k.range,
@@ -157,14 +158,15 @@ pub fn resolve_ends(given: &Given, measured: &Measured) -> Result<Option<(Machin
     let enqueue = measured
         .enqueue_range
         .filter(|_| given.enqueue_ns.is_none());
-    if handoff.is_none() && enqueue.is_none() {
-        return Ok(None);
-    }
-    let kept_curve = measured
+    let kept = measured
         .handoff_kept
         .as_ref()
-        .and_then(|k| k.curve.clone())
         .filter(|_| given.handoff_ns.is_none());
+    let curve_ends = kept.and_then(|k| k.curve_ends.clone());
+    if handoff.is_none() && enqueue.is_none() && curve_ends.is_none() {
+        return Ok(None);
+    }
+    let kept_curve = kept.and_then(|k| k.curve.clone());
     let at = |h: Option<f64>, e: Option<f64>, end: &str| -> Result<Machine> {
         let g = Given {
             handoff_ns: h.or(given.handoff_ns),
@@ -173,9 +175,13 @@ pub fn resolve_ends(given: &Given, measured: &Measured) -> Result<Option<(Machin
         let mut m = measured.clone();
         m.enqueue_ns = e.or(m.enqueue_ns);
         let mut out = resolve(&g, &m)?;
-        // The end's handoff is passed as given, which drops the kept curve: it is the
-        // same at both ends (it is the wake-up after idling, not a state).
-        out.wake_curve = kept_curve.clone();
+        // The end's handoff is passed as given, which drops the kept curve: the end's own
+        // when the curve saw two states, else the point's.
+        out.wake_curve = match (&curve_ends, end) {
+            (Some((fast, _)), "fast") => Some(fast.clone()),
+            (Some((_, slow)), _) => Some(slow.clone()),
+            (None, _) => kept_curve.clone(),
+        };
         if h.is_some() {
             out.handoff_source = format!(
                 "the {end} end of the project's windows, {}",
@@ -344,6 +350,7 @@ mod tests {
             source: "measured 2026-11-28 on this machine, .revy/machine.toml".into(),
             range: None,
             curve: None,
+            curve_ends: None,
         };
         // A quiet recording's header (21.6 µs) and a loaded one's (3.8 µs): one figure.
         for header in [21_600.0, 3_800.0] {
@@ -395,6 +402,7 @@ mod tests {
                 source: "measured now".into(),
                 range: None,
                 curve: Some(curve.clone()),
+                curve_ends: None,
             }),
             ..Measured::default()
         };
@@ -412,12 +420,32 @@ mod tests {
         let (fast, slow) = resolve_ends(&Given::default(), &two).unwrap().unwrap();
         assert_eq!(fast.wake_curve.as_ref(), Some(&curve));
         assert_eq!(slow.wake_curve.as_ref(), Some(&curve));
+        // The curve in two states (the handoff in one): its ends, the handoff the point's.
+        let halted = whatif::WakeCurve {
+            idle: vec![0.0, 50_000.0],
+            wake: vec![3_000.0, 30_000.0],
+        };
+        let busy = whatif::WakeCurve {
+            idle: vec![0.0, 50_000.0],
+            wake: vec![3_000.0, 4_000.0],
+        };
+        let mut curves = measured.clone();
+        curves.handoff_kept.as_mut().unwrap().curve_ends = Some((busy.clone(), halted.clone()));
+        let (fast, slow) = resolve_ends(&Given::default(), &curves)
+            .unwrap()
+            .expect("the curve's two states: both ends");
+        assert_eq!(
+            (fast.wake_curve, slow.wake_curve),
+            (Some(busy), Some(halted))
+        );
+        assert_eq!((fast.handoff_ns, slow.handoff_ns), (2_000.0, 2_000.0));
         let given = Given {
             handoff_ns: Some(2_000.0),
             ..Given::default()
         };
         let m = resolve(&given, &measured).unwrap();
         assert_eq!(m.wake_curve, None, "--handoff is flat");
+        assert_eq!(resolve_ends(&given, &curves).unwrap(), None, "at both ends");
     }
 
     #[test]
@@ -438,6 +466,7 @@ mod tests {
                 source: "measured now".into(),
                 range: Some(range),
                 curve: None,
+                curve_ends: None,
             }),
             enqueue_range: None,
         };

@@ -45,12 +45,33 @@ impl Samples {
     /// The curve: per idle time, the windows' median (`None`: fewer than 4 windows
     /// answered at some idle time).
     pub(crate) fn curve(&self) -> Option<WakeCurve> {
+        self.at(0.5)
+    }
+
+    /// The curve and, when its windows saw two states (at some idle time of 20 µs or more
+    /// the windows' 90th percentile is [`TWO_STATES`] times their 10th or more: a machine
+    /// whose idle CPUs halted in some windows only), both ends: those percentiles.
+    pub(crate) fn curves(&self) -> Option<Curves> {
+        let point = self.curve()?;
+        let (fast, slow) = (self.at(0.1)?, self.at(0.9)?);
+        let apart = (IDLE_US.iter().zip(fast.wake.iter().zip(&slow.wake)))
+            .any(|(us, (f, s))| *us >= 20.0 && *s >= TWO_STATES * f);
+        Some(Curves {
+            point,
+            ends: apart.then_some((fast, slow)),
+        })
+    }
+
+    /// Per idle time, the windows' `q` quantile.
+    fn at(&self, q: f64) -> Option<WakeCurve> {
         let mut wake = Vec::with_capacity(IDLE_US.len());
         for w in &self.per_idle {
             if w.len() < 4 {
                 return None;
             }
-            wake.push(median(w));
+            let mut w = w.clone();
+            w.sort_by(f64::total_cmp);
+            wake.push(w[((w.len() - 1) as f64 * q).round() as usize]);
         }
         (wake.len() == IDLE_US.len()).then(|| WakeCurve {
             idle: IDLE_US.iter().map(|us| us * 1e3).collect(),
@@ -59,11 +80,15 @@ impl Samples {
     }
 }
 
-fn median(w: &[f64]) -> f64 {
-    let mut w = w.to_vec();
-    w.sort_by(f64::total_cmp);
-    w[w.len() / 2]
+/// The windows' curve and, in two states, its fast and slow ends.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Curves {
+    pub point: WakeCurve,
+    pub ends: Option<(WakeCurve, WakeCurve)>,
 }
+
+/// The slow end at least this many times the fast one after an idle time: two states.
+const TWO_STATES: f64 = 2.0;
 
 /// Per idle time, the 25th percentile of [`PER`] wake-ups (none when none was plausible).
 fn window() -> Vec<Option<f64>> {
@@ -156,5 +181,28 @@ mod tests {
             per_idle: vec![vec![1_000.0, 30_000.0, 31_000.0, 29_000.0]; IDLE_US.len()],
         };
         assert_eq!(s.curve().unwrap().wake[3], 30_000.0);
+    }
+
+    #[test]
+    fn windows_that_halt_in_some_states_only_give_both_ends() {
+        // 14 windows flat at 4 µs (busy), 6 where a CPU idle 20 µs or more halted (30 µs).
+        let per_idle = IDLE_US
+            .iter()
+            .map(|&us| {
+                let mut w = vec![4_000.0; 14];
+                w.extend([if us >= 20.0 { 30_000.0 } else { 4_000.0 }; 6]);
+                w
+            })
+            .collect();
+        let c = Samples { per_idle }.curves().unwrap();
+        assert_eq!(c.point.at(50_000.0), 4_000.0, "the median: the busy state");
+        let (fast, slow) = c.ends.expect("two states");
+        assert_eq!((fast.at(50_000.0), slow.at(50_000.0)), (4_000.0, 30_000.0));
+        assert_eq!(slow.at(0.0), 4_000.0);
+        // All windows alike: one state.
+        let one = Samples {
+            per_idle: vec![vec![4_000.0; 20]; IDLE_US.len()],
+        };
+        assert_eq!(one.curves().unwrap().ends, None);
     }
 }

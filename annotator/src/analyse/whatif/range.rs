@@ -23,6 +23,12 @@ pub struct HandoffRange {
     pub enqueue_slow: f64,
     /// The share of the calibration's windows in the slow state.
     pub slow_share: f64,
+    /// The wake-up after 50 µs idle at each end, when the project's wake-up curve saw two
+    /// states (some windows' idle CPUs halted, others' not).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wake_after_50us_fast: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wake_after_50us_slow: Option<f64>,
     pub baseline_time_fast: f64,
     pub predicted_time_fast: f64,
     pub predicted_speedup_fast: f64,
@@ -49,12 +55,18 @@ pub fn predict_range(
     };
     let (bf, tf, sf) = at(fast);
     let (bs, ts, ss) = at(slow);
+    // 50 µs in the trace's unit: the idle time after which this VM's wake-ups are dear.
+    let idle = super::ns_to(l.tree.unit(), 50_000.0);
+    let wake = |p: &Params| p.wake_curve.as_ref().map(|c| c.at(idle));
+    let two = fast.wake_curve != slow.wake_curve;
     HandoffRange {
         handoff_fast: fast.handoff,
         handoff_slow: slow.handoff,
         enqueue_fast: fast.enqueue,
         enqueue_slow: slow.enqueue,
         slow_share,
+        wake_after_50us_fast: wake(fast).filter(|_| two),
+        wake_after_50us_slow: wake(slow).filter(|_| two),
         baseline_time_fast: bf,
         predicted_time_fast: tf,
         predicted_speedup_fast: sf,
@@ -69,7 +81,15 @@ pub fn predict_range(
 impl HandoffRange {
     /// One line: both ends, which is which, how often the slow one.
     pub fn describe(&self, unit: Unit) -> String {
-        format!(
+        let wake = match (self.wake_after_50us_fast, self.wake_after_50us_slow) {
+            (Some(f), Some(s)) => format!(
+                "; a wake-up after 50 µs idle {} at the fast end, {} at the slow one (the wake-up curve's windows saw both)",
+                human(f, unit),
+                human(s, unit)
+            ),
+            _ => String::new(),
+        };
+        let text = format!(
             "{:.2}× with the fast state's handoff {} and enqueue {}, {:.2}× with the slow state's {} and {} ({:.0} % of the handoff's windows slow): this machine's costs flip between two states",
             self.predicted_speedup_fast,
             human(self.handoff_fast, unit),
@@ -78,7 +98,8 @@ impl HandoffRange {
             human(self.handoff_slow, unit),
             human(self.enqueue_slow, unit),
             self.slow_share * 100.0
-        )
+        );
+        text + &wake
     }
 }
 
@@ -129,6 +150,27 @@ mod tests {
             bandwidth: None,
             wake_curve: None,
         }
+    }
+
+    #[test]
+    fn a_wake_up_curve_in_two_states_gives_both_ends() {
+        let (l, plan, _f) = chain();
+        let curve = |after: f64| super::super::WakeCurve {
+            idle: vec![0.0, 500.0],
+            wake: vec![2_000.0, after],
+        };
+        let (mut fast, mut slow) = (at(2_000.0), at(2_000.0));
+        fast.wake_curve = Some(curve(2_000.0));
+        slow.wake_curve = Some(curve(15_000.0));
+        let r = predict_range(&l, &plan, &fast, &slow, 0.0);
+        assert!(r.predicted_speedup_slow < r.predicted_speedup_fast, "{r:?}");
+        assert_eq!(
+            (r.wake_after_50us_fast, r.wake_after_50us_slow),
+            (Some(2_000.0), Some(15_000.0))
+        );
+        assert!(r.describe(Unit::Ns).contains("15.0 µs at the slow one"));
+        let r = predict_range(&l, &plan, &at(2_000.0), &at(15_000.0), 0.3);
+        assert_eq!(r.wake_after_50us_slow, None, "one curve: not said");
     }
 
     #[test]

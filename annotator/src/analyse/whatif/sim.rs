@@ -176,6 +176,8 @@ pub struct Outcome {
     pub wakes: f64,
     /// Cross-thread messages that were counted calls (sent as batches).
     pub counted_sends: u64,
+    /// The work those counted calls moved to their receivers.
+    pub counted_work: f64,
     /// Executors still waiting at the end: the change deadlocks.
     pub deadlocked: Vec<String>,
 }
@@ -251,6 +253,7 @@ pub struct Sim<'a> {
     take_time: f64,
     wakes: f64,
     counted_sends: u64,
+    counted_work: f64,
 }
 
 fn exec(label: String, queue: u32) -> Exec {
@@ -339,6 +342,7 @@ impl<'a> Sim<'a> {
             take_time: 0.0,
             wakes: 0.0,
             counted_sends: 0,
+            counted_work: 0.0,
         };
         s.start_threads();
         s.open_queues();
@@ -691,6 +695,9 @@ impl<'a> Sim<'a> {
         self.at(task.at, Ev::Arrive(q, task));
         self.counted_sends += batch.unwrap_or(0);
         self.moved_work += self.agg[c as usize];
+        if batch.is_some() {
+            self.counted_work += self.agg[c as usize];
+        }
         if void {
             self.async_sends += n;
             self.wakes += wakes;
@@ -838,6 +845,7 @@ impl<'a> Sim<'a> {
             take_time: self.take_time,
             wakes: self.wakes,
             counted_sends: self.counted_sends,
+            counted_work: self.counted_work,
             deadlocked,
         }
     }

@@ -381,8 +381,9 @@ fn predict_with(
     } else {
         sim::replay_without_path(t, plan, p, &l.agg)
     };
-    // Counted calls finer than moving one costs gain nothing, whatever the replay gives.
-    let fine_grained = fine::bound(&out, p, t.unit());
+    // Counted calls finer than moving one costs gain nothing, whatever the replay gives
+    // (said only where it bounds the replay's gain; a loss names its own cost).
+    let fine_grained = fine::bound(&out, p, t.unit()).filter(|_| out.time < base_time);
     let predicted = match fine_grained {
         Some(_) => out.time.max(base_time),
         None => out.time,

@@ -137,6 +137,18 @@ fn no_gain(l: &Loaded, c: &Candidate, plan: &Plan, w: &whatif::WhatIf) -> String
     } else {
         ("making it active", "as an active object it loses")
     };
+    if let Some(why) = &w.fine_grained {
+        // Counted calls finer than moving one costs: the rule, with the enqueue it names.
+        let gains = if c.pool {
+            "a pool for its calls gains nothing"
+        } else {
+            "making it active gains nothing"
+        };
+        return format!(
+            "{} is {pct} of the run, but {gains}: {why} ({s:.2}×)",
+            c.subject
+        );
+    }
     if w.asynchronous_messages == 0 && w.synchronous_messages > 0 {
         let slower = match (queue, &w.cost) {
             (Some(q), _) => format!(", and {q}"),

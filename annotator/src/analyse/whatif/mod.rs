@@ -4,6 +4,7 @@
 
 pub(crate) mod batch;
 pub mod cost;
+mod fine;
 pub(crate) mod focus;
 mod load;
 pub(crate) mod node;
@@ -333,6 +334,10 @@ pub struct WhatIf {
     pub deadlock: Vec<String>,
     pub caveat: &'static str,
     pub warnings: Vec<String>,
+    /// Why the prediction is bounded at 1.0×: counted calls finer than moving one costs
+    /// (`fine.rs`); in `warnings` too, for the verdict to name.
+    #[serde(skip)]
+    pub fine_grained: Option<String>,
 }
 
 /// The run replayed unchanged: the measured span less the probe cost.
@@ -382,7 +387,22 @@ fn predict_with(
     } else {
         sim::replay_without_path(t, plan, p, &l.agg)
     };
-    let predicted = out.time;
+    // Counted calls finer than moving one costs gain nothing, whatever the replay gives
+    // (said only where it bounds the replay's gain; a loss names its own cost).
+    let fine_grained = fine::bound(&out, p, t.unit()).filter(|_| out.time < base_time);
+    let predicted = match fine_grained {
+        Some(_) => out.time.max(base_time),
+        None => out.time,
+    };
+    let mut warnings = l.warnings.clone();
+    if let Some(why) = &fine_grained {
+        let replayed = if out.time > 0.0 {
+            base_time / out.time
+        } else {
+            1.0
+        };
+        warnings.push(format!("{why} (the replay alone: {replayed:.2}×)"));
+    }
     let speedup = if predicted > 0.0 {
         base_time / predicted
     } else {
@@ -430,7 +450,8 @@ fn predict_with(
         cost: cost::of(&out, p, t.unit()),
         deadlock: out.deadlocked,
         caveat: CAVEAT,
-        warnings: l.warnings.clone(),
+        warnings,
+        fine_grained,
     }
 }
 
@@ -896,6 +917,7 @@ mod tests {
             counted_sends: 0,
             woken_receivers: Default::default(),
             woken_callers: Default::default(),
+            counted_work: 0.0,
             deadlocked: Vec::new(),
         }
     }

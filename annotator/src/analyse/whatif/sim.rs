@@ -185,6 +185,8 @@ pub struct Outcome {
     /// for its result, and of those senders by the result: idle time and delay charged.
     pub woken_receivers: super::wake::Charged,
     pub woken_callers: super::wake::Charged,
+    /// The work those counted calls moved to their receivers.
+    pub counted_work: f64,
     /// Executors still waiting at the end: the change deadlocks.
     pub deadlocked: Vec<String>,
 }
@@ -262,6 +264,7 @@ pub struct Sim<'a> {
     counted_sends: u64,
     woken_receivers: super::wake::Charged,
     woken_callers: super::wake::Charged,
+    counted_work: f64,
 }
 
 fn exec(label: String, queue: u32) -> Exec {
@@ -353,6 +356,7 @@ impl<'a> Sim<'a> {
             counted_sends: 0,
             woken_receivers: Default::default(),
             woken_callers: Default::default(),
+            counted_work: 0.0,
         };
         s.start_threads();
         s.open_queues();
@@ -711,6 +715,9 @@ impl<'a> Sim<'a> {
         self.at(task.at, Ev::Arrive(q, task));
         self.counted_sends += batch.unwrap_or(0);
         self.moved_work += self.agg[c as usize];
+        if batch.is_some() {
+            self.counted_work += self.agg[c as usize];
+        }
         if void {
             self.async_sends += n;
             self.wakes += wakes;
@@ -866,6 +873,7 @@ impl<'a> Sim<'a> {
             counted_sends: self.counted_sends,
             woken_receivers: self.woken_receivers,
             woken_callers: self.woken_callers,
+            counted_work: self.counted_work,
             deadlocked,
         }
     }

@@ -2286,6 +2286,7 @@ inline void counted_settle_all(ThreadState* ts, AggTable& a) {
 inline void counted_clear(Counted& c) {
     c.est = 0;
     c.next = 0;
+    c.hint = 0;
     counted_ranges_reset(c);
     for (unsigned k = 0; k < kWays; ++k) {
         c.way[k] = CountedEdge();
@@ -2409,6 +2410,7 @@ inline void pop_estimated(ThreadState& ts, std::uint32_t d) {
     }
     if (!w) return agg_put(*a, ts, d, agg, f.child, 0);
     c->est = est;
+    c->hint = static_cast<std::uint32_t>(w - c->way);
     w->n += 1;
     w->agg += agg;
     w->net += net;

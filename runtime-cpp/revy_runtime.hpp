@@ -123,7 +123,9 @@ struct Counted {
     std::uint64_t* ring;    // sampled call times (allocated on the first sample)
     std::uint32_t sampled;  // samples written to `ring`
     std::uint32_t next;     // new edges that found every way used
-    std::uint32_t hint;     // the way the method's last call off the inline path counted on
+    // Per sender method (its mid + 1, mod 16), 2 bits: the way its last call off the inline
+    // path counted on (`end_counted_first` looks there first).
+    std::uint32_t hint;
     std::uint64_t ranged;   // `est` when a leaf call's time is in the ranges (0: not yet)
     CountedEdge way[kWays];
 };
@@ -234,6 +236,13 @@ REVY_ALWAYS_INLINE void count_on(HotThread& h, Counted& c, CountedEdge& w, const
 }
 
 enum { kNotCounted = 0, kCounted = 1, kOtherWay = 2 };
+static_assert(kWays == 4, "Counted::hint keeps a way in 2 bits");
+
+// Way `w` of `c` is where sender `s`'s calls counted last.
+REVY_ALWAYS_INLINE void counted_hint(Counted& c, std::uint32_t s, const CountedEdge* w) noexcept {
+    const std::uint32_t at = s % 16 * 2, k = static_cast<std::uint32_t>(w - c.way);
+    c.hint = (c.hint & ~(3u << at)) | (k << at);
+}
 
 // Ends frame `d - 1` (`d`: the depth its start returned, or the thread's), a call of throttled
 // method `mid` on `oid`, when it is the top and on the edge of the way its method's last call
@@ -249,10 +258,11 @@ REVY_ALWAYS_INLINE int end_counted_first(HotThread& h, std::uint32_t mid, std::u
     if (f.rec != kEstimated || f.mid != mid || f.oid != oid) return kNotCounted;
     Counted& c = h.cnt[mid];
     Frame* p = d > 1 ? &h.frames[d - 2] : nullptr;
-    CountedEdge& w = c.way[c.hint];
+    const std::uint32_t s = p ? p->mid + 1 : 0;
+    CountedEdge& w = c.way[(c.hint >> (s % 16 * 2)) & 3u];
     const std::uint64_t so = p ? p->oid : 0;
     // (a way is only kept with an estimate: `est` is not 0 when one matches)
-    if (w.s != (p ? p->mid + 1 : 0) || (p && !so && h.ctor_top)) return kOtherWay;
+    if (w.s != s || (p && !so && h.ctor_top)) return kOtherWay;
     if ((w.o != oid || w.so != so) &&
         (w.o != kAnyFresh || !h.fold_from || oid < h.fold_from || w.so != (so ? kAnyFresh : 0)))
         return kOtherWay;
@@ -272,7 +282,7 @@ REVY_OUT_OF_LINE bool end_counted_ways(HotThread& h, std::uint32_t mid, std::uin
     if (p && !so && h.ctor_top) return false;
     CountedEdge* w = counted_way(h, c, s, so, mid + 1, f.oid);
     if (!w) return false;
-    c.hint = static_cast<std::uint32_t>(w - c.way);
+    counted_hint(c, s, w);
     count_on(h, c, *w, f, p, d);
     return true;
 }

@@ -1054,9 +1054,10 @@ inline void counted_free(ThreadState& ts);
 struct TlsSlot {
     ThreadState* p;
     std::uint64_t gone_tid;  // 1 + the tid of the state freed (0: none freed)
+    std::uint64_t oid_next, oid_end;  // the thread's block of object IDs (e_new_oid)
 };
 inline TlsSlot& tls_slot() {
-    static thread_local TlsSlot s __attribute__((tls_model("initial-exec"))) = {nullptr, 0};
+    static thread_local TlsSlot s __attribute__((tls_model("initial-exec"))) = {nullptr, 0, 0, 0};
     return s;
 }
 // What a program's inline counted path finds once the thread's state is freed (or never
@@ -3421,21 +3422,14 @@ inline void e_log_key(std::uint32_t mid, std::uint64_t hash) noexcept {
 // `full_oid` (the shared counter when it filled) still names an object made after that.
 #if defined(REVY_RUNTIME_BUILDING_LIB) && REVY_POSIX
 enum : std::uint64_t { kOidBlock = 64 };
-struct OidBlock {
-    std::uint64_t next, end;
-};
-inline OidBlock& oid_block() {
-    static thread_local OidBlock b __attribute__((tls_model("initial-exec"))) = {0, 0};
-    return b;
-}
-REVY_COLD std::uint64_t oid_refill(OidBlock& b) {
-    b.next = hot().next_oid.fetch_add(kOidBlock, std::memory_order_relaxed);
-    b.end = b.next + kOidBlock;
-    return b.next++;
+REVY_COLD std::uint64_t oid_refill(TlsSlot& b) {
+    b.oid_next = hot().next_oid.fetch_add(kOidBlock, std::memory_order_relaxed);
+    b.oid_end = b.oid_next + kOidBlock;
+    return b.oid_next++;
 }
 inline std::uint64_t e_new_oid() noexcept {
-    OidBlock& b = oid_block();
-    if (__builtin_expect(b.next != b.end, 1)) return b.next++;
+    TlsSlot& b = tls_slot();
+    if (__builtin_expect(b.oid_next != b.oid_end, 1)) return b.oid_next++;
     return oid_refill(b);
 }
 #else

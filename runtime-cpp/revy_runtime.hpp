@@ -123,6 +123,9 @@ struct Counted {
     std::uint64_t* ring;    // sampled call times (allocated on the first sample)
     std::uint32_t sampled;  // samples written to `ring`
     std::uint32_t next;     // new edges that found every way used
+    // Per sender method (its mid + 1, mod 16), 2 bits: the way its last call off the inline
+    // path counted on (`end_counted_first` looks there first).
+    std::uint32_t hint;
     std::uint64_t ranged;   // `est` when a leaf call's time is in the ranges (0: not yet)
     CountedEdge way[kWays];
 };
@@ -233,10 +236,19 @@ REVY_ALWAYS_INLINE void count_on(HotThread& h, Counted& c, CountedEdge& w, const
 }
 
 enum { kNotCounted = 0, kCounted = 1, kOtherWay = 2 };
+static_assert(kWays == 4, "Counted::hint keeps a way in 2 bits");
+
+// Way `w` of `c` is where sender `s`'s calls counted last.
+REVY_ALWAYS_INLINE void counted_hint(Counted& c, std::uint32_t s, const CountedEdge* w) noexcept {
+    const std::uint32_t at = s % 16 * 2, k = static_cast<std::uint32_t>(w - c.way);
+    c.hint = (c.hint & ~(3u << at)) | (k << at);
+}
 
 // Ends frame `d - 1` (`d`: the depth its start returned, or the thread's), a call of throttled
-// method `mid` on `oid`, when it is the top and on the edge of its method's first way:
-// kCounted. kOtherWay: the top, but see `end_counted_ways`; kNotCounted: the runtime ends it.
+// method `mid` on `oid`, when it is the top and on the edge of the way its method's last call
+// counted on (`hint`): its own edge, or the folded one for a receiver made after the table
+// filled (most calls of a recursion over new objects: yaml-cpp's `RegEx::Match`): kCounted.
+// kOtherWay: the top, but see `end_counted_ways`; kNotCounted: the runtime ends it.
 // Taking the depth from the start, not from the thread's state, keeps a store-to-load round
 // trip off the path from one call to the next.
 REVY_ALWAYS_INLINE int end_counted_first(HotThread& h, std::uint32_t mid, std::uint64_t oid,
@@ -246,10 +258,13 @@ REVY_ALWAYS_INLINE int end_counted_first(HotThread& h, std::uint32_t mid, std::u
     if (f.rec != kEstimated || f.mid != mid || f.oid != oid) return kNotCounted;
     Counted& c = h.cnt[mid];
     Frame* p = d > 1 ? &h.frames[d - 2] : nullptr;
-    CountedEdge& w = c.way[0];
+    const std::uint32_t s = p ? p->mid + 1 : 0;
+    CountedEdge& w = c.way[(c.hint >> (s % 16 * 2)) & 3u];
+    const std::uint64_t so = p ? p->oid : 0;
     // (a way is only kept with an estimate: `est` is not 0 when one matches)
-    if (w.o != oid || w.so != (p ? p->oid : 0) || w.s != (p ? p->mid + 1 : 0) ||
-        (p && !p->oid && h.ctor_top))
+    if (w.s != s || (p && !so && h.ctor_top)) return kOtherWay;
+    if ((w.o != oid || w.so != so) &&
+        (w.o != kAnyFresh || !h.fold_from || oid < h.fold_from || w.so != (so ? kAnyFresh : 0)))
         return kOtherWay;
     count_on(h, c, w, f, p, d);
     return kCounted;
@@ -267,6 +282,7 @@ REVY_OUT_OF_LINE bool end_counted_ways(HotThread& h, std::uint32_t mid, std::uin
     if (p && !so && h.ctor_top) return false;
     CountedEdge* w = counted_way(h, c, s, so, mid + 1, f.oid);
     if (!w) return false;
+    counted_hint(c, s, w);
     count_on(h, c, *w, f, p, d);
     return true;
 }
@@ -448,7 +464,9 @@ inline std::uint64_t new_oid() noexcept { return REVY_RT(new_oid)(); }
 inline void log_crt(std::uint32_t cls, std::uint64_t oid, std::uint64_t size) noexcept {
     REVY_RT(log_crt)(cls, oid, size);
 }
-inline void log_dst(std::uint32_t cls, std::uint64_t oid) noexcept { REVY_RT(log_dst)(cls, oid); }
+REVY_HOT_O2 inline void log_dst(std::uint32_t cls, std::uint64_t oid) noexcept {
+    REVY_RT(log_dst)(cls, oid);
+}
 REVY_ALWAYS_INLINE void log_start(std::uint32_t mid, std::uint64_t oid, std::uint64_t size) noexcept {
     REVY_RT(start)(mid, oid, size);
 }
@@ -552,12 +570,14 @@ struct Probe {
 
 // Start log now, end log when the enclosing block is left in any way. Inline, the call's
 // fields stay in the caller's registers (the constructor and destructor out of line kept them
-// in the object, in memory: a counted pair cost 123 instructions, 86 inline).
+// in the object, in memory: a counted pair cost 123 instructions, 86 inline). At -O0 they
+// stay out of line but optimised (REVY_HOT_O2): unoptimised, each spilled its arguments and
+// read them back (store-to-load stalls), 11 % of yaml-cpp's annotated Debug suite.
 class Scope {
 public:
-    Scope(std::uint32_t mid, std::uint64_t oid, std::uint64_t size) noexcept
+    REVY_HOT_O2 Scope(std::uint32_t mid, std::uint64_t oid, std::uint64_t size) noexcept
         : mid_(mid), d_(detail::Probe::start(mid, oid, size)), oid_(oid) {}
-    ~Scope() { detail::Probe::end(mid_, oid_, d_); }
+    REVY_HOT_O2 ~Scope() { detail::Probe::end(mid_, oid_, d_); }
 
 private:
     Scope(const Scope&);             // not copyable
@@ -587,11 +607,11 @@ inline void ctor_start(std::uint32_t mid, std::uint64_t size, const volatile voi
 inline void unborn(std::uint64_t* oid) noexcept { *oid = 0; }
 class CtorScope {
 public:
-    CtorScope(std::uint32_t mid, const volatile void* self, std::uint64_t oid) noexcept
+    REVY_HOT_O2 CtorScope(std::uint32_t mid, const volatile void* self, std::uint64_t oid) noexcept
         : mid_(mid), oid_(oid) {
         REVY_RT(ctor_scope)(mid, self, &oid_);
     }
-    ~CtorScope() { log_end(mid_, oid_); }
+    REVY_HOT_O2 ~CtorScope() { REVY_RT(end)(mid_, oid_); }
 
 private:
     CtorScope(const CtorScope&);
@@ -607,12 +627,12 @@ private:
 template <std::uint32_t Cls, std::uint64_t Size, bool Final = true>
 struct Tag {
     std::uint64_t oid;
-    Tag() noexcept : oid(REVY_RT(tag_new)(Cls, Size, false)) {}
-    Tag(const Tag&) noexcept : oid(REVY_RT(tag_new)(Cls, Size, false)) {}
-    Tag(Tag&&) noexcept : oid(REVY_RT(tag_new)(Cls, Size, false)) {}
+    REVY_HOT_O2 Tag() noexcept : oid(REVY_RT(tag_new)(Cls, Size, false)) {}
+    REVY_HOT_O2 Tag(const Tag&) noexcept : oid(REVY_RT(tag_new)(Cls, Size, false)) {}
+    REVY_HOT_O2 Tag(Tag&&) noexcept : oid(REVY_RT(tag_new)(Cls, Size, false)) {}
     Tag& operator=(const Tag&) noexcept { return *this; }
     Tag& operator=(Tag&&) noexcept { return *this; }
-    ~Tag() { log_dst(Cls, oid); }
+    REVY_HOT_O2 ~Tag() { REVY_RT(log_dst)(Cls, oid); }
 };
 
 // A root tag of a class with selected subclasses: one object = one ID whatever its most-derived

@@ -63,7 +63,10 @@ run_tests() {
     python3 "$OUTCOMES" build/reports > build/outcomes.txt 2>/dev/null ;;
   leveldb) mkdir -p build/reports; rm -f build/reports/*.xml
     read -r -a more <<< "${LEVELDB_CTEST:-}"
-    (cd build && GTEST_OUTPUT=xml:$PWD/reports/ ctest -j"$JOBS" "${more[@]}" --output-junit ctest.xml > ctest.log 2>&1; echo "exit=$?" > exit.txt)
+    # Its tests' databases go to $TEST_TMPDIR (default /tmp/leveldbtest-UID, shared by every
+    # run on the machine): each run gets a folder of its own, so two runs can coexist.
+    rm -rf build/testtmp && mkdir -p build/testtmp
+    (cd build && TEST_TMPDIR=$PWD/testtmp GTEST_OUTPUT=xml:$PWD/reports/ ctest -j"$JOBS" "${more[@]}" --output-junit ctest.xml > ctest.log 2>&1; echo "exit=$?" > exit.txt)
     python3 "$OUTCOMES" build/reports > build/outcomes.txt 2>/dev/null ;;
   cppunit) ./build/cppunittestmain > build/test.log 2>&1; echo "exit=$?" > build/exit.txt
     grep -E ' : (OK|assertion|error)' build/test.log | sed -E 's/^Running //' |

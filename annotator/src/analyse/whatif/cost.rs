@@ -5,6 +5,7 @@
 
 use serde::Serialize;
 
+use super::count;
 use super::sim::{Outcome, Params};
 use super::tree::Tree;
 use crate::analyse::trace::Unit;
@@ -135,15 +136,6 @@ pub fn of(o: &Outcome, p: &Params, unit: Unit) -> Option<Cost> {
         counted_messages: o.counted_sends,
         text,
     })
-}
-
-/// A count for people: `950`, `12.5 k`, `10.0 M`.
-pub fn count(n: u64) -> String {
-    match n {
-        0..=9_999 => n.to_string(),
-        10_000..=999_999 => format!("{:.1} k", n as f64 / 1e3),
-        _ => format!("{:.1} M", n as f64 / 1e6),
-    }
 }
 
 /// `1 message`, `10.0 M messages`.

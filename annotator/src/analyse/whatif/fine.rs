@@ -26,7 +26,7 @@ pub(crate) fn bound(o: &Outcome, p: &Params, unit: Unit) -> Option<String> {
     let h = |x: f64| super::human(x, unit);
     Some(format!(
         "its {} counted calls carry {} of work each, less than moving one costs at the queue (enqueue {} for the sender + take {} for the receiver): fine-grained, predicted at most 1.00×",
-        super::cost::count(o.counted_sends),
+        super::count(o.counted_sends),
         h(work),
         h(p.enqueue),
         h(p.take)

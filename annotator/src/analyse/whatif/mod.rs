@@ -656,6 +656,15 @@ pub fn parse_bandwidth(s: &str) -> Result<f64> {
     }
 }
 
+/// A count for people: `950`, `12.5 k`, `10.0 M`.
+pub fn count(n: u64) -> String {
+    match n {
+        0..=9_999 => n.to_string(),
+        10_000..=999_999 => format!("{:.1} k", n as f64 / 1e3),
+        _ => format!("{:.1} M", n as f64 / 1e6),
+    }
+}
+
 /// A time in `unit` for people: `12.3 ms`, `450 ns`.
 pub fn human(x: f64, unit: Unit) -> String {
     let ns = x * unit.micros() * 1e3;

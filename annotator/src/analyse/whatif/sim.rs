@@ -477,7 +477,8 @@ impl<'a> Sim<'a> {
                     let e = &mut self.execs[w as usize];
                     e.state = State::Waking;
                     let idle = self.now - e.idle_since;
-                    let delay = super::wake::delay(self.p, idle);
+                    let delay =
+                        super::wake::delay(self.p.handoff, self.p.wake_curve.as_ref(), idle);
                     if task.reply != NONE {
                         self.woken_receivers.add(idle, delay);
                     }
@@ -792,7 +793,7 @@ impl<'a> Sim<'a> {
             // The caller has been parked since it sent the message.
             let there = self.p.there(0);
             let idle = self.now + there - self.execs[done.reply as usize].wait_since;
-            let delay = super::wake::delay(self.p, idle);
+            let delay = super::wake::delay(self.p.handoff, self.p.wake_curve.as_ref(), idle);
             self.woken_callers.add(idle, delay);
             let mut back = there + delay;
             // A batch's caller waited for each of its calls: one round trip per call more.

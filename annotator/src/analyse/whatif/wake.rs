@@ -6,7 +6,6 @@
 
 use serde::Serialize;
 
-use super::sim::Params;
 use crate::analyse::trace::Unit;
 
 /// Wake-up cost against idle time, both in one unit (ns as measured, the trace's unit in a
@@ -71,10 +70,10 @@ impl WakeCurve {
 
 /// The delay before a thread parked for `idle` runs again: the handoff, or the curve's
 /// figure when larger.
-pub(crate) fn delay(p: &Params, idle: f64) -> f64 {
-    match &p.wake_curve {
-        Some(c) => p.handoff.max(c.at(idle.max(0.0))),
-        None => p.handoff,
+pub(crate) fn delay(handoff: f64, curve: Option<&WakeCurve>, idle: f64) -> f64 {
+    match curve {
+        Some(c) => handoff.max(c.at(idle.max(0.0))),
+        None => handoff,
     }
 }
 
@@ -111,7 +110,7 @@ pub(crate) fn describe(receivers: &Charged, callers: &Charged, unit: Unit) -> St
         let (idle, delay) = c.means();
         format!(
             "{} {whose} wake-ups after ~{} idle ≈ {} each",
-            super::cost::count(c.n),
+            super::count(c.n),
             h(idle),
             h(delay)
         )
@@ -131,6 +130,7 @@ pub(crate) fn describe(receivers: &Charged, callers: &Charged, unit: Unit) -> St
 mod tests {
     use std::io::Write;
 
+    use super::super::sim::Params;
     use super::super::{baseline, load, plan, predict, Loaded, Plan};
     use super::*;
 

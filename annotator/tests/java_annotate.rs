@@ -819,7 +819,7 @@ class Shapes {
     };
     assert_eq!(body(&out, "double area("), body(src, "double area("));
     assert_eq!(body(&out, "String pair("), body(src, "String pair("));
-    assert!(out[out.find("int plain(").unwrap()..].contains("_revy.runtime.Rv.start("));
+    assert!(out[out.find("int plain(").unwrap()..].contains("_revy.runtime.Rv.enter("));
 }
 
 /// Issue 37 item 6: `super.clone()` in a string literal (and a comment) inside `clone()` was

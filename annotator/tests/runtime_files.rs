@@ -357,11 +357,11 @@ const JAVA_MAIN: &str = r#"package p;
 import _revy.runtime.Rv;
 public class Main {
     static int work(int k) {
-        Rv.start(1, 0L, 4L);
+        final int t = Rv.enter(1, 4);
         try {
             return k + 1;
         } finally {
-            Rv.end(1, 0L);
+            Rv.exit(t);
         }
     }
     public static void main(String[] a) {

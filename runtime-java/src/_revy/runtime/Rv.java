@@ -2,8 +2,8 @@ package _revy.runtime;
 
 /**
  * The entry points that Revy's generated code calls. Everything here is safe to call from
- * any thread, never throws and never prints to stdout. The hot path ({@link #start},
- * {@link #end}) writes a few varints into the calling thread's buffer: no allocation, no
+ * any thread, never throws and never prints to stdout. The hot path ({@link #enter},
+ * {@link #exit}) writes a few varints into the calling thread's buffer: no allocation, no
  * locks, no formatting.
  */
 public final class Rv {
@@ -156,22 +156,109 @@ public final class Rv {
         return h;
     }
 
-    /** Method start: method id, receiver object ID (0 for static), message size in bytes. */
-    public static void start(int mid, long oid, long size) {
-        RvBuf b = buf();
-        if (b == null || b.quiet != 0) {
-            return;
-        }
-        b.start(mid, oid, size);
+    // A probed method's entry and exits. The generated code is one call at the entry, which
+    // returns the call's token (the thread's depth with its frame pushed; 0: not recorded,
+    // no buffer or inside a size helper), kept in one int local, and one call of exit(token)
+    // in the finally that javac copies to every return and exception path: small bytecode,
+    // so that a small method stays under HotSpot's inlining limits (35 bytes at a cold call
+    // site), and the receiver's ID read and the arguments' size walk are done here, once.
+    // Static methods pass their primitive arguments' size `c` and their reference arguments;
+    // instance methods also their ID field (0L in classes without one) and `this`.
+
+    /** A static method's entry, primitive arguments only ({@code c}: their size). */
+    public static int enter(int mid, int c) {
+        return begin(mid, 0L, c);
     }
 
-    /** Method end (every exit, exceptions included). */
-    public static void end(int mid, long oid) {
+    /** A static method's entry, one reference argument. */
+    public static int enter(int mid, int c, Object a) {
+        return begin(mid, 0L, argSize(mid, c, a));
+    }
+
+    /** A static method's entry, two reference arguments. */
+    public static int enter(int mid, int c, Object a, Object b) {
+        return begin(mid, 0L, argSize(mid, c, a, b));
+    }
+
+    /** A static method's entry, three reference arguments. */
+    public static int enter(int mid, int c, Object a, Object b, Object d) {
+        return begin(mid, 0L, argSize(mid, c, a, b, d));
+    }
+
+    /**
+     * An instance method's entry, primitive arguments only: {@code field} is the receiver's
+     * ID field (0L when its class has none, or not yet set: {@link #oid}).
+     */
+    public static int enter(int mid, long field, Object self, int c) {
+        return begin(mid, oid(field, self), c);
+    }
+
+    /** An instance method's entry, one reference argument. */
+    public static int enter(int mid, long field, Object self, int c, Object a) {
+        long oid = oid(field, self);
+        return begin(mid, oid, argSize(mid, c, a));
+    }
+
+    /** An instance method's entry, two reference arguments. */
+    public static int enter(int mid, long field, Object self, int c, Object a, Object b) {
+        long oid = oid(field, self);
+        return begin(mid, oid, argSize(mid, c, a, b));
+    }
+
+    /** An instance method's entry, three reference arguments. */
+    public static int enter(int mid, long field, Object self, int c, Object a, Object b, Object d) {
+        long oid = oid(field, self);
+        return begin(mid, oid, argSize(mid, c, a, b, d));
+    }
+
+    /**
+     * Any method's entry with its message size given (more than three reference arguments:
+     * the generated code sums {@link #size}/{@link #sizeFast}, -1 when better mode skips the
+     * walk, {@link #sized(int)}); static methods pass {@code 0L, null}.
+     */
+    public static int enter(int mid, long field, Object self, long size) {
+        return begin(mid, oid(field, self), size);
+    }
+
+    /** A probed method's exit (every exit, exceptions included), with its entry's token. */
+    public static void exit(int token) {
         RvBuf b = buf();
         if (b == null || b.quiet != 0) {
             return;
         }
-        b.end(mid, oid);
+        b.exit(token);
+    }
+
+    /** Method start: method id, receiver object ID (0 for static), message size in bytes. */
+    static int begin(int mid, long oid, long size) {
+        RvBuf b = buf();
+        if (b == null || b.quiet != 0) {
+            return 0;
+        }
+        b.start(mid, oid, size);
+        return b.depth;
+    }
+
+    /** The message size of one reference argument: -1 when better mode skips the walk. */
+    private static long argSize(int mid, int c, Object a) {
+        if (RvTable.BETTER) {
+            return RvTrace.est[mid] == 0L ? c + RvSize.better(a) : -1L;
+        }
+        return c + RvSize.faster(a);
+    }
+
+    private static long argSize(int mid, int c, Object a, Object b) {
+        if (RvTable.BETTER) {
+            return RvTrace.est[mid] == 0L ? c + RvSize.better(a) + RvSize.better(b) : -1L;
+        }
+        return c + RvSize.faster(a) + RvSize.faster(b);
+    }
+
+    private static long argSize(int mid, int c, Object a, Object b, Object d) {
+        if (RvTable.BETTER) {
+            return RvTrace.est[mid] == 0L ? c + RvSize.better(a) + RvSize.better(b) + RvSize.better(d) : -1L;
+        }
+        return c + RvSize.faster(a) + RvSize.faster(b) + RvSize.faster(d);
     }
 
     /**

@@ -1024,3 +1024,70 @@ public class Main {
         .count() as u64;
     assert_eq!(recorded + t.aggregated, 600_000);
 }
+
+/// Issue 40: the generated code is small. javac copies a `finally` to every exit, so each
+/// copy is one `iload` and one `invokestatic` (`Rv.exit(token)`), and the entry one call that
+/// reads the receiver's ID and sizes the arguments in the runtime: an annotated getter stays
+/// within HotSpot's 35-byte inlining limit for cold call sites (37 bytes with a start, an
+/// ID local and `Rv.end(MID, OID)` at each exit). The sizes the runtime computes from the
+/// arguments it is given are those the generated expression gave: up to three reference
+/// arguments passed to `Rv.enter`, four summed in the generated code.
+#[test]
+fn generated_code_is_small_and_sizes_its_arguments() {
+    if !common::gate::needs(&[Tool::Java]) {
+        return;
+    }
+    let p = small_project(&[(
+        "g/Main.java",
+        r#"package g;
+public class Main {
+    private String name = "x";
+    public String name() { return name; }
+    static long pair(String s, int[] v, long k) { return s.length() + v.length + k; }
+    static long quad(String a, String b, String c, String d) { return a.length() + b.length() + c.length() + d.length(); }
+    long three(String a, int[] b, char[] c, int k) { if (k == 1) { return 1; } if (k == 2) { return 2; } return a.length() + b.length + c.length + k; }
+    public static void main(String[] args) {
+        Main m = new Main();
+        long s = pair("abc", new int[5], 7L) + quad("a", "bb", "ccc", "dddd") + m.three("ab", new int[2], new char[3], 4);
+        System.out.println(m.name() + s);
+    }
+}
+"#,
+    )]);
+    let tmp = tempfile::tempdir().unwrap();
+    let ann = tmp.path().join("ann");
+    common::copy_tree(p.path(), &ann);
+    assert!(annotate_with(&ann, Mode::Better, 0).is_empty());
+    let trace_path = tmp.path().join("t.rvt");
+    let after = build_and_run(&ann, "g.Main", Some(&trace_path));
+    assert_eq!((after.stdout.trim(), after.code), ("x36", Some(0)), "{}", after.stderr);
+    let t = decode(&std::fs::read(&trace_path).unwrap());
+    let size_of = |name: &str| {
+        let id = method_id(&t, name);
+        (t.events.iter())
+            .find_map(|e| match e.2 {
+                Ev::Start { mth, size, .. } if mth == id => Some(size),
+                _ => None,
+            })
+            .unwrap()
+    };
+    // 2 bytes a char, 4 an int, 8 a long
+    assert_eq!(size_of("pair"), 6 + 20 + 8);
+    assert_eq!(size_of("quad"), 2 + 4 + 6 + 8);
+    assert_eq!(size_of("three"), 4 + 8 + 6 + 4);
+    let javap = Command::new("javap")
+        .args(["-c", "-p", "-cp"])
+        .arg(ann.join("build"))
+        .arg("g.Main")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&javap.stdout);
+    let getter = &text[text.find("java.lang.String name();").unwrap()..];
+    let getter = &getter[..getter.find("Exception table").unwrap()];
+    // the offset of its last instruction (`athrow`, one byte): the code's length less one
+    let last = (getter.lines())
+        .filter_map(|l| l.trim().split(':').next()?.parse::<usize>().ok())
+        .max()
+        .unwrap();
+    assert!(last < 35, "the getter is {} bytes:\n{getter}", last + 1);
+}

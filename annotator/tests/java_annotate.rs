@@ -1060,7 +1060,12 @@ public class Main {
     assert!(annotate_with(&ann, Mode::Better, 0).is_empty());
     let trace_path = tmp.path().join("t.rvt");
     let after = build_and_run(&ann, "g.Main", Some(&trace_path));
-    assert_eq!((after.stdout.trim(), after.code), ("x36", Some(0)), "{}", after.stderr);
+    assert_eq!(
+        (after.stdout.trim(), after.code),
+        ("x36", Some(0)),
+        "{}",
+        after.stderr
+    );
     let t = decode(&std::fs::read(&trace_path).unwrap());
     let size_of = |name: &str| {
         let id = method_id(&t, name);

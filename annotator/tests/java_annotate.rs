@@ -1096,3 +1096,67 @@ public class Main {
         .unwrap();
     assert!(last < 35, "the getter is {} bytes:\n{getter}", last + 1);
 }
+
+/// Bytecode length of each method of `class` under `dir` whose javap line contains `name(`
+/// (the offset of its last instruction plus one, a close bound: returns are one byte).
+fn method_lengths(dir: &Path, class: &str, name: &str) -> Vec<(String, usize)> {
+    let javap = Command::new("javap")
+        .args(["-c", "-p", "-cp"])
+        .arg(dir)
+        .arg(class)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&javap.stdout);
+    let mut out: Vec<(String, usize)> = Vec::new();
+    for l in text.lines() {
+        if l.starts_with("  ") && !l.starts_with("   ") && l.ends_with(';') {
+            out.push((l.trim().to_string(), 0));
+        } else if let Some(off) = l
+            .trim()
+            .split(':')
+            .next()
+            .and_then(|s| s.parse::<usize>().ok())
+        {
+            if let Some(last) = out.last_mut() {
+                last.1 = last.1.max(off + 1);
+            }
+        }
+    }
+    out.retain(|(sig, _)| sig.contains(&format!(" {name}(")));
+    out
+}
+
+#[test]
+fn entry_common_case_is_small_and_its_slow_path_is_never_inlined() {
+    if !common::gate::needs(&[Tool::Java]) {
+        return;
+    }
+    let p = small_project(&[(
+        "g/Main.java",
+        "package g;\npublic class Main {\n    public static void main(String[] args) { System.out.println(args.length); }\n}\n",
+    )]);
+    let tmp = tempfile::tempdir().unwrap();
+    let ann = tmp.path().join("ann");
+    common::copy_tree(p.path(), &ann);
+    assert!(annotate_with(&ann, Mode::Better, 0).is_empty());
+    let out = build_and_run(&ann, "g.Main", None);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let build = ann.join("build");
+    // C2 inlines a callee at a hot site up to FreqInlineSize (325 bytes of bytecode), and
+    // only while its own compiled code is under InlineSmallCode: the entries' common case
+    // stays small, and what is rare or large is one call of enterSlow, too big to inline
+    let enters = method_lengths(&build, "_revy.runtime.Rv", "enter");
+    assert_eq!(enters.len(), 9, "{enters:?}");
+    for (sig, len) in &enters {
+        assert!(*len <= 64, "{sig} is {len} bytes");
+    }
+    let slow = method_lengths(&build, "_revy.runtime.Rv", "enterSlow");
+    assert_eq!(slow.len(), 1, "{slow:?}");
+    assert!(
+        slow[0].1 > 325,
+        "enterSlow is {} bytes: C2 would inline it",
+        slow[0].1
+    );
+    let exits = method_lengths(&build, "_revy.runtime.Rv", "exit");
+    assert!(exits.len() == 1 && exits[0].1 <= 32, "{exits:?}");
+}

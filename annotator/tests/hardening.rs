@@ -132,7 +132,7 @@ fn restore_refuses_when_a_copy_of_an_insertion_would_stay_live() {
     let annotated = read(&acct);
     let line = annotated
         .lines()
-        .find(|l| l.contains("transfer(") && l.contains("Rv.start("))
+        .find(|l| l.contains("transfer(") && l.contains("Rv.enter("))
         .unwrap()
         .to_string();
     // The user keeps a copy of the annotated line as a comment just above it.

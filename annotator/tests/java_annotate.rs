@@ -819,7 +819,7 @@ class Shapes {
     };
     assert_eq!(body(&out, "double area("), body(src, "double area("));
     assert_eq!(body(&out, "String pair("), body(src, "String pair("));
-    assert!(out[out.find("int plain(").unwrap()..].contains("_revy.runtime.Rv.start("));
+    assert!(out[out.find("int plain(").unwrap()..].contains("_revy.runtime.Rv.enter("));
 }
 
 /// Issue 37 item 6: `super.clone()` in a string literal (and a comment) inside `clone()` was
@@ -1023,4 +1023,140 @@ public class Main {
         .filter(|e| e.1 == START && e.2 == step)
         .count() as u64;
     assert_eq!(recorded + t.aggregated, 600_000);
+}
+
+/// Issue 40: the generated code is small. javac copies a `finally` to every exit, so each
+/// copy is one `iload` and one `invokestatic` (`Rv.exit(token)`), and the entry one call that
+/// reads the receiver's ID and sizes the arguments in the runtime: an annotated getter stays
+/// within HotSpot's 35-byte inlining limit for cold call sites (37 bytes with a start, an
+/// ID local and `Rv.end(MID, OID)` at each exit). The sizes the runtime computes from the
+/// arguments it is given are those the generated expression gave: up to three reference
+/// arguments passed to `Rv.enter`, four summed in the generated code.
+#[test]
+fn generated_code_is_small_and_sizes_its_arguments() {
+    if !common::gate::needs(&[Tool::Java]) {
+        return;
+    }
+    let p = small_project(&[(
+        "g/Main.java",
+        r#"package g;
+public class Main {
+    private String name = "x";
+    public String name() { return name; }
+    static long pair(String s, int[] v, long k) { return s.length() + v.length + k; }
+    static long quad(String a, String b, String c, String d) { return a.length() + b.length() + c.length() + d.length(); }
+    long three(String a, int[] b, char[] c, int k) { if (k == 1) { return 1; } if (k == 2) { return 2; } return a.length() + b.length + c.length + k; }
+    public static void main(String[] args) {
+        Main m = new Main();
+        long s = pair("abc", new int[5], 7L) + quad("a", "bb", "ccc", "dddd") + m.three("ab", new int[2], new char[3], 4);
+        System.out.println(m.name() + s);
+    }
+}
+"#,
+    )]);
+    let tmp = tempfile::tempdir().unwrap();
+    let ann = tmp.path().join("ann");
+    common::copy_tree(p.path(), &ann);
+    assert!(annotate_with(&ann, Mode::Better, 0).is_empty());
+    let trace_path = tmp.path().join("t.rvt");
+    let after = build_and_run(&ann, "g.Main", Some(&trace_path));
+    assert_eq!(
+        (after.stdout.trim(), after.code),
+        ("x36", Some(0)),
+        "{}",
+        after.stderr
+    );
+    let t = decode(&std::fs::read(&trace_path).unwrap());
+    let size_of = |name: &str| {
+        let id = method_id(&t, name);
+        (t.events.iter())
+            .find_map(|e| match e.2 {
+                Ev::Start { mth, size, .. } if mth == id => Some(size),
+                _ => None,
+            })
+            .unwrap()
+    };
+    // 2 bytes a char, 4 an int, 8 a long
+    assert_eq!(size_of("pair"), 6 + 20 + 8);
+    assert_eq!(size_of("quad"), 2 + 4 + 6 + 8);
+    assert_eq!(size_of("three"), 4 + 8 + 6 + 4);
+    let javap = Command::new("javap")
+        .args(["-c", "-p", "-cp"])
+        .arg(ann.join("build"))
+        .arg("g.Main")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&javap.stdout);
+    let getter = &text[text.find("java.lang.String name();").unwrap()..];
+    let getter = &getter[..getter.find("Exception table").unwrap()];
+    // the offset of its last instruction (`athrow`, one byte): the code's length less one
+    let last = (getter.lines())
+        .filter_map(|l| l.trim().split(':').next()?.parse::<usize>().ok())
+        .max()
+        .unwrap();
+    assert!(last < 35, "the getter is {} bytes:\n{getter}", last + 1);
+}
+
+/// Bytecode length of each method of `class` under `dir` whose javap line contains `name(`
+/// (the offset of its last instruction plus one, a close bound: returns are one byte).
+fn method_lengths(dir: &Path, class: &str, name: &str) -> Vec<(String, usize)> {
+    let javap = Command::new("javap")
+        .args(["-c", "-p", "-cp"])
+        .arg(dir)
+        .arg(class)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&javap.stdout);
+    let mut out: Vec<(String, usize)> = Vec::new();
+    for l in text.lines() {
+        if l.starts_with("  ") && !l.starts_with("   ") && l.ends_with(';') {
+            out.push((l.trim().to_string(), 0));
+        } else if let Some(off) = l
+            .trim()
+            .split(':')
+            .next()
+            .and_then(|s| s.parse::<usize>().ok())
+        {
+            if let Some(last) = out.last_mut() {
+                last.1 = last.1.max(off + 1);
+            }
+        }
+    }
+    out.retain(|(sig, _)| sig.contains(&format!(" {name}(")));
+    out
+}
+
+#[test]
+fn entry_common_case_is_small_and_its_slow_path_is_never_inlined() {
+    if !common::gate::needs(&[Tool::Java]) {
+        return;
+    }
+    let p = small_project(&[(
+        "g/Main.java",
+        "package g;\npublic class Main {\n    public static void main(String[] args) { System.out.println(args.length); }\n}\n",
+    )]);
+    let tmp = tempfile::tempdir().unwrap();
+    let ann = tmp.path().join("ann");
+    common::copy_tree(p.path(), &ann);
+    assert!(annotate_with(&ann, Mode::Better, 0).is_empty());
+    let out = build_and_run(&ann, "g.Main", None);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let build = ann.join("build");
+    // C2 inlines a callee at a hot site up to FreqInlineSize (325 bytes of bytecode), and
+    // only while its own compiled code is under InlineSmallCode: the entries' common case
+    // stays small, and what is rare or large is one call of enterSlow, too big to inline
+    let enters = method_lengths(&build, "_revy.runtime.Rv", "enter");
+    assert_eq!(enters.len(), 9, "{enters:?}");
+    for (sig, len) in &enters {
+        assert!(*len <= 64, "{sig} is {len} bytes");
+    }
+    let slow = method_lengths(&build, "_revy.runtime.Rv", "enterSlow");
+    assert_eq!(slow.len(), 1, "{slow:?}");
+    assert!(
+        slow[0].1 > 325,
+        "enterSlow is {} bytes: C2 would inline it",
+        slow[0].1
+    );
+    let exits = method_lengths(&build, "_revy.runtime.Rv", "exit");
+    assert!(exits.len() == 1 && exits[0].1 <= 32, "{exits:?}");
 }

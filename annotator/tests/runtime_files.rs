@@ -357,11 +357,11 @@ const JAVA_MAIN: &str = r#"package p;
 import _revy.runtime.Rv;
 public class Main {
     static int work(int k) {
-        Rv.start(1, 0L, 4L);
+        final int t = Rv.enter(1, 4);
         try {
             return k + 1;
         } finally {
-            Rv.end(1, 0L);
+            Rv.exit(t);
         }
     }
     public static void main(String[] a) {
@@ -571,9 +571,10 @@ public final class NetRule {
         RvBuf b = new RvBuf(Thread.currentThread());
         for (int i = 0; i < 300; i++) {
             b.start(1, 0L, 0L);
+            int outer = b.depth;
             b.start(2, 0L, 0L);
-            b.end(2, 0L);
-            b.end(1, 0L);
+            b.exit(b.depth);
+            b.exit(outer);
         }
         System.out.println(RvTrace.throttled[1] + " " + RvTrace.throttled[2]);
     }

@@ -192,7 +192,7 @@ fn edits_after_annotate_are_kept_or_restore_refuses() {
     assert_eq!(revy(dir, &["parse"]).status.code(), Some(0));
     assert_eq!(revy(dir, &["annotate", "--better"]).status.code(), Some(0));
     let annotated = std::fs::read_to_string(&acct).unwrap();
-    let damaged = annotated.replacen("_revy.runtime.Rv.end(", "_revy.runtime.Rv.END(", 1);
+    let damaged = annotated.replacen("_revy.runtime.Rv.exit(", "_revy.runtime.Rv.EXIT(", 1);
     std::fs::write(&acct, &damaged).unwrap();
     let before = snapshot(dir);
     let r = revy(dir, &["restore"]);
@@ -284,8 +284,8 @@ fn syntax_errors_skip_only_the_spoiled_method() {
     assert_eq!(o.status.code(), Some(1), "{}", err(&o));
     let a = std::fs::read_to_string(dir.join("A.java")).unwrap();
     let line = |n: &str| a.lines().find(|l| l.contains(n)).unwrap().to_string();
-    assert!(line("int ok()").contains("Rv.start("), "{a}");
-    assert!(line("void alsoOk()").contains("Rv.start("), "{a}");
+    assert!(line("int ok()").contains("Rv.enter("), "{a}");
+    assert!(line("void alsoOk()").contains("Rv.enter("), "{a}");
     assert!(!line("int bad()").contains("Rv."), "{a}");
     assert_eq!(revy(dir, &["restore"]).status.code(), Some(0));
 }

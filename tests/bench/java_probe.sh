@@ -23,6 +23,9 @@
 # from DIR (e.g. an older commit's runtime-java/src/_revy/runtime), run in the same rounds, so
 # a runtime change is measured A/B; the ratios then print for it too. DIR0:DIR1:... adds
 # better0, better1, ... (variants of the runtime, each changed in one place, in one run).
+# BASE_REVY=PATH adds the variant basebetter: better mode annotated by that revy (another
+# commit's: its generated code and its runtime), so a change of the annotator's output is
+# measured A/B in the same rounds (an absolute path, like REVY).
 set -euo pipefail
 N=${1:-20000000}
 ROUNDS=${2:-5}
@@ -93,6 +96,7 @@ build() { (cd "$1" && rm -rf build && mkdir build && javac -nowarn -encoding UTF
 IFS=: read -r -a BASES <<<"${BASE_RUNTIME:-}"
 VARIANTS="plain nanotime better faster newplain newbetter"
 for k in "${!BASES[@]}"; do VARIANTS="$VARIANTS better$k"; done
+[ -z "${BASE_REVY:-}" ] || VARIANTS="$VARIANTS basebetter"
 for v in $VARIANTS; do
     cp -r "$WORK/proj" "$WORK/$v"
     case $v in
@@ -106,6 +110,7 @@ for v in $VARIANTS; do
         rt=$(dirname "$(find "$WORK/$v/src" -name RvTable.java)")
         for f in "${BASES[${v#better}]}"/*.java; do [ "$(basename "$f")" = RvTable.java ] || cp "$f" "$rt/"; done
     fi
+    [ $v = basebetter ] && (cd "$WORK/$v" && "$BASE_REVY" parse >/dev/null && "$BASE_REVY" annotate --better >/dev/null)
     [ $v = newbetter ] && (cd "$WORK/$v" && "$REVY" parse >/dev/null && "$REVY" annotate --better >/dev/null)
     build "$WORK/$v"
 done
@@ -149,6 +154,11 @@ for k in "${!BASES[@]}"; do
     awk -v k="$k" -v a="$omin" -v b="$omed" -v c="$tmin" -v d="$tmed" \
         'BEGIN{printf "better%s (BASE_RUNTIME) ÷ two nanoTime reads: %.2f min / %.2f median\n", k, a/c, b/d}'
 done
+if [ -n "${BASE_REVY:-}" ]; then
+    read -r omin omed <<<"$(added basebetter plain)"
+    awk -v a="$omin" -v b="$omed" -v c="$tmin" -v d="$tmed" \
+        'BEGIN{printf "basebetter (BASE_REVY) ÷ two nanoTime reads: %.2f min / %.2f median\n", a/c, b/d}'
+fi
 awk -v a="$rmin" -v b="$rmed" -v c="$tmin" -v d="$tmed" -v e="$nmin" -v f="$nmed" 'BEGIN{
     printf "better ÷ two nanoTime reads (added ns): %.2f min / %.2f median\n", a/c, b/d
     printf "new (better) ÷ a better call (added ns): %.2f min / %.2f median\n", e/a, f/b }'

@@ -10,11 +10,16 @@
 //!   the default serialVersionUID unchanged; no methods, interfaces or static initialisers
 //!   are added.
 //! - a selected method's body `{ … }` becomes
-//!   `{ _revy.runtime.Rv.start(MID, OID, SIZE); try { … } finally { _revy.runtime.Rv.end(MID, OID); } }`
+//!   `{ final int T = _revy.runtime.Rv.enter(MID, ARGS); try { … } finally { _revy.runtime.Rv.exit(T); } }`
 //!   (constructors: after `this(…)`/`super(…)`), so every exit — returns after their value is
-//!   computed, falling off the end, exceptions — logs the end. OID is a local read once:
-//!   `Rv.oid(this._rv$oid, this)` (0 after deserialisation, as the field is transient: a
-//!   fresh ID then) or `Rv.oidOf(this)` for classes without the field.
+//!   computed, falling off the end, exceptions — logs the end. ARGS are, for an instance
+//!   method, the receiver's ID field and `this` (`this._rv$oid, this`, read by `Rv.oid`: 0
+//!   after deserialisation, as the field is transient, gives a fresh ID; `0L, this` in classes
+//!   without the field), then the primitive parameters' size as an int and up to three
+//!   reference parameters, which the runtime sizes (more: one size expression). The token T
+//!   is all the exits need: javac copies the finally to every exit, so each copy is one
+//!   `iload` and one `invokestatic`, and small methods stay small enough for HotSpot to
+//!   inline.
 //! - `super.clone()` in a selected class's `clone()` becomes `Rv.cloned(super.clone())`:
 //!   `Object.clone` copies the ID field, the clone gets a new ID and creation entry.
 //! - methods of enum-constant bodies are the enum's; they read the field through a cast.
@@ -136,30 +141,47 @@ fn is_primitive(name: &str) -> Option<u64> {
         .filter(|_| name != "void")
 }
 
-/// The message-size expression of a parameter list. In better mode a walk is skipped once the
-/// method is throttled (`-1`: the runtime uses the size measured last before the verdict).
-fn size_expr(mode: Mode, m: &MethodDecl, mid: u32) -> String {
+/// The entry call's size arguments: the primitive parameters' size as an `int` literal, then
+/// up to three reference parameters by name (the runtime sizes them, in better mode only
+/// while the method is not throttled); with more, the whole message-size expression (`-1L`
+/// when better mode skips the walk of a throttled method's arguments).
+fn size_args(mode: Mode, m: &MethodDecl, mid: u32) -> SizeArgs {
+    let mut constant = 0u64;
+    let mut refs = Vec::new();
+    for p in &m.params {
+        match is_primitive(&p.ty.name) {
+            Some(s) if p.ty.dims == 0 && !p.varargs => constant += s,
+            _ => refs.push(p.name.clone()),
+        }
+    }
+    if refs.len() <= 3 && constant <= i32::MAX as u64 {
+        let mut out = constant.to_string();
+        for r in &refs {
+            out.push_str(", ");
+            out.push_str(r);
+        }
+        return SizeArgs::Split(out);
+    }
     let helper = match mode {
         Mode::Better => "_revy.runtime.Rv.size",
         Mode::Faster => "_revy.runtime.Rv.sizeFast",
     };
-    let mut constant = 0u64;
-    let mut parts = Vec::new();
-    for p in &m.params {
-        match is_primitive(&p.ty.name) {
-            Some(s) if p.ty.dims == 0 && !p.varargs => constant += s,
-            _ => parts.push(format!("{helper}({})", p.name)),
-        }
-    }
     let mut out = format!("{constant}L");
-    for p in &parts {
-        out.push_str(" + ");
-        out.push_str(p);
+    for r in &refs {
+        out.push_str(&format!(" + {helper}({r})"));
     }
-    if mode == Mode::Better && !parts.is_empty() {
+    if mode == Mode::Better {
         out = format!("(_revy.runtime.Rv.sized({mid}) ? {out} : -1L)");
     }
-    out
+    SizeArgs::Whole(out)
+}
+
+/// How an entry call gets its message size.
+enum SizeArgs {
+    /// The primitive parameters' size and the reference parameters, sized by the runtime.
+    Split(String),
+    /// The size as one `long` expression.
+    Whole(String),
 }
 
 impl JavaAnnotator {
@@ -239,7 +261,8 @@ struct ClassProbes<'a> {
 }
 
 impl ClassProbes<'_> {
-    /// Wraps a selected method's body in `Rv.start`/`try … finally Rv.end`.
+    /// Wraps a selected method's body in `Rv.enter`/`try … finally Rv.exit`: one int local
+    /// (the call's token) and one small call per exit, as javac copies the finally to each.
     fn annotate_method(&self, m: &MethodDecl, out: &mut FileEdits) {
         let Some((mid, body)) = self.body_to_probe(m, out) else {
             return;
@@ -250,17 +273,22 @@ impl ClassProbes<'_> {
         if self.own_field.is_some() && m.name == "clone" && m.params.is_empty() {
             clone_fresh_ids(src, body.start, body.end, out);
         }
-        let (pre, oid) = self.oid_local(m, local);
         let start = m.entry.unwrap_or(body.start + 1);
-        let size = size_expr(self.cx.mode, m, mid);
+        let args = match (self.receiver(m), size_args(self.cx.mode, m, mid)) {
+            (None, SizeArgs::Split(size)) => format!("{mid}, {size}"),
+            (None, SizeArgs::Whole(size)) => format!("{mid}, 0L, null, {size}"),
+            (Some(recv), SizeArgs::Split(size) | SizeArgs::Whole(size)) => {
+                format!("{mid}, {recv}, {size}")
+            }
+        };
         let key = self.remote_key(m, mid);
         out.insertions.push(Insertion::new(
             start,
-            format!(" {pre}_revy.runtime.Rv.start({mid}, {oid}, {size}); try {{{key}"),
+            format!(" final int {local} = _revy.runtime.Rv.enter({args}); try {{{key}"),
         ));
         out.insertions.push(Insertion::new(
             body.end - 1,
-            format!("}} finally {{ _revy.runtime.Rv.end({mid}, {oid}); }} "),
+            format!("}} finally {{ _revy.runtime.Rv.exit({local}); }} "),
         ));
         out.methods += 1;
     }
@@ -320,9 +348,9 @@ impl ClassProbes<'_> {
         ));
     }
 
-    /// The statement declaring the method's OID local (named `local`) and the expression the
-    /// probes read: `0L` in static methods.
-    fn oid_local(&self, m: &MethodDecl, local: String) -> (String, String) {
+    /// The entry call's receiver arguments, `ID_FIELD, this` (`0L, this` in classes without
+    /// the field: the runtime's identity map); `None` in static methods.
+    fn receiver(&self, m: &MethodDecl) -> Option<String> {
         let c = self.c;
         // Methods of enum-constant bodies live in anonymous subclasses, which do not
         // inherit the enum's private ID field: they read it through a cast (the body is
@@ -330,7 +358,7 @@ impl ClassProbes<'_> {
         let in_constant =
             c.kind == ClassKind::Enum && m.span.start < c.members_at.unwrap_or(c.body.end);
         if m.flags.is_static {
-            (String::new(), "0L".to_string())
+            None
         } else if let Some(s) = self.own_field {
             let this = if in_constant {
                 format!("(({}) this)", c.name)
@@ -338,16 +366,9 @@ impl ClassProbes<'_> {
                 "this".to_string()
             };
             // 0 after deserialisation (the field is transient): a fresh ID then.
-            let field = format!("{this}.{}", oid_field_name(self.cx, s));
-            (
-                format!("final long {local} = _revy.runtime.Rv.oid({field}, this); "),
-                local,
-            )
+            Some(format!("{this}.{}, this", oid_field_name(self.cx, s)))
         } else {
-            (
-                format!("final long {local} = _revy.runtime.Rv.oidOf(this); "),
-                local,
-            )
+            Some("0L, this".to_string())
         }
     }
 }

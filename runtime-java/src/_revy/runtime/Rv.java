@@ -2,8 +2,8 @@ package _revy.runtime;
 
 /**
  * The entry points that Revy's generated code calls. Everything here is safe to call from
- * any thread, never throws and never prints to stdout. The hot path ({@link #start},
- * {@link #end}) writes a few varints into the calling thread's buffer: no allocation, no
+ * any thread, never throws and never prints to stdout. The hot path ({@link #enter},
+ * {@link #exit}) writes a few varints into the calling thread's buffer: no allocation, no
  * locks, no formatting.
  */
 public final class Rv {
@@ -156,22 +156,218 @@ public final class Rv {
         return h;
     }
 
-    /** Method start: method id, receiver object ID (0 for static), message size in bytes. */
-    public static void start(int mid, long oid, long size) {
-        RvBuf b = buf();
-        if (b == null || b.quiet != 0) {
-            return;
+    // A probed method's entry and exits. The generated code is one call at the entry, which
+    // returns the call's token (the thread's depth with its frame pushed; 0: not recorded,
+    // no buffer or inside a size helper), kept in one int local, and one call of exit(token)
+    // in the finally that javac copies to every return and exception path: small bytecode,
+    // so that a small method stays under HotSpot's inlining limits (35 bytes at a cold call
+    // site). Static methods pass their primitive arguments' size `c` and their reference
+    // arguments; instance methods also their ID field (0L in classes without one) and `this`.
+    //
+    // Each entry's common case is small, so that C2 inlines it at every call site: the hot
+    // buffer's frame push (RvBuf.start: counted, else one call of startTimed) with the ID field
+    // as the receiver's ID and, in better mode, a throttled method's arguments not walked.
+    // Anything else (the receiver's ID read when its field is 0, the size walks, the buffer
+    // lookup of another thread or a quiet one) is one call of enterSlow, which is over 325
+    // bytes of bytecode (HotSpot's FreqInlineSize) so that the JIT never inlines it: inlined,
+    // the walks and the ID read made enter's own compiled code larger than InlineSmallCode
+    // (2,500 bytes), and C2 then called it at ~330 sites of jsoup ("already compiled into a
+    // big method") instead of inlining it.
+
+    /** A static method's entry, primitive arguments only ({@code c}: their size). */
+    public static int enter(int mid, int c) {
+        RvBuf h = ready();
+        if (h != null) {
+            h.start(mid, 0L, c);
+            return h.depth;
         }
-        b.start(mid, oid, size);
+        return enterSlow(mid, 0L, null, c, 0, null, null, null);
     }
 
-    /** Method end (every exit, exceptions included). */
-    public static void end(int mid, long oid) {
+    /** A static method's entry, one reference argument. */
+    public static int enter(int mid, int c, Object a) {
+        RvBuf h = ready();
+        if (h != null && unsized(mid)) {
+            h.start(mid, 0L, -1L);
+            return h.depth;
+        }
+        return enterSlow(mid, 0L, null, c, 1, a, null, null);
+    }
+
+    /** A static method's entry, two reference arguments. */
+    public static int enter(int mid, int c, Object a, Object b) {
+        RvBuf h = ready();
+        if (h != null && unsized(mid)) {
+            h.start(mid, 0L, -1L);
+            return h.depth;
+        }
+        return enterSlow(mid, 0L, null, c, 2, a, b, null);
+    }
+
+    /** A static method's entry, three reference arguments. */
+    public static int enter(int mid, int c, Object a, Object b, Object d) {
+        RvBuf h = ready();
+        if (h != null && unsized(mid)) {
+            h.start(mid, 0L, -1L);
+            return h.depth;
+        }
+        return enterSlow(mid, 0L, null, c, 3, a, b, d);
+    }
+
+    /**
+     * An instance method's entry, primitive arguments only: {@code field} is the receiver's
+     * ID field (0L when its class has none, or not yet set: {@link #oid}).
+     */
+    public static int enter(int mid, long field, Object self, int c) {
+        RvBuf h = ready();
+        if (h != null && field != 0L) {
+            h.start(mid, field, c);
+            return h.depth;
+        }
+        return enterSlow(mid, field, self, c, 0, null, null, null);
+    }
+
+    /** An instance method's entry, one reference argument. */
+    public static int enter(int mid, long field, Object self, int c, Object a) {
+        RvBuf h = ready();
+        if (h != null && field != 0L && unsized(mid)) {
+            h.start(mid, field, -1L);
+            return h.depth;
+        }
+        return enterSlow(mid, field, self, c, 1, a, null, null);
+    }
+
+    /** An instance method's entry, two reference arguments. */
+    public static int enter(int mid, long field, Object self, int c, Object a, Object b) {
+        RvBuf h = ready();
+        if (h != null && field != 0L && unsized(mid)) {
+            h.start(mid, field, -1L);
+            return h.depth;
+        }
+        return enterSlow(mid, field, self, c, 2, a, b, null);
+    }
+
+    /** An instance method's entry, three reference arguments. */
+    public static int enter(int mid, long field, Object self, int c, Object a, Object b, Object d) {
+        RvBuf h = ready();
+        if (h != null && field != 0L && unsized(mid)) {
+            h.start(mid, field, -1L);
+            return h.depth;
+        }
+        return enterSlow(mid, field, self, c, 3, a, b, d);
+    }
+
+    /**
+     * Any method's entry with its message size given (more than three reference arguments:
+     * the generated code sums {@link #size}/{@link #sizeFast}, -1 when better mode skips the
+     * walk, {@link #sized(int)}); static methods pass {@code 0L, null}.
+     */
+    public static int enter(int mid, long field, Object self, long size) {
+        RvBuf h = ready();
+        if (h != null && (field != 0L || self == null)) {
+            h.start(mid, field, size);
+            return h.depth;
+        }
+        return enterSlow(mid, field, self, size, 0, null, null, null);
+    }
+
+    /** A probed method's exit (every exit, exceptions included), with its entry's token. */
+    public static void exit(int token) {
+        RvBuf h = ready();
+        if (h != null) {
+            h.exit(token);
+        } else if (token != 0) {
+            exitSlow(token);
+        }
+    }
+
+    /** The hot buffer when it is the calling thread's and not inside a size helper, else null. */
+    private static RvBuf ready() {
+        RvBuf h = hot;
+        return h != null && h.owner == Thread.currentThread() && h.quiet == 0 ? h : null;
+    }
+
+    /** Better mode, method {@code mid} throttled: its arguments are not walked (size -1). */
+    private static boolean unsized(int mid) {
+        return RvTable.BETTER && RvTrace.est[mid] != 0L;
+    }
+
+    /** An exit whose thread's buffer is not the hot one (out of line: rare). */
+    private static void exitSlow(int token) {
         RvBuf b = buf();
         if (b == null || b.quiet != 0) {
             return;
         }
-        b.end(mid, oid);
+        b.exit(token);
+    }
+
+    /**
+     * An entry that its common case did not finish: the receiver's ID (its field, else
+     * {@link #oidOf}), the thread's buffer, the message size ({@code c} plus the walks of the
+     * {@code n} reference arguments in one quiet span, -1 when better mode skips them), the
+     * start. Its bytecode is over FreqInlineSize (325 bytes; 380 with javac 17), so the JIT
+     * never inlines it into enter, whose compiled code stays small.
+     */
+    private static int enterSlow(int mid, long field, Object self, long c, int n, Object a, Object b, Object d) {
+        long oid = field != 0L ? field : self == null ? 0L : oidOf(self);
+        // buf(), written out: where the hot buffer is refilled (the thread's first entry)
+        RvBuf h = hot;
+        if (h == null || h.owner != Thread.currentThread()) {
+            try {
+                h = RvBuf.TL.get();
+            } catch (Throwable t) {
+                RvTrace.problem("cannot find the thread's trace buffer", t);
+                return 0;
+            }
+            if (h != null && refills < REFILLS) {
+                refills++;
+                hot = h;
+            }
+        }
+        long size = c;
+        if (n > 0 && RvTable.BETTER && RvTrace.est[mid] != 0L) {
+            size = -1L; // better mode skips a throttled method's walks
+        } else if (n > 0 && !RvTrace.counting) {
+            size += (a == null ? RvSize.POINTER : 0L) + (n > 1 && b == null ? RvSize.POINTER : 0L)
+                    + (n > 2 && d == null ? RvSize.POINTER : 0L);
+        } else if (n > 0) {
+            if (h != null) {
+                h.quiet++;
+            }
+            try {
+                if (RvTable.BETTER) {
+                    size += a == null ? RvSize.POINTER : RvSize.betterQuiet(a, h);
+                    if (n > 1) {
+                        size += b == null ? RvSize.POINTER : RvSize.betterQuiet(b, h);
+                    }
+                    if (n > 2) {
+                        size += d == null ? RvSize.POINTER : RvSize.betterQuiet(d, h);
+                    }
+                } else {
+                    size += RvSize.faster(a, 0);
+                    if (n > 1) {
+                        size += RvSize.faster(b, 0);
+                    }
+                    if (n > 2) {
+                        size += RvSize.faster(d, 0);
+                    }
+                }
+            } finally {
+                if (h != null) {
+                    h.quiet--;
+                }
+            }
+        }
+        if (h == null || h.quiet != 0) {
+            return 0;
+        }
+        try {
+            h.start(mid, oid, size); // growing the frame stack may run out of memory
+        } catch (Throwable t) {
+            RvTrace.problem("cannot start a call", t);
+            return 0;
+        }
+        return h.depth;
     }
 
     /**

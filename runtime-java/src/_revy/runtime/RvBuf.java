@@ -317,52 +317,62 @@ final class RvBuf {
     }
 
     /**
-     * A call ends. Inlined into the generated code at every exit (javac copies a finally
-     * block to each return and to the exception handler), so only the commonest case is here:
-     * a counted call that extends a pending run of alike ones (no clock, no table). Anything
-     * else is one call of {@link #endSlow}, which is over 325 bytes of bytecode (HotSpot's
-     * FreqInlineSize) so that the JIT never inlines it: inlined, the aggregate table's put
-     * and the timed end made every annotated method's compiled code several times larger,
-     * and a branch of the table turning (the table full, the first aggregate) deoptimised the
-     * program's biggest methods.
+     * A call ends, given its start's token ({@link Rv#exit}: the depth its frame made; 0 when
+     * it was not started). Inlined into the generated code at every exit (javac copies a
+     * finally block to each return and to the exception handler), so only the commonest case
+     * is here: a counted call, its frame on top, that extends a pending run of alike ones (no
+     * clock, no table). Anything else is one call of {@link #endSlow}, which is over 325 bytes
+     * of bytecode (HotSpot's FreqInlineSize) so that the JIT never inlines it: inlined, the
+     * aggregate table's put and the timed end made every annotated method's compiled code
+     * several times larger, and a branch of the table turning (the table full, the first
+     * aggregate) deoptimised the program's biggest methods.
      */
-    void end(int mid, long oid) {
+    void exit(int tok) {
         int d = depth - 1;
         long[] f = fr;
         int i = at(d);
-        // one branch for the frame's match, its flags with its method (the JIT's profile of
-        // it is warmed, see SAMPLE); no open frame: the root's (no flags) does not match
-        if (RvTable.THROTTLE_CALLS > 0L && ((f[i + MID] ^ countedSlot(mid)) | (f[i + OID] ^ oid)) == 0L) {
+        long m = f[i + MID];
+        // one branch for the frame's match: its flags counted (the JIT's profile of it is
+        // warmed, see SAMPLE) and its depth the token's; the root's frame (no flags) never
+        if (RvTable.THROTTLE_CALLS > 0L && ((m >>> 32 ^ EST) | (tok ^ depth)) == 0L) {
             long child = f[i + CHILD];
             long a = Math.max(f[i + T], child);
             int s = i - F; // the sender's frame, or the root's (mid -1, oid 0)
             long[] r = runs;
             long sMid = f[s + MID]; // with the sender's flags
-            int j = slot(mid, sMid);
+            int j = slot((int) m, sMid);
             // one more call of a pending run of equal ones without callees (a run of calls
             // with callees is extended by endSlow: its first field does not match here): one
             // branch for the seven fields (each a branch of its own cost ~1 ns more)
-            if ((child | (r[j] ^ run(mid)) | (r[j + 2] ^ oid) | (r[j + 5] ^ f[i + SIZE]) | (r[j + 6] ^ a)
-                    | (r[j + 3] ^ sMid) | (r[j + 4] ^ f[s + OID])) == 0L) {
+            if ((child | (r[j] ^ (m & 0xffffffffL)) | (r[j + 2] ^ f[i + OID]) | (r[j + 5] ^ f[i + SIZE])
+                    | (r[j + 6] ^ a) | (r[j + 3] ^ sMid) | (r[j + 4] ^ f[s + OID])) == 0L) {
                 depth = d;
                 f[s + CHILD] += a;
                 r[j + 7]++;
                 return;
             }
         }
-        endSlow(mid, oid);
+        endSlow(tok);
     }
 
     /**
-     * A call ends that {@link #end} did not finish: a counted call that extends no pending
+     * A call ends that {@link #exit} did not finish: a counted call that extends no pending
      * run (aggregated now, and it starts the run of its slot, or extends a folded run), or a
-     * timed one. Out of line (over FreqInlineSize: see {@link #end}).
+     * timed one; or frames above the call's, whose ends never came (an error thrown between a
+     * callee's start and its try), closed with it. Out of line (over FreqInlineSize: see
+     * {@link #exit}).
      */
-    private void endSlow(int mid, long oid) {
+    private void endSlow(int tok) {
+        if (tok != depth) {
+            unwind(tok);
+            return;
+        }
         int d = depth - 1;
         long[] f = fr;
         int i = at(d);
-        if (!(RvTable.THROTTLE_CALLS > 0L && ((f[i + MID] ^ countedSlot(mid)) | (f[i + OID] ^ oid)) == 0L)) {
+        int mid = (int) f[i + MID];
+        long oid = f[i + OID];
+        if (!(RvTable.THROTTLE_CALLS > 0L && f[i + MID] >>> 32 == EST)) {
             endTimed(mid, oid);
             return;
         }
@@ -467,6 +477,21 @@ final class RvBuf {
         r[j + 7] = 0L;
         int s = (int) r[j + 3] + 1; // 0: the root
         aggs().put(s, r[j + 4], (int) r[j], r[j + 2], n, r[j + 6], r[j + 6] - r[j + 1], r[j + 5]);
+    }
+
+    /**
+     * The end of a call whose frame is not on top ({@code tok} below the depth): the frames
+     * above it are of calls whose ends never came, closed now with it, at one time. A token
+     * of 0 (not started) or above the depth has no frame here: nothing to end.
+     */
+    private void unwind(int tok) {
+        if (tok <= 0 || tok > depth) {
+            return;
+        }
+        long t = System.nanoTime() - RvTrace.t0;
+        while (depth >= tok) {
+            pop(depth - 1, t);
+        }
     }
 
     private void endTimed(int mid, long oid) {
@@ -614,11 +639,12 @@ final class RvBuf {
                 boolean timed = (i & 4095) != 1;
                 e[0] = timed ? 0L : 2L;
                 s.start(0, 1L, 8L); // recorded (timed), or counted
+                int outer = s.depth;
                 e[0] = 2L;
                 s.start(0, run, (i & 1024) == 0 ? -1L : 16L);
-                s.end(0, run);
+                s.exit(s.depth);
                 e[0] = timed ? 0L : 2L;
-                s.end(0, 1L);
+                s.exit(outer);
                 e[0] = 2L;
                 if ((i & 1023) == 512) {
                     // another run in the slot, differing in one of its fields: each test of
@@ -628,7 +654,7 @@ final class RvBuf {
                     s.runs[slot(0, s.fr[MID]) + (k == 0 ? 0 : k == 6 ? 1 : k + 1)] ^= 1L;
                 }
                 s.start(0, run, 8L); // counted at the root
-                s.end(0, run);
+                s.exit(s.depth);
             }
         } finally {
             e[0] = 0L;
@@ -983,7 +1009,7 @@ final class RvBuf {
 
     /**
      * One recorded call on the scratch buffer as annotated code makes it (see {@link
-     * Rv#start}): a method of its own whose body is wrapped in the receiver's ID read
+     * Rv#enter}): a method of its own whose body is wrapped in the receiver's ID read
      * ({@link Rv#oid}), the buffer lookup and its quiet test, the start, and in a finally the
      * lookup, test and end again. The pairs once ran start and end alone, without the ID
      * read, the tests and the call's own frame that annotated code adds around them: the
@@ -992,18 +1018,20 @@ final class RvBuf {
     private static void probeCall(long id) {
         final long o = Rv.oid(id, null);
         RvBuf b = probeBuf();
+        int tok = 0;
         if (b != null && b.quiet == 0) {
             if (b.n > LIMIT - 2 * 40) {
                 b.n = HEAD; // never full(): a scratch buffer is not flushed
             }
             b.start(0, o, 24);
+            tok = b.depth;
         }
         try {
             probeSink++;
         } finally {
             RvBuf e = probeBuf();
             if (e != null && e.quiet == 0) {
-                e.end(0, o);
+                e.exit(tok);
             }
         }
     }
@@ -1012,7 +1040,7 @@ final class RvBuf {
      * {@link #probeBatch} for the counted path: a method of its own, so that the JIT compiles
      * it with the counted branch taken (sharing the recorded path's method, it ran deoptimised
      * code: 227 ns a call where the compiled path takes ~15). Each call is what annotated code
-     * runs around a body (see {@link Rv#start}): the receiver's ID read ({@link Rv#oid}), the
+     * runs around a body (see {@link Rv#enter}): the receiver's ID read ({@link Rv#oid}), the
      * buffer lookup and its quiet test at the start and again at the end, the end in a
      * finally; on the scratch buffer ({@link #probeBuf}, Rv.buf's lookup).
      */
@@ -1021,15 +1049,17 @@ final class RvBuf {
         for (int i = 0; i < pairs; i++) {
             final long o = Rv.oid(1000000L, null);
             RvBuf b = probeBuf();
+            int tok = 0;
             if (b != null && b.quiet == 0) {
                 b.start(0, o, 24);
+                tok = b.depth;
             }
             try {
                 probeSink++;
             } finally {
                 RvBuf e = probeBuf();
                 if (e != null && e.quiet == 0) {
-                    e.end(0, o);
+                    e.exit(tok);
                 }
             }
         }

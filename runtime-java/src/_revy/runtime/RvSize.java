@@ -178,6 +178,21 @@ final class RvSize {
             b.quiet++;
         }
         try {
+            return betterQuiet(root, b);
+        } finally {
+            if (b != null) {
+                b.quiet--;
+            }
+        }
+    }
+
+    /**
+     * {@link #better} of a non-null {@code root} with the thread's buffer {@code b} (or null)
+     * already quiet: the entry of a method with several reference arguments walks them all in
+     * one quiet span ({@link Rv}'s enterSlow).
+     */
+    static long betterQuiet(Object root, RvBuf b) {
+        try {
             long s = leaf(root, root.getClass());
             if (s >= 0) {
                 return s;
@@ -185,10 +200,6 @@ final class RvSize {
             return EXACT ? walk(root).size : RvSizeCache.get(b).size(root);
         } catch (Throwable t) {
             return SYSTEM;
-        } finally {
-            if (b != null) {
-                b.quiet--;
-            }
         }
     }
 
@@ -341,7 +352,7 @@ final class RvSize {
         }
     }
 
-    private static long faster(Object o, int depth) {
+    static long faster(Object o, int depth) {
         if (o == null) {
             return POINTER;
         }

@@ -195,7 +195,7 @@ fn pinned_at_queue() -> Option<(f64, Option<(f64, f64)>)> {
 }
 
 /// The CPUs this process may run on, in order.
-fn allowed_cores() -> Vec<usize> {
+pub(super) fn allowed_cores() -> Vec<usize> {
     // SAFETY: a zeroed cpu_set_t is an empty set; sched_getaffinity fills it.
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
@@ -209,7 +209,7 @@ fn allowed_cores() -> Vec<usize> {
 }
 
 /// Keeps the calling thread on `core` (best effort: unpinned if refused).
-fn pin(core: usize) {
+pub(super) fn pin(core: usize) {
     pin_thread(0, core);
 }
 

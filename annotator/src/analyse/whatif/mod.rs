@@ -899,6 +899,34 @@ fn render_timeline(s: &mut String, w: &WhatIf) {
     }
 }
 
+/// A synchronous chain for tests: `main` works `gap` ns, then asks `Lexer.next`
+/// (value-returning: it waits) for a token that takes `work` ns, `n` times.
+#[cfg(test)]
+pub(crate) fn test_chain(n: u64, gap: u64, work: u64) -> (Loaded, Plan, tempfile::NamedTempFile) {
+    use std::io::Write;
+    let mut f = tempfile::Builder::new().suffix(".dtf").tempfile().unwrap();
+    writeln!(f, "##### revy-trace 1 unit=ns lang=java pid=1").unwrap();
+    writeln!(f, "<Msg cls=Main oid=0 mth=main sgn=!! size=8 tid=1 t=0>").unwrap();
+    for i in 0..n {
+        let t = gap + i * (gap + work);
+        writeln!(
+            f,
+            "<Msg cls=Lexer oid=1 mth=next sgn=!! size=8 tid=1 t={t}>"
+        )
+        .unwrap();
+        let end = t + work;
+        writeln!(f, "</Msg cls=Lexer oid=1 mth=next sgn=!! tid=1 t={end}>").unwrap();
+    }
+    let end = gap + n * (gap + work);
+    writeln!(f, "</Msg cls=Main oid=0 mth=main sgn=!! tid=1 t={end}>").unwrap();
+    writeln!(f, "##### end events=0").unwrap();
+    f.flush().unwrap();
+    let l = load(&[f.path().to_path_buf()], false, None).unwrap();
+    let mut plan = Plan::default();
+    plan::add_pattern(&l.tree, &mut plan, "Lexer").unwrap();
+    (l, plan, f)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -105,37 +105,12 @@ impl HandoffRange {
 
 #[cfg(test)]
 mod tests {
-    use std::io::Write;
-
     use super::*;
 
     /// `main` calls `Lexer.next` (value-returning: the caller waits) 10 times, 1 µs each,
     /// with 1 µs of its own work between.
     fn chain() -> (Loaded, Plan, tempfile::NamedTempFile) {
-        let mut f = tempfile::Builder::new().suffix(".dtf").tempfile().unwrap();
-        writeln!(f, "##### revy-trace 1 unit=ns lang=java pid=1").unwrap();
-        writeln!(f, "<Msg cls=Main oid=0 mth=main sgn=!! size=8 tid=1 t=0>").unwrap();
-        for i in 0..10u64 {
-            let t = 1_000 + i * 2_000;
-            writeln!(
-                f,
-                "<Msg cls=Lexer oid=1 mth=next sgn=!! size=8 tid=1 t={t}>"
-            )
-            .unwrap();
-            writeln!(
-                f,
-                "</Msg cls=Lexer oid=1 mth=next sgn=!! tid=1 t={}>",
-                t + 1_000
-            )
-            .unwrap();
-        }
-        writeln!(f, "</Msg cls=Main oid=0 mth=main sgn=!! tid=1 t=21000>").unwrap();
-        writeln!(f, "##### end events=0").unwrap();
-        f.flush().unwrap();
-        let l = super::super::load(&[f.path().to_path_buf()], false, None).unwrap();
-        let mut plan = Plan::default();
-        super::super::plan::add_pattern(&l.tree, &mut plan, "Lexer").unwrap();
-        (l, plan, f)
+        super::super::test_chain(10, 1_000, 1_000)
     }
 
     fn at(handoff: f64) -> Params {

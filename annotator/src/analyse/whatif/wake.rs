@@ -137,26 +137,7 @@ mod tests {
     /// Chain's shape: `main` parses 35 µs, then asks `Lexer.next` (value-returning: it
     /// waits) for a token that takes 100 µs, 100 times.
     fn chain() -> (Loaded, Plan, tempfile::NamedTempFile) {
-        let mut f = tempfile::Builder::new().suffix(".dtf").tempfile().unwrap();
-        writeln!(f, "##### revy-trace 1 unit=ns lang=java pid=1").unwrap();
-        writeln!(f, "<Msg cls=Main oid=0 mth=main sgn=!! size=8 tid=1 t=0>").unwrap();
-        for i in 0..100u64 {
-            let t = 35_000 + i * 135_000;
-            writeln!(
-                f,
-                "<Msg cls=Lexer oid=1 mth=next sgn=!! size=8 tid=1 t={t}>"
-            )
-            .unwrap();
-            let end = t + 100_000;
-            writeln!(f, "</Msg cls=Lexer oid=1 mth=next sgn=!! tid=1 t={end}>").unwrap();
-        }
-        writeln!(f, "</Msg cls=Main oid=0 mth=main sgn=!! tid=1 t=13535000>").unwrap();
-        writeln!(f, "##### end events=0").unwrap();
-        f.flush().unwrap();
-        let l = load(&[f.path().to_path_buf()], false, None).unwrap();
-        let mut plan = Plan::default();
-        plan::add_pattern(&l.tree, &mut plan, "Lexer").unwrap();
-        (l, plan, f)
+        super::super::test_chain(100, 35_000, 100_000)
     }
 
     fn params(curve: Option<WakeCurve>) -> Params {

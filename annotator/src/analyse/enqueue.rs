@@ -588,6 +588,45 @@ mod tests {
         assert_eq!(again.ns, cpp.ns);
     }
 
+    /// C++'s at-the-queue figure is kept with the cache-line probe run beside it, and its
+    /// source says which of this VM's two states it was measured in (before: no probe, one
+    /// figure whatever the state, 88-122 ns in one and 132-282 ns in the other).
+    #[test]
+    fn the_at_queue_figure_says_which_line_state_it_was_measured_in() {
+        let dir = tempfile::tempdir().unwrap();
+        let manifest = dir.path().join("revy.toml");
+        std::fs::write(&manifest, "").unwrap();
+        std::fs::create_dir_all(dir.path().join(".revy")).unwrap();
+        let source = |line: Option<Vec<f64>>| {
+            let file = MachineFile {
+                enqueue_cpp: Some(Entry {
+                    ns: 118.0,
+                    measured: "2026-11-29T12:00:00Z".into(),
+                    host: hostname(),
+                    how: queue::CPP_ENQUEUE_HOW.into(),
+                    fast_ns: None,
+                    slow_ns: None,
+                    slow_share: None,
+                    windows: None,
+                    line_ns: line,
+                }),
+                ..Default::default()
+            };
+            write(&dir.path().join(FILE), &file).unwrap();
+            let m = kept(Cost::Enqueue(Lang::Cpp), Some(&manifest), false).unwrap();
+            assert_eq!(m.ns, 118.0, "read back, not measured again");
+            m.source
+        };
+        let slow = source(Some(vec![205.0, 198.0]));
+        assert!(slow.contains("state-dependent"), "{slow}");
+        assert!(slow.contains("205 ns before and 198 ns after"), "{slow}");
+        assert!(slow.contains("the slow state"), "{slow}");
+        assert!(source(Some(vec![41.0, 44.0])).contains("the fast state"));
+        assert!(source(Some(vec![41.0, 190.0])).contains("both states"));
+        let old = source(None);
+        assert!(!old.contains("state-dependent"), "{old}");
+    }
+
     /// A file kept before the wake-up curve was measured still loads, with the flat
     /// handoff (not measured again); a kept curve comes with the handoff when this host's,
     /// measured the current way and well formed.

@@ -553,6 +553,35 @@ mod tests {
     }
 
     #[test]
+    fn the_pair_programs_line_is_read_with_its_line_probe() {
+        let c = parse_pair(
+            "enqueue_ns=124.5 enqueue_fast_ns=110.6 enqueue_slow_ns=133.2 line_ns=52,205\n",
+        )
+        .unwrap();
+        assert_eq!(c.enqueue, Some(124.5));
+        assert_eq!(c.enqueue_ends, Some((110.6, 133.2)));
+        assert_eq!(c.line, Some((52.0, 205.0)));
+        assert_eq!(c.enqueue_how, CPP_ENQUEUE_HOW);
+        let c = parse_pair("enqueue_ns=0.0 line_ns=40,41").unwrap();
+        assert_eq!(c.enqueue, None, "no rounds counted");
+        assert_eq!(parse_pair("enqueue_ns=120 line_ns=x").unwrap().line, None);
+    }
+
+    #[test]
+    fn an_active_objects_pair_is_measured_with_its_own_queue() {
+        // Before, C++'s figure came from a Rust queue of plain items, its receiver bumping a
+        // counter beside the lock on every take: 150-166 ns in the slow line state and
+        // 74-105 ns in the fast one, where a std::deque<std::function> pair's interval was
+        // 106-116 and 99-126 ns (telemetry's own pair: 120-131 and 108-136 ns a message).
+        let c = active_pair().expect("QueueCost.cpp built with the C++ compiler and ran");
+        assert_eq!(c.enqueue_how, CPP_ENQUEUE_HOW);
+        let e = c.enqueue.expect("rounds ran undisturbed within 1.5 s");
+        assert!(e > 1.0 && e < 100_000.0, "{c:?}");
+        let (before, after) = c.line.expect("the line probed");
+        assert!(before > 0.0 && after > 0.0, "{c:?}");
+    }
+
+    #[test]
     fn the_senders_clock_leaves_out_time_it_did_not_run() {
         // A batch timed on the wall clock counts the time other load took of the sender's
         // core (at-the-queue figures of 96-396 ns beside hogs); its CPU time does not.

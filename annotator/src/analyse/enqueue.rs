@@ -65,7 +65,7 @@ impl Cost {
             Cost::Post(Lang::Java) | Cost::Wake(Lang::Java) => &[queue::JAVA_HOW, JAVA_AS_CPP],
             Cost::Post(Lang::Cpp) | Cost::Wake(Lang::Cpp) => &[queue::CPP_HOW],
             Cost::Handoff => &[calibrate::HANDOFF_HOW],
-            Cost::Enqueue(Lang::Cpp) => &[queue::CPP_ENQUEUE_HOW],
+            Cost::Enqueue(Lang::Cpp) => &[queue::CPP_ENQUEUE_HOW, queue::CPP_ENQUEUE_RUST_HOW],
             Cost::Enqueue(Lang::Java) => &[queue::JAVA_ENQUEUE_HOW, JAVA_ENQUEUE_AS_CPP],
         }
     }
@@ -113,9 +113,7 @@ impl Cost {
     /// [`Cost::measure`] of a post's cost, with the at-the-queue windows' ends.
     #[allow(clippy::type_complexity)]
     fn measure_post(self) -> Option<(f64, &'static str, Option<(f64, f64)>)> {
-        static CPP: OnceLock<Option<queue::PostCost>> = OnceLock::new();
         static JAVA: OnceLock<Option<(queue::PostCost, &'static str)>> = OnceLock::new();
-        let cpp = || *CPP.get_or_init(queue::cpp);
         let java = || {
             *JAVA.get_or_init(|| match queue::java() {
                 Some(c) => Some((c, queue::JAVA_HOW)),
@@ -141,13 +139,48 @@ impl Cost {
             Cost::Handoff => None,
             Cost::Enqueue(Lang::Cpp) => {
                 let c = cpp()?;
-                c.enqueue
-                    .map(|e| (e, queue::CPP_ENQUEUE_HOW, c.enqueue_ends))
+                c.enqueue.map(|e| (e, c.enqueue_how, c.enqueue_ends))
             }
             Cost::Enqueue(Lang::Java) => java_enqueue(),
         }
     }
 }
+
+/// C++'s post costs, measured once per process.
+fn cpp() -> Option<queue::PostCost> {
+    static CPP: OnceLock<Option<queue::PostCost>> = OnceLock::new();
+    *CPP.get_or_init(queue::cpp)
+}
+
+/// The cache line's one-way transfer probed beside an at-the-queue figure measured `how`
+/// (C++'s pair; none for the others), before and after.
+fn line_beside(how: &str) -> Option<(f64, f64)> {
+    [queue::CPP_ENQUEUE_HOW, JAVA_ENQUEUE_AS_CPP]
+        .contains(&how)
+        .then(cpp)
+        .flatten()
+        .and_then(|c| c.line)
+}
+
+/// What the source adds for an at-the-queue figure measured beside a line probe: the
+/// figure is the state's this VM was in (its two virtual CPUs move a cache line in ~20-60
+/// ns in one state and ~150-220 ns in the other, for seconds or minutes).
+fn line_note(line: Option<(f64, f64)>) -> String {
+    let Some((before, after)) = line else {
+        return String::new();
+    };
+    let state = |ns: f64| if ns >= LINE_SLOW_NS { "slow" } else { "fast" };
+    let states = match (state(before), state(after)) {
+        (a, b) if a == b => format!("the {a} state"),
+        _ => "both states".to_string(),
+    };
+    format!(
+        "; state-dependent: a cache line moved between the two cores in {before:.0} ns before and {after:.0} ns after it ({states} of this machine's two, ~20-60 and ~150-220 ns; a pair at the queue pays differently in the other)"
+    )
+}
+
+/// A line transfer at least this slow: the VM's slow state.
+const LINE_SLOW_NS: f64 = 100.0;
 
 /// The handoff's windows and the wake-up curve measured between them, once per process
 /// (as the posts: `--remeasure` asks for the handoff twice in `analyze`).
@@ -214,6 +247,9 @@ struct Entry {
     slow_share: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     windows: Option<Vec<f64>>,
+    /// An at-the-queue figure's cache-line probe, before and after (ns).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    line_ns: Option<Vec<f64>>,
 }
 
 /// The wake-up against idle time, as kept: idle times and wake-ups in ns, point by point.
@@ -284,8 +320,9 @@ pub(crate) fn kept(cost: Cost, project: Option<&Path>, remeasure: bool) -> Optio
     let Some(path) = project.and_then(machine_file) else {
         let (ns, how, windows) = cost.measure()?;
         let what = cost.what();
+        let line = line_note(line_beside(how));
         let source =
-            format!("{what}measured now on this machine: {how} (no project to keep it in)");
+            format!("{what}measured now on this machine: {how} (no project to keep it in){line}");
         let range = windows
             .as_ref()
             .and_then(|w| range_of(w, cost.two_states_by()));
@@ -315,7 +352,15 @@ pub(crate) fn kept(cost: Cost, project: Option<&Path>, remeasure: bool) -> Optio
         });
         if let Some(e) = found {
             let day = e.measured.get(..10).unwrap_or(&e.measured);
-            let source = format!("{}measured {day} on this machine, {FILE}", cost.what());
+            let line = e.line_ns.as_deref().and_then(|l| match l {
+                [a, b] => Some((*a, *b)),
+                _ => None,
+            });
+            let source = format!(
+                "{}measured {day} on this machine, {FILE}{}",
+                cost.what(),
+                line_note(line)
+            );
             let range = e.range(cost.two_states_by());
             return Some(Measured {
                 ns: e.ns,
@@ -343,7 +388,9 @@ pub(crate) fn kept(cost: Cost, project: Option<&Path>, remeasure: bool) -> Optio
             .as_ref()
             .filter(|h| !h.windows.is_empty())
             .map(|h| h.windows.iter().copied().map(round).collect()),
+        line_ns: line_beside(how).map(|(a, b)| vec![round(a), round(b)]),
     };
+    let line = line_note(line_beside(how));
     let range = entry.range(cost.two_states_by());
     let day = entry.measured[..10].to_string();
     // The curve measured with the handoff replaces the kept one (none now: none kept).
@@ -358,7 +405,7 @@ pub(crate) fn kept(cost: Cost, project: Option<&Path>, remeasure: bool) -> Optio
     *file.entry(cost) = Some(entry);
     let source = match write(&path, &file) {
         Ok(()) => format!(
-            "{}measured now ({day}) on this machine, kept in {FILE}",
+            "{}measured now ({day}) on this machine, kept in {FILE}{line}",
             cost.what()
         ),
         Err(e) => format!(
@@ -539,6 +586,45 @@ mod tests {
         assert!(java_how.iter().any(|h| text.contains(h)), "{text}");
         let again = kept(Cost::Enqueue(Lang::Cpp), Some(&manifest), false).unwrap();
         assert_eq!(again.ns, cpp.ns);
+    }
+
+    /// C++'s at-the-queue figure is kept with the cache-line probe run beside it, and its
+    /// source says which of this VM's two states it was measured in (before: no probe, one
+    /// figure whatever the state, 88-122 ns in one and 132-282 ns in the other).
+    #[test]
+    fn the_at_queue_figure_says_which_line_state_it_was_measured_in() {
+        let dir = tempfile::tempdir().unwrap();
+        let manifest = dir.path().join("revy.toml");
+        std::fs::write(&manifest, "").unwrap();
+        std::fs::create_dir_all(dir.path().join(".revy")).unwrap();
+        let source = |line: Option<Vec<f64>>| {
+            let file = MachineFile {
+                enqueue_cpp: Some(Entry {
+                    ns: 118.0,
+                    measured: "2026-11-29T12:00:00Z".into(),
+                    host: hostname(),
+                    how: queue::CPP_ENQUEUE_HOW.into(),
+                    fast_ns: None,
+                    slow_ns: None,
+                    slow_share: None,
+                    windows: None,
+                    line_ns: line,
+                }),
+                ..Default::default()
+            };
+            write(&dir.path().join(FILE), &file).unwrap();
+            let m = kept(Cost::Enqueue(Lang::Cpp), Some(&manifest), false).unwrap();
+            assert_eq!(m.ns, 118.0, "read back, not measured again");
+            m.source
+        };
+        let slow = source(Some(vec![205.0, 198.0]));
+        assert!(slow.contains("state-dependent"), "{slow}");
+        assert!(slow.contains("205 ns before and 198 ns after"), "{slow}");
+        assert!(slow.contains("the slow state"), "{slow}");
+        assert!(source(Some(vec![41.0, 44.0])).contains("the fast state"));
+        assert!(source(Some(vec![41.0, 190.0])).contains("both states"));
+        let old = source(None);
+        assert!(!old.contains("state-dependent"), "{old}");
     }
 
     /// A file kept before the wake-up curve was measured still loads, with the flat

@@ -21,6 +21,13 @@ pub(crate) struct PostCost {
     /// The at-the-queue windows' 10th and 90th percentiles (none: fewer than 4 windows had
     /// the receiver beside the sender; `enqueue` is then all batches' 10th percentile).
     pub enqueue_ends: Option<(f64, f64)>,
+    /// How `enqueue` was measured (C++: [`CPP_ENQUEUE_HOW`], or [`CPP_ENQUEUE_RUST_HOW`]
+    /// without a C++ compiler).
+    pub enqueue_how: &'static str,
+    /// The one-way cache-line transfer between the two cores right before and after the
+    /// at-the-queue rounds, ns: this VM flips between ~20-60 ns and ~150-220 ns, and what a
+    /// fine-grained pair pays differs with it (none: not probed).
+    pub line: Option<(f64, f64)>,
 }
 
 pub(crate) const CPP_HOW: &str = "pthread mutex + condition variable (std::mutex/condition_variable) over a deque: post = 10th percentile of 400 batches of 100 lock/push/unlock/signal with no waiter; wake = 25th percentile of up to 300 such posts to a receiver blocked in pthread_cond_wait";
@@ -28,7 +35,12 @@ pub(crate) const CPP_HOW: &str = "pthread mutex + condition variable (std::mutex
 pub(crate) const JAVA_HOW: &str = "java.util.concurrent.LinkedBlockingQueue put/take in a JVM (java QueueCost.java): post = 10th percentile of 400 batches of 100 puts nobody takes; wake = 25th percentile of up to 300 puts to a consumer parked in take()";
 
 /// How the at-the-queue figure (`enqueue`) is measured, C++ and Java.
-pub(crate) const CPP_ENQUEUE_HOW: &str = "pthread mutex + condition variable over a deque (std::mutex/condition_variable/deque), both threads at the queue, sender and receiver pinned to two cores: batches of 100 posts, timed in the sender's CPU time (CLOCK_THREAD_CPUTIME_ID: a batch preempted by other load is not inflated), behind a backlog of at least 400, during which the receiver, taking one item per lock, took at least 90 % of them and never waited; in 10 windows of 60 ms, one every 150 ms, each window's 10th percentile of up to 40 such batches (at least 8); the figure is the windows' median, the ends their 10th and 90th percentiles (fewer than 4 windows: all batches' 10th percentile, at least 20)";
+pub(crate) const CPP_ENQUEUE_HOW: &str = "the pair's interval per message, both threads at the queue of an active object as tests/advice/common/cpp/active.h builds one (std::mutex, std::condition_variable, std::deque<std::function<void()>> of messages capturing 16 bytes, the receiver taking one per lock and calling it), compiled with the C++ compiler (QueueCost.cpp, -O2) and run with sender and receiver pinned to two cores: rounds of 20,000 messages posted back to back, each the time from the first post until the receiver has run the last, over 20,000 (counted when both threads ran at least 85 % of it); in 10 windows of 60 ms, one every 150 ms, each window's 25th percentile of up to 8 rounds (at least 3); the figure is the windows' median, the ends their 10th and 90th percentiles (fewer than 4 windows: all rounds' 25th percentile, at least 8); a cache line's one-way transfer between the two cores probed before and after";
+
+/// Without a C++ compiler: the same rounds in Rust, over a `VecDeque` of 32-byte items
+/// (cheaper than the `std::deque<std::function>` pair: 86-87 against 124-132 ns, same
+/// minute and machine state).
+pub(crate) const CPP_ENQUEUE_RUST_HOW: &str = "no C++ compiler to build QueueCost.cpp: the same rounds in revy itself, both threads at the queue (pthread mutex + condition variable over a Rust VecDeque of 32-byte items, the receiver taking one per lock), which runs faster than a std::deque<std::function> pair";
 
 pub(crate) const JAVA_ENQUEUE_HOW: &str = "java.util.concurrent.LinkedBlockingQueue, both threads at the queue (java QueueCost.java, sender and consumer pinned to two cores by revy): batches of 100 puts behind a backlog of 400 (put once the queue has drained), after 0.3 s of the same to warm the JIT, during which the consumer, in take(), took at least 90 % of them and the queue never emptied; in 10 windows of 60 ms, one every 150 ms, each window's 10th percentile (at least 8 batches); the figure is the windows' median, the ends their 10th and 90th percentiles (fewer than 4 windows: 1.5 s more, the 10th percentile of at least 20 batches)";
 
@@ -36,30 +48,61 @@ pub(crate) const JAVA_ENQUEUE_HOW: &str = "java.util.concurrent.LinkedBlockingQu
 /// (separate measurements in one state spread up to 1.4× under load: 85-120 ns).
 pub(crate) const TWO_STATES: f64 = 1.5;
 
-/// The at-the-queue windows, their spacing and length, and batches per window at most.
+/// The at-the-queue windows, their spacing and length.
 const AT_QUEUE_WINDOWS: u32 = 10;
 const AT_QUEUE_EVERY: Duration = Duration::from_millis(150);
 const AT_QUEUE_WINDOW: Duration = Duration::from_millis(60);
-const AT_QUEUE_PER_WINDOW: usize = 40;
 
-/// Posts per at-the-queue batch, and the share of them the receiver must take meanwhile.
-const AT_QUEUE_N: u64 = 100;
-const AT_QUEUE_KEPT_UP: u64 = AT_QUEUE_N * 9 / 10;
-/// Items queued before each batch, so that a receiver taking faster than the sender posts
-/// does not empty the queue (and wait) during it.
-const AT_QUEUE_BACKLOG: u64 = AT_QUEUE_N * 4;
+/// Messages per round of the pair, rounds per window at most (the window's figure is their
+/// 25th percentile, of at least 3), and the share of a round's wall time each thread must
+/// have run for it to count.
+const PAIR_N: u64 = 20_000;
+const PAIR_PER_WINDOW: usize = 8;
+const PAIR_RAN: f64 = 0.85;
 
-/// A pthread mutex and condition variable, shared by the sender and the receiver.
+/// A pthread mutex and condition variable, shared by the sender and the receiver. The
+/// experiment's own counters sit on cache lines of their own, apart from the queue's and
+/// from each other: a counter the receiver bumps on every take beside the lock's line made
+/// that line move twice per message, a cost no active object pays (the calibration read
+/// 150-166 ns where a C++ `std::deque<std::function>` pair pays 80-105 ns, same state).
 struct Shared {
     m: std::cell::UnsafeCell<libc::pthread_mutex_t>,
     cv: std::cell::UnsafeCell<libc::pthread_cond_t>,
     /// Queued items, a `std::function`'s size each (guarded by `m`).
     items: std::cell::UnsafeCell<std::collections::VecDeque<[u64; 4]>>,
-    waiting: AtomicBool,
+    waiting: Line<AtomicBool>,
     /// How often the receiver found the queue empty and waited.
-    waits: AtomicU64,
-    taken: AtomicU64,
-    stop: AtomicBool,
+    waits: Line<AtomicU64>,
+    taken: Line<AtomicU64>,
+    stop: Line<AtomicBool>,
+    /// The receiver's wall and CPU clocks when it took a round's first and last item
+    /// (ns; the last one's wall clock is written last, [`Marks::done`]).
+    marks: Line<Marks>,
+}
+
+/// What the receiver records on a round's marked items ([`pair_round`]).
+#[derive(Default)]
+struct Marks {
+    first_wall: AtomicU64,
+    first_cpu: AtomicU64,
+    last_cpu: AtomicU64,
+    /// The last item's wall clock, 0 until it is taken.
+    done: AtomicU64,
+}
+
+/// An item's tag: a round's first item, its last one, any other.
+const FIRST: u64 = 1;
+const LAST: u64 = 2;
+
+/// A value alone on its cache line(s) (128 bytes: adjacent-line prefetch pairs lines).
+#[repr(align(128))]
+struct Line<T>(T);
+
+impl<T> std::ops::Deref for Line<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
 }
 
 // SAFETY: `items` is only touched under `m`; the pthread objects are made for sharing.
@@ -70,20 +113,28 @@ impl Shared {
         Shared {
             m: std::cell::UnsafeCell::new(libc::PTHREAD_MUTEX_INITIALIZER),
             cv: std::cell::UnsafeCell::new(libc::PTHREAD_COND_INITIALIZER),
-            items: std::cell::UnsafeCell::new(std::collections::VecDeque::with_capacity(1024)),
-            waiting: AtomicBool::new(false),
-            waits: AtomicU64::new(0),
-            taken: AtomicU64::new(0),
-            stop: AtomicBool::new(false),
+            items: std::cell::UnsafeCell::new(std::collections::VecDeque::with_capacity(
+                PAIR_N as usize + 1024,
+            )),
+            waiting: Line(AtomicBool::new(false)),
+            waits: Line(AtomicU64::new(0)),
+            taken: Line(AtomicU64::new(0)),
+            stop: Line(AtomicBool::new(false)),
+            marks: Line(Marks::default()),
         }
     }
 
     /// What `std::condition_variable` code posts with: lock, push, unlock, notify.
     fn post(&self) {
+        self.post_tagged(0);
+    }
+
+    /// [`Shared::post`] of an item tagged [`FIRST`], [`LAST`] or 0.
+    fn post_tagged(&self, tag: u64) {
         // SAFETY: initialised pthread objects; `items` under the mutex.
         unsafe {
             libc::pthread_mutex_lock(self.m.get());
-            (*self.items.get()).push_back(std::hint::black_box([1, 2, 3, 4]));
+            (*self.items.get()).push_back(std::hint::black_box([tag, 2, 3, 4]));
             libc::pthread_mutex_unlock(self.m.get());
             libc::pthread_cond_signal(self.cv.get());
         }
@@ -105,22 +156,22 @@ impl Shared {
                 }
                 let item = (*self.items.get()).pop_front();
                 libc::pthread_mutex_unlock(self.m.get());
-                std::hint::black_box(item);
-                self.taken.fetch_add(1, Ordering::AcqRel);
+                // The message's call: a round's marked items read the clocks.
+                match std::hint::black_box(item).map(|i| i[0]) {
+                    Some(FIRST) => {
+                        let m = &self.marks;
+                        m.first_wall.store(wall_ns(), Ordering::Relaxed);
+                        m.first_cpu.store(thread_cpu_ns() as u64, Ordering::Relaxed);
+                    }
+                    Some(LAST) => {
+                        let m = &self.marks;
+                        m.last_cpu.store(thread_cpu_ns() as u64, Ordering::Relaxed);
+                        m.done.store(wall_ns(), Ordering::Release);
+                    }
+                    _ => {}
+                }
+                self.taken.fetch_add(1, Ordering::Release);
             }
-        }
-    }
-
-    /// Pushes `n` items under one lock, then signals.
-    fn backlog(&self, n: u64) {
-        // SAFETY: as in `post`.
-        unsafe {
-            libc::pthread_mutex_lock(self.m.get());
-            for _ in 0..n {
-                (*self.items.get()).push_back([1, 2, 3, 4]);
-            }
-            libc::pthread_mutex_unlock(self.m.get());
-            libc::pthread_cond_signal(self.cv.get());
         }
     }
 
@@ -155,12 +206,71 @@ pub(crate) fn cpp() -> Option<PostCost> {
         s.post();
         w
     });
-    let at_queue = pinned_at_queue();
+    let (at_queue, enqueue_how, line) = match active_pair() {
+        Some(a) => (
+            a.enqueue.map(|e| (e, a.enqueue_ends)),
+            CPP_ENQUEUE_HOW,
+            a.line,
+        ),
+        None => (pinned_at_queue(), CPP_ENQUEUE_RUST_HOW, None),
+    };
     Some(PostCost {
         post: post[post.len() / 10],
         wake: wake?,
         enqueue: at_queue.map(|a| a.0),
         enqueue_ends: at_queue.and_then(|a| a.1),
+        enqueue_how,
+        line,
+    })
+}
+
+/// The at-the-queue figure measured by `QueueCost.cpp` (embedded), compiled with `$CXX`
+/// (else `c++`, `g++`) into a scratch folder and run once; `None` when no compiler built
+/// it or it gave no line (the caller measures in Rust then).
+fn active_pair() -> Option<PostCost> {
+    let dir = tempfile::tempdir().ok()?;
+    let src = dir.path().join("QueueCost.cpp");
+    std::fs::write(&src, include_str!("QueueCost.cpp")).ok()?;
+    let exe = dir.path().join("queue_cost");
+    let compilers = std::env::var("CXX")
+        .into_iter()
+        .chain(["c++".into(), "g++".into()]);
+    let built = compilers.into_iter().any(|cxx| {
+        std::process::Command::new(cxx)
+            .args(["-std=c++11", "-O2", "-pthread", "-o"])
+            .arg(&exe)
+            .arg(&src)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    });
+    if !built {
+        return None;
+    }
+    let out = std::process::Command::new(&exe)
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let line = String::from_utf8_lossy(&out.stdout);
+    out.status.success().then(|| parse_pair(&line)).flatten()
+}
+
+/// `QueueCost.cpp`'s line: `enqueue_ns=<e> [enqueue_fast_ns=<f> enqueue_slow_ns=<s>]
+/// line_ns=<before>,<after>` (`enqueue_ns=0`: no figure).
+fn parse_pair(line: &str) -> Option<PostCost> {
+    let with_post = format!("post_ns=1 wake_ns=1 {line}");
+    let c = parse(&with_post)?;
+    let probe = line
+        .split_whitespace()
+        .find_map(|f| f.strip_prefix("line_ns="))
+        .and_then(|v| v.split_once(','))
+        .and_then(|(a, b)| Some((a.parse::<f64>().ok()?, b.parse::<f64>().ok()?)))
+        .filter(|(a, b)| *a > 0.0 && *b > 0.0);
+    Some(PostCost {
+        enqueue_how: CPP_ENQUEUE_HOW,
+        line: probe,
+        ..c
     })
 }
 
@@ -223,77 +333,89 @@ fn pin_thread(tid: libc::pid_t, core: usize) {
     }
 }
 
-/// The sender's time per post to a queue whose receiver is taking from it, in windows
-/// spread over 1.5 s ([`at_queue_batches`] in each): the windows' median and, when at least
-/// 4 windows had the receiver beside the sender, their 10th and 90th percentiles; else the
-/// 10th percentile of all batches (at least 20), as one figure. `None`: fewer batches.
+/// The pair's interval per message at the queue (see [`CPP_ENQUEUE_HOW`]), in windows
+/// spread over 1.5 s ([`pair_round`]s in each): the windows' median and, when at least 4
+/// windows gave one, their 10th and 90th percentiles; else the 25th percentile of all
+/// rounds (at least 8), as one figure. `None`: fewer rounds ran undisturbed.
 fn at_queue(s: &Shared) -> Option<(f64, Option<(f64, f64)>)> {
     let start = Instant::now();
-    let mut posted = s.taken.load(Ordering::Acquire);
     let (mut figures, mut all) = (Vec::new(), Vec::new());
     for i in 0..AT_QUEUE_WINDOWS {
         if let Some(wait) = (start + AT_QUEUE_EVERY * i).checked_duration_since(Instant::now()) {
             std::thread::sleep(wait);
         }
-        // The first window's first batches warm the caches and the receiver's path.
-        let warm = if i == 0 { 10 } else { 2 };
-        let mut b = at_queue_batches(s, &mut posted, Instant::now() + AT_QUEUE_WINDOW, warm);
-        b.sort_by(f64::total_cmp);
-        if b.len() >= 8 {
-            figures.push(b[b.len() / 10]);
+        let until = Instant::now() + AT_QUEUE_WINDOW;
+        let (mut rounds, mut k) = (Vec::new(), 0);
+        while rounds.len() < PAIR_PER_WINDOW && Instant::now() < until {
+            k += 1;
+            let r = pair_round(s);
+            // The first round grows the queue and warms the receiver's path.
+            if i > 0 || k > 1 {
+                rounds.extend(r);
+            }
         }
-        all.extend(b);
+        rounds.sort_by(f64::total_cmp);
+        if rounds.len() >= 3 {
+            figures.push(rounds[rounds.len() / 4]);
+        }
+        all.extend(rounds);
     }
     if let Some(w) = crate::analyse::calibrate::states(&figures) {
         return Some((w.ns, Some((w.fast, w.slow))));
     }
     all.sort_by(f64::total_cmp);
-    (all.len() >= 20).then(|| (all[all.len() / 10], None))
+    (all.len() >= 8).then(|| (all[all.len() / 4], None))
 }
 
-/// The sender's CPU time per post in batches to a queue whose receiver is taking from it
-/// throughout, until `until` (at most [`AT_QUEUE_PER_WINDOW`] batches, the first `warm`
-/// not counted): each batch starts behind a backlog of at least four batches (topped up
-/// under one lock), and counts when the receiver took at least 90 % of a batch meanwhile
-/// and never waited (both threads ran at the queue all along; on a loaded machine a batch
-/// whose receiver was preempted posts uncontended, at the `post` figure, and does not
-/// count). `posted`: items posted so far.
-fn at_queue_batches(s: &Shared, posted: &mut u64, until: Instant, warm: u32) -> Vec<f64> {
-    let mut per_post = Vec::with_capacity(AT_QUEUE_PER_WINDOW);
-    let mut k = 0;
-    while per_post.len() < AT_QUEUE_PER_WINDOW && Instant::now() < until {
-        // Topped up, never drained: the receiver keeps taking between the batches.
-        if *posted - s.taken.load(Ordering::Acquire) < AT_QUEUE_BACKLOG {
-            s.backlog(AT_QUEUE_BACKLOG);
-            *posted += AT_QUEUE_BACKLOG;
-        }
-        // Until the receiver is taking beside the sender; else the next try.
-        let mark = s.taken.load(Ordering::Acquire);
-        let spin = Instant::now() + Duration::from_micros(200);
-        while s.taken.load(Ordering::Acquire) == mark && Instant::now() < spin {
-            std::hint::spin_loop();
-        }
-        k += 1;
-        if s.taken.load(Ordering::Acquire) == mark {
-            continue;
-        }
-        let (before, waits) = (
-            s.taken.load(Ordering::Acquire),
-            s.waits.load(Ordering::Acquire),
-        );
-        let t0 = thread_cpu_ns();
-        for _ in 0..AT_QUEUE_N {
-            s.post();
-        }
-        let ns = (thread_cpu_ns() - t0) / AT_QUEUE_N as f64;
-        let took = s.taken.load(Ordering::Acquire) - before;
-        let waited = s.waits.load(Ordering::Acquire) != waits;
-        *posted += AT_QUEUE_N;
-        if k > warm && took >= AT_QUEUE_KEPT_UP && !waited {
-            per_post.push(ns);
-        }
+/// One round: [`PAIR_N`] items posted back to back to a receiver that takes them one per
+/// lock (waking it from the empty queue the last round left), the time per message from
+/// the first post until the receiver has taken the last. As an active object's stream of
+/// fine messages: while both run, every post and take meets the other thread at the
+/// queue's lock and memory, and what is still queued when the sender stops is taken at the
+/// uncontended pace. `None` when the sender or the receiver ran less than [`PAIR_RAN`] of
+/// the round's wall time (preempted by other load; a receiver that waited for posts is
+/// not), or the receiver did not finish within 200 ms.
+fn pair_round(s: &Shared) -> Option<f64> {
+    let m = &s.marks;
+    m.done.store(0, Ordering::Release);
+    let waits = s.waits.load(Ordering::Acquire);
+    let (w0, c0) = (wall_ns(), thread_cpu_ns());
+    s.post_tagged(FIRST);
+    for _ in 2..PAIR_N {
+        s.post();
     }
-    per_post
+    s.post_tagged(LAST);
+    let (w1, c1) = (wall_ns(), thread_cpu_ns());
+    let deadline = Instant::now() + Duration::from_millis(200);
+    let done = loop {
+        match m.done.load(Ordering::Acquire) {
+            0 if Instant::now() > deadline => return None,
+            0 => std::hint::spin_loop(),
+            d => break d,
+        }
+    };
+    let sender_ran = c1 - c0 >= PAIR_RAN * w1.saturating_sub(w0) as f64;
+    let (rw, rc) = (
+        done.saturating_sub(m.first_wall.load(Ordering::Relaxed)),
+        m.last_cpu.load(Ordering::Relaxed)
+            - m.first_cpu
+                .load(Ordering::Relaxed)
+                .min(m.last_cpu.load(Ordering::Relaxed)),
+    );
+    let receiver_ran =
+        rc as f64 >= PAIR_RAN * rw as f64 || s.waits.load(Ordering::Acquire) != waits;
+    (sender_ran && receiver_ran && done > w0).then(|| (done - w0) as f64 / PAIR_N as f64)
+}
+
+/// The monotonic clock, ns (comparable between the two threads).
+fn wall_ns() -> u64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes the timespec it is given.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) };
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }
 
 /// The calling thread's CPU time, ns: a batch's time less what other load took of it.
@@ -405,6 +527,8 @@ fn parse(line: &str) -> Option<PostCost> {
         wake: field("wake_ns=")?,
         enqueue,
         enqueue_ends: ends.filter(|_| enqueue.is_some()),
+        enqueue_how: JAVA_ENQUEUE_HOW,
+        line: None,
     })
 }
 
@@ -426,6 +550,35 @@ mod tests {
             (c.enqueue, c.enqueue_ends),
             (Some(180.0), Some((150.0, 390.0)))
         );
+    }
+
+    #[test]
+    fn the_pair_programs_line_is_read_with_its_line_probe() {
+        let c = parse_pair(
+            "enqueue_ns=124.5 enqueue_fast_ns=110.6 enqueue_slow_ns=133.2 line_ns=52,205\n",
+        )
+        .unwrap();
+        assert_eq!(c.enqueue, Some(124.5));
+        assert_eq!(c.enqueue_ends, Some((110.6, 133.2)));
+        assert_eq!(c.line, Some((52.0, 205.0)));
+        assert_eq!(c.enqueue_how, CPP_ENQUEUE_HOW);
+        let c = parse_pair("enqueue_ns=0.0 line_ns=40,41").unwrap();
+        assert_eq!(c.enqueue, None, "no rounds counted");
+        assert_eq!(parse_pair("enqueue_ns=120 line_ns=x").unwrap().line, None);
+    }
+
+    #[test]
+    fn an_active_objects_pair_is_measured_with_its_own_queue() {
+        // Before, C++'s figure came from a Rust queue of plain items, its receiver bumping a
+        // counter beside the lock on every take: 150-166 ns in the slow line state and
+        // 74-105 ns in the fast one, where a std::deque<std::function> pair's interval was
+        // 106-116 and 99-126 ns (telemetry's own pair: 120-131 and 108-136 ns a message).
+        let c = active_pair().expect("QueueCost.cpp built with the C++ compiler and ran");
+        assert_eq!(c.enqueue_how, CPP_ENQUEUE_HOW);
+        let e = c.enqueue.expect("rounds ran undisturbed within 1.5 s");
+        assert!(e > 1.0 && e < 100_000.0, "{c:?}");
+        let (before, after) = c.line.expect("the line probed");
+        assert!(before > 0.0 && after > 0.0, "{c:?}");
     }
 
     #[test]

@@ -210,9 +210,27 @@ final class RvBuf {
     }
 
     /**
-     * A call starts: counted (a throttled method: no clock), else timed (below). Small, so
-     * that the JIT inlines it into the generated code: the counted path is a frame push. The
-     * frame keeps the estimate read here, so the end reads no shared state.
+     * One in 1,024 of a thread's counted calls is timed (two clock reads, nothing recorded; it
+     * counts at the estimate all the same) and feeds the method's re-estimation ({@link
+     * #resample}), so a phase change shows. {@link #warmCounted} runs every branch of
+     * {@link #start} and {@link #exit} before the program's methods are compiled: the JIT
+     * then compiles the counted and sampled branches into them instead of deoptimising them
+     * at the first throttled call (samples of deoptimised, interpreted
+     * code measured ~40x the real call and re-estimated whole runs 30x too high).
+     */
+    static final int SAMPLE = 1023;
+    /** Counted calls started on this thread (every {@link #SAMPLE} + 1-th is sampled). */
+    private int tick;
+
+    /**
+     * A call starts: counted (a throttled method: no clock), else timed: recorded, or (past
+     * the limit, throttled, under an unrecorded call) kept. One method over 325 bytes of
+     * bytecode (HotSpot's FreqInlineSize), so that the JIT never inlines it into the
+     * generated code: what each probed method's compiles carry is {@link Rv}'s small entry
+     * and one call (inlined, this push took ~140 bytes of C2's inlining budget per probed
+     * method, the exit ~220 more, and C2 stopped inlining the program's own callees at its
+     * DesiredMethodLimit). The frame keeps the estimate read here, so the end reads no
+     * shared state.
      */
     void start(int mid, long oid, long size) {
         int d = depth;
@@ -230,30 +248,6 @@ final class RvBuf {
                 return;
             }
         }
-        startTimed(d, mid, oid, size);
-    }
-
-    /**
-     * One in 1,024 of a thread's counted calls is timed (two clock reads, nothing recorded; it
-     * counts at the estimate all the same) and feeds the method's re-estimation ({@link
-     * #resample}), so a phase change shows. Out of line ({@link #startTimed}, {@link #pop}),
-     * and {@link #warmCounted} runs every branch before the program's methods are compiled:
-     * the JIT then compiles the counted and sampled branches into the generated code instead
-     * of deoptimising it at the first throttled call (samples of deoptimised, interpreted
-     * code measured ~40x the real call and re-estimated whole runs 30x too high).
-     */
-    static final int SAMPLE = 1023;
-    /** Counted calls started on this thread (every {@link #SAMPLE} + 1-th is sampled). */
-    private int tick;
-
-    /**
-     * A call starts: recorded, or (past the limit, throttled, under an unrecorded call) kept.
-     * Writes its start event itself (no general {@link #evAt}): one branch less per event,
-     * and over 325 bytes of bytecode (HotSpot's FreqInlineSize), so the JIT never inlines it
-     * into {@link #start}, whose own compiled code then stays small enough to be inlined
-     * into the generated code (a large compiled callee is called, not inlined).
-     */
-    private void startTimed(int d, int mid, long oid, long size) {
         int i = at(d);
         if (i + F > fr.length) {
             growStack();
@@ -318,14 +312,14 @@ final class RvBuf {
 
     /**
      * A call ends, given its start's token ({@link Rv#exit}: the depth its frame made; 0 when
-     * it was not started). Inlined into the generated code at every exit (javac copies a
-     * finally block to each return and to the exception handler), so only the commonest case
-     * is here: a counted call, its frame on top, that extends a pending run of alike ones (no
-     * clock, no table). Anything else is one call of {@link #endSlow}, which is over 325 bytes
-     * of bytecode (HotSpot's FreqInlineSize) so that the JIT never inlines it: inlined, the
-     * aggregate table's put and the timed end made every annotated method's compiled code
-     * several times larger, and a branch of the table turning (the table full, the first
-     * aggregate) deoptimised the program's biggest methods.
+     * it was not started). First the commonest case: a counted call, its frame on top, that
+     * extends a pending run of alike ones (no clock, no table). Else a counted call that
+     * extends no pending run (aggregated now, and it starts the run of its slot, or extends a
+     * folded run), or a timed one; or frames above the call's, whose ends never came (an
+     * error thrown between a callee's start and its try), closed with it. One method over
+     * 325 bytes of bytecode (HotSpot's FreqInlineSize), so that the JIT never inlines it into
+     * the generated code (javac copies a finally block to each return and to the exception
+     * handler: each copy is {@link Rv#exit}'s few bytes and one call), as {@link #start}.
      */
     void exit(int tok) {
         int d = depth - 1;
@@ -342,7 +336,7 @@ final class RvBuf {
             long sMid = f[s + MID]; // with the sender's flags
             int j = slot((int) m, sMid);
             // one more call of a pending run of equal ones without callees (a run of calls
-            // with callees is extended by endSlow: its first field does not match here): one
+            // with callees is extended below: its first field does not match here): one
             // branch for the seven fields (each a branch of its own cost ~1 ns more)
             if ((child | (r[j] ^ (m & 0xffffffffL)) | (r[j + 2] ^ f[i + OID]) | (r[j + 5] ^ f[i + SIZE])
                     | (r[j + 6] ^ a) | (r[j + 3] ^ sMid) | (r[j + 4] ^ f[s + OID])) == 0L) {
@@ -352,27 +346,13 @@ final class RvBuf {
                 return;
             }
         }
-        endSlow(tok);
-    }
-
-    /**
-     * A call ends that {@link #exit} did not finish: a counted call that extends no pending
-     * run (aggregated now, and it starts the run of its slot, or extends a folded run), or a
-     * timed one; or frames above the call's, whose ends never came (an error thrown between a
-     * callee's start and its try), closed with it. Out of line (over FreqInlineSize: see
-     * {@link #exit}).
-     */
-    private void endSlow(int tok) {
         if (tok != depth) {
             unwind(tok);
             return;
         }
-        int d = depth - 1;
-        long[] f = fr;
-        int i = at(d);
-        int mid = (int) f[i + MID];
+        int mid = (int) m;
         long oid = f[i + OID];
-        if (!(RvTable.THROTTLE_CALLS > 0L && f[i + MID] >>> 32 == EST)) {
+        if (!(RvTable.THROTTLE_CALLS > 0L && m >>> 32 == EST)) {
             endTimed(mid, oid);
             return;
         }

@@ -210,27 +210,9 @@ final class RvBuf {
     }
 
     /**
-     * One in 1,024 of a thread's counted calls is timed (two clock reads, nothing recorded; it
-     * counts at the estimate all the same) and feeds the method's re-estimation ({@link
-     * #resample}), so a phase change shows. {@link #warmCounted} runs every branch of
-     * {@link #start} and {@link #exit} before the program's methods are compiled: the JIT
-     * then compiles the counted and sampled branches into them instead of deoptimising them
-     * at the first throttled call (samples of deoptimised, interpreted
-     * code measured ~40x the real call and re-estimated whole runs 30x too high).
-     */
-    static final int SAMPLE = 1023;
-    /** Counted calls started on this thread (every {@link #SAMPLE} + 1-th is sampled). */
-    private int tick;
-
-    /**
-     * A call starts: counted (a throttled method: no clock), else timed: recorded, or (past
-     * the limit, throttled, under an unrecorded call) kept. One method over 325 bytes of
-     * bytecode (HotSpot's FreqInlineSize), so that the JIT never inlines it into the
-     * generated code: what each probed method's compiles carry is {@link Rv}'s small entry
-     * and one call (inlined, this push took ~140 bytes of C2's inlining budget per probed
-     * method, the exit ~220 more, and C2 stopped inlining the program's own callees at its
-     * DesiredMethodLimit). The frame keeps the estimate read here, so the end reads no
-     * shared state.
+     * A call starts: counted (a throttled method: no clock), else timed (below). Small, so
+     * that the JIT inlines it into {@link Rv}'s entry: the counted path is a frame push. The
+     * frame keeps the estimate read here, so the end reads no shared state.
      */
     void start(int mid, long oid, long size) {
         int d = depth;
@@ -248,6 +230,30 @@ final class RvBuf {
                 return;
             }
         }
+        startTimed(d, mid, oid, size);
+    }
+
+    /**
+     * One in 1,024 of a thread's counted calls is timed (two clock reads, nothing recorded; it
+     * counts at the estimate all the same) and feeds the method's re-estimation ({@link
+     * #resample}), so a phase change shows. Out of line ({@link #startTimed}, {@link #pop}),
+     * and {@link #warmCounted} runs every branch before the program's methods are compiled:
+     * the JIT then compiles the counted and sampled branches into the entry and exit instead
+     * of deoptimising them at the first throttled call (samples of deoptimised, interpreted
+     * code measured ~40x the real call and re-estimated whole runs 30x too high).
+     */
+    static final int SAMPLE = 1023;
+    /** Counted calls started on this thread (every {@link #SAMPLE} + 1-th is sampled). */
+    private int tick;
+
+    /**
+     * A call starts: recorded, or (past the limit, throttled, under an unrecorded call) kept.
+     * Writes its start event itself (no general {@link #evAt}): one branch less per event,
+     * and over 325 bytes of bytecode (HotSpot's FreqInlineSize), so the JIT never inlines it
+     * into {@link #start}, whose own compiled code then stays small enough to be inlined
+     * into {@link Rv}'s entry (a large compiled callee is called, not inlined).
+     */
+    private void startTimed(int d, int mid, long oid, long size) {
         int i = at(d);
         if (i + F > fr.length) {
             growStack();
@@ -312,16 +318,27 @@ final class RvBuf {
 
     /**
      * A call ends, given its start's token ({@link Rv#exit}: the depth its frame made; 0 when
-     * it was not started). First the commonest case: a counted call, its frame on top, that
+     * it was not started), on the hot buffer: when that is another thread's, the calling
+     * thread's own ({@link Rv#exitSlow}). First the commonest case: a counted call, its frame on top, that
      * extends a pending run of alike ones (no clock, no table). Else a counted call that
      * extends no pending run (aggregated now, and it starts the run of its slot, or extends a
      * folded run), or a timed one; or frames above the call's, whose ends never came (an
      * error thrown between a callee's start and its try), closed with it. One method over
      * 325 bytes of bytecode (HotSpot's FreqInlineSize), so that the JIT never inlines it into
      * the generated code (javac copies a finally block to each return and to the exception
-     * handler: each copy is {@link Rv#exit}'s few bytes and one call), as {@link #start}.
+     * handler: each copy is {@link Rv#exit}'s few bytes and one call), as Rv's entry is.
      */
     void exit(int tok) {
+        if (owner != Thread.currentThread()) {
+            // the hot buffer is another thread's
+            if (tok != 0) {
+                Rv.exitSlow(tok);
+            }
+            return;
+        }
+        if (quiet != 0) {
+            return; // inside a size helper: nothing was started
+        }
         int d = depth - 1;
         long[] f = fr;
         int i = at(d);

@@ -1155,7 +1155,10 @@ fn entry_and_exit_are_never_inlined() {
     }
     let exits = method_lengths(&build, "_revy.runtime.Rv", "exit");
     assert!(exits.len() == 1 && exits[0].1 <= 32, "{exits:?}");
-    for (class, name) in [("_revy.runtime.Rv", "enterAny"), ("_revy.runtime.RvBuf", "exit")] {
+    for (class, name) in [
+        ("_revy.runtime.Rv", "enterAny"),
+        ("_revy.runtime.RvBuf", "exit"),
+    ] {
         let big = method_lengths(&build, class, name);
         assert_eq!(big.len(), 1, "{class}.{name}: {big:?}");
         assert!(

@@ -164,54 +164,33 @@ public final class Rv {
     // site). Static methods pass their primitive arguments' size `c` and their reference
     // arguments; instance methods also their ID field (0L in classes without one) and `this`.
     //
-    // Each entry's common case is small, so that C2 inlines it at every call site: the hot
-    // buffer's frame push (RvBuf.start: counted, else one call of startTimed) with the ID field
-    // as the receiver's ID and, in better mode, a throttled method's arguments not walked.
-    // Anything else (the receiver's ID read when its field is 0, the size walks, the buffer
-    // lookup of another thread or a quiet one) is one call of enterSlow, which is over 325
-    // bytes of bytecode (HotSpot's FreqInlineSize) so that the JIT never inlines it: inlined,
-    // the walks and the ID read made enter's own compiled code larger than InlineSmallCode
-    // (2,500 bytes), and C2 then called it at ~330 sites of jsoup ("already compiled into a
-    // big method") instead of inlining it.
+    // Each entry is one call of enterAny and each exit one call of RvBuf.exit, both over 325
+    // bytes of bytecode (HotSpot's FreqInlineSize), so that the JIT never inlines them: what
+    // a probed method adds to a compile is a few bytes of argument passing and two calls.
+    // Inlined, the entry's common case and the exit's run match were ~240 and ~310 bytes of
+    // runtime per probed method, counted against each compile's inlining budget
+    // (DesiredMethodLimit, 8,000 bytes), and C2 stopped inlining the program's own methods
+    // early, compiling them on their own instead (the jsoup suite's C2 threads took ~3x the
+    // original's CPU).
 
     /** A static method's entry, primitive arguments only ({@code c}: their size). */
     public static int enter(int mid, int c) {
-        RvBuf h = ready();
-        if (h != null) {
-            h.start(mid, 0L, c);
-            return h.depth;
-        }
-        return enterSlow(mid, 0L, null, c, 0, null, null, null);
+        return enterAny(mid, 0L, null, c, 0, null, null, null);
     }
 
     /** A static method's entry, one reference argument. */
     public static int enter(int mid, int c, Object a) {
-        RvBuf h = ready();
-        if (h != null && unsized(mid)) {
-            h.start(mid, 0L, -1L);
-            return h.depth;
-        }
-        return enterSlow(mid, 0L, null, c, 1, a, null, null);
+        return enterAny(mid, 0L, null, c, 1, a, null, null);
     }
 
     /** A static method's entry, two reference arguments. */
     public static int enter(int mid, int c, Object a, Object b) {
-        RvBuf h = ready();
-        if (h != null && unsized(mid)) {
-            h.start(mid, 0L, -1L);
-            return h.depth;
-        }
-        return enterSlow(mid, 0L, null, c, 2, a, b, null);
+        return enterAny(mid, 0L, null, c, 2, a, b, null);
     }
 
     /** A static method's entry, three reference arguments. */
     public static int enter(int mid, int c, Object a, Object b, Object d) {
-        RvBuf h = ready();
-        if (h != null && unsized(mid)) {
-            h.start(mid, 0L, -1L);
-            return h.depth;
-        }
-        return enterSlow(mid, 0L, null, c, 3, a, b, d);
+        return enterAny(mid, 0L, null, c, 3, a, b, d);
     }
 
     /**
@@ -219,42 +198,22 @@ public final class Rv {
      * ID field (0L when its class has none, or not yet set: {@link #oid}).
      */
     public static int enter(int mid, long field, Object self, int c) {
-        RvBuf h = ready();
-        if (h != null && field != 0L) {
-            h.start(mid, field, c);
-            return h.depth;
-        }
-        return enterSlow(mid, field, self, c, 0, null, null, null);
+        return enterAny(mid, field, self, c, 0, null, null, null);
     }
 
     /** An instance method's entry, one reference argument. */
     public static int enter(int mid, long field, Object self, int c, Object a) {
-        RvBuf h = ready();
-        if (h != null && field != 0L && unsized(mid)) {
-            h.start(mid, field, -1L);
-            return h.depth;
-        }
-        return enterSlow(mid, field, self, c, 1, a, null, null);
+        return enterAny(mid, field, self, c, 1, a, null, null);
     }
 
     /** An instance method's entry, two reference arguments. */
     public static int enter(int mid, long field, Object self, int c, Object a, Object b) {
-        RvBuf h = ready();
-        if (h != null && field != 0L && unsized(mid)) {
-            h.start(mid, field, -1L);
-            return h.depth;
-        }
-        return enterSlow(mid, field, self, c, 2, a, b, null);
+        return enterAny(mid, field, self, c, 2, a, b, null);
     }
 
     /** An instance method's entry, three reference arguments. */
     public static int enter(int mid, long field, Object self, int c, Object a, Object b, Object d) {
-        RvBuf h = ready();
-        if (h != null && field != 0L && unsized(mid)) {
-            h.start(mid, field, -1L);
-            return h.depth;
-        }
-        return enterSlow(mid, field, self, c, 3, a, b, d);
+        return enterAny(mid, field, self, c, 3, a, b, d);
     }
 
     /**
@@ -263,28 +222,20 @@ public final class Rv {
      * walk, {@link #sized(int)}); static methods pass {@code 0L, null}.
      */
     public static int enter(int mid, long field, Object self, long size) {
-        RvBuf h = ready();
-        if (h != null && (field != 0L || self == null)) {
-            h.start(mid, field, size);
-            return h.depth;
-        }
-        return enterSlow(mid, field, self, size, 0, null, null, null);
+        return enterAny(mid, field, self, size, 0, null, null, null);
     }
 
-    /** A probed method's exit (every exit, exceptions included), with its entry's token. */
+    /**
+     * A probed method's exit (every exit, exceptions included), with its entry's token: one
+     * call of {@link RvBuf#exit}, which checks that the hot buffer is the thread's.
+     */
     public static void exit(int token) {
-        RvBuf h = ready();
+        RvBuf h = hot;
         if (h != null) {
             h.exit(token);
         } else if (token != 0) {
             exitSlow(token);
         }
-    }
-
-    /** The hot buffer when it is the calling thread's and not inside a size helper, else null. */
-    private static RvBuf ready() {
-        RvBuf h = hot;
-        return h != null && h.owner == Thread.currentThread() && h.quiet == 0 ? h : null;
     }
 
     /** Better mode, method {@code mid} throttled: its arguments are not walked (size -1). */
@@ -293,7 +244,7 @@ public final class Rv {
     }
 
     /** An exit whose thread's buffer is not the hot one (out of line: rare). */
-    private static void exitSlow(int token) {
+    static void exitSlow(int token) {
         RvBuf b = buf();
         if (b == null || b.quiet != 0) {
             return;
@@ -302,16 +253,25 @@ public final class Rv {
     }
 
     /**
-     * An entry that its common case did not finish: the receiver's ID (its field, else
-     * {@link #oidOf}), the thread's buffer, the message size ({@code c} plus the walks of the
-     * {@code n} reference arguments in one quiet span, -1 when better mode skips them), the
-     * start. Its bytecode is over FreqInlineSize (325 bytes; 380 with javac 17), so the JIT
-     * never inlines it into enter, whose compiled code stays small.
+     * Every entry: the receiver's ID (its field, else {@link #oidOf}), the thread's buffer,
+     * the message size ({@code c} plus the walks of the {@code n} reference arguments in one
+     * quiet span, -1 when better mode skips them), the start. First its common case: the hot
+     * buffer is the calling thread's and not inside a size walk, the receiver's ID field is
+     * set and the arguments need no walk (none, or better mode and the method throttled);
+     * then {@link RvBuf#start} (the counted push, inlined here). Its bytecode is over
+     * FreqInlineSize (325 bytes; ~420 with javac 17), so the JIT never inlines it into the
+     * generated code (the test java_annotate::entry_and_exit_are_never_inlined pins it).
      */
-    private static int enterSlow(int mid, long field, Object self, long c, int n, Object a, Object b, Object d) {
+    private static int enterAny(int mid, long field, Object self, long c, int n, Object a, Object b, Object d) {
+        RvBuf h = hot;
+        if (h != null && h.owner == Thread.currentThread() && h.quiet == 0 && (field != 0L || self == null)
+                && (n == 0 || unsized(mid))) {
+            h.start(mid, field, n == 0 ? c : -1L);
+            return h.depth;
+        }
         long oid = field != 0L ? field : self == null ? 0L : oidOf(self);
         // buf(), written out: where the hot buffer is refilled (the thread's first entry)
-        RvBuf h = hot;
+        h = hot;
         if (h == null || h.owner != Thread.currentThread()) {
             try {
                 h = RvBuf.TL.get();

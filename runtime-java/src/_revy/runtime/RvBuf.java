@@ -211,7 +211,7 @@ final class RvBuf {
 
     /**
      * A call starts: counted (a throttled method: no clock), else timed (below). Small, so
-     * that the JIT inlines it into the generated code: the counted path is a frame push. The
+     * that the JIT inlines it into {@link Rv}'s entry: the counted path is a frame push. The
      * frame keeps the estimate read here, so the end reads no shared state.
      */
     void start(int mid, long oid, long size) {
@@ -238,8 +238,8 @@ final class RvBuf {
      * counts at the estimate all the same) and feeds the method's re-estimation ({@link
      * #resample}), so a phase change shows. Out of line ({@link #startTimed}, {@link #pop}),
      * and {@link #warmCounted} runs every branch before the program's methods are compiled:
-     * the JIT then compiles the counted and sampled branches into the generated code instead
-     * of deoptimising it at the first throttled call (samples of deoptimised, interpreted
+     * the JIT then compiles the counted and sampled branches into the entry and exit instead
+     * of deoptimising them at the first throttled call (samples of deoptimised, interpreted
      * code measured ~40x the real call and re-estimated whole runs 30x too high).
      */
     static final int SAMPLE = 1023;
@@ -251,7 +251,7 @@ final class RvBuf {
      * Writes its start event itself (no general {@link #evAt}): one branch less per event,
      * and over 325 bytes of bytecode (HotSpot's FreqInlineSize), so the JIT never inlines it
      * into {@link #start}, whose own compiled code then stays small enough to be inlined
-     * into the generated code (a large compiled callee is called, not inlined).
+     * into {@link Rv}'s entry (a large compiled callee is called, not inlined).
      */
     private void startTimed(int d, int mid, long oid, long size) {
         int i = at(d);
@@ -318,16 +318,27 @@ final class RvBuf {
 
     /**
      * A call ends, given its start's token ({@link Rv#exit}: the depth its frame made; 0 when
-     * it was not started). Inlined into the generated code at every exit (javac copies a
-     * finally block to each return and to the exception handler), so only the commonest case
-     * is here: a counted call, its frame on top, that extends a pending run of alike ones (no
-     * clock, no table). Anything else is one call of {@link #endSlow}, which is over 325 bytes
-     * of bytecode (HotSpot's FreqInlineSize) so that the JIT never inlines it: inlined, the
-     * aggregate table's put and the timed end made every annotated method's compiled code
-     * several times larger, and a branch of the table turning (the table full, the first
-     * aggregate) deoptimised the program's biggest methods.
+     * it was not started), on the hot buffer: when that is another thread's, the calling
+     * thread's own ({@link Rv#exitSlow}). First the commonest case: a counted call, its frame on top, that
+     * extends a pending run of alike ones (no clock, no table). Else a counted call that
+     * extends no pending run (aggregated now, and it starts the run of its slot, or extends a
+     * folded run), or a timed one; or frames above the call's, whose ends never came (an
+     * error thrown between a callee's start and its try), closed with it. One method over
+     * 325 bytes of bytecode (HotSpot's FreqInlineSize), so that the JIT never inlines it into
+     * the generated code (javac copies a finally block to each return and to the exception
+     * handler: each copy is {@link Rv#exit}'s few bytes and one call), as Rv's entry is.
      */
     void exit(int tok) {
+        if (owner != Thread.currentThread()) {
+            // the hot buffer is another thread's
+            if (tok != 0) {
+                Rv.exitSlow(tok);
+            }
+            return;
+        }
+        if (quiet != 0) {
+            return; // inside a size helper: nothing was started
+        }
         int d = depth - 1;
         long[] f = fr;
         int i = at(d);
@@ -342,7 +353,7 @@ final class RvBuf {
             long sMid = f[s + MID]; // with the sender's flags
             int j = slot((int) m, sMid);
             // one more call of a pending run of equal ones without callees (a run of calls
-            // with callees is extended by endSlow: its first field does not match here): one
+            // with callees is extended below: its first field does not match here): one
             // branch for the seven fields (each a branch of its own cost ~1 ns more)
             if ((child | (r[j] ^ (m & 0xffffffffL)) | (r[j + 2] ^ f[i + OID]) | (r[j + 5] ^ f[i + SIZE])
                     | (r[j + 6] ^ a) | (r[j + 3] ^ sMid) | (r[j + 4] ^ f[s + OID])) == 0L) {
@@ -352,27 +363,13 @@ final class RvBuf {
                 return;
             }
         }
-        endSlow(tok);
-    }
-
-    /**
-     * A call ends that {@link #exit} did not finish: a counted call that extends no pending
-     * run (aggregated now, and it starts the run of its slot, or extends a folded run), or a
-     * timed one; or frames above the call's, whose ends never came (an error thrown between a
-     * callee's start and its try), closed with it. Out of line (over FreqInlineSize: see
-     * {@link #exit}).
-     */
-    private void endSlow(int tok) {
         if (tok != depth) {
             unwind(tok);
             return;
         }
-        int d = depth - 1;
-        long[] f = fr;
-        int i = at(d);
-        int mid = (int) f[i + MID];
+        int mid = (int) m;
         long oid = f[i + OID];
-        if (!(RvTable.THROTTLE_CALLS > 0L && f[i + MID] >>> 32 == EST)) {
+        if (!(RvTable.THROTTLE_CALLS > 0L && m >>> 32 == EST)) {
             endTimed(mid, oid);
             return;
         }

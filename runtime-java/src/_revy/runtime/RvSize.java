@@ -189,7 +189,7 @@ final class RvSize {
     /**
      * {@link #better} of a non-null {@code root} with the thread's buffer {@code b} (or null)
      * already quiet: the entry of a method with several reference arguments walks them all in
-     * one quiet span ({@link Rv}'s enterSlow).
+     * one quiet span ({@link Rv}'s enterAny).
      */
     static long betterQuiet(Object root, RvBuf b) {
         try {

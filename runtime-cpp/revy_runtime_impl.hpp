@@ -106,6 +106,10 @@ struct Atom {
     void store(T x, std::memory_order m) { __atomic_store_n(&v, x, static_cast<int>(m)); }
     T fetch_add(T x, std::memory_order m) { return __atomic_fetch_add(&v, x, static_cast<int>(m)); }
     T exchange(T x, std::memory_order m) { return __atomic_exchange_n(&v, x, static_cast<int>(m)); }
+    bool compare_exchange_strong(T& e, T x, std::memory_order m) {
+        return __atomic_compare_exchange_n(&v, &e, x, false, static_cast<int>(m),
+                                           static_cast<int>(std::memory_order_relaxed));
+    }
 };
 #else
 template <typename T>
@@ -313,6 +317,9 @@ struct Statics {
     static Atom<std::uint8_t> throttled[config::method_count + 1];
     // Per throttled method: 1 + its mean ns per call at the verdict (0 = not throttled).
     static Atom<std::uint64_t> estimate[config::method_count + 1];
+    // Per class: the first object ID whose creation and destruction are counted, not logged
+    // (0: all logged; see "objects of throttled classes").
+    static Atom<std::uint64_t> obj_from[config::class_count + 1];
 };
 template <typename Unused>
 Hot Statics<Unused>::hot = {{kUninit}, {1}, {1}, {2}, 0, 0, 0, 0};
@@ -326,8 +333,83 @@ template <typename Unused>
 Atom<std::uint8_t> Statics<Unused>::throttled[config::method_count + 1];
 template <typename Unused>
 Atom<std::uint64_t> Statics<Unused>::estimate[config::method_count + 1];
+template <typename Unused>
+Atom<std::uint64_t> Statics<Unused>::obj_from[config::class_count + 1];
 
 REVY_HOT Hot& hot() { return Statics<>::hot; }
+
+// Non-intrusive object IDs by address: open addressing, linear probing, deletion by backward
+// shift (no tombstones), grown at half full. std::unordered_map's node per entry (an
+// allocation per object, a free per destruction) was most of `nid_new`'s cost in leveldb.
+struct NidMap {
+    struct Slot {
+        const void* key;  // null: empty (an object's address never is)
+        std::uint64_t oid;
+    };
+    Slot* s;
+    std::size_t cap, used;  // cap: a power of two (0: no table yet)
+    NidMap() : s(nullptr), cap(0), used(0) {}
+    static std::size_t home(const void* k, std::size_t cap) {
+        std::uint64_t x = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(k));
+        x = (x ^ (x >> 29)) * 0xBF58476D1CE4E5B9ull;
+        return static_cast<std::size_t>(x ^ (x >> 32)) & (cap - 1);
+    }
+    // The slot of `k`, or `cap` when it has none.
+    std::size_t at(const void* k) const {
+        if (!cap) return 0;
+        for (std::size_t i = home(k, cap);; i = (i + 1) & (cap - 1)) {
+            if (s[i].key == k) return i;
+            if (!s[i].key) return cap;
+        }
+    }
+    // The ID kept for `k`, or null.
+    const std::uint64_t* find(const void* k) const {
+        const std::size_t i = at(k);
+        return i < cap ? &s[i].oid : nullptr;
+    }
+    bool grow() {
+        std::size_t n = cap ? cap * 2 : 1024;
+        Slot* t = new (std::nothrow) Slot[n];
+        if (!t) return false;
+        std::memset(static_cast<void*>(t), 0, sizeof(Slot) * n);
+        for (std::size_t i = 0; i < cap; ++i) {
+            if (!s[i].key) continue;
+            std::size_t j = home(s[i].key, n);
+            while (t[j].key) j = (j + 1) & (n - 1);
+            t[j] = s[i];
+        }
+        delete[] s;
+        s = t;
+        cap = n;
+        return true;
+    }
+    // `k` gets `oid` (replacing what it had); false when memory runs out.
+    bool put(const void* k, std::uint64_t oid) {
+        if ((used + 1) * 2 > cap && !grow()) return false;
+        std::size_t i = home(k, cap);
+        while (s[i].key && s[i].key != k) i = (i + 1) & (cap - 1);
+        if (!s[i].key) ++used;
+        s[i].key = k;
+        s[i].oid = oid;
+        return true;
+    }
+    // Drops `k` when it still has `oid`.
+    void erase(const void* k, std::uint64_t oid) {
+        std::size_t i = at(k);
+        if (i >= cap || s[i].oid != oid) return;
+        // backward shift: the run's later entries move into the hole unless their home slot
+        // lies cyclically in (hole, their slot]
+        for (std::size_t j = (i + 1) & (cap - 1); s[j].key; j = (j + 1) & (cap - 1)) {
+            const std::size_t h = home(s[j].key, cap);
+            const bool stays = i <= j ? (i < h && h <= j) : (i < h || h <= j);
+            if (stays) continue;
+            s[i] = s[j];
+            i = j;
+        }
+        s[i].key = nullptr;
+        --used;
+    }
+};
 
 // Everything else: built on first use, never destroyed (static destructors may still log).
 struct Global {
@@ -344,7 +426,7 @@ struct Global {
     ThreadBuf* buffers;
     std::thread::id main_thread;
     std::mutex nid_mutex;
-    std::unordered_map<const void*, std::uint64_t> nids;
+    NidMap nids;
     Atom<std::uint64_t> agg_keys;  // instance-level edges of all threads (bounded)
     Global()
         : finished(false), truncated(false), bytes(0), events(0), max_size(0), budget_fd(-1),
@@ -1836,9 +1918,10 @@ struct AggEdge {
     std::uint32_t s, r;  // sender mid + 1 (0 = the thread's root), receiver mid + 1 (0 = empty)
 };
 
-// Per class id: objects created and destroyed unrecorded, their size sum and largest size;
-// and the creation counted last (a derived part's tag may re-name it, see obj_rename).
-enum { kObjK = 4 };
+// Per class id: objects created and destroyed unrecorded, their size sum and largest size
+// (the O record's four), and the creations this thread logged (`obj_throttled`); and the
+// creation counted last (a derived part's tag may re-name it, see obj_rename).
+enum { kObjK = 5, kObjOut = 4 };
 struct ObjCounts {
     std::uint64_t* k;  // kObjK per class id
     std::uint32_t len;  // class ids covered
@@ -2623,23 +2706,21 @@ inline std::string counted_cost_ns() {
 // program's objects untouched), with a few hundred entries so the lookup is not a lone one's:
 // 400 batches of 50 lookups through a function pointer, the fastest batch, the median the
 // spread.
-inline std::uint64_t nid_lookup_for_cost(std::mutex* m,
-                                         std::unordered_map<const void*, std::uint64_t>* map,
-                                         const void* key) noexcept {
+inline std::uint64_t nid_lookup_for_cost(std::mutex* m, NidMap* map, const void* key) noexcept {
     std::lock_guard<std::mutex> l(*m);
-    std::unordered_map<const void*, std::uint64_t>::iterator it = map->find(key);
-    return it != map->end() ? it->second : 0;
+    const std::uint64_t* v = map->find(key);
+    return v ? *v : 0;
 }
 
 inline std::string nid_cost_ns() {
     const std::uint64_t calls = 50;
     const int batches = 400;
     std::mutex m;
-    std::unordered_map<const void*, std::uint64_t> map;
+    NidMap map;
     static char objects[512];
-    for (int i = 0; i < 512; ++i) map.emplace(objects + i, static_cast<std::uint64_t>(i + 1));
-    std::uint64_t (*volatile lookup)(std::mutex*, std::unordered_map<const void*, std::uint64_t>*,
-                                     const void*) noexcept = nid_lookup_for_cost;
+    for (int i = 0; i < 512; ++i) map.put(objects + i, static_cast<std::uint64_t>(i + 1));
+    std::uint64_t (*volatile lookup)(std::mutex*, NidMap*, const void*) noexcept =
+        nid_lookup_for_cost;
     std::uint64_t* all = new std::uint64_t[batches];
     std::uint64_t best = ~static_cast<std::uint64_t>(0), sink = 0;
     for (int batch = 0; batch < batches; ++batch) {
@@ -2653,6 +2734,7 @@ inline std::string nid_cost_ns() {
     std::sort(all, all + batches);
     std::uint64_t p50 = all[batches / 2];
     delete[] all;
+    delete[] map.s;
     if (sink == 0) return "0";  // the lookups found nothing: no figure
     auto tenths = [calls](std::uint64_t ns) {
         std::uint64_t t = (ns * 10 + calls / 2) / calls;
@@ -2767,6 +2849,7 @@ inline void define_aggregated_locked(Global& G, const AggTable& a) {
 // written as an O record after its A record, so per-class counts cover the whole run.
 
 inline std::uint64_t* obj_class(ObjCounts& o, std::uint32_t cls) {
+    if (__builtin_expect(cls < o.len, 1)) return o.k + static_cast<std::size_t>(cls) * kObjK;
     return counter_row(o.k, o.len, cls, kObjK);
 }
 
@@ -2829,6 +2912,43 @@ inline void obj_rename(std::uint64_t oid, std::uint32_t cls, std::uint64_t size)
     obj_count(cls, oid, size, true);
 }
 
+// ---- objects of throttled classes --------------------------------------------------------
+//
+// With throttling on, a class whose objects one thread logged `throttle_calls` creations of
+// has its later objects counted per class (the O record), as past max_size: one event each
+// for its creation and its destruction was most of a suite's trace (yaml-cpp: 34 M of 41.8 M
+// events, 17 M objects of a handful of classes). The switch is by object ID: from the shared
+// counter's value at the verdict (`obj_from`: every ID handed out before it is smaller), so
+// creation and destruction decide alike, on any thread, whenever the verdict fell: an object
+// logged when created is logged when destroyed. Only for creations that name their class for
+// good (a tag of a class without selected subclasses, non-intrusive IDs); a hierarchy's
+// patchable creations are always logged (their destruction names the most-derived class).
+
+// Whether object `oid` of `cls` is counted, not logged (events are recorded).
+inline bool obj_counted(std::uint32_t cls, std::uint64_t oid) {
+    const std::uint64_t from = Statics<>::obj_from[cls].load(std::memory_order_relaxed);
+    return from && oid >= from;
+}
+
+// A creation that names its class for good, while events are recorded: counted (true), or
+// to be logged; the thread's logged creations of the class decide the verdict.
+inline bool obj_throttled_crt(std::uint32_t cls, std::uint64_t oid, std::uint64_t size) {
+    if (!config::throttle_calls || cls > config::class_count) return false;
+    if (obj_counted(cls, oid)) {
+        obj_count(cls, oid, size, true);
+        return true;
+    }
+    ThreadState& ts = tls();
+    AggTable* a = ts.dead ? nullptr : agg_of(ts);
+    std::uint64_t* k = a ? obj_class(a->objs, cls) : nullptr;
+    if (k && ++k[4] == config::throttle_calls) {
+        std::uint64_t none = 0;
+        Statics<>::obj_from[cls].compare_exchange_strong(
+            none, hot().next_oid.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    }
+    return false;
+}
+
 inline bool obj_entry(const ObjCounts& o, std::uint32_t cls) {
     const std::uint64_t* k = o.k + static_cast<std::size_t>(cls) * kObjK;
     return (k[0] || k[1]) && cls <= config::class_count &&
@@ -2849,7 +2969,7 @@ inline void write_objects_locked(Global& G, std::uint64_t tid, const ObjCounts& 
         if (!obj_entry(o, i)) continue;
         const std::uint64_t* k = o.k + static_cast<std::size_t>(i) * kObjK;
         r.v(i);
-        for (int j = 0; j < kObjK; ++j) r.v(k[j]);
+        for (int j = 0; j < kObjOut; ++j) r.v(k[j]);
     }
     r.flush();
 }
@@ -3400,12 +3520,15 @@ inline HotThread* e_attach(HotThread** slot) noexcept {
 inline void e_log_crt(std::uint32_t cls, std::uint64_t oid, std::uint64_t size) noexcept {
     if (!on()) return;
     if (!recording()) return obj_count(cls, oid, size, true);
+    if (obj_throttled_crt(cls, oid, size)) return;
     define_class(cls);
     ev4(tls(), kCrt, cls, oid, size, true, now_ns());
 }
 inline void e_log_dst(std::uint32_t cls, std::uint64_t oid) noexcept {
     if (!on()) return;
-    if (!recording()) return obj_count(cls, oid, 0, false);
+    if (!recording() || (config::throttle_calls && cls <= config::class_count &&
+                         obj_counted(cls, oid)))
+        return obj_count(cls, oid, 0, false);
     define_class(cls);
     ev4(tls(), kDst, cls, oid, 0, false, now_ns());
 }
@@ -3445,6 +3568,7 @@ inline std::uint64_t e_tag_new(std::uint32_t cls, std::uint64_t size, bool patch
         obj_count(cls, oid, size, true);
         return oid;
     }
+    if (!patchable && obj_throttled_crt(cls, oid, size)) return oid;
     define_class(cls);
     if (patchable) crt_patchable(cls, oid, size);
     else ev4(tls(), kCrt, cls, oid, size, true, now_ns());
@@ -3521,10 +3645,9 @@ inline std::uint64_t e_nid(const volatile void* self, std::uint32_t cls, std::ui
     std::uint64_t oid;
     {
         std::lock_guard<std::mutex> l(G.nid_mutex);
-        std::unordered_map<const void*, std::uint64_t>::iterator it = G.nids.find(key);
-        if (it != G.nids.end()) return it->second;
+        if (const std::uint64_t* v = G.nids.find(key)) return *v;
         oid = e_new_oid();
-        G.nids.emplace(key, oid);
+        G.nids.put(key, oid);
     }
     e_log_crt(cls, oid, size);
     return oid;
@@ -3536,7 +3659,7 @@ inline std::uint64_t e_nid_new(const volatile void* self, std::uint32_t cls,
     std::uint64_t oid = e_new_oid();
     {
         std::lock_guard<std::mutex> l(G.nid_mutex);
-        G.nids[key] = oid;
+        G.nids.put(key, oid);
     }
     e_log_crt(cls, oid, size);
     return oid;
@@ -3545,8 +3668,7 @@ inline void e_nid_end(const void* self, std::uint32_t cls, std::uint64_t oid) no
     Global& G = g();
     {
         std::lock_guard<std::mutex> l(G.nid_mutex);
-        std::unordered_map<const void*, std::uint64_t>::iterator it = G.nids.find(self);
-        if (it != G.nids.end() && it->second == oid) G.nids.erase(it);
+        G.nids.erase(self, oid);
     }
     e_log_dst(cls, oid);
 }

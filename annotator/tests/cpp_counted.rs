@@ -270,6 +270,96 @@ fn cpp_counted_constructors_past_a_full_table() {
     );
 }
 
+const BITS_H: &str = r#"#pragma once
+struct Bit {
+    int v;
+    explicit Bit(int x);
+    int get();
+};
+"#;
+
+const BITS_MAIN: &str = r#"#include "b.h"
+#include <cstdio>
+#include <thread>
+Bit::Bit(int x) : v(x) {}
+int Bit::get() { return v; }
+enum { kN = 3000 };
+static Bit* made[kN];
+int main() {
+    Bit keep(-1);
+    long s = 0;
+    for (int i = 0; i < kN; ++i) {
+        Bit* b = new Bit(i);
+        s += b->get();
+        delete b;
+    }
+    // made on another thread, destroyed on this one
+    std::thread t([] { for (int i = 0; i < kN; ++i) made[i] = new Bit(i); });
+    t.join();
+    for (int i = 0; i < kN; ++i) delete made[i];
+    std::printf("s=%ld keep=%d\n", s, keep.get());
+    return 0;
+}
+"#;
+
+/// Objects of a class created more than `throttle_calls` times on a thread are counted per
+/// class (the O record), not logged: the per-class figures stay exact, and an object's
+/// destruction goes the way its creation went (logged for every logged instance, counted for
+/// every counted one) whichever thread destroys it.
+#[test]
+fn cpp_objects_of_throttled_classes_are_counted_per_class() {
+    if !common::gate::needs(&[Tool::Cpp]) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let lang = Lang {
+        build: "mkdir -p build && g++ -std=c++17 -O2 -pthread -o build/b src/main.cpp",
+        run: "./build/b",
+        files: &[("src/b.h", BITS_H), ("src/main.cpp", BITS_MAIN)],
+        ..CPP
+    };
+    let (out, a) = throttled_run(&lang, tmp.path());
+    assert!(out.contains("keep=-1"), "{out}");
+    let made: u64 = 2 * 3000 + 1;
+    let row = a["classes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["class"].as_str().unwrap_or("").ends_with("Bit"))
+        .unwrap_or_else(|| panic!("no class Bit"));
+    assert_eq!(row["created"].as_u64(), Some(made), "{row}");
+    assert_eq!(row["destroyed"].as_u64(), Some(made), "{row}");
+    let logged: Vec<&Value> = a["instances"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["class"].as_str().unwrap_or("").ends_with("Bit"))
+        .filter(|i| i["created"].as_u64().is_some())
+        .collect();
+    // (receivers of calls are instances too: those with a creation entry were logged)
+    // the first 100 of a thread, and what is left of the threads' blocks of 64 IDs then
+    let n = logged.len() as u64;
+    assert!((100..100 + 2 * 64).contains(&n), "{n} Bit instances logged");
+    for i in &logged {
+        assert!(
+            i["destroyed"].as_u64().is_some(),
+            "logged, no destruction: {i}"
+        );
+    }
+    let cov = &a["trace"]["coverage"];
+    assert_eq!(
+        cov["unrecorded_creations"].as_u64(),
+        Some(made - n),
+        "{cov}"
+    );
+    assert_eq!(
+        cov["unrecorded_destructions"].as_u64(),
+        Some(made - n),
+        "{cov}"
+    );
+    assert_eq!(common::method_calls(&a, "get"), 3001);
+}
+
 /// Unrecorded calls on new edges past a full aggregate table (here: one method on 30,000
 /// receivers, the trace past its size limit) fold into the class-level edge. Finding that an
 /// edge is not in the table walked its slots (448 KiB: a cache miss per call, most of what

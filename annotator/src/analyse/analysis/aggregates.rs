@@ -22,8 +22,8 @@ pub struct Coverage {
     pub folded_calls: u64,
     /// Aggregated calls counted per method only (the runtime's edge table was full).
     pub unattributed_calls: u64,
-    /// Objects created, and destroyed, without an entry (past `max_size`): in the per-class
-    /// counts, not among the instances.
+    /// Objects created, and destroyed, without an entry (past `max_size`, or of a class the
+    /// C++ runtime throttled): in the per-class counts, not among the instances.
     pub unrecorded_creations: u64,
     pub unrecorded_destructions: u64,
     /// Methods that stopped producing events, first verdict per method.
@@ -66,7 +66,7 @@ impl Coverage {
         });
         let objs = objects.then(|| {
             format!(
-                "per-class creations, destructions and sizes cover the whole run; {} creation(s) and {} destruction(s) past the size limit are counted per class only (no instance, not in instance views)",
+                "per-class creations, destructions and sizes cover the whole run; {} creation(s) and {} destruction(s) past the size limit or of throttled classes are counted per class only (no instance, not in instance views)",
                 human(self.unrecorded_creations),
                 human(self.unrecorded_destructions)
             )

@@ -409,24 +409,22 @@ fn pair_round(s: &Shared) -> Option<f64> {
 
 /// The monotonic clock, ns (comparable between the two threads).
 fn wall_ns() -> u64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes the timespec it is given.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) };
-    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
+    clock_ns(libc::CLOCK_MONOTONIC)
 }
 
 /// The calling thread's CPU time, ns: a batch's time less what other load took of it.
 fn thread_cpu_ns() -> f64 {
+    clock_ns(libc::CLOCK_THREAD_CPUTIME_ID) as f64
+}
+
+fn clock_ns(clock: libc::clockid_t) -> u64 {
     let mut t = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
     // SAFETY: clock_gettime writes the timespec it is given.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    t.tv_sec as f64 * 1e9 + t.tv_nsec as f64
+    unsafe { libc::clock_gettime(clock, &mut t) };
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }
 
 /// The 25th percentile of posts to a receiver blocked on the condition variable.

@@ -62,6 +62,7 @@ struct hash;
         "no-move-loop-invariants", "no-move-loop-stores", "no-split-wide-types",               \
         "no-tree-bit-ccp", "no-tree-builtin-call-dce", "no-tree-ccp", "no-tree-ch",            \
         "no-tree-copy-prop", "no-tree-dce", "no-tree-dse", "no-tree-pta", "no-tree-sra")))
+#define REVY_HOT_O0 1
 #else
 #define REVY_HOT_O2
 #endif
@@ -734,12 +735,23 @@ private:
 template <std::uint32_t Cls, std::uint64_t Size, bool Final = true>
 struct Tag {
     std::uint64_t oid;
-    Tag() noexcept : oid(detail::tag_id(Cls, Size)) {}
-    Tag(const Tag&) noexcept : oid(detail::tag_id(Cls, Size)) {}
-    Tag(Tag&&) noexcept : oid(detail::tag_id(Cls, Size)) {}
+// (optimised builds inline the table's call as before: through `tag_id` and `log_dst`, GCC's
+// -O2 left `log_dst` out of line in some destructors)
+#if defined(REVY_HOT_O0)
+#define REVY_TAG_NEW(c, s) detail::tag_id(c, s)
+#define REVY_TAG_DST(c, o) log_dst(c, o)
+#else
+#define REVY_TAG_NEW(c, s) REVY_RT(tag_new)(c, s, false)
+#define REVY_TAG_DST(c, o) REVY_RT(log_dst)(c, o)
+#endif
+    Tag() noexcept : oid(REVY_TAG_NEW(Cls, Size)) {}
+    Tag(const Tag&) noexcept : oid(REVY_TAG_NEW(Cls, Size)) {}
+    Tag(Tag&&) noexcept : oid(REVY_TAG_NEW(Cls, Size)) {}
     Tag& operator=(const Tag&) noexcept { return *this; }
     Tag& operator=(Tag&&) noexcept { return *this; }
-    ~Tag() { log_dst(Cls, oid); }
+    ~Tag() { REVY_TAG_DST(Cls, oid); }
+#undef REVY_TAG_NEW
+#undef REVY_TAG_DST
 };
 
 // A root tag of a class with selected subclasses: one object = one ID whatever its most-derived

@@ -62,7 +62,6 @@ struct hash;
         "no-move-loop-invariants", "no-move-loop-stores", "no-split-wide-types",               \
         "no-tree-bit-ccp", "no-tree-builtin-call-dce", "no-tree-ccp", "no-tree-ch",            \
         "no-tree-copy-prop", "no-tree-dce", "no-tree-dse", "no-tree-pta", "no-tree-sra")))
-#define REVY_HOT_O0 1
 #else
 #define REVY_HOT_O2
 #endif
@@ -566,15 +565,6 @@ inline void log_crt(std::uint32_t cls, std::uint64_t oid, std::uint64_t size) no
 REVY_HOT_O2 inline void log_dst(std::uint32_t cls, std::uint64_t oid) noexcept {
     REVY_RT(log_dst)(cls, oid);
 }
-namespace detail {
-// A `Tag`'s new ID. `Tag` is a template, one instance per class: its constructors and
-// destructor call this and `log_dst`, compiled optimised once per translation unit at -O0
-// (REVY_HOT_O2), rather than being optimised themselves in every instance (0.021 G of cc1plus
-// instructions in a `many` file that uses four tagged classes).
-REVY_HOT_O2 inline std::uint64_t tag_id(std::uint32_t cls, std::uint64_t size) noexcept {
-    return REVY_RT(tag_new)(cls, size, false);
-}
-}  // namespace detail
 REVY_ALWAYS_INLINE void log_start(std::uint32_t mid, std::uint64_t oid, std::uint64_t size) noexcept {
     REVY_RT(start)(mid, oid, size);
 }
@@ -735,23 +725,12 @@ private:
 template <std::uint32_t Cls, std::uint64_t Size, bool Final = true>
 struct Tag {
     std::uint64_t oid;
-// (optimised builds inline the table's call as before: through `tag_id` and `log_dst`, GCC's
-// -O2 left `log_dst` out of line in some destructors)
-#if defined(REVY_HOT_O0)
-#define REVY_TAG_NEW(c, s) detail::tag_id(c, s)
-#define REVY_TAG_DST(c, o) log_dst(c, o)
-#else
-#define REVY_TAG_NEW(c, s) REVY_RT(tag_new)(c, s, false)
-#define REVY_TAG_DST(c, o) REVY_RT(log_dst)(c, o)
-#endif
-    Tag() noexcept : oid(REVY_TAG_NEW(Cls, Size)) {}
-    Tag(const Tag&) noexcept : oid(REVY_TAG_NEW(Cls, Size)) {}
-    Tag(Tag&&) noexcept : oid(REVY_TAG_NEW(Cls, Size)) {}
+    REVY_HOT_O2 Tag() noexcept : oid(REVY_RT(tag_new)(Cls, Size, false)) {}
+    REVY_HOT_O2 Tag(const Tag&) noexcept : oid(REVY_RT(tag_new)(Cls, Size, false)) {}
+    REVY_HOT_O2 Tag(Tag&&) noexcept : oid(REVY_RT(tag_new)(Cls, Size, false)) {}
     Tag& operator=(const Tag&) noexcept { return *this; }
     Tag& operator=(Tag&&) noexcept { return *this; }
-    ~Tag() { REVY_TAG_DST(Cls, oid); }
-#undef REVY_TAG_NEW
-#undef REVY_TAG_DST
+    REVY_HOT_O2 ~Tag() { REVY_RT(log_dst)(Cls, oid); }
 };
 
 // A root tag of a class with selected subclasses: one object = one ID whatever its most-derived

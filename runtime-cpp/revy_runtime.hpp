@@ -20,16 +20,16 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <type_traits>
-// std::hash (for `[[remote]]` keys that are not integers): libstdc++ has it alone; all of
-// <functional> is 8,000 lines more for every translation unit.
-#if defined(__GLIBCXX__) && defined(__has_include)
-#if __has_include(<bits/functional_hash.h>)
-#include <bits/functional_hash.h>
-#define REVY_HASH_INCLUDED 1
-#endif
-#endif
-#ifndef REVY_HASH_INCLUDED
+// No <type_traits> (the few traits below are the header's own) and no std::hash definition
+// (for `[[remote]]` keys that are not integers: declared only, with libstdc++; a key type with
+// a std::hash brings its definition): in a translation unit that includes no other C++ header
+// (tinyxml2's), the two cost 0.06 G cc1plus instructions, a fifth of the header's cost.
+#if defined(__GLIBCXX__) && !_GLIBCXX_INLINE_VERSION
+namespace std {
+template <typename>
+struct hash;
+}  // namespace std
+#else
 #include <functional>
 #endif
 
@@ -48,11 +48,20 @@
 // passes these functions need (tail calls to the cold paths; the cold paths' saves kept off the
 // common path) gives GCC 12 the same code as -O2 at half the compile cost (0.030 vs 0.066 G
 // cc1plus instructions per translation unit; without variable tracking, which changes no
-// code, 0.023 G).
+// code, 0.023 G). The -O1 passes turned off after those leave the same object code for every
+// function here under GCC 12 (`objdump -d`, each pass alone and all together) and take 0.012 G
+// more off every translation unit.
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__OPTIMIZE__)
-#define REVY_HOT_O2                                                                           \
-    __attribute__((optimize("O1", "optimize-sibling-calls", "caller-saves", "no-var-tracking", \
-                            "no-var-tracking-assignments")))
+#define REVY_HOT_O2                                                                            \
+    __attribute__((optimize(                                                                   \
+        "O1", "optimize-sibling-calls", "caller-saves", "no-var-tracking",                     \
+        "no-var-tracking-assignments", "no-branch-count-reg", "no-combine-stack-adjustments",  \
+        "no-defer-pop", "no-dse", "no-if-conversion", "no-inline",                             \
+        "no-inline-functions-called-once", "no-ipa-modref", "no-ipa-profile",                  \
+        "no-ipa-pure-const", "no-ipa-reference", "no-ipa-reference-addressable",               \
+        "no-move-loop-invariants", "no-move-loop-stores", "no-split-wide-types",               \
+        "no-tree-bit-ccp", "no-tree-builtin-call-dce", "no-tree-ccp", "no-tree-ch",            \
+        "no-tree-copy-prop", "no-tree-dce", "no-tree-dse", "no-tree-pta", "no-tree-sra")))
 #else
 #define REVY_HOT_O2
 #endif
@@ -68,6 +77,95 @@
 #endif
 
 namespace _revy_rt {
+
+// The traits the header needs (see the includes above).
+namespace detail {
+template <typename T, T V>
+struct constant {
+    static constexpr T value = V;
+};
+typedef constant<bool, true> yes;
+typedef constant<bool, false> no;
+template <typename T>
+struct remove_cv {
+    typedef T type;
+};
+template <typename T>
+struct remove_cv<const T> {
+    typedef T type;
+};
+template <typename T>
+struct remove_cv<volatile T> {
+    typedef T type;
+};
+template <typename T>
+struct remove_cv<const volatile T> {
+    typedef T type;
+};
+template <typename T>
+struct remove_ref {
+    typedef T type;
+};
+template <typename T>
+struct remove_ref<T&> {
+    typedef T type;
+};
+template <typename T>
+struct remove_ref<T&&> {
+    typedef T type;
+};
+// Not a class or union: measured by sizeof (they have no size(), begin(), end()).
+template <typename T>
+struct is_plain : constant<bool, !__is_class(T) && !__is_union(T)> {};
+// void, and function types (`const T` is T for them, as for references), count as a pointer.
+template <typename T>
+struct is_const_t : no {};
+template <typename T>
+struct is_const_t<const T> : yes {};
+template <typename T>
+struct is_pointerlike : constant<bool, !is_const_t<const T>::value> {};
+template <typename T>
+struct is_pointerlike<T&> : no {};
+template <typename T>
+struct is_pointerlike<T&&> : no {};
+template <>
+struct is_pointerlike<void> : yes {};
+template <>
+struct is_pointerlike<const void> : yes {};
+template <>
+struct is_pointerlike<volatile void> : yes {};
+template <>
+struct is_pointerlike<const volatile void> : yes {};
+// Integers (std::is_integral's list) and enums: `[[remote]]` keys hashed by value.
+template <typename T>
+struct is_whole : constant<bool, __is_enum(T)> {};
+#define REVY_WHOLE(T) \
+    template <>       \
+    struct is_whole<T> : yes {};
+REVY_WHOLE(bool)
+REVY_WHOLE(char)
+REVY_WHOLE(signed char)
+REVY_WHOLE(unsigned char)
+REVY_WHOLE(wchar_t)
+REVY_WHOLE(char16_t)
+REVY_WHOLE(char32_t)
+REVY_WHOLE(short)
+REVY_WHOLE(unsigned short)
+REVY_WHOLE(int)
+REVY_WHOLE(unsigned)
+REVY_WHOLE(long)
+REVY_WHOLE(unsigned long)
+REVY_WHOLE(long long)
+REVY_WHOLE(unsigned long long)
+#if defined(__cpp_char8_t)
+REVY_WHOLE(char8_t)
+#endif
+#if defined(__SIZEOF_INT128__) && !defined(__STRICT_ANSI__)
+REVY_WHOLE(__int128)
+REVY_WHOLE(unsigned __int128)
+#endif
+#undef REVY_WHOLE
+}  // namespace detail
 
 // The common part of a root tag whose class has selected subclasses: the most-derived
 // selected class, for the destruction log (0: another part of the object logs it).
@@ -485,19 +583,19 @@ inline std::uint64_t key_mix(std::uint64_t z) noexcept {
     return z ^ (z >> 31);
 }
 template <typename T>
-std::uint64_t key_value(const T& k, std::true_type) noexcept {
+std::uint64_t key_value(const T& k, yes) noexcept {
     return static_cast<std::uint64_t>(static_cast<std::int64_t>(k));
 }
 template <typename T>
-std::uint64_t key_value(const T& k, std::false_type) noexcept {
+std::uint64_t key_value(const T& k, no) noexcept {
     return static_cast<std::uint64_t>(std::hash<T>()(k));
 }
 }  // namespace detail
 template <typename T>
 inline void log_key(std::uint32_t mid, const T& k) noexcept {
-    typedef std::integral_constant<bool, std::is_integral<T>::value || std::is_enum<T>::value>
+    typedef detail::constant<bool, detail::is_whole<typename detail::remove_cv<T>::type>::value>
         whole;
-    REVY_RT(log_key)(mid, detail::key_mix(detail::key_value(k, whole())));
+    REVY_RT(log_key)(mid, detail::key_mix(detail::key_value<T>(k, whole())));
 }
 
 // A call's start and end, out of line (one copy per program, the counted path inlined in
@@ -776,7 +874,7 @@ public:
 namespace detail {
 // std::declval without <utility>: only named in unevaluated operands.
 template <typename T>
-typename std::add_rvalue_reference<T>::type declval() noexcept;
+T declval() noexcept;
 
 template <typename... T>
 struct voider {
@@ -784,12 +882,12 @@ struct voider {
 };
 
 template <typename T, typename = void>
-struct is_complete : std::false_type {};
+struct is_complete : no {};
 template <typename T>
-struct is_complete<T, typename voider<decltype(sizeof(T))>::type> : std::true_type {};
+struct is_complete<T, typename voider<decltype(sizeof(T))>::type> : yes {};
 
 template <typename T, typename = void>
-struct is_sized_range : std::false_type {};
+struct is_sized_range : no {};
 // Only standard-library-like containers (they have an allocator_type): a user type with
 // size()/begin()/end() may throw, assert or do work in them, so it is measured by sizeof.
 template <typename T>
@@ -797,32 +895,23 @@ struct is_sized_range<T, typename voider<typename T::allocator_type,
                                          decltype(::_revy_rt::detail::declval<const T&>().size()),
                                          decltype(::_revy_rt::detail::declval<const T&>().begin()),
                                          decltype(::_revy_rt::detail::declval<const T&>().end())>::type>
-    : std::true_type {};
+    : yes {};
 
-template <typename U>
-struct is_scalarish
-    : std::integral_constant<bool, std::is_arithmetic<U>::value || std::is_enum<U>::value ||
-                                       std::is_pointer<U>::value ||
-                                       std::is_member_pointer<U>::value ||
-                                       std::is_function<U>::value || std::is_array<U>::value> {};
-
-typedef std::integral_constant<int, 0> k_opaque;
-typedef std::integral_constant<int, 1> k_sizeof;
-typedef std::integral_constant<int, 2> k_range;
+typedef constant<int, 0> k_opaque;
+typedef constant<int, 1> k_sizeof;
+typedef constant<int, 2> k_range;
 
 // sizeof, with functions and void counted as one pointer.
+template <typename T, bool P = is_pointerlike<T>::value>
+struct elem_size : constant<std::uint64_t, sizeof(T)> {};
 template <typename T>
-struct elem_size
-    : std::integral_constant<std::uint64_t, sizeof(typename std::conditional<
-                                                   std::is_void<T>::value || std::is_function<T>::value,
-                                                   void*, T>::type)> {};
+struct elem_size<T, true> : constant<std::uint64_t, sizeof(void*)> {};
 
 template <typename U, bool Complete = is_complete<U>::value>
 struct size_kind : k_opaque {};
 template <typename U>
 struct size_kind<U, true>
-    : std::integral_constant<int, is_scalarish<U>::value ? 1 : is_sized_range<U>::value ? 2 : 1> {
-};
+    : constant<int, is_plain<U>::value ? 1 : is_sized_range<U>::value ? 2 : 1> {};
 }  // namespace detail
 
 template <typename T>
@@ -844,8 +933,7 @@ std::uint64_t size_impl(const T&, k_sizeof) noexcept {
     return elem_size<T>::value;
 }
 template <typename E, typename R, bool B>
-std::uint64_t elems(const R&, std::uint64_t n, std::true_type /*scalar element*/,
-                    std::integral_constant<bool, B>) noexcept {
+std::uint64_t elems(const R&, std::uint64_t n, yes /*plain element*/, constant<bool, B>) noexcept {
     return n * sizeof(E);
 }
 // Better mode measures at most this many elements of a range (nested ranges included, each
@@ -853,36 +941,31 @@ std::uint64_t elems(const R&, std::uint64_t n, std::true_type /*scalar element*/
 // however big its container argument is.
 constexpr std::uint64_t kRangeWalk = 256;
 template <typename E, typename R>
-std::uint64_t elems(const R& x, std::uint64_t n, std::false_type, std::true_type /*better*/) noexcept {
+std::uint64_t elems(const R& x, std::uint64_t n, no, yes /*better*/) noexcept {
     std::uint64_t s = 0, i = 0;
-    for (typename std::decay<decltype(x.begin())>::type it = x.begin(), e = x.end();
-         it != e && i < kRangeWalk; ++it, ++i)
+    typedef typename remove_cv<typename remove_ref<decltype(x.begin())>::type>::type It;
+    for (It it = x.begin(), e = x.end(); it != e && i < kRangeWalk; ++it, ++i)
         s += ::_revy_rt::size_of(*it);
     if (i == 0 || i >= n) return s;
     return s + static_cast<std::uint64_t>(static_cast<double>(s) / static_cast<double>(i) *
                                           static_cast<double>(n - i));
 }
 template <typename E, typename R>
-std::uint64_t elems(const R& x, std::uint64_t n, std::false_type, std::false_type /*faster*/) noexcept {
+std::uint64_t elems(const R& x, std::uint64_t n, no, no /*faster*/) noexcept {
     return n * ::_revy_rt::size_of(*x.begin());
 }
 template <typename T>
 std::uint64_t size_impl(const T& x, k_range) noexcept {
     std::uint64_t n = static_cast<std::uint64_t>(x.size());
     if (n == 0) return 0;
-    typedef typename std::remove_cv<
-        typename std::remove_reference<decltype(*x.begin())>::type>::type E;
-    return elems<E>(x, n,
-                    std::integral_constant<bool, std::is_arithmetic<E>::value ||
-                                                     std::is_enum<E>::value ||
-                                                     std::is_pointer<E>::value>(),
-                    std::integral_constant<bool, config::better>());
+    typedef typename remove_cv<typename remove_ref<decltype(*x.begin())>::type>::type E;
+    return elems<E>(x, n, constant<bool, is_plain<E>::value>(), constant<bool, config::better>());
 }
 }  // namespace detail
 
 template <typename T>
 std::uint64_t size_of(const T& x) noexcept {
-    typedef typename std::remove_cv<T>::type U;
+    typedef typename detail::remove_cv<T>::type U;
     return detail::size_impl<U>(x, detail::size_kind<U>());
 }
 

@@ -460,7 +460,12 @@ fn one_off_messages(b: &mut Builder) -> OneOffs {
         if acc.net.n < 3 {
             continue;
         }
-        let others = (acc.net.sum - m.net_time) as f64 / (acc.net.n - 1) as f64;
+        // A runtime's negative net correction (an aggregate row without calls) can leave the
+        // method's sum below a kept message: nothing to judge it against.
+        let Some(rest) = acc.net.sum.checked_sub(m.net_time) else {
+            continue;
+        };
+        let others = rest as f64 / (acc.net.n - 1) as f64;
         if m.net_time as f64 > ONE_OFF_FACTOR * others.max(1.0) {
             out.orders.insert(m.order);
             *out.by_instance.entry(m.receiver).or_default() += m.net_time;
@@ -526,5 +531,65 @@ mod cap_tests {
             "{:?}",
             a.trace.warnings
         );
+    }
+}
+
+#[cfg(test)]
+mod one_off_tests {
+    use super::super::{Builder, Options};
+    use super::*;
+    use crate::analyse::trace::agg::{Aggregates, MethodAgg};
+    use crate::analyse::walk::{Closed, Frame, Sink};
+
+    /// A runtime's negative net correction (an aggregate row without calls) can leave a
+    /// method's net sum below one of its kept messages. Fails before: the subtraction
+    /// overflowed and `revy analyze` panicked (seen once in CI on a C++ suite's trace).
+    #[test]
+    fn a_method_sum_below_a_kept_message_is_not_judged() {
+        let mut b = Builder::new(&Options::default());
+        let names = crate::analyse::trace::Names::default();
+        for (i, net) in [10u64, 10, 1_000].into_iter().enumerate() {
+            let frame = Frame {
+                order: i as u64,
+                method: 0,
+                oid: 1,
+                receiver: 1,
+                sender: 0,
+                start: 0,
+                size: 0,
+                child_agg: 0,
+                child_wait: 0,
+                heaviest: None,
+                descendants: 0,
+                children: 0,
+                ctx: 0,
+            };
+            let c = Closed {
+                frame,
+                thread: 0,
+                tid: 1,
+                end: net,
+                aggregate: net,
+                net,
+                wait: 0,
+                outer: &[],
+            };
+            b.closed(&c, &[], &names);
+        }
+        let fix = MethodAgg {
+            method: 0,
+            net: -1_000,
+            ..MethodAgg::default()
+        };
+        let aggs = Aggregates {
+            methods: vec![fix],
+            ..Aggregates::default()
+        };
+        b.add_aggregates(&aggs, &[]);
+        b.flush();
+        assert!(b.methods[0].net.sum < 1_000);
+        assert!(b.top.kept().any(|m| m.net_time == 1_000));
+        let one_offs = one_off_messages(&mut b);
+        assert!(one_offs.orders.is_empty());
     }
 }

@@ -164,21 +164,7 @@ mod tests {
     #[test]
     fn corrections_follow_pending_messages() {
         let mut b = Builder::new(&Options::default());
-        let frame = Frame {
-            order: 0,
-            method: 0,
-            oid: 1,
-            receiver: 1,
-            sender: 0,
-            start: 0,
-            size: 0,
-            child_agg: 0,
-            child_wait: 0,
-            heaviest: None,
-            descendants: 0,
-            children: 0,
-            ctx: 0,
-        };
+        let frame = Frame::opened(0, 0, 1, 1, 0);
         let c = Closed {
             frame,
             thread: 0,

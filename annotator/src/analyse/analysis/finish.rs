@@ -549,21 +549,7 @@ mod one_off_tests {
         let mut b = Builder::new(&Options::default());
         let names = crate::analyse::trace::Names::default();
         for (i, net) in [10u64, 10, 1_000].into_iter().enumerate() {
-            let frame = Frame {
-                order: i as u64,
-                method: 0,
-                oid: 1,
-                receiver: 1,
-                sender: 0,
-                start: 0,
-                size: 0,
-                child_agg: 0,
-                child_wait: 0,
-                heaviest: None,
-                descendants: 0,
-                children: 0,
-                ctx: 0,
-            };
+            let frame = Frame::opened(i as u64, 0, 1, 1, 0);
             let c = Closed {
                 frame,
                 thread: 0,

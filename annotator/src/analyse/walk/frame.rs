@@ -32,6 +32,28 @@ pub struct Frame {
     pub ctx: u32,
 }
 
+#[cfg(test)]
+impl Frame {
+    /// A frame as the walker opens it (no children yet), for tests that feed a sink directly.
+    pub(crate) fn opened(order: u64, method: u32, oid: u64, receiver: u32, sender: u32) -> Self {
+        Frame {
+            order,
+            method,
+            oid,
+            receiver,
+            sender,
+            start: 0,
+            size: 0,
+            child_agg: 0,
+            child_wait: 0,
+            heaviest: None,
+            descendants: 0,
+            children: 0,
+            ctx: 0,
+        }
+    }
+}
+
 /// A message that just finished.
 pub struct Closed<'a> {
     pub frame: Frame,
